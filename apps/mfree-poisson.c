@@ -1,0 +1,162 @@
+/* mfree-poisson -- solves -div(c grad u) = f with a manufactured solution on a square/cube, ball or
+ * deformed cube with Jacobi-preconditioned CG on the matrix-free Laplace operator, and reports
+ * DoFs, ranks, backend, iterations, times and the L2 error (text and, with --json, one JSON object). */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "poisson.h"
+
+static void usage(FILE *f)
+{
+  fprintf(f,
+          "usage: mfree-poisson [options]\n"
+          "  --dim D            2 or 3 (default 3)\n"
+          "  --degree P         polynomial degree 1..8 (default 3)\n"
+          "  --mesh M           cube | ball | deformed (default ball)\n"
+          "  --refine L         uniform refinement level (default 3)\n"
+          "  --backend B        cpu | cuda | auto (default auto)\n"
+          "  --coefficient C    constant | ljungkvist, c(x) = 1/(0.05 + 2|x|^2) (default ljungkvist)\n"
+          "  --tol T            relative CG tolerance (default 1e-10)\n"
+          "  --json FILE        also write the summary as one JSON object to FILE\n"
+          "  --help             this text\n");
+}
+
+static int parse_int(const char *opt, const char *s, int *v)
+{
+  char *end;
+  errno = 0;
+  long x = strtol(s, &end, 10);
+  if (errno || *end || end == s || x < -1000000 || x > 1000000) {
+    fprintf(stderr, "mfree-poisson: option %s: '%s' is not an integer\n", opt, s);
+    return 1;
+  }
+  *v = (int)x;
+  return 0;
+}
+
+static int parse_double(const char *opt, const char *s, double *v)
+{
+  char *end;
+  errno = 0;
+  double x = strtod(s, &end);
+  if (errno || *end || end == s) {
+    fprintf(stderr, "mfree-poisson: option %s: '%s' is not a number\n", opt, s);
+    return 1;
+  }
+  *v = x;
+  return 0;
+}
+
+int main(int argc, char **argv)
+{
+  int dim = 3, degree = 3, refine = 3;
+  const char *mesh_name = "ball", *backend = "auto", *coef_name = "ljungkvist", *json = NULL;
+  double tol = 1e-10;
+  int bad = 0;
+
+  MPI_Init(&argc, &argv);
+  int rank, nranks;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+  if (rank) fclose(stderr), stderr = fopen("/dev/null", "w");
+
+  for (int i = 1; i < argc && !bad; i++) {
+    const char *o = argv[i];
+    if (!strcmp(o, "--help") || !strcmp(o, "-h")) {
+      if (!rank) usage(stdout);
+      MPI_Finalize();
+      return 0;
+    }
+    if (strncmp(o, "--", 2) || i + 1 >= argc) {
+      fprintf(stderr, "mfree-poisson: %s '%s'\n", strncmp(o, "--", 2) ? "unknown argument" : "missing value for option", o);
+      bad = 1;
+      break;
+    }
+    const char *v = argv[++i];
+    if (!strcmp(o, "--dim")) bad = parse_int(o, v, &dim);
+    else if (!strcmp(o, "--degree")) bad = parse_int(o, v, &degree);
+    else if (!strcmp(o, "--refine")) bad = parse_int(o, v, &refine);
+    else if (!strcmp(o, "--mesh")) mesh_name = v;
+    else if (!strcmp(o, "--backend")) backend = v;
+    else if (!strcmp(o, "--coefficient")) coef_name = v;
+    else if (!strcmp(o, "--tol")) bad = parse_double(o, v, &tol);
+    else if (!strcmp(o, "--json")) json = v;
+    else {
+      fprintf(stderr, "mfree-poisson: unknown option '%s' (see --help)\n", o);
+      bad = 1;
+    }
+  }
+  poisson_coef coef = POISSON_COEF_CONSTANT;
+  if (!bad) {
+    if (!strcmp(coef_name, "constant")) coef = POISSON_COEF_CONSTANT;
+    else if (!strcmp(coef_name, "ljungkvist")) coef = POISSON_COEF_LJUNGKVIST;
+    else {
+      fprintf(stderr, "mfree-poisson: option --coefficient: unknown coefficient '%s' (constant | ljungkvist)\n", coef_name);
+      bad = 1;
+    }
+  }
+  if (!bad && !(tol > 0.0 && tol < 1.0)) {
+    fprintf(stderr, "mfree-poisson: option --tol: %g out of range (0, 1)\n", tol);
+    bad = 1;
+  }
+  if (bad) {
+    MPI_Finalize();
+    return 2;
+  }
+
+  int ierr;
+  mf_context ctx = NULL;
+  mf_mesh mesh = NULL;
+  poisson_result res;
+  ierr = mf_context_create(MPI_COMM_WORLD, backend, &ctx);
+  if (!ierr) ierr = mf_mesh_create(ctx, mesh_name, dim, refine, &mesh);
+  if (!ierr) ierr = poisson_solve(mesh, degree, coef, tol, &res);
+  if (ierr) {
+    fprintf(stderr, "mfree-poisson: error %d: %s\n", ierr, mf_last_error_message());
+    mf_mesh_destroy(&mesh);
+    mf_context_destroy(&ctx);
+    MPI_Finalize();
+    return 1;
+  }
+  const char *be = mf_context_backend(ctx);
+  double dofs_per_s = res.s_per_iter > 0 ? res.ndofs / res.s_per_iter : 0.0;
+  if (!rank) {
+    printf("mfree-poisson: -div(c grad u) = f, manufactured solution\n"
+           "  mesh           %s, dim %d, refine %d\n"
+           "  degree         %d (Q%d, Gauss q = %d)\n"
+           "  coefficient    %s\n"
+           "  DoFs           %lld\n"
+           "  ranks          %d\n"
+           "  backend        %s\n"
+           "  CG iterations  %d (%s, relative residual %.2e, tol %.1e)\n"
+           "  setup time     %.3f s\n"
+           "  solve time     %.3f s (%.3e s per iteration, %.3e DoF/s per iteration)\n"
+           "  L2 error       %.6e\n",
+           mesh_name, dim, refine, degree, degree, degree + 1, coef_name, (long long)res.ndofs, nranks, be,
+           res.iterations, res.converged ? "converged" : "NOT converged", res.residual, tol, res.setup_s,
+           res.solve_s, res.s_per_iter, dofs_per_s, res.l2_error);
+    if (json) {
+      FILE *f = fopen(json, "w");
+      if (!f) {
+        fprintf(stderr, "mfree-poisson: option --json: cannot open '%s' for writing\n", json);
+        ierr = 1;
+      } else {
+        fprintf(f,
+                "{\"ndofs\": %lld, \"ranks\": %d, \"backend\": \"%s\", \"degree\": %d, \"dim\": %d, "
+                "\"mesh\": \"%s\", \"refine\": %d, \"coefficient\": \"%s\", \"iterations\": %d, "
+                "\"converged\": %s, \"setup_s\": %.6e, \"solve_s\": %.6e, \"s_per_iteration\": %.6e, "
+                "\"dofs_per_s_per_iteration\": %.6e, \"l2_error\": %.10e}\n",
+                (long long)res.ndofs, nranks, be, degree, dim, mesh_name, refine, coef_name, res.iterations,
+                res.converged ? "true" : "false", res.setup_s, res.solve_s, res.s_per_iter, dofs_per_s,
+                res.l2_error);
+        fclose(f);
+      }
+    }
+  }
+  MPI_Bcast(&ierr, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  if (!ierr && !res.converged) ierr = 3;
+  mf_mesh_destroy(&mesh);
+  mf_context_destroy(&ctx);
+  MPI_Finalize();
+  return ierr;
+}

@@ -1,0 +1,112 @@
+/* poisson.h -- the manufactured Poisson problem of mfree-poisson, shared with the tests:
+ *   -div(c grad u) = f in the domain, u = g on the boundary, with
+ *   u(x) = prod_k sin(pi x_k + phi_k)   (phi = 0.3, 0.5, 0.7: nonzero on every boundary)
+ *   c(x) = 1 (constant) or 1/(0.05 + 2|x|^2) (ljungkvist).
+ * Solve: u_h = w + g_h, g_h the boundary interpolant, A_0 w = b - A g_h with A_0 the Dirichlet
+ * form of A (boundary rows and columns replaced by the identity).                               */
+#ifndef MFREE_POISSON_H
+#define MFREE_POISSON_H
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "mfree.h"
+
+typedef enum { POISSON_COEF_CONSTANT = 0, POISSON_COEF_LJUNGKVIST = 1 } poisson_coef;
+
+static const double poisson_phi[3] = {0.3, 0.5, 0.7};
+
+static double poisson_u(const double *x, int dim, void *user)
+{
+  (void)user;
+  double u = 1.0;
+  for (int k = 0; k < dim; k++) u *= sin(M_PI * x[k] + poisson_phi[k]);
+  return u;
+}
+
+static double poisson_c(const double *x, int dim, void *user)
+{
+  if (*(const poisson_coef *)user == POISSON_COEF_CONSTANT) return 1.0;
+  double r2 = 0.0;
+  for (int k = 0; k < dim; k++) r2 += x[k] * x[k];
+  return 1.0 / (0.05 + 2.0 * r2);
+}
+
+/* f = -c lap u - grad c . grad u, lap u = -dim pi^2 u, grad c = -4 x c^2 */
+static double poisson_f(const double *x, int dim, void *user)
+{
+  double u = poisson_u(x, dim, NULL), c = poisson_c(x, dim, user);
+  double f = c * dim * M_PI * M_PI * u;
+  if (*(const poisson_coef *)user == POISSON_COEF_LJUNGKVIST) {
+    for (int k = 0; k < dim; k++) {
+      double du = M_PI * cos(M_PI * x[k] + poisson_phi[k]);
+      for (int j = 0; j < dim; j++)
+        if (j != k) du *= sin(M_PI * x[j] + poisson_phi[j]);
+      f += 4.0 * c * c * x[k] * du;
+    }
+  }
+  return f;
+}
+
+typedef struct {
+  int64_t ndofs;
+  int iterations, converged;
+  double setup_s, solve_s, s_per_iter, l2_error, residual;
+} poisson_result;
+
+#define POISSON_CALL(expr)   \
+  do {                       \
+    ierr = (expr);           \
+    if (ierr) goto cleanup;  \
+  } while (0)
+
+/** Solve the manufactured problem on mesh with Q_degree; returns 0 or the first error code. */
+static int poisson_solve(mf_mesh mesh, int degree, poisson_coef coef, double tol, poisson_result *res)
+{
+  int ierr = 0;
+  mf_space space = NULL;
+  mf_operator A = NULL;
+  mf_vector b = NULL, x = NULL, g = NULL, t = NULL;
+  mf_cg cg = NULL;
+  mf_cg_info info;
+  memset(res, 0, sizeof *res);
+  double t0 = MPI_Wtime();
+  POISSON_CALL(mf_space_create(mesh, degree, &space));
+  POISSON_CALL(mf_space_num_dofs(space, &res->ndofs));
+  POISSON_CALL(mf_operator_create_laplace(space, MF_QUAD_GAUSS, poisson_c, &coef, &A));
+  POISSON_CALL(mf_vector_create(space, &b));
+  POISSON_CALL(mf_vector_create(space, &x));
+  POISSON_CALL(mf_vector_create(space, &g));
+  POISSON_CALL(mf_vector_create(space, &t));
+  /* b <- F - A g, zero on the boundary */
+  POISSON_CALL(mf_vector_assemble_rhs(b, poisson_f, &coef));
+  POISSON_CALL(mf_vector_set_boundary(g, poisson_u, NULL));
+  POISSON_CALL(mf_operator_apply(A, g, t));
+  POISSON_CALL(mf_vector_axpy(b, -1.0, t));
+  POISSON_CALL(mf_vector_zero_boundary(b));
+  POISSON_CALL(mf_operator_set_dirichlet(A, 1));
+  POISSON_CALL(mf_cg_create(A, &cg));
+  POISSON_CALL(mf_cg_set_tolerance(cg, tol, 20000));
+  POISSON_CALL(mf_vector_set_value(x, 0.0));
+  res->setup_s = MPI_Wtime() - t0;
+  POISSON_CALL(mf_cg_solve(cg, b, x, &info));
+  POISSON_CALL(mf_vector_axpy(x, 1.0, g)); /* u_h = w + g_h */
+  POISSON_CALL(mf_vector_l2_error(x, poisson_u, NULL, &res->l2_error));
+  res->iterations = info.iterations;
+  res->converged = info.converged;
+  res->solve_s = info.seconds;
+  res->s_per_iter = info.seconds_per_iter;
+  res->residual = info.residual / (info.residual0 > 0 ? info.residual0 : 1.0);
+cleanup:
+  mf_cg_destroy(&cg);
+  mf_vector_destroy(&t);
+  mf_vector_destroy(&g);
+  mf_vector_destroy(&x);
+  mf_vector_destroy(&b);
+  mf_operator_destroy(&A);
+  mf_space_destroy(&space);
+  return ierr;
+}
+
+#endif

@@ -1,0 +1,232 @@
+/* forest.c -- everything that touches p4est directly: the coarse meshes, the forest and ghost layer,
+ * and the extraction of the DoF numbering (p4est_lnodes) into the plain arrays of mf_space.
+ * Compiled once for 2D and, through forest3.c (p4est_to_p8est.h), once for 3D, as p4est does. */
+#ifndef P4_TO_P8
+#include <p4est_extended.h>
+#include <p4est_ghost.h>
+#include <p4est_lnodes.h>
+#define MF_DIM 2
+#define MF_DIMNAME(x) x##_2d
+#else
+#include <p8est_extended.h>
+#include <p8est_ghost.h>
+#include <p8est_lnodes.h>
+#define MF_DIM 3
+#define MF_DIMNAME(x) x##_3d
+#endif
+#include "mfree_impl.h"
+
+#define NCORNER P4EST_CHILDREN
+#define NFACE P4EST_FACES
+
+/* The ball: an inner cube of half-width a and 2*dim outer trees reaching the cube of half-width 1,
+ * which mf_mesh_map_point bends onto the sphere. Each tree keeps the global axes (right-handed). */
+static p4est_connectivity_t *ball_connectivity(double a)
+{
+  const int nv = 2 * NCORNER, nt = 1 + 2 * MF_DIM;
+#ifndef P4_TO_P8
+  p4est_connectivity_t *conn = p4est_connectivity_new(nv, nt, 0, 0);
+#else
+  p4est_connectivity_t *conn = p4est_connectivity_new(nv, nt, 0, 0, 0, 0);
+#endif
+  /* vertices: inner corners 0..NCORNER-1, outer corners NCORNER.., z-order bits */
+  for (int s = 0; s < 2; s++)
+    for (int c = 0; c < NCORNER; c++) {
+      double h = s ? 1.0 : a;
+      double *v = &conn->vertices[3 * (s * NCORNER + c)];
+      v[0] = (c & 1) ? h : -h;
+      v[1] = (c & 2) ? h : -h;
+      v[2] = MF_DIM == 3 ? ((c & 4) ? h : -h) : 0.0;
+    }
+  for (int c = 0; c < NCORNER; c++) conn->tree_to_vertex[c] = c;
+  for (int k = 0; k < MF_DIM; k++)
+    for (int sgn = 0; sgn < 2; sgn++) {
+      int t = 1 + 2 * k + sgn;
+      for (int c = 0; c < NCORNER; c++) {
+        /* along axis k the tree runs from the inner to the outer cube (sgn = 1) or the reverse;
+         * the other bits of c pick the side of the face, as on the corresponding cube corner */
+        int bk = (c >> k) & 1;
+        int outer = sgn ? bk : !bk;
+        int corner = c & ~(1 << k);
+        if (sgn) corner |= (1 << k);
+        conn->tree_to_vertex[NCORNER * t + c] = outer * NCORNER + corner;
+      }
+    }
+  for (int t = 0; t < nt; t++)
+    for (int f = 0; f < NFACE; f++) {
+      conn->tree_to_tree[NFACE * t + f] = t;
+      conn->tree_to_face[NFACE * t + f] = (int8_t)f;
+    }
+  p4est_connectivity_complete(conn);
+  return conn;
+}
+
+int MF_DIMNAME(mf_forest_create)(mf_mesh mesh)
+{
+  mf_context ctx = mesh->ctx;
+  p4est_connectivity_t *conn;
+  if (mesh->map == MF_MAP_BALL) conn = ball_connectivity(mesh->ball_inner);
+  else
+#ifndef P4_TO_P8
+    conn = p4est_connectivity_new_unitsquare();
+#else
+    conn = p8est_connectivity_new_unitcube();
+#endif
+  MF_CHECK(p4est_connectivity_is_valid(conn), ctx, MF_ERR_ARGUMENT, "invalid coarse mesh connectivity");
+  mesh->ntrees = (int)conn->num_trees;
+  int ierr = MF_CALLOC(ctx, (size_t)mesh->ntrees * NCORNER * 3, &mesh->tree_vertices);
+  if (ierr) {
+    p4est_connectivity_destroy(conn);
+    return ierr;
+  }
+  for (int t = 0; t < mesh->ntrees; t++)
+    for (int c = 0; c < NCORNER; c++)
+      memcpy(&mesh->tree_vertices[3 * (NCORNER * t + c)],
+             &conn->vertices[3 * conn->tree_to_vertex[NCORNER * t + c]], 3 * sizeof(double));
+  p4est_t *p4est = p4est_new_ext(ctx->comm, conn, 0, mesh->level, 1, 0, NULL, NULL);
+  p4est_partition(p4est, 0, NULL);
+  p4est_ghost_t *ghost = p4est_ghost_new(p4est, P4EST_CONNECT_FULL);
+  mesh->conn = conn;
+  mesh->forest = p4est;
+  mesh->ghost = ghost;
+  return 0;
+}
+
+void MF_DIMNAME(mf_forest_destroy)(mf_mesh mesh)
+{
+  if (mesh->ghost) p4est_ghost_destroy((p4est_ghost_t *)mesh->ghost);
+  if (mesh->forest) p4est_destroy((p4est_t *)mesh->forest);
+  if (mesh->conn) p4est_connectivity_destroy((p4est_connectivity_t *)mesh->conn);
+  mesh->ghost = mesh->forest = mesh->conn = NULL;
+}
+
+/* Is face f of quadrant q (in tree t) on the domain boundary? */
+static int quadrant_face_on_boundary(const p4est_connectivity_t *conn, p4est_topidx_t t,
+                                     const p4est_quadrant_t *q, int f)
+{
+  if (conn->tree_to_tree[NFACE * t + f] != t || conn->tree_to_face[NFACE * t + f] != f) return 0;
+  p4est_qcoord_t len = P4EST_QUADRANT_LEN(q->level);
+  p4est_qcoord_t c = (f / 2 == 0) ? q->x : (f / 2 == 1) ? q->y :
+#ifdef P4_TO_P8
+                                                       q->z;
+#else
+                                                       0;
+#endif
+  return (f % 2 == 0) ? (c == 0) : (c + len == P4EST_ROOT_LEN);
+}
+
+int MF_DIMNAME(mf_forest_space)(mf_space space)
+{
+  mf_context ctx = space->ctx;
+  mf_mesh mesh = space->mesh;
+  p4est_t *p4est = (p4est_t *)mesh->forest;
+  p4est_connectivity_t *conn = (p4est_connectivity_t *)mesh->conn;
+  const int n1 = space->n1, npc = space->npc;
+  int ierr = 0;
+  double *mark = NULL;
+
+  p4est_lnodes_t *ln = p4est_lnodes_new(p4est, (p4est_ghost_t *)mesh->ghost, space->degree);
+  space->ncells = (int)ln->num_local_elements;
+  space->nowned = (int)ln->owned_count;
+  space->nlocal = (int)ln->num_local_nodes;
+  space->global_offset = (int64_t)ln->global_offset;
+  space->nglobal = 0;
+  for (int r = 0; r < ctx->size; r++) space->nglobal += ln->global_owned_count[r];
+
+  MF_CALL_GOTO(MF_CALLOC(ctx, (size_t)space->ncells * npc, &space->cell_nodes), done);
+  MF_CALL_GOTO(MF_CALLOC(ctx, space->ncells, &space->face_code), done);
+  MF_CALL_GOTO(MF_CALLOC(ctx, space->ncells, &space->cell_tree), done);
+  MF_CALL_GOTO(MF_CALLOC(ctx, (size_t)space->ncells * 3, &space->cell_origin), done);
+  MF_CALL_GOTO(MF_CALLOC(ctx, space->ncells, &space->cell_size), done);
+  MF_CALL_GOTO(MF_CALLOC(ctx, space->nlocal, &space->bc), done);
+  MF_CALL_GOTO(MF_CALLOC(ctx, space->nlocal, &space->global_index), done);
+  MF_CALL_GOTO(MF_CALLOC(ctx, space->nlocal, &mark), done);
+
+  for (size_t i = 0; i < (size_t)space->ncells * npc; i++) space->cell_nodes[i] = (int)ln->element_nodes[i];
+  for (int e = 0; e < space->ncells; e++) space->face_code[e] = (int16_t)ln->face_code[e];
+  for (int i = 0; i < space->nlocal; i++)
+    space->global_index[i] = i < space->nowned ? space->global_offset + i
+                                               : (int64_t)ln->nonlocal_nodes[i - space->nowned];
+
+  /* cell placement in the tree and boundary faces */
+  int e = 0;
+  for (p4est_topidx_t t = p4est->first_local_tree; t <= p4est->last_local_tree; t++) {
+    p4est_tree_t *tree = p4est_tree_array_index(p4est->trees, t);
+    for (size_t k = 0; k < tree->quadrants.elem_count; k++, e++) {
+      p4est_quadrant_t *q = p4est_quadrant_array_index(&tree->quadrants, k);
+      const double inv = 1.0 / (double)P4EST_ROOT_LEN;
+      space->cell_tree[e] = (int)t;
+      space->cell_origin[3 * e + 0] = q->x * inv;
+      space->cell_origin[3 * e + 1] = q->y * inv;
+#ifdef P4_TO_P8
+      space->cell_origin[3 * e + 2] = q->z * inv;
+#endif
+      space->cell_size[e] = P4EST_QUADRANT_LEN(q->level) * inv;
+      for (int f = 0; f < NFACE; f++) {
+        if (!quadrant_face_on_boundary(conn, t, q, f)) continue;
+        int dir = f / 2, side = (f % 2) ? n1 - 1 : 0;
+        for (int node = 0; node < npc; node++) {
+          int idx = node, ijk[3] = {0, 0, 0};
+          for (int d = 0; d < MF_DIM; d++) {
+            ijk[d] = idx % n1;
+            idx /= n1;
+          }
+          if (ijk[dir] == side) mark[space->cell_nodes[(size_t)e * npc + node]] = 1.0;
+        }
+      }
+    }
+  }
+
+  /* neighbour exchange lists from the sharers */
+  mf_exchange *ex = &space->ex;
+  size_t nsh = ln->sharers ? ln->sharers->elem_count : 0;
+  int nsend = 0, nrecv = 0;
+  MF_CALL_GOTO(MF_CALLOC(ctx, nsh + 1, &ex->rank), done);
+  MF_CALL_GOTO(MF_CALLOC(ctx, nsh + 2, &ex->send_off), done);
+  MF_CALL_GOTO(MF_CALLOC(ctx, nsh + 2, &ex->recv_off), done);
+  for (int pass = 0; pass < 2; pass++) {
+    int nn = 0;
+    nsend = nrecv = 0;
+    for (size_t s = 0; s < nsh; s++) {
+      p4est_lnodes_rank_t *lr = (p4est_lnodes_rank_t *)sc_array_index(ln->sharers, s);
+      if (lr->rank == ctx->rank) continue;
+      if (pass) {
+        ex->rank[nn] = lr->rank;
+        ex->send_off[nn] = nsend;
+        ex->recv_off[nn] = nrecv;
+      }
+      for (p4est_locidx_t j = 0; j < lr->shared_mine_count; j++) {
+        p4est_locidx_t node = *(p4est_locidx_t *)sc_array_index(&lr->shared_nodes, lr->shared_mine_offset + j);
+        if (pass) ex->send_idx[nsend] = (int)node;
+        nsend++;
+      }
+      for (size_t j = 0; j < lr->shared_nodes.elem_count; j++) {
+        p4est_locidx_t node = *(p4est_locidx_t *)sc_array_index(&lr->shared_nodes, j);
+        if (node < lr->owned_offset || node >= lr->owned_offset + lr->owned_count) continue;
+        if (pass) ex->recv_idx[nrecv] = (int)node;
+        nrecv++;
+      }
+      nn++;
+    }
+    ex->nneigh = nn;
+    if (!pass) {
+      MF_CALL_GOTO(MF_CALLOC(ctx, nsend, &ex->send_idx), done);
+      MF_CALL_GOTO(MF_CALLOC(ctx, nrecv, &ex->recv_idx), done);
+      MF_CALL_GOTO(MF_CALLOC(ctx, (nsend > nrecv ? nsend : nrecv), &ex->send_buf), done);
+      MF_CALL_GOTO(MF_CALLOC(ctx, (nsend > nrecv ? nsend : nrecv), &ex->recv_buf), done);
+      MF_CALL_GOTO(MF_CALLOC(ctx, 2 * (nsh + 1), &ex->req), done);
+    }
+  }
+  ex->send_off[ex->nneigh] = nsend;
+  ex->recv_off[ex->nneigh] = nrecv;
+
+  /* a boundary node seen from any rank is a boundary node everywhere */
+  MF_CALL_GOTO(mf_exchange_export_add(ctx, ex, mark), done);
+  MF_CALL_GOTO(mf_exchange_import(ctx, ex, mark), done);
+  for (int i = 0; i < space->nlocal; i++) space->bc[i] = mark[i] > 0.0;
+
+done:
+  free(mark);
+  p4est_lnodes_destroy(ln);
+  return ierr;
+}

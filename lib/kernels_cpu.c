@@ -1,0 +1,170 @@
+/* kernels_cpu.c -- the CPU reference kernels of the matrix-free operators: sum-factorised cell
+ * application, the matrix-free diagonal, and dense element matrices for testing. Written for
+ * clarity; the CUDA kernels (lib/cuda) are checked against these.
+ *
+ * One cell, Laplace part, in sum-factorised form (B: nodes -> quadrature points, D: collocation
+ * derivative on the quadrature points, G: stored quadrature data):
+ *     u_q  = (B x B x B) u_e
+ *     g_l  = D_l u_q                    (D applied along direction l)
+ *     v_k  = sum_l G_kl g_l             (pointwise)
+ *     r    = sum_k D_k^T v_k + m u_q    (mass part m, if any)
+ *     v_e  = (B^T x B^T x B^T) r                                                                  */
+#include "mfree_impl.h"
+
+size_t mf_kernel_work_size(mf_operator op)
+{
+  const int dim = op->space->dim;
+  size_t nqp = op->qd.nqp, npc = op->space->npc;
+  size_t big = nqp > npc ? nqp : npc;
+  return big * (4 + 2 * (size_t)dim);
+}
+
+void mf_kernel_cell_cpu(mf_operator op, int cell, const double *ue, double *ve, double *work)
+{
+  const mf_space s = op->space;
+  const int dim = s->dim, nq = op->basis.nq;
+  const mf_basis1d *b = &op->basis;
+  const mf_qdata *qd = &op->qd;
+  const int nqp = qd->nqp;
+  size_t big = (size_t)(nqp > s->npc ? nqp : s->npc);
+  double *uq = work, *r = work + big, *t1 = work + 2 * big, *t2 = work + 3 * big;
+  double *g = work + 4 * big, *v = g + (size_t)dim * big;
+  int nn[3] = {nq, nq, nq};
+
+  if (b->collocated) memcpy(uq, ue, sizeof(double) * nqp);
+  else mf_tensor_interpolate(dim, b, ue, uq, t1, t2);
+
+  const int c0 = op->has_mass ? 1 : 0;
+  for (int q = 0; q < nqp; q++) r[q] = op->has_mass ? qd->data[mf_qdata_index(qd, cell, 0, q)] * uq[q] : 0.0;
+  if (op->has_grad) {
+    for (int l = 0; l < dim; l++) mf_tensor_apply(dim, nn, l, b->D, nq, 0, uq, g + (size_t)l * big, 0);
+    for (int q = 0; q < nqp; q++) {
+      double G[3][3];
+      int comp = c0;
+      for (int k = 0; k < dim; k++)
+        for (int l = k; l < dim; l++) G[k][l] = G[l][k] = qd->data[mf_qdata_index(qd, cell, comp++, q)];
+      for (int k = 0; k < dim; k++) {
+        double acc = 0.0;
+        for (int l = 0; l < dim; l++) acc += G[k][l] * g[(size_t)l * big + q];
+        v[(size_t)k * big + q] = acc;
+      }
+    }
+    for (int k = 0; k < dim; k++) mf_tensor_apply(dim, nn, k, b->D, nq, 1, v + (size_t)k * big, r, 1);
+  }
+  if (b->collocated) memcpy(ve, r, sizeof(double) * nqp);
+  else mf_tensor_integrate(dim, b, r, ve, t1, t2);
+}
+
+int mf_kernel_apply_cpu(mf_operator op, const double *x, double *y)
+{
+  const mf_space s = op->space;
+  const int npc = s->npc;
+  double buf[2 * MF_MAX_N1 * MF_MAX_N1 * MF_MAX_N1];
+  double *ue = buf, *ve = buf + MF_MAX_N1 * MF_MAX_N1 * MF_MAX_N1;
+  double *work;
+  MF_CALL(MF_CALLOC(s->ctx, mf_kernel_work_size(op), &work));
+  for (int e = 0; e < s->ncells; e++) {
+    const int *nodes = &s->cell_nodes[(size_t)e * npc];
+    for (int i = 0; i < npc; i++) ue[i] = x[nodes[i]];
+    mf_kernel_cell_cpu(op, e, ue, ve, work);
+    for (int i = 0; i < npc; i++) y[nodes[i]] += ve[i];
+  }
+  free(work);
+  return 0;
+}
+
+/* Diagonal of one cell: diag(i) = sum_q [m(q) phi_i(q)^2 + sum_kl G_kl(q) d_k phi_i(q) d_l phi_i(q)].
+ * Each product is separable in the directions, so every (k, l) term is one contraction of the
+ * quadrature-point tensor with 1D factor matrices F (nq x n1): B.B, B.Bg or Bg.Bg (elementwise). */
+int mf_kernel_diagonal_cpu(mf_operator op, double *d)
+{
+  const mf_space s = op->space;
+  const int dim = s->dim, nq = op->basis.nq, n1 = s->n1, npc = s->npc;
+  const mf_basis1d *b = &op->basis;
+  const mf_qdata *qd = &op->qd;
+  const int nqp = qd->nqp;
+  double BB[MF_MAX_NQ * MF_MAX_N1], BG[MF_MAX_NQ * MF_MAX_N1], GG[MF_MAX_NQ * MF_MAX_N1];
+  for (int i = 0; i < nq * n1; i++) {
+    BB[i] = b->B[i] * b->B[i];
+    BG[i] = b->B[i] * b->Bg[i];
+    GG[i] = b->Bg[i] * b->Bg[i];
+  }
+  double *buf;
+  MF_CALL(MF_CALLOC(s->ctx, (size_t)(3 * nqp + npc), &buf));
+  double *coef = buf, *t1 = buf + nqp, *t2 = buf + 2 * nqp, *de = buf + 3 * nqp;
+  for (int e = 0; e < s->ncells; e++) {
+    memset(de, 0, sizeof(double) * npc);
+    int nterms = (op->has_mass ? 1 : 0) + (op->has_grad ? dim * (dim + 1) / 2 : 0);
+    for (int term = 0; term < nterms; term++) {
+      int k = -1, l = -1; /* term 0 of a mass part: no derivative */
+      if (!(op->has_mass && term == 0)) {
+        int t = term - (op->has_mass ? 1 : 0), c = 0;
+        for (int kk = 0; kk < dim; kk++)
+          for (int ll = kk; ll < dim; ll++, c++)
+            if (c == t) k = kk, l = ll;
+      }
+      double factor = (k != l) ? 2.0 : 1.0;
+      for (int q = 0; q < nqp; q++) coef[q] = factor * qd->data[mf_qdata_index(qd, e, term, q)];
+      int n[3] = {nq, nq, nq};
+      const double *in = coef;
+      for (int dd = 0; dd < dim; dd++) {
+        const double *F = (k < 0) ? BB : (dd == k && dd == l) ? GG : (dd == k || dd == l) ? BG : BB;
+        double *o = (dd % 2) ? t2 : t1;
+        mf_tensor_apply(dim, n, dd, F, n1, 1, in, o, 0);
+        n[dd] = n1;
+        in = o;
+      }
+      for (int i = 0; i < npc; i++) de[i] += in[i];
+    }
+    const int *nodes = &s->cell_nodes[(size_t)e * npc];
+    for (int i = 0; i < npc; i++) d[nodes[i]] += de[i];
+  }
+  free(buf);
+  return 0;
+}
+
+void mf_element_matrix_dense(mf_operator op, int cell, double *Ae)
+{
+  const mf_space s = op->space;
+  const int dim = s->dim, nq = op->basis.nq, n1 = s->n1, npc = s->npc;
+  const mf_basis1d *b = &op->basis;
+  const mf_qdata *qd = &op->qd;
+  const int nqp = qd->nqp, c0 = op->has_mass ? 1 : 0;
+  memset(Ae, 0, sizeof(double) * (size_t)npc * npc);
+  for (int q = 0; q < nqp; q++) {
+    int qi[3] = {0, 0, 0}, t = q;
+    for (int k = 0; k < dim; k++) {
+      qi[k] = t % nq;
+      t /= nq;
+    }
+    double G[3][3] = {{0}}, m = op->has_mass ? qd->data[mf_qdata_index(qd, cell, 0, q)] : 0.0;
+    if (op->has_grad) {
+      int comp = c0;
+      for (int k = 0; k < dim; k++)
+        for (int l = k; l < dim; l++) G[k][l] = G[l][k] = qd->data[mf_qdata_index(qd, cell, comp++, q)];
+    }
+    /* values and reference gradients of all basis functions at q */
+    double phi[MF_MAX_N1 * MF_MAX_N1 * MF_MAX_N1], dphi[3][MF_MAX_N1 * MF_MAX_N1 * MF_MAX_N1];
+    for (int i = 0; i < npc; i++) {
+      int ii[3] = {0, 0, 0}, u = i;
+      for (int k = 0; k < dim; k++) {
+        ii[k] = u % n1;
+        u /= n1;
+      }
+      phi[i] = 1.0;
+      for (int k = 0; k < dim; k++) phi[i] *= b->B[qi[k] * n1 + ii[k]];
+      for (int k = 0; k < dim; k++) {
+        dphi[k][i] = 1.0;
+        for (int dd = 0; dd < dim; dd++)
+          dphi[k][i] *= (dd == k ? b->Bg : b->B)[qi[dd] * n1 + ii[dd]];
+      }
+    }
+    for (int i = 0; i < npc; i++)
+      for (int j = 0; j < npc; j++) {
+        double a = m * phi[i] * phi[j];
+        for (int k = 0; k < dim; k++)
+          for (int l = 0; l < dim; l++) a += G[k][l] * dphi[k][i] * dphi[l][j];
+        Ae[(size_t)i * npc + j] += a;
+      }
+  }
+}

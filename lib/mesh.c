@@ -1,0 +1,111 @@
+/* mesh.c -- the mf_mesh object: named domains on p4est forests and their geometry mappings. */
+#include "mfree_impl.h"
+
+#include <math.h>
+
+#define MF_MAX_LEVEL_2D 18
+#define MF_MAX_LEVEL_3D 12
+
+int mf_mesh_create(mf_context ctx, const char *name, int dim, int level, mf_mesh *mesh)
+{
+  MF_CHECK(ctx, NULL, MF_ERR_NULL, "context is NULL");
+  MF_CHECK(mesh, ctx, MF_ERR_NULL, "output pointer mesh is NULL");
+  *mesh = NULL;
+  MF_CHECK(name, ctx, MF_ERR_NULL, "mesh name is NULL (use \"cube\", \"ball\" or \"deformed\")");
+  MF_CHECK(dim == 2 || dim == 3, ctx, MF_ERR_ARGUMENT, "dimension %d out of range (2 or 3)", dim);
+  int maxlevel = dim == 2 ? MF_MAX_LEVEL_2D : MF_MAX_LEVEL_3D;
+  MF_CHECK(level >= 0 && level <= maxlevel, ctx, MF_ERR_ARGUMENT,
+           "refinement level %d out of range 0..%d for dim %d", level, maxlevel, dim);
+  mf_map_kind map;
+  if (!strcmp(name, "cube")) map = MF_MAP_CUBE;
+  else if (!strcmp(name, "ball")) map = MF_MAP_BALL;
+  else if (!strcmp(name, "deformed")) map = MF_MAP_DEFORMED;
+  else
+    return mf_error_set(ctx, MF_ERR_ARGUMENT, __FILE__, __LINE__, __func__,
+                        "unknown mesh '%s' (use \"cube\", \"ball\" or \"deformed\")", name);
+
+  mf_mesh m;
+  MF_CALL(MF_CALLOC(ctx, 1, &m));
+  m->ctx = ctx;
+  m->dim = dim;
+  m->level = level;
+  m->map = map;
+  m->ball_inner = 0.4;
+  int ierr = dim == 2 ? mf_forest_create_2d(m) : mf_forest_create_3d(m);
+  if (ierr) {
+    mf_mesh_destroy(&m);
+    return ierr;
+  }
+  *mesh = m;
+  return 0;
+}
+
+int mf_mesh_destroy(mf_mesh *mesh)
+{
+  if (!mesh || !*mesh) return 0;
+  mf_mesh m = *mesh;
+  if (m->dim == 2) mf_forest_destroy_2d(m);
+  else mf_forest_destroy_3d(m);
+  free(m->tree_vertices);
+  free(m);
+  *mesh = NULL;
+  return 0;
+}
+
+int mf_mesh_dim(mf_mesh mesh, int *dim)
+{
+  MF_CHECK(mesh, NULL, MF_ERR_NULL, "mesh is NULL");
+  MF_CHECK(dim, mesh->ctx, MF_ERR_NULL, "output pointer dim is NULL");
+  *dim = mesh->dim;
+  return 0;
+}
+
+int mf_mesh_num_cells(mf_mesh mesh, int64_t *ncells)
+{
+  MF_CHECK(mesh, NULL, MF_ERR_NULL, "mesh is NULL");
+  MF_CHECK(ncells, mesh->ctx, MF_ERR_NULL, "output pointer ncells is NULL");
+  int64_t n = (int64_t)1 << (mesh->dim * mesh->level);
+  *ncells = n * mesh->ntrees;
+  return 0;
+}
+
+/* The ball: a point X of the cube [-1,1]^dim at max-norm m lies in the inner cube (m <= a, kept as
+ * is) or in the shell between the inner cube and the unit cube, which is blended linearly onto the
+ * unit sphere along rays: x = (1 - t) a X/m + t X/|X|, t = (m - a)/(1 - a). Smooth inside each
+ * tree, continuous across trees, exact on the coarse vertices. */
+static void ball_map(int dim, double a, const double *X, double *x)
+{
+  double m = 0.0, r = 0.0;
+  for (int k = 0; k < dim; k++) {
+    m = fmax(m, fabs(X[k]));
+    r += X[k] * X[k];
+  }
+  r = sqrt(r);
+  if (m <= a) {
+    for (int k = 0; k < dim; k++) x[k] = X[k];
+    return;
+  }
+  double t = (m - a) / (1.0 - a);
+  for (int k = 0; k < dim; k++) x[k] = (1.0 - t) * a * X[k] / m + t * X[k] / r;
+}
+
+void mf_mesh_map_point(const struct mf_mesh_s *mesh, int tree, const double *s, double *x)
+{
+  const int dim = mesh->dim, nc = 1 << dim;
+  const double *V = &mesh->tree_vertices[(size_t)3 * nc * tree];
+  double X[3] = {0, 0, 0};
+  for (int c = 0; c < nc; c++) {
+    double w = 1.0;
+    for (int k = 0; k < dim; k++) w *= ((c >> k) & 1) ? s[k] : 1.0 - s[k];
+    for (int k = 0; k < dim; k++) X[k] += w * V[3 * c + k];
+  }
+  switch (mesh->map) {
+  case MF_MAP_CUBE:
+    for (int k = 0; k < dim; k++) x[k] = X[k];
+    break;
+  case MF_MAP_DEFORMED:
+    for (int k = 0; k < dim; k++) x[k] = 0.5 + sin(2.0 * M_PI / 3.0 * (X[k] - 0.5)) / sqrt(3.0);
+    break;
+  case MF_MAP_BALL: ball_map(dim, mesh->ball_inner, X, x); break;
+  }
+}

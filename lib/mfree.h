@@ -1,0 +1,186 @@
+/* mfree.h -- the public interface of mfree, matrix-free finite-element operators on CPUs and GPUs.
+ *
+ * Everything a user may call is declared here. Objects are opaque handles named mf_<object>;
+ * functions are mf_<object>_<verb>, return 0 on success and a nonzero mf_error_code otherwise, with
+ * the message readable from the context (mf_context_error_message). Destroy functions take the
+ * address of a handle and set it to NULL; destroying NULL is a no-op.
+ *
+ * Data path (see docs/architecture.md):
+ *   mf_context (MPI comm, backend) -> mf_mesh (p4est forest) -> mf_space (Q_p DoFs, lnodes)
+ *   -> mf_operator (quadrature data + sum-factorised kernel) -> mf_cg (Jacobi-preconditioned CG)
+ */
+#ifndef MFREE_H
+#define MFREE_H
+
+#include <mpi.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Error codes returned by every function. */
+typedef enum {
+  MF_SUCCESS = 0,
+  MF_ERR_ARGUMENT = 1,     /**< an argument is out of range or malformed */
+  MF_ERR_NULL = 2,         /**< a required handle or pointer is NULL */
+  MF_ERR_INCOMPATIBLE = 3, /**< objects that must match do not (spaces, backends, sizes) */
+  MF_ERR_BACKEND = 4,      /**< backend unknown, not compiled in, or not usable here */
+  MF_ERR_MEMORY = 5,       /**< an allocation failed */
+  MF_ERR_CUDA = 6,         /**< a CUDA runtime or library call failed */
+  MF_ERR_MPI = 7,          /**< an MPI call failed */
+  MF_ERR_UNSUPPORTED = 8,  /**< the combination is valid but not implemented */
+  MF_ERR_NOT_CONVERGED = 9 /**< an iterative solver stopped before reaching its tolerance */
+} mf_error_code;
+
+typedef struct mf_context_s *mf_context;
+typedef struct mf_mesh_s *mf_mesh;
+typedef struct mf_space_s *mf_space;
+typedef struct mf_vector_s *mf_vector;
+typedef struct mf_operator_s *mf_operator;
+typedef struct mf_cg_s *mf_cg;
+
+/** Scalar coefficient c(x) evaluated at quadrature points; x has dim entries. */
+typedef double (*mf_coefficient_fn)(const double *x, int dim, void *user);
+
+/* ---------------------------------------------------------------- context */
+
+/** @brief Create a context on an MPI communicator with a backend "cpu", "cuda" or "auto".
+ *  @param[in]  comm     communicator (MPI must be initialised); duplicated internally
+ *  @param[in]  backend  "cpu", "cuda" (fails if not compiled in or no GPU is usable) or "auto"
+ *  @param[out] ctx      new context; NULL on failure (the message is then in mf_last_error_message) */
+int mf_context_create(MPI_Comm comm, const char *backend, mf_context *ctx);
+int mf_context_destroy(mf_context *ctx);
+/** @brief The last error message recorded on ctx (never NULL; "" if none). ctx NULL: process-wide last. */
+const char *mf_context_error_message(mf_context ctx);
+/** @brief The last error message of any object in this process. */
+const char *mf_last_error_message(void);
+/** @brief The backend actually in use: "cpu" or "cuda". */
+const char *mf_context_backend(mf_context ctx);
+int mf_context_comm(mf_context ctx, MPI_Comm *comm);
+/** @brief Whether the CUDA backend was compiled in and a device is usable (1) or not (0). */
+int mf_cuda_available(void);
+
+/* ---------------------------------------------------------------- mesh */
+
+/** @brief Create a uniformly refined, partitioned mesh.
+ *  @param[in] name  "cube" (unit square/cube), "ball" (disk/ball of radius 1, curved boundary) or
+ *                   "deformed" (unit cube mapped by x -> 0.5 + sin(2pi/3 (x-0.5))/sqrt(3) per coordinate)
+ *  @param[in] dim   2 or 3
+ *  @param[in] level uniform refinement level, 0..(12 in 3D, 18 in 2D) */
+int mf_mesh_create(mf_context ctx, const char *name, int dim, int level, mf_mesh *mesh);
+int mf_mesh_destroy(mf_mesh *mesh);
+int mf_mesh_dim(mf_mesh mesh, int *dim);
+/** @brief Number of cells over all ranks. */
+int mf_mesh_num_cells(mf_mesh mesh, int64_t *ncells);
+
+/* ---------------------------------------------------------------- space */
+
+/** @brief Continuous Lagrange Q_p space on Gauss-Lobatto points, p = 1..8; boundary DoFs marked. */
+int mf_space_create(mf_mesh mesh, int degree, mf_space *space);
+int mf_space_destroy(mf_space *space);
+int mf_space_degree(mf_space space, int *degree);
+/** @brief Global number of DoFs (all ranks). */
+int mf_space_num_dofs(mf_space space, int64_t *ndofs);
+/** @brief DoFs owned by this rank, and owned plus ghost. */
+int mf_space_local_sizes(mf_space space, int *nowned, int *nlocal);
+
+/* ---------------------------------------------------------------- vectors */
+
+/** @brief A distributed vector of the space: owned entries then ghost entries, on the context's backend. */
+int mf_vector_create(mf_space space, mf_vector *v);
+int mf_vector_destroy(mf_vector *v);
+int mf_vector_set_value(mf_vector v, double value);
+/** @brief Interpolate f at the DoF points (owned and ghost entries). */
+int mf_vector_interpolate(mf_vector v, mf_coefficient_fn f, void *user);
+/** @brief Fill owned entries with reproducible pseudo-random values in [-1,1] that depend on the
+ *  DoF's position, not on the partition (so 1 and N ranks give the same vector). */
+int mf_vector_set_random(mf_vector v, uint64_t seed);
+/** @brief Copy the owned entries to/from a host array of length nowned. */
+int mf_vector_get_values(mf_vector v, double *host);
+int mf_vector_set_values(mf_vector v, const double *host);
+int mf_vector_copy(mf_vector dst, mf_vector src);
+/** @brief y <- alpha x + y (owned entries). */
+int mf_vector_axpy(mf_vector y, double alpha, mf_vector x);
+int mf_vector_scale(mf_vector v, double alpha);
+int mf_vector_dot(mf_vector x, mf_vector y, double *result);
+int mf_vector_norm2(mf_vector x, double *result);
+/** @brief Sum of the owned entries over all ranks. */
+int mf_vector_sum(mf_vector x, double *result);
+
+/* ---------------------------------------------------------------- operators */
+
+/** Quadrature rules, per direction. */
+typedef enum {
+  MF_QUAD_GAUSS = 0,     /**< Gauss, q = p + 1 points (default) */
+  MF_QUAD_GAUSS_P2 = 1,  /**< Gauss, q = p + 2 points */
+  MF_QUAD_GLL = 2        /**< Gauss-Lobatto collocated with the nodes, q = p + 1 */
+} mf_quadrature;
+
+/** @brief Mass operator (c u, v), coefficient c(x) (NULL: 1). */
+int mf_operator_create_mass(mf_space space, mf_quadrature quad, mf_coefficient_fn c, void *user,
+                            mf_operator *op);
+/** @brief Laplace operator (c grad u, grad v), i.e. -div(c grad u), coefficient c(x) (NULL: 1). */
+int mf_operator_create_laplace(mf_space space, mf_quadrature quad, mf_coefficient_fn c, void *user,
+                               mf_operator *op);
+/** @brief Helmholtz operator a M + b K with K the Laplace operator with coefficient c (NULL: 1). */
+int mf_operator_create_helmholtz(mf_space space, mf_quadrature quad, double a, double b,
+                                 mf_coefficient_fn c, void *user, mf_operator *op);
+/** @brief A user operator: apply(x, y, user) computes y = A x; diag (may be NULL) fills the diagonal. */
+typedef int (*mf_shell_apply_fn)(mf_vector x, mf_vector y, void *user);
+int mf_operator_create_shell(mf_space space, mf_shell_apply_fn apply, mf_shell_apply_fn diag,
+                             void *user, mf_operator *op);
+/** @brief With on != 0, boundary DoFs become identity rows/columns (homogeneous Dirichlet form). */
+int mf_operator_set_dirichlet(mf_operator op, int on);
+/** @brief y <- A x (owned entries of y; x's ghosts are imported as needed). x and y must differ. */
+int mf_operator_apply(mf_operator op, mf_vector x, mf_vector y);
+/** @brief The operator's diagonal, computed matrix-free. */
+int mf_operator_diagonal(mf_operator op, mf_vector diag);
+int mf_operator_destroy(mf_operator *op);
+/** @brief Assemble the operator into a CPU sparse matrix (CSR) from dense element matrices and wrap
+ *  it as an operator with the same interface: the reference against which matrix-free is checked. */
+int mf_operator_create_assembled(mf_operator op, mf_operator *assembled);
+/** @brief Number of stored nonzeros of an assembled operator on this rank (0 for matrix-free ones). */
+int mf_operator_local_nnz(mf_operator op, int64_t *nnz);
+
+/* ---------------------------------------------------------------- right-hand sides, errors */
+
+/** @brief b_i = integral f phi_i over the domain (Gauss q = p + 2), owned entries. */
+int mf_vector_assemble_rhs(mf_vector b, mf_coefficient_fn f, void *user);
+/** @brief Set the boundary DoFs of x to g(x) at the nodes, others to 0. */
+int mf_vector_set_boundary(mf_vector x, mf_coefficient_fn g, void *user);
+/** @brief Set the boundary DoFs of x to 0. */
+int mf_vector_zero_boundary(mf_vector x);
+/** @brief ||u_h - u||_L2 (Gauss q = p + 2). */
+int mf_vector_l2_error(mf_vector uh, mf_coefficient_fn u, void *user, double *err);
+
+/* ---------------------------------------------------------------- CG */
+
+/** Result of a CG solve. */
+typedef struct {
+  int iterations;          /**< iterations taken */
+  int converged;           /**< 1 if the relative residual reached the tolerance */
+  double residual0;        /**< initial preconditioned residual norm sqrt(r^T z) */
+  double residual;         /**< final norm, same measure */
+  double seconds;          /**< wall time of the solve */
+  double seconds_per_iter; /**< seconds / iterations */
+} mf_cg_info;
+
+/** @brief Jacobi-preconditioned CG on any operator (matrix-free, assembled or shell). */
+int mf_cg_create(mf_operator op, mf_cg *cg);
+/** @brief Relative tolerance on sqrt(r^T z) (default 1e-10) and iteration limit (default 10000). */
+int mf_cg_set_tolerance(mf_cg cg, double rtol, int max_iterations);
+/** @brief Use the Jacobi preconditioner (on, default) or none (off). */
+int mf_cg_set_jacobi(mf_cg cg, int on);
+/** @brief Solve A x = b from the initial guess in x. Not reaching the tolerance returns 0 with
+ *  info.converged = 0 (the caller decides). */
+int mf_cg_solve(mf_cg cg, mf_vector b, mf_vector x, mf_cg_info *info);
+/** @brief Residual history (one entry per iteration plus the initial one); valid until the next solve. */
+int mf_cg_residual_history(mf_cg cg, const double **history, int *length);
+int mf_cg_destroy(mf_cg *cg);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

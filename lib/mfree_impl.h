@@ -1,0 +1,284 @@
+/* mfree_impl.h -- private object layouts, error macros and backend tables of mfree.
+ * Not installed; users see only lib/mfree.h. Backends (lib/cuda) include this to fill their tables. */
+#ifndef MFREE_IMPL_H
+#define MFREE_IMPL_H
+
+#include "mfree.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define MF_MAX_DEGREE 8
+#define MF_MAX_N1 (MF_MAX_DEGREE + 1)
+#define MF_MAX_NQ (MF_MAX_DEGREE + 2)
+
+typedef enum { MF_BACKEND_CPU = 0, MF_BACKEND_CUDA = 1 } mf_backend;
+
+/* ------------------------------------------------------------------ errors */
+
+/** Record an error (file, line, function, formatted message) on ctx (may be NULL) and return code. */
+int mf_error_set(mf_context ctx, int code, const char *file, int line, const char *func,
+                 const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 6, 7)))
+#endif
+    ;
+
+/** Fail with a message naming the offending values: MF_CHECK(p >= 1, ctx, MF_ERR_ARGUMENT, "degree %d", p). */
+#define MF_CHECK(cond, ctx, code, ...)                                                  \
+  do {                                                                                 \
+    if (!(cond)) return mf_error_set((ctx), (code), __FILE__, __LINE__, __func__, __VA_ARGS__); \
+  } while (0)
+/** Same, jumping to a cleanup label with ierr set. */
+#define MF_CHECK_GOTO(cond, ctx, code, label, ...)                                       \
+  do {                                                                                  \
+    if (!(cond)) {                                                                      \
+      ierr = mf_error_set((ctx), (code), __FILE__, __LINE__, __func__, __VA_ARGS__);    \
+      goto label;                                                                       \
+    }                                                                                   \
+  } while (0)
+/** Propagate a nonzero code. */
+#define MF_CALL(expr)                \
+  do {                               \
+    int mf_ierr_ = (expr);           \
+    if (mf_ierr_) return mf_ierr_;   \
+  } while (0)
+#define MF_CALL_GOTO(expr, label) \
+  do {                            \
+    ierr = (expr);                \
+    if (ierr) goto label;         \
+  } while (0)
+
+/** calloc that records "out of host memory (N bytes)" on failure. */
+int mf_calloc(mf_context ctx, size_t count, size_t size, void *ptr);
+#define MF_CALLOC(ctx, n, p) mf_calloc((ctx), (size_t)(n), sizeof(**(p)), (p))
+
+/* ------------------------------------------------------------------ context */
+
+struct mf_context_s {
+  MPI_Comm comm;
+  int rank, size;
+  mf_backend backend;
+  char errmsg[1024];
+  void *cuda; /* backend-owned state (device id, library handles) */
+};
+
+/* ------------------------------------------------------------------ mesh */
+
+typedef enum { MF_MAP_CUBE = 0, MF_MAP_BALL = 1, MF_MAP_DEFORMED = 2 } mf_map_kind;
+
+struct mf_mesh_s {
+  mf_context ctx;
+  int dim, level;
+  mf_map_kind map;
+  double ball_inner;     /* half-width of the inner cube of the ball's coarse mesh */
+  int ntrees;
+  double *tree_vertices; /* ntrees x 2^dim x 3: corner coordinates of each tree, z-order */
+  void *conn, *forest, *ghost; /* p4est_ or p8est_ connectivity, forest, ghost layer */
+};
+
+/** Physical point of tree reference coordinates s in [0,1]^dim of tree t. */
+void mf_mesh_map_point(const struct mf_mesh_s *mesh, int tree, const double *s, double *x);
+
+/* ------------------------------------------------------------------ space */
+
+/** Neighbour exchange pattern built from p4est_lnodes sharers.
+ *  Import (owner -> ghost): send owned entries send_idx[send_off[i]..send_off[i+1]) to rank[i];
+ *  receive ghost entries recv_idx[recv_off[i]..). Export-add reverses the arrows and adds. */
+typedef struct {
+  int nneigh;
+  int *rank;
+  int *send_off, *send_idx;
+  int *recv_off, *recv_idx;
+  double *send_buf, *recv_buf;
+  MPI_Request *req;
+} mf_exchange;
+
+struct mf_space_s {
+  mf_context ctx;
+  mf_mesh mesh;
+  int dim, degree, n1, npc; /* npc = n1^dim nodes per cell */
+  int ncells;
+  int nowned, nlocal;
+  int64_t nglobal, global_offset;
+  int *cell_nodes;      /* ncells x npc local DoF indices, lexicographic (x fastest) */
+  int16_t *face_code;   /* ncells: p4est_lnodes face_code (0 on conforming meshes) */
+  int *cell_tree;       /* ncells: tree of each cell */
+  double *cell_origin;  /* ncells x 3: lower corner in the tree's reference cube [0,1]^dim */
+  double *cell_size;    /* ncells: edge length in tree reference coordinates */
+  unsigned char *bc;    /* nlocal: 1 on Dirichlet boundary DoFs */
+  int64_t *global_index;/* nlocal */
+  double gll[MF_MAX_N1];/* 1D Gauss-Lobatto nodes on [0,1] */
+  mf_exchange ex;
+  void *dev;            /* backend mirror of cell_nodes, bc, exchange lists */
+};
+
+/** Coordinates of the npc nodes of a cell: X[node*dim + k]. */
+void mf_space_cell_coords(mf_space space, int cell, double *X);
+/** Reference point xi in [0,1]^dim of a cell -> physical point. */
+void mf_space_cell_point(mf_space space, int cell, const double *xi, double *x);
+
+int mf_exchange_import(mf_context ctx, mf_exchange *ex, double *x);
+int mf_exchange_export_add(mf_context ctx, mf_exchange *ex, double *x);
+void mf_exchange_free(mf_exchange *ex);
+
+/* dimension-specific p4est code (forest.c compiled as 2D and, through p4est_to_p8est.h, as 3D) */
+int mf_forest_create_2d(mf_mesh mesh);
+int mf_forest_create_3d(mf_mesh mesh);
+void mf_forest_destroy_2d(mf_mesh mesh);
+void mf_forest_destroy_3d(mf_mesh mesh);
+int mf_forest_space_2d(mf_space space);
+int mf_forest_space_3d(mf_space space);
+
+/* ------------------------------------------------------------------ vectors */
+
+typedef struct {
+  int (*set_value)(mf_vector v, double a);
+  int (*copy)(mf_vector dst, mf_vector src);
+  int (*axpy)(mf_vector y, double a, mf_vector x);
+  int (*scale)(mf_vector v, double a);
+  int (*dot_local)(mf_vector x, mf_vector y, double *r);
+  int (*sum_local)(mf_vector x, double *r);
+  int (*pmult)(mf_vector w, mf_vector x, mf_vector y);     /* w = x .* y (owned) */
+  int (*aypx)(mf_vector y, double a, mf_vector x);         /* y = x + a y (owned) */
+  int (*reciprocal)(mf_vector v);                          /* v = 1 ./ v (owned) */
+  int (*bc_zero)(mf_vector v);                             /* v[bc] = 0 (all local) */
+  int (*bc_set)(mf_vector dst, mf_vector src);             /* dst[bc] = src[bc], or 1 if src is NULL */
+  int (*import)(mf_vector v);                              /* ghosts <- owners */
+  int (*export_add)(mf_vector v);                          /* owners += ghosts */
+  int (*to_host)(mf_vector v, double *host, int n);       /* first n entries */
+  int (*from_host)(mf_vector v, const double *host, int n);
+  int (*destroy)(mf_vector v);
+} mf_vector_ops;
+
+struct mf_vector_s {
+  mf_space space;
+  mf_backend backend;
+  int n;          /* nlocal: owned then ghost */
+  double *data;   /* host or device array of length n */
+  mf_vector_ops ops;
+};
+
+int mf_vector_check_pair(mf_vector a, mf_vector b, const char *an, const char *bn);
+
+/* ------------------------------------------------------------------ 1D bases and quadrature */
+
+/** 1D data of an operator: n1 nodal (GLL) basis functions, nq quadrature points on [0,1]. */
+typedef struct {
+  int n1, nq;
+  int collocated;                 /* quadrature points == nodes: B is the identity */
+  double qpts[MF_MAX_NQ], qwts[MF_MAX_NQ];
+  double B[MF_MAX_NQ * MF_MAX_N1];  /* B[i*n1+j] = phi_j(q_i) */
+  double Bg[MF_MAX_NQ * MF_MAX_N1]; /* Bg[i*n1+j] = phi_j'(q_i) */
+  double D[MF_MAX_NQ * MF_MAX_NQ];  /* collocation derivative on the quadrature points */
+} mf_basis1d;
+
+void mf_gauss_lobatto(int n, double *x, double *w); /* on [0,1] */
+void mf_gauss(int n, double *x, double *w);         /* on [0,1] */
+/** Lagrange basis on nodes (n) at points (m): V[i*n+j] = l_j(pts_i), G = l_j'(pts_i); either may be NULL. */
+void mf_lagrange_eval(int n, const double *nodes, int m, const double *pts, double *V, double *G);
+int mf_basis1d_setup(int degree, mf_quadrature quad, mf_basis1d *b);
+
+/** Apply a 1D matrix along direction d of a tensor of sizes nin[0..dim-1] (x fastest).
+ *  trans = 0: M is m x nin[d], out has m along d. trans = 1: M is nin[d] x m, applies M^T.
+ *  add: accumulate into out. */
+void mf_tensor_apply(int dim, const int *nin, int d, const double *M, int m, int trans,
+                     const double *in, double *out, int add);
+
+/** Interpolate nodal values (n1^dim) to quadrature points (nq^dim) by B sweeps; t1, t2 scratch. */
+void mf_tensor_interpolate(int dim, const mf_basis1d *b, const double *u, double *uq, double *t1, double *t2);
+/** Transpose: quadrature values (nq^dim) -> nodal (n1^dim) by B^T sweeps. */
+void mf_tensor_integrate(int dim, const mf_basis1d *b, const double *vq, double *v, double *t1, double *t2);
+
+/* ------------------------------------------------------------------ geometry (lib/geometry.c) */
+
+typedef struct {
+  double *X, *comp, *xk, *t1, *t2;
+} mf_geom_work;
+int mf_geom_work_init(mf_space s, const mf_basis1d *b, mf_geom_work *gw);
+void mf_geom_work_free(mf_geom_work *gw);
+/** Isoparametric geometry of a cell at the quadrature points of b: xq[q*dim+k] and
+ *  jac[9*q + 3*k + l] = d x_k / d xi_l (xi the cell's reference coordinates in [0,1]^dim). */
+void mf_cell_geometry(mf_space s, const mf_basis1d *b, int cell, mf_geom_work *gw, double *xq, double *jac);
+double mf_det(int dim, const double *J);
+/** Tensor quadrature weight of point q (x fastest). */
+double mf_qweight(int dim, const mf_basis1d *b, int q);
+
+/* ------------------------------------------------------------------ quadrature data */
+
+/** Per-quadrature-point data in array-of-structure-of-arrays layout:
+ *  cells are grouped in batches of `batch`; within a batch each component is one block holding
+ *  all quadrature points of all cells of the batch (cell-major), padded to 128 bytes.
+ *    value(cell, comp, q) = data[(cell / batch) * batch_stride + comp * block_stride
+ *                                + (cell % batch) * nqp + q]                              */
+typedef struct {
+  int nqp, ncomp, batch, nbatch;
+  size_t block_stride, batch_stride, len;
+  double *data; /* host */
+} mf_qdata;
+
+static inline size_t mf_qdata_index(const mf_qdata *qd, int cell, int comp, int q)
+{
+  return (size_t)(cell / qd->batch) * qd->batch_stride + (size_t)comp * qd->block_stride +
+         (size_t)(cell % qd->batch) * (size_t)qd->nqp + (size_t)q;
+}
+/** Cells per batch (and per CUDA block) for (dim, p): the cells-per-block table, docs/performance.md. */
+int mf_cells_per_batch(int dim, int degree, int nq);
+/** Fill op->qd: mass part a*c*w|J| (a*w|J| when the operator also has a gradient part) and gradient
+ *  part b*c*w|J| J^-1 J^-T, from the space's geometry and op->basis. */
+int mf_qdata_setup(mf_operator op, mf_coefficient_fn c, void *user, double a, double b);
+
+/* ------------------------------------------------------------------ operators */
+
+typedef enum {
+  MF_OP_MASS = 0,
+  MF_OP_LAPLACE = 1,
+  MF_OP_HELMHOLTZ = 2,
+  MF_OP_SHELL = 3,
+  MF_OP_ASSEMBLED = 4
+} mf_op_kind;
+
+typedef struct {
+  int (*apply)(mf_operator op, mf_vector x, mf_vector y); /* y_local <- A_local x_local (no comm) */
+  int (*diagonal)(mf_operator op, mf_vector d);           /* local contributions (no comm) */
+  int (*destroy)(mf_operator op);
+} mf_operator_ops;
+
+struct mf_operator_s {
+  mf_context ctx;
+  mf_space space;
+  mf_op_kind kind;
+  mf_quadrature quad;
+  int dirichlet;
+  int has_mass, has_grad; /* which parts the pointwise kernel uses */
+  mf_basis1d basis;
+  mf_qdata qd;
+  /* shell */
+  mf_shell_apply_fn shell_apply, shell_diag;
+  void *shell_user;
+  /* assembled CSR (local rows/cols: owned then ghost) */
+  int *rowptr, *colidx;
+  double *vals;
+  mf_operator_ops ops;
+  mf_vector xwork; /* x with boundary entries zeroed (Dirichlet form) */
+  void *dev;       /* backend state: device quadrature data and basis */
+};
+
+/** CPU reference kernels (lib/kernels_cpu.c). x, y: local arrays (owned + ghost). */
+int mf_kernel_apply_cpu(mf_operator op, const double *x, double *y);
+int mf_kernel_diagonal_cpu(mf_operator op, double *d);
+/** Apply one cell: ue (npc) -> ve (npc), work of size mf_kernel_work_size. */
+void mf_kernel_cell_cpu(mf_operator op, int cell, const double *ue, double *ve, double *work);
+size_t mf_kernel_work_size(mf_operator op);
+/** Dense element matrix of a cell (npc x npc, row-major) by direct quadrature, no sum factorisation. */
+void mf_element_matrix_dense(mf_operator op, int cell, double *Ae);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

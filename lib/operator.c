@@ -1,0 +1,277 @@
+/* operator.c -- the mf_operator object: creation of the matrix-free operators (mass, Laplace,
+ * Helmholtz), shell and assembled operators, and the apply flow common to all backends:
+ *     x_w = x with boundary entries zeroed (Dirichlet form)   -> import ghosts of x_w
+ *     y   = sum over cells of A_e x_w (backend kernel)         -> export-add ghosts of y to owners
+ *     y[bc] = x[bc] (Dirichlet form)                                                            */
+#include "mfree_impl.h"
+
+#include <math.h>
+
+#ifdef MFREE_WITH_CUDA
+#include "cuda/mf_cuda.h"
+#endif
+
+static int apply_mf_cpu(mf_operator op, mf_vector x, mf_vector y)
+{
+  return mf_kernel_apply_cpu(op, x->data, y->data);
+}
+static int diagonal_mf_cpu(mf_operator op, mf_vector d) { return mf_kernel_diagonal_cpu(op, d->data); }
+static int destroy_mf_cpu(mf_operator op)
+{
+  (void)op;
+  return 0;
+}
+
+static int operator_create(mf_space space, mf_op_kind kind, mf_quadrature quad, double a, double b,
+                           mf_coefficient_fn c, void *user, mf_operator *op)
+{
+  MF_CHECK(space, NULL, MF_ERR_NULL, "space is NULL");
+  mf_context ctx = space->ctx;
+  MF_CHECK(op, ctx, MF_ERR_NULL, "output pointer op is NULL");
+  *op = NULL;
+  MF_CHECK(quad == MF_QUAD_GAUSS || quad == MF_QUAD_GAUSS_P2 || quad == MF_QUAD_GLL, ctx, MF_ERR_ARGUMENT,
+           "quadrature %d unknown (MF_QUAD_GAUSS, MF_QUAD_GAUSS_P2 or MF_QUAD_GLL)", (int)quad);
+  MF_CHECK(isfinite(a) && isfinite(b), ctx, MF_ERR_ARGUMENT, "Helmholtz coefficients a = %g, b = %g must be finite", a, b);
+  mf_operator o;
+  MF_CALL(MF_CALLOC(ctx, 1, &o));
+  o->ctx = ctx;
+  o->space = space;
+  o->kind = kind;
+  o->quad = quad;
+  o->has_mass = kind == MF_OP_MASS || kind == MF_OP_HELMHOLTZ;
+  o->has_grad = kind == MF_OP_LAPLACE || kind == MF_OP_HELMHOLTZ;
+  mf_basis1d_setup(space->degree, quad, &o->basis);
+  int ierr = mf_qdata_setup(o, c, user, a, b);
+  if (!ierr) ierr = mf_vector_create(space, &o->xwork);
+  if (!ierr) {
+    if (ctx->backend == MF_BACKEND_CPU) {
+      o->ops.apply = apply_mf_cpu;
+      o->ops.diagonal = diagonal_mf_cpu;
+      o->ops.destroy = destroy_mf_cpu;
+    }
+#ifdef MFREE_WITH_CUDA
+    else ierr = mf_cuda_operator_setup(o);
+#endif
+  }
+  if (ierr) {
+    mf_operator_destroy(&o);
+    return ierr;
+  }
+  *op = o;
+  return 0;
+}
+
+int mf_operator_create_mass(mf_space space, mf_quadrature quad, mf_coefficient_fn c, void *user, mf_operator *op)
+{
+  return operator_create(space, MF_OP_MASS, quad, 1.0, 0.0, c, user, op);
+}
+
+int mf_operator_create_laplace(mf_space space, mf_quadrature quad, mf_coefficient_fn c, void *user, mf_operator *op)
+{
+  return operator_create(space, MF_OP_LAPLACE, quad, 0.0, 1.0, c, user, op);
+}
+
+int mf_operator_create_helmholtz(mf_space space, mf_quadrature quad, double a, double b, mf_coefficient_fn c,
+                                 void *user, mf_operator *op)
+{
+  return operator_create(space, MF_OP_HELMHOLTZ, quad, a, b, c, user, op);
+}
+
+int mf_operator_create_shell(mf_space space, mf_shell_apply_fn apply, mf_shell_apply_fn diag, void *user,
+                             mf_operator *op)
+{
+  MF_CHECK(space, NULL, MF_ERR_NULL, "space is NULL");
+  MF_CHECK(op, space->ctx, MF_ERR_NULL, "output pointer op is NULL");
+  *op = NULL;
+  MF_CHECK(apply, space->ctx, MF_ERR_NULL, "shell apply function is NULL");
+  mf_operator o;
+  MF_CALL(MF_CALLOC(space->ctx, 1, &o));
+  o->ctx = space->ctx;
+  o->space = space;
+  o->kind = MF_OP_SHELL;
+  o->shell_apply = apply;
+  o->shell_diag = diag;
+  o->shell_user = user;
+  *op = o;
+  return 0;
+}
+
+int mf_operator_set_dirichlet(mf_operator op, int on)
+{
+  MF_CHECK(op, NULL, MF_ERR_NULL, "operator is NULL");
+  MF_CHECK(op->kind != MF_OP_SHELL, op->ctx, MF_ERR_UNSUPPORTED,
+           "a shell operator handles its boundary conditions itself");
+  op->dirichlet = on != 0;
+  return 0;
+}
+
+int mf_operator_apply(mf_operator op, mf_vector x, mf_vector y)
+{
+  MF_CHECK(op, NULL, MF_ERR_NULL, "operator is NULL");
+  mf_context ctx = op->ctx;
+  MF_CHECK(x, ctx, MF_ERR_NULL, "input vector x is NULL");
+  MF_CHECK(y, ctx, MF_ERR_NULL, "output vector y is NULL");
+  MF_CHECK(x->space == op->space, ctx, MF_ERR_INCOMPATIBLE,
+           "input vector x belongs to another space (%lld DoFs, operator has %lld)",
+           (long long)x->space->nglobal, (long long)op->space->nglobal);
+  MF_CHECK(y->space == op->space, ctx, MF_ERR_INCOMPATIBLE,
+           "output vector y belongs to another space (%lld DoFs, operator has %lld)",
+           (long long)y->space->nglobal, (long long)op->space->nglobal);
+  MF_CHECK(x != y, ctx, MF_ERR_ARGUMENT, "x and y must be different vectors");
+  if (op->kind == MF_OP_SHELL) return op->shell_apply(x, y, op->shell_user);
+  mf_vector xin = x;
+  if (op->dirichlet) {
+    MF_CALL(op->xwork->ops.copy(op->xwork, x));
+    MF_CALL(op->xwork->ops.bc_zero(op->xwork));
+    xin = op->xwork;
+  }
+  MF_CALL(xin->ops.import(xin));
+  MF_CALL(y->ops.set_value(y, 0.0));
+  MF_CALL(op->ops.apply(op, xin, y));
+  MF_CALL(y->ops.export_add(y));
+  if (op->dirichlet) MF_CALL(y->ops.bc_set(y, x));
+  return 0;
+}
+
+int mf_operator_diagonal(mf_operator op, mf_vector d)
+{
+  MF_CHECK(op, NULL, MF_ERR_NULL, "operator is NULL");
+  MF_CHECK(d, op->ctx, MF_ERR_NULL, "diagonal vector is NULL");
+  MF_CHECK(d->space == op->space, op->ctx, MF_ERR_INCOMPATIBLE,
+           "diagonal vector belongs to another space (%lld DoFs, operator has %lld)",
+           (long long)d->space->nglobal, (long long)op->space->nglobal);
+  if (op->kind == MF_OP_SHELL) {
+    MF_CHECK(op->shell_diag, op->ctx, MF_ERR_UNSUPPORTED, "shell operator has no diagonal function");
+    return op->shell_diag(d, d, op->shell_user);
+  }
+  MF_CALL(d->ops.set_value(d, 0.0));
+  MF_CALL(op->ops.diagonal(op, d));
+  MF_CALL(d->ops.export_add(d));
+  if (op->dirichlet) MF_CALL(d->ops.bc_set(d, NULL));
+  return 0;
+}
+
+int mf_operator_destroy(mf_operator *op)
+{
+  if (!op || !*op) return 0;
+  mf_operator o = *op;
+  if (o->ops.destroy) o->ops.destroy(o);
+  mf_vector_destroy(&o->xwork);
+  free(o->qd.data);
+  free(o->rowptr);
+  free(o->colidx);
+  free(o->vals);
+  free(o);
+  *op = NULL;
+  return 0;
+}
+
+/* ------------------------------------------------------------------ assembled (CSR) reference */
+
+static int apply_csr_cpu(mf_operator op, mf_vector x, mf_vector y)
+{
+  const int n = op->space->nlocal;
+  for (int i = 0; i < n; i++) {
+    double acc = 0.0;
+    for (int k = op->rowptr[i]; k < op->rowptr[i + 1]; k++) acc += op->vals[k] * x->data[op->colidx[k]];
+    y->data[i] = acc;
+  }
+  return 0;
+}
+static int diagonal_csr_cpu(mf_operator op, mf_vector d)
+{
+  const int n = op->space->nlocal;
+  for (int i = 0; i < n; i++)
+    for (int k = op->rowptr[i]; k < op->rowptr[i + 1]; k++)
+      if (op->colidx[k] == i) d->data[i] += op->vals[k];
+  return 0;
+}
+
+typedef struct {
+  int64_t key;
+  double val;
+} triplet;
+static int cmp_triplet(const void *a, const void *b)
+{
+  int64_t ka = ((const triplet *)a)->key, kb = ((const triplet *)b)->key;
+  return (ka > kb) - (ka < kb);
+}
+
+int mf_operator_create_assembled(mf_operator mfop, mf_operator *assembled)
+{
+  MF_CHECK(mfop, NULL, MF_ERR_NULL, "operator is NULL");
+  mf_context ctx = mfop->ctx;
+  MF_CHECK(assembled, ctx, MF_ERR_NULL, "output pointer assembled is NULL");
+  *assembled = NULL;
+  MF_CHECK(mfop->kind == MF_OP_MASS || mfop->kind == MF_OP_LAPLACE || mfop->kind == MF_OP_HELMHOLTZ, ctx,
+           MF_ERR_UNSUPPORTED, "only matrix-free mass, Laplace and Helmholtz operators can be assembled");
+  MF_CHECK(ctx->backend == MF_BACKEND_CPU, ctx, MF_ERR_UNSUPPORTED,
+           "the assembled reference operator runs on backend 'cpu' only (this context uses '%s')",
+           mf_context_backend(ctx));
+  mf_space s = mfop->space;
+  const int npc = s->npc, n = s->nlocal;
+  const size_t nt = (size_t)s->ncells * npc * npc;
+  triplet *t = NULL;
+  double *Ae = NULL;
+  mf_operator o = NULL;
+  int ierr = MF_CALLOC(ctx, nt, &t);
+  if (!ierr) ierr = MF_CALLOC(ctx, (size_t)npc * npc, &Ae);
+  if (!ierr) ierr = MF_CALLOC(ctx, 1, &o);
+  if (ierr) goto fail;
+  for (int e = 0; e < s->ncells; e++) {
+    mf_element_matrix_dense(mfop, e, Ae);
+    const int *nodes = &s->cell_nodes[(size_t)e * npc];
+    for (int i = 0; i < npc; i++)
+      for (int j = 0; j < npc; j++) {
+        triplet *tr = &t[((size_t)e * npc + i) * npc + j];
+        tr->key = (int64_t)nodes[i] * n + nodes[j];
+        tr->val = Ae[(size_t)i * npc + j];
+      }
+  }
+  qsort(t, nt, sizeof *t, cmp_triplet);
+  size_t nnz = 0;
+  for (size_t k = 0; k < nt; k++)
+    if (k == 0 || t[k].key != t[k - 1].key) nnz++;
+  *o = *mfop;
+  o->qd.data = NULL;
+  o->xwork = NULL;
+  o->dev = NULL;
+  o->kind = MF_OP_ASSEMBLED;
+  o->ops.apply = apply_csr_cpu;
+  o->ops.diagonal = diagonal_csr_cpu;
+  o->ops.destroy = NULL;
+  ierr = MF_CALLOC(ctx, n + 1, &o->rowptr);
+  if (!ierr) ierr = MF_CALLOC(ctx, nnz, &o->colidx);
+  if (!ierr) ierr = MF_CALLOC(ctx, nnz, &o->vals);
+  if (!ierr) ierr = mf_vector_create(s, &o->xwork);
+  if (ierr) goto fail;
+  size_t m = 0;
+  for (size_t k = 0; k < nt; k++) {
+    if (k == 0 || t[k].key != t[k - 1].key) {
+      m++;
+      int row = (int)(t[k].key / n);
+      o->colidx[m - 1] = (int)(t[k].key % n);
+      o->vals[m - 1] = 0.0;
+      o->rowptr[row + 1]++;
+    }
+    o->vals[m - 1] += t[k].val;
+  }
+  for (int i = 0; i < n; i++) o->rowptr[i + 1] += o->rowptr[i];
+  free(t);
+  free(Ae);
+  *assembled = o;
+  return 0;
+fail:
+  free(t);
+  free(Ae);
+  mf_operator_destroy(&o);
+  return ierr;
+}
+
+int mf_operator_local_nnz(mf_operator op, int64_t *nnz)
+{
+  MF_CHECK(op, NULL, MF_ERR_NULL, "operator is NULL");
+  MF_CHECK(nnz, op->ctx, MF_ERR_NULL, "output pointer nnz is NULL");
+  *nnz = op->kind == MF_OP_ASSEMBLED ? op->rowptr[op->space->nlocal] : 0;
+  return 0;
+}

@@ -1,0 +1,64 @@
+/* mf_test.h -- tiny helpers shared by the test programs: checks that count failures, and a call
+ * macro that stops the test with the library's message. Tests are silent on success. */
+#ifndef MF_TEST_H
+#define MF_TEST_H
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mfree.h"
+
+static int t_failures = 0;
+
+#define T_CHECK(cond, ...)                                        \
+  do {                                                            \
+    if (!(cond)) {                                                \
+      fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);        \
+      fprintf(stderr, __VA_ARGS__);                               \
+      fprintf(stderr, "\n");                                      \
+      t_failures++;                                               \
+    }                                                             \
+  } while (0)
+
+#define T_CALL(expr)                                                                          \
+  do {                                                                                        \
+    int t_ierr_ = (expr);                                                                     \
+    if (t_ierr_) {                                                                            \
+      fprintf(stderr, "FAIL %s:%d: %s returned %d: %s\n", __FILE__, __LINE__, #expr, t_ierr_, \
+              mf_last_error_message());                                                       \
+      MPI_Abort(MPI_COMM_WORLD, 1);                                                           \
+    }                                                                                         \
+  } while (0)
+
+/* Exit code of a test: 0 if every check passed on every rank. */
+static int t_finish(void)
+{
+  int all = t_failures;
+  MPI_Allreduce(MPI_IN_PLACE, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  MPI_Finalize();
+  return all ? 1 : 0;
+}
+
+/* Backend from argv[1] ("cpu" default). A "cuda" run without a usable GPU exits 77 (skipped). */
+static const char *t_backend(int argc, char **argv)
+{
+  const char *be = argc > 1 ? argv[1] : "cpu";
+  if (!strcmp(be, "cuda") && !mf_cuda_available()) {
+    fprintf(stderr, "SKIP: backend 'cuda' not usable here (no GPU or not compiled in)\n");
+    MPI_Finalize();
+    exit(77);
+  }
+  return be;
+}
+
+static double t_ljungkvist(const double *x, int dim, void *user)
+{
+  (void)user;
+  double r2 = 0.0;
+  for (int k = 0; k < dim; k++) r2 += x[k] * x[k];
+  return 1.0 / (0.05 + 2.0 * r2);
+}
+
+#endif

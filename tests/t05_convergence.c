@@ -1,0 +1,34 @@
+/* t05_convergence -- Poisson with a manufactured solution on the deformed cube: the L2 error falls
+ * at rate >= p + 0.8 between two refinements, p = 1..4. argv: backend dim [coefficient]. */
+#include "mf_test.h"
+#include "poisson.h"
+
+int main(int argc, char **argv)
+{
+  MPI_Init(&argc, &argv);
+  const char *backend = t_backend(argc, argv);
+  int dim = argc > 2 ? atoi(argv[2]) : 2;
+  poisson_coef coef = (argc > 3 && !strcmp(argv[3], "ljungkvist")) ? POISSON_COEF_LJUNGKVIST : POISSON_COEF_CONSTANT;
+  /* coarse levels in the asymptotic range, fine enough to be cheap on the CPU */
+  const int level2d[5] = {0, 4, 3, 2, 2}, level3d[5] = {0, 3, 2, 2, 2};
+  mf_context ctx;
+  T_CALL(mf_context_create(MPI_COMM_WORLD, backend, &ctx));
+  for (int p = 1; p <= 4; p++) {
+    double err[2];
+    int l0 = dim == 2 ? level2d[p] : level3d[p];
+    for (int k = 0; k < 2; k++) {
+      mf_mesh mesh;
+      poisson_result r;
+      T_CALL(mf_mesh_create(ctx, "deformed", dim, l0 + k, &mesh));
+      T_CALL(poisson_solve(mesh, p, coef, 1e-13, &r));
+      T_CHECK(r.converged, "dim %d p %d level %d: CG did not converge", dim, p, l0 + k);
+      err[k] = r.l2_error;
+      mf_mesh_destroy(&mesh);
+    }
+    double rate = log2(err[0] / err[1]);
+    T_CHECK(rate >= p + 0.8, "dim %d p %d: L2 errors %.3e -> %.3e, rate %.2f < %.1f", dim, p, err[0], err[1], rate, p + 0.8);
+    if (getenv("MF_TEST_VERBOSE")) printf("dim %d p %d: %.3e -> %.3e rate %.2f\n", dim, p, err[0], err[1], rate);
+  }
+  mf_context_destroy(&ctx);
+  return t_finish();
+}

