@@ -68,9 +68,9 @@ int MF_DIMNAME(mf_forest_create)(mf_mesh mesh)
   if (mesh->map == MF_MAP_BALL) conn = ball_connectivity(mesh->ball_inner);
   else
 #ifndef P4_TO_P8
-    conn = p4est_connectivity_new_unitsquare();
+    conn = p4est_connectivity_new_brick(mesh->trees[0], mesh->trees[1], 0, 0);
 #else
-    conn = p8est_connectivity_new_unitcube();
+    conn = p8est_connectivity_new_brick(mesh->trees[0], mesh->trees[1], mesh->trees[2], 0, 0, 0);
 #endif
   MF_CHECK(p4est_connectivity_is_valid(conn), ctx, MF_ERR_ARGUMENT, "invalid coarse mesh connectivity");
   mesh->ntrees = (int)conn->num_trees;
@@ -80,9 +80,12 @@ int MF_DIMNAME(mf_forest_create)(mf_mesh mesh)
     return ierr;
   }
   for (int t = 0; t < mesh->ntrees; t++)
-    for (int c = 0; c < NCORNER; c++)
-      memcpy(&mesh->tree_vertices[3 * (NCORNER * t + c)],
-             &conn->vertices[3 * conn->tree_to_vertex[NCORNER * t + c]], 3 * sizeof(double));
+    for (int c = 0; c < NCORNER; c++) {
+      double *v = &mesh->tree_vertices[3 * (NCORNER * t + c)];
+      memcpy(v, &conn->vertices[3 * conn->tree_to_vertex[NCORNER * t + c]], 3 * sizeof(double));
+      if (mesh->map != MF_MAP_BALL) /* the brick has integer vertices: scale it to the unit box */
+        for (int k = 0; k < MF_DIM; k++) v[k] /= mesh->trees[k];
+    }
   p4est_t *p4est = p4est_new_ext(ctx->comm, conn, 0, mesh->level, 1, 0, NULL, NULL);
   p4est_partition(p4est, 0, NULL);
   p4est_ghost_t *ghost = p4est_ghost_new(p4est, P4EST_CONNECT_FULL);

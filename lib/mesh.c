@@ -8,6 +8,12 @@
 
 int mf_mesh_create(mf_context ctx, const char *name, int dim, int level, mf_mesh *mesh)
 {
+  const int one[3] = {1, 1, 1};
+  return mf_mesh_create_box(ctx, name, dim, one, level, mesh);
+}
+
+int mf_mesh_create_box(mf_context ctx, const char *name, int dim, const int trees[3], int level, mf_mesh *mesh)
+{
   MF_CHECK(ctx, NULL, MF_ERR_NULL, "context is NULL");
   MF_CHECK(mesh, ctx, MF_ERR_NULL, "output pointer mesh is NULL");
   *mesh = NULL;
@@ -24,8 +30,15 @@ int mf_mesh_create(mf_context ctx, const char *name, int dim, int level, mf_mesh
     return mf_error_set(ctx, MF_ERR_ARGUMENT, __FILE__, __LINE__, __func__,
                         "unknown mesh '%s' (use \"cube\", \"ball\" or \"deformed\")", name);
 
+  MF_CHECK(trees, ctx, MF_ERR_NULL, "trees per direction is NULL");
+  for (int k = 0; k < dim; k++)
+    MF_CHECK(trees[k] >= 1 && trees[k] <= 4096, ctx, MF_ERR_ARGUMENT, "trees in direction %d: %d out of range 1..4096",
+             k, trees[k]);
+  MF_CHECK(map != MF_MAP_BALL || (trees[0] == 1 && trees[1] == 1 && (dim == 2 || trees[2] == 1)), ctx,
+           MF_ERR_ARGUMENT, "mesh 'ball' has its own coarse mesh: trees per direction must be 1");
   mf_mesh m;
   MF_CALL(MF_CALLOC(ctx, 1, &m));
+  for (int k = 0; k < 3; k++) m->trees[k] = k < dim ? trees[k] : 1;
   m->ctx = ctx;
   m->dim = dim;
   m->level = level;
@@ -64,7 +77,7 @@ int mf_mesh_num_cells(mf_mesh mesh, int64_t *ncells)
 {
   MF_CHECK(mesh, NULL, MF_ERR_NULL, "mesh is NULL");
   MF_CHECK(ncells, mesh->ctx, MF_ERR_NULL, "output pointer ncells is NULL");
-  int64_t n = (int64_t)1 << (mesh->dim * mesh->level);
+  int64_t n = (int64_t)1 << (mesh->dim * mesh->level); /* per tree */
   *ncells = n * mesh->ntrees;
   return 0;
 }

@@ -77,6 +77,7 @@ struct mf_mesh_s {
   int dim, level;
   mf_map_kind map;
   double ball_inner;     /* half-width of the inner cube of the ball's coarse mesh */
+  int trees[3];          /* cube/deformed: trees per direction of the unit box (brick) */
   int ntrees;
   double *tree_vertices; /* ntrees x 2^dim x 3: corner coordinates of each tree, z-order */
   void *conn, *forest, *ghost; /* p4est_ or p8est_ connectivity, forest, ghost layer */
@@ -114,6 +115,8 @@ struct mf_space_s {
   unsigned char *bc;    /* nlocal: 1 on Dirichlet boundary DoFs */
   int64_t *global_index;/* nlocal */
   double gll[MF_MAX_N1];/* 1D Gauss-Lobatto nodes on [0,1] */
+  int ncolors;          /* cells are numbered by color: color c is cells [color_off[c], color_off[c+1]) */
+  int *color_off;       /* ncolors + 1; no two cells of one color share a DoF */
   mf_exchange ex;
   void *dev;            /* backend mirror of cell_nodes, bc, exchange lists */
 };

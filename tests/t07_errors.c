@@ -10,7 +10,12 @@
     T_CHECK(strstr(m_, substr) != NULL, "%s: message '%s' does not contain '%s'", #expr, m_, substr); \
   } while (0)
 
-static double one_fn(const double *x, int dim, void *u) { return 1.0; }
+static double one_fn(const double *x, int dim, void *u) { return 1.0 + x[0]; }
+static int negate(mf_vector x, mf_vector y, void *user)
+{
+  int e = mf_vector_copy(y, x);
+  return e ? e : mf_vector_scale(y, -1.0);
+}
 
 int main(int argc, char **argv)
 {
@@ -72,10 +77,21 @@ int main(int argc, char **argv)
   EXPECT(mf_cg_set_tolerance(cg, 1e-8, 0), MF_ERR_ARGUMENT, "iteration limit 0");
   EXPECT(mf_cg_solve(cg, z, x, NULL), MF_ERR_INCOMPATIBLE, "operator's space");
   EXPECT(mf_cg_solve(cg, x, x, NULL), MF_ERR_ARGUMENT, "different vectors");
-  /* a Laplace operator without boundary conditions is singular: CG must say so, not hang */
-  T_CALL(mf_vector_interpolate(x, one_fn, NULL));
-  T_CALL(mf_vector_set_value(y, 1.0));
-  EXPECT(mf_cg_solve(cg, x, y, NULL), MF_ERR_ARGUMENT, "not positive definite");
+  /* an indefinite operator: CG must say so, not return garbage */
+  {
+    mf_operator neg;
+    mf_cg cgn;
+    T_CALL(mf_operator_create_shell(space, negate, NULL, NULL, &neg));
+    T_CALL(mf_cg_create(neg, &cgn));
+    T_CALL(mf_cg_set_jacobi(cgn, 0));
+    T_CALL(mf_vector_interpolate(x, one_fn, NULL));
+    T_CALL(mf_vector_set_value(y, 0.0));
+    EXPECT(mf_cg_solve(cgn, x, y, NULL), MF_ERR_ARGUMENT, "not positive definite");
+    EXPECT(mf_operator_diagonal(neg, y), MF_ERR_UNSUPPORTED, "no diagonal function");
+    EXPECT(mf_operator_set_dirichlet(neg, 1), MF_ERR_UNSUPPORTED, "shell operator");
+    mf_cg_destroy(&cgn);
+    mf_operator_destroy(&neg);
+  }
 
   /* destroy is NULL-safe and sets handles to NULL */
   T_CALL(mf_cg_destroy(&cg));
