@@ -139,39 +139,54 @@ int mf_qdata_setup(mf_operator op, mf_coefficient_fn c, void *user, double a, do
   qd->len = qd->batch_stride * qd->nbatch;
   MF_CALL(MF_CALLOC(ctx, qd->len, &qd->data));
 
-  mf_geom_work gw;
-  double *xq = NULL, *jac = NULL;
-  int ierr = mf_geom_work_init(s, b, &gw);
-  if (!ierr) ierr = MF_CALLOC(ctx, (size_t)nqp * dim, &xq);
-  if (!ierr) ierr = MF_CALLOC(ctx, (size_t)nqp * 9, &jac);
-  for (int e = 0; e < s->ncells && !ierr; e++) {
-    mf_cell_geometry(s, b, e, &gw, xq, jac);
-    for (int q = 0; q < nqp; q++) {
-      const double *J = &jac[9 * q];
-      double det = mf_det(dim, J);
-      if (!(fabs(det) > 0.0)) {
-        ierr = mf_error_set(ctx, MF_ERR_ARGUMENT, __FILE__, __LINE__, __func__,
-                            "degenerate cell %d: Jacobian determinant %g at quadrature point %d", e, det, q);
-        break;
-      }
-      double cval = c ? c(&xq[q * dim], dim, user) : 1.0;
-      double wd = mf_qweight(dim, b, q) * fabs(det);
-      int comp = 0;
-      if (op->has_mass) qd->data[mf_qdata_index(qd, e, comp++, q)] = a * (op->has_grad ? 1.0 : cval) * wd;
-      if (op->has_grad) {
-        double Ji[9];
-        inverse(dim, J, det, Ji);
-        for (int k = 0; k < dim; k++)
-          for (int l = k; l < dim; l++) {
-            double g = 0.0; /* (J^-1 J^-T)_kl = sum_m Ji[k][m] Ji[l][m] */
-            for (int m = 0; m < dim; m++) g += Ji[3 * k + m] * Ji[3 * l + m];
-            qd->data[mf_qdata_index(qd, e, comp++, q)] = bcoef * cval * wd * g;
-          }
+  /* cells are independent: OpenMP threads share them (the coefficient callback must be thread-safe) */
+  int ierr = 0, bad_cell = -1, bad_q = -1;
+  double bad_det = 0.0;
+#pragma omp parallel
+  {
+    mf_geom_work gw;
+    double *xq = NULL, *jac = NULL;
+    int lerr = mf_geom_work_init(s, b, &gw);
+    if (!lerr) lerr = MF_CALLOC(ctx, (size_t)nqp * dim, &xq);
+    if (!lerr) lerr = MF_CALLOC(ctx, (size_t)nqp * 9, &jac);
+    if (lerr) {
+#pragma omp atomic write
+      ierr = lerr;
+    }
+#pragma omp for schedule(static)
+    for (int e = 0; e < s->ncells; e++) {
+      if (lerr) continue;
+      mf_cell_geometry(s, b, e, &gw, xq, jac);
+      for (int q = 0; q < nqp; q++) {
+        const double *J = &jac[9 * q];
+        double det = mf_det(dim, J);
+        if (!(fabs(det) > 0.0)) {
+#pragma omp critical(mf_qdata_bad)
+          if (bad_cell < 0 || e < bad_cell) bad_cell = e, bad_q = q, bad_det = det;
+          break;
+        }
+        double cval = c ? c(&xq[q * dim], dim, user) : 1.0;
+        double wd = mf_qweight(dim, b, q) * fabs(det);
+        int comp = 0;
+        if (op->has_mass) qd->data[mf_qdata_index(qd, e, comp++, q)] = a * (op->has_grad ? 1.0 : cval) * wd;
+        if (op->has_grad) {
+          double Ji[9];
+          inverse(dim, J, det, Ji);
+          for (int k = 0; k < dim; k++)
+            for (int l = k; l < dim; l++) {
+              double g = 0.0; /* (J^-1 J^-T)_kl = sum_m Ji[k][m] Ji[l][m] */
+              for (int m = 0; m < dim; m++) g += Ji[3 * k + m] * Ji[3 * l + m];
+              qd->data[mf_qdata_index(qd, e, comp++, q)] = bcoef * cval * wd * g;
+            }
+        }
       }
     }
+    mf_geom_work_free(&gw);
+    free(xq);
+    free(jac);
   }
-  mf_geom_work_free(&gw);
-  free(xq);
-  free(jac);
-  return ierr;
+  if (ierr) return ierr;
+  MF_CHECK(bad_cell < 0, ctx, MF_ERR_ARGUMENT, "degenerate cell %d: Jacobian determinant %g at quadrature point %d",
+           bad_cell, bad_det, bad_q);
+  return 0;
 }

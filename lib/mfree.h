@@ -134,6 +134,15 @@ int mf_operator_create_helmholtz(mf_space space, mf_quadrature quad, double a, d
 typedef int (*mf_shell_apply_fn)(mf_vector x, mf_vector y, void *user);
 int mf_operator_create_shell(mf_space space, mf_shell_apply_fn apply, mf_shell_apply_fn diag,
                              void *user, mf_operator *op);
+/** How cell contributions are added into the output vector (CUDA backend; the CPU is sequential). */
+typedef enum {
+  MF_SCATTER_COLORED = 0, /**< one launch per cell color; no two cells of a color share a DoF (default) */
+  MF_SCATTER_ATOMIC = 1   /**< one launch over all cells, atomicAdd into the output */
+} mf_scatter;
+int mf_operator_set_scatter(mf_operator op, mf_scatter mode);
+/** @brief Cells per CUDA block (default: the cells-per-block table of docs/performance.md); n * q^dim
+ *  must not exceed 1024 threads. No effect on the CPU backend. */
+int mf_operator_set_cells_per_block(mf_operator op, int n);
 /** @brief With on != 0, boundary DoFs become identity rows/columns (homogeneous Dirichlet form). */
 int mf_operator_set_dirichlet(mf_operator op, int on);
 /** @brief y <- A x (owned entries of y; x's ghosts are imported as needed). x and y must differ. */

@@ -127,6 +127,8 @@ void mf_space_cell_coords(mf_space space, int cell, double *X);
 void mf_space_cell_point(mf_space space, int cell, const double *xi, double *x);
 
 int mf_exchange_import(mf_context ctx, mf_exchange *ex, double *x);
+/** MPI phase only: send ex->send_buf, receive ex->recv_buf (forward: owners -> ghosts). */
+int mf_exchange_mpi(mf_context ctx, mf_exchange *ex, int forward);
 int mf_exchange_export_add(mf_context ctx, mf_exchange *ex, double *x);
 void mf_exchange_free(mf_exchange *ex);
 
@@ -250,6 +252,7 @@ typedef struct {
   int (*apply)(mf_operator op, mf_vector x, mf_vector y); /* y_local <- A_local x_local (no comm) */
   int (*diagonal)(mf_operator op, mf_vector d);           /* local contributions (no comm) */
   int (*destroy)(mf_operator op);
+  int masks_bc; /* apply() zeroes boundary entries of x itself (no copy of x needed) */
 } mf_operator_ops;
 
 struct mf_operator_s {
@@ -258,6 +261,8 @@ struct mf_operator_s {
   mf_op_kind kind;
   mf_quadrature quad;
   int dirichlet;
+  mf_scatter scatter;
+  int cells_per_block;
   int has_mass, has_grad; /* which parts the pointwise kernel uses */
   mf_basis1d basis;
   mf_qdata qd;

@@ -42,6 +42,7 @@ static int operator_create(mf_space space, mf_op_kind kind, mf_quadrature quad, 
   o->has_grad = kind == MF_OP_LAPLACE || kind == MF_OP_HELMHOLTZ;
   mf_basis1d_setup(space->degree, quad, &o->basis);
   int ierr = mf_qdata_setup(o, c, user, a, b);
+  o->cells_per_block = o->qd.batch;
   if (!ierr) ierr = mf_vector_create(space, &o->xwork);
   if (!ierr) {
     if (ctx->backend == MF_BACKEND_CPU) {
@@ -96,6 +97,27 @@ int mf_operator_create_shell(mf_space space, mf_shell_apply_fn apply, mf_shell_a
   return 0;
 }
 
+int mf_operator_set_scatter(mf_operator op, mf_scatter mode)
+{
+  MF_CHECK(op, NULL, MF_ERR_NULL, "operator is NULL");
+  MF_CHECK(mode == MF_SCATTER_COLORED || mode == MF_SCATTER_ATOMIC, op->ctx, MF_ERR_ARGUMENT,
+           "scatter mode %d unknown (MF_SCATTER_COLORED or MF_SCATTER_ATOMIC)", (int)mode);
+  op->scatter = mode;
+  return 0;
+}
+
+int mf_operator_set_cells_per_block(mf_operator op, int n)
+{
+  MF_CHECK(op, NULL, MF_ERR_NULL, "operator is NULL");
+  MF_CHECK(op->kind != MF_OP_SHELL && op->kind != MF_OP_ASSEMBLED, op->ctx, MF_ERR_UNSUPPORTED,
+           "cells per block applies to matrix-free operators only");
+  MF_CHECK(n >= 1 && (long)n * op->qd.nqp <= 1024, op->ctx, MF_ERR_ARGUMENT,
+           "cells per block %d out of range 1..%d (%d threads per cell, at most 1024 per block)", n,
+           1024 / op->qd.nqp, op->qd.nqp);
+  op->cells_per_block = n;
+  return 0;
+}
+
 int mf_operator_set_dirichlet(mf_operator op, int on)
 {
   MF_CHECK(op, NULL, MF_ERR_NULL, "operator is NULL");
@@ -120,7 +142,7 @@ int mf_operator_apply(mf_operator op, mf_vector x, mf_vector y)
   MF_CHECK(x != y, ctx, MF_ERR_ARGUMENT, "x and y must be different vectors");
   if (op->kind == MF_OP_SHELL) return op->shell_apply(x, y, op->shell_user);
   mf_vector xin = x;
-  if (op->dirichlet) {
+  if (op->dirichlet && !op->ops.masks_bc) {
     MF_CALL(op->xwork->ops.copy(op->xwork, x));
     MF_CALL(op->xwork->ops.bc_zero(op->xwork));
     xin = op->xwork;

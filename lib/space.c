@@ -192,27 +192,37 @@ void mf_space_cell_coords(mf_space space, int cell, double *X)
   }
 }
 
-/* One neighbour exchange: send buffers filled from `from_idx` lists, received into the other list. */
-static int exchange(mf_context ctx, mf_exchange *ex, double *x, int forward)
+/* The MPI part of one exchange: ex->send_buf (packed by the caller in list order) goes out, and
+ * ex->recv_buf comes in. forward: owners -> ghosts (send lists send_idx); backward: the reverse. */
+int mf_exchange_mpi(mf_context ctx, mf_exchange *ex, int forward)
 {
   if (ex->nneigh == 0) return 0;
-  const int *soff = forward ? ex->send_off : ex->recv_off, *sidx = forward ? ex->send_idx : ex->recv_idx;
-  const int *roff = forward ? ex->recv_off : ex->send_off, *ridx = forward ? ex->recv_idx : ex->send_idx;
+  const int *soff = forward ? ex->send_off : ex->recv_off, *roff = forward ? ex->recv_off : ex->send_off;
   int n = 0;
   for (int i = 0; i < ex->nneigh; i++) {
-    int rc = MPI_Irecv(ex->recv_buf + roff[i], roff[i + 1] - roff[i], MPI_DOUBLE, ex->rank[i],
-                       MF_TAG_EXCHANGE, ctx->comm, &ex->req[n++]);
+    int rc = MPI_Irecv(ex->recv_buf + roff[i], roff[i + 1] - roff[i], MPI_DOUBLE, ex->rank[i], MF_TAG_EXCHANGE,
+                       ctx->comm, &ex->req[n++]);
     MF_CHECK(rc == MPI_SUCCESS, ctx, MF_ERR_MPI, "MPI_Irecv from rank %d failed (%d)", ex->rank[i], rc);
   }
   for (int i = 0; i < ex->nneigh; i++) {
-    for (int j = soff[i]; j < soff[i + 1]; j++) ex->send_buf[j] = x[sidx[j]];
-    int rc = MPI_Isend(ex->send_buf + soff[i], soff[i + 1] - soff[i], MPI_DOUBLE, ex->rank[i],
-                       MF_TAG_EXCHANGE, ctx->comm, &ex->req[n++]);
+    int rc = MPI_Isend(ex->send_buf + soff[i], soff[i + 1] - soff[i], MPI_DOUBLE, ex->rank[i], MF_TAG_EXCHANGE,
+                       ctx->comm, &ex->req[n++]);
     MF_CHECK(rc == MPI_SUCCESS, ctx, MF_ERR_MPI, "MPI_Isend to rank %d failed (%d)", ex->rank[i], rc);
   }
   int rc = MPI_Waitall(n, ex->req, MPI_STATUSES_IGNORE);
   MF_CHECK(rc == MPI_SUCCESS, ctx, MF_ERR_MPI, "MPI_Waitall in ghost exchange failed (%d)", rc);
-  const int nr = roff[ex->nneigh];
+  return 0;
+}
+
+/* Host exchange of a local array: pack, MPI, unpack (assign forward, add backward). */
+static int exchange(mf_context ctx, mf_exchange *ex, double *x, int forward)
+{
+  if (ex->nneigh == 0) return 0;
+  const int ns = forward ? ex->send_off[ex->nneigh] : ex->recv_off[ex->nneigh];
+  const int nr = forward ? ex->recv_off[ex->nneigh] : ex->send_off[ex->nneigh];
+  const int *sidx = forward ? ex->send_idx : ex->recv_idx, *ridx = forward ? ex->recv_idx : ex->send_idx;
+  for (int j = 0; j < ns; j++) ex->send_buf[j] = x[sidx[j]];
+  MF_CALL(mf_exchange_mpi(ctx, ex, forward));
   if (forward)
     for (int j = 0; j < nr; j++) x[ridx[j]] = ex->recv_buf[j];
   else

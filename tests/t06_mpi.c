@@ -1,11 +1,14 @@
 /* t06_mpi -- 1 rank and N ranks give the same results: every quantity is computed on
  * MPI_COMM_WORLD and, on rank 0 alone, on MPI_COMM_SELF, and compared (operators 1e-12 relative;
- * CG: iterations within 1, solution and L2 error 1e-10 relative). Run under mpiexec -np 1, 2, 3. */
+ * CG: iterations within 1, solution and L2 error 1e-10 relative). Run under mpiexec -np 1, 2, 3.
+ * argv[1]: backend. */
 #include "mf_test.h"
 #include "poisson.h"
 
 enum { Q_NDOFS, Q_AX, Q_XAX, Q_MASS, Q_DIAG, Q_ITS, Q_L2, Q_SOL, NQ };
 static const char *qname[NQ] = {"ndofs", "|A x|", "x.A x", "sum(M 1)", "|diag|", "CG iterations", "L2 error", "|u_h|"};
+
+static const char *backend = "cpu";
 
 static void compute(MPI_Comm comm, const char *meshname, int dim, int level, int p, double *q)
 {
@@ -16,7 +19,7 @@ static void compute(MPI_Comm comm, const char *meshname, int dim, int level, int
   mf_vector x, y, one;
   int64_t n;
   poisson_coef coef = POISSON_COEF_LJUNGKVIST;
-  T_CALL(mf_context_create(comm, "cpu", &ctx));
+  T_CALL(mf_context_create(comm, backend, &ctx));
   T_CALL(mf_mesh_create(ctx, meshname, dim, level, &mesh));
   T_CALL(mf_space_create(mesh, p, &space));
   T_CALL(mf_space_num_dofs(space, &n));
@@ -77,6 +80,7 @@ static void compute(MPI_Comm comm, const char *meshname, int dim, int level, int
 int main(int argc, char **argv)
 {
   MPI_Init(&argc, &argv);
+  backend = t_backend(argc, argv);
   int rank, size;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);

@@ -1,26 +1,326 @@
-// device.cu -- CUDA device discovery and the per-context device state.
-#include "mf_cuda.h"
+// device.cu -- CUDA device discovery, per-context state (device, cuBLAS), device mirrors of the
+// space (DoF maps, boundary marks, exchange lists), device vectors and their operations, and the
+// ghost exchange (pack on the device, MPI on host buffers, unpack on the device).
+#include "mf_cuda_common.cuh"
 
-#include <cuda_runtime.h>
+#include <stdio.h>
+
+#define MF_CUDA_THREADS 256
+
+static int blocks_for(long long n) { return (int)((n + MF_CUDA_THREADS - 1) / MF_CUDA_THREADS); }
 
 extern "C" int mf_cuda_device_count(void)
 {
   int n = 0;
   if (cudaGetDeviceCount(&n) != cudaSuccess) {
-    cudaGetLastError(); // clear the sticky "no device" error
+    cudaGetLastError(); // clear the "no device" error
     return 0;
   }
   return n;
 }
 
-extern "C" int mf_cuda_context_init(mf_context ctx)
+int mf_cuda_malloc(mf_context ctx, void **p, size_t bytes, const char *what)
 {
-  return mf_error_set(ctx, MF_ERR_BACKEND, __FILE__, __LINE__, __func__,
-                      "backend 'cuda': the CUDA kernels are not part of this build yet");
+  *p = NULL;
+  if (bytes == 0) bytes = 8;
+  cudaError_t e = cudaMalloc(p, bytes);
+  if (e != cudaSuccess) {
+    cudaGetLastError();
+    *p = NULL;
+    size_t freeb = 0, total = 0;
+    cudaMemGetInfo(&freeb, &total);
+    return mf_error_set(ctx, e == cudaErrorMemoryAllocation ? MF_ERR_MEMORY : MF_ERR_CUDA, __FILE__, __LINE__, __func__,
+                        "out of device memory allocating %zu bytes for %s (%zu of %zu bytes free): %s", bytes, what,
+                        freeb, total, cudaGetErrorString(e));
+  }
+  return 0;
 }
 
-extern "C" void mf_cuda_context_finalize(mf_context ctx) { (void)ctx; }
-extern "C" int mf_cuda_space_setup(mf_space s) { return MF_ERR_BACKEND; }
-extern "C" void mf_cuda_space_free(mf_space s) { (void)s; }
-extern "C" int mf_cuda_vector_setup(mf_vector v) { return MF_ERR_BACKEND; }
-extern "C" int mf_cuda_operator_setup(mf_operator op) { return MF_ERR_BACKEND; }
+int mf_cuda_upload(mf_context ctx, void **p, const void *host, size_t bytes, const char *what)
+{
+  MF_CALL(mf_cuda_malloc(ctx, p, bytes, what));
+  if (bytes) {
+    cudaError_t e = cudaMemcpy(*p, host, bytes, cudaMemcpyHostToDevice);
+    if (e != cudaSuccess) {
+      cudaFree(*p);
+      *p = NULL;
+      return mf_error_set(ctx, MF_ERR_CUDA, __FILE__, __LINE__, __func__, "copying %zu bytes of %s to the device: %s",
+                          bytes, what, cudaGetErrorString(e));
+    }
+  }
+  return 0;
+}
+
+extern "C" int mf_cuda_context_init(mf_context ctx)
+{
+  int ndev = mf_cuda_device_count();
+  MF_CHECK(ndev > 0, ctx, MF_ERR_BACKEND, "backend 'cuda' requested but no usable CUDA device was found");
+  mf_cuda_context *c = (mf_cuda_context *)calloc(1, sizeof *c);
+  MF_CHECK(c, ctx, MF_ERR_MEMORY, "out of host memory (%zu bytes)", sizeof *c);
+  /* one rank per GPU: ranks of a node take the node's GPUs in turn */
+  MPI_Comm node;
+  int noderank = 0;
+  MPI_Comm_split_type(ctx->comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+  MPI_Comm_rank(node, &noderank);
+  MPI_Comm_free(&node);
+  c->device = noderank % ndev;
+  ctx->cuda = c;
+  int ierr = 0;
+  cudaError_t e = cudaSetDevice(c->device);
+  if (e == cudaSuccess) e = cudaFree(0); // create the primary context now, not inside a timed region
+  if (e != cudaSuccess)
+    ierr = mf_error_set(ctx, MF_ERR_CUDA, __FILE__, __LINE__, __func__, "cannot use CUDA device %d: %s", c->device,
+                        cudaGetErrorString(e));
+  if (!ierr && cublasCreate(&c->cublas) != CUBLAS_STATUS_SUCCESS)
+    ierr = mf_error_set(ctx, MF_ERR_CUDA, __FILE__, __LINE__, __func__, "cublasCreate failed on device %d", c->device);
+  if (!ierr) ierr = mf_cuda_malloc(ctx, (void **)&c->scalar, sizeof(double), "a reduction scalar");
+  if (ierr) {
+    mf_cuda_context_finalize(ctx);
+    return ierr;
+  }
+  return 0;
+}
+
+extern "C" void mf_cuda_context_finalize(mf_context ctx)
+{
+  mf_cuda_context *c = mf_cuda_ctx(ctx);
+  if (!c) return;
+  if (c->cublas) cublasDestroy(c->cublas);
+  cudaFree(c->scalar);
+  free(c);
+  ctx->cuda = NULL;
+}
+
+/* ------------------------------------------------------------------ space */
+
+extern "C" int mf_cuda_space_setup(mf_space s)
+{
+  mf_context ctx = s->ctx;
+  mf_cuda_space *d = (mf_cuda_space *)calloc(1, sizeof *d);
+  MF_CHECK(d, ctx, MF_ERR_MEMORY, "out of host memory (%zu bytes)", sizeof *d);
+  s->dev = d;
+  const mf_exchange *ex = &s->ex;
+  int ns = ex->send_off ? ex->send_off[ex->nneigh] : 0, nr = ex->recv_off ? ex->recv_off[ex->nneigh] : 0;
+  int nb = ns > nr ? ns : nr;
+  MF_CALL(mf_cuda_upload(ctx, (void **)&d->cell_nodes, s->cell_nodes, sizeof(int) * (size_t)s->ncells * s->npc,
+                         "the cell-to-DoF map"));
+  MF_CALL(mf_cuda_upload(ctx, (void **)&d->bc, s->bc, (size_t)s->nlocal, "the boundary marks"));
+  MF_CALL(mf_cuda_upload(ctx, (void **)&d->send_idx, ex->send_idx, sizeof(int) * (size_t)ns, "exchange lists"));
+  MF_CALL(mf_cuda_upload(ctx, (void **)&d->recv_idx, ex->recv_idx, sizeof(int) * (size_t)nr, "exchange lists"));
+  MF_CALL(mf_cuda_malloc(ctx, (void **)&d->send_buf, sizeof(double) * (size_t)nb, "exchange buffers"));
+  MF_CALL(mf_cuda_malloc(ctx, (void **)&d->recv_buf, sizeof(double) * (size_t)nb, "exchange buffers"));
+  return 0;
+}
+
+extern "C" void mf_cuda_space_free(mf_space s)
+{
+  mf_cuda_space *d = (mf_cuda_space *)s->dev;
+  if (!d) return;
+  cudaFree(d->cell_nodes);
+  cudaFree(d->bc);
+  cudaFree(d->send_idx);
+  cudaFree(d->recv_idx);
+  cudaFree(d->send_buf);
+  cudaFree(d->recv_buf);
+  free(d);
+  s->dev = NULL;
+}
+
+/* ------------------------------------------------------------------ vector kernels */
+
+__global__ void k_set(double *v, double a, int n)
+{
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) v[i] = a;
+}
+__global__ void k_pmult(double *w, const double *x, const double *y, int n)
+{
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) w[i] = x[i] * y[i];
+}
+__global__ void k_aypx(double *y, double a, const double *x, int n)
+{
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[i] = x[i] + a * y[i];
+}
+__global__ void k_reciprocal(double *v, int n)
+{
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) v[i] = 1.0 / v[i];
+}
+__global__ void k_bc_zero(double *v, const unsigned char *bc, int n)
+{
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n && bc[i]) v[i] = 0.0;
+}
+__global__ void k_bc_set(double *d, const double *s, const unsigned char *bc, int n)
+{
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n && bc[i]) d[i] = s ? s[i] : 1.0;
+}
+__global__ void k_sum(const double *x, int n, double *out)
+{
+  __shared__ double part[MF_CUDA_THREADS / 32];
+  double s = 0.0;
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) s += x[i];
+  for (int o = 16; o > 0; o >>= 1) s += __shfl_down_sync(0xffffffffu, s, o);
+  if ((threadIdx.x & 31) == 0) part[threadIdx.x >> 5] = s;
+  __syncthreads();
+  if (threadIdx.x < 32) {
+    s = threadIdx.x < MF_CUDA_THREADS / 32 ? part[threadIdx.x] : 0.0;
+    for (int o = 16; o > 0; o >>= 1) s += __shfl_down_sync(0xffffffffu, s, o);
+    if (threadIdx.x == 0) atomicAdd(out, s);
+  }
+}
+__global__ void k_pack(double *buf, const double *x, const int *idx, int n)
+{
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) buf[i] = x[idx[i]];
+}
+__global__ void k_unpack(double *x, const double *buf, const int *idx, int n, int add)
+{
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    if (add) atomicAdd(&x[idx[i]], buf[i]); // a node shared with several ranks is in several lists
+    else x[idx[i]] = buf[i];
+  }
+}
+
+#define CTX(v) ((v)->space->ctx)
+#define NOWNED(v) ((v)->space->nowned)
+
+static int v_set_value(mf_vector v, double a)
+{
+  if (v->n) k_set<<<blocks_for(v->n), MF_CUDA_THREADS>>>(v->data, a, v->n);
+  MF_CUDA_LAUNCH_CHECK(CTX(v), "set");
+  return 0;
+}
+static int v_copy(mf_vector d, mf_vector s)
+{
+  MF_CUDA_CALL(CTX(d), cudaMemcpyAsync(d->data, s->data, sizeof(double) * (size_t)s->n, cudaMemcpyDeviceToDevice, 0));
+  return 0;
+}
+static int v_axpy(mf_vector y, double a, mf_vector x)
+{
+  MF_CUBLAS_CALL(CTX(y), cublasDaxpy(mf_cuda_ctx(CTX(y))->cublas, NOWNED(y), &a, x->data, 1, y->data, 1));
+  return 0;
+}
+static int v_scale(mf_vector v, double a)
+{
+  MF_CUBLAS_CALL(CTX(v), cublasDscal(mf_cuda_ctx(CTX(v))->cublas, v->n, &a, v->data, 1));
+  return 0;
+}
+static int v_dot_local(mf_vector x, mf_vector y, double *r)
+{
+  *r = 0.0;
+  if (NOWNED(x) == 0) return 0;
+  MF_CUBLAS_CALL(CTX(x), cublasDdot(mf_cuda_ctx(CTX(x))->cublas, NOWNED(x), x->data, 1, y->data, 1, r));
+  return 0;
+}
+static int v_sum_local(mf_vector x, double *r)
+{
+  mf_cuda_context *c = mf_cuda_ctx(CTX(x));
+  MF_CUDA_CALL(CTX(x), cudaMemsetAsync(c->scalar, 0, sizeof(double), 0));
+  int nb = blocks_for(NOWNED(x));
+  if (nb > 1024) nb = 1024;
+  if (nb) k_sum<<<nb, MF_CUDA_THREADS>>>(x->data, NOWNED(x), c->scalar);
+  MF_CUDA_LAUNCH_CHECK(CTX(x), "sum");
+  MF_CUDA_CALL(CTX(x), cudaMemcpy(r, c->scalar, sizeof(double), cudaMemcpyDeviceToHost));
+  return 0;
+}
+static int v_pmult(mf_vector w, mf_vector x, mf_vector y)
+{
+  if (NOWNED(w)) k_pmult<<<blocks_for(NOWNED(w)), MF_CUDA_THREADS>>>(w->data, x->data, y->data, NOWNED(w));
+  MF_CUDA_LAUNCH_CHECK(CTX(w), "pmult");
+  return 0;
+}
+static int v_aypx(mf_vector y, double a, mf_vector x)
+{
+  if (NOWNED(y)) k_aypx<<<blocks_for(NOWNED(y)), MF_CUDA_THREADS>>>(y->data, a, x->data, NOWNED(y));
+  MF_CUDA_LAUNCH_CHECK(CTX(y), "aypx");
+  return 0;
+}
+static int v_reciprocal(mf_vector v)
+{
+  if (NOWNED(v)) k_reciprocal<<<blocks_for(NOWNED(v)), MF_CUDA_THREADS>>>(v->data, NOWNED(v));
+  MF_CUDA_LAUNCH_CHECK(CTX(v), "reciprocal");
+  return 0;
+}
+static int v_bc_zero(mf_vector v)
+{
+  const mf_cuda_space *d = (const mf_cuda_space *)v->space->dev;
+  if (v->n) k_bc_zero<<<blocks_for(v->n), MF_CUDA_THREADS>>>(v->data, d->bc, v->n);
+  MF_CUDA_LAUNCH_CHECK(CTX(v), "bc_zero");
+  return 0;
+}
+static int v_bc_set(mf_vector dst, mf_vector src)
+{
+  const mf_cuda_space *d = (const mf_cuda_space *)dst->space->dev;
+  if (dst->n) k_bc_set<<<blocks_for(dst->n), MF_CUDA_THREADS>>>(dst->data, src ? src->data : NULL, d->bc, dst->n);
+  MF_CUDA_LAUNCH_CHECK(CTX(dst), "bc_set");
+  return 0;
+}
+/* forward: owners -> ghosts (assign); backward: ghosts -> owners (add) */
+static int v_exchange(mf_vector v, int forward)
+{
+  mf_space s = v->space;
+  mf_exchange *ex = &s->ex;
+  mf_context ctx = s->ctx;
+  if (ex->nneigh == 0) return 0;
+  mf_cuda_space *d = (mf_cuda_space *)s->dev;
+  const int ns = forward ? ex->send_off[ex->nneigh] : ex->recv_off[ex->nneigh];
+  const int nr = forward ? ex->recv_off[ex->nneigh] : ex->send_off[ex->nneigh];
+  const int *sidx = forward ? d->send_idx : d->recv_idx, *ridx = forward ? d->recv_idx : d->send_idx;
+  if (ns) k_pack<<<blocks_for(ns), MF_CUDA_THREADS>>>(d->send_buf, v->data, sidx, ns);
+  MF_CUDA_LAUNCH_CHECK(ctx, "pack");
+  MF_CUDA_CALL(ctx, cudaMemcpy(ex->send_buf, d->send_buf, sizeof(double) * (size_t)ns, cudaMemcpyDeviceToHost));
+  MF_CALL(mf_exchange_mpi(ctx, ex, forward));
+  MF_CUDA_CALL(ctx, cudaMemcpy(d->recv_buf, ex->recv_buf, sizeof(double) * (size_t)nr, cudaMemcpyHostToDevice));
+  if (nr) k_unpack<<<blocks_for(nr), MF_CUDA_THREADS>>>(v->data, d->recv_buf, ridx, nr, !forward);
+  MF_CUDA_LAUNCH_CHECK(ctx, "unpack");
+  return 0;
+}
+static int v_import(mf_vector v) { return v_exchange(v, 1); }
+static int v_export_add(mf_vector v) { return v_exchange(v, 0); }
+static int v_to_host(mf_vector v, double *h, int n)
+{
+  MF_CUDA_CALL(CTX(v), cudaMemcpy(h, v->data, sizeof(double) * (size_t)n, cudaMemcpyDeviceToHost));
+  return 0;
+}
+static int v_from_host(mf_vector v, const double *h, int n)
+{
+  MF_CUDA_CALL(CTX(v), cudaMemcpy(v->data, h, sizeof(double) * (size_t)n, cudaMemcpyHostToDevice));
+  return 0;
+}
+static int v_destroy(mf_vector v)
+{
+  cudaFree(v->data);
+  v->data = NULL;
+  return 0;
+}
+
+extern "C" int mf_cuda_vector_setup(mf_vector v)
+{
+  mf_vector_ops ops = {};
+  ops.set_value = v_set_value;
+  ops.copy = v_copy;
+  ops.axpy = v_axpy;
+  ops.scale = v_scale;
+  ops.dot_local = v_dot_local;
+  ops.sum_local = v_sum_local;
+  ops.pmult = v_pmult;
+  ops.aypx = v_aypx;
+  ops.reciprocal = v_reciprocal;
+  ops.bc_zero = v_bc_zero;
+  ops.bc_set = v_bc_set;
+  ops.import = v_import;
+  ops.export_add = v_export_add;
+  ops.to_host = v_to_host;
+  ops.from_host = v_from_host;
+  ops.destroy = v_destroy;
+  v->ops = ops;
+  MF_CALL(mf_cuda_malloc(CTX(v), (void **)&v->data, sizeof(double) * (size_t)v->n, "a vector"));
+  /* defined contents: zero, like the CPU backend's calloc */
+  MF_CUDA_CALL(CTX(v), cudaMemset(v->data, 0, sizeof(double) * (size_t)v->n));
+  return 0;
+}

@@ -1,0 +1,189 @@
+// apply_kernel.cuh -- the sum-factorised matrix-free cell kernel: one thread per DoF (per
+// quadrature point where q > p + 1) of a cell, several cells per block at low order, instantiated
+// on (dim, n1 = p + 1, nq, operator, collocation) so every loop unrolls.
+//
+// Per cell, in shared memory s (nq^dim, x fastest, stride nq in every direction):
+//   gather u (masked on Dirichlet nodes)  -> B sweeps x, y, z (skipped when collocated)
+//   g_l = D_l u_q (from s)                -> v = G g (quadrature data, coalesced AoSoA loads)
+//   r = sum_l D_l^T v_l + m u_q           -> B^T sweeps z, y, x -> scatter-add (atomic or colored)
+// Each sweep computes into a register, synchronises, then writes back in place.
+#ifndef MF_APPLY_KERNEL_CUH
+#define MF_APPLY_KERNEL_CUH
+
+#include "mf_cuda_common.cuh"
+
+namespace mfk {
+
+template <int DIM, int N1, int NQ, int OP, bool COLLOC>
+__global__ void __launch_bounds__(1024) apply(const mf_cuda_apply_args a)
+{
+  constexpr int NQP = DIM == 2 ? NQ * NQ : NQ * NQ * NQ;
+  constexpr int NPC = DIM == 2 ? N1 * N1 : N1 * N1 * N1;
+  constexpr bool MASS = OP != 1, GRAD = OP != 0;
+  constexpr int NBUF = GRAD ? 1 + DIM : 1; // s, then v_0 .. v_{DIM-1}
+  extern __shared__ double smem[];
+  double *sB = smem, *sD = sB + NQ * N1;
+  const int tid = threadIdx.x;
+  const int lc = tid / NQP, q = tid - lc * NQP;
+  const int i = q % NQ, j = (q / NQ) % NQ, k = DIM == 3 ? q / (NQ * NQ) : 0;
+  const int cell = a.cell_begin + blockIdx.x * a.cells_per_block + lc;
+  const bool active = cell < a.cell_end;
+  double *s = sD + NQ * NQ + (size_t)lc * NBUF * NQP;
+
+  for (int t = tid; t < NQ * N1; t += blockDim.x) sB[t] = a.B[t];
+  for (int t = tid; t < NQ * NQ; t += blockDim.x) sD[t] = a.D[t];
+
+  // gather
+  const bool isdof = i < N1 && j < N1 && (DIM == 2 || k < N1);
+  int node = 0;
+  double u = 0.0;
+  if (active && isdof) {
+    node = __ldg(&a.cell_nodes[(size_t)cell * NPC + i + N1 * (j + N1 * k)]);
+    u = __ldg(&a.x[node]);
+    if (a.bc && a.bc[node]) u = 0.0;
+  }
+  s[q] = u;
+  __syncthreads();
+
+  // interpolation to the quadrature points
+  double t;
+  if (!COLLOC) {
+    if (j < N1 && k < N1) { // x
+      t = 0.0;
+#pragma unroll
+      for (int m = 0; m < N1; m++) t += sB[i * N1 + m] * s[(k * NQ + j) * NQ + m];
+    }
+    __syncthreads();
+    if (j < N1 && k < N1) s[q] = t;
+    __syncthreads();
+    if (k < N1) { // y
+      t = 0.0;
+#pragma unroll
+      for (int m = 0; m < N1; m++) t += sB[j * N1 + m] * s[(k * NQ + m) * NQ + i];
+    }
+    __syncthreads();
+    if (k < N1) s[q] = t;
+    __syncthreads();
+    if (DIM == 3) { // z
+      t = 0.0;
+#pragma unroll
+      for (int m = 0; m < N1; m++) t += sB[k * N1 + m] * s[(m * NQ + j) * NQ + i];
+      __syncthreads();
+      s[q] = t;
+      __syncthreads();
+    }
+  }
+  const double uq = s[q];
+
+  // pointwise operator with the quadrature data
+  const size_t base = (size_t)(cell / a.qd_batch) * a.qd_batch_stride + (size_t)(cell % a.qd_batch) * NQP + q;
+  double r = 0.0;
+  if (MASS) r = active ? __ldg(&a.qd[base]) * uq : 0.0;
+  if (GRAD) {
+    double g0 = 0.0, g1 = 0.0, g2 = 0.0;
+#pragma unroll
+    for (int m = 0; m < NQ; m++) {
+      g0 += sD[i * NQ + m] * s[(k * NQ + j) * NQ + m];
+      g1 += sD[j * NQ + m] * s[(k * NQ + m) * NQ + i];
+      if (DIM == 3) g2 += sD[k * NQ + m] * s[(m * NQ + j) * NQ + i];
+    }
+    const double *G = a.qd + base + (MASS ? a.qd_block_stride : 0);
+    const long long bs = a.qd_block_stride;
+    double v0 = 0.0, v1 = 0.0, v2 = 0.0;
+    if (active) {
+      if (DIM == 2) {
+        const double G00 = __ldg(G), G01 = __ldg(G + bs), G11 = __ldg(G + 2 * bs);
+        v0 = G00 * g0 + G01 * g1;
+        v1 = G01 * g0 + G11 * g1;
+      } else {
+        const double G00 = __ldg(G), G01 = __ldg(G + bs), G02 = __ldg(G + 2 * bs);
+        const double G11 = __ldg(G + 3 * bs), G12 = __ldg(G + 4 * bs), G22 = __ldg(G + 5 * bs);
+        v0 = G00 * g0 + G01 * g1 + G02 * g2;
+        v1 = G01 * g0 + G11 * g1 + G12 * g2;
+        v2 = G02 * g0 + G12 * g1 + G22 * g2;
+      }
+    }
+    double *v = s + NQP;
+    v[q] = v0;
+    v[NQP + q] = v1;
+    if (DIM == 3) v[2 * NQP + q] = v2;
+    __syncthreads();
+#pragma unroll
+    for (int m = 0; m < NQ; m++) {
+      r += sD[m * NQ + i] * v[(k * NQ + j) * NQ + m];
+      r += sD[m * NQ + j] * v[NQP + (k * NQ + m) * NQ + i];
+      if (DIM == 3) r += sD[m * NQ + k] * v[2 * NQP + (m * NQ + j) * NQ + i];
+    }
+  }
+
+  // integration back to the nodes
+  if (!COLLOC) {
+    if (!GRAD) __syncthreads(); // everyone has read s (u_q) before it is overwritten
+    s[q] = r;
+    __syncthreads();
+    if (DIM == 3) { // z^T
+      if (k < N1) {
+        t = 0.0;
+#pragma unroll
+        for (int m = 0; m < NQ; m++) t += sB[m * N1 + k] * s[(m * NQ + j) * NQ + i];
+      }
+      __syncthreads();
+      if (k < N1) s[q] = t;
+      __syncthreads();
+    }
+    if (k < N1 && j < N1) { // y^T
+      t = 0.0;
+#pragma unroll
+      for (int m = 0; m < NQ; m++) t += sB[m * N1 + j] * s[(k * NQ + m) * NQ + i];
+    }
+    __syncthreads();
+    if (k < N1 && j < N1) s[q] = t;
+    __syncthreads();
+    if (isdof) { // x^T
+      r = 0.0;
+#pragma unroll
+      for (int m = 0; m < NQ; m++) r += sB[m * N1 + i] * s[(k * NQ + j) * NQ + m];
+    }
+  }
+
+  // scatter-add
+  if (active && isdof) {
+    if (a.atomic) atomicAdd(&a.y[node], r);
+    else a.y[node] += r; // colored: no other cell of this launch touches node
+  }
+}
+
+template <int DIM, int N1, int NQ, int OP, bool COLLOC>
+cudaError_t launch(const mf_cuda_apply_args *a)
+{
+  constexpr int NQP = DIM == 2 ? NQ * NQ : NQ * NQ * NQ;
+  constexpr int NBUF = OP != 0 ? 1 + DIM : 1;
+  const int ncells = a->cell_end - a->cell_begin;
+  if (ncells <= 0) return cudaSuccess;
+  const int cpb = a->cells_per_block;
+  const size_t shmem = sizeof(double) * ((size_t)NQ * N1 + NQ * NQ + (size_t)cpb * NBUF * NQP);
+  if (shmem > 48 * 1024) {
+    cudaError_t e = cudaFuncSetAttribute(apply<DIM, N1, NQ, OP, COLLOC>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                         (int)shmem);
+    if (e != cudaSuccess) return e;
+  }
+  const int blocks = (ncells + cpb - 1) / cpb;
+  apply<DIM, N1, NQ, OP, COLLOC><<<blocks, cpb * NQP, shmem>>>(*a);
+  return cudaGetLastError();
+}
+
+// Launchers of one (dim, p) for the three rules (Gauss p+1, Gauss p+2, GLL p+1) and three operators.
+template <int DIM, int P>
+mf_cuda_apply_fn lookup(int quad, int op)
+{
+  constexpr int N1 = P + 1;
+  static const mf_cuda_apply_fn table[3][3] = {
+      {launch<DIM, N1, N1, 0, false>, launch<DIM, N1, N1, 1, false>, launch<DIM, N1, N1, 2, false>},
+      {launch<DIM, N1, N1 + 1, 0, false>, launch<DIM, N1, N1 + 1, 1, false>, launch<DIM, N1, N1 + 1, 2, false>},
+      {launch<DIM, N1, N1, 0, true>, launch<DIM, N1, N1, 1, true>, launch<DIM, N1, N1, 2, true>}};
+  return table[quad][op];
+}
+
+} // namespace mfk
+
+#endif

@@ -1,0 +1,73 @@
+// mf_cuda_common.cuh -- shared by the CUDA sources: checked calls, device allocation with sizes in
+// the message, and the per-object device state.
+#ifndef MF_CUDA_COMMON_CUH
+#define MF_CUDA_COMMON_CUH
+
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+
+#include "mf_cuda.h"
+
+// Check a CUDA runtime call; on failure record "<call> failed: <reason>" on ctx and return.
+#define MF_CUDA_CALL(ctx, call)                                                                        \
+  do {                                                                                                 \
+    cudaError_t mf_cerr_ = (call);                                                                     \
+    if (mf_cerr_ != cudaSuccess)                                                                       \
+      return mf_error_set((ctx), MF_ERR_CUDA, __FILE__, __LINE__, __func__, "%s failed: %s (%s)", #call, \
+                          cudaGetErrorString(mf_cerr_), cudaGetErrorName(mf_cerr_));                  \
+  } while (0)
+// After a kernel launch: the launch error (configuration) and, in debug builds, execution errors.
+#define MF_CUDA_LAUNCH_CHECK(ctx, what) MF_CUDA_CALL(ctx, cudaGetLastError())
+#define MF_CUBLAS_CALL(ctx, call)                                                                       \
+  do {                                                                                                 \
+    cublasStatus_t mf_bst_ = (call);                                                                   \
+    if (mf_bst_ != CUBLAS_STATUS_SUCCESS)                                                              \
+      return mf_error_set((ctx), MF_ERR_CUDA, __FILE__, __LINE__, __func__, "%s failed: cuBLAS status %d", \
+                          #call, (int)mf_bst_);                                                        \
+  } while (0)
+
+struct mf_cuda_context {
+  int device;
+  cublasHandle_t cublas;
+  double *scalar; // one device double for reductions
+};
+
+struct mf_cuda_space {
+  int *cell_nodes;           // ncells x npc
+  unsigned char *bc;         // nlocal
+  int *send_idx, *recv_idx;  // exchange lists
+  double *send_buf, *recv_buf;
+};
+
+struct mf_cuda_operator {
+  double *qd;      // quadrature data, the host layout
+  double *B, *D;   // 1D matrices
+  double *BB, *BG, *GG; // diagonal factors
+  int cells_per_block;
+};
+
+static inline mf_cuda_context *mf_cuda_ctx(mf_context ctx) { return (mf_cuda_context *)ctx->cuda; }
+
+// cudaMalloc with a clear out-of-memory message naming the bytes asked for.
+int mf_cuda_malloc(mf_context ctx, void **p, size_t bytes, const char *what);
+int mf_cuda_upload(mf_context ctx, void **p, const void *host, size_t bytes, const char *what);
+
+// Arguments of one matrix-free apply launch (one color, or all cells with atomics).
+struct mf_cuda_apply_args {
+  const int *cell_nodes;
+  const unsigned char *bc; // NULL: no Dirichlet masking of the input
+  const double *qd;
+  long long qd_batch_stride, qd_block_stride;
+  int qd_batch;
+  const double *B, *D;
+  int cell_begin, cell_end, cells_per_block;
+  int atomic;
+  const double *x;
+  double *y;
+};
+
+// op: 0 mass, 1 Laplace, 2 Helmholtz; quad: MF_QUAD_*. Returns the launch's cudaError_t.
+typedef cudaError_t (*mf_cuda_apply_fn)(const mf_cuda_apply_args *a);
+extern "C" mf_cuda_apply_fn mf_cuda_apply_lookup(int dim, int degree, int quad, int op);
+
+#endif
