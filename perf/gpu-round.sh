@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# One round on a GPU machine: build, cuda-labelled tests, sanitizers on a small run, benchmarks.
+#   perf/gpu-round.sh OUTDIR [BENCH_ARGS...]        (BENCH_ARGS: passed to mfree-bench; none: skip)
+# Expects p4est/MPI on the paths (see README "GPU"). Logs go to OUTDIR.
+set -uo pipefail
+out=${1:?output folder}
+shift
+b=${MFREE_GPU_BUILD:-/tmp/mfree-gpu-build}
+mkdir -p "$out"
+{ nvidia-smi -L; nvcc --version | tail -2; date -u; } > "$out/device.txt" 2>&1
+cmake -S . -B "$b" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 > "$out/build.log" 2>&1 &&
+  cmake --build "$b" -j"$(nproc)" >> "$out/build.log" 2>&1 || { tail -50 "$out/build.log"; exit 1; }
+grep -i "spill" "$out/build.log" | sort -u | head -20
+if [ -z "${MFREE_SKIP_TESTS:-}" ]; then
+  (cd "$b" && ctest -L cuda --output-on-failure) > "$out/ctest-cuda.log" 2>&1
+  tail -15 "$out/ctest-cuda.log"
+fi
+if [ -n "${MFREE_SANITIZE:-}" ]; then
+  app="$b/apps/mfree-poisson --backend cuda --mesh ball --coefficient ljungkvist --tol 1e-8"
+  {
+    for args in "--dim 3 --degree 2 --refine 1" "--dim 2 --degree 5 --refine 2"; do
+      for tool in memcheck racecheck synccheck; do
+        echo "== compute-sanitizer --tool $tool mfree-poisson $args"
+        compute-sanitizer --tool $tool --error-exitcode 9 $app $args | grep -E "ERROR SUMMARY|RACECHECK SUMMARY|CG iter|L2"
+        echo "exit ${PIPESTATUS[0]}"
+      done
+    done
+  } > "$out/sanitizer.log" 2>&1
+  cat "$out/sanitizer.log"
+fi
+if [ $# -gt 0 ]; then
+  "$b/perf/mfree-bench" "$@" --csv "$out/bench.csv" 2>&1 | tee "$out/bench.log" | tail -60
+fi

@@ -1,0 +1,243 @@
+/* mfree-bench -- throughput of the matrix-free operators (DoF/s per application) against the
+ * bandwidth ceiling measured in the same run (STREAM triad).
+ *
+ * Problems (CEED benchmark problems on the deformed cube, and the Ljungkvist problem):
+ *   bp1         mass, Gauss q = p + 2, deformed cube
+ *   bp3         Laplace, Gauss q = p + 2, deformed cube
+ *   bp5         Laplace, collocated Gauss-Lobatto q = p + 1, deformed cube
+ *   ljungkvist  Laplace with c(x) = 1/(0.05 + 2|x|^2), Gauss q = p + 1, ball
+ * Byte model (fewest bytes per application): x read once and y written once (8 B each per DoF),
+ * the stored quadrature data (ncomp x q^dim x 8 B per cell) and the DoF indices (4 B x (p+1)^dim
+ * per cell); bytes_per_dof = that total / DoFs. gb_per_s = bytes_per_dof x DoF/s;
+ * frac_of_triad = gb_per_s / triad bandwidth.
+ * Timing: CUDA events around repeated mf_operator_apply calls after a warm-up, median of repeats.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mfree_impl.h"
+
+#ifdef MFREE_WITH_CUDA
+double mf_bench_triad(size_t n, int reps);
+double mf_bench_time_ms(int (*fn)(void *), void *arg, int calls_per_rep, int reps, int *err);
+void mf_bench_device_name(char *name, int len);
+#endif
+
+typedef struct {
+  mf_operator op;
+  mf_vector x, y;
+} apply_arg;
+
+static int apply_once(void *p)
+{
+  apply_arg *a = (apply_arg *)p;
+  return mf_operator_apply(a->op, a->x, a->y);
+}
+
+static double cpu_time_ms(apply_arg *a, int calls, int reps, int *err)
+{
+  double best[64];
+  *err = 0;
+  for (int r = -1; r < reps && !*err; r++) {
+    double t0 = MPI_Wtime();
+    for (int k = 0; k < calls && !*err; k++) *err = apply_once(a);
+    double t = (MPI_Wtime() - t0) * 1e3 / calls;
+    if (r >= 0) best[r] = t;
+  }
+  for (int i = 0; i < reps; i++) /* median by insertion sort */
+    for (int j = i; j > 0 && best[j] < best[j - 1]; j--) {
+      double t = best[j];
+      best[j] = best[j - 1];
+      best[j - 1] = t;
+    }
+  return best[reps / 2];
+}
+
+static double ljungkvist(const double *x, int dim, void *u)
+{
+  double r2 = 0.0;
+  for (int k = 0; k < dim; k++) r2 += x[k] * x[k];
+  return 1.0 / (0.05 + 2.0 * r2);
+}
+
+static void usage(void)
+{
+  printf("usage: mfree-bench [--problem bp1|bp3|bp5|ljungkvist|all] [--degrees 1,2,...] [--dim 2|3]\n"
+         "                   [--min-dofs N] [--max-dofs N] [--sizes K] [--scatter colored|atomic|both]\n"
+         "                   [--backend cuda|cpu] [--cells-per-block N] [--reps R] [--csv FILE]\n");
+}
+
+int main(int argc, char **argv)
+{
+  MPI_Init(&argc, &argv);
+  const char *problem = "all", *backend = "cuda", *scatter = "both", *csv = NULL;
+  int degrees[8] = {1, 2, 3, 4, 5, 6, 7, 8}, ndeg = 8, dim = 3, nsizes = 5, reps = 11, cpb = 0;
+  double min_dofs = 1e4, max_dofs = 3.5e7;
+  for (int i = 1; i < argc; i++) {
+    const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+    if (!strcmp(o, "--help")) {
+      usage();
+      MPI_Finalize();
+      return 0;
+    }
+    if (!v) {
+      fprintf(stderr, "mfree-bench: missing value for option '%s'\n", o);
+      return 2;
+    }
+    i++;
+    if (!strcmp(o, "--problem")) problem = v;
+    else if (!strcmp(o, "--backend")) backend = v;
+    else if (!strcmp(o, "--scatter")) scatter = v;
+    else if (!strcmp(o, "--csv")) csv = v;
+    else if (!strcmp(o, "--dim")) dim = atoi(v);
+    else if (!strcmp(o, "--sizes")) nsizes = atoi(v);
+    else if (!strcmp(o, "--reps")) reps = atoi(v);
+    else if (!strcmp(o, "--cells-per-block")) cpb = atoi(v);
+    else if (!strcmp(o, "--min-dofs")) min_dofs = atof(v);
+    else if (!strcmp(o, "--max-dofs")) max_dofs = atof(v);
+    else if (!strcmp(o, "--degrees")) {
+      ndeg = 0;
+      for (char *t = strtok((char *)v, ","); t && ndeg < 8; t = strtok(NULL, ",")) degrees[ndeg++] = atoi(t);
+    } else {
+      fprintf(stderr, "mfree-bench: unknown option '%s'\n", o);
+      return 2;
+    }
+  }
+  if ((dim != 2 && dim != 3) || nsizes < 1 || reps < 1 || reps > 64 || !(min_dofs > 0) || max_dofs < min_dofs) {
+    fprintf(stderr, "mfree-bench: bad --dim/--sizes/--reps/--min-dofs/--max-dofs\n");
+    return 2;
+  }
+  mf_context ctx;
+  if (mf_context_create(MPI_COMM_WORLD, backend, &ctx)) {
+    fprintf(stderr, "mfree-bench: %s\n", mf_last_error_message());
+    return 1;
+  }
+  int on_gpu = ctx->backend == MF_BACKEND_CUDA;
+  char device[256] = "cpu";
+  double triad = 0.0;
+#ifdef MFREE_WITH_CUDA
+  if (on_gpu) {
+    mf_bench_device_name(device, sizeof device);
+    triad = mf_bench_triad((size_t)1 << 28, 20); /* 3 x 2 GiB */
+  }
+#endif
+  printf("# device %s, triad %.1f GB/s\n", device, triad);
+  FILE *out = csv ? fopen(csv, "w") : NULL;
+  if (csv && !out) {
+    fprintf(stderr, "mfree-bench: cannot open '%s'\n", csv);
+    return 1;
+  }
+  const char *hdr = "device,problem,dim,p,q,scatter,ndofs,ms_per_apply,gdofs_per_s,bytes_per_dof,gb_per_s,frac_of_triad";
+  printf("%s,setup_s\n", hdr);
+  if (out) fprintf(out, "%s\n", hdr);
+  const char *problems[4] = {"bp1", "bp3", "bp5", "ljungkvist"};
+  for (int pi = 0; pi < 4; pi++) {
+    if (strcmp(problem, "all") && strcmp(problem, problems[pi])) continue;
+    const int ball = pi == 3;
+    for (int di = 0; di < ndeg; di++) {
+      const int p = degrees[di];
+      if (p < 1 || p > 8) continue;
+      double last = 0.0;
+      for (int si = 0; si < nsizes; si++) {
+        double target = nsizes == 1 ? max_dofs : min_dofs * pow(max_dofs / min_dofs, (double)si / (nsizes - 1));
+        int trees[3] = {1, 1, 1}, level = 0;
+        if (ball) { /* 7 (2D: 5) trees, 2^dim-fold per level: the level nearest the target */
+          double per = (dim == 3 ? 7.0 : 5.0) * pow(p, dim);
+          level = (int)floor(log(target / per) / log(pow(2.0, dim)) + 0.5);
+          if (level < 0) level = 0;
+        } else { /* the unit box in t^dim trees of 2^level cells per direction: t = 4..8 */
+          double cells1d = (pow(target, 1.0 / dim) - 1.0) / p;
+          level = cells1d > 8 ? (int)floor(log2(cells1d / 4.0)) : 0;
+          int t = (int)floor(cells1d / pow(2.0, level) + 0.5);
+          trees[0] = trees[1] = trees[2] = t < 1 ? 1 : t;
+        }
+        double t0 = MPI_Wtime();
+        mf_mesh mesh = NULL;
+        mf_space space = NULL;
+        mf_operator op = NULL;
+        apply_arg a = {NULL, NULL, NULL};
+        int ierr = mf_mesh_create_box(ctx, ball ? "ball" : "deformed", dim, trees, level, &mesh);
+        if (!ierr) ierr = mf_space_create(mesh, p, &space);
+        if (!ierr && (double)space->nglobal <= last) goto next; /* same size as the previous point */
+        if (!ierr) {
+          if (pi == 0) ierr = mf_operator_create_mass(space, MF_QUAD_GAUSS_P2, NULL, NULL, &op);
+          else if (pi == 1) ierr = mf_operator_create_laplace(space, MF_QUAD_GAUSS_P2, NULL, NULL, &op);
+          else if (pi == 2) ierr = mf_operator_create_laplace(space, MF_QUAD_GLL, NULL, NULL, &op);
+          else ierr = mf_operator_create_laplace(space, MF_QUAD_GAUSS, ljungkvist, NULL, &op);
+        }
+        if (!ierr && cpb) ierr = mf_operator_set_cells_per_block(op, cpb);
+        if (!ierr) ierr = mf_vector_create(space, &a.x);
+        if (!ierr) ierr = mf_vector_create(space, &a.y);
+        if (!ierr) { /* random input, cheap to make for 10^8 entries */
+          double *h = malloc(sizeof(double) * (space->nowned ? space->nowned : 1));
+          uint64_t z = 88172645463325252ULL;
+          for (int i = 0; i < space->nowned; i++) {
+            z ^= z << 13, z ^= z >> 7, z ^= z << 17;
+            h[i] = (double)(z >> 11) / 9007199254740992.0 - 0.5;
+          }
+          ierr = mf_vector_set_values(a.x, h);
+          free(h);
+        }
+        if (ierr) {
+          fprintf(stderr, "mfree-bench: %s p %d target %.3g: %s\n", problems[pi], p, target, mf_last_error_message());
+          goto next;
+        }
+        {
+          a.op = op;
+          double setup = MPI_Wtime() - t0;
+          last = (double)space->nglobal;
+          const mf_qdata *qd = &op->qd;
+          double bytes = 16.0 * space->nglobal + 8.0 * (double)space->ncells * qd->ncomp * qd->nqp +
+                         4.0 * (double)space->ncells * space->npc;
+          double bpd = bytes / space->nglobal;
+          for (int sc = 0; sc < 2; sc++) {
+            if (sc == 0 && !strcmp(scatter, "atomic")) continue;
+            if (sc == 1 && (!strcmp(scatter, "colored") || !on_gpu)) continue;
+            mf_operator_set_scatter(op, sc ? MF_SCATTER_ATOMIC : MF_SCATTER_COLORED);
+            int err = 0, calls = 1;
+            double ms;
+#ifdef MFREE_WITH_CUDA
+            if (on_gpu) {
+              ms = mf_bench_time_ms(apply_once, &a, 1, 3, &err);
+              calls = ms > 0 ? (int)ceil(2.0 / ms) : 100; /* at least 2 ms per repeat */
+              if (calls > 200) calls = 200;
+              if (calls < 1) calls = 1;
+              if (!err) ms = mf_bench_time_ms(apply_once, &a, calls, reps, &err);
+            } else
+#endif
+            {
+              ms = cpu_time_ms(&a, 1, 1, &err);
+              calls = ms > 0 ? (int)ceil(50.0 / ms) : 10;
+              if (calls > 100) calls = 100;
+              if (!err) ms = cpu_time_ms(&a, calls, reps < 5 ? reps : 5, &err);
+            }
+            if (err) {
+              fprintf(stderr, "mfree-bench: apply failed: %s\n", mf_last_error_message());
+              continue;
+            }
+            double dofs = space->nglobal / (ms * 1e-3), gbs = bpd * dofs / 1e9;
+            char row[512];
+            snprintf(row, sizeof row, "%s,%s,%d,%d,%d,%s,%lld,%.5f,%.4f,%.1f,%.1f,%.3f", device, problems[pi], dim, p,
+                     op->basis.nq, sc ? "atomic" : "colored", (long long)space->nglobal, ms, dofs / 1e9, bpd, gbs,
+                     triad > 0 ? gbs / triad : 0.0);
+            printf("%s,%.1f\n", row, setup);
+            fflush(stdout);
+            if (out) fprintf(out, "%s\n", row), fflush(out);
+          }
+        }
+      next:
+        mf_vector_destroy(&a.x);
+        mf_vector_destroy(&a.y);
+        mf_operator_destroy(&op);
+        mf_space_destroy(&space);
+        mf_mesh_destroy(&mesh);
+      }
+    }
+  }
+  if (out) fclose(out);
+  mf_context_destroy(&ctx);
+  MPI_Finalize();
+  return 0;
+}

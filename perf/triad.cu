@@ -1,0 +1,91 @@
+// triad.cu -- the bandwidth ceiling measured in the same run as the operators: a STREAM triad
+// a = b + s c over three device arrays, bytes counted as 2 reads + 1 write per element.
+#include <cuda_runtime.h>
+#include <stdlib.h>
+
+__global__ void k_triad(double *a, const double *b, const double *c, double s, size_t n)
+{
+  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
+    a[i] = b[i] + s * c[i];
+}
+__global__ void k_fill(double *a, double v, size_t n)
+{
+  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
+    a[i] = v + 1e-3 * (double)(i % 1000);
+}
+
+static int cmp(const void *x, const void *y)
+{
+  float a = *(const float *)x, b = *(const float *)y;
+  return (a > b) - (a < b);
+}
+
+// Median triad bandwidth in GB/s over reps runs on arrays of n doubles; negative on error.
+extern "C" double mf_bench_triad(size_t n, int reps)
+{
+  double *a, *b, *c;
+  if (cudaMalloc(&a, n * 8) != cudaSuccess) return -1;
+  if (cudaMalloc(&b, n * 8) != cudaSuccess) return cudaFree(a), -1;
+  if (cudaMalloc(&c, n * 8) != cudaSuccess) return cudaFree(a), cudaFree(b), -1;
+  int sms = 132;
+  cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0);
+  k_fill<<<sms * 8, 256>>>(b, 1.0, n);
+  k_fill<<<sms * 8, 256>>>(c, 2.0, n);
+  cudaEvent_t e0, e1;
+  cudaEventCreate(&e0);
+  cudaEventCreate(&e1);
+  float *ms = (float *)malloc(sizeof(float) * reps);
+  for (int r = -3; r < reps; r++) { // 3 warm-up runs
+    cudaEventRecord(e0);
+    k_triad<<<sms * 8, 256>>>(a, b, c, 0.5, n);
+    cudaEventRecord(e1);
+    cudaEventSynchronize(e1);
+    if (r >= 0) cudaEventElapsedTime(&ms[r], e0, e1);
+  }
+  qsort(ms, reps, sizeof(float), cmp);
+  double med = ms[reps / 2];
+  double gbs = cudaGetLastError() == cudaSuccess ? 3.0 * 8.0 * n / (med * 1e-3) / 1e9 : -1.0;
+  free(ms);
+  cudaEventDestroy(e0);
+  cudaEventDestroy(e1);
+  cudaFree(a);
+  cudaFree(b);
+  cudaFree(c);
+  return gbs;
+}
+
+// CUDA-event timer of a host callback that launches device work: median ms per call.
+extern "C" double mf_bench_time_ms(int (*fn)(void *), void *arg, int calls_per_rep, int reps, int *err)
+{
+  cudaEvent_t e0, e1;
+  cudaEventCreate(&e0);
+  cudaEventCreate(&e1);
+  float *ms = (float *)malloc(sizeof(float) * reps);
+  *err = 0;
+  for (int r = -1; r < reps && !*err; r++) { // one warm-up repeat
+    cudaEventRecord(e0);
+    for (int k = 0; k < calls_per_rep && !*err; k++) *err = fn(arg);
+    cudaEventRecord(e1);
+    cudaEventSynchronize(e1);
+    if (r >= 0) cudaEventElapsedTime(&ms[r], e0, e1);
+  }
+  if (cudaGetLastError() != cudaSuccess) *err = -1;
+  qsort(ms, reps, sizeof(float), cmp);
+  double med = ms[reps / 2] / calls_per_rep;
+  free(ms);
+  cudaEventDestroy(e0);
+  cudaEventDestroy(e1);
+  return med;
+}
+
+extern "C" void mf_bench_device_name(char *name, int len)
+{
+  cudaDeviceProp prop;
+  if (cudaGetDeviceProperties(&prop, 0) == cudaSuccess) {
+    int i = 0;
+    for (; i < len - 1 && prop.name[i]; i++) name[i] = prop.name[i] == ',' ? ' ' : prop.name[i];
+    name[i] = 0;
+  } else {
+    name[0] = 0;
+  }
+}
