@@ -136,12 +136,12 @@ int mf_operator_create_shell(mf_space space, mf_shell_apply_fn apply, mf_shell_a
                              void *user, mf_operator *op);
 /** How cell contributions are added into the output vector (CUDA backend; the CPU is sequential). */
 typedef enum {
-  MF_SCATTER_COLORED = 0, /**< one launch per cell color; no two cells of a color share a DoF (default) */
-  MF_SCATTER_ATOMIC = 1   /**< one launch over all cells, atomicAdd into the output */
+  MF_SCATTER_ATOMIC = 0,  /**< one launch over all cells, atomicAdd into the output (default: faster on H100) */
+  MF_SCATTER_COLORED = 1  /**< one launch per cell color; no two cells of a color share a DoF */
 } mf_scatter;
 int mf_operator_set_scatter(mf_operator op, mf_scatter mode);
 /** @brief Cells per CUDA block (default: the cells-per-block table of docs/performance.md); n * q^dim
- *  must not exceed 1024 threads. No effect on the CPU backend. */
+ *  must not exceed 512 threads (1024 where one cell needs more than 512). No effect on the CPU backend. */
 int mf_operator_set_cells_per_block(mf_operator op, int n);
 /** @brief With on != 0, boundary DoFs become identity rows/columns (homogeneous Dirichlet form). */
 int mf_operator_set_dirichlet(mf_operator op, int on);

@@ -111,9 +111,10 @@ int mf_operator_set_cells_per_block(mf_operator op, int n)
   MF_CHECK(op, NULL, MF_ERR_NULL, "operator is NULL");
   MF_CHECK(op->kind != MF_OP_SHELL && op->kind != MF_OP_ASSEMBLED, op->ctx, MF_ERR_UNSUPPORTED,
            "cells per block applies to matrix-free operators only");
-  MF_CHECK(n >= 1 && (long)n * op->qd.nqp <= 1024, op->ctx, MF_ERR_ARGUMENT,
-           "cells per block %d out of range 1..%d (%d threads per cell, at most 1024 per block)", n,
-           1024 / op->qd.nqp, op->qd.nqp);
+  const int maxt = op->qd.nqp > 512 ? 1024 : 512; /* the kernels' launch bounds */
+  MF_CHECK(n >= 1 && (long)n * op->qd.nqp <= maxt, op->ctx, MF_ERR_ARGUMENT,
+           "cells per block %d out of range 1..%d (%d threads per cell, at most %d per block)", n, maxt / op->qd.nqp,
+           op->qd.nqp, maxt);
   op->cells_per_block = n;
   return 0;
 }

@@ -66,14 +66,15 @@ static void usage(void)
 {
   printf("usage: mfree-bench [--problem bp1|bp3|bp5|ljungkvist|all] [--degrees 1,2,...] [--dim 2|3]\n"
          "                   [--min-dofs N] [--max-dofs N] [--sizes K] [--scatter colored|atomic|both]\n"
-         "                   [--backend cuda|cpu] [--cells-per-block N] [--reps R] [--csv FILE]\n");
+         "                   [--backend cuda|cpu] [--cells-per-block N,M,...] [--reps R] [--csv FILE]\n");
 }
 
 int main(int argc, char **argv)
 {
   MPI_Init(&argc, &argv);
   const char *problem = "all", *backend = "cuda", *scatter = "both", *csv = NULL;
-  int degrees[8] = {1, 2, 3, 4, 5, 6, 7, 8}, ndeg = 8, dim = 3, nsizes = 5, reps = 11, cpb = 0;
+  int degrees[8] = {1, 2, 3, 4, 5, 6, 7, 8}, ndeg = 8, dim = 3, nsizes = 5, reps = 11;
+  int cpbs[16] = {0}, ncpb = 1; /* 0: the default table */
   double min_dofs = 1e4, max_dofs = 3.5e7;
   for (int i = 1; i < argc; i++) {
     const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -94,7 +95,10 @@ int main(int argc, char **argv)
     else if (!strcmp(o, "--dim")) dim = atoi(v);
     else if (!strcmp(o, "--sizes")) nsizes = atoi(v);
     else if (!strcmp(o, "--reps")) reps = atoi(v);
-    else if (!strcmp(o, "--cells-per-block")) cpb = atoi(v);
+    else if (!strcmp(o, "--cells-per-block")) {
+      ncpb = 0;
+      for (char *t = strtok((char *)v, ","); t && ncpb < 16; t = strtok(NULL, ",")) cpbs[ncpb++] = atoi(t);
+    }
     else if (!strcmp(o, "--min-dofs")) min_dofs = atof(v);
     else if (!strcmp(o, "--max-dofs")) max_dofs = atof(v);
     else if (!strcmp(o, "--degrees")) {
@@ -130,7 +134,7 @@ int main(int argc, char **argv)
     return 1;
   }
   const char *hdr = "device,problem,dim,p,q,scatter,ndofs,ms_per_apply,gdofs_per_s,bytes_per_dof,gb_per_s,frac_of_triad";
-  printf("%s,setup_s\n", hdr);
+  printf("%s,setup_s,cells_per_block\n", hdr);
   if (out) fprintf(out, "%s\n", hdr);
   const char *problems[4] = {"bp1", "bp3", "bp5", "ljungkvist"};
   for (int pi = 0; pi < 4; pi++) {
@@ -167,7 +171,6 @@ int main(int argc, char **argv)
           else if (pi == 2) ierr = mf_operator_create_laplace(space, MF_QUAD_GLL, NULL, NULL, &op);
           else ierr = mf_operator_create_laplace(space, MF_QUAD_GAUSS, ljungkvist, NULL, &op);
         }
-        if (!ierr && cpb) ierr = mf_operator_set_cells_per_block(op, cpb);
         if (!ierr) ierr = mf_vector_create(space, &a.x);
         if (!ierr) ierr = mf_vector_create(space, &a.y);
         if (!ierr) { /* random input, cheap to make for 10^8 entries */
@@ -192,7 +195,9 @@ int main(int argc, char **argv)
           double bytes = 16.0 * space->nglobal + 8.0 * (double)space->ncells * qd->ncomp * qd->nqp +
                          4.0 * (double)space->ncells * space->npc;
           double bpd = bytes / space->nglobal;
+          for (int ci = 0; ci < ncpb; ci++)
           for (int sc = 0; sc < 2; sc++) {
+            if (cpbs[ci] && mf_operator_set_cells_per_block(op, cpbs[ci])) break; /* too many threads */
             if (sc == 0 && !strcmp(scatter, "atomic")) continue;
             if (sc == 1 && (!strcmp(scatter, "colored") || !on_gpu)) continue;
             mf_operator_set_scatter(op, sc ? MF_SCATTER_ATOMIC : MF_SCATTER_COLORED);
@@ -222,7 +227,7 @@ int main(int argc, char **argv)
             snprintf(row, sizeof row, "%s,%s,%d,%d,%d,%s,%lld,%.5f,%.4f,%.1f,%.1f,%.3f", device, problems[pi], dim, p,
                      op->basis.nq, sc ? "atomic" : "colored", (long long)space->nglobal, ms, dofs / 1e9, bpd, gbs,
                      triad > 0 ? gbs / triad : 0.0);
-            printf("%s,%.1f\n", row, setup);
+            printf("%s,%.1f,%d\n", row, setup, op->cells_per_block);
             fflush(stdout);
             if (out) fprintf(out, "%s\n", row), fflush(out);
           }

@@ -59,6 +59,9 @@ int main(int argc, char **argv)
   T_CALL(mf_vector_create(space, &y));
   T_CALL(mf_vector_create(space2, &z));
 
+  EXPECT(mf_operator_set_scatter(op, (mf_scatter)5), MF_ERR_ARGUMENT, "scatter mode 5 unknown");
+  EXPECT(mf_operator_set_cells_per_block(op, 0), MF_ERR_ARGUMENT, "cells per block 0 out of range");
+  EXPECT(mf_operator_set_cells_per_block(op, 200), MF_ERR_ARGUMENT, "cells per block 200 out of range 1..56");
   EXPECT(mf_operator_apply(NULL, x, y), MF_ERR_NULL, "operator is NULL");
   EXPECT(mf_operator_apply(op, NULL, y), MF_ERR_NULL, "input vector x is NULL");
   EXPECT(mf_operator_apply(op, z, y), MF_ERR_INCOMPATIBLE, "x belongs to another space");

@@ -6,7 +6,7 @@
 //   gather u (masked on Dirichlet nodes)  -> B sweeps x, y, z (skipped when collocated)
 //   g_l = D_l u_q (from s)                -> v = G g (quadrature data, coalesced AoSoA loads)
 //   r = sum_l D_l^T v_l + m u_q           -> B^T sweeps z, y, x -> scatter-add (atomic or colored)
-// Each sweep computes into a register, synchronises, then writes back in place.
+// Sweeps alternate between two shared buffers (one barrier per sweep).
 #ifndef MF_APPLY_KERNEL_CUH
 #define MF_APPLY_KERNEL_CUH
 
@@ -14,13 +14,20 @@
 
 namespace mfk {
 
+// Blocks of more than 512 threads only where one cell needs them (3D q >= 9): elsewhere the kernel
+// may use up to 128 registers per thread (mf_max_threads_per_block in lib/operator.c matches this).
+template <int DIM, int NQ>
+struct max_threads {
+  static constexpr int value = (DIM == 2 ? NQ * NQ : NQ * NQ * NQ) > 512 ? 1024 : 512;
+};
+
 template <int DIM, int N1, int NQ, int OP, bool COLLOC>
-__global__ void __launch_bounds__(1024) apply(const mf_cuda_apply_args a)
+__global__ void __launch_bounds__(max_threads<DIM, NQ>::value) apply(const mf_cuda_apply_args a)
 {
   constexpr int NQP = DIM == 2 ? NQ * NQ : NQ * NQ * NQ;
   constexpr int NPC = DIM == 2 ? N1 * N1 : N1 * N1 * N1;
   constexpr bool MASS = OP != 1, GRAD = OP != 0;
-  constexpr int NBUF = GRAD ? 1 + DIM : 1; // s, then v_0 .. v_{DIM-1}
+  constexpr int NBUF = GRAD ? 2 + DIM : 2; // s0, s1 (ping-pong), then v_0 .. v_{DIM-1}
   extern __shared__ double smem[];
   double *sB = smem, *sD = sB + NQ * N1;
   const int tid = threadIdx.x;
@@ -28,7 +35,7 @@ __global__ void __launch_bounds__(1024) apply(const mf_cuda_apply_args a)
   const int i = q % NQ, j = (q / NQ) % NQ, k = DIM == 3 ? q / (NQ * NQ) : 0;
   const int cell = a.cell_begin + blockIdx.x * a.cells_per_block + lc;
   const bool active = cell < a.cell_end;
-  double *s = sD + NQ * NQ + (size_t)lc * NBUF * NQP;
+  double *s0 = sD + NQ * NQ + (size_t)lc * NBUF * NQP, *s1 = s0 + NQP;
 
   for (int t = tid; t < NQ * N1; t += blockDim.x) sB[t] = a.B[t];
   for (int t = tid; t < NQ * NQ; t += blockDim.x) sD[t] = a.D[t];
@@ -42,38 +49,36 @@ __global__ void __launch_bounds__(1024) apply(const mf_cuda_apply_args a)
     u = __ldg(&a.x[node]);
     if (a.bc && a.bc[node]) u = 0.0;
   }
-  s[q] = u;
+  s0[q] = u;
   __syncthreads();
 
-  // interpolation to the quadrature points
-  double t;
+  // interpolation to the quadrature points: each sweep reads one buffer and writes the other
+  const double *uqs = s0;
   if (!COLLOC) {
-    if (j < N1 && k < N1) { // x
-      t = 0.0;
+    if (j < N1 && k < N1) { // x: s0 -> s1
+      double t = 0.0;
 #pragma unroll
-      for (int m = 0; m < N1; m++) t += sB[i * N1 + m] * s[(k * NQ + j) * NQ + m];
+      for (int m = 0; m < N1; m++) t += sB[i * N1 + m] * s0[(k * NQ + j) * NQ + m];
+      s1[q] = t;
     }
     __syncthreads();
-    if (j < N1 && k < N1) s[q] = t;
-    __syncthreads();
-    if (k < N1) { // y
-      t = 0.0;
+    if (k < N1) { // y: s1 -> s0
+      double t = 0.0;
 #pragma unroll
-      for (int m = 0; m < N1; m++) t += sB[j * N1 + m] * s[(k * NQ + m) * NQ + i];
+      for (int m = 0; m < N1; m++) t += sB[j * N1 + m] * s1[(k * NQ + m) * NQ + i];
+      s0[q] = t;
     }
     __syncthreads();
-    if (k < N1) s[q] = t;
-    __syncthreads();
-    if (DIM == 3) { // z
-      t = 0.0;
+    if (DIM == 3) { // z: s0 -> s1
+      double t = 0.0;
 #pragma unroll
-      for (int m = 0; m < N1; m++) t += sB[k * N1 + m] * s[(m * NQ + j) * NQ + i];
+      for (int m = 0; m < N1; m++) t += sB[k * N1 + m] * s0[(m * NQ + j) * NQ + i];
+      s1[q] = t;
       __syncthreads();
-      s[q] = t;
-      __syncthreads();
+      uqs = s1;
     }
   }
-  const double uq = s[q];
+  const double uq = uqs[q];
 
   // pointwise operator with the quadrature data
   const size_t base = (size_t)(cell / a.qd_batch) * a.qd_batch_stride + (size_t)(cell % a.qd_batch) * NQP + q;
@@ -83,9 +88,9 @@ __global__ void __launch_bounds__(1024) apply(const mf_cuda_apply_args a)
     double g0 = 0.0, g1 = 0.0, g2 = 0.0;
 #pragma unroll
     for (int m = 0; m < NQ; m++) {
-      g0 += sD[i * NQ + m] * s[(k * NQ + j) * NQ + m];
-      g1 += sD[j * NQ + m] * s[(k * NQ + m) * NQ + i];
-      if (DIM == 3) g2 += sD[k * NQ + m] * s[(m * NQ + j) * NQ + i];
+      g0 += sD[i * NQ + m] * uqs[(k * NQ + j) * NQ + m];
+      g1 += sD[j * NQ + m] * uqs[(k * NQ + m) * NQ + i];
+      if (DIM == 3) g2 += sD[k * NQ + m] * uqs[(m * NQ + j) * NQ + i];
     }
     const double *G = a.qd + base + (MASS ? a.qd_block_stride : 0);
     const long long bs = a.qd_block_stride;
@@ -103,7 +108,7 @@ __global__ void __launch_bounds__(1024) apply(const mf_cuda_apply_args a)
         v2 = G02 * g0 + G12 * g1 + G22 * g2;
       }
     }
-    double *v = s + NQP;
+    double *v = s1 + NQP;
     v[q] = v0;
     v[NQP + q] = v1;
     if (DIM == 3) v[2 * NQP + q] = v2;
@@ -118,31 +123,34 @@ __global__ void __launch_bounds__(1024) apply(const mf_cuda_apply_args a)
 
   // integration back to the nodes
   if (!COLLOC) {
-    if (!GRAD) __syncthreads(); // everyone has read s (u_q) before it is overwritten
-    s[q] = r;
+    // s0 is free: in 3D u_q lives in s1; in 2D every read of u_q (s0) happened before the last barrier,
+    // except for the mass-only kernel, which needs one more
+    if (!GRAD && DIM == 2) __syncthreads();
+    s0[q] = r;
     __syncthreads();
-    if (DIM == 3) { // z^T
+    const double *rs = s0;
+    if (DIM == 3) { // z^T: s0 -> s1
       if (k < N1) {
-        t = 0.0;
+        double t = 0.0;
 #pragma unroll
-        for (int m = 0; m < NQ; m++) t += sB[m * N1 + k] * s[(m * NQ + j) * NQ + i];
+        for (int m = 0; m < NQ; m++) t += sB[m * N1 + k] * s0[(m * NQ + j) * NQ + i];
+        s1[q] = t;
       }
       __syncthreads();
-      if (k < N1) s[q] = t;
-      __syncthreads();
+      rs = s1;
     }
+    double *ws = DIM == 3 ? s0 : s1;
     if (k < N1 && j < N1) { // y^T
-      t = 0.0;
+      double t = 0.0;
 #pragma unroll
-      for (int m = 0; m < NQ; m++) t += sB[m * N1 + j] * s[(k * NQ + m) * NQ + i];
+      for (int m = 0; m < NQ; m++) t += sB[m * N1 + j] * rs[(k * NQ + m) * NQ + i];
+      ws[q] = t;
     }
-    __syncthreads();
-    if (k < N1 && j < N1) s[q] = t;
     __syncthreads();
     if (isdof) { // x^T
       r = 0.0;
 #pragma unroll
-      for (int m = 0; m < NQ; m++) r += sB[m * N1 + i] * s[(k * NQ + j) * NQ + m];
+      for (int m = 0; m < NQ; m++) r += sB[m * N1 + i] * ws[(k * NQ + j) * NQ + m];
     }
   }
 
@@ -157,7 +165,7 @@ template <int DIM, int N1, int NQ, int OP, bool COLLOC>
 cudaError_t launch(const mf_cuda_apply_args *a)
 {
   constexpr int NQP = DIM == 2 ? NQ * NQ : NQ * NQ * NQ;
-  constexpr int NBUF = OP != 0 ? 1 + DIM : 1;
+  constexpr int NBUF = OP != 0 ? 2 + DIM : 2;
   const int ncells = a->cell_end - a->cell_begin;
   if (ncells <= 0) return cudaSuccess;
   const int cpb = a->cells_per_block;
