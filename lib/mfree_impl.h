@@ -115,8 +115,9 @@ struct mf_space_s {
   unsigned char *bc;    /* nlocal: 1 on Dirichlet boundary DoFs */
   int64_t *global_index;/* nlocal */
   double gll[MF_MAX_N1];/* 1D Gauss-Lobatto nodes on [0,1] */
-  int ncolors;          /* cells are numbered by color: color c is cells [color_off[c], color_off[c+1]) */
+  int ncolors;          /* color c: cells color_cells[color_off[c] .. color_off[c+1]) */
   int *color_off;       /* ncolors + 1; no two cells of one color share a DoF */
+  int *color_cells;     /* ncells: the cells, color by color */
   mf_exchange ex;
   void *dev;            /* backend mirror of cell_nodes, bc, exchange lists */
 };

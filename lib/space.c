@@ -14,17 +14,16 @@
 #define MF_TAG_EXCHANGE 4711
 
 /* Greedy first-fit coloring on the cell-DoF graph (each DoF remembers the colors of its cells in a
- * 64-bit mask), then the cells are renumbered color by color so that every color is a contiguous
- * range: a colored scatter then launches one range per color and writes without atomics. */
+ * 64-bit mask). Cells keep the p4est (Morton) order, which keeps neighbouring cells close in memory
+ * for the atomic scatter; color_cells lists the cells color by color for the colored scatter. */
 static int color_cells(mf_space s)
 {
   mf_context ctx = s->ctx;
   const int n = s->ncells, npc = s->npc;
   uint64_t *dofmask = NULL;
-  int *color = NULL, *perm = NULL, *count = NULL, ierr = 0;
+  int *color = NULL, *count = NULL, ierr = 0;
   ierr = MF_CALLOC(ctx, s->nlocal, &dofmask);
   if (!ierr) ierr = MF_CALLOC(ctx, n, &color);
-  if (!ierr) ierr = MF_CALLOC(ctx, n, &perm);
   if (!ierr) ierr = MF_CALLOC(ctx, 65, &count);
   if (ierr) goto done;
   s->ncolors = 0;
@@ -41,42 +40,13 @@ static int color_cells(mf_space s)
     for (int i = 0; i < npc; i++) dofmask[nodes[i]] |= (uint64_t)1 << c;
   }
   MF_CALL_GOTO(MF_CALLOC(ctx, s->ncolors + 1, &s->color_off), done);
+  MF_CALL_GOTO(MF_CALLOC(ctx, n, &s->color_cells), done);
   for (int c = 0; c < s->ncolors; c++) s->color_off[c + 1] = s->color_off[c] + count[c + 1];
   for (int c = 0; c <= s->ncolors; c++) count[c] = s->color_off[c];
-  for (int e = 0; e < n; e++) perm[count[color[e]]++] = e; /* perm[new] = old, stable */
-  /* renumber every per-cell array */
-  {
-    int *nodes = NULL, *tree = NULL;
-    int16_t *code = NULL;
-    double *origin = NULL, *size = NULL;
-    ierr = MF_CALLOC(ctx, (size_t)n * npc, &nodes);
-    if (!ierr) ierr = MF_CALLOC(ctx, n, &tree);
-    if (!ierr) ierr = MF_CALLOC(ctx, n, &code);
-    if (!ierr) ierr = MF_CALLOC(ctx, (size_t)3 * n, &origin);
-    if (!ierr) ierr = MF_CALLOC(ctx, n, &size);
-    if (!ierr)
-      for (int e = 0; e < n; e++) {
-        int o = perm[e];
-        memcpy(&nodes[(size_t)e * npc], &s->cell_nodes[(size_t)o * npc], sizeof(int) * npc);
-        tree[e] = s->cell_tree[o];
-        code[e] = s->face_code[o];
-        memcpy(&origin[3 * e], &s->cell_origin[3 * o], 3 * sizeof(double));
-        size[e] = s->cell_size[o];
-      }
-    if (!ierr) {
-      free(s->cell_nodes), s->cell_nodes = nodes;
-      free(s->cell_tree), s->cell_tree = tree;
-      free(s->face_code), s->face_code = code;
-      free(s->cell_origin), s->cell_origin = origin;
-      free(s->cell_size), s->cell_size = size;
-    } else {
-      free(nodes), free(tree), free(code), free(origin), free(size);
-    }
-  }
+  for (int e = 0; e < n; e++) s->color_cells[count[color[e]]++] = e;
 done:
   free(dofmask);
   free(color);
-  free(perm);
   free(count);
   return ierr;
 }
@@ -140,6 +110,7 @@ int mf_space_destroy(mf_space *space)
   free(s->bc);
   free(s->global_index);
   free(s->color_off);
+  free(s->color_cells);
   mf_exchange_free(&s->ex);
   free(s);
   *space = NULL;

@@ -137,12 +137,15 @@ int main(int argc, char **argv)
   printf("%s,setup_s,cells_per_block\n", hdr);
   if (out) fprintf(out, "%s\n", hdr);
   const char *problems[4] = {"bp1", "bp3", "bp5", "ljungkvist"};
-  for (int pi = 0; pi < 4; pi++) {
-    if (strcmp(problem, "all") && strcmp(problem, problems[pi])) continue;
-    const int ball = pi == 3;
-    for (int di = 0; di < ndeg; di++) {
-      const int p = degrees[di];
-      if (p < 1 || p > 8) continue;
+  /* one mesh, space and input vector per (degree, size, domain), shared by the problems on it */
+  for (int di = 0; di < ndeg; di++) {
+    const int p = degrees[di];
+    if (p < 1 || p > 8) continue;
+    for (int ball = 0; ball < 2; ball++) {
+      int any = 0;
+      for (int pi = 0; pi < 4; pi++)
+        if ((pi == 3) == ball && (!strcmp(problem, "all") || !strcmp(problem, problems[pi]))) any = 1;
+      if (!any) continue;
       double last = 0.0;
       for (int si = 0; si < nsizes; si++) {
         double target = nsizes == 1 ? max_dofs : min_dofs * pow(max_dofs / min_dofs, (double)si / (nsizes - 1));
@@ -160,17 +163,10 @@ int main(int argc, char **argv)
         double t0 = MPI_Wtime();
         mf_mesh mesh = NULL;
         mf_space space = NULL;
-        mf_operator op = NULL;
         apply_arg a = {NULL, NULL, NULL};
         int ierr = mf_mesh_create_box(ctx, ball ? "ball" : "deformed", dim, trees, level, &mesh);
         if (!ierr) ierr = mf_space_create(mesh, p, &space);
         if (!ierr && (double)space->nglobal <= last) goto next; /* same size as the previous point */
-        if (!ierr) {
-          if (pi == 0) ierr = mf_operator_create_mass(space, MF_QUAD_GAUSS_P2, NULL, NULL, &op);
-          else if (pi == 1) ierr = mf_operator_create_laplace(space, MF_QUAD_GAUSS_P2, NULL, NULL, &op);
-          else if (pi == 2) ierr = mf_operator_create_laplace(space, MF_QUAD_GLL, NULL, NULL, &op);
-          else ierr = mf_operator_create_laplace(space, MF_QUAD_GAUSS, ljungkvist, NULL, &op);
-        }
         if (!ierr) ierr = mf_vector_create(space, &a.x);
         if (!ierr) ierr = mf_vector_create(space, &a.y);
         if (!ierr) { /* random input, cheap to make for 10^8 entries */
@@ -184,58 +180,70 @@ int main(int argc, char **argv)
           free(h);
         }
         if (ierr) {
-          fprintf(stderr, "mfree-bench: %s p %d target %.3g: %s\n", problems[pi], p, target, mf_last_error_message());
+          fprintf(stderr, "mfree-bench: p %d target %.3g: %s\n", p, target, mf_last_error_message());
           goto next;
         }
-        {
+        last = (double)space->nglobal;
+        double space_setup = MPI_Wtime() - t0;
+        for (int pi = ball ? 3 : 0; pi < (ball ? 4 : 3); pi++) {
+          if (strcmp(problem, "all") && strcmp(problem, problems[pi])) continue;
+          mf_operator op = NULL;
+          double t1 = MPI_Wtime();
+          if (pi == 0) ierr = mf_operator_create_mass(space, MF_QUAD_GAUSS_P2, NULL, NULL, &op);
+          else if (pi == 1) ierr = mf_operator_create_laplace(space, MF_QUAD_GAUSS_P2, NULL, NULL, &op);
+          else if (pi == 2) ierr = mf_operator_create_laplace(space, MF_QUAD_GLL, NULL, NULL, &op);
+          else ierr = mf_operator_create_laplace(space, MF_QUAD_GAUSS, ljungkvist, NULL, &op);
+          if (ierr) {
+            fprintf(stderr, "mfree-bench: %s p %d: %s\n", problems[pi], p, mf_last_error_message());
+            continue;
+          }
           a.op = op;
-          double setup = MPI_Wtime() - t0;
-          last = (double)space->nglobal;
+          double setup = space_setup + MPI_Wtime() - t1;
           const mf_qdata *qd = &op->qd;
           double bytes = 16.0 * space->nglobal + 8.0 * (double)space->ncells * qd->ncomp * qd->nqp +
                          4.0 * (double)space->ncells * space->npc;
           double bpd = bytes / space->nglobal;
           for (int ci = 0; ci < ncpb; ci++)
-          for (int sc = 0; sc < 2; sc++) {
-            if (cpbs[ci] && mf_operator_set_cells_per_block(op, cpbs[ci])) break; /* too many threads */
-            if (sc == 0 && !strcmp(scatter, "atomic")) continue;
-            if (sc == 1 && (!strcmp(scatter, "colored") || !on_gpu)) continue;
-            mf_operator_set_scatter(op, sc ? MF_SCATTER_ATOMIC : MF_SCATTER_COLORED);
-            int err = 0, calls = 1;
-            double ms;
+            for (int sc = 0; sc < 2; sc++) {
+              if (cpbs[ci] && mf_operator_set_cells_per_block(op, cpbs[ci])) break; /* too many threads */
+              if (sc == 0 && !strcmp(scatter, "atomic")) continue;
+              if (sc == 1 && (!strcmp(scatter, "colored") || !on_gpu)) continue;
+              mf_operator_set_scatter(op, sc ? MF_SCATTER_ATOMIC : MF_SCATTER_COLORED);
+              int err = 0, calls = 1;
+              double ms;
 #ifdef MFREE_WITH_CUDA
-            if (on_gpu) {
-              ms = mf_bench_time_ms(apply_once, &a, 1, 3, &err);
-              calls = ms > 0 ? (int)ceil(2.0 / ms) : 100; /* at least 2 ms per repeat */
-              if (calls > 200) calls = 200;
-              if (calls < 1) calls = 1;
-              if (!err) ms = mf_bench_time_ms(apply_once, &a, calls, reps, &err);
-            } else
+              if (on_gpu) {
+                ms = mf_bench_time_ms(apply_once, &a, 1, 3, &err);
+                calls = ms > 0 ? (int)ceil(2.0 / ms) : 100; /* at least 2 ms per repeat */
+                if (calls > 200) calls = 200;
+                if (calls < 1) calls = 1;
+                if (!err) ms = mf_bench_time_ms(apply_once, &a, calls, reps, &err);
+              } else
 #endif
-            {
-              ms = cpu_time_ms(&a, 1, 1, &err);
-              calls = ms > 0 ? (int)ceil(50.0 / ms) : 10;
-              if (calls > 100) calls = 100;
-              if (!err) ms = cpu_time_ms(&a, calls, reps < 5 ? reps : 5, &err);
+              {
+                ms = cpu_time_ms(&a, 1, 1, &err);
+                calls = ms > 0 ? (int)ceil(50.0 / ms) : 10;
+                if (calls > 100) calls = 100;
+                if (!err) ms = cpu_time_ms(&a, calls, reps < 5 ? reps : 5, &err);
+              }
+              if (err) {
+                fprintf(stderr, "mfree-bench: apply failed: %s\n", mf_last_error_message());
+                continue;
+              }
+              double dofs = space->nglobal / (ms * 1e-3), gbs = bpd * dofs / 1e9;
+              char row[512];
+              snprintf(row, sizeof row, "%s,%s,%d,%d,%d,%s,%lld,%.5f,%.4f,%.1f,%.1f,%.3f", device, problems[pi], dim, p,
+                       op->basis.nq, !on_gpu ? "serial" : sc ? "atomic" : "colored", (long long)space->nglobal, ms, dofs / 1e9, bpd, gbs,
+                       triad > 0 ? gbs / triad : 0.0);
+              printf("%s,%.1f,%d\n", row, setup, op->cells_per_block);
+              fflush(stdout);
+              if (out) fprintf(out, "%s\n", row), fflush(out);
             }
-            if (err) {
-              fprintf(stderr, "mfree-bench: apply failed: %s\n", mf_last_error_message());
-              continue;
-            }
-            double dofs = space->nglobal / (ms * 1e-3), gbs = bpd * dofs / 1e9;
-            char row[512];
-            snprintf(row, sizeof row, "%s,%s,%d,%d,%d,%s,%lld,%.5f,%.4f,%.1f,%.1f,%.3f", device, problems[pi], dim, p,
-                     op->basis.nq, sc ? "atomic" : "colored", (long long)space->nglobal, ms, dofs / 1e9, bpd, gbs,
-                     triad > 0 ? gbs / triad : 0.0);
-            printf("%s,%.1f,%d\n", row, setup, op->cells_per_block);
-            fflush(stdout);
-            if (out) fprintf(out, "%s\n", row), fflush(out);
-          }
+          mf_operator_destroy(&op);
         }
       next:
         mf_vector_destroy(&a.x);
         mf_vector_destroy(&a.y);
-        mf_operator_destroy(&op);
         mf_space_destroy(&space);
         mf_mesh_destroy(&mesh);
       }

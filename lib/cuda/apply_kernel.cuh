@@ -14,15 +14,17 @@
 
 namespace mfk {
 
-// Blocks of more than 512 threads only where one cell needs them (3D q >= 9): elsewhere the kernel
-// may use up to 128 registers per thread (mf_max_threads_per_block in lib/operator.c matches this).
+// Blocks of more than 512 threads only where one cell needs them (3D q >= 9); those are capped at
+// 32 registers so that two blocks fit on an SM (one block alone idles the SM at every barrier).
+// Elsewhere up to 512 threads and 128 registers (mf_operator_set_cells_per_block matches this).
 template <int DIM, int NQ>
-struct max_threads {
-  static constexpr int value = (DIM == 2 ? NQ * NQ : NQ * NQ * NQ) > 512 ? 1024 : 512;
+struct bounds {
+  static constexpr bool big = (DIM == 2 ? NQ * NQ : NQ * NQ * NQ) > 512;
+  static constexpr int threads = big ? 1024 : 512, blocks = big ? 2 : 1;
 };
 
 template <int DIM, int N1, int NQ, int OP, bool COLLOC>
-__global__ void __launch_bounds__(max_threads<DIM, NQ>::value) apply(const mf_cuda_apply_args a)
+__global__ void __launch_bounds__(bounds<DIM, NQ>::threads, bounds<DIM, NQ>::blocks) apply(const mf_cuda_apply_args a)
 {
   constexpr int NQP = DIM == 2 ? NQ * NQ : NQ * NQ * NQ;
   constexpr int NPC = DIM == 2 ? N1 * N1 : N1 * N1 * N1;
@@ -33,10 +35,21 @@ __global__ void __launch_bounds__(max_threads<DIM, NQ>::value) apply(const mf_cu
   const int tid = threadIdx.x;
   const int lc = tid / NQP, q = tid - lc * NQP;
   const int i = q % NQ, j = (q / NQ) % NQ, k = DIM == 3 ? q / (NQ * NQ) : 0;
-  const int cell = a.cell_begin + blockIdx.x * a.cells_per_block + lc;
-  const bool active = cell < a.cell_end;
+  const int pos = a.cell_begin + blockIdx.x * a.cells_per_block + lc;
+  const bool active = pos < a.cell_end;
+  const int cell = !active ? 0 : a.cell_list ? __ldg(&a.cell_list[pos]) : pos;
   double *s0 = sD + NQ * NQ + (size_t)lc * NBUF * NQP, *s1 = s0 + NQP;
 
+  // the quadrature data does not depend on anything: issue its loads first, so that their latency
+  // overlaps the gather and the interpolation sweeps (not in the register-capped big blocks)
+  constexpr int NC = (MASS ? 1 : 0) + (GRAD ? (DIM == 2 ? 3 : 6) : 0);
+  constexpr bool PREFETCH = !bounds<DIM, NQ>::big;
+  const size_t qbase = (size_t)(cell / a.qd_batch) * a.qd_batch_stride + (size_t)(cell % a.qd_batch) * NQP + q;
+  double qv[NC];
+  if (PREFETCH) {
+#pragma unroll
+    for (int c = 0; c < NC; c++) qv[c] = active ? __ldg(&a.qd[qbase + (size_t)c * a.qd_block_stride]) : 0.0;
+  }
   for (int t = tid; t < NQ * N1; t += blockDim.x) sB[t] = a.B[t];
   for (int t = tid; t < NQ * NQ; t += blockDim.x) sD[t] = a.D[t];
 
@@ -81,9 +94,12 @@ __global__ void __launch_bounds__(max_threads<DIM, NQ>::value) apply(const mf_cu
   const double uq = uqs[q];
 
   // pointwise operator with the quadrature data
-  const size_t base = (size_t)(cell / a.qd_batch) * a.qd_batch_stride + (size_t)(cell % a.qd_batch) * NQP + q;
+  if (!PREFETCH) {
+#pragma unroll
+    for (int c = 0; c < NC; c++) qv[c] = active ? __ldg(&a.qd[qbase + (size_t)c * a.qd_block_stride]) : 0.0;
+  }
   double r = 0.0;
-  if (MASS) r = active ? __ldg(&a.qd[base]) * uq : 0.0;
+  if (MASS) r = qv[0] * uq;
   if (GRAD) {
     double g0 = 0.0, g1 = 0.0, g2 = 0.0;
 #pragma unroll
@@ -92,21 +108,15 @@ __global__ void __launch_bounds__(max_threads<DIM, NQ>::value) apply(const mf_cu
       g1 += sD[j * NQ + m] * uqs[(k * NQ + m) * NQ + i];
       if (DIM == 3) g2 += sD[k * NQ + m] * uqs[(m * NQ + j) * NQ + i];
     }
-    const double *G = a.qd + base + (MASS ? a.qd_block_stride : 0);
-    const long long bs = a.qd_block_stride;
-    double v0 = 0.0, v1 = 0.0, v2 = 0.0;
-    if (active) {
-      if (DIM == 2) {
-        const double G00 = __ldg(G), G01 = __ldg(G + bs), G11 = __ldg(G + 2 * bs);
-        v0 = G00 * g0 + G01 * g1;
-        v1 = G01 * g0 + G11 * g1;
-      } else {
-        const double G00 = __ldg(G), G01 = __ldg(G + bs), G02 = __ldg(G + 2 * bs);
-        const double G11 = __ldg(G + 3 * bs), G12 = __ldg(G + 4 * bs), G22 = __ldg(G + 5 * bs);
-        v0 = G00 * g0 + G01 * g1 + G02 * g2;
-        v1 = G01 * g0 + G11 * g1 + G12 * g2;
-        v2 = G02 * g0 + G12 * g1 + G22 * g2;
-      }
+    const double *G = qv + (MASS ? 1 : 0);
+    double v0, v1, v2 = 0.0;
+    if (DIM == 2) {
+      v0 = G[0] * g0 + G[1] * g1;
+      v1 = G[1] * g0 + G[2] * g1;
+    } else {
+      v0 = G[0] * g0 + G[1] * g1 + G[2] * g2;
+      v1 = G[1] * g0 + G[3] * g1 + G[4] * g2;
+      v2 = G[2] * g0 + G[4] * g1 + G[5] * g2;
     }
     double *v = s1 + NQP;
     v[q] = v0;

@@ -104,6 +104,8 @@ extern "C" int mf_cuda_space_setup(mf_space s)
   int nb = ns > nr ? ns : nr;
   MF_CALL(mf_cuda_upload(ctx, (void **)&d->cell_nodes, s->cell_nodes, sizeof(int) * (size_t)s->ncells * s->npc,
                          "the cell-to-DoF map"));
+  MF_CALL(mf_cuda_upload(ctx, (void **)&d->color_cells, s->color_cells, sizeof(int) * (size_t)s->ncells,
+                         "the cells by color"));
   MF_CALL(mf_cuda_upload(ctx, (void **)&d->bc, s->bc, (size_t)s->nlocal, "the boundary marks"));
   MF_CALL(mf_cuda_upload(ctx, (void **)&d->send_idx, ex->send_idx, sizeof(int) * (size_t)ns, "exchange lists"));
   MF_CALL(mf_cuda_upload(ctx, (void **)&d->recv_idx, ex->recv_idx, sizeof(int) * (size_t)nr, "exchange lists"));
@@ -117,6 +119,7 @@ extern "C" void mf_cuda_space_free(mf_space s)
   mf_cuda_space *d = (mf_cuda_space *)s->dev;
   if (!d) return;
   cudaFree(d->cell_nodes);
+  cudaFree(d->color_cells);
   cudaFree(d->bc);
   cudaFree(d->send_idx);
   cudaFree(d->recv_idx);

@@ -34,6 +34,7 @@ struct mf_cuda_context {
 
 struct mf_cuda_space {
   int *cell_nodes;           // ncells x npc
+  int *color_cells;          // ncells, color by color
   unsigned char *bc;         // nlocal
   int *send_idx, *recv_idx;  // exchange lists
   double *send_buf, *recv_buf;
@@ -60,6 +61,7 @@ struct mf_cuda_apply_args {
   long long qd_batch_stride, qd_block_stride;
   int qd_batch;
   const double *B, *D;
+  const int *cell_list; // NULL: cells cell_begin..cell_end-1; else cell_list[cell_begin..cell_end-1]
   int cell_begin, cell_end, cells_per_block;
   int atomic;
   const double *x;

@@ -44,11 +44,13 @@ static int apply_cuda(mf_operator op, mf_vector x, mf_vector y)
   a.y = y->data;
   if (op->scatter == MF_SCATTER_ATOMIC) {
     a.atomic = 1;
+    a.cell_list = NULL;
     a.cell_begin = 0;
     a.cell_end = s->ncells;
     MF_CUDA_CALL(ctx, fn(&a));
   } else {
     a.atomic = 0;
+    a.cell_list = ds->color_cells;
     for (int c = 0; c < s->ncolors; c++) {
       a.cell_begin = s->color_off[c];
       a.cell_end = s->color_off[c + 1];
