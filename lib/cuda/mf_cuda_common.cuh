@@ -35,6 +35,7 @@ struct mf_cuda_context {
 struct mf_cuda_space {
   int *cell_nodes;           // ncells x npc
   int *color_cells;          // ncells, color by color
+  int *atomic_cells;         // ncells: the atomic launch order (Morton chunks, colors within a chunk)
   unsigned char *bc;         // nlocal
   int *send_idx, *recv_idx;  // exchange lists
   double *send_buf, *recv_buf;

@@ -44,7 +44,7 @@ static int apply_cuda(mf_operator op, mf_vector x, mf_vector y)
   a.y = y->data;
   if (op->scatter == MF_SCATTER_ATOMIC) {
     a.atomic = 1;
-    a.cell_list = NULL;
+    a.cell_list = ds->atomic_cells;
     a.cell_begin = 0;
     a.cell_end = s->ncells;
     MF_CUDA_CALL(ctx, fn(&a));
