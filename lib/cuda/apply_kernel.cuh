@@ -17,10 +17,13 @@ namespace mfk {
 // Blocks of more than 512 threads only where one cell needs them (3D q >= 9); those are capped at
 // 32 registers so that two blocks fit on an SM (one block alone idles the SM at every barrier).
 // Elsewhere up to 512 threads and 128 registers (mf_operator_set_cells_per_block matches this).
+#ifndef MF_CUDA_MIN_BLOCKS
+#define MF_CUDA_MIN_BLOCKS 2 /* blocks of 512 threads per SM the register budget must allow */
+#endif
 template <int DIM, int NQ>
 struct bounds {
   static constexpr bool big = (DIM == 2 ? NQ * NQ : NQ * NQ * NQ) > 512;
-  static constexpr int threads = big ? 1024 : 512, blocks = big ? 2 : 1;
+  static constexpr int threads = big ? 1024 : 512, blocks = big ? 2 : MF_CUDA_MIN_BLOCKS;
 };
 
 template <int DIM, int N1, int NQ, int OP, bool COLLOC>

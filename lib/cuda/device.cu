@@ -7,7 +7,7 @@
 #include <stdlib.h>
 
 #define MF_CUDA_THREADS 256
-#define MF_CUDA_ATOMIC_CHUNK 4096 /* cells per chunk of the atomic launch order (see atomic_order) */
+#define MF_CUDA_ATOMIC_CHUNK 1024 /* cells per chunk of the atomic launch order (see atomic_order) */
 
 static int blocks_for(long long n) { return (int)((n + MF_CUDA_THREADS - 1) / MF_CUDA_THREADS); }
 
