@@ -18,7 +18,7 @@ namespace mfk {
 // 32 registers so that two blocks fit on an SM (one block alone idles the SM at every barrier).
 // Elsewhere up to 512 threads and 128 registers (mf_operator_set_cells_per_block matches this).
 #ifndef MF_CUDA_MIN_BLOCKS
-#define MF_CUDA_MIN_BLOCKS 2 /* blocks of 512 threads per SM the register budget must allow */
+#define MF_CUDA_MIN_BLOCKS 3 /* blocks of 512 threads per SM the register budget must allow */
 #endif
 template <int DIM, int NQ>
 struct bounds {
