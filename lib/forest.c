@@ -16,46 +16,94 @@
 #endif
 #include "mfree_impl.h"
 
+#include <math.h>
+
 #define NCORNER P4EST_CHILDREN
 #define NFACE P4EST_FACES
 
 /* The ball: an inner cube of half-width a and 2*dim outer trees reaching the cube of half-width 1,
- * which mf_mesh_map_point bends onto the sphere. Each tree keeps the global axes (right-handed). */
-static p4est_connectivity_t *ball_connectivity(double a)
+ * which mf_mesh_map_point bends onto the sphere. Each tree keeps the global axes (right-handed).
+ * With t > 1 every one of these trees is split into t^dim trees; the tree maps are multilinear, so
+ * the split trees describe the same geometry. Shared vertices are merged by their coordinates. */
+static int cmp_vertex(const void *pa, const void *pb)
 {
-  const int nv = 2 * NCORNER, nt = 1 + 2 * MF_DIM;
-#ifndef P4_TO_P8
-  p4est_connectivity_t *conn = p4est_connectivity_new(nv, nt, 0, 0);
-#else
-  p4est_connectivity_t *conn = p4est_connectivity_new(nv, nt, 0, 0, 0, 0);
-#endif
-  /* vertices: inner corners 0..NCORNER-1, outer corners NCORNER.., z-order bits */
-  for (int s = 0; s < 2; s++)
-    for (int c = 0; c < NCORNER; c++) {
-      double h = s ? 1.0 : a;
-      double *v = &conn->vertices[3 * (s * NCORNER + c)];
-      v[0] = (c & 1) ? h : -h;
-      v[1] = (c & 2) ? h : -h;
-      v[2] = MF_DIM == 3 ? ((c & 4) ? h : -h) : 0.0;
-    }
-  for (int c = 0; c < NCORNER; c++) conn->tree_to_vertex[c] = c;
+  const double *a = (const double *)pa, *b = (const double *)pb;
+  for (int k = 0; k < 3; k++) {
+    double da = round(a[k] * 1e9), db = round(b[k] * 1e9);
+    if (da != db) return da < db ? -1 : 1;
+  }
+  return 0;
+}
+
+static p4est_connectivity_t *ball_connectivity(double a, int t)
+{
+  const int nbase = 1 + 2 * MF_DIM, nsub = MF_DIM == 3 ? t * t * t : t * t, nt = nbase * nsub;
+  /* corner coordinates of the base trees */
+  double base[7][NCORNER][3];
+  for (int c = 0; c < NCORNER; c++)
+    for (int k = 0; k < 3; k++) base[0][c][k] = k < MF_DIM ? (((c >> k) & 1) ? a : -a) : 0.0;
   for (int k = 0; k < MF_DIM; k++)
     for (int sgn = 0; sgn < 2; sgn++) {
-      int t = 1 + 2 * k + sgn;
+      int b = 1 + 2 * k + sgn;
       for (int c = 0; c < NCORNER; c++) {
-        /* along axis k the tree runs from the inner to the outer cube (sgn = 1) or the reverse;
-         * the other bits of c pick the side of the face, as on the corresponding cube corner */
-        int bk = (c >> k) & 1;
-        int outer = sgn ? bk : !bk;
-        int corner = c & ~(1 << k);
-        if (sgn) corner |= (1 << k);
-        conn->tree_to_vertex[NCORNER * t + c] = outer * NCORNER + corner;
+        /* along axis k the tree runs from the inner to the outer cube (sgn = 1) or the reverse; the
+         * other bits of c pick the side of the face, as on the corresponding cube corner */
+        int bk = (c >> k) & 1, outer = sgn ? bk : !bk;
+        double h = outer ? 1.0 : a;
+        for (int l = 0; l < 3; l++) {
+          if (l >= MF_DIM) base[b][c][l] = 0.0;
+          else if (l == k) base[b][c][l] = sgn ? h : -h;
+          else base[b][c][l] = ((c >> l) & 1) ? h : -h;
+        }
       }
     }
-  for (int t = 0; t < nt; t++)
+  /* all corners of all split trees, then merged */
+  double *corner = malloc(sizeof(double) * 4 * (size_t)nt * NCORNER);
+  double *uniq = malloc(sizeof(double) * 4 * (size_t)nt * NCORNER);
+  if (!corner || !uniq) {
+    free(corner);
+    free(uniq);
+    return NULL;
+  }
+  for (int b = 0; b < nbase; b++)
+    for (int sub = 0; sub < nsub; sub++)
+      for (int c = 0; c < NCORNER; c++) {
+        int idx[3] = {sub % t, (sub / t) % t, sub / (t * t)};
+        double s[3];
+        for (int k = 0; k < 3; k++) s[k] = k < MF_DIM ? (idx[k] + ((c >> k) & 1)) / (double)t : 0.0;
+        double *x = &corner[4 * (((size_t)b * nsub + sub) * NCORNER + c)];
+        x[0] = x[1] = x[2] = 0.0;
+        for (int v = 0; v < NCORNER; v++) {
+          double w = 1.0;
+          for (int k = 0; k < MF_DIM; k++) w *= ((v >> k) & 1) ? s[k] : 1.0 - s[k];
+          for (int k = 0; k < 3; k++) x[k] += w * base[b][v][k];
+        }
+        x[3] = 0.0;
+      }
+  memcpy(uniq, corner, sizeof(double) * 4 * (size_t)nt * NCORNER);
+  qsort(uniq, (size_t)nt * NCORNER, 4 * sizeof(double), cmp_vertex);
+  size_t nv = 0;
+  for (size_t i = 0; i < (size_t)nt * NCORNER; i++)
+    if (nv == 0 || cmp_vertex(&uniq[4 * i], &uniq[4 * (nv - 1)])) memmove(&uniq[4 * nv++], &uniq[4 * i], 4 * sizeof(double));
+#ifndef P4_TO_P8
+  p4est_connectivity_t *conn = p4est_connectivity_new((p4est_topidx_t)nv, nt, 0, 0);
+#else
+  p4est_connectivity_t *conn = p4est_connectivity_new((p4est_topidx_t)nv, nt, 0, 0, 0, 0);
+#endif
+  for (size_t v = 0; v < nv; v++)
+    for (int k = 0; k < 3; k++) conn->vertices[3 * v + k] = uniq[4 * v + k];
+  for (int tr = 0; tr < nt; tr++)
+    for (int c = 0; c < NCORNER; c++) {
+      const double *x = &corner[4 * ((size_t)tr * NCORNER + c)];
+      const double *hit = bsearch(x, uniq, nv, 4 * sizeof(double), cmp_vertex);
+      conn->tree_to_vertex[NCORNER * tr + c] = (p4est_topidx_t)((hit - uniq) / 4);
+    }
+  free(corner);
+  free(uniq);
+  for (int tr = 0; tr < nt; tr++)
     for (int f = 0; f < NFACE; f++) {
-      conn->tree_to_tree[NFACE * t + f] = t;
-      conn->tree_to_face[NFACE * t + f] = (int8_t)f;
+      conn->tree_to_tree[NFACE * tr + f] = tr;
+      conn->tree_to_face[NFACE * tr + f] = (int8_t)f;
     }
   p4est_connectivity_complete(conn);
   return conn;
@@ -65,7 +113,10 @@ int MF_DIMNAME(mf_forest_create)(mf_mesh mesh)
 {
   mf_context ctx = mesh->ctx;
   p4est_connectivity_t *conn;
-  if (mesh->map == MF_MAP_BALL) conn = ball_connectivity(mesh->ball_inner);
+  if (mesh->map == MF_MAP_BALL) {
+    conn = ball_connectivity(mesh->ball_inner, mesh->trees[0]);
+    MF_CHECK(conn, ctx, MF_ERR_MEMORY, "out of host memory building the ball's coarse mesh");
+  }
   else
 #ifndef P4_TO_P8
     conn = p4est_connectivity_new_brick(mesh->trees[0], mesh->trees[1], 0, 0);

@@ -34,8 +34,9 @@ int mf_mesh_create_box(mf_context ctx, const char *name, int dim, const int tree
   for (int k = 0; k < dim; k++)
     MF_CHECK(trees[k] >= 1 && trees[k] <= 4096, ctx, MF_ERR_ARGUMENT, "trees in direction %d: %d out of range 1..4096",
              k, trees[k]);
-  MF_CHECK(map != MF_MAP_BALL || (trees[0] == 1 && trees[1] == 1 && (dim == 2 || trees[2] == 1)), ctx,
-           MF_ERR_ARGUMENT, "mesh 'ball' has its own coarse mesh: trees per direction must be 1");
+  MF_CHECK(map != MF_MAP_BALL || (trees[1] == trees[0] && (dim == 2 || trees[2] == trees[0])), ctx,
+           MF_ERR_ARGUMENT, "mesh 'ball': its 1 + 2 dim coarse trees are split t^dim-fold, so trees per direction must "
+           "be equal (got %d, %d, %d)", trees[0], trees[1], dim == 3 ? trees[2] : trees[1]);
   mf_mesh m;
   MF_CALL(MF_CALLOC(ctx, 1, &m));
   for (int k = 0; k < 3; k++) m->trees[k] = k < dim ? trees[k] : 1;

@@ -70,8 +70,9 @@ int mf_cuda_available(void);
  *  @param[in] dim   2 or 3
  *  @param[in] level uniform refinement level, 0..(12 in 3D, 18 in 2D) */
 int mf_mesh_create(mf_context ctx, const char *name, int dim, int level, mf_mesh *mesh);
-/** @brief Like mf_mesh_create for "cube" and "deformed", with the unit box split into
- *  trees[0] x trees[1] (x trees[2]) coarse cells (p4est trees) before refinement: sizes between powers of 2^dim. */
+/** @brief Like mf_mesh_create, with a finer coarse mesh: for "cube" and "deformed" the unit box split into
+ *  trees[0] x trees[1] (x trees[2]) trees; for "ball" each of its 1 + 2 dim trees split t^dim-fold
+ *  (t = trees[0] = trees[1] (= trees[2])). Gives sizes between the powers of 2^dim. */
 int mf_mesh_create_box(mf_context ctx, const char *name, int dim, const int trees[3], int level, mf_mesh *mesh);
 int mf_mesh_destroy(mf_mesh *mesh);
 int mf_mesh_dim(mf_mesh mesh, int *dim);

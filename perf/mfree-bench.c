@@ -150,10 +150,13 @@ int main(int argc, char **argv)
       for (int si = 0; si < nsizes; si++) {
         double target = nsizes == 1 ? max_dofs : min_dofs * pow(max_dofs / min_dofs, (double)si / (nsizes - 1));
         int trees[3] = {1, 1, 1}, level = 0;
-        if (ball) { /* 7 (2D: 5) trees, 2^dim-fold per level: the level nearest the target */
-          double per = (dim == 3 ? 7.0 : 5.0) * pow(p, dim);
-          level = (int)floor(log(target / per) / log(pow(2.0, dim)) + 0.5);
-          if (level < 0) level = 0;
+        if (ball) { /* (1 + 2 dim) t^dim trees, 2^dim-fold per level: (t, level) nearest the target */
+          double best = INFINITY;
+          for (int t = 1; t <= 6; t++)
+            for (int l = 0; l <= 10; l++) {
+              double n = (1 + 2 * dim) * pow(t * p * pow(2.0, l), dim);
+              if (fabs(log(n / target)) < best) best = fabs(log(n / target)), level = l, trees[0] = trees[1] = trees[2] = t;
+            }
         } else { /* the unit box in t^dim trees of 2^level cells per direction: t = 4..8 */
           double cells1d = (pow(target, 1.0 / dim) - 1.0) / p;
           level = cells1d > 8 ? (int)floor(log2(cells1d / 4.0)) : 0;

@@ -129,6 +129,34 @@ int main(int argc, char **argv)
         mf_mesh_destroy(&mesh);
       }
     }
+  /* the ball with its coarse trees split 2^dim-fold, one level less: the same mesh */
+  for (int dim = 2; dim <= 3; dim++) {
+    double vol[2];
+    int64_t n[2];
+    for (int t = 1; t <= 2; t++) {
+      const int trees[3] = {t, t, t};
+      mf_mesh mesh;
+      mf_space space;
+      mf_operator M;
+      mf_vector one, y;
+      T_CALL(mf_mesh_create_box(ctx, "ball", dim, trees, 3 - t, &mesh));
+      T_CALL(mf_space_create(mesh, 2, &space));
+      T_CALL(mf_space_num_dofs(space, &n[t - 1]));
+      T_CALL(mf_operator_create_mass(space, MF_QUAD_GAUSS, NULL, NULL, &M));
+      T_CALL(mf_vector_create(space, &one));
+      T_CALL(mf_vector_create(space, &y));
+      T_CALL(mf_vector_set_value(one, 1.0));
+      T_CALL(mf_operator_apply(M, one, y));
+      T_CALL(mf_vector_sum(y, &vol[t - 1]));
+      mf_vector_destroy(&one);
+      mf_vector_destroy(&y);
+      mf_operator_destroy(&M);
+      mf_space_destroy(&space);
+      mf_mesh_destroy(&mesh);
+    }
+    T_CHECK(n[0] == n[1] && fabs(vol[0] - vol[1]) < 1e-12, "ball dim %d split trees: %lld DoFs, volume %.16g vs %lld, %.16g",
+            dim, (long long)n[1], vol[1], (long long)n[0], vol[0]);
+  }
   mf_context_destroy(&ctx);
   return t_finish();
 }

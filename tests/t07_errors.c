@@ -39,6 +39,11 @@ int main(int argc, char **argv)
   EXPECT(mf_mesh_create(ctx, "cube", 3, -1, &m), MF_ERR_ARGUMENT, "refinement level -1 out of range");
   EXPECT(mf_mesh_create(ctx, NULL, 3, 1, &m), MF_ERR_NULL, "mesh name is NULL");
   EXPECT(mf_mesh_create(NULL, "cube", 3, 1, &m), MF_ERR_NULL, "context is NULL");
+  {
+    const int uneven[3] = {2, 3, 2}, zero[3] = {1, 0, 1};
+    EXPECT(mf_mesh_create_box(ctx, "ball", 3, uneven, 1, &m), MF_ERR_ARGUMENT, "must be equal (got 2, 3, 2)");
+    EXPECT(mf_mesh_create_box(ctx, "cube", 3, zero, 1, &m), MF_ERR_ARGUMENT, "trees in direction 1: 0 out of range");
+  }
   T_CHECK(!strcmp(mf_context_error_message(ctx), mf_last_error_message()) || 1, "context message");
   T_CALL(mf_mesh_create(ctx, "cube", 2, 2, &mesh));
   T_CALL(mf_mesh_create(ctx, "ball", 2, 1, &mesh2));
