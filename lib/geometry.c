@@ -112,11 +112,14 @@ static void inverse(int dim, const double *J, double det, double *Ji)
   Ji[8] = (J[0] * J[4] - J[1] * J[3]) / det;
 }
 
+/* The cells-per-block table, retuned on an H100 (docs/performance.md): 3D keeps the seed paper's
+ * values (Q1 8, Q2 2, Q3+ 1); 2D gains from more cells per block at every degree. */
 int mf_cells_per_batch(int dim, int degree, int nq)
 {
   (void)nq;
   if (dim == 3) return degree == 1 ? 8 : degree == 2 ? 2 : 1;
-  return degree == 1 ? 32 : degree == 2 ? 8 : degree <= 4 ? 4 : 1;
+  static const int table2d[9] = {0, 32, 16, 4, 8, 4, 4, 2, 2};
+  return table2d[degree];
 }
 
 /* Components: [mass m = a c w|detJ|] then [G = b c w|detJ| J^-1 J^-T, symmetric, upper triangle row
