@@ -65,8 +65,11 @@ int mf_kernel_apply_cpu(mf_operator op, const double *x, double *y)
   MF_CALL(MF_CALLOC(s->ctx, mf_kernel_work_size(op), &work));
   for (int e = 0; e < s->ncells; e++) {
     const int *nodes = &s->cell_nodes[(size_t)e * npc];
+    const int mask = s->face_code[e];
     for (int i = 0; i < npc; i++) ue[i] = x[nodes[i]];
+    mf_hanging_apply(s->dim, s->n1, mask, s->hanging_P, ue, 0); /* coarse values -> this cell's */
     mf_kernel_cell_cpu(op, e, ue, ve, work);
+    mf_hanging_apply(s->dim, s->n1, mask, s->hanging_P, ve, 1);
     for (int i = 0; i < npc; i++) y[nodes[i]] += ve[i];
   }
   free(work);
@@ -93,6 +96,7 @@ int mf_kernel_diagonal_cpu(mf_operator op, double *d)
   MF_CALL(MF_CALLOC(s->ctx, (size_t)(3 * nqp + npc), &buf));
   double *coef = buf, *t1 = buf + nqp, *t2 = buf + 2 * nqp, *de = buf + 3 * nqp;
   for (int e = 0; e < s->ncells; e++) {
+    if (s->face_code[e]) continue; /* cells with hanging nodes: mf_kernel_diagonal_hanging_cpu */
     memset(de, 0, sizeof(double) * npc);
     int nterms = (op->has_mass ? 1 : 0) + (op->has_grad ? dim * (dim + 1) / 2 : 0);
     for (int term = 0; term < nterms; term++) {
@@ -120,6 +124,51 @@ int mf_kernel_diagonal_cpu(mf_operator op, double *d)
     for (int i = 0; i < npc; i++) d[nodes[i]] += de[i];
   }
   free(buf);
+  return 0;
+}
+
+int mf_kernel_diagonal_hanging_cpu(mf_operator op, double *d)
+{
+  const mf_space s = op->space;
+  const int npc = s->npc;
+  if (!s->nmasked) return 0;
+  double *Ac;
+  MF_CALL(MF_CALLOC(s->ctx, (size_t)npc * npc, &Ac));
+  for (int e = 0; e < s->ncells; e++) {
+    if (!s->face_code[e]) continue;
+    const int *nodes = &s->cell_nodes[(size_t)e * npc];
+    int ierr = mf_element_matrix_constrained(op, e, Ac);
+    if (ierr) {
+      free(Ac);
+      return ierr;
+    }
+    /* positions that share a DoF all add to its diagonal */
+    for (int i = 0; i < npc; i++)
+      for (int j = 0; j < npc; j++)
+        if (nodes[i] == nodes[j]) d[nodes[i]] += Ac[(size_t)i * npc + j];
+  }
+  free(Ac);
+  return 0;
+}
+
+int mf_element_matrix_constrained(mf_operator op, int cell, double *Ac)
+{
+  const mf_space s = op->space;
+  const int npc = s->npc, mask = s->face_code[cell];
+  double *work, *col;
+  MF_CALL(MF_CALLOC(s->ctx, mf_kernel_work_size(op) + 2 * (size_t)npc, &work));
+  col = work + mf_kernel_work_size(op);
+  /* column j of C^T A_e C: the cell operator with constraints on the unit vector e_j */
+  for (int j = 0; j < npc; j++) {
+    double *u = col + npc;
+    memset(u, 0, sizeof(double) * npc);
+    u[j] = 1.0;
+    mf_hanging_apply(s->dim, s->n1, mask, s->hanging_P, u, 0);
+    mf_kernel_cell_cpu(op, cell, u, col, work);
+    mf_hanging_apply(s->dim, s->n1, mask, s->hanging_P, col, 1);
+    for (int i = 0; i < npc; i++) Ac[(size_t)i * npc + j] = col[i];
+  }
+  free(work);
   return 0;
 }
 

@@ -4,6 +4,7 @@
 #define MFREE_IMPL_H
 
 #include "mfree.h"
+#include "hanging/mf_hanging.h"
 
 #include <stdarg.h>
 #include <stdlib.h>
@@ -118,6 +119,8 @@ struct mf_space_s {
   int ncolors;          /* color c: cells color_cells[color_off[c] .. color_off[c+1]) */
   int *color_off;       /* ncolors + 1; no two cells of one color share a DoF */
   int *color_cells;     /* ncells: the cells, color by color */
+  int nmasked;          /* cells with hanging faces or edges (face_code != 0) */
+  double hanging_P[2 * MF_MAX_N1 * MF_MAX_N1]; /* 1D coarse-to-fine interpolation, both halves */
   mf_exchange ex;
   void *dev;            /* backend mirror of cell_nodes, bc, exchange lists */
 };
@@ -286,6 +289,10 @@ void mf_kernel_cell_cpu(mf_operator op, int cell, const double *ue, double *ve, 
 size_t mf_kernel_work_size(mf_operator op);
 /** Dense element matrix of a cell (npc x npc, row-major) by direct quadrature, no sum factorisation. */
 void mf_element_matrix_dense(mf_operator op, int cell, double *Ae);
+/** C^T A_e C of a cell with the hanging-node constraints C, by the cell kernel on unit vectors. */
+int mf_element_matrix_constrained(mf_operator op, int cell, double *Ac);
+/** Diagonal contributions of the cells with hanging nodes (mf_kernel_diagonal_cpu skips them). */
+int mf_kernel_diagonal_hanging_cpu(mf_operator op, double *d);
 
 #ifdef __cplusplus
 }

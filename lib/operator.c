@@ -15,7 +15,11 @@ static int apply_mf_cpu(mf_operator op, mf_vector x, mf_vector y)
 {
   return mf_kernel_apply_cpu(op, x->data, y->data);
 }
-static int diagonal_mf_cpu(mf_operator op, mf_vector d) { return mf_kernel_diagonal_cpu(op, d->data); }
+static int diagonal_mf_cpu(mf_operator op, mf_vector d)
+{
+  MF_CALL(mf_kernel_diagonal_cpu(op, d->data));
+  return mf_kernel_diagonal_hanging_cpu(op, d->data);
+}
 static int destroy_mf_cpu(mf_operator op)
 {
   (void)op;
@@ -242,7 +246,12 @@ int mf_operator_create_assembled(mf_operator mfop, mf_operator *assembled)
   if (!ierr) ierr = MF_CALLOC(ctx, 1, &o);
   if (ierr) goto fail;
   for (int e = 0; e < s->ncells; e++) {
-    mf_element_matrix_dense(mfop, e, Ae);
+    if (s->face_code[e]) { /* constraints condensed: C^T A_e C */
+      ierr = mf_element_matrix_constrained(mfop, e, Ae);
+      if (ierr) goto fail;
+    } else {
+      mf_element_matrix_dense(mfop, e, Ae);
+    }
     const int *nodes = &s->cell_nodes[(size_t)e * npc];
     for (int i = 0; i < npc; i++)
       for (int j = 0; j < npc; j++) {

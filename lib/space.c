@@ -71,6 +71,13 @@ int mf_space_create(mf_mesh mesh, int degree, mf_space *space)
   mf_gauss_lobatto(s->n1, s->gll, w);
   int ierr = s->dim == 2 ? mf_forest_space_2d(s) : mf_forest_space_3d(s);
   if (!ierr) ierr = color_cells(s);
+  mf_hanging_matrices(degree, s->hanging_P);
+  for (int e = 0; !ierr && e < s->ncells; e++) {
+    if (mf_hanging_check(s->dim, s->face_code[e]))
+      ierr = mf_error_set(ctx, MF_ERR_ARGUMENT, __FILE__, __LINE__, __func__,
+                          "cell %d: invalid hanging-node mask %d from p4est_lnodes", e, (int)s->face_code[e]);
+    s->nmasked += s->face_code[e] != 0;
+  }
 #ifdef MFREE_WITH_CUDA
   if (!ierr && ctx->backend == MF_BACKEND_CUDA) ierr = mf_cuda_space_setup(s);
 #endif

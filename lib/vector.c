@@ -239,29 +239,53 @@ static int host_end(mf_vector v, double *h, int write)
   return ierr;
 }
 
-/* Calls fn(x, dof, user) once per local DoF with its coordinates. */
+/* Calls fn(x, dof, user) once per local DoF seen from a cell at a position of its own (positions on
+ * hanging faces or edges hold a coarse neighbour's DoF, at another point, and are skipped). seen[dof]
+ * is set for the DoFs visited. */
 typedef void (*node_fn)(const double *x, int dof, void *data);
-static int for_each_node(mf_space s, node_fn fn, void *data)
+static int for_each_node(mf_space s, node_fn fn, void *data, unsigned char *seen)
 {
   double *X;
-  unsigned char *seen;
   MF_CALL(MF_CALLOC(s->ctx, (size_t)s->npc * s->dim, &X));
-  if (MF_CALLOC(s->ctx, s->nlocal, &seen)) {
-    free(X);
-    return MF_ERR_MEMORY;
-  }
   for (int e = 0; e < s->ncells; e++) {
     mf_space_cell_coords(s, e, X);
+    const int mask = s->face_code[e];
     for (int k = 0; k < s->npc; k++) {
       int dof = s->cell_nodes[(size_t)e * s->npc + k];
-      if (seen[dof]) continue;
+      if (seen[dof] || (mask && mf_hanging_node_constrained(s->dim, s->n1, mask, k))) continue;
       seen[dof] = 1;
       fn(&X[k * s->dim], dof, data);
     }
   }
   free(X);
-  free(seen);
   return 0;
+}
+
+/* Fill h (owned + ghost) by fn at every DoF. A DoF that this rank sees only through hanging
+ * positions gets its value from the ranks that see it: export-add of the values and of the counts,
+ * then import. */
+static int fill_nodes(mf_space s, double *h, node_fn fn, void *data)
+{
+  unsigned char *seen = NULL;
+  double *cnt = NULL;
+  int ierr = MF_CALLOC(s->ctx, s->nlocal, &seen);
+  if (!ierr) ierr = MF_CALLOC(s->ctx, s->nlocal, &cnt);
+  for (int i = 0; i < s->nlocal && !ierr; i++) h[i] = 0.0;
+  if (!ierr) ierr = for_each_node(s, fn, data, seen);
+  if (!ierr && s->ex.nneigh) {
+    for (int i = 0; i < s->nlocal; i++) {
+      cnt[i] = seen[i];
+      if (!seen[i]) h[i] = 0.0;
+    }
+    ierr = mf_exchange_export_add(s->ctx, &s->ex, h);
+    if (!ierr) ierr = mf_exchange_export_add(s->ctx, &s->ex, cnt);
+    for (int i = 0; i < s->nowned && !ierr; i++)
+      if (cnt[i] > 0) h[i] /= cnt[i];
+    if (!ierr) ierr = mf_exchange_import(s->ctx, &s->ex, h);
+  }
+  free(seen);
+  free(cnt);
+  return ierr;
 }
 
 typedef struct {
@@ -287,7 +311,7 @@ int mf_vector_interpolate(mf_vector v, mf_coefficient_fn f, void *user)
   double *h;
   MF_CALL(host_begin(v, &h));
   node_data d = {h, f, user, v->space->dim, 0, v->space->bc, 0};
-  int ierr = for_each_node(v->space, interp_node, &d);
+  int ierr = fill_nodes(v->space, h, interp_node, &d);
   int ierr2 = host_end(v, h, !ierr);
   return ierr ? ierr : ierr2;
 }
@@ -299,7 +323,7 @@ int mf_vector_set_boundary(mf_vector x, mf_coefficient_fn g, void *user)
   double *h;
   MF_CALL(host_begin(x, &h));
   node_data d = {h, g, user, x->space->dim, 1, x->space->bc, 0};
-  int ierr = for_each_node(x->space, interp_node, &d);
+  int ierr = fill_nodes(x->space, h, interp_node, &d);
   int ierr2 = host_end(x, h, !ierr);
   return ierr ? ierr : ierr2;
 }
@@ -334,7 +358,7 @@ int mf_vector_set_random(mf_vector v, uint64_t seed)
   double *h;
   MF_CALL(host_begin(v, &h));
   node_data d = {h, NULL, NULL, v->space->dim, 0, NULL, seed};
-  int ierr = for_each_node(v->space, random_node, &d);
+  int ierr = fill_nodes(v->space, h, random_node, &d);
   int ierr2 = host_end(v, h, !ierr);
   return ierr ? ierr : ierr2;
 }
@@ -393,6 +417,7 @@ int mf_vector_assemble_rhs(mf_vector bvec, mf_coefficient_fn f, void *user)
     cell_quad_geometry(s, e, &cq);
     for (int q = 0; q < nqp; q++) fq[q] = f(&cq.xq[q * dim], dim, user) * cq.wdet[q];
     mf_tensor_integrate(dim, &cq.b, fq, be, cq.gw.t1, cq.gw.t2); /* be = (B^T x B^T x B^T) fq */
+    mf_hanging_apply(dim, s->n1, s->face_code[e], s->hanging_P, be, 1);
     for (int k = 0; k < s->npc; k++) h[s->cell_nodes[(size_t)e * s->npc + k]] += be[k];
   }
   cell_quad_free(&cq);
@@ -422,6 +447,7 @@ int mf_vector_l2_error(mf_vector uh, mf_coefficient_fn u, void *user, double *er
   for (int e = 0; e < s->ncells && !ierr; e++) {
     cell_quad_geometry(s, e, &cq);
     for (int k = 0; k < s->npc; k++) ue[k] = h[s->cell_nodes[(size_t)e * s->npc + k]];
+    mf_hanging_apply(dim, s->n1, s->face_code[e], s->hanging_P, ue, 0);
     mf_tensor_interpolate(dim, &cq.b, ue, uq, cq.gw.t1, cq.gw.t2);
     for (int q = 0; q < nqp; q++) {
       double d = uq[q] - u(&cq.xq[q * dim], dim, user);
