@@ -17,6 +17,8 @@ static void usage(FILE *f)
           "  --backend B        cpu | cuda | auto (default auto)\n"
           "  --coefficient C    constant | ljungkvist, c(x) = 1/(0.05 + 2|x|^2) (default ljungkvist)\n"
           "  --tol T            relative CG tolerance (default 1e-10)\n"
+          "  --adapt none|shells  adaptive refinement: shells refines along several spherical shells\n"
+          "  --levels L         rounds of adaptive refinement (default 2 with --adapt shells)\n"
           "  --json FILE        also write the summary as one JSON object to FILE\n"
           "  --help             this text\n");
 }
@@ -49,7 +51,8 @@ static int parse_double(const char *opt, const char *s, double *v)
 
 int main(int argc, char **argv)
 {
-  int dim = 3, degree = 3, refine = 3;
+  int dim = 3, degree = 3, refine = 3, levels = 2;
+  const char *adapt = "none";
   const char *mesh_name = "ball", *backend = "auto", *coef_name = "ljungkvist", *json = NULL;
   double tol = 1e-10;
   int bad = 0;
@@ -81,6 +84,8 @@ int main(int argc, char **argv)
     else if (!strcmp(o, "--coefficient")) coef_name = v;
     else if (!strcmp(o, "--tol")) bad = parse_double(o, v, &tol);
     else if (!strcmp(o, "--json")) json = v;
+    else if (!strcmp(o, "--adapt")) adapt = v;
+    else if (!strcmp(o, "--levels")) bad = parse_int(o, v, &levels);
     else {
       fprintf(stderr, "mfree-poisson: unknown option '%s' (see --help)\n", o);
       bad = 1;
@@ -94,6 +99,10 @@ int main(int argc, char **argv)
       fprintf(stderr, "mfree-poisson: option --coefficient: unknown coefficient '%s' (constant | ljungkvist)\n", coef_name);
       bad = 1;
     }
+  }
+  if (!bad && strcmp(adapt, "none") && strcmp(adapt, "shells")) {
+    fprintf(stderr, "mfree-poisson: option --adapt: unknown pattern '%s' (none | shells)\n", adapt);
+    bad = 1;
   }
   if (!bad && !(tol > 0.0 && tol < 1.0)) {
     fprintf(stderr, "mfree-poisson: option --tol: %g out of range (0, 1)\n", tol);
@@ -110,6 +119,9 @@ int main(int argc, char **argv)
   poisson_result res;
   ierr = mf_context_create(MPI_COMM_WORLD, backend, &ctx);
   if (!ierr) ierr = mf_mesh_create(ctx, mesh_name, dim, refine, &mesh);
+  if (!ierr && !strcmp(adapt, "shells")) ierr = mf_mesh_refine_shells(mesh, levels);
+  int64_t ncells = 0;
+  if (!ierr) ierr = mf_mesh_num_cells(mesh, &ncells);
   if (!ierr) ierr = poisson_solve(mesh, degree, coef, tol, &res);
   if (ierr) {
     fprintf(stderr, "mfree-poisson: error %d: %s\n", ierr, mf_last_error_message());
@@ -122,7 +134,7 @@ int main(int argc, char **argv)
   double dofs_per_s = res.s_per_iter > 0 ? res.ndofs / res.s_per_iter : 0.0;
   if (!rank) {
     printf("mfree-poisson: -div(c grad u) = f, manufactured solution\n"
-           "  mesh           %s, dim %d, refine %d\n"
+           "  mesh           %s, dim %d, refine %d, adapt %s (%lld cells)\n"
            "  degree         %d (Q%d, Gauss q = %d)\n"
            "  coefficient    %s\n"
            "  DoFs           %lld\n"
@@ -132,7 +144,7 @@ int main(int argc, char **argv)
            "  setup time     %.3f s\n"
            "  solve time     %.3f s (%.3e s per iteration, %.3e DoF/s per iteration)\n"
            "  L2 error       %.6e\n",
-           mesh_name, dim, refine, degree, degree, degree + 1, coef_name, (long long)res.ndofs, nranks, be,
+           mesh_name, dim, refine, adapt, (long long)ncells, degree, degree, degree + 1, coef_name, (long long)res.ndofs, nranks, be,
            res.iterations, res.converged ? "converged" : "NOT converged", res.residual, tol, res.setup_s,
            res.solve_s, res.s_per_iter, dofs_per_s, res.l2_error);
     if (json) {
@@ -143,10 +155,11 @@ int main(int argc, char **argv)
       } else {
         fprintf(f,
                 "{\"ndofs\": %lld, \"ranks\": %d, \"backend\": \"%s\", \"degree\": %d, \"dim\": %d, "
-                "\"mesh\": \"%s\", \"refine\": %d, \"coefficient\": \"%s\", \"iterations\": %d, "
+                "\"mesh\": \"%s\", \"refine\": %d, \"adapt\": \"%s\", \"cells\": %lld, \"coefficient\": \"%s\", \"iterations\": %d, "
                 "\"converged\": %s, \"setup_s\": %.6e, \"solve_s\": %.6e, \"s_per_iteration\": %.6e, "
                 "\"dofs_per_s_per_iteration\": %.6e, \"l2_error\": %.10e}\n",
-                (long long)res.ndofs, nranks, be, degree, dim, mesh_name, refine, coef_name, res.iterations,
+                (long long)res.ndofs, nranks, be, degree, dim, mesh_name, refine, adapt, (long long)ncells, coef_name,
+                res.iterations,
                 res.converged ? "true" : "false", res.setup_s, res.solve_s, res.s_per_iter, dofs_per_s,
                 res.l2_error);
         fclose(f);

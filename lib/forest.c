@@ -143,6 +143,7 @@ int MF_DIMNAME(mf_forest_create)(mf_mesh mesh)
   mesh->conn = conn;
   mesh->forest = p4est;
   mesh->ghost = ghost;
+  mesh->ncells_global = (int64_t)p4est->global_num_quadrants;
   return 0;
 }
 
@@ -152,6 +153,59 @@ void MF_DIMNAME(mf_forest_destroy)(mf_mesh mesh)
   if (mesh->forest) p4est_destroy((p4est_t *)mesh->forest);
   if (mesh->conn) p4est_connectivity_destroy((p4est_connectivity_t *)mesh->conn);
   mesh->ghost = mesh->forest = mesh->conn = NULL;
+}
+
+/* Adaptation: the user's callback decides on each cell from its centre and level. */
+typedef struct {
+  mf_mesh mesh;
+  mf_adapt_fn fn;
+  void *user;
+} adapt_ctx;
+
+static void quadrant_centre(const adapt_ctx *a, p4est_topidx_t t, const p4est_quadrant_t *q, double *x)
+{
+  const double inv = 1.0 / (double)P4EST_ROOT_LEN, h = 0.5 * P4EST_QUADRANT_LEN(q->level) * inv;
+  double s[3] = {q->x * inv + h, q->y * inv + h, 0.0};
+#ifdef P4_TO_P8
+  s[2] = q->z * inv + h;
+#endif
+  mf_mesh_map_point(a->mesh, (int)t, s, x);
+}
+
+static int refine_cb(p4est_t *p4est, p4est_topidx_t t, p4est_quadrant_t *q)
+{
+  const adapt_ctx *a = (const adapt_ctx *)p4est->user_pointer;
+  double x[3];
+  quadrant_centre(a, t, q, x);
+  return q->level < P4EST_QMAXLEVEL && a->fn(x, MF_DIM, q->level, a->user) > 0;
+}
+
+static int coarsen_cb(p4est_t *p4est, p4est_topidx_t t, p4est_quadrant_t *children[])
+{
+  const adapt_ctx *a = (const adapt_ctx *)p4est->user_pointer;
+  for (int k = 0; k < P4EST_CHILDREN; k++) {
+    double x[3];
+    quadrant_centre(a, t, children[k], x);
+    if (a->fn(x, MF_DIM, children[k]->level, a->user) >= 0) return 0;
+  }
+  return 1;
+}
+
+int MF_DIMNAME(mf_forest_adapt)(mf_mesh mesh, mf_adapt_fn fn, void *user)
+{
+  p4est_t *p4est = (p4est_t *)mesh->forest;
+  adapt_ctx a = {mesh, fn, user};
+  void *saved = p4est->user_pointer;
+  p4est->user_pointer = &a;
+  p4est_refine(p4est, 0, refine_cb, NULL);
+  p4est_coarsen(p4est, 0, coarsen_cb, NULL);
+  p4est->user_pointer = saved;
+  p4est_balance(p4est, P4EST_CONNECT_FULL, NULL); /* 2:1 across faces, edges and corners */
+  p4est_partition(p4est, 0, NULL);
+  p4est_ghost_destroy((p4est_ghost_t *)mesh->ghost);
+  mesh->ghost = p4est_ghost_new(p4est, P4EST_CONNECT_FULL);
+  mesh->ncells_global = (int64_t)p4est->global_num_quadrants;
+  return 0;
 }
 
 /* Is face f of quadrant q (in tree t) on the domain boundary? */

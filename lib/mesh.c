@@ -78,8 +78,40 @@ int mf_mesh_num_cells(mf_mesh mesh, int64_t *ncells)
 {
   MF_CHECK(mesh, NULL, MF_ERR_NULL, "mesh is NULL");
   MF_CHECK(ncells, mesh->ctx, MF_ERR_NULL, "output pointer ncells is NULL");
-  int64_t n = (int64_t)1 << (mesh->dim * mesh->level); /* per tree */
-  *ncells = n * mesh->ntrees;
+  *ncells = mesh->ncells_global;
+  return 0;
+}
+
+int mf_mesh_adapt(mf_mesh mesh, mf_adapt_fn fn, void *user)
+{
+  MF_CHECK(mesh, NULL, MF_ERR_NULL, "mesh is NULL");
+  MF_CHECK(fn, mesh->ctx, MF_ERR_NULL, "adaptation callback is NULL");
+  return mesh->dim == 2 ? mf_forest_adapt_2d(mesh, fn, user) : mf_forest_adapt_3d(mesh, fn, user);
+}
+
+/* Shells: centres and radii chosen so that the spheres cross each other and no axis. */
+static const double shell_c[3][3] = {{0.15, -0.10, 0.05}, {-0.20, 0.25, -0.10}, {0.05, 0.10, -0.30}};
+static const double shell_r[3] = {0.55, 0.35, 0.75};
+
+static int shells_fn(const double *x, int dim, int level, void *user)
+{
+  const struct mf_mesh_s *m = (const struct mf_mesh_s *)user;
+  /* cell diameter: coarse trees span about 1.2 / t of the ball */
+  double h = 1.2 / (m->trees[0] * (double)(1 << level)) * sqrt((double)dim);
+  for (int k = 0; k < 3; k++) {
+    double d = 0.0;
+    for (int j = 0; j < dim; j++) d += (x[j] - shell_c[k][j]) * (x[j] - shell_c[k][j]);
+    if (fabs(sqrt(d) - shell_r[k]) < 0.5 * h) return 1;
+  }
+  return 0;
+}
+
+int mf_mesh_refine_shells(mf_mesh mesh, int levels)
+{
+  MF_CHECK(mesh, NULL, MF_ERR_NULL, "mesh is NULL");
+  MF_CHECK(levels >= 0 && levels <= 10, mesh->ctx, MF_ERR_ARGUMENT, "shell refinement levels %d out of range 0..10",
+           levels);
+  for (int l = 0; l < levels; l++) MF_CALL(mf_mesh_adapt(mesh, shells_fn, mesh));
   return 0;
 }
 

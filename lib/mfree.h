@@ -79,6 +79,17 @@ int mf_mesh_dim(mf_mesh mesh, int *dim);
 /** @brief Number of cells over all ranks. */
 int mf_mesh_num_cells(mf_mesh mesh, int64_t *ncells);
 
+/** Adaptation callback: > 0 refines the cell, < 0 votes to coarsen it (a family of 2^dim cells is
+ *  merged when all vote so), 0 keeps it. centre: the cell centre in physical coordinates. */
+typedef int (*mf_adapt_fn)(const double *centre, int dim, int level, void *user);
+/** @brief One round of adaptation: refine/coarsen by fn, then 2:1 balance across faces, edges and
+ *  corners, and repartition across ranks. Spaces made before refer to the old mesh: destroy them
+ *  before and create new ones after. The callback must give the same answer on every rank. */
+int mf_mesh_adapt(mf_mesh mesh, mf_adapt_fn fn, void *user);
+/** @brief The built-in pattern: `levels` rounds refining the cells that several non-concentric
+ *  spherical shells (as of wave fronts) pass through; any mesh, made for the ball. */
+int mf_mesh_refine_shells(mf_mesh mesh, int levels);
+
 /* ---------------------------------------------------------------- space */
 
 /** @brief Continuous Lagrange Q_p space on Gauss-Lobatto points, p = 1..8; boundary DoFs marked. */

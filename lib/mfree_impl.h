@@ -78,7 +78,8 @@ struct mf_mesh_s {
   int dim, level;
   mf_map_kind map;
   double ball_inner;     /* half-width of the inner cube of the ball's coarse mesh */
-  int trees[3];          /* cube/deformed: trees per direction of the unit box (brick) */
+  int trees[3];          /* cube/deformed: trees per direction of the unit box (brick); ball: split t */
+  int64_t ncells_global;
   int ntrees;
   double *tree_vertices; /* ntrees x 2^dim x 3: corner coordinates of each tree, z-order */
   void *conn, *forest, *ghost; /* p4est_ or p8est_ connectivity, forest, ghost layer */
@@ -142,6 +143,8 @@ int mf_forest_create_3d(mf_mesh mesh);
 void mf_forest_destroy_2d(mf_mesh mesh);
 void mf_forest_destroy_3d(mf_mesh mesh);
 int mf_forest_space_2d(mf_space space);
+int mf_forest_adapt_2d(mf_mesh mesh, mf_adapt_fn fn, void *user);
+int mf_forest_adapt_3d(mf_mesh mesh, mf_adapt_fn fn, void *user);
 int mf_forest_space_3d(mf_space space);
 
 /* ------------------------------------------------------------------ vectors */

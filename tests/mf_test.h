@@ -61,4 +61,26 @@ static double t_ljungkvist(const double *x, int dim, void *user)
   return 1.0 / (0.05 + 2.0 * r2);
 }
 
+/* Refine the cells whose centre lies within 0.3 of (0.4, 0.45, 0.5): hanging faces and, in 3D,
+ * hanging edges on the cube meshes. */
+static int t_refine_ball(const double *x, int dim, int level, void *user)
+{
+  (void)level;
+  (void)user;
+  const double c[3] = {0.4, 0.45, 0.5};
+  double d = 0.0;
+  for (int k = 0; k < dim; k++) d += (x[k] - c[k]) * (x[k] - c[k]);
+  return d < 0.09 ? 1 : 0;
+}
+
+/* A mesh for tests: name/dim/level as mf_mesh_create, then `adapt` rounds (ball: shells; other
+ * meshes: t_refine_ball). */
+static void t_mesh(mf_context ctx, const char *name, int dim, int level, int adapt, mf_mesh *mesh)
+{
+  T_CALL(mf_mesh_create(ctx, name, dim, level, mesh));
+  if (!strcmp(name, "ball")) T_CALL(mf_mesh_refine_shells(*mesh, adapt));
+  else
+    for (int k = 0; k < adapt; k++) T_CALL(mf_mesh_adapt(*mesh, t_refine_ball, NULL));
+}
+
 #endif

@@ -1,6 +1,7 @@
 /* t04_assembled -- the matrix-free operators equal a CPU sparse (CSR) matrix assembled from dense
  * element matrices, on random vectors, with and without the Dirichlet form, for every operator
- * kind, 2D p = 1..8 and 3D p = 1..4 on the deformed cube and the ball (1e-12 relative). The same
+ * kind, 2D p = 1..8 and 3D p = 1..4 on the deformed cube and the ball, uniform and adaptive (hanging
+ * nodes; the CSR holds C^T A_e C, the constraints condensed) (1e-12 relative). The same
  * CG solves both to the same iterate. Runs on 1 and 3 ranks. */
 #include "mf_test.h"
 
@@ -9,14 +10,16 @@ int main(int argc, char **argv)
   MPI_Init(&argc, &argv);
   mf_context ctx;
   T_CALL(mf_context_create(MPI_COMM_WORLD, "cpu", &ctx));
-  const char *meshes[2] = {"deformed", "ball"};
+  /* uniform deformed cube and ball, and adaptive (hanging nodes, constraints condensed in the CSR) */
+  const char *meshes[4] = {"deformed", "ball", "deformed", "ball"};
   for (int dim = 2; dim <= 3; dim++)
-    for (int m = 0; m < 2; m++)
-      for (int p = 1; p <= (dim == 2 ? 8 : 4); p++) {
+    for (int m = 0; m < 4; m++)
+      for (int p = 1; p <= (dim == 2 ? 8 : m < 2 ? 4 : 3); p++) {
         mf_mesh mesh;
         mf_space space;
         mf_vector x, y1, y2;
-        T_CALL(mf_mesh_create(ctx, meshes[m], dim, dim == 2 ? 2 : 1, &mesh));
+        if (m < 2) T_CALL(mf_mesh_create(ctx, meshes[m], dim, dim == 2 ? 2 : 1, &mesh));
+        else t_mesh(ctx, meshes[m], dim, m == 2 ? 2 : 1, 1, &mesh);
         T_CALL(mf_space_create(mesh, p, &space));
         T_CALL(mf_vector_create(space, &x));
         T_CALL(mf_vector_create(space, &y1));

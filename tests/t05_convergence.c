@@ -1,5 +1,6 @@
 /* t05_convergence -- Poisson with a manufactured solution on the deformed cube: the L2 error falls
- * at rate >= p + 0.8 between two refinements, p = 1..4. argv: backend dim [coefficient]. */
+ * at rate >= p + 0.8 between two refinements, p = 1..4. argv: backend dim [coefficient] [adaptive].
+ * adaptive: each mesh of the sequence is refined once more in a ball (hanging nodes). */
 #include "mf_test.h"
 #include "poisson.h"
 
@@ -9,6 +10,7 @@ int main(int argc, char **argv)
   const char *backend = t_backend(argc, argv);
   int dim = argc > 2 ? atoi(argv[2]) : 2;
   poisson_coef coef = (argc > 3 && !strcmp(argv[3], "ljungkvist")) ? POISSON_COEF_LJUNGKVIST : POISSON_COEF_CONSTANT;
+  int adaptive = argc > 4 && !strcmp(argv[4], "adaptive");
   /* coarse levels in the asymptotic range, fine enough to be cheap on the CPU */
   const int level2d[5] = {0, 4, 3, 2, 2}, level3d[5] = {0, 3, 2, 2, 2};
   mf_context ctx;
@@ -19,7 +21,7 @@ int main(int argc, char **argv)
     for (int k = 0; k < 2; k++) {
       mf_mesh mesh;
       poisson_result r;
-      T_CALL(mf_mesh_create(ctx, "deformed", dim, l0 + k, &mesh));
+      t_mesh(ctx, "deformed", dim, l0 + k, adaptive, &mesh);
       T_CALL(poisson_solve(mesh, p, coef, 1e-13, &r));
       T_CHECK(r.converged, "dim %d p %d level %d: CG did not converge", dim, p, l0 + k);
       err[k] = r.l2_error;

@@ -10,7 +10,7 @@ static const char *qname[NQ] = {"ndofs", "|A x|", "x.A x", "sum(M 1)", "|diag|",
 
 static const char *backend = "cpu";
 
-static void compute(MPI_Comm comm, const char *meshname, int dim, int level, int p, double *q)
+static void compute(MPI_Comm comm, const char *meshname, int dim, int level, int adapt, int p, double *q)
 {
   mf_context ctx;
   mf_mesh mesh;
@@ -20,7 +20,7 @@ static void compute(MPI_Comm comm, const char *meshname, int dim, int level, int
   int64_t n;
   poisson_coef coef = POISSON_COEF_LJUNGKVIST;
   T_CALL(mf_context_create(comm, backend, &ctx));
-  T_CALL(mf_mesh_create(ctx, meshname, dim, level, &mesh));
+  t_mesh(ctx, meshname, dim, level, adapt, &mesh);
   T_CALL(mf_space_create(mesh, p, &space));
   T_CALL(mf_space_num_dofs(space, &n));
   q[Q_NDOFS] = (double)n;
@@ -86,17 +86,18 @@ int main(int argc, char **argv)
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   struct {
     const char *mesh;
-    int dim, level, p;
-  } cases[] = {{"ball", 2, 2, 3}, {"deformed", 2, 3, 2}, {"ball", 3, 1, 2}, {"deformed", 3, 2, 3}};
+    int dim, level, adapt, p;
+  } cases[] = {{"ball", 2, 2, 0, 3}, {"deformed", 2, 3, 0, 2}, {"ball", 3, 1, 0, 2}, {"deformed", 3, 2, 0, 3},
+               {"ball", 2, 1, 2, 3},  {"ball", 3, 1, 2, 2},     {"deformed", 3, 2, 1, 2}};
   for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
     double qw[NQ], qs[NQ];
-    compute(MPI_COMM_WORLD, cases[c].mesh, cases[c].dim, cases[c].level, cases[c].p, qw);
+    compute(MPI_COMM_WORLD, cases[c].mesh, cases[c].dim, cases[c].level, cases[c].adapt, cases[c].p, qw);
     if (rank == 0) {
-      compute(MPI_COMM_SELF, cases[c].mesh, cases[c].dim, cases[c].level, cases[c].p, qs);
+      compute(MPI_COMM_SELF, cases[c].mesh, cases[c].dim, cases[c].level, cases[c].adapt, cases[c].p, qs);
       for (int k = 0; k < NQ; k++) {
         double tol = k == Q_ITS ? 1.0 : (k >= Q_L2 ? 1e-10 * fabs(qs[k]) : 1e-12 * fabs(qs[k]));
-        T_CHECK(fabs(qw[k] - qs[k]) <= tol, "%s dim %d p %d: %s on %d ranks %.17g, on 1 rank %.17g", cases[c].mesh,
-                cases[c].dim, cases[c].p, qname[k], size, qw[k], qs[k]);
+        T_CHECK(fabs(qw[k] - qs[k]) <= tol, "%s dim %d p %d adapt %d: %s on %d ranks %.17g, on 1 rank %.17g",
+                cases[c].mesh, cases[c].dim, cases[c].p, cases[c].adapt, qname[k], size, qw[k], qs[k]);
       }
     }
   }
