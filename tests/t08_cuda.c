@@ -1,7 +1,7 @@
 /* t08_cuda -- every CUDA kernel against the CPU reference on random input: for every operator
  * (mass, Laplace, Helmholtz), dim 2 and 3, p = 1..8, quadrature (Gauss p+1, Gauss p+2, GLL p+1),
- * scatter (colored, atomic), with and without the Dirichlet form: apply and diagonal agree to
- * 1e-12 relative (max norm). Then the Poisson CG on both backends: iterations within 1, solutions
+ * scatter (colored, atomic), with and without the Dirichlet form, on uniform and adaptive meshes
+ * (hanging nodes): apply and diagonal agree to 1e-12 relative (max norm). Then the Poisson CG on both backends: iterations within 1, solutions
  * to 1e-10. Exits 77 where no GPU is usable. */
 #include "mf_test.h"
 #include "poisson.h"
@@ -36,15 +36,17 @@ int main(int argc, char **argv)
   T_CALL(mf_context_create(MPI_COMM_WORLD, "cpu", &cc));
   T_CALL(mf_context_create(MPI_COMM_WORLD, "cuda", &gc));
   int ncases = 0;
+  for (int adapt = 0; adapt < 2; adapt++)
   for (int dim = 2; dim <= 3; dim++)
     for (int p = 1; p <= 8; p++) {
-      /* enough cells for several blocks and colors; curved cells of the ball */
-      int level = dim == 2 ? (p <= 4 ? 3 : 2) : (p <= 2 ? 2 : 1);
+      /* enough cells for several blocks and colors; curved cells of the ball; adapt: shells, with
+       * hanging faces and edges */
+      int level = adapt ? (dim == 2 ? 1 : 0) : dim == 2 ? (p <= 4 ? 3 : 2) : (p <= 2 ? 2 : 1);
       mf_mesh cm, gm;
       mf_space cs, gs;
       mf_vector cx, cy, gx, gy;
-      T_CALL(mf_mesh_create(cc, "ball", dim, level, &cm));
-      T_CALL(mf_mesh_create(gc, "ball", dim, level, &gm));
+      t_mesh(cc, "ball", dim, level, adapt ? 2 : 0, &cm);
+      t_mesh(gc, "ball", dim, level, adapt ? 2 : 0, &gm);
       T_CALL(mf_space_create(cm, p, &cs));
       T_CALL(mf_space_create(gm, p, &gs));
       int n;
@@ -70,15 +72,16 @@ int main(int argc, char **argv)
               T_CALL(mf_operator_apply(co, cx, cy));
               T_CALL(mf_operator_apply(go, gx, gy));
               d = maxdiff(gy, cy, n, &scale);
-              T_CHECK(d <= 1e-12 * scale, "apply kind %d dim %d p %d quad %d scatter %d dirichlet %d: GPU-CPU %.3e rel",
-                      kind, dim, p, q, scatter, dir, d / scale);
+              T_CHECK(d <= 1e-12 * scale,
+                      "apply kind %d dim %d p %d quad %d scatter %d dirichlet %d adapt %d: GPU-CPU %.3e rel", kind, dim,
+                      p, q, scatter, dir, adapt, d / scale);
               ncases++;
               if (scatter == 0) {
                 T_CALL(mf_operator_diagonal(co, cy));
                 T_CALL(mf_operator_diagonal(go, gy));
                 d = maxdiff(gy, cy, n, &scale);
-                T_CHECK(d <= 1e-12 * scale, "diagonal kind %d dim %d p %d quad %d dirichlet %d: GPU-CPU %.3e rel", kind,
-                        dim, p, q, dir, d / scale);
+                T_CHECK(d <= 1e-12 * scale, "diagonal kind %d dim %d p %d quad %d dirichlet %d adapt %d: GPU-CPU %.3e",
+                        kind, dim, p, q, dir, adapt, d / scale);
               }
             }
           /* more cells per block than the default, where it fits */
@@ -104,15 +107,16 @@ int main(int argc, char **argv)
       mf_mesh_destroy(&cm);
       mf_mesh_destroy(&gm);
     }
-  T_CHECK(ncases == 2 * 8 * 3 * 3 * 2 * 2, "ran %d apply cases", ncases);
-  /* CG on the GPU: same iterations (+-1) and solution (1e-10) as on the CPU */
+  T_CHECK(ncases == 2 * 2 * 8 * 3 * 3 * 2 * 2, "ran %d apply cases", ncases);
+  /* CG on the GPU: same iterations (+-1) and solution (1e-10) as on the CPU, uniform and adaptive */
+  for (int adapt = 0; adapt < 2; adapt++)
   for (int dim = 2; dim <= 3; dim++)
     for (int p = 1; p <= 4; p++) {
       mf_mesh cm, gm;
       poisson_result rc, rg;
-      int level = dim == 2 ? 3 : 2;
-      T_CALL(mf_mesh_create(cc, "ball", dim, level, &cm));
-      T_CALL(mf_mesh_create(gc, "ball", dim, level, &gm));
+      int level = adapt ? 1 : dim == 2 ? 3 : 2;
+      t_mesh(cc, "ball", dim, level, adapt ? 2 : 0, &cm);
+      t_mesh(gc, "ball", dim, level, adapt ? 2 : 0, &gm);
       T_CALL(poisson_solve(cm, p, POISSON_COEF_LJUNGKVIST, 1e-12, &rc));
       T_CALL(poisson_solve(gm, p, POISSON_COEF_LJUNGKVIST, 1e-12, &rg));
       T_CHECK(rc.converged && rg.converged, "CG dim %d p %d did not converge", dim, p);

@@ -14,6 +14,46 @@
 
 namespace mfk {
 
+// Hanging-node constraints of one cell in place on its nodal values s (stride NQ in every
+// direction): direction by direction, the lines through hanging faces/edges get the 1D coarse-to-fine
+// interpolation (transpose: P^T, directions in reverse). Same passes as mf_hanging_apply (lib/hanging).
+// Every thread of the block must call it (barriers); threads of cells without a mask only wait.
+template <int DIM, int N1, int NQ>
+__device__ __forceinline__ void hanging(double *s, int mask, const double *sP, int i, int j, int k, bool isdof,
+                                        bool transpose)
+{
+  const int c = mask & (DIM == 3 ? 7 : 3), faces = (mask >> (DIM == 3 ? 3 : 2)) & (DIM == 3 ? 7 : 3);
+  const int edges = DIM == 3 ? (mask >> 6) & 7 : 0;
+  const int idx[3] = {i, j, k};
+#pragma unroll
+  for (int step = 0; step < DIM; step++) {
+    const int d = transpose ? DIM - 1 - step : step;
+    bool need = false;
+    if (mask && isdof) {
+      bool on_all = true;
+#pragma unroll
+      for (int e = 0; e < DIM; e++) {
+        if (e == d) continue;
+        const bool on = idx[e] == ((c >> e & 1) ? N1 - 1 : 0);
+        if ((faces >> e & 1) && on) need = true;
+        on_all = on_all && on;
+      }
+      if ((edges >> d & 1) && on_all) need = true;
+    }
+    double t = 0.0;
+    const int st = d == 0 ? 1 : d == 1 ? NQ : NQ * NQ;
+    if (need) {
+      const double *M = sP + (c >> d & 1) * N1 * N1;
+      const int base = (k * NQ + j) * NQ + i - idx[d] * st;
+#pragma unroll
+      for (int m = 0; m < N1; m++) t += (transpose ? M[m * N1 + idx[d]] : M[idx[d] * N1 + m]) * s[base + m * st];
+    }
+    __syncthreads();
+    if (need) s[(k * NQ + j) * NQ + i] = t;
+    __syncthreads();
+  }
+}
+
 // Blocks of more than 512 threads only where one cell needs them (3D q >= 9); those are capped at
 // 32 registers so that two blocks fit on an SM (one block alone idles the SM at every barrier).
 // Elsewhere up to 512 threads and 128 registers (mf_operator_set_cells_per_block matches this).
@@ -35,14 +75,14 @@ __global__ void __launch_bounds__(bounds<DIM, NQ, OP>::threads, bounds<DIM, NQ, 
   constexpr bool MASS = OP != 1, GRAD = OP != 0;
   constexpr int NBUF = GRAD ? 2 + DIM : 2; // s0, s1 (ping-pong), then v_0 .. v_{DIM-1}
   extern __shared__ double smem[];
-  double *sB = smem, *sD = sB + NQ * N1;
+  double *sB = smem, *sD = sB + NQ * N1, *sP = sD + NQ * NQ;
   const int tid = threadIdx.x;
   const int lc = tid / NQP, q = tid - lc * NQP;
   const int i = q % NQ, j = (q / NQ) % NQ, k = DIM == 3 ? q / (NQ * NQ) : 0;
   const int pos = a.cell_begin + blockIdx.x * a.cells_per_block + lc;
   const bool active = pos < a.cell_end;
   const int cell = !active ? 0 : a.cell_list ? __ldg(&a.cell_list[pos]) : pos;
-  double *s0 = sD + NQ * NQ + (size_t)lc * NBUF * NQP, *s1 = s0 + NQP;
+  double *s0 = sP + 2 * N1 * N1 + (size_t)lc * NBUF * NQP, *s1 = s0 + NQP;
 
   // the quadrature data does not depend on anything: issue its loads first, so that their latency
   // overlaps the gather and the interpolation sweeps (not in the register-capped big blocks)
@@ -56,6 +96,8 @@ __global__ void __launch_bounds__(bounds<DIM, NQ, OP>::threads, bounds<DIM, NQ, 
   }
   for (int t = tid; t < NQ * N1; t += blockDim.x) sB[t] = a.B[t];
   for (int t = tid; t < NQ * NQ; t += blockDim.x) sD[t] = a.D[t];
+  if (a.mask)
+    for (int t = tid; t < 2 * N1 * N1; t += blockDim.x) sP[t] = a.P[t];
 
   // gather
   const bool isdof = i < N1 && j < N1 && (DIM == 2 || k < N1);
@@ -68,6 +110,11 @@ __global__ void __launch_bounds__(bounds<DIM, NQ, OP>::threads, bounds<DIM, NQ, 
   }
   s0[q] = u;
   __syncthreads();
+
+  // hanging nodes: coarse values -> this cell's values (blocks without a masked cell skip it)
+  const int mk = (a.mask && active) ? a.mask[cell] : 0;
+  const bool hang = a.mask && __syncthreads_or(mk != 0);
+  if (hang) hanging<DIM, N1, NQ>(s0, mk, sP, i, j, k, isdof, false);
 
   // interpolation to the quadrature points: each sweep reads one buffer and writes the other
   const double *uqs = s0;
@@ -168,6 +215,15 @@ __global__ void __launch_bounds__(bounds<DIM, NQ, OP>::threads, bounds<DIM, NQ, 
     }
   }
 
+  // hanging nodes: the transpose, in a buffer nobody reads any more
+  if (hang) {
+    double *hb = (COLLOC || DIM == 3) ? s1 : s0;
+    hb[q] = isdof ? r : 0.0;
+    __syncthreads();
+    hanging<DIM, N1, NQ>(hb, mk, sP, i, j, k, isdof, true);
+    r = hb[q];
+  }
+
   // scatter-add
   if (active && isdof) {
     if (a.atomic) atomicAdd(&a.y[node], r);
@@ -183,7 +239,7 @@ cudaError_t launch(const mf_cuda_apply_args *a)
   const int ncells = a->cell_end - a->cell_begin;
   if (ncells <= 0) return cudaSuccess;
   const int cpb = a->cells_per_block;
-  const size_t shmem = sizeof(double) * ((size_t)NQ * N1 + NQ * NQ + (size_t)cpb * NBUF * NQP);
+  const size_t shmem = sizeof(double) * ((size_t)NQ * N1 + NQ * NQ + 2 * N1 * N1 + (size_t)cpb * NBUF * NQP);
   if (shmem > 48 * 1024) {
     cudaError_t e = cudaFuncSetAttribute(apply<DIM, N1, NQ, OP, COLLOC>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                          (int)shmem);

@@ -144,6 +144,12 @@ extern "C" int mf_cuda_space_setup(mf_space s)
     free(order);
     if (ierr) return ierr;
   }
+  if (s->nmasked) {
+    MF_CALL(mf_cuda_upload(ctx, (void **)&d->mask, s->face_code, sizeof(int16_t) * (size_t)s->ncells,
+                           "the hanging-node masks"));
+    MF_CALL(mf_cuda_upload(ctx, (void **)&d->P, s->hanging_P, sizeof(double) * 2 * s->n1 * s->n1,
+                           "the hanging-node interpolation"));
+  }
   MF_CALL(mf_cuda_upload(ctx, (void **)&d->bc, s->bc, (size_t)s->nlocal, "the boundary marks"));
   MF_CALL(mf_cuda_upload(ctx, (void **)&d->send_idx, ex->send_idx, sizeof(int) * (size_t)ns, "exchange lists"));
   MF_CALL(mf_cuda_upload(ctx, (void **)&d->recv_idx, ex->recv_idx, sizeof(int) * (size_t)nr, "exchange lists"));
@@ -160,6 +166,8 @@ extern "C" void mf_cuda_space_free(mf_space s)
   cudaFree(d->color_cells);
   cudaFree(d->atomic_cells);
   cudaFree(d->bc);
+  cudaFree(d->mask);
+  cudaFree(d->P);
   cudaFree(d->send_idx);
   cudaFree(d->recv_idx);
   cudaFree(d->send_buf);

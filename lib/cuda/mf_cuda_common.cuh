@@ -37,6 +37,8 @@ struct mf_cuda_space {
   int *color_cells;          // ncells, color by color
   int *atomic_cells;         // ncells: the atomic launch order (Morton chunks, colors within a chunk)
   unsigned char *bc;         // nlocal
+  int16_t *mask;             // ncells hanging-node masks (NULL when no cell has one)
+  double *P;                 // 2 x n1 x n1 hanging-node interpolation
   int *send_idx, *recv_idx;  // exchange lists
   double *send_buf, *recv_buf;
 };
@@ -62,6 +64,8 @@ struct mf_cuda_apply_args {
   long long qd_batch_stride, qd_block_stride;
   int qd_batch;
   const double *B, *D;
+  const int16_t *mask; // NULL: no hanging nodes on this mesh
+  const double *P;
   const int *cell_list; // NULL: cells cell_begin..cell_end-1; else cell_list[cell_begin..cell_end-1]
   int cell_begin, cell_end, cells_per_block;
   int atomic;

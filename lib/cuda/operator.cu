@@ -39,6 +39,8 @@ static int apply_cuda(mf_operator op, mf_vector x, mf_vector y)
   a.qd_batch = op->qd.batch;
   a.B = d->B;
   a.D = d->D;
+  a.mask = ds->mask;
+  a.P = ds->P;
   a.cells_per_block = op->cells_per_block;
   a.x = x->data;
   a.y = y->data;
@@ -66,10 +68,11 @@ static int apply_cuda(mf_operator op, mf_vector x, mf_vector y)
 __global__ void k_diagonal(int dim, int n1, int nq, int has_mass, int has_grad, const double *__restrict__ qd,
                            long long batch_stride, long long block_stride, int batch, const double *__restrict__ BB,
                            const double *__restrict__ BG, const double *__restrict__ GG,
-                           const int *__restrict__ cell_nodes, const unsigned char *bc, double *d)
+                           const int *__restrict__ cell_nodes, const int16_t *mask, double *d)
 {
   extern __shared__ double coef[];
   const int cell = blockIdx.x, tid = threadIdx.x;
+  if (mask && mask[cell]) return; // cells with hanging nodes: computed on the host (whole block leaves)
   const int nqp = dim == 2 ? nq * nq : nq * nq * nq, npc = dim == 2 ? n1 * n1 : n1 * n1 * n1;
   const int ia = tid % n1, ib = (tid / n1) % n1, ic = dim == 3 ? tid / (n1 * n1) : 0;
   const size_t base = (size_t)(cell / batch) * batch_stride + (size_t)(cell % batch) * nqp;
@@ -116,8 +119,22 @@ static int diagonal_cuda(mf_operator op, mf_vector dvec)
   int threads = (s->npc + 31) / 32 * 32;
   k_diagonal<<<s->ncells, threads, sizeof(double) * op->qd.nqp>>>(
       s->dim, s->n1, op->basis.nq, op->has_mass, op->has_grad, d->qd, (long long)op->qd.batch_stride,
-      (long long)op->qd.block_stride, op->qd.batch, d->BB, d->BG, d->GG, ds->cell_nodes, ds->bc, dvec->data);
+      (long long)op->qd.block_stride, op->qd.batch, d->BB, d->BG, d->GG, ds->cell_nodes, ds->mask, dvec->data);
   MF_CUDA_LAUNCH_CHECK(op->ctx, "diagonal");
+  if (s->nmasked) { /* the cells with hanging nodes: C^T A_e C on the host, added on the device */
+    double *h = (double *)calloc((size_t)s->nlocal + 1, sizeof(double)), *dh = NULL;
+    MF_CHECK(h, op->ctx, MF_ERR_MEMORY, "out of host memory (%zu bytes)", sizeof(double) * (size_t)s->nlocal);
+    int ierr = mf_kernel_diagonal_hanging_cpu(op, h);
+    if (!ierr) ierr = mf_cuda_upload(op->ctx, (void **)&dh, h, sizeof(double) * (size_t)s->nlocal, "the diagonal");
+    free(h);
+    if (!ierr) {
+      const double one = 1.0;
+      if (cublasDaxpy(mf_cuda_ctx(op->ctx)->cublas, s->nlocal, &one, dh, 1, dvec->data, 1) != CUBLAS_STATUS_SUCCESS)
+        ierr = mf_error_set(op->ctx, MF_ERR_CUDA, __FILE__, __LINE__, __func__, "cublasDaxpy failed");
+    }
+    cudaFree(dh);
+    if (ierr) return ierr;
+  }
   return 0;
 }
 
@@ -160,8 +177,11 @@ extern "C" int mf_cuda_operator_setup(mf_operator op)
   MF_CALL(mf_cuda_upload(ctx, (void **)&d->BB, BB, sizeof(double) * nq * n1, "basis matrices"));
   MF_CALL(mf_cuda_upload(ctx, (void **)&d->BG, BG, sizeof(double) * nq * n1, "basis matrices"));
   MF_CALL(mf_cuda_upload(ctx, (void **)&d->GG, GG, sizeof(double) * nq * n1, "basis matrices"));
-  /* the device holds the quadrature data now; the host copy is not used by this backend */
-  free(op->qd.data);
-  op->qd.data = NULL;
+  /* the device holds the quadrature data now; the host copy stays only for the diagonal of the
+   * cells with hanging nodes */
+  if (!op->space->nmasked) {
+    free(op->qd.data);
+    op->qd.data = NULL;
+  }
   return 0;
 }
