@@ -6,6 +6,9 @@
  *   bp3         Laplace, Gauss q = p + 2, deformed cube
  *   bp5         Laplace, collocated Gauss-Lobatto q = p + 1, deformed cube
  *   ljungkvist  Laplace with c(x) = 1/(0.05 + 2|x|^2), Gauss q = p + 1, ball
+ *   ljungkvist-adaptive  the same on the ball refined along spherical shells (hanging nodes), with
+ *               the share of hanging nodes and the overhead per DoF against the uniform ball of the
+ *               nearest size (own CSV columns; --max-dofs is the target size)
  * Byte model (fewest bytes per application): x read once and y written once (8 B each per DoF),
  * the stored quadrature data (ncomp x q^dim x 8 B per cell) and the DoF indices (4 B x (p+1)^dim
  * per cell); bytes_per_dof = that total / DoFs. gb_per_s = bytes_per_dof x DoF/s;
@@ -55,6 +58,61 @@ static double cpu_time_ms(apply_arg *a, int calls, int reps, int *err)
   return best[reps / 2];
 }
 
+/* Median ms per application (CUDA events on the GPU, wall clock on the CPU). */
+static double time_apply(apply_arg *a, int on_gpu, int reps, int *err)
+{
+  int calls = 1;
+  double ms;
+#ifdef MFREE_WITH_CUDA
+  if (on_gpu) {
+    ms = mf_bench_time_ms(apply_once, a, 1, 3, err);
+    calls = ms > 0 ? (int)ceil(2.0 / ms) : 100; /* at least 2 ms per repeat */
+    if (calls > 200) calls = 200;
+    if (calls < 1) calls = 1;
+    if (!*err) ms = mf_bench_time_ms(apply_once, a, calls, reps, err);
+    return ms;
+  }
+#endif
+  (void)on_gpu;
+  ms = cpu_time_ms(a, 1, 1, err);
+  calls = ms > 0 ? (int)ceil(50.0 / ms) : 10;
+  if (calls > 100) calls = 100;
+  if (!*err) ms = cpu_time_ms(a, calls, reps < 5 ? reps : 5, err);
+  return ms;
+}
+
+typedef struct {
+  int64_t k[3];
+} node_key;
+static int cmp_key(const void *x, const void *y)
+{
+  const node_key *a = (const node_key *)x, *b = (const node_key *)y;
+  for (int i = 0; i < 3; i++)
+    if (a->k[i] != b->k[i]) return a->k[i] < b->k[i] ? -1 : 1;
+  return 0;
+}
+
+/* Hanging nodes = distinct node positions of all cells - DoFs (one rank). */
+static int64_t count_hanging_nodes(mf_space s)
+{
+  size_t n = (size_t)s->ncells * s->npc, m = 0;
+  node_key *keys = malloc(sizeof(node_key) * (n ? n : 1));
+  double *X = malloc(sizeof(double) * s->npc * s->dim);
+  if (!keys || !X) return free(keys), free(X), -1;
+  for (int e = 0; e < s->ncells; e++) {
+    mf_space_cell_coords(s, e, X);
+    for (int k = 0; k < s->npc; k++, m++)
+      for (int d = 0; d < 3; d++) keys[m].k[d] = d < s->dim ? llround(X[k * s->dim + d] * 1e8) : 0;
+  }
+  qsort(keys, n, sizeof(node_key), cmp_key);
+  int64_t distinct = 0;
+  for (size_t i = 0; i < n; i++)
+    if (i == 0 || cmp_key(&keys[i], &keys[i - 1])) distinct++;
+  free(keys);
+  free(X);
+  return distinct - s->nglobal;
+}
+
 static double ljungkvist(const double *x, int dim, void *u)
 {
   double r2 = 0.0;
@@ -62,9 +120,95 @@ static double ljungkvist(const double *x, int dim, void *u)
   return 1.0 / (0.05 + 2.0 * r2);
 }
 
+/* One timed Laplace (ljungkvist coefficient, Gauss q = p + 1) on a mesh: ms per apply, DoFs. */
+static int time_ljungkvist(mf_mesh mesh, int p, int on_gpu, int reps, double *ms, mf_space *sp)
+{
+  mf_space space = NULL;
+  mf_operator op = NULL;
+  apply_arg a = {NULL, NULL, NULL};
+  int ierr = mf_space_create(mesh, p, &space);
+  if (!ierr) ierr = mf_operator_create_laplace(space, MF_QUAD_GAUSS, ljungkvist, NULL, &op);
+  if (!ierr) ierr = mf_vector_create(space, &a.x);
+  if (!ierr) ierr = mf_vector_create(space, &a.y);
+  if (!ierr) ierr = mf_vector_set_random(a.x, 3);
+  if (!ierr) {
+    a.op = op;
+    *ms = time_apply(&a, on_gpu, reps, &ierr);
+  }
+  mf_vector_destroy(&a.x);
+  mf_vector_destroy(&a.y);
+  mf_operator_destroy(&op);
+  *sp = space;
+  return ierr;
+}
+
+/* ljungkvist-adaptive: the ball refined along three spherical shells (2 rounds) from the largest
+ * base level within the target size, against the uniform ball of the nearest size. */
+static void run_adaptive(mf_context ctx, const char *device, int on_gpu, int dim, const int *degrees, int ndeg,
+                         double target, int reps, FILE *out)
+{
+  const char *hdr = "device,problem,dim,p,q,ndofs,cells,masked_cell_share,hanging_node_share,ms_per_apply,"
+                    "gdofs_per_s,uniform_ndofs,uniform_gdofs_per_s,overhead_per_dof";
+  printf("%s\n", hdr);
+  if (out) fprintf(out, "%s\n", hdr);
+  for (int di = 0; di < ndeg; di++) {
+    const int p = degrees[di];
+    mf_mesh mesh = NULL, prev = NULL, uni = NULL;
+    mf_space space = NULL, uspace = NULL;
+    int ierr = 0;
+    for (int level = 0; level <= 8 && !ierr; level++) { /* largest base level within the target */
+      int64_t cells;
+      ierr = mf_mesh_create(ctx, "ball", dim, level, &mesh);
+      if (!ierr) ierr = mf_mesh_refine_shells(mesh, 2);
+      if (!ierr) ierr = mf_mesh_num_cells(mesh, &cells);
+      if (ierr) break;
+      if (cells * pow(p, dim) > target && prev) {
+        mf_mesh_destroy(&mesh);
+        break;
+      }
+      mf_mesh_destroy(&prev);
+      prev = mesh;
+      mesh = NULL;
+    }
+    mesh = prev;
+    double ms = 0.0, ums = 0.0;
+    if (!ierr) ierr = time_ljungkvist(mesh, p, on_gpu, reps, &ms, &space);
+    int64_t hanging = ierr ? 0 : count_hanging_nodes(space);
+    if (!ierr) { /* uniform ball of the nearest size */
+      int trees[3] = {1, 1, 1}, level = 0;
+      double best = INFINITY;
+      for (int t = 1; t <= 6; t++)
+        for (int l = 0; l <= 10; l++) {
+          double n = (1 + 2 * dim) * pow(t * p * pow(2.0, l), dim);
+          if (fabs(log(n / space->nglobal)) < best) best = fabs(log(n / space->nglobal)), level = l, trees[0] = trees[1] = trees[2] = t;
+        }
+      ierr = mf_mesh_create_box(ctx, "ball", dim, trees, level, &uni);
+      if (!ierr) ierr = time_ljungkvist(uni, p, on_gpu, reps, &ums, &uspace);
+    }
+    if (ierr) {
+      fprintf(stderr, "mfree-bench: ljungkvist-adaptive p %d: %s\n", p, mf_last_error_message());
+    } else {
+      double n = space->nglobal, un = uspace->nglobal;
+      double overhead = (ms / n) / (ums / un) - 1.0;
+      char row[512];
+      snprintf(row, sizeof row, "%s,ljungkvist-adaptive,%d,%d,%d,%lld,%d,%.4f,%.4f,%.5f,%.4f,%lld,%.4f,%.4f", device, dim,
+               p, p + 1, (long long)space->nglobal, space->ncells, (double)space->nmasked / space->ncells,
+               (double)hanging / (n + hanging), ms, n / (ms * 1e-3) / 1e9, (long long)uspace->nglobal,
+               un / (ums * 1e-3) / 1e9, overhead);
+      printf("%s\n", row);
+      fflush(stdout);
+      if (out) fprintf(out, "%s\n", row), fflush(out);
+    }
+    mf_space_destroy(&space);
+    mf_space_destroy(&uspace);
+    mf_mesh_destroy(&mesh);
+    mf_mesh_destroy(&uni);
+  }
+}
+
 static void usage(void)
 {
-  printf("usage: mfree-bench [--problem bp1|bp3|bp5|ljungkvist|all] [--degrees 1,2,...] [--dim 2|3]\n"
+  printf("usage: mfree-bench [--problem bp1|bp3|bp5|ljungkvist|all|ljungkvist-adaptive] [--degrees 1,2,...] [--dim 2|3]\n"
          "                   [--min-dofs N] [--max-dofs N] [--sizes K] [--scatter colored|atomic|both]\n"
          "                   [--backend cuda|cpu] [--cells-per-block N,M,...] [--reps R] [--csv FILE]\n");
 }
@@ -134,6 +278,10 @@ int main(int argc, char **argv)
     return 1;
   }
   const char *hdr = "device,problem,dim,p,q,scatter,ndofs,ms_per_apply,gdofs_per_s,bytes_per_dof,gb_per_s,frac_of_triad";
+  if (!strcmp(problem, "ljungkvist-adaptive")) {
+    run_adaptive(ctx, device, on_gpu, dim, degrees, ndeg, max_dofs, reps, out);
+    goto done;
+  }
   printf("%s,setup_s,cells_per_block\n", hdr);
   if (out) fprintf(out, "%s\n", hdr);
   const char *problems[4] = {"bp1", "bp3", "bp5", "ljungkvist"};
@@ -212,23 +360,8 @@ int main(int argc, char **argv)
               if (sc == 0 && !strcmp(scatter, "atomic")) continue;
               if (sc == 1 && (!strcmp(scatter, "colored") || !on_gpu)) continue;
               mf_operator_set_scatter(op, sc ? MF_SCATTER_ATOMIC : MF_SCATTER_COLORED);
-              int err = 0, calls = 1;
-              double ms;
-#ifdef MFREE_WITH_CUDA
-              if (on_gpu) {
-                ms = mf_bench_time_ms(apply_once, &a, 1, 3, &err);
-                calls = ms > 0 ? (int)ceil(2.0 / ms) : 100; /* at least 2 ms per repeat */
-                if (calls > 200) calls = 200;
-                if (calls < 1) calls = 1;
-                if (!err) ms = mf_bench_time_ms(apply_once, &a, calls, reps, &err);
-              } else
-#endif
-              {
-                ms = cpu_time_ms(&a, 1, 1, &err);
-                calls = ms > 0 ? (int)ceil(50.0 / ms) : 10;
-                if (calls > 100) calls = 100;
-                if (!err) ms = cpu_time_ms(&a, calls, reps < 5 ? reps : 5, &err);
-              }
+              int err = 0;
+              double ms = time_apply(&a, on_gpu, reps, &err);
               if (err) {
                 fprintf(stderr, "mfree-bench: apply failed: %s\n", mf_last_error_message());
                 continue;
@@ -252,6 +385,7 @@ int main(int argc, char **argv)
       }
     }
   }
+done:
   if (out) fclose(out);
   mf_context_destroy(&ctx);
   MPI_Finalize();
