@@ -75,6 +75,6 @@ struct mf_cuda_apply_args {
 
 // op: 0 mass, 1 Laplace, 2 Helmholtz; quad: MF_QUAD_*. Returns the launch's cudaError_t.
 typedef cudaError_t (*mf_cuda_apply_fn)(const mf_cuda_apply_args *a);
-extern "C" mf_cuda_apply_fn mf_cuda_apply_lookup(int dim, int degree, int quad, int op);
+extern "C" mf_cuda_apply_fn mf_cuda_apply_lookup(int dim, int degree, int quad, int op, int hang);
 
 #endif

@@ -3,20 +3,20 @@
 #include "mf_cuda_common.cuh"
 
 // Lookup functions of the generated instantiation files apply_d<dim>_p<p>.cu.
-#define MF_DECL(D, P) extern "C" mf_cuda_apply_fn mf_cuda_apply_lookup_d##D##_p##P(int quad, int op);
+#define MF_DECL(D, P) extern "C" mf_cuda_apply_fn mf_cuda_apply_lookup_d##D##_p##P(int quad, int op, int hang);
 MF_DECL(2, 1) MF_DECL(2, 2) MF_DECL(2, 3) MF_DECL(2, 4) MF_DECL(2, 5) MF_DECL(2, 6) MF_DECL(2, 7) MF_DECL(2, 8)
 MF_DECL(3, 1) MF_DECL(3, 2) MF_DECL(3, 3) MF_DECL(3, 4) MF_DECL(3, 5) MF_DECL(3, 6) MF_DECL(3, 7) MF_DECL(3, 8)
 
-extern "C" mf_cuda_apply_fn mf_cuda_apply_lookup(int dim, int p, int quad, int op)
+extern "C" mf_cuda_apply_fn mf_cuda_apply_lookup(int dim, int p, int quad, int op, int hang)
 {
-  typedef mf_cuda_apply_fn (*lookup_fn)(int, int);
+  typedef mf_cuda_apply_fn (*lookup_fn)(int, int, int);
   static const lookup_fn table[2][8] = {
       {mf_cuda_apply_lookup_d2_p1, mf_cuda_apply_lookup_d2_p2, mf_cuda_apply_lookup_d2_p3, mf_cuda_apply_lookup_d2_p4,
        mf_cuda_apply_lookup_d2_p5, mf_cuda_apply_lookup_d2_p6, mf_cuda_apply_lookup_d2_p7, mf_cuda_apply_lookup_d2_p8},
       {mf_cuda_apply_lookup_d3_p1, mf_cuda_apply_lookup_d3_p2, mf_cuda_apply_lookup_d3_p3, mf_cuda_apply_lookup_d3_p4,
        mf_cuda_apply_lookup_d3_p5, mf_cuda_apply_lookup_d3_p6, mf_cuda_apply_lookup_d3_p7, mf_cuda_apply_lookup_d3_p8}};
   if (dim < 2 || dim > 3 || p < 1 || p > 8 || quad < 0 || quad > 2 || op < 0 || op > 2) return NULL;
-  return table[dim - 2][p - 1](quad, op);
+  return table[dim - 2][p - 1](quad, op, hang);
 }
 
 static int op_index(const mf_operator op) { return op->kind == MF_OP_MASS ? 0 : op->kind == MF_OP_LAPLACE ? 1 : 2; }
@@ -27,7 +27,7 @@ static int apply_cuda(mf_operator op, mf_vector x, mf_vector y)
   mf_context ctx = op->ctx;
   const mf_cuda_operator *d = (const mf_cuda_operator *)op->dev;
   const mf_cuda_space *ds = (const mf_cuda_space *)s->dev;
-  mf_cuda_apply_fn fn = mf_cuda_apply_lookup(s->dim, s->degree, (int)op->quad, op_index(op));
+  mf_cuda_apply_fn fn = mf_cuda_apply_lookup(s->dim, s->degree, (int)op->quad, op_index(op), ds->mask != NULL);
   MF_CHECK(fn, ctx, MF_ERR_UNSUPPORTED, "no CUDA kernel for dim %d, degree %d, quadrature %d", s->dim, s->degree,
            (int)op->quad);
   mf_cuda_apply_args a;
