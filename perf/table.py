@@ -42,9 +42,9 @@ def main():
             ref = REF.get(prob, [None] * 8)[p - 1]
             rs = "-" if ref is None else f"{ref:.1f}"
             vs = "-" if ref is None else f"{float(a['gdofs_per_s']) / ref:.2f}x"
-            cs = co[0]["gdofs_per_s"] if co else "-"
+            cs = f"{float(co[0]['gdofs_per_s']):.2f}" if co else "-"
             print(f"| {prob} | {p} | {a['q']} | {n:.3g} | {float(a['bytes_per_dof']):.0f} | {float(a['gdofs_per_s']):.2f} | "
-                  f"{float(cs):.2f} | {frac:.2f} | {gs} | {rs} | {vs} |")
+                  f"{cs} | {frac:.2f} | {gs} | {rs} | {vs} |")
 
 
 if __name__ == "__main__":
