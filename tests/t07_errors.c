@@ -46,6 +46,9 @@ int main(int argc, char **argv)
   }
   T_CHECK(!strcmp(mf_context_error_message(ctx), mf_last_error_message()) || 1, "context message");
   T_CALL(mf_mesh_create(ctx, "cube", 2, 2, &mesh));
+  EXPECT(mf_mesh_adapt(mesh, NULL, NULL), MF_ERR_NULL, "adaptation callback is NULL");
+  EXPECT(mf_mesh_adapt(NULL, NULL, NULL), MF_ERR_NULL, "mesh is NULL");
+  EXPECT(mf_mesh_refine_shells(mesh, 11), MF_ERR_ARGUMENT, "shell refinement levels 11 out of range 0..10");
   T_CALL(mf_mesh_create(ctx, "ball", 2, 1, &mesh2));
 
   EXPECT(mf_space_create(mesh, 0, &s), MF_ERR_ARGUMENT, "degree 0 out of range 1..8");

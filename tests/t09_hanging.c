@@ -108,11 +108,34 @@ static double face_jump(mf_space s, const double *h, double *scale, int *nchecke
   return worst;
 }
 
+static int refine_all(const double *x, int dim, int level, void *u) { return 1; }
+static int coarsen_all(const double *x, int dim, int level, void *u) { return -1; }
+
 int main(int argc, char **argv)
 {
   MPI_Init(&argc, &argv);
   mf_context ctx;
   T_CALL(mf_context_create(MPI_COMM_SELF, "cpu", &ctx));
+  /* adaptation: refine everything, coarsen everything back; the shells pattern adds cells */
+  for (int dim = 2; dim <= 3; dim++) {
+    mf_mesh mesh;
+    int64_t n0, n1, n2;
+    T_CALL(mf_mesh_create(ctx, "ball", dim, 1, &mesh));
+    T_CALL(mf_mesh_num_cells(mesh, &n0));
+    T_CALL(mf_mesh_adapt(mesh, refine_all, NULL));
+    T_CALL(mf_mesh_num_cells(mesh, &n1));
+    T_CALL(mf_mesh_adapt(mesh, coarsen_all, NULL));
+    T_CALL(mf_mesh_num_cells(mesh, &n2));
+    T_CHECK(n1 == n0 << dim && n2 == n0, "dim %d: %lld cells, refined %lld, coarsened %lld", dim, (long long)n0,
+            (long long)n1, (long long)n2);
+    mf_mesh_destroy(&mesh);
+    T_CALL(mf_mesh_create(ctx, "ball", dim, 2, &mesh)); /* fine enough that the shells miss some cells */
+    T_CALL(mf_mesh_num_cells(mesh, &n0));
+    T_CALL(mf_mesh_refine_shells(mesh, 1));
+    T_CALL(mf_mesh_num_cells(mesh, &n1));
+    T_CHECK(n1 > n0 && n1 < n0 << dim, "dim %d: shells refined %lld of %lld cells' worth", dim, (long long)n1, (long long)n0);
+    mf_mesh_destroy(&mesh);
+  }
   /* bad masks */
   T_CHECK(mf_hanging_check(3, 1 << 9) != 0 && mf_hanging_check(2, 1 << 4) != 0, "bits beyond the layout accepted");
   T_CHECK(mf_hanging_check(3, 5) != 0 && mf_hanging_check(2, 3) != 0, "child id without hanging accepted");
