@@ -107,6 +107,11 @@ int mf_basis1d_setup(int degree, mf_quadrature quad, mf_basis1d *b)
     for (int i = 0; i < b->nq; i++)
       for (int j = 0; j < b->n1; j++) b->B[i * b->n1 + j] = (i == j);
   mf_lagrange_eval(b->nq, b->qpts, b->nq, b->qpts, NULL, b->D);
+  for (int i = 0; i < b->nq * b->n1; i++) {
+    b->BB[i] = b->B[i] * b->B[i];
+    b->BG[i] = b->B[i] * b->Bg[i];
+    b->GG[i] = b->Bg[i] * b->Bg[i];
+  }
   return 0;
 }
 

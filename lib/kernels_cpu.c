@@ -86,12 +86,7 @@ int mf_kernel_diagonal_cpu(mf_operator op, double *d)
   const mf_basis1d *b = &op->basis;
   const mf_qdata *qd = &op->qd;
   const int nqp = qd->nqp;
-  double BB[MF_MAX_NQ * MF_MAX_N1], BG[MF_MAX_NQ * MF_MAX_N1], GG[MF_MAX_NQ * MF_MAX_N1];
-  for (int i = 0; i < nq * n1; i++) {
-    BB[i] = b->B[i] * b->B[i];
-    BG[i] = b->B[i] * b->Bg[i];
-    GG[i] = b->Bg[i] * b->Bg[i];
-  }
+  const double *BB = b->BB, *BG = b->BG, *GG = b->GG;
   double *buf;
   MF_CALL(MF_CALLOC(s->ctx, (size_t)(3 * nqp + npc), &buf));
   double *coef = buf, *t1 = buf + nqp, *t2 = buf + 2 * nqp, *de = buf + 3 * nqp;

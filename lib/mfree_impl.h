@@ -188,6 +188,8 @@ typedef struct {
   double B[MF_MAX_NQ * MF_MAX_N1];  /* B[i*n1+j] = phi_j(q_i) */
   double Bg[MF_MAX_NQ * MF_MAX_N1]; /* Bg[i*n1+j] = phi_j'(q_i) */
   double D[MF_MAX_NQ * MF_MAX_NQ];  /* collocation derivative on the quadrature points */
+  /* factors of the sum-factorised diagonal (elementwise products): B.B, B.Bg, Bg.Bg */
+  double BB[MF_MAX_NQ * MF_MAX_N1], BG[MF_MAX_NQ * MF_MAX_N1], GG[MF_MAX_NQ * MF_MAX_N1];
 } mf_basis1d;
 
 void mf_gauss_lobatto(int n, double *x, double *w); /* on [0,1] */

@@ -47,7 +47,6 @@ struct mf_cuda_operator {
   double *qd;      // quadrature data, the host layout
   double *B, *D;   // 1D matrices
   double *BB, *BG, *GG; // diagonal factors
-  int cells_per_block;
 };
 
 static inline mf_cuda_context *mf_cuda_ctx(mf_context ctx) { return (mf_cuda_context *)ctx->cuda; }

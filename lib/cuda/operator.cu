@@ -165,18 +165,12 @@ extern "C" int mf_cuda_operator_setup(mf_operator op)
   op->ops.masks_bc = 1;
   const mf_basis1d *b = &op->basis;
   const int nq = b->nq, n1 = b->n1;
-  double BB[MF_MAX_NQ * MF_MAX_N1], BG[MF_MAX_NQ * MF_MAX_N1], GG[MF_MAX_NQ * MF_MAX_N1];
-  for (int i = 0; i < nq * n1; i++) {
-    BB[i] = b->B[i] * b->B[i];
-    BG[i] = b->B[i] * b->Bg[i];
-    GG[i] = b->Bg[i] * b->Bg[i];
-  }
   MF_CALL(mf_cuda_upload(ctx, (void **)&d->qd, op->qd.data, sizeof(double) * op->qd.len, "quadrature data"));
   MF_CALL(mf_cuda_upload(ctx, (void **)&d->B, b->B, sizeof(double) * nq * n1, "basis matrices"));
   MF_CALL(mf_cuda_upload(ctx, (void **)&d->D, b->D, sizeof(double) * nq * nq, "basis matrices"));
-  MF_CALL(mf_cuda_upload(ctx, (void **)&d->BB, BB, sizeof(double) * nq * n1, "basis matrices"));
-  MF_CALL(mf_cuda_upload(ctx, (void **)&d->BG, BG, sizeof(double) * nq * n1, "basis matrices"));
-  MF_CALL(mf_cuda_upload(ctx, (void **)&d->GG, GG, sizeof(double) * nq * n1, "basis matrices"));
+  MF_CALL(mf_cuda_upload(ctx, (void **)&d->BB, b->BB, sizeof(double) * nq * n1, "basis matrices"));
+  MF_CALL(mf_cuda_upload(ctx, (void **)&d->BG, b->BG, sizeof(double) * nq * n1, "basis matrices"));
+  MF_CALL(mf_cuda_upload(ctx, (void **)&d->GG, b->GG, sizeof(double) * nq * n1, "basis matrices"));
   /* the device holds the quadrature data now; the host copy stays only for the diagonal of the
    * cells with hanging nodes */
   if (!op->space->nmasked) {
