@@ -20,6 +20,7 @@ int mf_cg_create(mf_operator op, mf_cg *cg)
   MF_CHECK(op, NULL, MF_ERR_NULL, "operator is NULL");
   MF_CHECK(cg, op->ctx, MF_ERR_NULL, "output pointer cg is NULL");
   *cg = NULL;
+  double t0 = mf_phase_begin(op->ctx);
   mf_cg c;
   MF_CALL(MF_CALLOC(op->ctx, 1, &c));
   c->op = op;
@@ -31,6 +32,7 @@ int mf_cg_create(mf_operator op, mf_cg *cg)
   if (!ierr) ierr = mf_vector_create(op->space, &c->p);
   if (!ierr) ierr = mf_vector_create(op->space, &c->Ap);
   if (!ierr) ierr = mf_vector_create(op->space, &c->dinv);
+  mf_phase_end(op->ctx, MF_PHASE_SOLVER, t0);
   if (ierr) {
     mf_cg_destroy(&c);
     return ierr;
@@ -81,6 +83,19 @@ int mf_cg_residual_history(mf_cg cg, const double **history, int *length)
   return 0;
 }
 
+int mf_cg_setup(mf_cg c)
+{
+  MF_CHECK(c, NULL, MF_ERR_NULL, "cg is NULL");
+  if (!c->jacobi || c->dinv_valid) return 0;
+  mf_context ctx = c->op->ctx;
+  double t0 = mf_phase_begin(ctx);
+  int ierr = mf_operator_diagonal(c->op, c->dinv);
+  if (!ierr) ierr = c->dinv->ops.reciprocal(c->dinv);
+  mf_phase_end(ctx, MF_PHASE_DIAGONAL, t0);
+  c->dinv_valid = !ierr;
+  return ierr;
+}
+
 /* z <- M^{-1} r */
 static int precondition(mf_cg c)
 {
@@ -100,11 +115,7 @@ int mf_cg_solve(mf_cg c, mf_vector b, mf_vector x, mf_cg_info *info)
   free(c->history);
   c->nhistory = 0;
   MF_CALL(MF_CALLOC(ctx, c->maxit + 1, &c->history));
-  if (c->jacobi && !c->dinv_valid) {
-    MF_CALL(mf_operator_diagonal(c->op, c->dinv));
-    MF_CALL(c->dinv->ops.reciprocal(c->dinv));
-    c->dinv_valid = 1;
-  }
+  MF_CALL(mf_cg_setup(c));
   mf_vector r = c->r, z = c->z, p = c->p, Ap = c->Ap;
   MPI_Barrier(ctx->comm);
   double t0 = MPI_Wtime(); /* the diagonal (set-up) is outside the timed solve */

@@ -116,6 +116,53 @@ int mf_context_destroy(mf_context *ctx)
   return 0;
 }
 
+/* ------------------------------------------------------------------ set-up phases */
+
+static const char *const phase_names[MF_PHASE_COUNT] = {"mesh", "dofs", "ordering", "coordinates", "geometry",
+                                                         "coefficient", "dirichlet", "h2d", "rhs", "diagonal",
+                                                         "solver"};
+
+const char *mf_phase_name(mf_phase phase)
+{
+  return (int)phase >= 0 && phase < MF_PHASE_COUNT ? phase_names[phase] : "unknown";
+}
+
+static void device_sync(mf_context ctx)
+{
+#ifdef MFREE_WITH_CUDA
+  if (ctx->backend == MF_BACKEND_CUDA) mf_cuda_synchronize(ctx);
+#else
+  (void)ctx;
+#endif
+}
+
+double mf_phase_begin(mf_context ctx)
+{
+  device_sync(ctx);
+  return MPI_Wtime();
+}
+
+void mf_phase_end(mf_context ctx, mf_phase phase, double t0)
+{
+  device_sync(ctx);
+  ctx->phase_s[phase] += MPI_Wtime() - t0;
+}
+
+int mf_context_phase_times(mf_context ctx, double seconds[MF_PHASE_COUNT])
+{
+  MF_CHECK(ctx, NULL, MF_ERR_NULL, "context is NULL");
+  MF_CHECK(seconds, ctx, MF_ERR_NULL, "output array seconds is NULL");
+  memcpy(seconds, ctx->phase_s, sizeof ctx->phase_s);
+  return 0;
+}
+
+int mf_context_phase_reset(mf_context ctx)
+{
+  MF_CHECK(ctx, NULL, MF_ERR_NULL, "context is NULL");
+  memset(ctx->phase_s, 0, sizeof ctx->phase_s);
+  return 0;
+}
+
 const char *mf_context_backend(mf_context ctx)
 {
   if (!ctx) return "none";

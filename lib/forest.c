@@ -112,6 +112,7 @@ static p4est_connectivity_t *ball_connectivity(double a, int t)
 int MF_DIMNAME(mf_forest_create)(mf_mesh mesh)
 {
   mf_context ctx = mesh->ctx;
+  double tm = mf_phase_begin(ctx);
   p4est_connectivity_t *conn;
   if (mesh->map == MF_MAP_BALL) {
     conn = ball_connectivity(mesh->ball_inner, mesh->trees[0]);
@@ -139,7 +140,10 @@ int MF_DIMNAME(mf_forest_create)(mf_mesh mesh)
     }
   p4est_t *p4est = p4est_new_ext(ctx->comm, conn, 0, mesh->level, 1, 0, NULL, NULL);
   p4est_partition(p4est, 0, NULL);
+  mf_phase_end(ctx, MF_PHASE_MESH, tm);
+  double t0 = mf_phase_begin(ctx);
   p4est_ghost_t *ghost = p4est_ghost_new(p4est, P4EST_CONNECT_FULL);
+  mf_phase_end(ctx, MF_PHASE_DOFS, t0);
   mesh->conn = conn;
   mesh->forest = p4est;
   mesh->ghost = ghost;
@@ -194,6 +198,7 @@ static int coarsen_cb(p4est_t *p4est, p4est_topidx_t t, p4est_quadrant_t *childr
 int MF_DIMNAME(mf_forest_adapt)(mf_mesh mesh, mf_adapt_fn fn, void *user)
 {
   p4est_t *p4est = (p4est_t *)mesh->forest;
+  double tm = mf_phase_begin(mesh->ctx);
   adapt_ctx a = {mesh, fn, user};
   void *saved = p4est->user_pointer;
   p4est->user_pointer = &a;
@@ -202,8 +207,11 @@ int MF_DIMNAME(mf_forest_adapt)(mf_mesh mesh, mf_adapt_fn fn, void *user)
   p4est->user_pointer = saved;
   p4est_balance(p4est, P4EST_CONNECT_FULL, NULL); /* 2:1 across faces, edges and corners */
   p4est_partition(p4est, 0, NULL);
+  mf_phase_end(mesh->ctx, MF_PHASE_MESH, tm);
+  double t0 = mf_phase_begin(mesh->ctx);
   p4est_ghost_destroy((p4est_ghost_t *)mesh->ghost);
   mesh->ghost = p4est_ghost_new(p4est, P4EST_CONNECT_FULL);
+  mf_phase_end(mesh->ctx, MF_PHASE_DOFS, t0);
   mesh->ncells_global = (int64_t)p4est->global_num_quadrants;
   return 0;
 }
@@ -232,6 +240,7 @@ int MF_DIMNAME(mf_forest_space)(mf_space space)
   const int n1 = space->n1, npc = space->npc;
   int ierr = 0;
   double *mark = NULL;
+  double t0 = mf_phase_begin(ctx), td = 0.0;
 
   p4est_lnodes_t *ln = p4est_lnodes_new(p4est, (p4est_ghost_t *)mesh->ghost, space->degree);
   space->ncells = (int)ln->num_local_elements;
@@ -329,12 +338,15 @@ int MF_DIMNAME(mf_forest_space)(mf_space space)
   ex->recv_off[ex->nneigh] = nrecv;
 
   /* a boundary node seen from any rank is a boundary node everywhere */
+  td = MPI_Wtime();
   MF_CALL_GOTO(mf_exchange_export_add(ctx, ex, mark), done);
   MF_CALL_GOTO(mf_exchange_import(ctx, ex, mark), done);
   for (int i = 0; i < space->nlocal; i++) space->bc[i] = mark[i] > 0.0;
+  mf_phase_end(ctx, MF_PHASE_DIRICHLET, td);
 
 done:
   free(mark);
   p4est_lnodes_destroy(ln);
+  ctx->phase_s[MF_PHASE_DOFS] += (td > 0.0 ? td : MPI_Wtime()) - t0;
   return ierr;
 }

@@ -62,6 +62,31 @@ int mf_context_comm(mf_context ctx, MPI_Comm *comm);
 /** @brief Whether the CUDA backend was compiled in and a device is usable (1) or not (0). */
 int mf_cuda_available(void);
 
+/* ---------------------------------------------------------------- set-up phases */
+
+/** The named phases of set-up. Every library call that does set-up work adds its wall time to the
+ *  phase it belongs to, per context and per rank; on the cuda backend a phase's time includes its
+ *  device work (the phase ends with a device synchronisation). */
+typedef enum {
+  MF_PHASE_MESH = 0,     /**< coarse mesh, forest, uniform refinement, partition, adaptation */
+  MF_PHASE_DOFS,         /**< ghost layer, DoF numbering (p4est_lnodes), exchange lists */
+  MF_PHASE_ORDERING,     /**< cell coloring and launch order */
+  MF_PHASE_COORDINATES,  /**< node coordinates: one point per DoF, from the mesh mapping */
+  MF_PHASE_GEOMETRY,     /**< Jacobians and the stored quadrature data */
+  MF_PHASE_COEFFICIENT,  /**< coefficient callbacks at the quadrature points */
+  MF_PHASE_DIRICHLET,    /**< Dirichlet marks and boundary values */
+  MF_PHASE_TRANSFER,     /**< host-to-device copies of the space and operator data */
+  MF_PHASE_RHS,          /**< right-hand side assembly */
+  MF_PHASE_DIAGONAL,     /**< matrix-free diagonal (the Jacobi preconditioner) */
+  MF_PHASE_SOLVER,       /**< solver creation */
+  MF_PHASE_COUNT
+} mf_phase;
+/** @brief Short name of a phase ("mesh", "dofs", ...; "unknown" out of range). */
+const char *mf_phase_name(mf_phase phase);
+/** @brief Seconds spent in each phase on this rank since the context was made or last reset. */
+int mf_context_phase_times(mf_context ctx, double seconds[MF_PHASE_COUNT]);
+int mf_context_phase_reset(mf_context ctx);
+
 /* ---------------------------------------------------------------- mesh */
 
 /** @brief Create a uniformly refined, partitioned mesh.
@@ -193,6 +218,9 @@ typedef struct {
 
 /** @brief Jacobi-preconditioned CG on any operator (matrix-free, assembled or shell). */
 int mf_cg_create(mf_operator op, mf_cg *cg);
+/** @brief Compute what the solve needs before the first iteration (the inverse diagonal for the Jacobi
+ *  preconditioner), so that it counts as set-up; mf_cg_solve calls it when not done. */
+int mf_cg_setup(mf_cg cg);
 /** @brief Relative tolerance on sqrt(r^T z) (default 1e-10) and iteration limit (default 10000). */
 int mf_cg_set_tolerance(mf_cg cg, double rtol, int max_iterations);
 /** @brief Use the Jacobi preconditioner (on, default) or none (off). */

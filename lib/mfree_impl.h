@@ -66,8 +66,14 @@ struct mf_context_s {
   int rank, size;
   mf_backend backend;
   char errmsg[1024];
+  double phase_s[MF_PHASE_COUNT]; /* set-up time per phase on this rank */
   void *cuda; /* backend-owned state (device id, library handles) */
 };
+
+/** Start of a timed set-up step: waits for outstanding device work, returns the wall clock. */
+double mf_phase_begin(mf_context ctx);
+/** End of a timed set-up step: waits for the step's device work and adds the time to `phase`. */
+void mf_phase_end(mf_context ctx, mf_phase phase, double t0);
 
 /* ------------------------------------------------------------------ mesh */
 

@@ -45,7 +45,9 @@ static int operator_create(mf_space space, mf_op_kind kind, mf_quadrature quad, 
   o->has_mass = kind == MF_OP_MASS || kind == MF_OP_HELMHOLTZ;
   o->has_grad = kind == MF_OP_LAPLACE || kind == MF_OP_HELMHOLTZ;
   mf_basis1d_setup(space->degree, quad, &o->basis);
+  double t0 = mf_phase_begin(ctx);
   int ierr = mf_qdata_setup(o, c, user, a, b);
+  mf_phase_end(ctx, MF_PHASE_GEOMETRY, t0);
   o->cells_per_block = o->qd.batch;
   if (!ierr) ierr = mf_vector_create(space, &o->xwork);
   if (!ierr) {
@@ -55,7 +57,11 @@ static int operator_create(mf_space space, mf_op_kind kind, mf_quadrature quad, 
       o->ops.destroy = destroy_mf_cpu;
     }
 #ifdef MFREE_WITH_CUDA
-    else ierr = mf_cuda_operator_setup(o);
+    else {
+      t0 = mf_phase_begin(ctx);
+      ierr = mf_cuda_operator_setup(o);
+      mf_phase_end(ctx, MF_PHASE_TRANSFER, t0);
+    }
 #endif
   }
   if (ierr) {

@@ -70,7 +70,9 @@ int mf_space_create(mf_mesh mesh, int degree, mf_space *space)
   double w[MF_MAX_N1];
   mf_gauss_lobatto(s->n1, s->gll, w);
   int ierr = s->dim == 2 ? mf_forest_space_2d(s) : mf_forest_space_3d(s);
+  double t0 = mf_phase_begin(ctx);
   if (!ierr) ierr = color_cells(s);
+  mf_phase_end(ctx, MF_PHASE_ORDERING, t0);
   mf_hanging_matrices(degree, s->hanging_P);
   for (int e = 0; !ierr && e < s->ncells; e++) {
     if (mf_hanging_check(s->dim, s->face_code[e]))
@@ -79,7 +81,11 @@ int mf_space_create(mf_mesh mesh, int degree, mf_space *space)
     s->nmasked += s->face_code[e] != 0;
   }
 #ifdef MFREE_WITH_CUDA
-  if (!ierr && ctx->backend == MF_BACKEND_CUDA) ierr = mf_cuda_space_setup(s);
+  if (!ierr && ctx->backend == MF_BACKEND_CUDA) {
+    t0 = mf_phase_begin(ctx);
+    ierr = mf_cuda_space_setup(s);
+    mf_phase_end(ctx, MF_PHASE_TRANSFER, t0);
+  }
 #endif
   if (ierr) {
     mf_space_destroy(&s);

@@ -316,7 +316,7 @@ int mf_vector_interpolate(mf_vector v, mf_coefficient_fn f, void *user)
   return ierr ? ierr : ierr2;
 }
 
-int mf_vector_set_boundary(mf_vector x, mf_coefficient_fn g, void *user)
+static int set_boundary(mf_vector x, mf_coefficient_fn g, void *user)
 {
   MF_CHECK(x, NULL, MF_ERR_NULL, "vector is NULL");
   MF_CHECK(g, x->space->ctx, MF_ERR_NULL, "function g is NULL");
@@ -396,7 +396,7 @@ static void cell_quad_geometry(mf_space s, int cell, cell_quad *cq)
   for (int q = 0; q < cq->nqp; q++) cq->wdet[q] = mf_qweight(s->dim, &cq->b, q) * fabs(mf_det(s->dim, &cq->jac[9 * q]));
 }
 
-int mf_vector_assemble_rhs(mf_vector bvec, mf_coefficient_fn f, void *user)
+static int assemble_rhs(mf_vector bvec, mf_coefficient_fn f, void *user)
 {
   MF_CHECK(bvec, NULL, MF_ERR_NULL, "vector is NULL");
   mf_space s = bvec->space;
@@ -461,4 +461,25 @@ int mf_vector_l2_error(mf_vector uh, mf_coefficient_fn u, void *user, double *er
   MF_CALL(allreduce_sum(s->ctx, &sum));
   *err = sqrt(sum);
   return 0;
+}
+
+/* timed entry points of the set-up phases */
+int mf_vector_set_boundary(mf_vector x, mf_coefficient_fn g, void *user)
+{
+  MF_CHECK(x, NULL, MF_ERR_NULL, "vector is NULL");
+  mf_context ctx = x->space->ctx;
+  double t0 = mf_phase_begin(ctx);
+  int ierr = set_boundary(x, g, user);
+  mf_phase_end(ctx, MF_PHASE_DIRICHLET, t0);
+  return ierr;
+}
+
+int mf_vector_assemble_rhs(mf_vector b, mf_coefficient_fn f, void *user)
+{
+  MF_CHECK(b, NULL, MF_ERR_NULL, "vector is NULL");
+  mf_context ctx = b->space->ctx;
+  double t0 = mf_phase_begin(ctx);
+  int ierr = assemble_rhs(b, f, user);
+  mf_phase_end(ctx, MF_PHASE_RHS, t0);
+  return ierr;
 }

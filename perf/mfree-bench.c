@@ -211,7 +211,8 @@ static void usage(void)
 {
   printf("usage: mfree-bench [--problem bp1|bp3|bp5|ljungkvist|all|ljungkvist-adaptive] [--degrees 1,2,...] [--dim 2|3]\n"
          "                   [--min-dofs N] [--max-dofs N] [--sizes K] [--scatter colored|atomic|both]\n"
-         "                   [--backend cuda|cpu] [--cells-per-block N,M,...] [--reps R] [--csv FILE]\n");
+         "                   [--backend cuda|cpu] [--cells-per-block N,M,...] [--reps R] [--csv FILE]\n"
+         "                   [--setup-phases]   (setup_s split into the library's set-up phases, extra columns)\n");
 }
 
 int main(int argc, char **argv)
@@ -221,12 +222,17 @@ int main(int argc, char **argv)
   int degrees[8] = {1, 2, 3, 4, 5, 6, 7, 8}, ndeg = 8, dim = 3, nsizes = 5, reps = 11;
   int cpbs[16] = {0}, ncpb = 1; /* 0: the default table */
   double min_dofs = 1e4, max_dofs = 3.5e7;
+  int setup_phases = 0;
   for (int i = 1; i < argc; i++) {
     const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
     if (!strcmp(o, "--help")) {
       usage();
       MPI_Finalize();
       return 0;
+    }
+    if (!strcmp(o, "--setup-phases")) {
+      setup_phases = 1;
+      continue;
     }
     if (!v) {
       fprintf(stderr, "mfree-bench: missing value for option '%s'\n", o);
@@ -283,8 +289,13 @@ int main(int argc, char **argv)
     run_adaptive(ctx, device, on_gpu, dim, degrees, ndeg, max_dofs, reps, out);
     goto done;
   }
-  printf("%s,setup_s,cells_per_block\n", hdr);
-  if (out) fprintf(out, "%s\n", hdr);
+  char phase_hdr[512] = "";
+  if (setup_phases)
+    for (int k = 0; k < MF_PHASE_COUNT; k++)
+      snprintf(phase_hdr + strlen(phase_hdr), sizeof phase_hdr - strlen(phase_hdr), ",setup_%s_s",
+               mf_phase_name((mf_phase)k));
+  printf("%s,setup_s,cells_per_block%s\n", hdr, phase_hdr);
+  if (out) fprintf(out, "%s,setup_s%s\n", hdr, phase_hdr);
   const char *problems[4] = {"bp1", "bp3", "bp5", "ljungkvist"};
   /* one mesh, space and input vector per (degree, size, domain), shared by the problems on it */
   for (int di = 0; di < ndeg; di++) {
@@ -312,7 +323,8 @@ int main(int argc, char **argv)
           int t = (int)floor(cells1d / pow(2.0, level) + 0.5);
           trees[0] = trees[1] = trees[2] = t < 1 ? 1 : t;
         }
-        double t0 = MPI_Wtime();
+        double t0 = MPI_Wtime(), space_phases[MF_PHASE_COUNT];
+        mf_context_phase_reset(ctx);
         mf_mesh mesh = NULL;
         mf_space space = NULL;
         apply_arg a = {NULL, NULL, NULL};
@@ -337,9 +349,11 @@ int main(int argc, char **argv)
         }
         last = (double)space->nglobal;
         double space_setup = MPI_Wtime() - t0;
+        mf_context_phase_times(ctx, space_phases);
         for (int pi = ball ? 3 : 0; pi < (ball ? 4 : 3); pi++) {
           if (strcmp(problem, "all") && strcmp(problem, problems[pi])) continue;
           mf_operator op = NULL;
+          mf_context_phase_reset(ctx);
           double t1 = MPI_Wtime();
           if (pi == 0) ierr = mf_operator_create_mass(space, MF_QUAD_GAUSS_P2, NULL, NULL, &op);
           else if (pi == 1) ierr = mf_operator_create_laplace(space, MF_QUAD_GAUSS_P2, NULL, NULL, &op);
@@ -350,7 +364,13 @@ int main(int argc, char **argv)
             continue;
           }
           a.op = op;
-          double setup = space_setup + MPI_Wtime() - t1;
+          double setup = space_setup + MPI_Wtime() - t1, phases[MF_PHASE_COUNT];
+          char phase_cols[512] = "";
+          mf_context_phase_times(ctx, phases);
+          if (setup_phases)
+            for (int k = 0; k < MF_PHASE_COUNT; k++)
+              snprintf(phase_cols + strlen(phase_cols), sizeof phase_cols - strlen(phase_cols), ",%.4f",
+                       space_phases[k] + phases[k]);
           const mf_qdata *qd = &op->qd;
           double bytes = 16.0 * space->nglobal + 8.0 * (double)space->ncells * qd->ncomp * qd->nqp +
                          4.0 * (double)space->ncells * space->npc;
@@ -372,9 +392,9 @@ int main(int argc, char **argv)
               snprintf(row, sizeof row, "%s,%s,%d,%d,%d,%s,%lld,%.5f,%.4f,%.1f,%.1f,%.3f", device, problems[pi], dim, p,
                        op->basis.nq, !on_gpu ? "serial" : sc ? "atomic" : "colored", (long long)space->nglobal, ms, dofs / 1e9, bpd, gbs,
                        triad > 0 ? gbs / triad : 0.0);
-              printf("%s,%.1f,%d\n", row, setup, op->cells_per_block);
+              printf("%s,%.3f,%d%s\n", row, setup, op->cells_per_block, phase_cols);
               fflush(stdout);
-              if (out) fprintf(out, "%s\n", row), fflush(out);
+              if (out) fprintf(out, "%s,%.3f%s\n", row, setup, phase_cols), fflush(out);
             }
           mf_operator_destroy(&op);
         }

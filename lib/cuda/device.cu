@@ -93,6 +93,12 @@ extern "C" void mf_cuda_context_finalize(mf_context ctx)
   ctx->cuda = NULL;
 }
 
+extern "C" void mf_cuda_synchronize(mf_context ctx)
+{
+  (void)ctx;
+  cudaDeviceSynchronize();
+}
+
 /* ------------------------------------------------------------------ space */
 
 /* Order of the cells in the atomic launch: the Morton order cut into chunks of `chunk` cells, and

@@ -13,6 +13,8 @@ extern "C" {
 int mf_cuda_device_count(void);
 int mf_cuda_context_init(mf_context ctx);
 void mf_cuda_context_finalize(mf_context ctx);
+/** Wait for all device work of the context (errors are left to the next checked call). */
+void mf_cuda_synchronize(mf_context ctx);
 int mf_cuda_space_setup(mf_space space);
 void mf_cuda_space_free(mf_space space);
 int mf_cuda_vector_setup(mf_vector v);
