@@ -28,6 +28,20 @@ if [ -n "${MFREE_SANITIZE:-}" ]; then
   } > "$out/sanitizer.log" 2>&1
   cat "$out/sanitizer.log"
 fi
+if [ -n "${MFREE_SETUP:-}" ]; then
+  # The set-up study (docs/performance.md): mfree-poisson at 1.7e7 DoFs (Q4 refine 6, Q2 refine 7) and
+  # mfree-bench --setup-phases at 7.2e6 DoFs (p = 1) and 3.3e7 DoFs (p >= 2).
+  app="$b/apps/mfree-poisson --dim 3 --mesh deformed --backend cuda --tol 1e-8"
+  : > "$out/app-setup.jsonl"
+  for args in "--degree 4 --refine 6" "--degree 2 --refine 7"; do
+    $app $args --json "$out/app.json" >> "$out/app-setup.log" 2>&1 && cat "$out/app.json" >> "$out/app-setup.jsonl"
+  done
+  rm -f "$out/app.json"
+  tail -40 "$out/app-setup.log"
+  bench="$b/perf/mfree-bench --setup-phases --sizes 1 --reps 3 --scatter atomic --problem ${MFREE_SETUP_PROBLEM:-bp3}"
+  $bench --degrees 1 --max-dofs 7.5e6 --csv "$out/setup-bench-p1.csv" 2>&1 | tail -2
+  $bench --degrees "${MFREE_SETUP_DEGREES:-2,4,8}" --max-dofs 3.5e7 --csv "$out/setup-bench.csv" 2>&1 | tail -8
+fi
 if [ $# -gt 0 ]; then
   "$b/perf/mfree-bench" "$@" --csv "$out/bench.csv" 2>&1 | tee "$out/bench.log" | tail -60
 fi
