@@ -116,6 +116,26 @@ int mf_context_destroy(mf_context *ctx)
   return 0;
 }
 
+int mf_context_set_device_memory_limit(mf_context ctx, size_t bytes)
+{
+  MF_CHECK(ctx, NULL, MF_ERR_NULL, "context is NULL");
+#ifdef MFREE_WITH_CUDA
+  if (ctx->backend == MF_BACKEND_CUDA) mf_cuda_memory(ctx, NULL, NULL, &bytes);
+#endif
+  return 0;
+}
+
+int mf_context_device_memory(mf_context ctx, size_t *in_use, size_t *peak)
+{
+  MF_CHECK(ctx, NULL, MF_ERR_NULL, "context is NULL");
+  if (in_use) *in_use = 0;
+  if (peak) *peak = 0;
+#ifdef MFREE_WITH_CUDA
+  if (ctx->backend == MF_BACKEND_CUDA) mf_cuda_memory(ctx, in_use, peak, NULL);
+#endif
+  return 0;
+}
+
 /* ------------------------------------------------------------------ set-up phases */
 
 static const char *const phase_names[MF_PHASE_COUNT] = {"mesh", "dofs", "ordering", "coordinates", "geometry",

@@ -237,10 +237,8 @@ int MF_DIMNAME(mf_forest_space)(mf_space space)
   mf_mesh mesh = space->mesh;
   p4est_t *p4est = (p4est_t *)mesh->forest;
   p4est_connectivity_t *conn = (p4est_connectivity_t *)mesh->conn;
-  const int n1 = space->n1, npc = space->npc;
+  const int npc = space->npc;
   int ierr = 0;
-  double *mark = NULL;
-  double t0 = mf_phase_begin(ctx), td = 0.0;
 
   p4est_lnodes_t *ln = p4est_lnodes_new(p4est, (p4est_ghost_t *)mesh->ghost, space->degree);
   space->ncells = (int)ln->num_local_elements;
@@ -249,28 +247,35 @@ int MF_DIMNAME(mf_forest_space)(mf_space space)
   space->global_offset = (int64_t)ln->global_offset;
   space->nglobal = 0;
   for (int r = 0; r < ctx->size; r++) space->nglobal += ln->global_owned_count[r];
+  const int ncells = space->ncells, nlocal = space->nlocal;
 
-  MF_CALL_GOTO(MF_CALLOC(ctx, (size_t)space->ncells * npc, &space->cell_nodes), done);
-  MF_CALL_GOTO(MF_CALLOC(ctx, space->ncells, &space->face_code), done);
-  MF_CALL_GOTO(MF_CALLOC(ctx, space->ncells, &space->cell_tree), done);
-  MF_CALL_GOTO(MF_CALLOC(ctx, (size_t)space->ncells * 3, &space->cell_origin), done);
-  MF_CALL_GOTO(MF_CALLOC(ctx, space->ncells, &space->cell_size), done);
-  MF_CALL_GOTO(MF_CALLOC(ctx, space->nlocal, &space->bc), done);
-  MF_CALL_GOTO(MF_CALLOC(ctx, space->nlocal, &space->global_index), done);
-  MF_CALL_GOTO(MF_CALLOC(ctx, space->nlocal, &mark), done);
+  MF_CALL_GOTO(MF_CALLOC(ctx, (size_t)ncells * npc, &space->cell_nodes), done);
+  MF_CALL_GOTO(MF_CALLOC(ctx, ncells, &space->face_code), done);
+  MF_CALL_GOTO(MF_CALLOC(ctx, ncells, &space->cell_tree), done);
+  MF_CALL_GOTO(MF_CALLOC(ctx, (size_t)ncells * 3, &space->cell_origin), done);
+  MF_CALL_GOTO(MF_CALLOC(ctx, ncells, &space->cell_size), done);
+  MF_CALL_GOTO(MF_CALLOC(ctx, ncells, &space->cell_bfaces), done);
+  MF_CALL_GOTO(MF_CALLOC(ctx, nlocal, &space->global_index), done);
 
-  for (size_t i = 0; i < (size_t)space->ncells * npc; i++) space->cell_nodes[i] = (int)ln->element_nodes[i];
-  for (int e = 0; e < space->ncells; e++) space->face_code[e] = (int16_t)ln->face_code[e];
-  for (int i = 0; i < space->nlocal; i++)
+  const size_t nnodes = (size_t)ncells * npc;
+#pragma omp parallel for schedule(static)
+  for (size_t i = 0; i < nnodes; i++) space->cell_nodes[i] = (int)ln->element_nodes[i];
+#pragma omp parallel for schedule(static)
+  for (int e = 0; e < ncells; e++) space->face_code[e] = (int16_t)ln->face_code[e];
+#pragma omp parallel for schedule(static)
+  for (int i = 0; i < nlocal; i++)
     space->global_index[i] = i < space->nowned ? space->global_offset + i
                                                : (int64_t)ln->nonlocal_nodes[i - space->nowned];
 
-  /* cell placement in the tree and boundary faces */
-  int e = 0;
+  /* cell placement in the tree and the faces on the domain boundary */
+  int e0 = 0;
   for (p4est_topidx_t t = p4est->first_local_tree; t <= p4est->last_local_tree; t++) {
     p4est_tree_t *tree = p4est_tree_array_index(p4est->trees, t);
-    for (size_t k = 0; k < tree->quadrants.elem_count; k++, e++) {
-      p4est_quadrant_t *q = p4est_quadrant_array_index(&tree->quadrants, k);
+    const int nq = (int)tree->quadrants.elem_count;
+#pragma omp parallel for schedule(static)
+    for (int k = 0; k < nq; k++) {
+      const int e = e0 + k;
+      p4est_quadrant_t *q = p4est_quadrant_array_index(&tree->quadrants, (size_t)k);
       const double inv = 1.0 / (double)P4EST_ROOT_LEN;
       space->cell_tree[e] = (int)t;
       space->cell_origin[3 * e + 0] = q->x * inv;
@@ -279,19 +284,12 @@ int MF_DIMNAME(mf_forest_space)(mf_space space)
       space->cell_origin[3 * e + 2] = q->z * inv;
 #endif
       space->cell_size[e] = P4EST_QUADRANT_LEN(q->level) * inv;
-      for (int f = 0; f < NFACE; f++) {
-        if (!quadrant_face_on_boundary(conn, t, q, f)) continue;
-        int dir = f / 2, side = (f % 2) ? n1 - 1 : 0;
-        for (int node = 0; node < npc; node++) {
-          int idx = node, ijk[3] = {0, 0, 0};
-          for (int d = 0; d < MF_DIM; d++) {
-            ijk[d] = idx % n1;
-            idx /= n1;
-          }
-          if (ijk[dir] == side) mark[space->cell_nodes[(size_t)e * npc + node]] = 1.0;
-        }
-      }
+      unsigned char bf = 0;
+      for (int f = 0; f < NFACE; f++)
+        if (quadrant_face_on_boundary(conn, t, q, f)) bf |= (unsigned char)(1u << f);
+      space->cell_bfaces[e] = bf;
     }
+    e0 += nq;
   }
 
   /* neighbour exchange lists from the sharers */
@@ -337,16 +335,7 @@ int MF_DIMNAME(mf_forest_space)(mf_space space)
   ex->send_off[ex->nneigh] = nsend;
   ex->recv_off[ex->nneigh] = nrecv;
 
-  /* a boundary node seen from any rank is a boundary node everywhere */
-  td = MPI_Wtime();
-  MF_CALL_GOTO(mf_exchange_export_add(ctx, ex, mark), done);
-  MF_CALL_GOTO(mf_exchange_import(ctx, ex, mark), done);
-  for (int i = 0; i < space->nlocal; i++) space->bc[i] = mark[i] > 0.0;
-  mf_phase_end(ctx, MF_PHASE_DIRICHLET, td);
-
 done:
-  free(mark);
   p4est_lnodes_destroy(ln);
-  ctx->phase_s[MF_PHASE_DOFS] += (td > 0.0 ? td : MPI_Wtime()) - t0;
   return ierr;
 }

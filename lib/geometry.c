@@ -2,6 +2,7 @@
  * mapping, interpolated to quadrature points, Jacobians by the collocation derivative there (sum
  * factorisation); and the quadrature data of the operators in array-of-structure-of-arrays layout. */
 #include "mfree_impl.h"
+#include "mf_pointwise.h"
 
 #include <math.h>
 
@@ -56,6 +57,13 @@ void mf_geom_work_free(mf_geom_work *gw)
   memset(gw, 0, sizeof *gw);
 }
 
+/* Interpolates component k of the cell's geometry nodes (gw->X) to the quadrature points: gw->xk. */
+static void interpolate_component(mf_space s, const mf_basis1d *b, mf_geom_work *gw, int k)
+{
+  for (int node = 0; node < s->npc; node++) gw->comp[node] = gw->X[node * s->dim + k];
+  mf_tensor_interpolate(s->dim, b, gw->comp, gw->xk, gw->t1, gw->t2);
+}
+
 void mf_cell_geometry(mf_space s, const mf_basis1d *b, int cell, mf_geom_work *gw, double *xq, double *jac)
 {
   const int dim = s->dim, nq = b->nq;
@@ -63,9 +71,9 @@ void mf_cell_geometry(mf_space s, const mf_basis1d *b, int cell, mf_geom_work *g
   for (int k = 0; k < dim; k++) nqp *= nq;
   mf_space_cell_coords(s, cell, gw->X);
   for (int k = 0; k < dim; k++) {
-    for (int node = 0; node < s->npc; node++) gw->comp[node] = gw->X[node * dim + k];
-    mf_tensor_interpolate(dim, b, gw->comp, gw->xk, gw->t1, gw->t2);
-    for (int q = 0; q < nqp; q++) xq[q * dim + k] = gw->xk[q];
+    interpolate_component(s, b, gw, k);
+    if (xq)
+      for (int q = 0; q < nqp; q++) xq[q * dim + k] = gw->xk[q];
     int nn[3] = {nq, nq, nq};
     for (int l = 0; l < dim; l++) {
       mf_tensor_apply(dim, nn, l, b->D, nq, 0, gw->xk, gw->t1, 0);
@@ -74,12 +82,19 @@ void mf_cell_geometry(mf_space s, const mf_basis1d *b, int cell, mf_geom_work *g
   }
 }
 
-double mf_det(int dim, const double *J)
+void mf_cell_points(mf_space s, const mf_basis1d *b, int cell, mf_geom_work *gw, double *xq)
 {
-  if (dim == 2) return J[0] * J[4] - J[1] * J[3];
-  return J[0] * (J[4] * J[8] - J[5] * J[7]) - J[1] * (J[3] * J[8] - J[5] * J[6]) +
-         J[2] * (J[3] * J[7] - J[4] * J[6]);
+  const int dim = s->dim;
+  int nqp = 1;
+  for (int k = 0; k < dim; k++) nqp *= b->nq;
+  mf_space_cell_coords(s, cell, gw->X);
+  for (int k = 0; k < dim; k++) {
+    interpolate_component(s, b, gw, k);
+    for (int q = 0; q < nqp; q++) xq[q * dim + k] = gw->xk[q];
+  }
 }
+
+double mf_det(int dim, const double *J) { return mf_qf_det(dim, J); }
 
 double mf_qweight(int dim, const mf_basis1d *b, int q)
 {
@@ -91,25 +106,10 @@ double mf_qweight(int dim, const mf_basis1d *b, int q)
   return w;
 }
 
-/* Inverse of a 2x2 or 3x3 matrix stored in a 3x3 array. */
-static void inverse(int dim, const double *J, double det, double *Ji)
+void mf_eval_points(mf_coefficient_fn f, void *user, int dim, size_t n, const double *x, double *out)
 {
-  if (dim == 2) {
-    Ji[0] = J[4] / det;
-    Ji[1] = -J[1] / det;
-    Ji[3] = -J[3] / det;
-    Ji[4] = J[0] / det;
-    return;
-  }
-  Ji[0] = (J[4] * J[8] - J[5] * J[7]) / det;
-  Ji[1] = (J[2] * J[7] - J[1] * J[8]) / det;
-  Ji[2] = (J[1] * J[5] - J[2] * J[4]) / det;
-  Ji[3] = (J[5] * J[6] - J[3] * J[8]) / det;
-  Ji[4] = (J[0] * J[8] - J[2] * J[6]) / det;
-  Ji[5] = (J[2] * J[3] - J[0] * J[5]) / det;
-  Ji[6] = (J[3] * J[7] - J[4] * J[6]) / det;
-  Ji[7] = (J[1] * J[6] - J[0] * J[7]) / det;
-  Ji[8] = (J[0] * J[4] - J[1] * J[3]) / det;
+#pragma omp parallel for schedule(static)
+  for (size_t i = 0; i < n; i++) out[i] = f(&x[i * dim], dim, user);
 }
 
 /* The cells-per-block table, retuned on an H100 (docs/performance.md): 3D keeps the seed paper's
@@ -122,8 +122,25 @@ int mf_cells_per_batch(int dim, int degree, int nq)
   return table2d[degree];
 }
 
-/* Components: [mass m = a c w|detJ|] then [G = b c w|detJ| J^-1 J^-T, symmetric, upper triangle row
- * by row: 2D (00,01,11), 3D (00,01,02,11,12,22)]. */
+void mf_qdata_layout(mf_operator op)
+{
+  const mf_space s = op->space;
+  const int dim = s->dim;
+  mf_qdata *qd = &op->qd;
+  int nqp = 1;
+  for (int k = 0; k < dim; k++) nqp *= op->basis.nq;
+  qd->nqp = nqp;
+  qd->ncomp = mf_qf_ncomp(dim, op->has_mass, op->has_grad);
+  qd->batch = mf_cells_per_batch(dim, s->degree, op->basis.nq);
+  qd->nbatch = (s->ncells + qd->batch - 1) / qd->batch;
+  qd->block_stride = ((size_t)qd->batch * nqp + 15) / 16 * 16; /* 16 doubles = 128 bytes */
+  qd->batch_stride = qd->block_stride * qd->ncomp;
+  qd->len = qd->batch_stride * qd->nbatch;
+}
+
+/* The CPU set-up of the quadrature data, cells shared among OpenMP threads (each cell's data depends
+ * on that cell alone, so the result does not depend on the thread count): the geometry first
+ * (mf_qf_geometry), then, with a coefficient, c at the quadrature points (mf_qf_scale). */
 int mf_qdata_setup(mf_operator op, mf_coefficient_fn c, void *user, double a, double bcoef)
 {
   mf_space s = op->space;
@@ -131,65 +148,54 @@ int mf_qdata_setup(mf_operator op, mf_coefficient_fn c, void *user, double a, do
   const int dim = s->dim;
   const mf_basis1d *b = &op->basis;
   mf_qdata *qd = &op->qd;
-  int nqp = 1;
-  for (int k = 0; k < dim; k++) nqp *= b->nq;
-  qd->nqp = nqp;
-  qd->ncomp = (op->has_mass ? 1 : 0) + (op->has_grad ? (dim == 2 ? 3 : 6) : 0);
-  qd->batch = mf_cells_per_batch(dim, s->degree, b->nq);
-  qd->nbatch = (s->ncells + qd->batch - 1) / qd->batch;
-  qd->block_stride = ((size_t)qd->batch * nqp + 15) / 16 * 16; /* 16 doubles = 128 bytes */
-  qd->batch_stride = qd->block_stride * qd->ncomp;
-  qd->len = qd->batch_stride * qd->nbatch;
+  const int nqp = qd->nqp;
   MF_CALL(MF_CALLOC(ctx, qd->len, &qd->data));
 
-  /* cells are independent: OpenMP threads share them (the coefficient callback must be thread-safe) */
   int ierr = 0, bad_cell = -1, bad_q = -1;
   double bad_det = 0.0;
+  for (int pass = 0; pass < (c ? 2 : 1); pass++) {
+    double t0 = mf_phase_begin(ctx);
 #pragma omp parallel
-  {
-    mf_geom_work gw;
-    double *xq = NULL, *jac = NULL;
-    int lerr = mf_geom_work_init(s, b, &gw);
-    if (!lerr) lerr = MF_CALLOC(ctx, (size_t)nqp * dim, &xq);
-    if (!lerr) lerr = MF_CALLOC(ctx, (size_t)nqp * 9, &jac);
-    if (lerr) {
+    {
+      mf_geom_work gw;
+      double *xq = NULL, *jac = NULL;
+      int lerr = mf_geom_work_init(s, b, &gw);
+      if (!lerr) lerr = MF_CALLOC(ctx, (size_t)nqp * dim, &xq);
+      if (!lerr) lerr = MF_CALLOC(ctx, (size_t)nqp * 9, &jac);
+      if (lerr) {
 #pragma omp atomic write
-      ierr = lerr;
-    }
+        ierr = lerr;
+      }
 #pragma omp for schedule(static)
-    for (int e = 0; e < s->ncells; e++) {
-      if (lerr) continue;
-      mf_cell_geometry(s, b, e, &gw, xq, jac);
-      for (int q = 0; q < nqp; q++) {
-        const double *J = &jac[9 * q];
-        double det = mf_det(dim, J);
-        if (!(fabs(det) > 0.0)) {
+      for (int e = 0; e < s->ncells; e++) {
+        if (lerr) continue;
+        double *out = &qd->data[mf_qdata_index(qd, e, 0, 0)];
+        if (pass == 0) {
+          mf_cell_geometry(s, b, e, &gw, NULL, jac);
+          for (int q = 0; q < nqp; q++) {
+            double det = mf_qf_geometry(dim, &jac[9 * q], mf_qweight(dim, b, q), a, bcoef, op->has_mass,
+                                        op->has_grad, out + q, qd->block_stride);
+            if (!(fabs(det) > 0.0)) {
 #pragma omp critical(mf_qdata_bad)
-          if (bad_cell < 0 || e < bad_cell) bad_cell = e, bad_q = q, bad_det = det;
-          break;
-        }
-        double cval = c ? c(&xq[q * dim], dim, user) : 1.0;
-        double wd = mf_qweight(dim, b, q) * fabs(det);
-        int comp = 0;
-        if (op->has_mass) qd->data[mf_qdata_index(qd, e, comp++, q)] = a * (op->has_grad ? 1.0 : cval) * wd;
-        if (op->has_grad) {
-          double Ji[9];
-          inverse(dim, J, det, Ji);
-          for (int k = 0; k < dim; k++)
-            for (int l = k; l < dim; l++) {
-              double g = 0.0; /* (J^-1 J^-T)_kl = sum_m Ji[k][m] Ji[l][m] */
-              for (int m = 0; m < dim; m++) g += Ji[3 * k + m] * Ji[3 * l + m];
-              qd->data[mf_qdata_index(qd, e, comp++, q)] = bcoef * cval * wd * g;
+              if (bad_cell < 0 || e < bad_cell) bad_cell = e, bad_q = q, bad_det = det;
+              break;
             }
+          }
+        } else {
+          mf_cell_points(s, b, e, &gw, xq);
+          for (int q = 0; q < nqp; q++)
+            mf_qf_scale(dim, op->has_mass, op->has_grad, c(&xq[q * dim], dim, user), out + q, qd->block_stride);
         }
       }
+      mf_geom_work_free(&gw);
+      free(xq);
+      free(jac);
     }
-    mf_geom_work_free(&gw);
-    free(xq);
-    free(jac);
+    mf_phase_end(ctx, pass ? MF_PHASE_COEFFICIENT : MF_PHASE_GEOMETRY, t0);
+    if (ierr) return ierr;
+    MF_CHECK(bad_cell < 0, ctx, MF_ERR_ARGUMENT,
+             "degenerate cell %d: Jacobian determinant %g at quadrature point %d", bad_cell, bad_det,
+             bad_q);
   }
-  if (ierr) return ierr;
-  MF_CHECK(bad_cell < 0, ctx, MF_ERR_ARGUMENT, "degenerate cell %d: Jacobian determinant %g at quadrature point %d",
-           bad_cell, bad_det, bad_q);
   return 0;
 }

@@ -76,74 +76,115 @@ int mf_kernel_apply_cpu(mf_operator op, const double *x, double *y)
   return 0;
 }
 
-/* Diagonal of one cell: diag(i) = sum_q [m(q) phi_i(q)^2 + sum_kl G_kl(q) d_k phi_i(q) d_l phi_i(q)].
- * Each product is separable in the directions, so every (k, l) term is one contraction of the
- * quadrature-point tensor with 1D factor matrices F (nq x n1): B.B, B.Bg or Bg.Bg (elementwise). */
-int mf_kernel_diagonal_cpu(mf_operator op, double *d)
+/* Diagonal of one cell without constraints: diag(i) = sum_q [m(q) phi_i(q)^2 + sum_kl G_kl(q) d_k phi_i(q)
+ * d_l phi_i(q)]. Each product is separable in the directions, so every (k, l) term is one contraction
+ * of the quadrature-point tensor with 1D factor matrices F (nq x n1): B.B, B.Bg or Bg.Bg (elementwise).
+ * buf: 3 nqp doubles. */
+static void cell_diagonal(mf_operator op, int e, double *buf, double *de)
 {
   const mf_space s = op->space;
   const int dim = s->dim, nq = op->basis.nq, n1 = s->n1, npc = s->npc;
   const mf_basis1d *b = &op->basis;
   const mf_qdata *qd = &op->qd;
   const int nqp = qd->nqp;
-  const double *BB = b->BB, *BG = b->BG, *GG = b->GG;
-  double *buf;
-  MF_CALL(MF_CALLOC(s->ctx, (size_t)(3 * nqp + npc), &buf));
-  double *coef = buf, *t1 = buf + nqp, *t2 = buf + 2 * nqp, *de = buf + 3 * nqp;
-  for (int e = 0; e < s->ncells; e++) {
-    if (s->face_code[e]) continue; /* cells with hanging nodes: mf_kernel_diagonal_hanging_cpu */
-    memset(de, 0, sizeof(double) * npc);
-    int nterms = (op->has_mass ? 1 : 0) + (op->has_grad ? dim * (dim + 1) / 2 : 0);
-    for (int term = 0; term < nterms; term++) {
-      int k = -1, l = -1; /* term 0 of a mass part: no derivative */
-      if (!(op->has_mass && term == 0)) {
-        int t = term - (op->has_mass ? 1 : 0), c = 0;
-        for (int kk = 0; kk < dim; kk++)
-          for (int ll = kk; ll < dim; ll++, c++)
-            if (c == t) k = kk, l = ll;
-      }
-      double factor = (k != l) ? 2.0 : 1.0;
-      for (int q = 0; q < nqp; q++) coef[q] = factor * qd->data[mf_qdata_index(qd, e, term, q)];
-      int n[3] = {nq, nq, nq};
-      const double *in = coef;
-      for (int dd = 0; dd < dim; dd++) {
-        const double *F = (k < 0) ? BB : (dd == k && dd == l) ? GG : (dd == k || dd == l) ? BG : BB;
-        double *o = (dd % 2) ? t2 : t1;
-        mf_tensor_apply(dim, n, dd, F, n1, 1, in, o, 0);
-        n[dd] = n1;
-        in = o;
-      }
-      for (int i = 0; i < npc; i++) de[i] += in[i];
+  double *coef = buf, *t1 = buf + nqp, *t2 = buf + 2 * nqp;
+  memset(de, 0, sizeof(double) * npc);
+  const int nterms = (op->has_mass ? 1 : 0) + (op->has_grad ? dim * (dim + 1) / 2 : 0);
+  for (int term = 0; term < nterms; term++) {
+    int k = -1, l = -1; /* term 0 of a mass part: no derivative */
+    if (!(op->has_mass && term == 0)) {
+      int t = term - (op->has_mass ? 1 : 0), c = 0;
+      for (int kk = 0; kk < dim; kk++)
+        for (int ll = kk; ll < dim; ll++, c++)
+          if (c == t) k = kk, l = ll;
     }
-    const int *nodes = &s->cell_nodes[(size_t)e * npc];
-    for (int i = 0; i < npc; i++) d[nodes[i]] += de[i];
+    const double factor = (k != l) ? 2.0 : 1.0;
+    for (int q = 0; q < nqp; q++) coef[q] = factor * qd->data[mf_qdata_index(qd, e, term, q)];
+    int n[3] = {nq, nq, nq};
+    const double *in = coef;
+    for (int dd = 0; dd < dim; dd++) {
+      const double *F = (k < 0) ? b->BB : (dd == k && dd == l) ? b->GG : (dd == k || dd == l) ? b->BG : b->BB;
+      double *o = (dd % 2) ? t2 : t1;
+      mf_tensor_apply(dim, n, dd, F, n1, 1, in, o, 0);
+      n[dd] = n1;
+      in = o;
+    }
+    for (int i = 0; i < npc; i++) de[i] += in[i];
   }
-  free(buf);
-  return 0;
 }
 
+/* All cells, the cells of one color at a time shared among OpenMP threads (no two cells of a color
+ * share a DoF: a deterministic scatter). On cells with a mask only the columns that the constraints
+ * leave alone are added here (see mf_kernel_diagonal_hanging_cpu). */
+int mf_kernel_diagonal_cpu(mf_operator op, double *d)
+{
+  const mf_space s = op->space;
+  const int npc = s->npc;
+  int ierr = 0;
+#pragma omp parallel
+  {
+    double *buf = NULL;
+    int lerr = MF_CALLOC(s->ctx, (size_t)(3 * op->qd.nqp + npc), &buf);
+    if (lerr) {
+#pragma omp atomic write
+      ierr = lerr;
+    }
+    for (int c = 0; c < s->ncolors; c++) {
+#pragma omp for schedule(static)
+      for (int k = s->color_off[c]; k < s->color_off[c + 1]; k++) {
+        if (lerr) continue;
+        const int e = s->color_cells[k], mask = s->face_code[e];
+        const int *nodes = &s->cell_nodes[(size_t)e * npc];
+        double *de = buf + 3 * op->qd.nqp;
+        cell_diagonal(op, e, buf, de);
+        for (int i = 0; i < npc; i++)
+          if (!mask || !mf_hanging_diag_column(s->dim, s->n1, npc, mask, nodes, i)) d[nodes[i]] += de[i];
+      }
+    }
+    free(buf);
+  }
+  return ierr;
+}
+
+/* Cells with a mask: column j of C^T A_e C for the columns mf_hanging_diag_column selects (the cell
+ * operator with constraints on the unit vector e_j); every position holding j's DoF takes its entry. */
 int mf_kernel_diagonal_hanging_cpu(mf_operator op, double *d)
 {
   const mf_space s = op->space;
   const int npc = s->npc;
   if (!s->nmasked) return 0;
-  double *Ac;
-  MF_CALL(MF_CALLOC(s->ctx, (size_t)npc * npc, &Ac));
-  for (int e = 0; e < s->ncells; e++) {
-    if (!s->face_code[e]) continue;
-    const int *nodes = &s->cell_nodes[(size_t)e * npc];
-    int ierr = mf_element_matrix_constrained(op, e, Ac);
-    if (ierr) {
-      free(Ac);
-      return ierr;
+  int ierr = 0;
+#pragma omp parallel
+  {
+    double *work = NULL;
+    const size_t wsize = mf_kernel_work_size(op);
+    int lerr = MF_CALLOC(s->ctx, wsize + 2 * (size_t)npc, &work);
+    if (lerr) {
+#pragma omp atomic write
+      ierr = lerr;
     }
-    /* positions that share a DoF all add to its diagonal */
-    for (int i = 0; i < npc; i++)
-      for (int j = 0; j < npc; j++)
-        if (nodes[i] == nodes[j]) d[nodes[i]] += Ac[(size_t)i * npc + j];
+    for (int c = 0; c < s->ncolors; c++) {
+#pragma omp for schedule(dynamic, 16)
+      for (int k = s->color_off[c]; k < s->color_off[c + 1]; k++) {
+        const int e = s->color_cells[k], mask = s->face_code[e];
+        if (lerr || !mask) continue;
+        const int *nodes = &s->cell_nodes[(size_t)e * npc];
+        double *col = work + wsize, *u = col + npc;
+        for (int j = 0; j < npc; j++) {
+          if (!mf_hanging_diag_column(s->dim, s->n1, npc, mask, nodes, j)) continue;
+          memset(u, 0, sizeof(double) * npc);
+          u[j] = 1.0;
+          mf_hanging_apply(s->dim, s->n1, mask, s->hanging_P, u, 0);
+          mf_kernel_cell_cpu(op, e, u, col, work);
+          mf_hanging_apply(s->dim, s->n1, mask, s->hanging_P, col, 1);
+          for (int i = 0; i < npc; i++)
+            if (nodes[i] == nodes[j]) d[nodes[i]] += col[i];
+        }
+      }
+    }
+    free(work);
   }
-  free(Ac);
-  return 0;
+  return ierr;
 }
 
 int mf_element_matrix_constrained(mf_operator op, int cell, double *Ac)

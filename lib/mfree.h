@@ -62,6 +62,14 @@ int mf_context_comm(mf_context ctx, MPI_Comm *comm);
 /** @brief Whether the CUDA backend was compiled in and a device is usable (1) or not (0). */
 int mf_cuda_available(void);
 
+/** @brief Limit the device memory this context may hold (bytes; 0: no limit beyond the device's free
+ *  memory). Set-up that would pass it is refused before allocating, with MF_ERR_MEMORY and the bytes
+ *  needed and available. No effect on the cpu backend. */
+int mf_context_set_device_memory_limit(mf_context ctx, size_t bytes);
+/** @brief Device memory the context holds now and the most it held since creation (bytes; 0 on the
+ *  cpu backend). Counts every allocation of mfree's own (not the CUDA runtime's or cuBLAS's). */
+int mf_context_device_memory(mf_context ctx, size_t *in_use, size_t *peak);
+
 /* ---------------------------------------------------------------- set-up phases */
 
 /** The named phases of set-up. Every library call that does set-up work adds its wall time to the

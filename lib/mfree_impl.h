@@ -4,6 +4,7 @@
 #define MFREE_IMPL_H
 
 #include "mfree.h"
+#include "mf_common.h"
 #include "hanging/mf_hanging.h"
 
 #include <stdarg.h>
@@ -13,10 +14,6 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-#define MF_MAX_DEGREE 8
-#define MF_MAX_N1 (MF_MAX_DEGREE + 1)
-#define MF_MAX_NQ (MF_MAX_DEGREE + 2)
 
 typedef enum { MF_BACKEND_CPU = 0, MF_BACKEND_CUDA = 1 } mf_backend;
 
@@ -121,21 +118,31 @@ struct mf_space_s {
   double *cell_origin;  /* ncells x 3: lower corner in the tree's reference cube [0,1]^dim */
   double *cell_size;    /* ncells: edge length in tree reference coordinates */
   unsigned char *bc;    /* nlocal: 1 on Dirichlet boundary DoFs */
+  int nbc, *bc_list;    /* the boundary DoFs, ascending */
+  unsigned char *cell_bfaces; /* ncells: bit f set if face f lies on the domain boundary (set-up only) */
+  double *coords;       /* nlocal x dim: the point of every DoF, node of the isoparametric geometry */
   int64_t *global_index;/* nlocal */
   double gll[MF_MAX_N1];/* 1D Gauss-Lobatto nodes on [0,1] */
   int ncolors;          /* color c: cells color_cells[color_off[c] .. color_off[c+1]) */
   int *color_off;       /* ncolors + 1; no two cells of one color share a DoF */
   int *color_cells;     /* ncells: the cells, color by color */
+  int *launch_order;    /* ncells: order of the cells in an atomic launch (cuda backend; see
+                           mf_space_launch_order), NULL on the cpu backend */
   int nmasked;          /* cells with hanging faces or edges (face_code != 0) */
+  int *masked_cells;    /* nmasked: those cells, ascending */
   double hanging_P[2 * MF_MAX_N1 * MF_MAX_N1]; /* 1D coarse-to-fine interpolation, both halves */
   mf_exchange ex;
   void *dev;            /* backend mirror of cell_nodes, bc, exchange lists */
 };
 
-/** Coordinates of the npc nodes of a cell: X[node*dim + k]. */
-void mf_space_cell_coords(mf_space space, int cell, double *X);
-/** Reference point xi in [0,1]^dim of a cell -> physical point. */
+/** Reference point xi in [0,1]^dim of a cell -> physical point by the mesh mapping. */
 void mf_space_cell_point(mf_space space, int cell, const double *xi, double *x);
+/** The cell's geometry nodes, X[node*dim + k]: its DoFs' points with the hanging-node constraints
+ *  applied (so a cell on a hanging face takes the coarse face's shape: the mesh stays watertight). */
+void mf_space_cell_coords(mf_space space, int cell, double *X);
+/** Launch order of the cells for an atomic scatter: Morton chunks of `chunk` cells, within a chunk
+ *  by color and, within a color, cells without a mask first (chunk <= 0: Morton order). */
+int mf_space_launch_order(mf_space space, int chunk, int *order);
 
 int mf_exchange_import(mf_context ctx, mf_exchange *ex, double *x);
 /** MPI phase only: send ex->send_buf, receive ex->recv_buf (forward: owners -> ghosts). */
@@ -222,9 +229,14 @@ typedef struct {
 } mf_geom_work;
 int mf_geom_work_init(mf_space s, const mf_basis1d *b, mf_geom_work *gw);
 void mf_geom_work_free(mf_geom_work *gw);
-/** Isoparametric geometry of a cell at the quadrature points of b: xq[q*dim+k] and
- *  jac[9*q + 3*k + l] = d x_k / d xi_l (xi the cell's reference coordinates in [0,1]^dim). */
+/** Isoparametric geometry of a cell at the quadrature points of b, from its geometry nodes
+ *  (mf_space_cell_coords): xq[q*dim+k] (xq may be NULL) and jac[9*q + 3*k + l] = d x_k / d xi_l
+ *  (xi the cell's reference coordinates in [0,1]^dim). */
 void mf_cell_geometry(mf_space s, const mf_basis1d *b, int cell, mf_geom_work *gw, double *xq, double *jac);
+/** The quadrature points alone: xq[q*dim+k]. */
+void mf_cell_points(mf_space s, const mf_basis1d *b, int cell, mf_geom_work *gw, double *xq);
+/** out[i] = f(x[i*dim .. i*dim+dim-1]) for i < n, OpenMP over the points (f must be thread-safe). */
+void mf_eval_points(mf_coefficient_fn f, void *user, int dim, size_t n, const double *x, double *out);
 double mf_det(int dim, const double *J);
 /** Tensor quadrature weight of point q (x fastest). */
 double mf_qweight(int dim, const mf_basis1d *b, int q);
@@ -249,9 +261,13 @@ static inline size_t mf_qdata_index(const mf_qdata *qd, int cell, int comp, int 
 }
 /** Cells per batch (and per CUDA block) for (dim, p): the cells-per-block table, docs/performance.md. */
 int mf_cells_per_batch(int dim, int degree, int nq);
-/** Fill op->qd: mass part a*c*w|J| (a*w|J| when the operator also has a gradient part) and gradient
- *  part b*c*w|J| J^-1 J^-T, from the space's geometry and op->basis. */
+/** Sizes and strides of op->qd for op->basis and the space (no allocation). */
+void mf_qdata_layout(mf_operator op);
+/** CPU: allocate and fill op->qd.data: mass part a*c*w|J| (a*w|J| when the operator also has a
+ *  gradient part) and gradient part b*c*w|J| J^-1 J^-T (lib/mf_pointwise.h). */
 int mf_qdata_setup(mf_operator op, mf_coefficient_fn c, void *user, double a, double b);
+/** A host copy of the quadrature data in the layout of op->qd (len doubles), on any backend. */
+int mf_operator_qdata_to_host(mf_operator op, double *host);
 
 /* ------------------------------------------------------------------ operators */
 
@@ -302,7 +318,8 @@ size_t mf_kernel_work_size(mf_operator op);
 void mf_element_matrix_dense(mf_operator op, int cell, double *Ae);
 /** C^T A_e C of a cell with the hanging-node constraints C, by the cell kernel on unit vectors. */
 int mf_element_matrix_constrained(mf_operator op, int cell, double *Ac);
-/** Diagonal contributions of the cells with hanging nodes (mf_kernel_diagonal_cpu skips them). */
+/** Diagonal contributions of the cells with hanging nodes from the columns j of C^T A_e C that
+ *  mf_hanging_diag_column selects (mf_kernel_diagonal_cpu adds the others). */
 int mf_kernel_diagonal_hanging_cpu(mf_operator op, double *d);
 
 #ifdef __cplusplus

@@ -45,25 +45,19 @@ static int operator_create(mf_space space, mf_op_kind kind, mf_quadrature quad, 
   o->has_mass = kind == MF_OP_MASS || kind == MF_OP_HELMHOLTZ;
   o->has_grad = kind == MF_OP_LAPLACE || kind == MF_OP_HELMHOLTZ;
   mf_basis1d_setup(space->degree, quad, &o->basis);
-  double t0 = mf_phase_begin(ctx);
-  int ierr = mf_qdata_setup(o, c, user, a, b);
-  mf_phase_end(ctx, MF_PHASE_GEOMETRY, t0);
+  mf_qdata_layout(o);
   o->cells_per_block = o->qd.batch;
-  if (!ierr) ierr = mf_vector_create(space, &o->xwork);
-  if (!ierr) {
-    if (ctx->backend == MF_BACKEND_CPU) {
-      o->ops.apply = apply_mf_cpu;
-      o->ops.diagonal = diagonal_mf_cpu;
-      o->ops.destroy = destroy_mf_cpu;
-    }
-#ifdef MFREE_WITH_CUDA
-    else {
-      t0 = mf_phase_begin(ctx);
-      ierr = mf_cuda_operator_setup(o);
-      mf_phase_end(ctx, MF_PHASE_TRANSFER, t0);
-    }
-#endif
+  int ierr = 0;
+  if (ctx->backend == MF_BACKEND_CPU) {
+    o->ops.apply = apply_mf_cpu;
+    o->ops.diagonal = diagonal_mf_cpu;
+    o->ops.destroy = destroy_mf_cpu;
+    ierr = mf_qdata_setup(o, c, user, a, b);
   }
+#ifdef MFREE_WITH_CUDA
+  else ierr = mf_cuda_operator_setup(o, c, user, a, b);
+#endif
+  if (!ierr) ierr = mf_vector_create(space, &o->xwork);
   if (ierr) {
     mf_operator_destroy(&o);
     return ierr;
@@ -163,6 +157,17 @@ int mf_operator_apply(mf_operator op, mf_vector x, mf_vector y)
   MF_CALL(op->ops.apply(op, xin, y));
   MF_CALL(y->ops.export_add(y));
   if (op->dirichlet) MF_CALL(y->ops.bc_set(y, x));
+  return 0;
+}
+
+int mf_operator_qdata_to_host(mf_operator op, double *host)
+{
+  MF_CHECK(op->kind == MF_OP_MASS || op->kind == MF_OP_LAPLACE || op->kind == MF_OP_HELMHOLTZ, op->ctx,
+           MF_ERR_UNSUPPORTED, "only matrix-free operators have quadrature data");
+#ifdef MFREE_WITH_CUDA
+  if (op->ctx->backend == MF_BACKEND_CUDA) return mf_cuda_qdata_to_host(op, host);
+#endif
+  memcpy(host, op->qd.data, sizeof(double) * op->qd.len);
   return 0;
 }
 

@@ -13,31 +13,64 @@
 
 #define MF_TAG_EXCHANGE 4711
 
-/* Greedy first-fit coloring on the cell-DoF graph (each DoF remembers the colors of its cells in a
- * 64-bit mask). Cells keep the p4est (Morton) order, which keeps neighbouring cells close in memory
- * for the atomic scatter; color_cells lists the cells color by color for the colored scatter. */
+/* Atomic minimum of an int (relaxed: only the final value matters). */
+static inline void atomic_min_int(int *p, int v)
+{
+#if defined(_OPENMP) && defined(__GNUC__)
+  int cur = __atomic_load_n(p, __ATOMIC_RELAXED);
+  while (v < cur && !__atomic_compare_exchange_n(p, &cur, v, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+  }
+#else
+  if (v < *p) *p = v;
+#endif
+}
+
+/* Positions of a cell that decide whether two cells share a DoF: its 2^dim corners and, on a cell
+ * with a mask, its constrained positions. Two cells sharing a DoF share one of these: a DoF seen at
+ * own (unconstrained) positions by both is a node of an entity (vertex, edge, face) both have, whose
+ * corner vertices both have; a coarse DoF seen at a constrained position lies on a coarse face or
+ * edge whose corners the coarse cell has as corners and the fine cell has at constrained positions. */
+static int conflict_positions(const mf_space s, int e, int *pos)
+{
+  const int n1 = s->n1, p = s->degree, nc = 1 << s->dim;
+  int n = 0;
+  for (int c = 0; c < nc; c++) pos[n++] = (c & 1) * p + n1 * ((c >> 1 & 1) * p + n1 * ((c >> 2 & 1) * p));
+  const int mask = s->face_code[e];
+  if (mask)
+    for (int k = 0; k < s->npc; k++)
+      if (mf_hanging_node_constrained(s->dim, n1, mask, k)) pos[n++] = k;
+  return n;
+}
+
+/* Greedy first-fit coloring on the cell-DoF graph restricted to the positions above (each DoF
+ * remembers the colors of its cells in a 64-bit mask): the same colors as on all positions, at
+ * 2^dim instead of (p+1)^dim lookups per cell on conforming cells. Inherently sequential; linear in
+ * the cells. Cells keep the p4est (Morton) order, which keeps neighbouring cells close in memory for
+ * the atomic scatter; color_cells lists the cells color by color for the colored scatter. */
 static int color_cells(mf_space s)
 {
   mf_context ctx = s->ctx;
-  const int n = s->ncells, npc = s->npc;
+  const int n = s->ncells;
   uint64_t *dofmask = NULL;
-  int *color = NULL, *count = NULL, ierr = 0;
+  int *color = NULL, *count = NULL, *pos = NULL, ierr = 0;
   ierr = MF_CALLOC(ctx, s->nlocal, &dofmask);
   if (!ierr) ierr = MF_CALLOC(ctx, n, &color);
   if (!ierr) ierr = MF_CALLOC(ctx, 65, &count);
+  if (!ierr) ierr = MF_CALLOC(ctx, s->npc + 8, &pos);
   if (ierr) goto done;
   s->ncolors = 0;
   for (int e = 0; e < n; e++) {
-    const int *nodes = &s->cell_nodes[(size_t)e * npc];
+    const int *nodes = &s->cell_nodes[(size_t)e * s->npc];
+    const int np = conflict_positions(s, e, pos);
     uint64_t used = 0;
-    for (int i = 0; i < npc; i++) used |= dofmask[nodes[i]];
+    for (int i = 0; i < np; i++) used |= dofmask[nodes[pos[i]]];
     MF_CHECK_GOTO(~used != 0, ctx, MF_ERR_UNSUPPORTED, done, "cell %d needs more than 64 colors", e);
     int c = 0;
     while (used >> c & 1) c++;
     color[e] = c;
     count[c + 1]++;
     if (c + 1 > s->ncolors) s->ncolors = c + 1;
-    for (int i = 0; i < npc; i++) dofmask[nodes[i]] |= (uint64_t)1 << c;
+    for (int i = 0; i < np; i++) dofmask[nodes[pos[i]]] |= (uint64_t)1 << c;
   }
   MF_CALL_GOTO(MF_CALLOC(ctx, s->ncolors + 1, &s->color_off), done);
   MF_CALL_GOTO(MF_CALLOC(ctx, n, &s->color_cells), done);
@@ -48,6 +81,150 @@ done:
   free(dofmask);
   free(color);
   free(count);
+  free(pos);
+  return ierr;
+}
+
+/* The cells with a mask, ascending; every mask checked against the layout. */
+static int masked_cells(mf_space s)
+{
+  int bad = -1;
+  s->nmasked = 0;
+  for (int e = 0; e < s->ncells; e++) {
+    if (!s->face_code[e]) continue;
+    if (bad < 0 && mf_hanging_check(s->dim, s->face_code[e])) bad = e;
+    s->nmasked++;
+  }
+  MF_CHECK(bad < 0, s->ctx, MF_ERR_ARGUMENT, "cell %d: invalid hanging-node mask %d from p4est_lnodes", bad,
+           bad < 0 ? 0 : (int)s->face_code[bad]);
+  MF_CALL(MF_CALLOC(s->ctx, s->nmasked, &s->masked_cells));
+  for (int e = 0, k = 0; e < s->ncells; e++)
+    if (s->face_code[e]) s->masked_cells[k++] = e;
+  return 0;
+}
+
+int mf_space_launch_order(mf_space s, int chunk, int *order)
+{
+  if (chunk <= 0) {
+    for (int e = 0; e < s->ncells; e++) order[e] = e;
+    return 0;
+  }
+  int *color = NULL;
+  MF_CALL(MF_CALLOC(s->ctx, s->ncells, &color));
+  const int nkey = 2 * s->ncolors; /* key = 2 color + masked */
+#pragma omp parallel for schedule(static)
+  for (int c = 0; c < s->ncolors; c++)
+    for (int k = s->color_off[c]; k < s->color_off[c + 1]; k++) {
+      const int e = s->color_cells[k];
+      color[e] = 2 * c + (s->face_code[e] != 0);
+    }
+  /* a counting sort within each chunk, chunks in parallel */
+  const int nchunk = (s->ncells + chunk - 1) / chunk;
+#pragma omp parallel
+  {
+    int cnt[2 * 64 + 1];
+#pragma omp for schedule(static)
+    for (int ch = 0; ch < nchunk; ch++) {
+      const int start = ch * chunk, end = start + chunk < s->ncells ? start + chunk : s->ncells;
+      memset(cnt, 0, sizeof(int) * (size_t)(nkey + 1));
+      for (int e = start; e < end; e++) cnt[color[e] + 1]++;
+      for (int k = 0; k < nkey; k++) cnt[k + 1] += cnt[k];
+      for (int e = start; e < end; e++) order[start + cnt[color[e]]++] = e;
+    }
+  }
+  free(color);
+  return 0;
+}
+
+/* Dirichlet marks: every node of a cell face on the domain boundary; a boundary node seen from any
+ * rank is a boundary node everywhere (export-add, import). */
+static int dirichlet_marks(mf_space s)
+{
+  mf_context ctx = s->ctx;
+  const int n1 = s->n1, npc = s->npc, dim = s->dim, ncells = s->ncells, nlocal = s->nlocal;
+  MF_CALL(MF_CALLOC(ctx, nlocal, &s->bc));
+#pragma omp parallel for schedule(static)
+  for (int e = 0; e < ncells; e++) {
+    const unsigned bf = s->cell_bfaces[e];
+    if (!bf) continue;
+    const int *nodes = &s->cell_nodes[(size_t)e * npc];
+    for (int node = 0; node < npc; node++) {
+      int ijk[3] = {node % n1, (node / n1) % n1, node / (n1 * n1)}, on = 0;
+      for (int f = 0; f < 2 * dim; f++)
+        if ((bf >> f & 1) && ijk[f / 2] == ((f % 2) ? n1 - 1 : 0)) on = 1;
+      if (on) {
+#pragma omp atomic write
+        s->bc[nodes[node]] = 1;
+      }
+    }
+  }
+  free(s->cell_bfaces);
+  s->cell_bfaces = NULL;
+  if (s->ex.nneigh) {
+    double *mark = NULL;
+    MF_CALL(MF_CALLOC(ctx, nlocal, &mark));
+    for (int i = 0; i < nlocal; i++) mark[i] = s->bc[i];
+    int ierr = mf_exchange_export_add(ctx, &s->ex, mark);
+    if (!ierr) ierr = mf_exchange_import(ctx, &s->ex, mark);
+    for (int i = 0; i < nlocal; i++) s->bc[i] = mark[i] > 0.0;
+    free(mark);
+    if (ierr) return ierr;
+  }
+  s->nbc = 0;
+  for (int i = 0; i < nlocal; i++) s->nbc += s->bc[i];
+  MF_CALL(MF_CALLOC(ctx, s->nbc, &s->bc_list));
+  for (int i = 0, k = 0; i < nlocal; i++)
+    if (s->bc[i]) s->bc_list[k++] = i;
+  return 0;
+}
+
+/* Node coordinates: every DoF gets the mapped point of its Gauss-Lobatto node, computed by the
+ * first cell (in cell order) that has it at an own (unconstrained) position, so the result does not
+ * depend on the thread count. DoFs that this rank sees only at constrained positions (possible for
+ * ghosts) get their point from the ranks that see them: export-add of points and counts, import. */
+static int node_coordinates(mf_space s)
+{
+  mf_context ctx = s->ctx;
+  const int dim = s->dim, n1 = s->n1, npc = s->npc, ncells = s->ncells, nlocal = s->nlocal;
+  int *owner = NULL, ierr = 0;
+  MF_CALL(MF_CALLOC(ctx, (size_t)nlocal * dim, &s->coords));
+  MF_CALL(MF_CALLOC(ctx, nlocal, &owner));
+#pragma omp parallel for schedule(static)
+  for (int i = 0; i < nlocal; i++) owner[i] = ncells;
+#pragma omp parallel for schedule(static)
+  for (int e = 0; e < ncells; e++) {
+    const int *nodes = &s->cell_nodes[(size_t)e * npc], mask = s->face_code[e];
+    for (int k = 0; k < npc; k++)
+      if (!mask || !mf_hanging_node_constrained(dim, n1, mask, k)) atomic_min_int(&owner[nodes[k]], e);
+  }
+#pragma omp parallel for schedule(static)
+  for (int e = 0; e < ncells; e++) {
+    const int *nodes = &s->cell_nodes[(size_t)e * npc], mask = s->face_code[e];
+    for (int k = 0; k < npc; k++) {
+      const int dof = nodes[k];
+      if (owner[dof] != e || (mask && mf_hanging_node_constrained(dim, n1, mask, k))) continue;
+      const double xi[3] = {s->gll[k % n1], s->gll[(k / n1) % n1], s->gll[k / (n1 * n1)]};
+      mf_space_cell_point(s, e, xi, &s->coords[(size_t)dof * dim]);
+    }
+  }
+  if (s->ex.nneigh) {
+    double *v = NULL, *cnt = NULL;
+    ierr = MF_CALLOC(ctx, nlocal, &v);
+    if (!ierr) ierr = MF_CALLOC(ctx, nlocal, &cnt);
+    for (int i = 0; i < nlocal && !ierr; i++) cnt[i] = owner[i] < ncells;
+    if (!ierr) ierr = mf_exchange_export_add(ctx, &s->ex, cnt);
+    for (int k = 0; k < dim && !ierr; k++) {
+      for (int i = 0; i < nlocal; i++) v[i] = owner[i] < ncells ? s->coords[(size_t)i * dim + k] : 0.0;
+      ierr = mf_exchange_export_add(ctx, &s->ex, v);
+      for (int i = 0; i < s->nowned && !ierr; i++)
+        if (cnt[i] > 0) v[i] /= cnt[i];
+      if (!ierr) ierr = mf_exchange_import(ctx, &s->ex, v);
+      for (int i = 0; i < nlocal && !ierr; i++) s->coords[(size_t)i * dim + k] = v[i];
+    }
+    free(v);
+    free(cnt);
+  }
+  free(owner);
   return ierr;
 }
 
@@ -69,16 +246,30 @@ int mf_space_create(mf_mesh mesh, int degree, mf_space *space)
   s->npc = s->dim == 2 ? s->n1 * s->n1 : s->n1 * s->n1 * s->n1;
   double w[MF_MAX_N1];
   mf_gauss_lobatto(s->n1, s->gll, w);
-  int ierr = s->dim == 2 ? mf_forest_space_2d(s) : mf_forest_space_3d(s);
-  double t0 = mf_phase_begin(ctx);
-  if (!ierr) ierr = color_cells(s);
-  mf_phase_end(ctx, MF_PHASE_ORDERING, t0);
   mf_hanging_matrices(degree, s->hanging_P);
-  for (int e = 0; !ierr && e < s->ncells; e++) {
-    if (mf_hanging_check(s->dim, s->face_code[e]))
-      ierr = mf_error_set(ctx, MF_ERR_ARGUMENT, __FILE__, __LINE__, __func__,
-                          "cell %d: invalid hanging-node mask %d from p4est_lnodes", e, (int)s->face_code[e]);
-    s->nmasked += s->face_code[e] != 0;
+  double t0 = mf_phase_begin(ctx);
+  int ierr = s->dim == 2 ? mf_forest_space_2d(s) : mf_forest_space_3d(s);
+  mf_phase_end(ctx, MF_PHASE_DOFS, t0);
+  if (!ierr) {
+    t0 = mf_phase_begin(ctx);
+    ierr = dirichlet_marks(s);
+    mf_phase_end(ctx, MF_PHASE_DIRICHLET, t0);
+  }
+  if (!ierr) {
+    t0 = mf_phase_begin(ctx);
+    ierr = masked_cells(s);
+    if (!ierr) ierr = color_cells(s);
+    if (!ierr && ctx->backend == MF_BACKEND_CUDA) { /* chunks of 1024 cells: docs/performance.md */
+      const char *env = getenv("MF_CUDA_ATOMIC_CHUNK");
+      ierr = MF_CALLOC(ctx, s->ncells, &s->launch_order);
+      if (!ierr) ierr = mf_space_launch_order(s, env ? atoi(env) : 1024, s->launch_order);
+    }
+    mf_phase_end(ctx, MF_PHASE_ORDERING, t0);
+  }
+  if (!ierr) {
+    t0 = mf_phase_begin(ctx);
+    ierr = node_coordinates(s);
+    mf_phase_end(ctx, MF_PHASE_COORDINATES, t0);
   }
 #ifdef MFREE_WITH_CUDA
   if (!ierr && ctx->backend == MF_BACKEND_CUDA) {
@@ -121,9 +312,14 @@ int mf_space_destroy(mf_space *space)
   free(s->cell_origin);
   free(s->cell_size);
   free(s->bc);
+  free(s->bc_list);
+  free(s->cell_bfaces);
+  free(s->coords);
+  free(s->masked_cells);
   free(s->global_index);
   free(s->color_off);
   free(s->color_cells);
+  free(s->launch_order);
   mf_exchange_free(&s->ex);
   free(s);
   *space = NULL;
@@ -164,15 +360,13 @@ void mf_space_cell_point(mf_space space, int cell, const double *xi, double *x)
 
 void mf_space_cell_coords(mf_space space, int cell, double *X)
 {
-  const int n1 = space->n1, dim = space->dim;
-  for (int node = 0; node < space->npc; node++) {
-    double xi[3] = {0, 0, 0};
-    int idx = node;
-    for (int k = 0; k < dim; k++) {
-      xi[k] = space->gll[idx % n1];
-      idx /= n1;
-    }
-    mf_space_cell_point(space, cell, xi, &X[node * dim]);
+  const int dim = space->dim, npc = space->npc;
+  const int *nodes = &space->cell_nodes[(size_t)cell * npc];
+  double comp[MF_MAX_N1 * MF_MAX_N1 * MF_MAX_N1];
+  for (int k = 0; k < dim; k++) {
+    for (int node = 0; node < npc; node++) comp[node] = space->coords[(size_t)nodes[node] * dim + k];
+    mf_hanging_apply(dim, space->n1, space->face_code[cell], space->hanging_P, comp, 0);
+    for (int node = 0; node < npc; node++) X[node * dim + k] = comp[node];
   }
 }
 

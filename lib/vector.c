@@ -1,6 +1,7 @@
-/* vector.c -- distributed vectors (owned then ghost entries) and their CPU backend; vector
- * functions that need the mesh geometry (interpolation, right-hand sides, L2 errors) run on the
- * host for every backend and move the result once. */
+/* vector.c -- distributed vectors (owned then ghost entries) and their CPU backend, and the vector
+ * functions that need the mesh geometry: values at the DoF points (interpolation, boundary values,
+ * random vectors) from the space's node coordinates on the host; right-hand sides and L2 errors
+ * cell by cell, on the CPU here (OpenMP) and on the GPU in lib/cuda/setup.cu. */
 #include "mfree_impl.h"
 
 #include <math.h>
@@ -218,114 +219,53 @@ int mf_vector_set_values(mf_vector v, const double *host)
 
 /* ------------------------------------------------------------------ geometry-aware functions */
 
-/* Host copy of all local entries (owned + ghost); for the CPU backend the array itself. */
-static int host_begin(mf_vector v, double **h)
+/* Values at the DoF points: v[i] = fn(coords_i) for the local DoFs (all, or the boundary ones with the
+ * rest zero), computed on the host from the space's node coordinates, OpenMP over the DoFs. */
+typedef double (*point_fn)(const double *x, int dim, void *data);
+static int fill_points(mf_vector v, point_fn fn, void *data, int boundary_only)
 {
-  if (v->backend == MF_BACKEND_CPU) {
-    *h = v->data;
-    return 0;
+  mf_space s = v->space;
+  const int dim = s->dim, n = s->nlocal;
+  double *h = v->data;
+  if (v->backend != MF_BACKEND_CPU) MF_CALL(MF_CALLOC(s->ctx, n, &h));
+  if (boundary_only) {
+#pragma omp parallel for schedule(static)
+    for (int i = 0; i < n; i++) h[i] = 0.0;
+#pragma omp parallel for schedule(static)
+    for (int k = 0; k < s->nbc; k++) h[s->bc_list[k]] = fn(&s->coords[(size_t)s->bc_list[k] * dim], dim, data);
+  } else {
+#pragma omp parallel for schedule(static)
+    for (int i = 0; i < n; i++) h[i] = fn(&s->coords[(size_t)i * dim], dim, data);
   }
-  MF_CALL(MF_CALLOC(v->space->ctx, v->n, h));
-  int ierr = v->ops.to_host(v, *h, v->n);
-  if (ierr) free(*h);
-  return ierr;
-}
-static int host_end(mf_vector v, double *h, int write)
-{
-  int ierr = 0;
   if (v->backend == MF_BACKEND_CPU) return 0;
-  if (write) ierr = v->ops.from_host(v, h, v->n);
+  int ierr = v->ops.from_host(v, h, n);
   free(h);
   return ierr;
 }
 
-/* Calls fn(x, dof, user) once per local DoF seen from a cell at a position of its own (positions on
- * hanging faces or edges hold a coarse neighbour's DoF, at another point, and are skipped). seen[dof]
- * is set for the DoFs visited. */
-typedef void (*node_fn)(const double *x, int dof, void *data);
-static int for_each_node(mf_space s, node_fn fn, void *data, unsigned char *seen)
-{
-  double *X;
-  MF_CALL(MF_CALLOC(s->ctx, (size_t)s->npc * s->dim, &X));
-  for (int e = 0; e < s->ncells; e++) {
-    mf_space_cell_coords(s, e, X);
-    const int mask = s->face_code[e];
-    for (int k = 0; k < s->npc; k++) {
-      int dof = s->cell_nodes[(size_t)e * s->npc + k];
-      if (seen[dof] || (mask && mf_hanging_node_constrained(s->dim, s->n1, mask, k))) continue;
-      seen[dof] = 1;
-      fn(&X[k * s->dim], dof, data);
-    }
-  }
-  free(X);
-  return 0;
-}
-
-/* Fill h (owned + ghost) by fn at every DoF. A DoF that this rank sees only through hanging
- * positions gets its value from the ranks that see it: export-add of the values and of the counts,
- * then import. */
-static int fill_nodes(mf_space s, double *h, node_fn fn, void *data)
-{
-  unsigned char *seen = NULL;
-  double *cnt = NULL;
-  int ierr = MF_CALLOC(s->ctx, s->nlocal, &seen);
-  if (!ierr) ierr = MF_CALLOC(s->ctx, s->nlocal, &cnt);
-  for (int i = 0; i < s->nlocal && !ierr; i++) h[i] = 0.0;
-  if (!ierr) ierr = for_each_node(s, fn, data, seen);
-  if (!ierr && s->ex.nneigh) {
-    for (int i = 0; i < s->nlocal; i++) {
-      cnt[i] = seen[i];
-      if (!seen[i]) h[i] = 0.0;
-    }
-    ierr = mf_exchange_export_add(s->ctx, &s->ex, h);
-    if (!ierr) ierr = mf_exchange_export_add(s->ctx, &s->ex, cnt);
-    for (int i = 0; i < s->nowned && !ierr; i++)
-      if (cnt[i] > 0) h[i] /= cnt[i];
-    if (!ierr) ierr = mf_exchange_import(s->ctx, &s->ex, h);
-  }
-  free(seen);
-  free(cnt);
-  return ierr;
-}
-
 typedef struct {
-  double *h;
   mf_coefficient_fn f;
   void *user;
-  int dim, boundary_only;
-  const unsigned char *bc;
-  uint64_t seed;
-} node_data;
-
-static void interp_node(const double *x, int dof, void *p)
+} user_fn;
+static double call_user(const double *x, int dim, void *p)
 {
-  node_data *d = (node_data *)p;
-  if (d->boundary_only) d->h[dof] = d->bc[dof] ? d->f(x, d->dim, d->user) : 0.0;
-  else d->h[dof] = d->f(x, d->dim, d->user);
+  const user_fn *u = (const user_fn *)p;
+  return u->f(x, dim, u->user);
 }
 
 int mf_vector_interpolate(mf_vector v, mf_coefficient_fn f, void *user)
 {
   MF_CHECK(v, NULL, MF_ERR_NULL, "vector is NULL");
   MF_CHECK(f, v->space->ctx, MF_ERR_NULL, "function f is NULL");
-  double *h;
-  MF_CALL(host_begin(v, &h));
-  node_data d = {h, f, user, v->space->dim, 0, v->space->bc, 0};
-  int ierr = fill_nodes(v->space, h, interp_node, &d);
-  int ierr2 = host_end(v, h, !ierr);
-  return ierr ? ierr : ierr2;
+  user_fn u = {f, user};
+  return fill_points(v, call_user, &u, 0);
 }
 
 static int set_boundary(mf_vector x, mf_coefficient_fn g, void *user)
 {
-  MF_CHECK(x, NULL, MF_ERR_NULL, "vector is NULL");
   MF_CHECK(g, x->space->ctx, MF_ERR_NULL, "function g is NULL");
-  double *h;
-  MF_CALL(host_begin(x, &h));
-  node_data d = {h, g, user, x->space->dim, 1, x->space->bc, 0};
-  int ierr = fill_nodes(x->space, h, interp_node, &d);
-  int ierr2 = host_end(x, h, !ierr);
-  return ierr ? ierr : ierr2;
+  user_fn u = {g, user};
+  return fill_points(x, call_user, &u, 1);
 }
 
 int mf_vector_zero_boundary(mf_vector x)
@@ -343,44 +283,38 @@ static uint64_t mix64(uint64_t z)
   return z ^ (z >> 31);
 }
 
-static void random_node(const double *x, int dof, void *p)
+/* hash of the position rounded to 1e-9: the same on every partition */
+static double random_point(const double *x, int dim, void *p)
 {
-  node_data *d = (node_data *)p;
-  /* hash of the position rounded to 1e-9: the same on every partition */
-  uint64_t h = mix64(d->seed);
-  for (int k = 0; k < d->dim; k++) h = mix64(h ^ (uint64_t)(int64_t)llround(x[k] * 1e9));
-  d->h[dof] = 2.0 * ((double)(h >> 11) * (1.0 / 9007199254740992.0)) - 1.0;
+  uint64_t h = mix64(*(const uint64_t *)p);
+  for (int k = 0; k < dim; k++) h = mix64(h ^ (uint64_t)(int64_t)llround(x[k] * 1e9));
+  return 2.0 * ((double)(h >> 11) * (1.0 / 9007199254740992.0)) - 1.0;
 }
 
 int mf_vector_set_random(mf_vector v, uint64_t seed)
 {
   MF_CHECK(v, NULL, MF_ERR_NULL, "vector is NULL");
-  double *h;
-  MF_CALL(host_begin(v, &h));
-  node_data d = {h, NULL, NULL, v->space->dim, 0, NULL, seed};
-  int ierr = fill_nodes(v->space, h, random_node, &d);
-  int ierr2 = host_end(v, h, !ierr);
-  return ierr ? ierr : ierr2;
+  return fill_points(v, random_point, &seed, 0);
 }
 
 /* Host-side integration over the cells with Gauss q = p + 2: per cell, points and w |det J|. */
 typedef struct {
-  mf_basis1d b;
   int nqp;
   mf_geom_work gw;
-  double *xq, *jac, *wdet;
+  double *xq, *jac, *wdet, *fq, *be;
 } cell_quad;
 
-static int cell_quad_init(mf_space s, cell_quad *cq)
+static int cell_quad_init(mf_space s, const mf_basis1d *b, cell_quad *cq)
 {
   memset(cq, 0, sizeof *cq);
-  mf_basis1d_setup(s->degree, MF_QUAD_GAUSS_P2, &cq->b);
   cq->nqp = 1;
-  for (int k = 0; k < s->dim; k++) cq->nqp *= cq->b.nq;
-  int ierr = mf_geom_work_init(s, &cq->b, &cq->gw);
+  for (int k = 0; k < s->dim; k++) cq->nqp *= b->nq;
+  int ierr = mf_geom_work_init(s, b, &cq->gw);
   if (!ierr) ierr = MF_CALLOC(s->ctx, (size_t)cq->nqp * s->dim, &cq->xq);
   if (!ierr) ierr = MF_CALLOC(s->ctx, (size_t)cq->nqp * 9, &cq->jac);
   if (!ierr) ierr = MF_CALLOC(s->ctx, (size_t)cq->nqp, &cq->wdet);
+  if (!ierr) ierr = MF_CALLOC(s->ctx, (size_t)cq->nqp, &cq->fq);
+  if (!ierr) ierr = MF_CALLOC(s->ctx, (size_t)cq->nqp, &cq->be);
   return ierr;
 }
 static void cell_quad_free(cell_quad *cq)
@@ -389,41 +323,98 @@ static void cell_quad_free(cell_quad *cq)
   free(cq->xq);
   free(cq->jac);
   free(cq->wdet);
+  free(cq->fq);
+  free(cq->be);
 }
-static void cell_quad_geometry(mf_space s, int cell, cell_quad *cq)
+static void cell_quad_geometry(mf_space s, const mf_basis1d *b, int cell, cell_quad *cq)
 {
-  mf_cell_geometry(s, &cq->b, cell, &cq->gw, cq->xq, cq->jac);
-  for (int q = 0; q < cq->nqp; q++) cq->wdet[q] = mf_qweight(s->dim, &cq->b, q) * fabs(mf_det(s->dim, &cq->jac[9 * q]));
+  mf_cell_geometry(s, b, cell, &cq->gw, cq->xq, cq->jac);
+  for (int q = 0; q < cq->nqp; q++) cq->wdet[q] = mf_qweight(s->dim, b, q) * fabs(mf_det(s->dim, &cq->jac[9 * q]));
+}
+
+/* b_i = sum over cells of C^T B^T (f w |det J|): the cells of one color at a time shared among
+ * OpenMP threads, so the scatter needs no atomics and every entry sums its cells in the same order
+ * whatever the thread count. */
+static int rhs_cpu(mf_vector bvec, const mf_basis1d *b, mf_coefficient_fn f, void *user)
+{
+  mf_space s = bvec->space;
+  const int dim = s->dim, npc = s->npc;
+  double *h = bvec->data;
+  int ierr = 0;
+#pragma omp parallel for schedule(static)
+  for (int i = 0; i < s->nlocal; i++) h[i] = 0.0;
+#pragma omp parallel
+  {
+    cell_quad cq;
+    int lerr = cell_quad_init(s, b, &cq);
+    if (lerr) {
+#pragma omp atomic write
+      ierr = lerr;
+    }
+    for (int c = 0; c < s->ncolors; c++) {
+#pragma omp for schedule(static)
+      for (int k = s->color_off[c]; k < s->color_off[c + 1]; k++) {
+        if (lerr) continue;
+        const int e = s->color_cells[k];
+        cell_quad_geometry(s, b, e, &cq);
+        for (int q = 0; q < cq.nqp; q++) cq.fq[q] = f(&cq.xq[q * dim], dim, user) * cq.wdet[q];
+        mf_tensor_integrate(dim, b, cq.fq, cq.be, cq.gw.t1, cq.gw.t2); /* be = (B^T x B^T x B^T) fq */
+        mf_hanging_apply(dim, s->n1, s->face_code[e], s->hanging_P, cq.be, 1);
+        const int *nodes = &s->cell_nodes[(size_t)e * npc];
+        for (int i = 0; i < npc; i++) h[nodes[i]] += cq.be[i];
+      }
+    }
+    cell_quad_free(&cq);
+  }
+  return ierr;
+}
+
+/* Per-cell sums of (u_h - u)^2 w |det J| into cellsum (the caller adds them in cell order). */
+static int l2_cells_cpu(mf_vector uh, const mf_basis1d *b, mf_coefficient_fn u, void *user, double *cellsum)
+{
+  mf_space s = uh->space;
+  const int dim = s->dim, npc = s->npc;
+  int ierr = 0;
+#pragma omp parallel
+  {
+    cell_quad cq;
+    double ue[MF_MAX_N1 * MF_MAX_N1 * MF_MAX_N1];
+    int lerr = cell_quad_init(s, b, &cq);
+    if (lerr) {
+#pragma omp atomic write
+      ierr = lerr;
+    }
+#pragma omp for schedule(static)
+    for (int e = 0; e < s->ncells; e++) {
+      if (lerr) continue;
+      cell_quad_geometry(s, b, e, &cq);
+      for (int k = 0; k < npc; k++) ue[k] = uh->data[s->cell_nodes[(size_t)e * npc + k]];
+      mf_hanging_apply(dim, s->n1, s->face_code[e], s->hanging_P, ue, 0);
+      mf_tensor_interpolate(dim, b, ue, cq.fq, cq.gw.t1, cq.gw.t2);
+      double sum = 0.0;
+      for (int q = 0; q < cq.nqp; q++) {
+        const double d = cq.fq[q] - u(&cq.xq[q * dim], dim, user);
+        sum += d * d * cq.wdet[q];
+      }
+      cellsum[e] = sum;
+    }
+    cell_quad_free(&cq);
+  }
+  return ierr;
 }
 
 static int assemble_rhs(mf_vector bvec, mf_coefficient_fn f, void *user)
 {
-  MF_CHECK(bvec, NULL, MF_ERR_NULL, "vector is NULL");
   mf_space s = bvec->space;
   MF_CHECK(f, s->ctx, MF_ERR_NULL, "function f is NULL");
-  const int dim = s->dim;
-  double *h = NULL;
-  cell_quad cq;
-  int ierr = cell_quad_init(s, &cq);
-  if (!ierr) ierr = host_begin(bvec, &h);
-  if (ierr) {
-    cell_quad_free(&cq);
-    return ierr;
-  }
-  for (int i = 0; i < s->nlocal; i++) h[i] = 0.0;
-  const int nqp = cq.nqp;
-  double fq[MF_MAX_NQ * MF_MAX_NQ * MF_MAX_NQ], be[MF_MAX_N1 * MF_MAX_N1 * MF_MAX_N1];
-  for (int e = 0; e < s->ncells; e++) {
-    cell_quad_geometry(s, e, &cq);
-    for (int q = 0; q < nqp; q++) fq[q] = f(&cq.xq[q * dim], dim, user) * cq.wdet[q];
-    mf_tensor_integrate(dim, &cq.b, fq, be, cq.gw.t1, cq.gw.t2); /* be = (B^T x B^T x B^T) fq */
-    mf_hanging_apply(dim, s->n1, s->face_code[e], s->hanging_P, be, 1);
-    for (int k = 0; k < s->npc; k++) h[s->cell_nodes[(size_t)e * s->npc + k]] += be[k];
-  }
-  cell_quad_free(&cq);
-  ierr = mf_exchange_export_add(s->ctx, &s->ex, h);
-  int ierr2 = host_end(bvec, h, !ierr);
-  return ierr ? ierr : ierr2;
+  mf_basis1d b;
+  mf_basis1d_setup(s->degree, MF_QUAD_GAUSS_P2, &b);
+#ifdef MFREE_WITH_CUDA
+  if (bvec->backend == MF_BACKEND_CUDA) MF_CALL(mf_cuda_assemble_rhs(bvec, &b, f, user));
+  else
+#endif
+    MF_CALL(rhs_cpu(bvec, &b, f, user));
+  return bvec->ops.export_add(bvec);
 }
 
 int mf_vector_l2_error(mf_vector uh, mf_coefficient_fn u, void *user, double *err)
@@ -432,32 +423,19 @@ int mf_vector_l2_error(mf_vector uh, mf_coefficient_fn u, void *user, double *er
   mf_space s = uh->space;
   MF_CHECK(u, s->ctx, MF_ERR_NULL, "function u is NULL");
   MF_CHECK(err, s->ctx, MF_ERR_NULL, "output pointer err is NULL");
-  const int dim = s->dim;
-  double *h = NULL;
-  cell_quad cq;
-  int ierr = cell_quad_init(s, &cq);
-  if (!ierr) ierr = host_begin(uh, &h);
-  if (ierr) {
-    cell_quad_free(&cq);
-    return ierr;
-  }
-  ierr = mf_exchange_import(s->ctx, &s->ex, h);
-  const int nqp = cq.nqp;
-  double ue[MF_MAX_N1 * MF_MAX_N1 * MF_MAX_N1], uq[MF_MAX_NQ * MF_MAX_NQ * MF_MAX_NQ], sum = 0.0;
-  for (int e = 0; e < s->ncells && !ierr; e++) {
-    cell_quad_geometry(s, e, &cq);
-    for (int k = 0; k < s->npc; k++) ue[k] = h[s->cell_nodes[(size_t)e * s->npc + k]];
-    mf_hanging_apply(dim, s->n1, s->face_code[e], s->hanging_P, ue, 0);
-    mf_tensor_interpolate(dim, &cq.b, ue, uq, cq.gw.t1, cq.gw.t2);
-    for (int q = 0; q < nqp; q++) {
-      double d = uq[q] - u(&cq.xq[q * dim], dim, user);
-      sum += d * d * cq.wdet[q];
-    }
-  }
-  cell_quad_free(&cq);
-  int ierr2 = host_end(uh, h, 0);
+  mf_basis1d b;
+  mf_basis1d_setup(s->degree, MF_QUAD_GAUSS_P2, &b);
+  double *cellsum = NULL, sum = 0.0;
+  MF_CALL(MF_CALLOC(s->ctx, s->ncells, &cellsum));
+  int ierr = uh->ops.import(uh);
+#ifdef MFREE_WITH_CUDA
+  if (!ierr && uh->backend == MF_BACKEND_CUDA) ierr = mf_cuda_l2_cells(uh, &b, u, user, cellsum);
+  else
+#endif
+    if (!ierr) ierr = l2_cells_cpu(uh, &b, u, user, cellsum);
+  for (int e = 0; e < s->ncells && !ierr; e++) sum += cellsum[e]; /* cell order: deterministic */
+  free(cellsum);
   if (ierr) return ierr;
-  if (ierr2) return ierr2;
   MF_CALL(allreduce_sum(s->ctx, &sum));
   *err = sqrt(sum);
   return 0;

@@ -83,4 +83,12 @@ static void t_mesh(mf_context ctx, const char *name, int dim, int level, int ada
     for (int k = 0; k < adapt; k++) T_CALL(mf_mesh_adapt(*mesh, t_refine_ball, NULL));
 }
 
+/* The ball for the GPU-against-CPU tests: uniform at `level`, or (adapt) level 1 with the cells near
+ * a point refined once: hanging faces and edges in 2D and 3D on few cells. */
+static void t_ball(mf_context ctx, int dim, int level, int adapt, mf_mesh *mesh)
+{
+  T_CALL(mf_mesh_create(ctx, "ball", dim, adapt ? 1 : level, mesh));
+  if (adapt) T_CALL(mf_mesh_adapt(*mesh, t_refine_ball, NULL));
+}
+
 #endif

@@ -39,14 +39,14 @@ int main(int argc, char **argv)
   for (int adapt = 0; adapt < 2; adapt++)
   for (int dim = 2; dim <= 3; dim++)
     for (int p = 1; p <= 8; p++) {
-      /* enough cells for several blocks and colors; curved cells of the ball; adapt: shells, with
-       * hanging faces and edges */
+      /* enough cells for several blocks and colors; curved cells of the ball; adapt: hanging faces and
+       * edges (t_ball) */
       int level = adapt ? (dim == 2 ? 1 : 0) : dim == 2 ? (p <= 4 ? 3 : 2) : (p <= 2 ? 2 : 1);
       mf_mesh cm, gm;
       mf_space cs, gs;
       mf_vector cx, cy, gx, gy;
-      t_mesh(cc, "ball", dim, level, adapt ? 2 : 0, &cm);
-      t_mesh(gc, "ball", dim, level, adapt ? 2 : 0, &gm);
+      t_ball(cc, dim, level, adapt, &cm);
+      t_ball(gc, dim, level, adapt, &gm);
       T_CALL(mf_space_create(cm, p, &cs));
       T_CALL(mf_space_create(gm, p, &gs));
       int n;

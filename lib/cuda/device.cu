@@ -7,7 +7,6 @@
 #include <stdlib.h>
 
 #define MF_CUDA_THREADS 256
-#define MF_CUDA_ATOMIC_CHUNK 1024 /* cells per chunk of the atomic launch order (see atomic_order) */
 
 static int blocks_for(long long n) { return (int)((n + MF_CUDA_THREADS - 1) / MF_CUDA_THREADS); }
 
@@ -23,8 +22,20 @@ extern "C" int mf_cuda_device_count(void)
 
 int mf_cuda_malloc(mf_context ctx, void **p, size_t bytes, const char *what)
 {
+  mf_cuda_context *c = mf_cuda_ctx(ctx);
   *p = NULL;
   if (bytes == 0) bytes = 8;
+  if (c->mem_limit && c->mem_in_use + bytes > c->mem_limit)
+    return mf_error_set(ctx, MF_ERR_MEMORY, __FILE__, __LINE__, __func__,
+                        "device memory limit: allocating %zu bytes for %s would pass the limit of %zu bytes (%zu in use)",
+                        bytes, what, c->mem_limit, c->mem_in_use);
+  if (c->nallocs == c->cap_allocs) {
+    int cap = c->cap_allocs ? 2 * c->cap_allocs : 64;
+    mf_cuda_alloc *a = (mf_cuda_alloc *)realloc(c->allocs, sizeof *a * (size_t)cap);
+    MF_CHECK(a, ctx, MF_ERR_MEMORY, "out of host memory (%zu bytes)", sizeof *a * (size_t)cap);
+    c->allocs = a;
+    c->cap_allocs = cap;
+  }
   cudaError_t e = cudaMalloc(p, bytes);
   if (e != cudaSuccess) {
     cudaGetLastError();
@@ -35,6 +46,64 @@ int mf_cuda_malloc(mf_context ctx, void **p, size_t bytes, const char *what)
                         "out of device memory allocating %zu bytes for %s (%zu of %zu bytes free): %s", bytes, what,
                         freeb, total, cudaGetErrorString(e));
   }
+  c->allocs[c->nallocs].ptr = *p;
+  c->allocs[c->nallocs++].bytes = bytes;
+  c->mem_in_use += bytes;
+  if (c->mem_in_use > c->mem_peak) c->mem_peak = c->mem_in_use;
+  return 0;
+}
+
+void mf_cuda_free(mf_context ctx, void *p)
+{
+  if (!p) return;
+  mf_cuda_context *c = mf_cuda_ctx(ctx);
+  for (int k = c->nallocs - 1; k >= 0; k--) /* recent allocations are freed first, mostly */
+    if (c->allocs[k].ptr == p) {
+      c->mem_in_use -= c->allocs[k].bytes;
+      c->allocs[k] = c->allocs[--c->nallocs];
+      break;
+    }
+  cudaFree(p);
+}
+
+int mf_cuda_require(mf_context ctx, size_t bytes, const char *what)
+{
+  mf_cuda_context *c = mf_cuda_ctx(ctx);
+  size_t freeb = 0, total = 0;
+  MF_CUDA_CALL(ctx, cudaMemGetInfo(&freeb, &total));
+  size_t avail = freeb;
+  if (c->mem_limit) {
+    size_t left = c->mem_limit > c->mem_in_use ? c->mem_limit - c->mem_in_use : 0;
+    if (left < avail) avail = left;
+  }
+  if (bytes > avail) {
+    char lim[96] = "";
+    if (c->mem_limit) snprintf(lim, sizeof lim, ", limit %zu bytes with %zu in use", c->mem_limit, c->mem_in_use);
+    return mf_error_set(ctx, MF_ERR_MEMORY, __FILE__, __LINE__, __func__,
+                        "%s needs %zu bytes of device memory but %zu are available (%zu of %zu free on device %d%s)",
+                        what, bytes, avail, freeb, total, c->device, lim);
+  }
+  return 0;
+}
+
+int mf_cuda_stage(mf_context ctx, size_t bytes, void **host)
+{
+  mf_cuda_context *c = mf_cuda_ctx(ctx);
+  if (bytes > c->stage_bytes) {
+    cudaFreeHost(c->stage);
+    c->stage = NULL;
+    c->stage_bytes = 0;
+    cudaError_t e = cudaMallocHost(&c->stage, bytes);
+    if (e != cudaSuccess) {
+      cudaGetLastError();
+      c->stage = NULL;
+      return mf_error_set(ctx, MF_ERR_MEMORY, __FILE__, __LINE__, __func__,
+                          "cannot allocate %zu bytes of pinned host memory for set-up transfers: %s", bytes,
+                          cudaGetErrorString(e));
+    }
+    c->stage_bytes = bytes;
+  }
+  *host = c->stage;
   return 0;
 }
 
@@ -44,7 +113,7 @@ int mf_cuda_upload(mf_context ctx, void **p, const void *host, size_t bytes, con
   if (bytes) {
     cudaError_t e = cudaMemcpy(*p, host, bytes, cudaMemcpyHostToDevice);
     if (e != cudaSuccess) {
-      cudaFree(*p);
+      mf_cuda_free(ctx, *p);
       *p = NULL;
       return mf_error_set(ctx, MF_ERR_CUDA, __FILE__, __LINE__, __func__, "copying %zu bytes of %s to the device: %s",
                           bytes, what, cudaGetErrorString(e));
@@ -88,9 +157,19 @@ extern "C" void mf_cuda_context_finalize(mf_context ctx)
   mf_cuda_context *c = mf_cuda_ctx(ctx);
   if (!c) return;
   if (c->cublas) cublasDestroy(c->cublas);
-  cudaFree(c->scalar);
+  mf_cuda_free(ctx, c->scalar);
+  cudaFreeHost(c->stage);
+  free(c->allocs);
   free(c);
   ctx->cuda = NULL;
+}
+
+extern "C" void mf_cuda_memory(mf_context ctx, size_t *in_use, size_t *peak, const size_t *set_limit)
+{
+  mf_cuda_context *c = mf_cuda_ctx(ctx);
+  if (set_limit) c->mem_limit = *set_limit;
+  if (in_use) *in_use = c->mem_in_use;
+  if (peak) *peak = c->mem_peak;
 }
 
 extern "C" void mf_cuda_synchronize(mf_context ctx)
@@ -101,34 +180,6 @@ extern "C" void mf_cuda_synchronize(mf_context ctx)
 
 /* ------------------------------------------------------------------ space */
 
-/* Order of the cells in the atomic launch: the Morton order cut into chunks of `chunk` cells, and
- * within a chunk the cells by color. Cells running at the same time then rarely share a DoF (no
- * serialised same-address atomics), while a chunk's DoFs stay together in L2. chunk = 0 keeps the
- * Morton order; chunk >= ncells is the plain color order. */
-static int atomic_order(mf_space s, int chunk, int *order)
-{
-  if (chunk <= 0) {
-    for (int e = 0; e < s->ncells; e++) order[e] = e;
-    return 0;
-  }
-  int *color = (int *)malloc(sizeof(int) * (s->ncells ? s->ncells : 1));
-  MF_CHECK(color, s->ctx, MF_ERR_MEMORY, "out of host memory (%zu bytes)", sizeof(int) * (size_t)s->ncells);
-  for (int c = 0; c < s->ncolors; c++)
-    for (int k = s->color_off[c]; k < s->color_off[c + 1]; k++) color[s->color_cells[k]] = c;
-  /* within a chunk and color, cells without hanging nodes first: blocks of several cells are then
-   * mostly all-plain or all-masked, and only the latter pay for the constraint passes */
-  int pos = 0;
-  for (int start = 0; start < s->ncells; start += chunk) {
-    int end = start + chunk < s->ncells ? start + chunk : s->ncells;
-    for (int c = 0; c < s->ncolors; c++)
-      for (int masked = 0; masked < 2; masked++)
-        for (int e = start; e < end; e++)
-          if (color[e] == c && (s->face_code[e] != 0) == masked) order[pos++] = e;
-  }
-  free(color);
-  return 0;
-}
-
 extern "C" int mf_cuda_space_setup(mf_space s)
 {
   mf_context ctx = s->ctx;
@@ -136,34 +187,30 @@ extern "C" int mf_cuda_space_setup(mf_space s)
   MF_CHECK(d, ctx, MF_ERR_MEMORY, "out of host memory (%zu bytes)", sizeof *d);
   s->dev = d;
   const mf_exchange *ex = &s->ex;
-  int ns = ex->send_off ? ex->send_off[ex->nneigh] : 0, nr = ex->recv_off ? ex->recv_off[ex->nneigh] : 0;
-  int nb = ns > nr ? ns : nr;
-  MF_CALL(mf_cuda_upload(ctx, (void **)&d->cell_nodes, s->cell_nodes, sizeof(int) * (size_t)s->ncells * s->npc,
+  const size_t ns = ex->send_off ? ex->send_off[ex->nneigh] : 0, nr = ex->recv_off ? ex->recv_off[ex->nneigh] : 0;
+  const size_t nb = ns > nr ? ns : nr, nc = (size_t)s->ncells, nl = (size_t)s->nlocal;
+  const size_t need = sizeof(int) * (nc * s->npc + 2 * nc + (size_t)s->nmasked + (size_t)s->nbc + ns + nr) +
+                      (s->nmasked ? sizeof(int16_t) * nc + sizeof(double) * 2 * s->n1 * s->n1 : 0) + nl +
+                      sizeof(double) * (nl * s->dim + 2 * nb);
+  MF_CALL(mf_cuda_require(ctx, need, "the space"));
+  MF_CALL(mf_cuda_upload(ctx, (void **)&d->cell_nodes, s->cell_nodes, sizeof(int) * nc * s->npc,
                          "the cell-to-DoF map"));
-  MF_CALL(mf_cuda_upload(ctx, (void **)&d->color_cells, s->color_cells, sizeof(int) * (size_t)s->ncells,
-                         "the cells by color"));
-  {
-    const char *env = getenv("MF_CUDA_ATOMIC_CHUNK");
-    int chunk = env ? atoi(env) : MF_CUDA_ATOMIC_CHUNK;
-    int *order = (int *)malloc(sizeof(int) * (s->ncells ? s->ncells : 1));
-    MF_CHECK(order, ctx, MF_ERR_MEMORY, "out of host memory (%zu bytes)", sizeof(int) * (size_t)s->ncells);
-    int ierr = atomic_order(s, chunk, order);
-    if (!ierr) ierr = mf_cuda_upload(ctx, (void **)&d->atomic_cells, order, sizeof(int) * (size_t)s->ncells,
-                                     "the atomic cell order");
-    free(order);
-    if (ierr) return ierr;
-  }
+  MF_CALL(mf_cuda_upload(ctx, (void **)&d->color_cells, s->color_cells, sizeof(int) * nc, "the cells by color"));
+  MF_CALL(mf_cuda_upload(ctx, (void **)&d->atomic_cells, s->launch_order, sizeof(int) * nc, "the atomic cell order"));
   if (s->nmasked) {
-    MF_CALL(mf_cuda_upload(ctx, (void **)&d->mask, s->face_code, sizeof(int16_t) * (size_t)s->ncells,
-                           "the hanging-node masks"));
+    MF_CALL(mf_cuda_upload(ctx, (void **)&d->mask, s->face_code, sizeof(int16_t) * nc, "the hanging-node masks"));
     MF_CALL(mf_cuda_upload(ctx, (void **)&d->P, s->hanging_P, sizeof(double) * 2 * s->n1 * s->n1,
                            "the hanging-node interpolation"));
   }
-  MF_CALL(mf_cuda_upload(ctx, (void **)&d->bc, s->bc, (size_t)s->nlocal, "the boundary marks"));
-  MF_CALL(mf_cuda_upload(ctx, (void **)&d->send_idx, ex->send_idx, sizeof(int) * (size_t)ns, "exchange lists"));
-  MF_CALL(mf_cuda_upload(ctx, (void **)&d->recv_idx, ex->recv_idx, sizeof(int) * (size_t)nr, "exchange lists"));
-  MF_CALL(mf_cuda_malloc(ctx, (void **)&d->send_buf, sizeof(double) * (size_t)nb, "exchange buffers"));
-  MF_CALL(mf_cuda_malloc(ctx, (void **)&d->recv_buf, sizeof(double) * (size_t)nb, "exchange buffers"));
+  MF_CALL(mf_cuda_upload(ctx, (void **)&d->masked_cells, s->masked_cells, sizeof(int) * (size_t)s->nmasked,
+                         "the cells with hanging nodes"));
+  MF_CALL(mf_cuda_upload(ctx, (void **)&d->bc, s->bc, nl, "the boundary marks"));
+  MF_CALL(mf_cuda_upload(ctx, (void **)&d->bc_list, s->bc_list, sizeof(int) * (size_t)s->nbc, "the boundary DoFs"));
+  MF_CALL(mf_cuda_upload(ctx, (void **)&d->coords, s->coords, sizeof(double) * nl * s->dim, "the node coordinates"));
+  MF_CALL(mf_cuda_upload(ctx, (void **)&d->send_idx, ex->send_idx, sizeof(int) * ns, "exchange lists"));
+  MF_CALL(mf_cuda_upload(ctx, (void **)&d->recv_idx, ex->recv_idx, sizeof(int) * nr, "exchange lists"));
+  MF_CALL(mf_cuda_malloc(ctx, (void **)&d->send_buf, sizeof(double) * nb, "exchange buffers"));
+  MF_CALL(mf_cuda_malloc(ctx, (void **)&d->recv_buf, sizeof(double) * nb, "exchange buffers"));
   return 0;
 }
 
@@ -171,16 +218,10 @@ extern "C" void mf_cuda_space_free(mf_space s)
 {
   mf_cuda_space *d = (mf_cuda_space *)s->dev;
   if (!d) return;
-  cudaFree(d->cell_nodes);
-  cudaFree(d->color_cells);
-  cudaFree(d->atomic_cells);
-  cudaFree(d->bc);
-  cudaFree(d->mask);
-  cudaFree(d->P);
-  cudaFree(d->send_idx);
-  cudaFree(d->recv_idx);
-  cudaFree(d->send_buf);
-  cudaFree(d->recv_buf);
+  mf_context ctx = s->ctx;
+  void *ptrs[] = {d->cell_nodes, d->color_cells, d->atomic_cells, d->bc, d->mask, d->P, d->send_idx, d->recv_idx,
+                  d->send_buf, d->recv_buf, d->coords, d->masked_cells, d->bc_list};
+  for (size_t k = 0; k < sizeof ptrs / sizeof ptrs[0]; k++) mf_cuda_free(ctx, ptrs[k]);
   free(d);
   s->dev = NULL;
 }
@@ -353,7 +394,7 @@ static int v_from_host(mf_vector v, const double *h, int n)
 }
 static int v_destroy(mf_vector v)
 {
-  cudaFree(v->data);
+  mf_cuda_free(CTX(v), v->data);
   v->data = NULL;
   return 0;
 }

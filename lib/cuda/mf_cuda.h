@@ -13,12 +13,23 @@ extern "C" {
 int mf_cuda_device_count(void);
 int mf_cuda_context_init(mf_context ctx);
 void mf_cuda_context_finalize(mf_context ctx);
+/** Device memory held and peak (either may be NULL); with set_limit, set the limit first. */
+void mf_cuda_memory(mf_context ctx, size_t *in_use, size_t *peak, const size_t *set_limit);
 /** Wait for all device work of the context (errors are left to the next checked call). */
 void mf_cuda_synchronize(mf_context ctx);
 int mf_cuda_space_setup(mf_space space);
 void mf_cuda_space_free(mf_space space);
 int mf_cuda_vector_setup(mf_vector v);
-int mf_cuda_operator_setup(mf_operator op);
+/** The operator on the device: quadrature data computed there (coefficient c evaluated on the host
+ *  at points computed there), 1D matrices; phases geometry, coefficient and h2d. */
+int mf_cuda_operator_setup(mf_operator op, mf_coefficient_fn c, void *user, double a, double b);
+/** b (local entries, before the export-add) = sum over cells of C^T B^T (f w |det J|), b a 1D basis
+ *  with Gauss q = p + 2: points on the device, f on the host in batches. */
+int mf_cuda_assemble_rhs(mf_vector bvec, const mf_basis1d *b, mf_coefficient_fn f, void *user);
+/** cellsum[e] (host) = sum over the points of cell e of (u_h - u)^2 w |det J| (ghosts of uh imported). */
+int mf_cuda_l2_cells(mf_vector uh, const mf_basis1d *b, mf_coefficient_fn u, void *user, double *cellsum);
+/** Copy the device quadrature data to host (len doubles). */
+int mf_cuda_qdata_to_host(mf_operator op, double *host);
 
 #ifdef __cplusplus
 }

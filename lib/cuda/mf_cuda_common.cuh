@@ -26,10 +26,22 @@
                           #call, (int)mf_bst_);                                                        \
   } while (0)
 
+struct mf_cuda_alloc {
+  void *ptr;
+  size_t bytes;
+};
+
 struct mf_cuda_context {
   int device;
   cublasHandle_t cublas;
   double *scalar; // one device double for reductions
+  // device memory held by the context: every allocation goes through mf_cuda_malloc/mf_cuda_free
+  size_t mem_in_use, mem_peak, mem_limit; // limit 0: none
+  mf_cuda_alloc *allocs;
+  int nallocs, cap_allocs;
+  // pinned host staging for set-up transfers (grown on demand, freed with the context)
+  void *stage;
+  size_t stage_bytes;
 };
 
 struct mf_cuda_space {
@@ -41,19 +53,36 @@ struct mf_cuda_space {
   double *P;                 // 2 x n1 x n1 hanging-node interpolation
   int *send_idx, *recv_idx;  // exchange lists
   double *send_buf, *recv_buf;
+  double *coords;            // nlocal x dim node coordinates
+  int *masked_cells;         // nmasked
+  int *bc_list;              // nbc
 };
 
 struct mf_cuda_operator {
   double *qd;      // quadrature data, the host layout
   double *B, *D;   // 1D matrices
   double *BB, *BG, *GG; // diagonal factors
+  double *qw;      // 1D quadrature weights
 };
+
+// setup.cu: fill op's device quadrature data (geometry and, with c, the coefficient phase), and the
+// extra device memory that needs.
+extern "C" int mf_cuda_operator_qdata(mf_operator op, const double *B, const double *D, const double *qw,
+                                      mf_coefficient_fn c, void *user, double a, double b);
+extern "C" size_t mf_cuda_qdata_setup_bytes(mf_operator op, int with_coefficient);
 
 static inline mf_cuda_context *mf_cuda_ctx(mf_context ctx) { return (mf_cuda_context *)ctx->cuda; }
 
-// cudaMalloc with a clear out-of-memory message naming the bytes asked for.
+// cudaMalloc with a clear out-of-memory message naming the bytes asked for; counted against the
+// context's limit and peak. mf_cuda_free releases what it allocated (NULL: no-op).
 int mf_cuda_malloc(mf_context ctx, void **p, size_t bytes, const char *what);
+void mf_cuda_free(mf_context ctx, void *p);
 int mf_cuda_upload(mf_context ctx, void **p, const void *host, size_t bytes, const char *what);
+// Refuse, before allocating, a set-up that needs `bytes` more device memory than is available
+// (the device's free memory, and the context's limit).
+int mf_cuda_require(mf_context ctx, size_t bytes, const char *what);
+// Pinned host staging of at least `bytes` (valid until the next call or the context's end).
+int mf_cuda_stage(mf_context ctx, size_t bytes, void **host);
 
 // Arguments of one matrix-free apply launch (one color, or all cells with atomics).
 struct mf_cuda_apply_args {

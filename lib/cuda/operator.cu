@@ -1,6 +1,6 @@
 // operator.cu -- the CUDA matrix-free operator: device quadrature data and 1D matrices, the apply
 // (one launch per cell color, or one atomic launch), and the matrix-free diagonal.
-#include "mf_cuda_common.cuh"
+#include "cell_generic.cuh"
 
 // Lookup functions of the generated instantiation files apply_d<dim>_p<p>.cu.
 #define MF_DECL(D, P) extern "C" mf_cuda_apply_fn mf_cuda_apply_lookup_d##D##_p##P(int quad, int op, int hang);
@@ -65,6 +65,7 @@ static int apply_cuda(mf_operator op, mf_vector x, mf_vector y)
 // Diagonal: one block per cell, one thread per DoF; for every term (mass m, gradient G_kl) the
 // coefficients of the cell are staged in shared memory and each thread sums
 //   coef(q) F_x[qx][a] F_y[qy][b] F_z[qz][c] over the quadrature points, F one of B.B, B.Bg, Bg.Bg.
+// On a cell with a mask the columns that mf_hanging_diag_column selects are left to k_diag_hanging.
 __global__ void k_diagonal(int dim, int n1, int nq, int has_mass, int has_grad, const double *__restrict__ qd,
                            long long batch_stride, long long block_stride, int batch, const double *__restrict__ BB,
                            const double *__restrict__ BG, const double *__restrict__ GG,
@@ -72,7 +73,6 @@ __global__ void k_diagonal(int dim, int n1, int nq, int has_mass, int has_grad, 
 {
   extern __shared__ double coef[];
   const int cell = blockIdx.x, tid = threadIdx.x;
-  if (mask && mask[cell]) return; // cells with hanging nodes: computed on the host (whole block leaves)
   const int nqp = dim == 2 ? nq * nq : nq * nq * nq, npc = dim == 2 ? n1 * n1 : n1 * n1 * n1;
   const int ia = tid % n1, ib = (tid / n1) % n1, ic = dim == 3 ? tid / (n1 * n1) : 0;
   const size_t base = (size_t)(cell / batch) * batch_stride + (size_t)(cell % batch) * nqp;
@@ -95,6 +95,7 @@ __global__ void k_diagonal(int dim, int n1, int nq, int has_mass, int has_grad, 
       for (int e = 0; e < 3; e++)
         F[e] = kk < 0 ? BB : (e == kk && e == ll) ? GG : (e == kk || e == ll) ? BG : BB;
       const int nz = dim == 3 ? nq : 1;
+      double de = 0.0;
       for (int qz = 0; qz < nz; qz++) {
         const double fz = dim == 3 ? F[2][qz * n1 + ic] : 1.0;
         for (int qy = 0; qy < nq; qy++) {
@@ -102,12 +103,91 @@ __global__ void k_diagonal(int dim, int n1, int nq, int has_mass, int has_grad, 
           const double *cq = coef + (qz * nq + qy) * nq;
           double sx = 0.0;
           for (int qx = 0; qx < nq; qx++) sx += cq[qx] * F[0][qx * n1 + ia];
-          acc += fyz * sx;
+          de += fyz * sx;
         }
       }
+      acc += de;
     }
   }
-  if (tid < npc) atomicAdd(&d[cell_nodes[(size_t)cell * npc + tid]], acc);
+  if (tid >= npc) return;
+  const int *nodes = cell_nodes + (size_t)cell * npc, mk = mask ? mask[cell] : 0;
+  if (mk && mf_hanging_diag_column(dim, n1, npc, mk, nodes, tid)) return;
+  atomicAdd(&d[nodes[tid]], acc);
+}
+
+// Diagonal of the cells with a mask, one block per such cell, one thread per quadrature point: for
+// each column j that mf_hanging_diag_column selects, the cell operator with constraints on e_j
+// (C^T A_e C e_j, the same steps and order as mf_kernel_cell_cpu), and every position holding j's
+// DoF adds its entry (the CPU twin: mf_kernel_diagonal_hanging_cpu).
+struct diag_hanging_args {
+  mfg::cell_shape c;
+  const int *cells, *cell_nodes;
+  const int16_t *mask;
+  const double *P, *B, *D, *qd;
+  long long batch_stride, block_stride;
+  int batch, has_mass, has_grad, colloc;
+  double *d;
+};
+
+static size_t diag_hanging_shared(const mfg::cell_shape &c)
+{
+  return sizeof(double) * ((size_t)c.nq * c.n1 + (size_t)c.nq * c.nq + 2 * c.n1 * c.n1 + (size_t)(2 + c.dim) * c.nqp);
+}
+
+__global__ void k_diag_hanging(const diag_hanging_args a)
+{
+  extern __shared__ double sm[];
+  const mfg::cell_shape c = a.c;
+  double *sB = sm, *sD = sB + c.nq * c.n1, *sP = sD + c.nq * c.nq, *s0 = sP + 2 * c.n1 * c.n1, *s1 = s0 + c.nqp;
+  double *v = s1 + c.nqp;
+  const int cell = a.cells[blockIdx.x], mask = a.mask[cell];
+  const int *nodes = a.cell_nodes + (size_t)cell * c.npc;
+  mfg::stage(sB, a.B, c.nq * c.n1);
+  mfg::stage(sD, a.D, c.nq * c.nq);
+  mfg::stage(sP, a.P, 2 * c.n1 * c.n1);
+  const mfg::point t = mfg::make_point(c, threadIdx.x);
+  const int ncomp = (a.has_mass ? 1 : 0) + (a.has_grad ? (c.dim == 2 ? 3 : 6) : 0);
+  double qv[7];
+  const size_t qbase = (size_t)(cell / a.batch) * a.batch_stride + (size_t)(cell % a.batch) * c.nqp + t.q;
+  for (int k = 0; k < 7; k++) qv[k] = k < ncomp ? a.qd[qbase + (size_t)k * a.block_stride] : 0.0;
+  const int mydof = t.isdof ? nodes[t.pos] : -1;
+  double acc = 0.0;
+  __syncthreads();
+  for (int j = 0; j < c.npc; j++) {
+    if (!mf_hanging_diag_column(c.dim, c.n1, c.npc, mask, nodes, j)) continue; /* the same j for all threads */
+    s0[t.q] = (t.isdof && t.pos == j) ? 1.0 : 0.0;
+    __syncthreads();
+    mfg::hanging(c, s0, mask, sP, t, false);
+    const double *uqs = a.colloc ? s0 : mfg::interpolate(c, sB, s0, s1, t);
+    const double uq = uqs[t.q];
+    double r = a.has_mass ? qv[0] * uq : 0.0;
+    if (a.has_grad) {
+      const double *G = qv + (a.has_mass ? 1 : 0);
+      double g[3] = {0, 0, 0};
+      for (int l = 0; l < c.dim; l++) g[l] = mfg::derivative(c, sD, uqs, t, l);
+      double Gm[3][3];
+      for (int k = 0, comp = 0; k < c.dim; k++)
+        for (int l = k; l < c.dim; l++, comp++) Gm[k][l] = Gm[l][k] = G[comp];
+      for (int k = 0; k < c.dim; k++) {
+        double s = 0.0;
+        for (int l = 0; l < c.dim; l++) s += Gm[k][l] * g[l];
+        v[k * c.nqp + t.q] = s;
+      }
+      __syncthreads();
+      for (int k = 0; k < c.dim; k++) r += mfg::derivative_t(c, sD, v + k * c.nqp, t, k);
+    }
+    __syncthreads();
+    s0[t.q] = r;
+    __syncthreads();
+    double res = a.colloc ? (t.isdof ? r : 0.0) : mfg::integrate(c, sB, s0, s1, t);
+    s1[t.q] = res;
+    __syncthreads();
+    mfg::hanging(c, s1, mask, sP, t, true);
+    res = s1[t.q];
+    __syncthreads();
+    if (t.isdof && mydof == nodes[j]) acc += res;
+  }
+  if (t.isdof && acc != 0.0) atomicAdd(&a.d[mydof], acc);
 }
 
 static int diagonal_cuda(mf_operator op, mf_vector dvec)
@@ -121,19 +201,28 @@ static int diagonal_cuda(mf_operator op, mf_vector dvec)
       s->dim, s->n1, op->basis.nq, op->has_mass, op->has_grad, d->qd, (long long)op->qd.batch_stride,
       (long long)op->qd.block_stride, op->qd.batch, d->BB, d->BG, d->GG, ds->cell_nodes, ds->mask, dvec->data);
   MF_CUDA_LAUNCH_CHECK(op->ctx, "diagonal");
-  if (s->nmasked) { /* the cells with hanging nodes: C^T A_e C on the host, added on the device */
-    double *h = (double *)calloc((size_t)s->nlocal + 1, sizeof(double)), *dh = NULL;
-    MF_CHECK(h, op->ctx, MF_ERR_MEMORY, "out of host memory (%zu bytes)", sizeof(double) * (size_t)s->nlocal);
-    int ierr = mf_kernel_diagonal_hanging_cpu(op, h);
-    if (!ierr) ierr = mf_cuda_upload(op->ctx, (void **)&dh, h, sizeof(double) * (size_t)s->nlocal, "the diagonal");
-    free(h);
-    if (!ierr) {
-      const double one = 1.0;
-      if (cublasDaxpy(mf_cuda_ctx(op->ctx)->cublas, s->nlocal, &one, dh, 1, dvec->data, 1) != CUBLAS_STATUS_SUCCESS)
-        ierr = mf_error_set(op->ctx, MF_ERR_CUDA, __FILE__, __LINE__, __func__, "cublasDaxpy failed");
-    }
-    cudaFree(dh);
-    if (ierr) return ierr;
+  if (s->nmasked) {
+    diag_hanging_args a;
+    a.c = mfg::make_shape(s->dim, s->n1, op->basis.nq);
+    a.cells = ds->masked_cells;
+    a.cell_nodes = ds->cell_nodes;
+    a.mask = ds->mask;
+    a.P = ds->P;
+    a.B = d->B;
+    a.D = d->D;
+    a.qd = d->qd;
+    a.batch_stride = (long long)op->qd.batch_stride;
+    a.block_stride = (long long)op->qd.block_stride;
+    a.batch = op->qd.batch;
+    a.has_mass = op->has_mass;
+    a.has_grad = op->has_grad;
+    a.colloc = op->basis.collocated;
+    a.d = dvec->data;
+    const size_t shmem = diag_hanging_shared(a.c);
+    if (shmem > 48 * 1024)
+      MF_CUDA_CALL(op->ctx, cudaFuncSetAttribute(k_diag_hanging, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shmem));
+    k_diag_hanging<<<s->nmasked, a.c.nqp, shmem>>>(a);
+    MF_CUDA_LAUNCH_CHECK(op->ctx, "diagonal of cells with hanging nodes");
   }
   return 0;
 }
@@ -142,18 +231,14 @@ static int destroy_cuda(mf_operator op)
 {
   mf_cuda_operator *d = (mf_cuda_operator *)op->dev;
   if (!d) return 0;
-  cudaFree(d->qd);
-  cudaFree(d->B);
-  cudaFree(d->D);
-  cudaFree(d->BB);
-  cudaFree(d->BG);
-  cudaFree(d->GG);
+  void *ptrs[] = {d->qd, d->B, d->D, d->BB, d->BG, d->GG, d->qw};
+  for (size_t k = 0; k < sizeof ptrs / sizeof ptrs[0]; k++) mf_cuda_free(op->ctx, ptrs[k]);
   free(d);
   op->dev = NULL;
   return 0;
 }
 
-extern "C" int mf_cuda_operator_setup(mf_operator op)
+extern "C" int mf_cuda_operator_setup(mf_operator op, mf_coefficient_fn c, void *user, double a, double b)
 {
   mf_context ctx = op->ctx;
   mf_cuda_operator *d = (mf_cuda_operator *)calloc(1, sizeof *d);
@@ -163,19 +248,29 @@ extern "C" int mf_cuda_operator_setup(mf_operator op)
   op->ops.diagonal = diagonal_cuda;
   op->ops.destroy = destroy_cuda;
   op->ops.masks_bc = 1;
-  const mf_basis1d *b = &op->basis;
-  const int nq = b->nq, n1 = b->n1;
-  MF_CALL(mf_cuda_upload(ctx, (void **)&d->qd, op->qd.data, sizeof(double) * op->qd.len, "quadrature data"));
-  MF_CALL(mf_cuda_upload(ctx, (void **)&d->B, b->B, sizeof(double) * nq * n1, "basis matrices"));
-  MF_CALL(mf_cuda_upload(ctx, (void **)&d->D, b->D, sizeof(double) * nq * nq, "basis matrices"));
-  MF_CALL(mf_cuda_upload(ctx, (void **)&d->BB, b->BB, sizeof(double) * nq * n1, "basis matrices"));
-  MF_CALL(mf_cuda_upload(ctx, (void **)&d->BG, b->BG, sizeof(double) * nq * n1, "basis matrices"));
-  MF_CALL(mf_cuda_upload(ctx, (void **)&d->GG, b->GG, sizeof(double) * nq * n1, "basis matrices"));
-  /* the device holds the quadrature data now; the host copy stays only for the diagonal of the
-   * cells with hanging nodes */
-  if (!op->space->nmasked) {
-    free(op->qd.data);
-    op->qd.data = NULL;
-  }
+  const mf_basis1d *bs = &op->basis;
+  const int nq = bs->nq, n1 = bs->n1;
+  /* refuse before allocating: quadrature data, 1D matrices, the set-up's batches, and the
+   * operator's work vector (allocated next by the caller) */
+  const size_t need = sizeof(double) * (op->qd.len + (size_t)nq * (4 * n1 + nq + 1) + (size_t)op->space->nlocal) +
+                      mf_cuda_qdata_setup_bytes(op, c != NULL);
+  MF_CALL(mf_cuda_require(ctx, need, "the operator (quadrature data, matrices and set-up batches)"));
+  double t0 = mf_phase_begin(ctx);
+  int ierr = mf_cuda_malloc(ctx, (void **)&d->qd, sizeof(double) * op->qd.len, "quadrature data");
+  if (!ierr) ierr = mf_cuda_upload(ctx, (void **)&d->B, bs->B, sizeof(double) * nq * n1, "basis matrices");
+  if (!ierr) ierr = mf_cuda_upload(ctx, (void **)&d->D, bs->D, sizeof(double) * nq * nq, "basis matrices");
+  if (!ierr) ierr = mf_cuda_upload(ctx, (void **)&d->BB, bs->BB, sizeof(double) * nq * n1, "basis matrices");
+  if (!ierr) ierr = mf_cuda_upload(ctx, (void **)&d->BG, bs->BG, sizeof(double) * nq * n1, "basis matrices");
+  if (!ierr) ierr = mf_cuda_upload(ctx, (void **)&d->GG, bs->GG, sizeof(double) * nq * n1, "basis matrices");
+  if (!ierr) ierr = mf_cuda_upload(ctx, (void **)&d->qw, bs->qwts, sizeof(double) * nq, "quadrature weights");
+  mf_phase_end(ctx, MF_PHASE_TRANSFER, t0);
+  if (ierr) return ierr;
+  return mf_cuda_operator_qdata(op, d->B, d->D, d->qw, c, user, a, b);
+}
+
+extern "C" int mf_cuda_qdata_to_host(mf_operator op, double *host)
+{
+  const mf_cuda_operator *d = (const mf_cuda_operator *)op->dev;
+  MF_CUDA_CALL(op->ctx, cudaMemcpy(host, d->qd, sizeof(double) * op->qd.len, cudaMemcpyDeviceToHost));
   return 0;
 }

@@ -65,25 +65,10 @@ void mf_hanging_matrices(int degree, double *P)
   }
 }
 
-/* Does the line along direction d through node index (idx) need interpolation? */
-static int line_needed(int dim, int p, int mask, int d, const int *idx)
-{
-  const int c = mf_hanging_child(dim, mask), faces = mf_hanging_faces(dim, mask), edges = mf_hanging_edges(dim, mask);
-  int on_all = 1, any = 0;
-  for (int e = 0; e < dim; e++) {
-    if (e == d) continue;
-    int on = idx[e] == ((c >> e & 1) ? p : 0);
-    if ((faces >> e & 1) && on) any = 1;
-    on_all &= on;
-  }
-  if ((edges >> d & 1) && on_all) any = 1;
-  return any;
-}
-
 void mf_hanging_apply(int dim, int n1, int mask, const double *P, double *u, int transpose)
 {
   if (!mask) return;
-  const int c = mf_hanging_child(dim, mask), p = n1 - 1;
+  const int c = mf_hanging_child(dim, mask);
   const int stride[3] = {1, n1, n1 * n1};
   for (int step = 0; step < dim; step++) {
     const int d = transpose ? dim - 1 - step : step; /* C = C_z C_y C_x, C^T = C_x^T C_y^T C_z^T */
@@ -96,7 +81,7 @@ void mf_hanging_apply(int dim, int n1, int mask, const double *P, double *u, int
         idx[e] = t % n1;
         t /= n1;
       }
-      if (!line_needed(dim, p, mask, d, idx)) continue;
+      if (!mf_hanging_line_needed(dim, n1, mask, d, idx)) continue;
       int base = 0;
       for (int e = 0; e < dim; e++) base += idx[e] * stride[e];
       double in[MF_MAX_N1], out[MF_MAX_N1];
@@ -109,14 +94,4 @@ void mf_hanging_apply(int dim, int n1, int mask, const double *P, double *u, int
       for (int i = 0; i < n1; i++) u[base + i * stride[d]] = out[i];
     }
   }
-}
-
-int mf_hanging_node_constrained(int dim, int n1, int mask, int node)
-{
-  if (!mask) return 0;
-  int idx[3] = {0, 0, 0};
-  for (int e = 0, t = node; e < dim; e++, t /= n1) idx[e] = t % n1;
-  for (int d = 0; d < dim; d++)
-    if (line_needed(dim, n1 - 1, mask, d, idx)) return 1;
-  return 0;
 }

@@ -1,0 +1,170 @@
+// cell_generic.cuh -- device building blocks with run-time sizes (dim, n1 = p + 1, nq) for the set-up
+// kernels and the diagonal of cells with hanging nodes, where a few percent of speed matter less than
+// one instantiation for every case. The apply kernels (apply_kernel.cuh) are the templated, tuned
+// ones; these follow the same conventions and the same order of operations as the CPU reference
+// (lib/geometry.c, lib/kernels_cpu.c, lib/hanging/hanging.c), so CPU and GPU agree to rounding.
+//
+// A cell's values live in shared memory as an nq^dim array, x fastest, stride nq in every direction;
+// thread q of a cell handles point (i, j, k) = (q % nq, q / nq % nq, q / nq^2). Every function that
+// synchronises must be called by all threads of the block.
+#ifndef MF_CELL_GENERIC_CUH
+#define MF_CELL_GENERIC_CUH
+
+#include "mf_cuda_common.cuh"
+#include "../hanging/mf_hanging.h"
+
+namespace mfg {
+
+struct cell_shape {
+  int dim, n1, nq, nqp, npc;
+};
+
+__host__ __device__ inline cell_shape make_shape(int dim, int n1, int nq)
+{
+  cell_shape c;
+  c.dim = dim;
+  c.n1 = n1;
+  c.nq = nq;
+  c.nqp = dim == 2 ? nq * nq : nq * nq * nq;
+  c.npc = dim == 2 ? n1 * n1 : n1 * n1 * n1;
+  return c;
+}
+
+struct point {
+  int q, i, j, k;
+  bool isdof; // i, j, k < n1: a node of the cell
+  int pos;    // its node index i + n1 (j + n1 k) (valid if isdof)
+};
+
+__device__ inline point make_point(const cell_shape &c, int q)
+{
+  point t;
+  t.q = q;
+  t.i = q % c.nq;
+  t.j = (q / c.nq) % c.nq;
+  t.k = c.dim == 3 ? q / (c.nq * c.nq) : 0;
+  t.isdof = t.i < c.n1 && t.j < c.n1 && (c.dim == 2 || t.k < c.n1);
+  t.pos = t.i + c.n1 * (t.j + c.n1 * t.k);
+  return t;
+}
+
+__device__ inline int at(const cell_shape &c, int i, int j, int k) { return (k * c.nq + j) * c.nq + i; }
+
+// In place u <- C u (transpose: C^T u) on the nodal values s: direction by direction, the lines
+// through hanging faces/edges get the 1D interpolation P (sP: 2 x n1 x n1), as mf_hanging_apply.
+__device__ inline void hanging(const cell_shape &c, double *s, int mask, const double *sP, const point &t,
+                               bool transpose)
+{
+  const int child = mf_hanging_child(c.dim, mask), idx[3] = {t.i, t.j, t.k};
+  for (int step = 0; step < c.dim; step++) {
+    const int d = transpose ? c.dim - 1 - step : step;
+    const bool need = mask && t.isdof && mf_hanging_line_needed(c.dim, c.n1, mask, d, idx);
+    double v = 0.0;
+    if (need) {
+      const double *M = sP + (child >> d & 1) * c.n1 * c.n1;
+      const int st = d == 0 ? 1 : d == 1 ? c.nq : c.nq * c.nq;
+      const int base = at(c, t.i, t.j, t.k) - idx[d] * st;
+      for (int m = 0; m < c.n1; m++)
+        v += (transpose ? M[m * c.n1 + idx[d]] : M[idx[d] * c.n1 + m]) * s[base + m * st];
+    }
+    __syncthreads();
+    if (need) s[at(c, t.i, t.j, t.k)] = v;
+    __syncthreads();
+  }
+}
+
+// Nodal values in s0 -> values at the quadrature points (B: nq x n1, sweeps x, y, z as
+// mf_tensor_interpolate); returns the buffer holding them (s0 or s1).
+__device__ inline double *interpolate(const cell_shape &c, const double *sB, double *s0, double *s1, const point &t)
+{
+  const int n1 = c.n1;
+  if (t.j < n1 && t.k < n1) {
+    double v = 0.0;
+    for (int m = 0; m < n1; m++) v += sB[t.i * n1 + m] * s0[at(c, m, t.j, t.k)];
+    s1[t.q] = v;
+  }
+  __syncthreads();
+  if (t.k < n1) {
+    double v = 0.0;
+    for (int m = 0; m < n1; m++) v += sB[t.j * n1 + m] * s1[at(c, t.i, m, t.k)];
+    s0[t.q] = v;
+  }
+  __syncthreads();
+  if (c.dim == 2) return s0;
+  double v = 0.0;
+  for (int m = 0; m < n1; m++) v += sB[t.k * n1 + m] * s0[at(c, t.i, t.j, m)];
+  s1[t.q] = v;
+  __syncthreads();
+  return s1;
+}
+
+// Quadrature values in s0 -> nodal values (B^T sweeps x, y, z as mf_tensor_integrate); the result of
+// a node thread is returned (0 elsewhere). s0 and s1 are overwritten.
+__device__ inline double integrate(const cell_shape &c, const double *sB, double *s0, double *s1, const point &t)
+{
+  const int n1 = c.n1, nq = c.nq;
+  if (c.dim == 2) {
+    if (t.i < n1) {
+      double v = 0.0;
+      for (int m = 0; m < nq; m++) v += sB[m * n1 + t.i] * s0[at(c, m, t.j, 0)];
+      s1[t.q] = v;
+    }
+    __syncthreads();
+    double r = 0.0;
+    if (t.isdof)
+      for (int m = 0; m < nq; m++) r += sB[m * n1 + t.j] * s1[at(c, t.i, m, 0)];
+    __syncthreads();
+    return r;
+  }
+  if (t.i < n1) {
+    double v = 0.0;
+    for (int m = 0; m < nq; m++) v += sB[m * n1 + t.i] * s0[at(c, m, t.j, t.k)];
+    s1[t.q] = v;
+  }
+  __syncthreads();
+  if (t.i < n1 && t.j < n1) {
+    double v = 0.0;
+    for (int m = 0; m < nq; m++) v += sB[m * n1 + t.j] * s1[at(c, t.i, m, t.k)];
+    s0[t.q] = v;
+  }
+  __syncthreads();
+  double r = 0.0;
+  if (t.isdof)
+    for (int m = 0; m < nq; m++) r += sB[m * n1 + t.k] * s0[at(c, t.i, t.j, m)];
+  __syncthreads();
+  return r;
+}
+
+// Derivative along direction l at this point of the quadrature values u (collocation D: nq x nq).
+__device__ inline double derivative(const cell_shape &c, const double *sD, const double *u, const point &t, int l)
+{
+  const int nq = c.nq, idx = l == 0 ? t.i : l == 1 ? t.j : t.k;
+  double v = 0.0;
+  for (int m = 0; m < nq; m++) {
+    const int p = l == 0 ? at(c, m, t.j, t.k) : l == 1 ? at(c, t.i, m, t.k) : at(c, t.i, t.j, m);
+    v += sD[idx * nq + m] * u[p];
+  }
+  return v;
+}
+
+// Transposed derivative: sum_m D[m][idx] v[line m] along direction l.
+__device__ inline double derivative_t(const cell_shape &c, const double *sD, const double *v, const point &t, int l)
+{
+  const int nq = c.nq, idx = l == 0 ? t.i : l == 1 ? t.j : t.k;
+  double r = 0.0;
+  for (int m = 0; m < nq; m++) {
+    const int p = l == 0 ? at(c, m, t.j, t.k) : l == 1 ? at(c, t.i, m, t.k) : at(c, t.i, t.j, m);
+    r += sD[m * nq + idx] * v[p];
+  }
+  return r;
+}
+
+// Copy n doubles from global to shared memory with the whole block.
+__device__ inline void stage(double *dst, const double *src, int n)
+{
+  for (int t = threadIdx.x; t < n; t += blockDim.x) dst[t] = src[t];
+}
+
+} // namespace mfg
+
+#endif
