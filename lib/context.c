@@ -40,6 +40,21 @@ int mf_calloc(mf_context ctx, size_t count, size_t size, void *ptr)
   return 0;
 }
 
+int mf_calloc_touch(mf_context ctx, size_t count, size_t size, void *ptr)
+{
+  void **p = (void **)ptr;
+  *p = NULL;
+  const size_t bytes = (count ? count : 1) * size;
+  if (bytes < ((size_t)1 << 22)) return mf_calloc(ctx, count, size, ptr);
+  *p = malloc(bytes);
+  MF_CHECK(*p, ctx, MF_ERR_MEMORY, "out of host memory allocating %zu bytes", bytes);
+  const size_t chunk = (size_t)1 << 20, nchunk = (bytes + chunk - 1) / chunk;
+  char *c = (char *)*p;
+#pragma omp parallel for schedule(static)
+  for (size_t k = 0; k < nchunk; k++) memset(c + k * chunk, 0, k + 1 < nchunk ? chunk : bytes - k * chunk);
+  return 0;
+}
+
 int mf_cuda_available(void)
 {
 #ifdef MFREE_WITH_CUDA

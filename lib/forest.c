@@ -15,6 +15,7 @@
 #define MF_DIMNAME(x) x##_3d
 #endif
 #include "mfree_impl.h"
+#include "dofs.h"
 
 #include <math.h>
 
@@ -231,15 +232,73 @@ static int quadrant_face_on_boundary(const p4est_connectivity_t *conn, p4est_top
   return (f % 2 == 0) ? (c == 0) : (c + len == P4EST_ROOT_LEN);
 }
 
-int MF_DIMNAME(mf_forest_space)(mf_space space)
+/* The uniform fast path of lib/dofs.c: one rank, every quadrant at the same level. Returns 0 and fills
+ * the numbering, or 1 to leave it to p4est_lnodes (nothing allocated then). */
+static int dofs_uniform(mf_space space, p4est_t *p4est, p4est_connectivity_t *conn, int *used)
+{
+  mf_context ctx = space->ctx;
+  *used = 0;
+  const char *env = getenv("MFREE_DOFS");
+  if (ctx->size != 1 || (env && !strcmp(env, "lnodes")) || !conn->tree_to_vertex || conn->num_vertices <= 0) return 0;
+  const int ncells = (int)p4est->local_num_quadrants;
+  if (ncells < 1) return 0;
+  p4est_tree_t *first = p4est_tree_array_index(p4est->trees, p4est->first_local_tree);
+  const int level = p4est_quadrant_array_index(&first->quadrants, 0)->level;
+  const int64_t per_tree = (int64_t)1 << (P4EST_DIM * level);
+  if ((int64_t)conn->num_trees * per_tree != ncells) return 0;
+  int *tree = NULL, ierr = 0, uniform = 1, nnodes = 0;
+  int64_t *xyz = NULL;
+  mf_dofs_uniform *L = NULL;
+  MF_CALL_GOTO(MF_CALLOC_TOUCH(ctx, ncells, &tree), done);
+  MF_CALL_GOTO(MF_CALLOC_TOUCH(ctx, (size_t)3 * ncells, &xyz), done);
+  int e0 = 0;
+  for (p4est_topidx_t t = p4est->first_local_tree; t <= p4est->last_local_tree; t++) {
+    p4est_tree_t *tr = p4est_tree_array_index(p4est->trees, t);
+    const int nq = (int)tr->quadrants.elem_count;
+#pragma omp parallel for schedule(static) reduction(&& : uniform)
+    for (int k = 0; k < nq; k++) {
+      const p4est_quadrant_t *q = p4est_quadrant_array_index(&tr->quadrants, (size_t)k);
+      const p4est_qcoord_t h = P4EST_QUADRANT_LEN(level);
+      uniform = uniform && q->level == level;
+      tree[e0 + k] = (int)t;
+      xyz[3 * (size_t)(e0 + k) + 0] = q->x / h;
+      xyz[3 * (size_t)(e0 + k) + 1] = q->y / h;
+#ifdef P4_TO_P8
+      xyz[3 * (size_t)(e0 + k) + 2] = q->z / h;
+#endif
+    }
+    e0 += nq;
+  }
+  if (!uniform) goto done;
+  if (mf_dofs_uniform_create(P4EST_DIM, space->degree, level, (int)conn->num_trees, (const int *)conn->tree_to_vertex,
+                             (const int *)conn->tree_to_tree, conn->tree_to_face, &L))
+    goto done;
+  MF_CALL_GOTO(MF_CALLOC_TOUCH(ctx, (size_t)ncells * space->npc, &space->cell_nodes), done);
+  if (mf_dofs_uniform_number(L, ncells, tree, xyz, space->cell_nodes, &nnodes, &space->dof_owner)) {
+    free(space->cell_nodes);
+    space->cell_nodes = NULL;
+    goto done;
+  }
+  space->ncells = ncells;
+  space->nowned = space->nlocal = nnodes;
+  space->global_offset = 0;
+  space->nglobal = nnodes;
+  MF_CALL_GOTO(MF_CALLOC_TOUCH(ctx, ncells, &space->face_code), done);
+  *used = 1;
+done:
+  mf_dofs_uniform_destroy(L);
+  free(tree);
+  free(xyz);
+  return ierr;
+}
+
+/* The numbering by p4est_lnodes: any forest, any number of ranks (hanging nodes, ghosts, sharers). */
+static int dofs_lnodes(mf_space space, p4est_t *p4est)
 {
   mf_context ctx = space->ctx;
   mf_mesh mesh = space->mesh;
-  p4est_t *p4est = (p4est_t *)mesh->forest;
-  p4est_connectivity_t *conn = (p4est_connectivity_t *)mesh->conn;
   const int npc = space->npc;
   int ierr = 0;
-
   p4est_lnodes_t *ln = p4est_lnodes_new(p4est, (p4est_ghost_t *)mesh->ghost, space->degree);
   space->ncells = (int)ln->num_local_elements;
   space->nowned = (int)ln->owned_count;
@@ -247,50 +306,15 @@ int MF_DIMNAME(mf_forest_space)(mf_space space)
   space->global_offset = (int64_t)ln->global_offset;
   space->nglobal = 0;
   for (int r = 0; r < ctx->size; r++) space->nglobal += ln->global_owned_count[r];
-  const int ncells = space->ncells, nlocal = space->nlocal;
+  const int ncells = space->ncells;
 
-  MF_CALL_GOTO(MF_CALLOC(ctx, (size_t)ncells * npc, &space->cell_nodes), done);
-  MF_CALL_GOTO(MF_CALLOC(ctx, ncells, &space->face_code), done);
-  MF_CALL_GOTO(MF_CALLOC(ctx, ncells, &space->cell_tree), done);
-  MF_CALL_GOTO(MF_CALLOC(ctx, (size_t)ncells * 3, &space->cell_origin), done);
-  MF_CALL_GOTO(MF_CALLOC(ctx, ncells, &space->cell_size), done);
-  MF_CALL_GOTO(MF_CALLOC(ctx, ncells, &space->cell_bfaces), done);
-  MF_CALL_GOTO(MF_CALLOC(ctx, nlocal, &space->global_index), done);
-
+  MF_CALL_GOTO(MF_CALLOC_TOUCH(ctx, (size_t)ncells * npc, &space->cell_nodes), done);
+  MF_CALL_GOTO(MF_CALLOC_TOUCH(ctx, ncells, &space->face_code), done);
   const size_t nnodes = (size_t)ncells * npc;
 #pragma omp parallel for schedule(static)
   for (size_t i = 0; i < nnodes; i++) space->cell_nodes[i] = (int)ln->element_nodes[i];
 #pragma omp parallel for schedule(static)
   for (int e = 0; e < ncells; e++) space->face_code[e] = (int16_t)ln->face_code[e];
-#pragma omp parallel for schedule(static)
-  for (int i = 0; i < nlocal; i++)
-    space->global_index[i] = i < space->nowned ? space->global_offset + i
-                                               : (int64_t)ln->nonlocal_nodes[i - space->nowned];
-
-  /* cell placement in the tree and the faces on the domain boundary */
-  int e0 = 0;
-  for (p4est_topidx_t t = p4est->first_local_tree; t <= p4est->last_local_tree; t++) {
-    p4est_tree_t *tree = p4est_tree_array_index(p4est->trees, t);
-    const int nq = (int)tree->quadrants.elem_count;
-#pragma omp parallel for schedule(static)
-    for (int k = 0; k < nq; k++) {
-      const int e = e0 + k;
-      p4est_quadrant_t *q = p4est_quadrant_array_index(&tree->quadrants, (size_t)k);
-      const double inv = 1.0 / (double)P4EST_ROOT_LEN;
-      space->cell_tree[e] = (int)t;
-      space->cell_origin[3 * e + 0] = q->x * inv;
-      space->cell_origin[3 * e + 1] = q->y * inv;
-#ifdef P4_TO_P8
-      space->cell_origin[3 * e + 2] = q->z * inv;
-#endif
-      space->cell_size[e] = P4EST_QUADRANT_LEN(q->level) * inv;
-      unsigned char bf = 0;
-      for (int f = 0; f < NFACE; f++)
-        if (quadrant_face_on_boundary(conn, t, q, f)) bf |= (unsigned char)(1u << f);
-      space->cell_bfaces[e] = bf;
-    }
-    e0 += nq;
-  }
 
   /* neighbour exchange lists from the sharers */
   mf_exchange *ex = &space->ex;
@@ -334,8 +358,50 @@ int MF_DIMNAME(mf_forest_space)(mf_space space)
   }
   ex->send_off[ex->nneigh] = nsend;
   ex->recv_off[ex->nneigh] = nrecv;
-
 done:
   p4est_lnodes_destroy(ln);
   return ierr;
+}
+
+int MF_DIMNAME(mf_forest_space)(mf_space space)
+{
+  mf_context ctx = space->ctx;
+  mf_mesh mesh = space->mesh;
+  p4est_t *p4est = (p4est_t *)mesh->forest;
+  p4est_connectivity_t *conn = (p4est_connectivity_t *)mesh->conn;
+  int used = 0;
+  MF_CALL(dofs_uniform(space, p4est, conn, &used));
+  if (!used) MF_CALL(dofs_lnodes(space, p4est));
+  space->numbering = used;
+  const int ncells = space->ncells;
+  MF_CALL(MF_CALLOC_TOUCH(ctx, ncells, &space->cell_tree));
+  MF_CALL(MF_CALLOC_TOUCH(ctx, (size_t)ncells * 3, &space->cell_origin));
+  MF_CALL(MF_CALLOC_TOUCH(ctx, ncells, &space->cell_size));
+  MF_CALL(MF_CALLOC_TOUCH(ctx, ncells, &space->cell_bfaces));
+
+  /* cell placement in the tree and the faces on the domain boundary */
+  int e0 = 0;
+  for (p4est_topidx_t t = p4est->first_local_tree; t <= p4est->last_local_tree; t++) {
+    p4est_tree_t *tree = p4est_tree_array_index(p4est->trees, t);
+    const int nq = (int)tree->quadrants.elem_count;
+#pragma omp parallel for schedule(static)
+    for (int k = 0; k < nq; k++) {
+      const int e = e0 + k;
+      p4est_quadrant_t *q = p4est_quadrant_array_index(&tree->quadrants, (size_t)k);
+      const double inv = 1.0 / (double)P4EST_ROOT_LEN;
+      space->cell_tree[e] = (int)t;
+      space->cell_origin[3 * e + 0] = q->x * inv;
+      space->cell_origin[3 * e + 1] = q->y * inv;
+#ifdef P4_TO_P8
+      space->cell_origin[3 * e + 2] = q->z * inv;
+#endif
+      space->cell_size[e] = P4EST_QUADRANT_LEN(q->level) * inv;
+      unsigned char bf = 0;
+      for (int f = 0; f < NFACE; f++)
+        if (quadrant_face_on_boundary(conn, t, q, f)) bf |= (unsigned char)(1u << f);
+      space->cell_bfaces[e] = bf;
+    }
+    e0 += nq;
+  }
+  return 0;
 }

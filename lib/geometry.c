@@ -149,7 +149,7 @@ int mf_qdata_setup(mf_operator op, mf_coefficient_fn c, void *user, double a, do
   const mf_basis1d *b = &op->basis;
   mf_qdata *qd = &op->qd;
   const int nqp = qd->nqp;
-  MF_CALL(MF_CALLOC(ctx, qd->len, &qd->data));
+  MF_CALL(MF_CALLOC_TOUCH(ctx, qd->len, &qd->data));
 
   int ierr = 0, bad_cell = -1, bad_q = -1;
   double bad_det = 0.0;

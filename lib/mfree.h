@@ -41,7 +41,10 @@ typedef struct mf_vector_s *mf_vector;
 typedef struct mf_operator_s *mf_operator;
 typedef struct mf_cg_s *mf_cg;
 
-/** Scalar coefficient c(x) evaluated at quadrature points; x has dim entries. */
+/** Scalar coefficient c(x) evaluated at quadrature points; x has dim entries. The library calls it
+ *  from several OpenMP threads at once (set-up runs in parallel on the host, also for the cuda
+ *  backend, where the points come from the device): it must be thread-safe, and give the same value
+ *  for the same x. */
 typedef double (*mf_coefficient_fn)(const double *x, int dim, void *user);
 
 /* ---------------------------------------------------------------- context */
@@ -203,13 +206,15 @@ int mf_operator_local_nnz(mf_operator op, int64_t *nnz);
 
 /* ---------------------------------------------------------------- right-hand sides, errors */
 
-/** @brief b_i = integral f phi_i over the domain (Gauss q = p + 2), owned entries. */
+/** @brief b_i = integral f phi_i over the domain (Gauss q = p + 1), owned entries. f is called once
+ *  per quadrature point, from several OpenMP threads at once: it must be thread-safe. */
 int mf_vector_assemble_rhs(mf_vector b, mf_coefficient_fn f, void *user);
 /** @brief Set the boundary DoFs of x to g(x) at the nodes, others to 0. */
 int mf_vector_set_boundary(mf_vector x, mf_coefficient_fn g, void *user);
 /** @brief Set the boundary DoFs of x to 0. */
 int mf_vector_zero_boundary(mf_vector x);
-/** @brief ||u_h - u||_L2 (Gauss q = p + 2). */
+/** @brief ||u_h - u||_L2 (Gauss q = p + 2; u must be thread-safe). The sum over cells is in cell
+ *  order on every backend and thread count (deterministic). */
 int mf_vector_l2_error(mf_vector uh, mf_coefficient_fn u, void *user, double *err);
 
 /* ---------------------------------------------------------------- CG */

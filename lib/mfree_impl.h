@@ -55,6 +55,10 @@ int mf_error_set(mf_context ctx, int code, const char *file, int line, const cha
 /** calloc that records "out of host memory (N bytes)" on failure. */
 int mf_calloc(mf_context ctx, size_t count, size_t size, void *ptr);
 #define MF_CALLOC(ctx, n, p) mf_calloc((ctx), (size_t)(n), sizeof(**(p)), (p))
+/** The same, zeroed by all OpenMP threads: large arrays get their pages first touched (faulted in)
+ *  in parallel, which a single thread's calloc and first writes do one page at a time. */
+int mf_calloc_touch(mf_context ctx, size_t count, size_t size, void *ptr);
+#define MF_CALLOC_TOUCH(ctx, n, p) mf_calloc_touch((ctx), (size_t)(n), sizeof(**(p)), (p))
 
 /* ------------------------------------------------------------------ context */
 
@@ -121,7 +125,9 @@ struct mf_space_s {
   int nbc, *bc_list;    /* the boundary DoFs, ascending */
   unsigned char *cell_bfaces; /* ncells: bit f set if face f lies on the domain boundary (set-up only) */
   double *coords;       /* nlocal x dim: the point of every DoF, node of the isoparametric geometry */
-  int64_t *global_index;/* nlocal */
+  int numbering;        /* how the DoFs were numbered: 1 lib/dofs.c (uniform, one rank), 0 p4est_lnodes */
+  int *dof_owner;       /* nlocal: a cell with the DoF at an own position, where the numbering knows
+                           it (set-up only; NULL: found in node_coordinates) */
   double gll[MF_MAX_N1];/* 1D Gauss-Lobatto nodes on [0,1] */
   int ncolors;          /* color c: cells color_cells[color_off[c] .. color_off[c+1]) */
   int *color_off;       /* ncolors + 1; no two cells of one color share a DoF */
@@ -141,8 +147,10 @@ void mf_space_cell_point(mf_space space, int cell, const double *xi, double *x);
  *  applied (so a cell on a hanging face takes the coarse face's shape: the mesh stays watertight). */
 void mf_space_cell_coords(mf_space space, int cell, double *X);
 /** Launch order of the cells for an atomic scatter: Morton chunks of `chunk` cells, within a chunk
- *  by color and, within a color, cells without a mask first (chunk <= 0: Morton order). */
+ *  by child id and, within one, cells without a mask first (chunk <= 0: Morton order). */
 int mf_space_launch_order(mf_space space, int chunk, int *order);
+/** The cell colors (ncolors, color_off, color_cells), made on first use. */
+int mf_space_colors(mf_space space);
 
 int mf_exchange_import(mf_context ctx, mf_exchange *ex, double *x);
 /** MPI phase only: send ex->send_buf, receive ex->recv_buf (forward: owners -> ghosts). */

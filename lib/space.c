@@ -7,6 +7,8 @@
  * which adds it to the owned entry.                                                               */
 #include "mfree_impl.h"
 
+#include <math.h>
+
 #ifdef MFREE_WITH_CUDA
 #include "cuda/mf_cuda.h"
 #endif
@@ -46,15 +48,18 @@ static int conflict_positions(const mf_space s, int e, int *pos)
  * remembers the colors of its cells in a 64-bit mask): the same colors as on all positions, at
  * 2^dim instead of (p+1)^dim lookups per cell on conforming cells. Inherently sequential; linear in
  * the cells. Cells keep the p4est (Morton) order, which keeps neighbouring cells close in memory for
- * the atomic scatter; color_cells lists the cells color by color for the colored scatter. */
-static int color_cells(mf_space s)
+ * the atomic scatter; color_cells lists the cells color by color for the colored scatter. Made at
+ * set-up on the cpu backend (its parallel loops scatter color by color); on the cuda backend when the
+ * colored scatter is first used. */
+int mf_space_colors(mf_space s)
 {
+  if (s->color_off) return 0;
   mf_context ctx = s->ctx;
   const int n = s->ncells;
   uint64_t *dofmask = NULL;
   int *color = NULL, *count = NULL, *pos = NULL, ierr = 0;
-  ierr = MF_CALLOC(ctx, s->nlocal, &dofmask);
-  if (!ierr) ierr = MF_CALLOC(ctx, n, &color);
+  ierr = MF_CALLOC_TOUCH(ctx, s->nlocal, &dofmask);
+  if (!ierr) ierr = MF_CALLOC_TOUCH(ctx, n, &color);
   if (!ierr) ierr = MF_CALLOC(ctx, 65, &count);
   if (!ierr) ierr = MF_CALLOC(ctx, s->npc + 8, &pos);
   if (ierr) goto done;
@@ -73,7 +78,7 @@ static int color_cells(mf_space s)
     for (int i = 0; i < np; i++) dofmask[nodes[pos[i]]] |= (uint64_t)1 << c;
   }
   MF_CALL_GOTO(MF_CALLOC(ctx, s->ncolors + 1, &s->color_off), done);
-  MF_CALL_GOTO(MF_CALLOC(ctx, n, &s->color_cells), done);
+  MF_CALL_GOTO(MF_CALLOC_TOUCH(ctx, n, &s->color_cells), done);
   for (int c = 0; c < s->ncolors; c++) s->color_off[c + 1] = s->color_off[c] + count[c + 1];
   for (int c = 0; c <= s->ncolors; c++) count[c] = s->color_off[c];
   for (int e = 0; e < n; e++) s->color_cells[count[color[e]]++] = e;
@@ -103,36 +108,36 @@ static int masked_cells(mf_space s)
   return 0;
 }
 
+/* Within a chunk the cells go by child id (their position in the parent: cells of one child id in a
+ * chunk never touch on a uniform mesh, so they add into different DoFs), and cells without a mask
+ * before those with one; a counting sort per chunk, chunks in parallel. */
+static inline int launch_key(const mf_space s, int e)
+{
+  int child = 0;
+  for (int d = 0; d < s->dim; d++)
+    child |= (int)((long long)llround(s->cell_origin[3 * e + d] / s->cell_size[e]) & 1) << d;
+  return 2 * child + (s->face_code[e] != 0);
+}
+
 int mf_space_launch_order(mf_space s, int chunk, int *order)
 {
   if (chunk <= 0) {
     for (int e = 0; e < s->ncells; e++) order[e] = e;
     return 0;
   }
-  int *color = NULL;
-  MF_CALL(MF_CALLOC(s->ctx, s->ncells, &color));
-  const int nkey = 2 * s->ncolors; /* key = 2 color + masked */
-#pragma omp parallel for schedule(static)
-  for (int c = 0; c < s->ncolors; c++)
-    for (int k = s->color_off[c]; k < s->color_off[c + 1]; k++) {
-      const int e = s->color_cells[k];
-      color[e] = 2 * c + (s->face_code[e] != 0);
-    }
-  /* a counting sort within each chunk, chunks in parallel */
-  const int nchunk = (s->ncells + chunk - 1) / chunk;
+  const int nkey = 2 << s->dim, nchunk = (s->ncells + chunk - 1) / chunk;
 #pragma omp parallel
   {
-    int cnt[2 * 64 + 1];
+    int cnt[2 * 8 + 1];
 #pragma omp for schedule(static)
     for (int ch = 0; ch < nchunk; ch++) {
       const int start = ch * chunk, end = start + chunk < s->ncells ? start + chunk : s->ncells;
       memset(cnt, 0, sizeof(int) * (size_t)(nkey + 1));
-      for (int e = start; e < end; e++) cnt[color[e] + 1]++;
+      for (int e = start; e < end; e++) cnt[launch_key(s, e) + 1]++;
       for (int k = 0; k < nkey; k++) cnt[k + 1] += cnt[k];
-      for (int e = start; e < end; e++) order[start + cnt[color[e]]++] = e;
+      for (int e = start; e < end; e++) order[start + cnt[launch_key(s, e)]++] = e;
     }
   }
-  free(color);
   return 0;
 }
 
@@ -142,7 +147,7 @@ static int dirichlet_marks(mf_space s)
 {
   mf_context ctx = s->ctx;
   const int n1 = s->n1, npc = s->npc, dim = s->dim, ncells = s->ncells, nlocal = s->nlocal;
-  MF_CALL(MF_CALLOC(ctx, nlocal, &s->bc));
+  MF_CALL(MF_CALLOC_TOUCH(ctx, nlocal, &s->bc));
 #pragma omp parallel for schedule(static)
   for (int e = 0; e < ncells; e++) {
     const unsigned bf = s->cell_bfaces[e];
@@ -186,16 +191,19 @@ static int node_coordinates(mf_space s)
 {
   mf_context ctx = s->ctx;
   const int dim = s->dim, n1 = s->n1, npc = s->npc, ncells = s->ncells, nlocal = s->nlocal;
-  int *owner = NULL, ierr = 0;
-  MF_CALL(MF_CALLOC(ctx, (size_t)nlocal * dim, &s->coords));
-  MF_CALL(MF_CALLOC(ctx, nlocal, &owner));
+  int *owner = s->dof_owner, ierr = 0;
+  s->dof_owner = NULL;
+  MF_CALL(MF_CALLOC_TOUCH(ctx, (size_t)nlocal * dim, &s->coords));
+  if (!owner) {
+    MF_CALL(MF_CALLOC_TOUCH(ctx, nlocal, &owner));
 #pragma omp parallel for schedule(static)
-  for (int i = 0; i < nlocal; i++) owner[i] = ncells;
+    for (int i = 0; i < nlocal; i++) owner[i] = ncells;
 #pragma omp parallel for schedule(static)
-  for (int e = 0; e < ncells; e++) {
-    const int *nodes = &s->cell_nodes[(size_t)e * npc], mask = s->face_code[e];
-    for (int k = 0; k < npc; k++)
-      if (!mask || !mf_hanging_node_constrained(dim, n1, mask, k)) atomic_min_int(&owner[nodes[k]], e);
+    for (int e = 0; e < ncells; e++) {
+      const int *nodes = &s->cell_nodes[(size_t)e * npc], mask = s->face_code[e];
+      for (int k = 0; k < npc; k++)
+        if (!mask || !mf_hanging_node_constrained(dim, n1, mask, k)) atomic_min_int(&owner[nodes[k]], e);
+    }
   }
 #pragma omp parallel for schedule(static)
   for (int e = 0; e < ncells; e++) {
@@ -258,10 +266,10 @@ int mf_space_create(mf_mesh mesh, int degree, mf_space *space)
   if (!ierr) {
     t0 = mf_phase_begin(ctx);
     ierr = masked_cells(s);
-    if (!ierr) ierr = color_cells(s);
+    if (!ierr && ctx->backend == MF_BACKEND_CPU) ierr = mf_space_colors(s);
     if (!ierr && ctx->backend == MF_BACKEND_CUDA) { /* chunks of 1024 cells: docs/performance.md */
       const char *env = getenv("MF_CUDA_ATOMIC_CHUNK");
-      ierr = MF_CALLOC(ctx, s->ncells, &s->launch_order);
+      ierr = MF_CALLOC_TOUCH(ctx, s->ncells, &s->launch_order);
       if (!ierr) ierr = mf_space_launch_order(s, env ? atoi(env) : 1024, s->launch_order);
     }
     mf_phase_end(ctx, MF_PHASE_ORDERING, t0);
@@ -316,7 +324,7 @@ int mf_space_destroy(mf_space *space)
   free(s->cell_bfaces);
   free(s->coords);
   free(s->masked_cells);
-  free(s->global_index);
+  free(s->dof_owner);
   free(s->color_off);
   free(s->color_cells);
   free(s->launch_order);

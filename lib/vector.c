@@ -117,7 +117,7 @@ int mf_vector_create(mf_space space, mf_vector *v)
   int ierr = 0;
   if (x->backend == MF_BACKEND_CPU) {
     x->ops = vector_ops_cpu;
-    ierr = MF_CALLOC(ctx, x->n, &x->data);
+    ierr = MF_CALLOC_TOUCH(ctx, x->n, &x->data);
   }
 #ifdef MFREE_WITH_CUDA
   else ierr = mf_cuda_vector_setup(x);
@@ -297,7 +297,7 @@ int mf_vector_set_random(mf_vector v, uint64_t seed)
   return fill_points(v, random_point, &seed, 0);
 }
 
-/* Host-side integration over the cells with Gauss q = p + 2: per cell, points and w |det J|. */
+/* Integration over the cells on the host: per cell, points and w |det J|. */
 typedef struct {
   int nqp;
   mf_geom_work gw;
@@ -407,8 +407,8 @@ static int assemble_rhs(mf_vector bvec, mf_coefficient_fn f, void *user)
 {
   mf_space s = bvec->space;
   MF_CHECK(f, s->ctx, MF_ERR_NULL, "function f is NULL");
-  mf_basis1d b;
-  mf_basis1d_setup(s->degree, MF_QUAD_GAUSS_P2, &b);
+  mf_basis1d b; /* Gauss q = p + 1: the operators' default; f is evaluated (q/p)^dim times per DoF */
+  mf_basis1d_setup(s->degree, MF_QUAD_GAUSS, &b);
 #ifdef MFREE_WITH_CUDA
   if (bvec->backend == MF_BACKEND_CUDA) MF_CALL(mf_cuda_assemble_rhs(bvec, &b, f, user));
   else
@@ -426,7 +426,7 @@ int mf_vector_l2_error(mf_vector uh, mf_coefficient_fn u, void *user, double *er
   mf_basis1d b;
   mf_basis1d_setup(s->degree, MF_QUAD_GAUSS_P2, &b);
   double *cellsum = NULL, sum = 0.0;
-  MF_CALL(MF_CALLOC(s->ctx, s->ncells, &cellsum));
+  MF_CALL(MF_CALLOC_TOUCH(s->ctx, s->ncells, &cellsum));
   int ierr = uh->ops.import(uh);
 #ifdef MFREE_WITH_CUDA
   if (!ierr && uh->backend == MF_BACKEND_CUDA) ierr = mf_cuda_l2_cells(uh, &b, u, user, cellsum);

@@ -80,6 +80,7 @@ static double reldiff(const double *a, const double *b, size_t n)
 /* No two cells of one color share a DoF, on all positions. */
 static void check_colors(mf_space s)
 {
+  T_CALL(mf_space_colors(s));
   int *seen = calloc((size_t)s->nlocal, sizeof(int)), bad = 0;
   for (int c = 0; c < s->ncolors; c++)
     for (int k = s->color_off[c]; k < s->color_off[c + 1]; k++) {

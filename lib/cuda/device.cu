@@ -189,13 +189,12 @@ extern "C" int mf_cuda_space_setup(mf_space s)
   const mf_exchange *ex = &s->ex;
   const size_t ns = ex->send_off ? ex->send_off[ex->nneigh] : 0, nr = ex->recv_off ? ex->recv_off[ex->nneigh] : 0;
   const size_t nb = ns > nr ? ns : nr, nc = (size_t)s->ncells, nl = (size_t)s->nlocal;
-  const size_t need = sizeof(int) * (nc * s->npc + 2 * nc + (size_t)s->nmasked + (size_t)s->nbc + ns + nr) +
+  const size_t need = sizeof(int) * (nc * s->npc + nc + (size_t)s->nmasked + (size_t)s->nbc + ns + nr) +
                       (s->nmasked ? sizeof(int16_t) * nc + sizeof(double) * 2 * s->n1 * s->n1 : 0) + nl +
                       sizeof(double) * (nl * s->dim + 2 * nb);
   MF_CALL(mf_cuda_require(ctx, need, "the space"));
   MF_CALL(mf_cuda_upload(ctx, (void **)&d->cell_nodes, s->cell_nodes, sizeof(int) * nc * s->npc,
                          "the cell-to-DoF map"));
-  MF_CALL(mf_cuda_upload(ctx, (void **)&d->color_cells, s->color_cells, sizeof(int) * nc, "the cells by color"));
   MF_CALL(mf_cuda_upload(ctx, (void **)&d->atomic_cells, s->launch_order, sizeof(int) * nc, "the atomic cell order"));
   if (s->nmasked) {
     MF_CALL(mf_cuda_upload(ctx, (void **)&d->mask, s->face_code, sizeof(int16_t) * nc, "the hanging-node masks"));

@@ -51,6 +51,11 @@ static int apply_cuda(mf_operator op, mf_vector x, mf_vector y)
     a.cell_end = s->ncells;
     MF_CUDA_CALL(ctx, fn(&a));
   } else {
+    if (!ds->color_cells) { /* the colors, on first use */
+      MF_CALL(mf_space_colors(s));
+      MF_CALL(mf_cuda_upload(ctx, (void **)&((mf_cuda_space *)s->dev)->color_cells, s->color_cells,
+                             sizeof(int) * (size_t)s->ncells, "the cells by color"));
+    }
     a.atomic = 0;
     a.cell_list = ds->color_cells;
     for (int c = 0; c < s->ncolors; c++) {
@@ -134,7 +139,7 @@ static size_t diag_hanging_shared(const mfg::cell_shape &c)
   return sizeof(double) * ((size_t)c.nq * c.n1 + (size_t)c.nq * c.nq + 2 * c.n1 * c.n1 + (size_t)(2 + c.dim) * c.nqp);
 }
 
-__global__ void k_diag_hanging(const diag_hanging_args a)
+__global__ void __launch_bounds__(1024) k_diag_hanging(const diag_hanging_args a)
 {
   extern __shared__ double sm[];
   const mfg::cell_shape c = a.c;
@@ -257,6 +262,9 @@ extern "C" int mf_cuda_operator_setup(mf_operator op, mf_coefficient_fn c, void 
   MF_CALL(mf_cuda_require(ctx, need, "the operator (quadrature data, matrices and set-up batches)"));
   double t0 = mf_phase_begin(ctx);
   int ierr = mf_cuda_malloc(ctx, (void **)&d->qd, sizeof(double) * op->qd.len, "quadrature data");
+  /* the padding of the AoSoA blocks stays defined (zero), as on the host */
+  if (!ierr && cudaMemset(d->qd, 0, sizeof(double) * op->qd.len) != cudaSuccess)
+    ierr = mf_error_set(ctx, MF_ERR_CUDA, __FILE__, __LINE__, __func__, "cudaMemset of the quadrature data failed");
   if (!ierr) ierr = mf_cuda_upload(ctx, (void **)&d->B, bs->B, sizeof(double) * nq * n1, "basis matrices");
   if (!ierr) ierr = mf_cuda_upload(ctx, (void **)&d->D, bs->D, sizeof(double) * nq * nq, "basis matrices");
   if (!ierr) ierr = mf_cuda_upload(ctx, (void **)&d->BB, bs->BB, sizeof(double) * nq * n1, "basis matrices");

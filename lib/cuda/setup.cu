@@ -47,7 +47,7 @@ __host__ __device__ inline size_t geo_shared(const cell_shape &c, int cells_per_
                            (size_t)cells_per_block * 2 * c.nqp);
 }
 
-__global__ void k_geometry(const geo_args a)
+__global__ void __launch_bounds__(1024) k_geometry(const geo_args a)
 {
   extern __shared__ double sm[];
   const cell_shape c = a.c;
@@ -129,7 +129,7 @@ __host__ __device__ inline size_t rhs_shared(const cell_shape &c, int cells_per_
 }
 
 // b += C^T (B^T x B^T x B^T) (f w |det J|), atomically (as mf_vector_assemble_rhs on the CPU).
-__global__ void k_rhs(const rhs_args a)
+__global__ void __launch_bounds__(1024) k_rhs(const rhs_args a)
 {
   extern __shared__ double sm[];
   const cell_shape c = a.c;

@@ -1,0 +1,22 @@
+/* dofs.h -- DoF numbering of uniformly refined forests on one rank (lib/dofs.c). */
+#ifndef MF_DOFS_H
+#define MF_DOFS_H
+
+#include <stdint.h>
+
+typedef struct mf_dofs_uniform_s mf_dofs_uniform;
+
+/** The coarse mesh's faces, edges and corners and their owner trees. Returns nonzero (and no object)
+ *  where this numbering does not apply: degenerate or periodic trees, faces p4est does not connect
+ *  although they share vertices, or the level too deep; the caller falls back to p4est_lnodes.
+ *  tree_to_vertex: ntrees x 2^dim vertex numbers; tree_to_tree/face: p4est's face connectivity. */
+int mf_dofs_uniform_create(int dim, int degree, int level, int ntrees, const int *tree_to_vertex,
+                           const int *tree_to_tree, const int8_t *tree_to_face, mf_dofs_uniform **out);
+void mf_dofs_uniform_destroy(mf_dofs_uniform *L);
+/** Number the nodes: cell_nodes (ncells x (p+1)^dim), the node count and, newly allocated, the owner
+ *  cell of every node. Cells must be every cell of every tree, tree by tree in Morton order (cell_xyz:
+ *  ncells x 3 lattice coordinates at the level); returns nonzero otherwise. */
+int mf_dofs_uniform_number(const mf_dofs_uniform *L, int ncells, const int *cell_tree, const int64_t *cell_xyz,
+                           int *cell_nodes, int *nnodes, int **dof_owner);
+
+#endif
