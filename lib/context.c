@@ -55,6 +55,14 @@ int mf_calloc_touch(mf_context ctx, size_t count, size_t size, void *ptr)
   return 0;
 }
 
+void mf_parallel_copy(void *dst, const void *src, size_t bytes)
+{
+  const size_t chunk = (size_t)1 << 20, nchunk = (bytes + chunk - 1) / chunk;
+#pragma omp parallel for schedule(static)
+  for (size_t k = 0; k < nchunk; k++)
+    memcpy((char *)dst + k * chunk, (const char *)src + k * chunk, k + 1 < nchunk ? chunk : bytes - k * chunk);
+}
+
 int mf_cuda_available(void)
 {
 #ifdef MFREE_WITH_CUDA

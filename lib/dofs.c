@@ -220,6 +220,26 @@ static inline uint64_t spread2(uint64_t x)
   return (x | x << 1) & 0x5555555555555555ULL;
 }
 
+static inline uint64_t compact2(uint64_t x)
+{
+  x &= 0x5555555555555555ULL;
+  x = (x | x >> 1) & 0x3333333333333333ULL;
+  x = (x | x >> 2) & 0x0f0f0f0f0f0f0f0fULL;
+  x = (x | x >> 4) & 0x00ff00ff00ff00ffULL;
+  x = (x | x >> 8) & 0x0000ffff0000ffffULL;
+  return (x | x >> 16) & 0xffffffffULL;
+}
+
+static inline uint64_t compact3(uint64_t x)
+{
+  x &= 0x1249249249249249ULL;
+  x = (x | x >> 2) & 0x10c30c30c30c30c3ULL;
+  x = (x | x >> 4) & 0x100f00f00f00f00fULL;
+  x = (x | x >> 8) & 0x1f0000ff0000ffULL;
+  x = (x | x >> 16) & 0x1f00000000ffffULL;
+  return (x | x >> 32) & 0x1fffffULL;
+}
+
 static inline uint64_t spread3(uint64_t x)
 {
   x &= 0x1fffffULL;
@@ -236,6 +256,25 @@ static inline int64_t morton(int dim, const int64_t *c)
   return dim == 2 ? (int64_t)(spread2((uint64_t)c[0]) | spread2((uint64_t)c[1]) << 1)
                   : (int64_t)(spread3((uint64_t)c[0]) | spread3((uint64_t)c[1]) << 1 | spread3((uint64_t)c[2]) << 2);
 }
+
+/* Tree and lattice coordinates of cell e (cells tree by tree, each tree complete in Morton order). */
+static inline int cell_coords(const lattice *L, int64_t e, int64_t *c)
+{
+  const int64_t per_tree = L->dim == 2 ? L->n * L->n : L->n * L->n * L->n;
+  const uint64_t m = (uint64_t)(e % per_tree);
+  if (L->dim == 2) {
+    c[0] = (int64_t)compact2(m);
+    c[1] = (int64_t)compact2(m >> 1);
+    c[2] = 0;
+  } else {
+    c[0] = (int64_t)compact3(m);
+    c[1] = (int64_t)compact3(m >> 1);
+    c[2] = (int64_t)compact3(m >> 2);
+  }
+  return (int)(e / per_tree);
+}
+
+int mf_dofs_uniform_cell(const mf_dofs_uniform *L, int64_t e, int64_t *c) { return cell_coords(L, e, c); }
 
 /* Lattice point P of tree t that lies on an entity of that tree -> the same point in the coordinates
  * of the entity's owner tree; returns the owner tree. */
@@ -340,21 +379,19 @@ static inline void owner_of(const lattice *L, int t, const int64_t *c, const int
       for (int idx##i = 0; idx##i < (L)->n1; idx##i++, pos++)                          \
         for (int idx[3] = {idx##i, idx##j, idx##k}, once_ = 1; once_; once_ = 0)
 
-int mf_dofs_uniform_number(const mf_dofs_uniform *L, int ncells, const int *cell_tree, const int64_t *cell_xyz,
-                           int *cell_nodes, int *nnodes, int **dof_owner)
+int mf_dofs_uniform_number(const mf_dofs_uniform *L, int ncells, int *cell_nodes, int *nnodes, int **dof_owner,
+                           uint16_t **dof_pos)
 {
   const int npc = L->npc, dim = L->dim, p = L->p;
   *dof_owner = NULL;
-  const int64_t per_tree = dim == 2 ? L->n * L->n : L->n * L->n * L->n;
+  *dof_pos = NULL;
   int *cnt = malloc(sizeof(int) * ((size_t)ncells + 1));
   if (!cnt) return 1;
-  int bad = 0;
-  /* 1. nodes owned per cell: p^dim inside a tree, counted on its boundary (and the cell order must be
-   *    the tree-major Morton order) */
-#pragma omp parallel for schedule(static) reduction(| : bad)
+  /* 1. nodes owned per cell: p^dim inside a tree, counted on its boundary */
+#pragma omp parallel for schedule(static)
   for (int e = 0; e < ncells; e++) {
-    const int64_t *c = &cell_xyz[3 * (size_t)e];
-    if ((int64_t)cell_tree[e] * per_tree + morton(dim, c) != e) bad = 1;
+    int64_t c[3];
+    const int t = cell_coords(L, e, c);
     int edge = 0;
     for (int d = 0; d < dim; d++) edge |= c[d] == 0 || c[d] == L->n - 1;
     int k = 0;
@@ -365,52 +402,54 @@ int mf_dofs_uniform_number(const mf_dofs_uniform *L, int ncells, const int *cell
       {
         int64_t oc;
         int op;
-        owner_of(L, cell_tree[e], c, idx, &oc, &op);
+        owner_of(L, t, c, idx, &oc, &op);
         k += oc == e && op == pos;
       }
     }
     cnt[e + 1] = k;
   }
-  if (bad) {
-    free(cnt);
-    return 1;
-  }
   /* 2. offsets, then the owned nodes numbered in node order */
   cnt[0] = 0;
   for (int e = 0; e < ncells; e++) cnt[e + 1] += cnt[e];
   int *owner = malloc(sizeof(int) * ((size_t)cnt[ncells] + 1));
-  if (!owner) {
+  uint16_t *opos = malloc(sizeof(uint16_t) * ((size_t)cnt[ncells] + 1));
+  if (!owner || !opos) {
     free(cnt);
+    free(owner);
+    free(opos);
     return 1;
   }
 #pragma omp parallel for schedule(static)
   for (int e = 0; e < ncells; e++) {
-    const int64_t *c = &cell_xyz[3 * (size_t)e];
+    int64_t c[3];
+    const int t = cell_coords(L, e, c);
     int next = cnt[e];
     FOR_NODES(L, idx, pos)
     {
       int64_t oc;
       int op;
-      owner_of(L, cell_tree[e], c, idx, &oc, &op);
-      if (oc == e && op == pos) owner[next] = e;
+      owner_of(L, t, c, idx, &oc, &op);
+      if (oc == e && op == pos) owner[next] = e, opos[next] = (uint16_t)pos;
       cell_nodes[(size_t)e * npc + pos] = (oc == e && op == pos) ? next++ : -1;
     }
   }
   /* 3. the others read their owner's number */
 #pragma omp parallel for schedule(static)
   for (int e = 0; e < ncells; e++) {
-    const int64_t *c = &cell_xyz[3 * (size_t)e];
+    int64_t c[3];
+    const int t = cell_coords(L, e, c);
     FOR_NODES(L, idx, pos)
     {
       if (cell_nodes[(size_t)e * npc + pos] >= 0) continue;
       int64_t oc;
       int op;
-      owner_of(L, cell_tree[e], c, idx, &oc, &op);
+      owner_of(L, t, c, idx, &oc, &op);
       cell_nodes[(size_t)e * npc + pos] = cell_nodes[(size_t)oc * npc + op];
     }
   }
   *nnodes = cnt[ncells];
   *dof_owner = owner;
+  *dof_pos = opos;
   free(cnt);
   return 0;
 }

@@ -14,9 +14,11 @@ int mf_dofs_uniform_create(int dim, int degree, int level, int ntrees, const int
                            const int *tree_to_tree, const int8_t *tree_to_face, mf_dofs_uniform **out);
 void mf_dofs_uniform_destroy(mf_dofs_uniform *L);
 /** Number the nodes: cell_nodes (ncells x (p+1)^dim), the node count and, newly allocated, the owner
- *  cell of every node. Cells must be every cell of every tree, tree by tree in Morton order (cell_xyz:
- *  ncells x 3 lattice coordinates at the level); returns nonzero otherwise. */
-int mf_dofs_uniform_number(const mf_dofs_uniform *L, int ncells, const int *cell_tree, const int64_t *cell_xyz,
-                           int *cell_nodes, int *nnodes, int **dof_owner);
+ *  cell of every node and its node index there. The cells are every cell of every tree, tree by tree in Morton order (what
+ *  p4est stores for a uniform forest on one rank): cell e's tree and coordinates follow from e. */
+int mf_dofs_uniform_number(const mf_dofs_uniform *L, int ncells, int *cell_nodes, int *nnodes, int **dof_owner,
+                           uint16_t **dof_pos);
+/** Tree and lattice coordinates (at the level) of cell e, as the numbering assumes them. */
+int mf_dofs_uniform_cell(const mf_dofs_uniform *L, int64_t e, int64_t *c);
 
 #endif

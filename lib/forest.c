@@ -142,12 +142,9 @@ int MF_DIMNAME(mf_forest_create)(mf_mesh mesh)
   p4est_t *p4est = p4est_new_ext(ctx->comm, conn, 0, mesh->level, 1, 0, NULL, NULL);
   p4est_partition(p4est, 0, NULL);
   mf_phase_end(ctx, MF_PHASE_MESH, tm);
-  double t0 = mf_phase_begin(ctx);
-  p4est_ghost_t *ghost = p4est_ghost_new(p4est, P4EST_CONNECT_FULL);
-  mf_phase_end(ctx, MF_PHASE_DOFS, t0);
   mesh->conn = conn;
   mesh->forest = p4est;
-  mesh->ghost = ghost;
+  mesh->ghost = NULL; /* made when p4est_lnodes needs it (see dofs_lnodes) */
   mesh->ncells_global = (int64_t)p4est->global_num_quadrants;
   return 0;
 }
@@ -209,10 +206,8 @@ int MF_DIMNAME(mf_forest_adapt)(mf_mesh mesh, mf_adapt_fn fn, void *user)
   p4est_balance(p4est, P4EST_CONNECT_FULL, NULL); /* 2:1 across faces, edges and corners */
   p4est_partition(p4est, 0, NULL);
   mf_phase_end(mesh->ctx, MF_PHASE_MESH, tm);
-  double t0 = mf_phase_begin(mesh->ctx);
-  p4est_ghost_destroy((p4est_ghost_t *)mesh->ghost);
-  mesh->ghost = p4est_ghost_new(p4est, P4EST_CONNECT_FULL);
-  mf_phase_end(mesh->ctx, MF_PHASE_DOFS, t0);
+  if (mesh->ghost) p4est_ghost_destroy((p4est_ghost_t *)mesh->ghost);
+  mesh->ghost = NULL; /* the old layer is stale; the next space makes a new one if it needs it */
   mesh->ncells_global = (int64_t)p4est->global_num_quadrants;
   return 0;
 }
@@ -232,64 +227,46 @@ static int quadrant_face_on_boundary(const p4est_connectivity_t *conn, p4est_top
   return (f % 2 == 0) ? (c == 0) : (c + len == P4EST_ROOT_LEN);
 }
 
-/* The uniform fast path of lib/dofs.c: one rank, every quadrant at the same level. Returns 0 and fills
+/* The uniform fast path of lib/dofs.c: one rank, every tree complete at one level. Returns 0 and fills
  * the numbering, or 1 to leave it to p4est_lnodes (nothing allocated then). */
-static int dofs_uniform(mf_space space, p4est_t *p4est, p4est_connectivity_t *conn, int *used)
+static int dofs_uniform(mf_space space, p4est_t *p4est, p4est_connectivity_t *conn, int *used, mf_dofs_uniform **lat)
 {
   mf_context ctx = space->ctx;
   *used = 0;
+  *lat = NULL;
   const char *env = getenv("MFREE_DOFS");
   if (ctx->size != 1 || (env && !strcmp(env, "lnodes")) || !conn->tree_to_vertex || conn->num_vertices <= 0) return 0;
   const int ncells = (int)p4est->local_num_quadrants;
-  if (ncells < 1) return 0;
-  p4est_tree_t *first = p4est_tree_array_index(p4est->trees, p4est->first_local_tree);
+  if (ncells < 1 || p4est->first_local_tree != 0 || p4est->last_local_tree != conn->num_trees - 1) return 0;
+  p4est_tree_t *first = p4est_tree_array_index(p4est->trees, 0);
   const int level = p4est_quadrant_array_index(&first->quadrants, 0)->level;
   const int64_t per_tree = (int64_t)1 << (P4EST_DIM * level);
-  if ((int64_t)conn->num_trees * per_tree != ncells) return 0;
-  int *tree = NULL, ierr = 0, uniform = 1, nnodes = 0;
-  int64_t *xyz = NULL;
-  mf_dofs_uniform *L = NULL;
-  MF_CALL_GOTO(MF_CALLOC_TOUCH(ctx, ncells, &tree), done);
-  MF_CALL_GOTO(MF_CALLOC_TOUCH(ctx, (size_t)3 * ncells, &xyz), done);
-  int e0 = 0;
-  for (p4est_topidx_t t = p4est->first_local_tree; t <= p4est->last_local_tree; t++) {
+  int uniform = (int64_t)conn->num_trees * per_tree == ncells;
+  for (p4est_topidx_t t = 0; uniform && t < conn->num_trees; t++) {
     p4est_tree_t *tr = p4est_tree_array_index(p4est->trees, t);
-    const int nq = (int)tr->quadrants.elem_count;
-#pragma omp parallel for schedule(static) reduction(&& : uniform)
-    for (int k = 0; k < nq; k++) {
-      const p4est_quadrant_t *q = p4est_quadrant_array_index(&tr->quadrants, (size_t)k);
-      const p4est_qcoord_t h = P4EST_QUADRANT_LEN(level);
-      uniform = uniform && q->level == level;
-      tree[e0 + k] = (int)t;
-      xyz[3 * (size_t)(e0 + k) + 0] = q->x / h;
-      xyz[3 * (size_t)(e0 + k) + 1] = q->y / h;
-#ifdef P4_TO_P8
-      xyz[3 * (size_t)(e0 + k) + 2] = q->z / h;
-#endif
-    }
-    e0 += nq;
+    uniform = (int64_t)tr->quadrants.elem_count == per_tree && tr->maxlevel == level;
   }
-  if (!uniform) goto done;
+  if (!uniform) return 0; /* a complete tree whose deepest level is the first cell's is uniform */
   if (mf_dofs_uniform_create(P4EST_DIM, space->degree, level, (int)conn->num_trees, (const int *)conn->tree_to_vertex,
-                             (const int *)conn->tree_to_tree, conn->tree_to_face, &L))
-    goto done;
-  MF_CALL_GOTO(MF_CALLOC_TOUCH(ctx, (size_t)ncells * space->npc, &space->cell_nodes), done);
-  if (mf_dofs_uniform_number(L, ncells, tree, xyz, space->cell_nodes, &nnodes, &space->dof_owner)) {
+                             (const int *)conn->tree_to_tree, conn->tree_to_face, lat))
+    return 0;
+  int nnodes = 0;
+  space->cell_nodes = malloc(sizeof(int) * (size_t)ncells * space->npc); /* every entry written in parallel */
+  MF_CHECK(space->cell_nodes, ctx, MF_ERR_MEMORY, "out of host memory allocating %zu bytes",
+           sizeof(int) * (size_t)ncells * space->npc);
+  if (mf_dofs_uniform_number(*lat, ncells, space->cell_nodes, &nnodes, &space->dof_owner, &space->dof_pos)) {
     free(space->cell_nodes);
     space->cell_nodes = NULL;
-    goto done;
+    return mf_error_set(ctx, MF_ERR_MEMORY, __FILE__, __LINE__, __func__, "out of host memory numbering %d cells",
+                        ncells);
   }
   space->ncells = ncells;
   space->nowned = space->nlocal = nnodes;
   space->global_offset = 0;
   space->nglobal = nnodes;
-  MF_CALL_GOTO(MF_CALLOC_TOUCH(ctx, ncells, &space->face_code), done);
+  MF_CALL(MF_CALLOC_TOUCH(ctx, ncells, &space->face_code));
   *used = 1;
-done:
-  mf_dofs_uniform_destroy(L);
-  free(tree);
-  free(xyz);
-  return ierr;
+  return 0;
 }
 
 /* The numbering by p4est_lnodes: any forest, any number of ranks (hanging nodes, ghosts, sharers). */
@@ -299,6 +276,8 @@ static int dofs_lnodes(mf_space space, p4est_t *p4est)
   mf_mesh mesh = space->mesh;
   const int npc = space->npc;
   int ierr = 0;
+  if (!mesh->ghost) /* the ghost layer, once per mesh; on one rank with uniform cells never needed */
+    mesh->ghost = p4est_ghost_new(p4est, P4EST_CONNECT_FULL);
   p4est_lnodes_t *ln = p4est_lnodes_new(p4est, (p4est_ghost_t *)mesh->ghost, space->degree);
   space->ncells = (int)ln->num_local_elements;
   space->nowned = (int)ln->owned_count;
@@ -369,39 +348,56 @@ int MF_DIMNAME(mf_forest_space)(mf_space space)
   mf_mesh mesh = space->mesh;
   p4est_t *p4est = (p4est_t *)mesh->forest;
   p4est_connectivity_t *conn = (p4est_connectivity_t *)mesh->conn;
-  int used = 0;
-  MF_CALL(dofs_uniform(space, p4est, conn, &used));
-  if (!used) MF_CALL(dofs_lnodes(space, p4est));
+  mf_dofs_uniform *lat = NULL;
+  int used = 0, ierr = dofs_uniform(space, p4est, conn, &used, &lat);
+  if (!ierr && !used) ierr = dofs_lnodes(space, p4est);
   space->numbering = used;
   const int ncells = space->ncells;
-  MF_CALL(MF_CALLOC_TOUCH(ctx, ncells, &space->cell_tree));
-  MF_CALL(MF_CALLOC_TOUCH(ctx, (size_t)ncells * 3, &space->cell_origin));
-  MF_CALL(MF_CALLOC_TOUCH(ctx, ncells, &space->cell_size));
-  MF_CALL(MF_CALLOC_TOUCH(ctx, ncells, &space->cell_bfaces));
+  space->root_log = P4EST_MAXLEVEL;
+  if (!ierr) ierr = MF_CALLOC_TOUCH(ctx, ncells, &space->cell_tree);
+  if (!ierr) ierr = MF_CALLOC_TOUCH(ctx, (size_t)ncells * 3, &space->cell_q);
+  if (!ierr) ierr = MF_CALLOC_TOUCH(ctx, ncells, &space->cell_level);
+  if (!ierr) ierr = MF_CALLOC_TOUCH(ctx, ncells, &space->cell_bfaces);
+  if (ierr) {
+    mf_dofs_uniform_destroy(lat);
+    return ierr;
+  }
 
-  /* cell placement in the tree and the faces on the domain boundary */
-  int e0 = 0;
+  /* cell placement in the tree and the faces on the domain boundary; on the fast path also the check
+   * that the cells are where lib/dofs.c assumed them */
+  int e0 = 0, misplaced = 0;
   for (p4est_topidx_t t = p4est->first_local_tree; t <= p4est->last_local_tree; t++) {
     p4est_tree_t *tree = p4est_tree_array_index(p4est->trees, t);
     const int nq = (int)tree->quadrants.elem_count;
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) reduction(+ : misplaced)
     for (int k = 0; k < nq; k++) {
       const int e = e0 + k;
       p4est_quadrant_t *q = p4est_quadrant_array_index(&tree->quadrants, (size_t)k);
-      const double inv = 1.0 / (double)P4EST_ROOT_LEN;
       space->cell_tree[e] = (int)t;
-      space->cell_origin[3 * e + 0] = q->x * inv;
-      space->cell_origin[3 * e + 1] = q->y * inv;
+      space->cell_q[3 * (size_t)e + 0] = q->x;
+      space->cell_q[3 * (size_t)e + 1] = q->y;
 #ifdef P4_TO_P8
-      space->cell_origin[3 * e + 2] = q->z * inv;
+      space->cell_q[3 * (size_t)e + 2] = q->z;
 #endif
-      space->cell_size[e] = P4EST_QUADRANT_LEN(q->level) * inv;
+      space->cell_level[e] = (int8_t)q->level;
       unsigned char bf = 0;
       for (int f = 0; f < NFACE; f++)
         if (quadrant_face_on_boundary(conn, t, q, f)) bf |= (unsigned char)(1u << f);
       space->cell_bfaces[e] = bf;
+      if (lat) {
+        int64_t c[3] = {0, 0, 0};
+        const int ct = mf_dofs_uniform_cell(lat, e, c);
+        const p4est_qcoord_t h = P4EST_QUADRANT_LEN(q->level);
+        misplaced += ct != (int)t || c[0] != q->x / h || c[1] != q->y / h;
+#ifdef P4_TO_P8
+        misplaced += c[2] != q->z / h;
+#endif
+      }
     }
     e0 += nq;
   }
+  mf_dofs_uniform_destroy(lat);
+  MF_CHECK(!misplaced, ctx, MF_ERR_ARGUMENT, "DoF numbering: %d cells are not in the order of their uniform forest",
+           misplaced);
   return 0;
 }

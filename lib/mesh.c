@@ -115,43 +115,7 @@ int mf_mesh_refine_shells(mf_mesh mesh, int levels)
   return 0;
 }
 
-/* The ball: a point X of the cube [-1,1]^dim at max-norm m lies in the inner cube (m <= a, kept as
- * is) or in the shell between the inner cube and the unit cube, which is blended linearly onto the
- * unit sphere along rays: x = (1 - t) a X/m + t X/|X|, t = (m - a)/(1 - a). Smooth inside each
- * tree, continuous across trees, exact on the coarse vertices. */
-static void ball_map(int dim, double a, const double *X, double *x)
-{
-  double m = 0.0, r = 0.0;
-  for (int k = 0; k < dim; k++) {
-    m = fmax(m, fabs(X[k]));
-    r += X[k] * X[k];
-  }
-  r = sqrt(r);
-  if (m <= a) {
-    for (int k = 0; k < dim; k++) x[k] = X[k];
-    return;
-  }
-  double t = (m - a) / (1.0 - a);
-  for (int k = 0; k < dim; k++) x[k] = (1.0 - t) * a * X[k] / m + t * X[k] / r;
-}
-
 void mf_mesh_map_point(const struct mf_mesh_s *mesh, int tree, const double *s, double *x)
 {
-  const int dim = mesh->dim, nc = 1 << dim;
-  const double *V = &mesh->tree_vertices[(size_t)3 * nc * tree];
-  double X[3] = {0, 0, 0};
-  for (int c = 0; c < nc; c++) {
-    double w = 1.0;
-    for (int k = 0; k < dim; k++) w *= ((c >> k) & 1) ? s[k] : 1.0 - s[k];
-    for (int k = 0; k < dim; k++) X[k] += w * V[3 * c + k];
-  }
-  switch (mesh->map) {
-  case MF_MAP_CUBE:
-    for (int k = 0; k < dim; k++) x[k] = X[k];
-    break;
-  case MF_MAP_DEFORMED:
-    for (int k = 0; k < dim; k++) x[k] = 0.5 + sin(2.0 * M_PI / 3.0 * (X[k] - 0.5)) / sqrt(3.0);
-    break;
-  case MF_MAP_BALL: ball_map(dim, mesh->ball_inner, X, x); break;
-  }
+  mf_map_point(mesh->dim, mesh->map, mesh->ball_inner, &mesh->tree_vertices[(size_t)3 * (1 << mesh->dim) * tree], s, x);
 }

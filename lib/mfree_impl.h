@@ -5,6 +5,7 @@
 
 #include "mfree.h"
 #include "mf_common.h"
+#include "mf_map.h"
 #include "hanging/mf_hanging.h"
 
 #include <stdarg.h>
@@ -58,6 +59,8 @@ int mf_calloc(mf_context ctx, size_t count, size_t size, void *ptr);
 /** The same, zeroed by all OpenMP threads: large arrays get their pages first touched (faulted in)
  *  in parallel, which a single thread's calloc and first writes do one page at a time. */
 int mf_calloc_touch(mf_context ctx, size_t count, size_t size, void *ptr);
+/** memcpy by all OpenMP threads. */
+void mf_parallel_copy(void *dst, const void *src, size_t bytes);
 #define MF_CALLOC_TOUCH(ctx, n, p) mf_calloc_touch((ctx), (size_t)(n), sizeof(**(p)), (p))
 
 /* ------------------------------------------------------------------ context */
@@ -78,7 +81,6 @@ void mf_phase_end(mf_context ctx, mf_phase phase, double t0);
 
 /* ------------------------------------------------------------------ mesh */
 
-typedef enum { MF_MAP_CUBE = 0, MF_MAP_BALL = 1, MF_MAP_DEFORMED = 2 } mf_map_kind;
 
 struct mf_mesh_s {
   mf_context ctx;
@@ -119,15 +121,19 @@ struct mf_space_s {
   int *cell_nodes;      /* ncells x npc local DoF indices, lexicographic (x fastest) */
   int16_t *face_code;   /* ncells: p4est_lnodes face_code (0 on conforming meshes) */
   int *cell_tree;       /* ncells: tree of each cell */
-  double *cell_origin;  /* ncells x 3: lower corner in the tree's reference cube [0,1]^dim */
-  double *cell_size;    /* ncells: edge length in tree reference coordinates */
+  int32_t *cell_q;      /* ncells x 3: lower corner in the tree, integer (p4est) coordinates */
+  int8_t *cell_level;   /* ncells: refinement level */
+  int root_log;         /* log2 of the tree's edge in those coordinates (P4EST_MAXLEVEL) */
   unsigned char *bc;    /* nlocal: 1 on Dirichlet boundary DoFs */
   int nbc, *bc_list;    /* the boundary DoFs, ascending */
   unsigned char *cell_bfaces; /* ncells: bit f set if face f lies on the domain boundary (set-up only) */
-  double *coords;       /* nlocal x dim: the point of every DoF, node of the isoparametric geometry */
   int numbering;        /* how the DoFs were numbered: 1 lib/dofs.c (uniform, one rank), 0 p4est_lnodes */
-  int *dof_owner;       /* nlocal: a cell with the DoF at an own position, where the numbering knows
-                           it (set-up only; NULL: found in node_coordinates) */
+  int *dof_owner;       /* nlocal: the first cell with the DoF at an own (unconstrained) position, ncells
+                           where this rank has none (possible for ghosts) */
+  uint16_t *dof_pos;    /* nlocal: the DoF's node index in that cell */
+  int owners_complete;  /* every local DoF has an owner cell on this rank */
+  double *coords;       /* nlocal x dim: the point of every DoF, the node of the isoparametric geometry;
+                           on the cuda backend made on first use (mf_space_host_coords) */
   double gll[MF_MAX_N1];/* 1D Gauss-Lobatto nodes on [0,1] */
   int ncolors;          /* color c: cells color_cells[color_off[c] .. color_off[c+1]) */
   int *color_off;       /* ncolors + 1; no two cells of one color share a DoF */
@@ -141,6 +147,17 @@ struct mf_space_s {
   void *dev;            /* backend mirror of cell_nodes, bc, exchange lists */
 };
 
+/** The host array of node coordinates, made on first use (not thread-safe: call before parallel use). */
+int mf_space_host_coords(mf_space space);
+/** The point of one DoF, from its owner cell (owners_complete) or the host array. */
+void mf_space_dof_point(mf_space space, int dof, double *x);
+/** Lower corner and edge length of a cell in its tree's reference cube [0,1]^dim (exact: dyadic). */
+static inline void mf_space_cell_box(const struct mf_space_s *s, int cell, double *origin, double *size)
+{
+  const double inv = 1.0 / (double)((int64_t)1 << s->root_log);
+  for (int d = 0; d < 3; d++) origin[d] = s->cell_q[3 * (size_t)cell + d] * inv;
+  *size = 1.0 / (double)((int64_t)1 << s->cell_level[cell]);
+}
 /** Reference point xi in [0,1]^dim of a cell -> physical point by the mesh mapping. */
 void mf_space_cell_point(mf_space space, int cell, const double *xi, double *x);
 /** The cell's geometry nodes, X[node*dim + k]: its DoFs' points with the hanging-node constraints
@@ -182,6 +199,7 @@ typedef struct {
   int (*reciprocal)(mf_vector v);                          /* v = 1 ./ v (owned) */
   int (*bc_zero)(mf_vector v);                             /* v[bc] = 0 (all local) */
   int (*bc_set)(mf_vector dst, mf_vector src);             /* dst[bc] = src[bc], or 1 if src is NULL */
+  int (*bc_values)(mf_vector v, const double *vals);        /* v = 0, v[bc_list[k]] = vals[k] (host vals) */
   int (*import)(mf_vector v);                              /* ghosts <- owners */
   int (*export_add)(mf_vector v);                          /* owners += ghosts */
   int (*to_host)(mf_vector v, double *host, int n);       /* first n entries */

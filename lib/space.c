@@ -113,9 +113,9 @@ static int masked_cells(mf_space s)
  * before those with one; a counting sort per chunk, chunks in parallel. */
 static inline int launch_key(const mf_space s, int e)
 {
+  const int shift = s->root_log - s->cell_level[e]; /* log2 of the cell's edge */
   int child = 0;
-  for (int d = 0; d < s->dim; d++)
-    child |= (int)((long long)llround(s->cell_origin[3 * e + d] / s->cell_size[e]) & 1) << d;
+  for (int d = 0; d < s->dim; d++) child |= (int)((s->cell_q[3 * (size_t)e + d] >> shift) & 1) << d;
   return 2 * child + (s->face_code[e] != 0);
 }
 
@@ -183,19 +183,17 @@ static int dirichlet_marks(mf_space s)
   return 0;
 }
 
-/* Node coordinates: every DoF gets the mapped point of its Gauss-Lobatto node, computed by the
- * first cell (in cell order) that has it at an own (unconstrained) position, so the result does not
- * depend on the thread count. DoFs that this rank sees only at constrained positions (possible for
- * ghosts) get their point from the ranks that see them: export-add of points and counts, import. */
-static int node_coordinates(mf_space s)
+/* The owner of every DoF: the first cell (in cell order) that has it at an own (unconstrained)
+ * position, and that position, so that its point is computed once and the same whatever the thread
+ * count. The uniform numbering (lib/dofs.c) knows them; otherwise an atomic minimum over the cells. */
+static int node_owners(mf_space s)
 {
   mf_context ctx = s->ctx;
   const int dim = s->dim, n1 = s->n1, npc = s->npc, ncells = s->ncells, nlocal = s->nlocal;
-  int *owner = s->dof_owner, ierr = 0;
-  s->dof_owner = NULL;
-  MF_CALL(MF_CALLOC_TOUCH(ctx, (size_t)nlocal * dim, &s->coords));
-  if (!owner) {
-    MF_CALL(MF_CALLOC_TOUCH(ctx, nlocal, &owner));
+  if (!s->dof_owner) {
+    MF_CALL(MF_CALLOC_TOUCH(ctx, nlocal, &s->dof_owner));
+    MF_CALL(MF_CALLOC_TOUCH(ctx, nlocal, &s->dof_pos));
+    int *owner = s->dof_owner;
 #pragma omp parallel for schedule(static)
     for (int i = 0; i < nlocal; i++) owner[i] = ncells;
 #pragma omp parallel for schedule(static)
@@ -204,17 +202,47 @@ static int node_coordinates(mf_space s)
       for (int k = 0; k < npc; k++)
         if (!mask || !mf_hanging_node_constrained(dim, n1, mask, k)) atomic_min_int(&owner[nodes[k]], e);
     }
-  }
 #pragma omp parallel for schedule(static)
-  for (int e = 0; e < ncells; e++) {
-    const int *nodes = &s->cell_nodes[(size_t)e * npc], mask = s->face_code[e];
-    for (int k = 0; k < npc; k++) {
-      const int dof = nodes[k];
-      if (owner[dof] != e || (mask && mf_hanging_node_constrained(dim, n1, mask, k))) continue;
-      const double xi[3] = {s->gll[k % n1], s->gll[(k / n1) % n1], s->gll[k / (n1 * n1)]};
-      mf_space_cell_point(s, e, xi, &s->coords[(size_t)dof * dim]);
+    for (int e = 0; e < ncells; e++) {
+      const int *nodes = &s->cell_nodes[(size_t)e * npc], mask = s->face_code[e];
+      for (int k = 0; k < npc; k++)
+        if (owner[nodes[k]] == e && (!mask || !mf_hanging_node_constrained(dim, n1, mask, k)))
+          s->dof_pos[nodes[k]] = (uint16_t)k;
     }
   }
+  int complete = 1;
+#pragma omp parallel for schedule(static) reduction(&& : complete)
+  for (int i = 0; i < nlocal; i++) complete = complete && s->dof_owner[i] < ncells;
+  s->owners_complete = complete;
+  return 0;
+}
+
+void mf_space_dof_point(mf_space s, int dof, double *x)
+{
+  if (s->coords) {
+    for (int k = 0; k < s->dim; k++) x[k] = s->coords[(size_t)dof * s->dim + k];
+    return;
+  }
+  const int n1 = s->n1, k = s->dof_pos[dof];
+  const double xi[3] = {s->gll[k % n1], s->gll[(k / n1) % n1], s->gll[k / (n1 * n1)]};
+  mf_space_cell_point(s, s->dof_owner[dof], xi, x);
+}
+
+/* Node coordinates on the host, OpenMP over the DoFs. DoFs that this rank sees only at constrained
+ * positions (possible for ghosts) get their point from the ranks that see them: export-add of points
+ * and counts, import. */
+int mf_space_host_coords(mf_space s)
+{
+  if (s->coords) return 0;
+  mf_context ctx = s->ctx;
+  const int dim = s->dim, ncells = s->ncells, nlocal = s->nlocal;
+  const int *owner = s->dof_owner;
+  int ierr = 0;
+  double *coords = NULL;
+  MF_CALL(MF_CALLOC_TOUCH(ctx, (size_t)nlocal * dim, &coords));
+#pragma omp parallel for schedule(static)
+  for (int i = 0; i < nlocal; i++)
+    if (owner[i] < ncells) mf_space_dof_point(s, i, &coords[(size_t)i * dim]);
   if (s->ex.nneigh) {
     double *v = NULL, *cnt = NULL;
     ierr = MF_CALLOC(ctx, nlocal, &v);
@@ -222,18 +250,22 @@ static int node_coordinates(mf_space s)
     for (int i = 0; i < nlocal && !ierr; i++) cnt[i] = owner[i] < ncells;
     if (!ierr) ierr = mf_exchange_export_add(ctx, &s->ex, cnt);
     for (int k = 0; k < dim && !ierr; k++) {
-      for (int i = 0; i < nlocal; i++) v[i] = owner[i] < ncells ? s->coords[(size_t)i * dim + k] : 0.0;
+      for (int i = 0; i < nlocal; i++) v[i] = owner[i] < ncells ? coords[(size_t)i * dim + k] : 0.0;
       ierr = mf_exchange_export_add(ctx, &s->ex, v);
       for (int i = 0; i < s->nowned && !ierr; i++)
         if (cnt[i] > 0) v[i] /= cnt[i];
       if (!ierr) ierr = mf_exchange_import(ctx, &s->ex, v);
-      for (int i = 0; i < nlocal && !ierr; i++) s->coords[(size_t)i * dim + k] = v[i];
+      for (int i = 0; i < nlocal && !ierr; i++) coords[(size_t)i * dim + k] = v[i];
     }
     free(v);
     free(cnt);
   }
-  free(owner);
-  return ierr;
+  if (ierr) {
+    free(coords);
+    return ierr;
+  }
+  s->coords = coords;
+  return 0;
 }
 
 int mf_space_create(mf_mesh mesh, int degree, mf_space *space)
@@ -275,16 +307,14 @@ int mf_space_create(mf_mesh mesh, int degree, mf_space *space)
     mf_phase_end(ctx, MF_PHASE_ORDERING, t0);
   }
   if (!ierr) {
+    /* the cuda backend computes the points on the device where every DoF has an owner here */
     t0 = mf_phase_begin(ctx);
-    ierr = node_coordinates(s);
+    ierr = node_owners(s);
+    if (!ierr && (ctx->backend == MF_BACKEND_CPU || !s->owners_complete)) ierr = mf_space_host_coords(s);
     mf_phase_end(ctx, MF_PHASE_COORDINATES, t0);
   }
 #ifdef MFREE_WITH_CUDA
-  if (!ierr && ctx->backend == MF_BACKEND_CUDA) {
-    t0 = mf_phase_begin(ctx);
-    ierr = mf_cuda_space_setup(s);
-    mf_phase_end(ctx, MF_PHASE_TRANSFER, t0);
-  }
+  if (!ierr && ctx->backend == MF_BACKEND_CUDA) ierr = mf_cuda_space_setup(s); /* times its own phases */
 #endif
   if (ierr) {
     mf_space_destroy(&s);
@@ -317,14 +347,15 @@ int mf_space_destroy(mf_space *space)
   free(s->cell_nodes);
   free(s->face_code);
   free(s->cell_tree);
-  free(s->cell_origin);
-  free(s->cell_size);
+  free(s->cell_q);
+  free(s->cell_level);
   free(s->bc);
   free(s->bc_list);
   free(s->cell_bfaces);
   free(s->coords);
   free(s->masked_cells);
   free(s->dof_owner);
+  free(s->dof_pos);
   free(s->color_off);
   free(s->color_cells);
   free(s->launch_order);
@@ -360,8 +391,8 @@ int mf_space_local_sizes(mf_space space, int *nowned, int *nlocal)
 
 void mf_space_cell_point(mf_space space, int cell, const double *xi, double *x)
 {
-  double s[3] = {0, 0, 0};
-  const double h = space->cell_size[cell], *o = &space->cell_origin[3 * cell];
+  double s[3] = {0, 0, 0}, o[3], h;
+  mf_space_cell_box(space, cell, o, &h);
   for (int k = 0; k < space->dim; k++) s[k] = o[k] + h * xi[k];
   mf_mesh_map_point(space->mesh, space->cell_tree[cell], s, x);
 }

@@ -77,6 +77,15 @@ static int bc_set_cpu(mf_vector d, mf_vector s)
     if (bc[i]) d->data[i] = s ? s->data[i] : 1.0;
   return 0;
 }
+static int bc_values_cpu(mf_vector v, const double *vals)
+{
+  const mf_space s = v->space;
+#pragma omp parallel for schedule(static)
+  for (int i = 0; i < v->n; i++) v->data[i] = 0.0;
+#pragma omp parallel for schedule(static)
+  for (int k = 0; k < s->nbc; k++) v->data[s->bc_list[k]] = vals[k];
+  return 0;
+}
 static int import_cpu(mf_vector v) { return mf_exchange_import(v->space->ctx, &v->space->ex, v->data); }
 static int export_add_cpu(mf_vector v) { return mf_exchange_export_add(v->space->ctx, &v->space->ex, v->data); }
 static int to_host_cpu(mf_vector v, double *h, int n)
@@ -98,7 +107,8 @@ static int destroy_cpu(mf_vector v)
 static const mf_vector_ops vector_ops_cpu = {
     .set_value = set_value_cpu, .copy = copy_cpu,         .axpy = axpy_cpu,         .scale = scale_cpu,
     .dot_local = dot_local_cpu, .sum_local = sum_local_cpu, .pmult = pmult_cpu,     .aypx = aypx_cpu,
-    .reciprocal = reciprocal_cpu, .bc_zero = bc_zero_cpu, .bc_set = bc_set_cpu,     .import = import_cpu,
+    .reciprocal = reciprocal_cpu, .bc_zero = bc_zero_cpu, .bc_set = bc_set_cpu,     .bc_values = bc_values_cpu,
+    .import = import_cpu,
     .export_add = export_add_cpu, .to_host = to_host_cpu, .from_host = from_host_cpu, .destroy = destroy_cpu};
 
 /* ------------------------------------------------------------------ interface */
@@ -226,17 +236,24 @@ static int fill_points(mf_vector v, point_fn fn, void *data, int boundary_only)
 {
   mf_space s = v->space;
   const int dim = s->dim, n = s->nlocal;
-  double *h = v->data;
-  if (v->backend != MF_BACKEND_CPU) MF_CALL(MF_CALLOC(s->ctx, n, &h));
-  if (boundary_only) {
+  if (boundary_only) { /* the boundary DoFs' points alone (the cuda backend keeps no host array) */
+    double *vals = NULL;
+    MF_CALL(MF_CALLOC(s->ctx, s->nbc, &vals));
 #pragma omp parallel for schedule(static)
-    for (int i = 0; i < n; i++) h[i] = 0.0;
-#pragma omp parallel for schedule(static)
-    for (int k = 0; k < s->nbc; k++) h[s->bc_list[k]] = fn(&s->coords[(size_t)s->bc_list[k] * dim], dim, data);
-  } else {
-#pragma omp parallel for schedule(static)
-    for (int i = 0; i < n; i++) h[i] = fn(&s->coords[(size_t)i * dim], dim, data);
+    for (int k = 0; k < s->nbc; k++) {
+      double x[3];
+      mf_space_dof_point(s, s->bc_list[k], x);
+      vals[k] = fn(x, dim, data);
+    }
+    int ierr = v->ops.bc_values(v, vals);
+    free(vals);
+    return ierr;
   }
+  MF_CALL(mf_space_host_coords(s));
+  double *h = v->data;
+  if (v->backend != MF_BACKEND_CPU) MF_CALL(MF_CALLOC_TOUCH(s->ctx, n, &h));
+#pragma omp parallel for schedule(static)
+  for (int i = 0; i < n; i++) h[i] = fn(&s->coords[(size_t)i * dim], dim, data);
   if (v->backend == MF_BACKEND_CPU) return 0;
   int ierr = v->ops.from_host(v, h, n);
   free(h);

@@ -95,6 +95,7 @@ static int cmp_key(const void *x, const void *y)
 /* Hanging nodes = distinct node positions of all cells - DoFs (one rank). */
 static int64_t count_hanging_nodes(mf_space s)
 {
+  if (mf_space_host_coords(s)) return -1;
   size_t n = (size_t)s->ncells * s->npc, m = 0;
   node_key *keys = malloc(sizeof(node_key) * (n ? n : 1));
   double *X = malloc(sizeof(double) * s->npc * s->dim);

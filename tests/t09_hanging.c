@@ -85,15 +85,18 @@ static double face_jump(mf_space s, const double *h, double *scale, int *nchecke
           if (fixed) xi[d] = (c >> d & 1) ? 1.0 : 0.0;
           else xi[d] = gx[t % s->n1], t /= s->n1;
         }
-        for (int d = 0; d < s->dim; d++) x[d] = s->cell_origin[3 * e + d] + s->cell_size[e] * xi[d];
+        double oe[3], he, of[3], hf;
+        mf_space_cell_box(s, e, oe, &he);
+        for (int d = 0; d < s->dim; d++) x[d] = oe[d] + he * xi[d];
         double vf = eval_cell(s, h, e, xi);
         int found = 0;
         for (int f = 0; f < s->ncells; f++) { /* the coarser cell containing x */
-          if (s->cell_size[f] <= s->cell_size[e] * 1.5) continue;
+          mf_space_cell_box(s, f, of, &hf);
+          if (hf <= he * 1.5) continue;
           double xc[3];
           int in = 1;
           for (int d = 0; d < s->dim; d++) {
-            xc[d] = (x[d] - s->cell_origin[3 * f + d]) / s->cell_size[f];
+            xc[d] = (x[d] - of[d]) / hf;
             if (xc[d] < -1e-12 || xc[d] > 1 + 1e-12) in = 0;
           }
           if (!in) continue;
@@ -181,7 +184,9 @@ int main(int argc, char **argv)
             for (int ip = 0; ip < npts; ip++) {
               double xi[3], x[3];
               for (int d = 0, t = ip; d < dim; d++, t /= s->n1) xi[d] = gx[t % s->n1];
-              for (int d = 0; d < dim; d++) x[d] = s->cell_origin[3 * e + d] + s->cell_size[e] * xi[d];
+              double oe[3], he;
+              mf_space_cell_box(s, e, oe, &he);
+              for (int d = 0; d < dim; d++) x[d] = oe[d] + he * xi[d];
               err = fmax(err, fabs(eval_cell(s, v->data, e, xi) - poly(x, dim, NULL)));
             }
           T_CHECK(err <= 1e-12 * scale, "dim %d p %d: polynomial not reproduced (%.3e)", dim, p, err / scale);

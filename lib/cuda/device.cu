@@ -107,11 +107,38 @@ int mf_cuda_stage(mf_context ctx, size_t bytes, void **host)
   return 0;
 }
 
+/* Host to device. Large copies go through two pinned buffers in turn: the host copies a chunk into
+ * one (all OpenMP threads) while the other's chunk moves; a pageable cudaMemcpy stages through one
+ * buffer with a single thread. */
+static cudaError_t copy_to_device(mf_context ctx, void *dst, const void *src, size_t bytes)
+{
+  const size_t chunk = (size_t)1 << 25;
+  void *stage = NULL;
+  if (bytes < 2 * chunk || mf_cuda_stage(ctx, 2 * chunk, &stage)) return cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice);
+  cudaEvent_t ev[2] = {NULL, NULL};
+  cudaError_t e = cudaEventCreateWithFlags(&ev[0], cudaEventDisableTiming);
+  if (e == cudaSuccess) e = cudaEventCreateWithFlags(&ev[1], cudaEventDisableTiming);
+  for (size_t off = 0, k = 0; e == cudaSuccess && off < bytes; off += chunk, k++) {
+    const int b = (int)(k % 2);
+    const size_t n = bytes - off < chunk ? bytes - off : chunk;
+    char *buf = (char *)stage + (size_t)b * chunk;
+    if (k >= 2) e = cudaEventSynchronize(ev[b]);
+    if (e != cudaSuccess) break;
+    mf_parallel_copy(buf, (const char *)src + off, n);
+    e = cudaMemcpyAsync((char *)dst + off, buf, n, cudaMemcpyHostToDevice, 0);
+    if (e == cudaSuccess) e = cudaEventRecord(ev[b], 0);
+  }
+  if (e == cudaSuccess) e = cudaStreamSynchronize(0);
+  for (int b = 0; b < 2; b++)
+    if (ev[b]) cudaEventDestroy(ev[b]);
+  return e;
+}
+
 int mf_cuda_upload(mf_context ctx, void **p, const void *host, size_t bytes, const char *what)
 {
   MF_CALL(mf_cuda_malloc(ctx, p, bytes, what));
   if (bytes) {
-    cudaError_t e = cudaMemcpy(*p, host, bytes, cudaMemcpyHostToDevice);
+    cudaError_t e = copy_to_device(ctx, *p, host, bytes);
     if (e != cudaSuccess) {
       mf_cuda_free(ctx, *p);
       *p = NULL;
@@ -180,7 +207,76 @@ extern "C" void mf_cuda_synchronize(mf_context ctx)
 
 /* ------------------------------------------------------------------ space */
 
+// The point of every DoF from its owner cell and node index (the device twin of mf_space_dof_point).
+__global__ void k_node_coords(int n, int dim, int n1, int root_log, mf_map_kind map, double ball_inner,
+                              const int *__restrict__ owner, const uint16_t *__restrict__ pos,
+                              const int *__restrict__ cell_tree, const int32_t *__restrict__ cell_q,
+                              const int8_t *__restrict__ cell_level, const double *__restrict__ V,
+                              const double *__restrict__ gll, double *coords)
+{
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  const int e = owner[i], k = pos[i], idx[3] = {k % n1, (k / n1) % n1, k / (n1 * n1)};
+  const double inv = 1.0 / (double)((long long)1 << root_log), h = 1.0 / (double)((long long)1 << cell_level[e]);
+  double s[3] = {0, 0, 0};
+  for (int d = 0; d < dim; d++) s[d] = cell_q[3 * (size_t)e + d] * inv + h * gll[idx[d]];
+  mf_map_point(dim, map, ball_inner, V + (size_t)3 * (1 << dim) * cell_tree[e], s, coords + (size_t)i * dim);
+}
+
+static int device_coords(mf_space s, double *coords)
+{
+  mf_context ctx = s->ctx;
+  const size_t nc = (size_t)s->ncells, nl = (size_t)s->nlocal;
+  int *owner = NULL, *tree = NULL;
+  uint16_t *pos = NULL;
+  int32_t *q = NULL;
+  int8_t *level = NULL;
+  double *V = NULL, *gll = NULL;
+  double t0 = mf_phase_begin(ctx);
+  int ierr = mf_cuda_upload(ctx, (void **)&owner, s->dof_owner, sizeof(int) * nl, "the DoF owners");
+  if (!ierr) ierr = mf_cuda_upload(ctx, (void **)&pos, s->dof_pos, sizeof(uint16_t) * nl, "the DoF owners");
+  if (!ierr) ierr = mf_cuda_upload(ctx, (void **)&tree, s->cell_tree, sizeof(int) * nc, "the cell trees");
+  if (!ierr) ierr = mf_cuda_upload(ctx, (void **)&q, s->cell_q, sizeof(int32_t) * 3 * nc, "the cell corners");
+  if (!ierr) ierr = mf_cuda_upload(ctx, (void **)&level, s->cell_level, nc, "the cell levels");
+  if (!ierr)
+    ierr = mf_cuda_upload(ctx, (void **)&V, s->mesh->tree_vertices,
+                          sizeof(double) * 3 * ((size_t)s->mesh->ntrees << s->dim), "the tree vertices");
+  if (!ierr) ierr = mf_cuda_upload(ctx, (void **)&gll, s->gll, sizeof(double) * s->n1, "the nodes");
+  mf_phase_end(ctx, MF_PHASE_TRANSFER, t0);
+  if (!ierr) {
+    t0 = mf_phase_begin(ctx);
+    if (nl) {
+      k_node_coords<<<(unsigned)((nl + 255) / 256), 256>>>((int)nl, s->dim, s->n1, s->root_log, s->mesh->map,
+                                                          s->mesh->ball_inner, owner, pos, tree, q, level, V, gll, coords);
+      cudaError_t e = cudaGetLastError();
+      if (e != cudaSuccess)
+        ierr = mf_error_set(ctx, MF_ERR_CUDA, __FILE__, __LINE__, __func__, "node coordinates kernel: %s",
+                            cudaGetErrorString(e));
+    }
+    mf_phase_end(ctx, MF_PHASE_COORDINATES, t0);
+  }
+  void *tmp[] = {owner, pos, tree, q, level, V, gll};
+  for (size_t k = 0; k < sizeof tmp / sizeof tmp[0]; k++) mf_cuda_free(ctx, tmp[k]);
+  return ierr;
+}
+
+static int space_setup(mf_space s);
+
+/* The space on the device: its arrays copied (phase h2d), its node coordinates computed there where
+ * every DoF has an owner cell on this rank (phase coordinates), else copied. */
 extern "C" int mf_cuda_space_setup(mf_space s)
+{
+  mf_context ctx = s->ctx;
+  double *ph = ctx->phase_s;
+  const double t0 = mf_phase_begin(ctx), before = ph[MF_PHASE_TRANSFER] + ph[MF_PHASE_COORDINATES];
+  int ierr = space_setup(s);
+  const double inner = ph[MF_PHASE_TRANSFER] + ph[MF_PHASE_COORDINATES] - before; /* timed by device_coords */
+  mf_phase_end(ctx, MF_PHASE_TRANSFER, t0);
+  ph[MF_PHASE_TRANSFER] -= inner; /* counted once: the whole minus what device_coords charged */
+  return ierr;
+}
+
+static int space_setup(mf_space s)
 {
   mf_context ctx = s->ctx;
   mf_cuda_space *d = (mf_cuda_space *)calloc(1, sizeof *d);
@@ -189,9 +285,11 @@ extern "C" int mf_cuda_space_setup(mf_space s)
   const mf_exchange *ex = &s->ex;
   const size_t ns = ex->send_off ? ex->send_off[ex->nneigh] : 0, nr = ex->recv_off ? ex->recv_off[ex->nneigh] : 0;
   const size_t nb = ns > nr ? ns : nr, nc = (size_t)s->ncells, nl = (size_t)s->nlocal;
+  /* the space's arrays and, while the points are computed, the owners and cell corners */
   const size_t need = sizeof(int) * (nc * s->npc + nc + (size_t)s->nmasked + (size_t)s->nbc + ns + nr) +
                       (s->nmasked ? sizeof(int16_t) * nc + sizeof(double) * 2 * s->n1 * s->n1 : 0) + nl +
-                      sizeof(double) * (nl * s->dim + 2 * nb);
+                      sizeof(double) * (nl * s->dim + 2 * nb) +
+                      (s->coords ? 0 : 6 * nl + 17 * nc + sizeof(double) * (3 * ((size_t)s->mesh->ntrees << s->dim) + 16));
   MF_CALL(mf_cuda_require(ctx, need, "the space"));
   MF_CALL(mf_cuda_upload(ctx, (void **)&d->cell_nodes, s->cell_nodes, sizeof(int) * nc * s->npc,
                          "the cell-to-DoF map"));
@@ -205,7 +303,12 @@ extern "C" int mf_cuda_space_setup(mf_space s)
                          "the cells with hanging nodes"));
   MF_CALL(mf_cuda_upload(ctx, (void **)&d->bc, s->bc, nl, "the boundary marks"));
   MF_CALL(mf_cuda_upload(ctx, (void **)&d->bc_list, s->bc_list, sizeof(int) * (size_t)s->nbc, "the boundary DoFs"));
-  MF_CALL(mf_cuda_upload(ctx, (void **)&d->coords, s->coords, sizeof(double) * nl * s->dim, "the node coordinates"));
+  if (s->coords) /* made on the host (several ranks, or DoFs seen only at constrained positions) */
+    MF_CALL(mf_cuda_upload(ctx, (void **)&d->coords, s->coords, sizeof(double) * nl * s->dim, "the node coordinates"));
+  else {
+    MF_CALL(mf_cuda_malloc(ctx, (void **)&d->coords, sizeof(double) * nl * s->dim, "the node coordinates"));
+    MF_CALL(device_coords(s, d->coords));
+  }
   MF_CALL(mf_cuda_upload(ctx, (void **)&d->send_idx, ex->send_idx, sizeof(int) * ns, "exchange lists"));
   MF_CALL(mf_cuda_upload(ctx, (void **)&d->recv_idx, ex->recv_idx, sizeof(int) * nr, "exchange lists"));
   MF_CALL(mf_cuda_malloc(ctx, (void **)&d->send_buf, sizeof(double) * nb, "exchange buffers"));
@@ -379,6 +482,25 @@ static int v_exchange(mf_vector v, int forward)
   MF_CUDA_LAUNCH_CHECK(ctx, "unpack");
   return 0;
 }
+__global__ void k_scatter(double *v, const int *idx, const double *vals, int n)
+{
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) v[idx[i]] = vals[i];
+}
+static int v_bc_values(mf_vector v, const double *vals)
+{
+  mf_context ctx = CTX(v);
+  const mf_space s = v->space;
+  const mf_cuda_space *d = (const mf_cuda_space *)s->dev;
+  double *dv = NULL;
+  MF_CALL(v_set_value(v, 0.0));
+  MF_CALL(mf_cuda_upload(ctx, (void **)&dv, vals, sizeof(double) * (size_t)s->nbc, "boundary values"));
+  if (s->nbc) k_scatter<<<blocks_for(s->nbc), MF_CUDA_THREADS>>>(v->data, d->bc_list, dv, s->nbc);
+  cudaError_t e = cudaGetLastError();
+  mf_cuda_free(ctx, dv);
+  MF_CHECK(e == cudaSuccess, ctx, MF_ERR_CUDA, "boundary values kernel: %s", cudaGetErrorString(e));
+  return 0;
+}
 static int v_import(mf_vector v) { return v_exchange(v, 1); }
 static int v_export_add(mf_vector v) { return v_exchange(v, 0); }
 static int v_to_host(mf_vector v, double *h, int n)
@@ -412,6 +534,7 @@ extern "C" int mf_cuda_vector_setup(mf_vector v)
   ops.reciprocal = v_reciprocal;
   ops.bc_zero = v_bc_zero;
   ops.bc_set = v_bc_set;
+  ops.bc_values = v_bc_values;
   ops.import = v_import;
   ops.export_add = v_export_add;
   ops.to_host = v_to_host;

@@ -230,7 +230,7 @@ int check_degenerate(mf_space s, const mf_basis1d *b, unsigned long long *bad_de
   const int cell = (int)(bad >> 20), q = (int)(bad & 0xfffff);
   mf_geom_work gw;
   double *jac = (double *)calloc((size_t)9 * MF_MAX_NQ * MF_MAX_NQ * MF_MAX_NQ, sizeof(double)), det = 0.0;
-  if (jac && !mf_geom_work_init(s, b, &gw)) {
+  if (jac && !mf_space_host_coords(s) && !mf_geom_work_init(s, b, &gw)) {
     mf_cell_geometry(s, b, cell, &gw, NULL, jac);
     det = mf_det(s->dim, &jac[9 * q]);
     mf_geom_work_free(&gw);
