@@ -24,7 +24,7 @@ int main(int argc, char **argv)
   mf_mesh mesh = NULL, mesh2 = NULL, m = NULL;
   mf_space space = NULL, space2 = NULL, s = NULL;
   mf_operator op = NULL, o = NULL;
-  mf_vector x = NULL, y = NULL, z = NULL;
+  mf_vector x = NULL, y = NULL, z = NULL, z2 = NULL;
   mf_cg cg = NULL;
   double r;
 
@@ -102,6 +102,32 @@ int main(int argc, char **argv)
     EXPECT(mf_operator_set_dirichlet(neg, 1), MF_ERR_UNSUPPORTED, "shell operator");
     mf_cg_destroy(&cgn);
     mf_operator_destroy(&neg);
+  }
+
+  /* set-up phases and device memory: NULL arguments, names, the cpu backend's zeros */
+  {
+    double ph[MF_PHASE_COUNT];
+    size_t in_use = 1, peak = 1;
+    EXPECT(mf_context_phase_times(NULL, ph), MF_ERR_NULL, "context is NULL");
+    EXPECT(mf_context_phase_times(ctx, NULL), MF_ERR_NULL, "output array seconds is NULL");
+    EXPECT(mf_context_phase_reset(NULL), MF_ERR_NULL, "context is NULL");
+    EXPECT(mf_cg_setup(NULL), MF_ERR_NULL, "cg is NULL");
+    EXPECT(mf_context_set_device_memory_limit(NULL, 10), MF_ERR_NULL, "context is NULL");
+    EXPECT(mf_context_device_memory(NULL, &in_use, &peak), MF_ERR_NULL, "context is NULL");
+    T_CHECK(!strcmp(mf_phase_name(MF_PHASE_MESH), "mesh") && !strcmp(mf_phase_name(MF_PHASE_TRANSFER), "h2d") &&
+                !strcmp(mf_phase_name((mf_phase)MF_PHASE_COUNT), "unknown") && !strcmp(mf_phase_name((mf_phase)-1), "unknown"),
+            "phase names");
+    T_CALL(mf_context_phase_times(ctx, ph));
+    T_CHECK(ph[MF_PHASE_MESH] > 0.0 && ph[MF_PHASE_DOFS] > 0.0 && ph[MF_PHASE_GEOMETRY] > 0.0,
+            "phases were timed: mesh %g, dofs %g, geometry %g", ph[MF_PHASE_MESH], ph[MF_PHASE_DOFS], ph[MF_PHASE_GEOMETRY]);
+    T_CALL(mf_context_phase_reset(ctx));
+    T_CALL(mf_context_phase_times(ctx, ph));
+    for (int k = 0; k < MF_PHASE_COUNT; k++) T_CHECK(ph[k] == 0.0, "phase %d after reset: %g", k, ph[k]);
+    T_CALL(mf_context_set_device_memory_limit(ctx, 10)); /* no effect on the cpu backend */
+    T_CALL(mf_context_device_memory(ctx, &in_use, &peak));
+    T_CHECK(in_use == 0 && peak == 0, "cpu backend: device memory %zu, peak %zu", in_use, peak);
+    T_CALL(mf_vector_create(space, &z2));
+    mf_vector_destroy(&z2);
   }
 
   /* destroy is NULL-safe and sets handles to NULL */

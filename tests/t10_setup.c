@@ -6,7 +6,8 @@
  *   argv[1] = cuda: the GPU set-up equals the CPU set-up (quadrature data, diagonal, right-hand side,
  *                   L2 error) to 1e-13 relative; a device memory limit refuses a space and an operator
  *                   that do not fit, before allocating, with the bytes in the message, and nothing
- *                   stays allocated. Exits 77 where no GPU is usable.                              */
+ *                   stays allocated; an operator's set-up peaks at its final memory plus one batch of
+ *                   the coefficient pipeline. Exits 77 where no GPU is usable.                     */
 #ifdef _OPENMP
 #include <omp.h>
 #endif
@@ -152,6 +153,22 @@ static void check_memory_limit(mf_context gc)
   mf_operator_destroy(&op);
   mf_space_destroy(&s);
   mf_mesh_destroy(&mesh);
+  /* the set-up's peak: the final operator plus one batch of points and coefficient values (two halves
+   * of cells x q^3 x (3 + 1) doubles) -- measured on a fresh context, whose peak is this set-up's */
+  mf_context fc;
+  T_CALL(mf_context_create(MPI_COMM_SELF, "cuda", &fc));
+  T_CALL(mf_mesh_create(fc, "ball", 3, 2, &mesh));
+  T_CALL(mf_space_create(mesh, 3, &s));
+  T_CALL(mf_context_device_memory(fc, &base, &peak));
+  T_CALL(mf_operator_create_laplace(s, MF_QUAD_GAUSS, t_ljungkvist, NULL, &op));
+  T_CALL(mf_context_device_memory(fc, &in_use, &peak));
+  const size_t batch = sizeof(double) * 2 * (size_t)s->ncells * 64 * 4;
+  T_CHECK(peak >= in_use && peak - in_use <= batch + 1024, "operator set-up: peak %zu, final %zu, batch %zu bytes", peak,
+          in_use, batch);
+  mf_operator_destroy(&op);
+  mf_space_destroy(&s);
+  mf_mesh_destroy(&mesh);
+  mf_context_destroy(&fc);
 }
 
 int main(int argc, char **argv)

@@ -299,7 +299,12 @@ int pipeline(mf_context ctx, int ncells, int cells_per_batch, int nqp, int dim, 
   return ierr;
 }
 
-int batch_cells(int nqp) { return MF_SETUP_BATCH_POINTS / nqp > 0 ? MF_SETUP_BATCH_POINTS / nqp : 1; }
+// Cells per pipeline batch: about MF_SETUP_BATCH_POINTS points, no more than the cells there are.
+int batch_cells(int nqp, int ncells)
+{
+  const int b = MF_SETUP_BATCH_POINTS / nqp > 0 ? MF_SETUP_BATCH_POINTS / nqp : 1;
+  return ncells < b ? (ncells > 0 ? ncells : 1) : b;
+}
 
 } // namespace
 
@@ -343,7 +348,7 @@ extern "C" int mf_cuda_operator_qdata(mf_operator op, const double *B, const dou
 
   /* the coefficient: points of each batch to the host, c there, the values back and scaled in */
   double t0 = mf_phase_begin(ctx);
-  const int cpb = batch_cells(cs.nqp);
+  const int cpb = batch_cells(cs.nqp, s->ncells);
   const size_t bp = (size_t)cpb * cs.nqp;
   double *buf = NULL;
   ierr = mf_cuda_malloc(ctx, (void **)&buf, sizeof(double) * 2 * bp * (s->dim + 1), "set-up batch buffers");
@@ -379,7 +384,7 @@ extern "C" size_t mf_cuda_qdata_setup_bytes(mf_operator op, int with_coefficient
 {
   const cell_shape cs = mfg::make_shape(op->space->dim, op->space->n1, op->basis.nq);
   if (!with_coefficient) return 64;
-  return sizeof(double) * 2 * (size_t)batch_cells(cs.nqp) * cs.nqp * (op->space->dim + 1) + 64;
+  return sizeof(double) * 2 * (size_t)batch_cells(cs.nqp, op->space->ncells) * cs.nqp * (op->space->dim + 1) + 64;
 }
 
 /* ------------------------------------------------------------------ right-hand side, L2 error */
@@ -390,7 +395,7 @@ extern "C" int mf_cuda_assemble_rhs(mf_vector bvec, const mf_basis1d *b, mf_coef
   mf_context ctx = s->ctx;
   const mf_cuda_space *ds = (const mf_cuda_space *)s->dev;
   const cell_shape cs = mfg::make_shape(s->dim, s->n1, b->nq);
-  const int cpb = batch_cells(cs.nqp);
+  const int cpb = batch_cells(cs.nqp, s->ncells);
   const size_t bp = (size_t)cpb * cs.nqp;
   MF_CALL(bvec->ops.set_value(bvec, 0.0));
   MF_CALL(mf_cuda_require(ctx, sizeof(double) * 2 * bp * (s->dim + 2) + 1024, "the right-hand side"));
@@ -448,7 +453,7 @@ extern "C" int mf_cuda_l2_cells(mf_vector uh, const mf_basis1d *b, mf_coefficien
   mf_space s = uh->space;
   mf_context ctx = s->ctx;
   const cell_shape cs = mfg::make_shape(s->dim, s->n1, b->nq);
-  const int cpb = batch_cells(cs.nqp);
+  const int cpb = batch_cells(cs.nqp, s->ncells);
   const size_t bp = (size_t)cpb * cs.nqp;
   MF_CALL(mf_cuda_require(ctx, sizeof(double) * (2 * bp * (s->dim + 3) + (size_t)s->ncells) + 1024, "the L2 error"));
   dev_basis db(ctx);
