@@ -175,11 +175,23 @@ static int dirichlet_marks(mf_space s)
     free(mark);
     if (ierr) return ierr;
   }
-  s->nbc = 0;
-  for (int i = 0; i < nlocal; i++) s->nbc += s->bc[i];
+  /* the list, ascending: counts per block of DoFs, offsets, then each block fills its part */
+  enum { NB = 256 };
+  int off[NB + 1] = {0};
+  const int blk = (nlocal + NB - 1) / NB;
+#pragma omp parallel for schedule(static)
+  for (int b = 0; b < NB; b++) {
+    int c = 0;
+    for (int i = b * blk; i < nlocal && i < (b + 1) * blk; i++) c += s->bc[i];
+    off[b + 1] = c;
+  }
+  for (int b = 0; b < NB; b++) off[b + 1] += off[b];
+  s->nbc = off[NB];
   MF_CALL(MF_CALLOC(ctx, s->nbc, &s->bc_list));
-  for (int i = 0, k = 0; i < nlocal; i++)
-    if (s->bc[i]) s->bc_list[k++] = i;
+#pragma omp parallel for schedule(static)
+  for (int b = 0; b < NB; b++)
+    for (int i = b * blk, k = off[b]; i < nlocal && i < (b + 1) * blk; i++)
+      if (s->bc[i]) s->bc_list[k++] = i;
   return 0;
 }
 
