@@ -18,7 +18,7 @@ fi
 if [ -n "${MFREE_SANITIZE:-}" ]; then
   app="$b/apps/mfree-poisson --backend cuda --mesh ball --coefficient ljungkvist --tol 1e-8"
   {
-    for args in "--dim 3 --degree 2 --refine 1" "--dim 2 --degree 5 --refine 2" "--dim 3 --degree 3 --refine 0 --adapt shells --levels 2"; do
+    for args in "--dim 3 --degree 2 --refine 1" "--dim 2 --degree 5 --refine 2" "--dim 3 --degree 3 --refine 1 --adapt shells --levels 2"; do
       for tool in memcheck racecheck synccheck; do
         echo "== compute-sanitizer --tool $tool mfree-poisson $args"
         compute-sanitizer --tool $tool --error-exitcode 9 $app $args | grep -E "ERROR SUMMARY|RACECHECK SUMMARY|CG iter|L2"
