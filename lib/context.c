@@ -3,6 +3,9 @@
 
 #include <p4est_base.h>
 #include <stdio.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #ifdef MFREE_WITH_CUDA
 #include "cuda/mf_cuda.h"
@@ -53,6 +56,15 @@ int mf_calloc_touch(mf_context ctx, size_t count, size_t size, void *ptr)
 #pragma omp parallel for schedule(static)
   for (size_t k = 0; k < nchunk; k++) memset(c + k * chunk, 0, k + 1 < nchunk ? chunk : bytes - k * chunk);
   return 0;
+}
+
+int mf_max_threads(void)
+{
+#ifdef _OPENMP
+  return omp_get_max_threads();
+#else
+  return 1;
+#endif
 }
 
 void mf_parallel_copy(void *dst, const void *src, size_t bytes)

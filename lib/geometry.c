@@ -38,11 +38,12 @@ int mf_geom_work_init(mf_space s, const mf_basis1d *b, mf_geom_work *gw)
 {
   memset(gw, 0, sizeof *gw);
   (void)b;
-  int ierr = MF_CALLOC(s->ctx, (size_t)s->npc * s->dim, &gw->X);
-  if (!ierr) ierr = MF_CALLOC(s->ctx, MF_MAX_QP, &gw->comp);
-  if (!ierr) ierr = MF_CALLOC(s->ctx, MF_MAX_QP, &gw->xk);
-  if (!ierr) ierr = MF_CALLOC(s->ctx, MF_MAX_QP, &gw->t1);
-  if (!ierr) ierr = MF_CALLOC(s->ctx, MF_MAX_QP, &gw->t2);
+  /* no context: called from OpenMP threads, whose callers report a failure once */
+  int ierr = MF_CALLOC(NULL, (size_t)s->npc * s->dim, &gw->X);
+  if (!ierr) ierr = MF_CALLOC(NULL, MF_MAX_QP, &gw->comp);
+  if (!ierr) ierr = MF_CALLOC(NULL, MF_MAX_QP, &gw->xk);
+  if (!ierr) ierr = MF_CALLOC(NULL, MF_MAX_QP, &gw->t1);
+  if (!ierr) ierr = MF_CALLOC(NULL, MF_MAX_QP, &gw->t2);
   if (ierr) mf_geom_work_free(gw);
   return ierr;
 }
@@ -160,8 +161,8 @@ int mf_qdata_setup(mf_operator op, mf_coefficient_fn c, void *user, double a, do
       mf_geom_work gw;
       double *xq = NULL, *jac = NULL;
       int lerr = mf_geom_work_init(s, b, &gw);
-      if (!lerr) lerr = MF_CALLOC(ctx, (size_t)nqp * dim, &xq);
-      if (!lerr) lerr = MF_CALLOC(ctx, (size_t)nqp * 9, &jac);
+      if (!lerr) lerr = MF_CALLOC(NULL, (size_t)nqp * dim, &xq);
+      if (!lerr) lerr = MF_CALLOC(NULL, (size_t)nqp * 9, &jac);
       if (lerr) {
 #pragma omp atomic write
         ierr = lerr;
@@ -192,7 +193,8 @@ int mf_qdata_setup(mf_operator op, mf_coefficient_fn c, void *user, double a, do
       free(jac);
     }
     mf_phase_end(ctx, pass ? MF_PHASE_COEFFICIENT : MF_PHASE_GEOMETRY, t0);
-    if (ierr) return ierr;
+    MF_CHECK(!ierr, ctx, MF_ERR_MEMORY, "out of host memory for the work arrays of %d threads (quadrature data)",
+             mf_max_threads());
     MF_CHECK(bad_cell < 0, ctx, MF_ERR_ARGUMENT,
              "degenerate cell %d: Jacobian determinant %g at quadrature point %d", bad_cell, bad_det,
              bad_q);

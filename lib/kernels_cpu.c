@@ -124,7 +124,7 @@ int mf_kernel_diagonal_cpu(mf_operator op, double *d)
 #pragma omp parallel
   {
     double *buf = NULL;
-    int lerr = MF_CALLOC(s->ctx, (size_t)(3 * op->qd.nqp + npc), &buf);
+    int lerr = MF_CALLOC(NULL, (size_t)(3 * op->qd.nqp + npc), &buf); /* reported once, below */
     if (lerr) {
 #pragma omp atomic write
       ierr = lerr;
@@ -143,7 +143,9 @@ int mf_kernel_diagonal_cpu(mf_operator op, double *d)
     }
     free(buf);
   }
-  return ierr;
+  MF_CHECK(!ierr, s->ctx, MF_ERR_MEMORY, "out of host memory for the work arrays of %d threads (diagonal)",
+           mf_max_threads());
+  return 0;
 }
 
 /* Cells with a mask: column j of C^T A_e C for the columns mf_hanging_diag_column selects (the cell
@@ -158,7 +160,7 @@ int mf_kernel_diagonal_hanging_cpu(mf_operator op, double *d)
   {
     double *work = NULL;
     const size_t wsize = mf_kernel_work_size(op);
-    int lerr = MF_CALLOC(s->ctx, wsize + 2 * (size_t)npc, &work);
+    int lerr = MF_CALLOC(NULL, wsize + 2 * (size_t)npc, &work); /* reported once, below */
     if (lerr) {
 #pragma omp atomic write
       ierr = lerr;
@@ -184,7 +186,9 @@ int mf_kernel_diagonal_hanging_cpu(mf_operator op, double *d)
     }
     free(work);
   }
-  return ierr;
+  MF_CHECK(!ierr, s->ctx, MF_ERR_MEMORY, "out of host memory for the work arrays of %d threads (diagonal)",
+           mf_max_threads());
+  return 0;
 }
 
 int mf_element_matrix_constrained(mf_operator op, int cell, double *Ac)

@@ -59,6 +59,8 @@ int mf_calloc(mf_context ctx, size_t count, size_t size, void *ptr);
 /** The same, zeroed by all OpenMP threads: large arrays get their pages first touched (faulted in)
  *  in parallel, which a single thread's calloc and first writes do one page at a time. */
 int mf_calloc_touch(mf_context ctx, size_t count, size_t size, void *ptr);
+/** The number of OpenMP threads a parallel region gets (1 without OpenMP). */
+int mf_max_threads(void);
 /** memcpy by all OpenMP threads. */
 void mf_parallel_copy(void *dst, const void *src, size_t bytes);
 #define MF_CALLOC_TOUCH(ctx, n, p) mf_calloc_touch((ctx), (size_t)(n), sizeof(**(p)), (p))
@@ -131,7 +133,7 @@ struct mf_space_s {
   int *dof_owner;       /* nlocal: the first cell with the DoF at an own (unconstrained) position, ncells
                            where this rank has none (possible for ghosts) */
   uint16_t *dof_pos;    /* nlocal: the DoF's node index in that cell */
-  int owners_complete;  /* every local DoF has an owner cell on this rank */
+  int owners_complete;  /* every local DoF, on every rank, has an owner cell on its rank */
   double *coords;       /* nlocal x dim: the point of every DoF, the node of the isoparametric geometry;
                            on the cuda backend made on first use (mf_space_host_coords) */
   double gll[MF_MAX_N1];/* 1D Gauss-Lobatto nodes on [0,1] */
@@ -147,7 +149,8 @@ struct mf_space_s {
   void *dev;            /* backend mirror of cell_nodes, bc, exchange lists */
 };
 
-/** The host array of node coordinates, made on first use (not thread-safe: call before parallel use). */
+/** The host array of node coordinates, made on first use (not thread-safe: call before parallel use).
+ *  Collective where it is not made yet on several ranks; set-up makes it there already. */
 int mf_space_host_coords(mf_space space);
 /** The point of one DoF, from its owner cell (owners_complete) or the host array. */
 void mf_space_dof_point(mf_space space, int dof, double *x);

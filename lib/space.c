@@ -22,6 +22,9 @@ static inline void atomic_min_int(int *p, int v)
   int cur = __atomic_load_n(p, __ATOMIC_RELAXED);
   while (v < cur && !__atomic_compare_exchange_n(p, &cur, v, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
   }
+#elif defined(_OPENMP)
+#pragma omp critical(mf_atomic_min)
+  if (v < *p) *p = v;
 #else
   if (v < *p) *p = v;
 #endif
@@ -83,6 +86,13 @@ int mf_space_colors(mf_space s)
   for (int c = 0; c <= s->ncolors; c++) count[c] = s->color_off[c];
   for (int e = 0; e < n; e++) s->color_cells[count[color[e]]++] = e;
 done:
+  if (ierr) { /* nothing half made: the next call starts over */
+    free(s->color_off);
+    free(s->color_cells);
+    s->color_off = NULL;
+    s->color_cells = NULL;
+    s->ncolors = 0;
+  }
   free(dofmask);
   free(color);
   free(count);
@@ -225,6 +235,9 @@ static int node_owners(mf_space s)
   int complete = 1;
 #pragma omp parallel for schedule(static) reduction(&& : complete)
   for (int i = 0; i < nlocal; i++) complete = complete && s->dof_owner[i] < ncells;
+  /* the same answer on every rank: what depends on it may exchange */
+  int rc = MPI_Allreduce(MPI_IN_PLACE, &complete, 1, MPI_INT, MPI_MIN, ctx->comm);
+  MF_CHECK(rc == MPI_SUCCESS, ctx, MF_ERR_MPI, "MPI_Allreduce failed (%d)", rc);
   s->owners_complete = complete;
   return 0;
 }
@@ -319,10 +332,13 @@ int mf_space_create(mf_mesh mesh, int degree, mf_space *space)
     mf_phase_end(ctx, MF_PHASE_ORDERING, t0);
   }
   if (!ierr) {
-    /* the cuda backend computes the points on the device where every DoF has an owner here */
+    /* the cuda backend computes the points on the device on one rank; with several, the host array
+     * (collective: its exchange makes a shared DoF's point the same on every rank) is made here, on
+     * every rank, so that no later call makes it on some ranks only */
     t0 = mf_phase_begin(ctx);
     ierr = node_owners(s);
-    if (!ierr && (ctx->backend == MF_BACKEND_CPU || !s->owners_complete)) ierr = mf_space_host_coords(s);
+    if (!ierr && (ctx->backend == MF_BACKEND_CPU || ctx->size > 1 || !s->owners_complete))
+      ierr = mf_space_host_coords(s);
     mf_phase_end(ctx, MF_PHASE_COORDINATES, t0);
   }
 #ifdef MFREE_WITH_CUDA

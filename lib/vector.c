@@ -321,17 +321,18 @@ typedef struct {
   double *xq, *jac, *wdet, *fq, *be;
 } cell_quad;
 
+/* per thread (no context: a failure is reported once by the caller) */
 static int cell_quad_init(mf_space s, const mf_basis1d *b, cell_quad *cq)
 {
   memset(cq, 0, sizeof *cq);
   cq->nqp = 1;
   for (int k = 0; k < s->dim; k++) cq->nqp *= b->nq;
   int ierr = mf_geom_work_init(s, b, &cq->gw);
-  if (!ierr) ierr = MF_CALLOC(s->ctx, (size_t)cq->nqp * s->dim, &cq->xq);
-  if (!ierr) ierr = MF_CALLOC(s->ctx, (size_t)cq->nqp * 9, &cq->jac);
-  if (!ierr) ierr = MF_CALLOC(s->ctx, (size_t)cq->nqp, &cq->wdet);
-  if (!ierr) ierr = MF_CALLOC(s->ctx, (size_t)cq->nqp, &cq->fq);
-  if (!ierr) ierr = MF_CALLOC(s->ctx, (size_t)cq->nqp, &cq->be);
+  if (!ierr) ierr = MF_CALLOC(NULL, (size_t)cq->nqp * s->dim, &cq->xq);
+  if (!ierr) ierr = MF_CALLOC(NULL, (size_t)cq->nqp * 9, &cq->jac);
+  if (!ierr) ierr = MF_CALLOC(NULL, (size_t)cq->nqp, &cq->wdet);
+  if (!ierr) ierr = MF_CALLOC(NULL, (size_t)cq->nqp, &cq->fq);
+  if (!ierr) ierr = MF_CALLOC(NULL, (size_t)cq->nqp, &cq->be);
   return ierr;
 }
 static void cell_quad_free(cell_quad *cq)
@@ -383,7 +384,9 @@ static int rhs_cpu(mf_vector bvec, const mf_basis1d *b, mf_coefficient_fn f, voi
     }
     cell_quad_free(&cq);
   }
-  return ierr;
+  MF_CHECK(!ierr, s->ctx, MF_ERR_MEMORY, "out of host memory for the work arrays of %d threads (right-hand side)",
+           mf_max_threads());
+  return 0;
 }
 
 /* Per-cell sums of (u_h - u)^2 w |det J| into cellsum (the caller adds them in cell order). */
@@ -417,7 +420,9 @@ static int l2_cells_cpu(mf_vector uh, const mf_basis1d *b, mf_coefficient_fn u, 
     }
     cell_quad_free(&cq);
   }
-  return ierr;
+  MF_CHECK(!ierr, s->ctx, MF_ERR_MEMORY, "out of host memory for the work arrays of %d threads (L2 error)",
+           mf_max_threads());
+  return 0;
 }
 
 static int assemble_rhs(mf_vector bvec, mf_coefficient_fn f, void *user)

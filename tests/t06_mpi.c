@@ -88,7 +88,9 @@ int main(int argc, char **argv)
     const char *mesh;
     int dim, level, adapt, p;
   } cases[] = {{"ball", 2, 2, 0, 3}, {"deformed", 2, 3, 0, 2}, {"ball", 3, 1, 0, 2}, {"deformed", 3, 2, 0, 3},
-               {"ball", 2, 1, 2, 3},  {"ball", 3, 1, 2, 2},     {"deformed", 3, 2, 1, 2}};
+               {"ball", 2, 1, 2, 3},  {"ball", 3, 1, 2, 2},     {"deformed", 3, 2, 1, 2},
+               /* ranks that see some ghost DoFs only at hanging positions, next to ranks that do not */
+               {"ball", 3, 1, 2, 1},  {"ball", 3, 1, 1, 3}};
   for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
     double qw[NQ], qs[NQ];
     compute(MPI_COMM_WORLD, cases[c].mesh, cases[c].dim, cases[c].level, cases[c].adapt, cases[c].p, qw);

@@ -90,16 +90,15 @@ int mf_cuda_stage(mf_context ctx, size_t bytes, void **host)
 {
   mf_cuda_context *c = mf_cuda_ctx(ctx);
   if (bytes > c->stage_bytes) {
-    cudaFreeHost(c->stage);
+    if (c->stage_pinned) cudaFreeHost(c->stage);
+    else free(c->stage);
     c->stage = NULL;
     c->stage_bytes = 0;
-    cudaError_t e = cudaMallocHost(&c->stage, bytes);
-    if (e != cudaSuccess) {
+    c->stage_pinned = cudaMallocHost(&c->stage, bytes) == cudaSuccess;
+    if (!c->stage_pinned) { /* pinned memory may be scarce: pageable works, only slower */
       cudaGetLastError();
-      c->stage = NULL;
-      return mf_error_set(ctx, MF_ERR_MEMORY, __FILE__, __LINE__, __func__,
-                          "cannot allocate %zu bytes of pinned host memory for set-up transfers: %s", bytes,
-                          cudaGetErrorString(e));
+      c->stage = malloc(bytes);
+      MF_CHECK(c->stage, ctx, MF_ERR_MEMORY, "out of host memory allocating %zu bytes for set-up transfers", bytes);
     }
     c->stage_bytes = bytes;
   }
@@ -128,7 +127,9 @@ static cudaError_t copy_to_device(mf_context ctx, void *dst, const void *src, si
     e = cudaMemcpyAsync((char *)dst + off, buf, n, cudaMemcpyHostToDevice, 0);
     if (e == cudaSuccess) e = cudaEventRecord(ev[b], 0);
   }
-  if (e == cudaSuccess) e = cudaStreamSynchronize(0);
+  /* all chunks done before the buffers are reused, also after an error */
+  cudaError_t es = cudaStreamSynchronize(0);
+  if (e == cudaSuccess) e = es;
   for (int b = 0; b < 2; b++)
     if (ev[b]) cudaEventDestroy(ev[b]);
   return e;
@@ -185,7 +186,8 @@ extern "C" void mf_cuda_context_finalize(mf_context ctx)
   if (!c) return;
   if (c->cublas) cublasDestroy(c->cublas);
   mf_cuda_free(ctx, c->scalar);
-  cudaFreeHost(c->stage);
+  if (c->stage_pinned) cudaFreeHost(c->stage);
+  else free(c->stage);
   free(c->allocs);
   free(c);
   ctx->cuda = NULL;
@@ -303,7 +305,7 @@ static int space_setup(mf_space s)
                          "the cells with hanging nodes"));
   MF_CALL(mf_cuda_upload(ctx, (void **)&d->bc, s->bc, nl, "the boundary marks"));
   MF_CALL(mf_cuda_upload(ctx, (void **)&d->bc_list, s->bc_list, sizeof(int) * (size_t)s->nbc, "the boundary DoFs"));
-  if (s->coords) /* made on the host (several ranks, or DoFs seen only at constrained positions) */
+  if (s->coords) /* made on the host (several ranks: shared DoFs take the same point on every rank) */
     MF_CALL(mf_cuda_upload(ctx, (void **)&d->coords, s->coords, sizeof(double) * nl * s->dim, "the node coordinates"));
   else {
     MF_CALL(mf_cuda_malloc(ctx, (void **)&d->coords, sizeof(double) * nl * s->dim, "the node coordinates"));

@@ -23,8 +23,8 @@ int mf_cuda_vector_setup(mf_vector v);
 /** The operator on the device: quadrature data computed there (coefficient c evaluated on the host
  *  at points computed there), 1D matrices; phases geometry, coefficient and h2d. */
 int mf_cuda_operator_setup(mf_operator op, mf_coefficient_fn c, void *user, double a, double b);
-/** b (local entries, before the export-add) = sum over cells of C^T B^T (f w |det J|), b a 1D basis
- *  with Gauss q = p + 2: points on the device, f on the host in batches. */
+/** b (local entries, before the export-add) = sum over cells of C^T B^T (f w |det J|) with the 1D
+ *  basis b (the caller's rule): points on the device, f on the host in batches. */
 int mf_cuda_assemble_rhs(mf_vector bvec, const mf_basis1d *b, mf_coefficient_fn f, void *user);
 /** cellsum[e] (host) = sum over the points of cell e of (u_h - u)^2 w |det J| (ghosts of uh imported). */
 int mf_cuda_l2_cells(mf_vector uh, const mf_basis1d *b, mf_coefficient_fn u, void *user, double *cellsum);

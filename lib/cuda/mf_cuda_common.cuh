@@ -16,7 +16,8 @@
       return mf_error_set((ctx), MF_ERR_CUDA, __FILE__, __LINE__, __func__, "%s failed: %s (%s)", #call, \
                           cudaGetErrorString(mf_cerr_), cudaGetErrorName(mf_cerr_));                  \
   } while (0)
-// After a kernel launch: the launch error (configuration) and, in debug builds, execution errors.
+// After a kernel launch: the launch error (configuration); an execution error shows at the next
+// synchronising call.
 #define MF_CUDA_LAUNCH_CHECK(ctx, what) MF_CUDA_CALL(ctx, cudaGetLastError())
 #define MF_CUBLAS_CALL(ctx, call)                                                                       \
   do {                                                                                                 \
@@ -42,6 +43,7 @@ struct mf_cuda_context {
   // pinned host staging for set-up transfers (grown on demand, freed with the context)
   void *stage;
   size_t stage_bytes;
+  int stage_pinned;
 };
 
 struct mf_cuda_space {

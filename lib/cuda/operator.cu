@@ -136,7 +136,8 @@ struct diag_hanging_args {
 
 static size_t diag_hanging_shared(const mfg::cell_shape &c)
 {
-  return sizeof(double) * ((size_t)c.nq * c.n1 + (size_t)c.nq * c.nq + 2 * c.n1 * c.n1 + (size_t)(2 + c.dim) * c.nqp);
+  return sizeof(double) * ((size_t)c.nq * c.n1 + (size_t)c.nq * c.nq + 2 * c.n1 * c.n1 + (size_t)(2 + c.dim) * c.nqp +
+                           (size_t)c.npc);
 }
 
 __global__ void __launch_bounds__(1024) k_diag_hanging(const diag_hanging_args a)
@@ -144,9 +145,11 @@ __global__ void __launch_bounds__(1024) k_diag_hanging(const diag_hanging_args a
   extern __shared__ double sm[];
   const mfg::cell_shape c = a.c;
   double *sB = sm, *sD = sB + c.nq * c.n1, *sP = sD + c.nq * c.nq, *s0 = sP + 2 * c.n1 * c.n1, *s1 = s0 + c.nqp;
-  double *v = s1 + c.nqp;
+  double *v = s1 + c.nqp, *column = v + (size_t)c.dim * c.nqp;
   const int cell = a.cells[blockIdx.x], mask = a.mask[cell];
   const int *nodes = a.cell_nodes + (size_t)cell * c.npc;
+  for (int j = threadIdx.x; j < c.npc; j += blockDim.x) /* which columns need the cell operator: once */
+    column[j] = mf_hanging_diag_column(c.dim, c.n1, c.npc, mask, nodes, j) ? 1.0 : 0.0;
   mfg::stage(sB, a.B, c.nq * c.n1);
   mfg::stage(sD, a.D, c.nq * c.nq);
   mfg::stage(sP, a.P, 2 * c.n1 * c.n1);
@@ -159,7 +162,7 @@ __global__ void __launch_bounds__(1024) k_diag_hanging(const diag_hanging_args a
   double acc = 0.0;
   __syncthreads();
   for (int j = 0; j < c.npc; j++) {
-    if (!mf_hanging_diag_column(c.dim, c.n1, c.npc, mask, nodes, j)) continue; /* the same j for all threads */
+    if (column[j] == 0.0) continue; /* the same j for all threads */
     s0[t.q] = (t.isdof && t.pos == j) ? 1.0 : 0.0;
     __syncthreads();
     mfg::hanging(c, s0, mask, sP, t, false);
@@ -264,7 +267,8 @@ extern "C" int mf_cuda_operator_setup(mf_operator op, mf_coefficient_fn c, void 
   int ierr = mf_cuda_malloc(ctx, (void **)&d->qd, sizeof(double) * op->qd.len, "quadrature data");
   /* the padding of the AoSoA blocks stays defined (zero), as on the host */
   if (!ierr && cudaMemset(d->qd, 0, sizeof(double) * op->qd.len) != cudaSuccess)
-    ierr = mf_error_set(ctx, MF_ERR_CUDA, __FILE__, __LINE__, __func__, "cudaMemset of the quadrature data failed");
+    ierr = mf_error_set(ctx, MF_ERR_CUDA, __FILE__, __LINE__, __func__, "cudaMemset of the quadrature data failed: %s",
+                        cudaGetErrorString(cudaGetLastError()));
   if (!ierr) ierr = mf_cuda_upload(ctx, (void **)&d->B, bs->B, sizeof(double) * nq * n1, "basis matrices");
   if (!ierr) ierr = mf_cuda_upload(ctx, (void **)&d->D, bs->D, sizeof(double) * nq * nq, "basis matrices");
   if (!ierr) ierr = mf_cuda_upload(ctx, (void **)&d->BB, bs->BB, sizeof(double) * nq * n1, "basis matrices");

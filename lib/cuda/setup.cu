@@ -99,7 +99,7 @@ __global__ void __launch_bounds__(1024) k_geometry(const geo_args a)
     det = mf_qf_det(c.dim, J);
   }
   if (a.wdet) a.wdet[bidx] = w * fabs(det);
-  if (!(fabs(det) > 0.0)) atomicMin(a.bad, ((unsigned long long)cell << 20) | (unsigned long long)q);
+  if (a.bad && !(fabs(det) > 0.0)) atomicMin(a.bad, ((unsigned long long)cell << 20) | (unsigned long long)q);
 }
 
 // qd components that carry the coefficient *= c, for the points of cells [cell_begin, cell_end).
@@ -128,7 +128,9 @@ __host__ __device__ inline size_t rhs_shared(const cell_shape &c, int cells_per_
   return sizeof(double) * ((size_t)c.nq * c.n1 + 2 * c.n1 * c.n1 + (size_t)cells_per_block * 2 * c.nqp);
 }
 
-// b += C^T (B^T x B^T x B^T) (f w |det J|), atomically (as mf_vector_assemble_rhs on the CPU).
+// b += C^T (B^T x B^T x B^T) (f w |det J|), atomically (the CPU twin, rhs_cpu, scatters color by
+// color): the sums agree with the CPU's to rounding, not bitwise, and may differ in the last bits
+// from run to run.
 __global__ void __launch_bounds__(1024) k_rhs(const rhs_args a)
 {
   extern __shared__ double sm[];
@@ -398,15 +400,20 @@ extern "C" int mf_cuda_assemble_rhs(mf_vector bvec, const mf_basis1d *b, mf_coef
   const int cpb = batch_cells(cs.nqp, s->ncells);
   const size_t bp = (size_t)cpb * cs.nqp;
   MF_CALL(bvec->ops.set_value(bvec, 0.0));
-  MF_CALL(mf_cuda_require(ctx, sizeof(double) * 2 * bp * (s->dim + 2) + 1024, "the right-hand side"));
+  const size_t basis = sizeof(double) * ((size_t)b->nq * b->n1 + (size_t)b->nq * b->nq + b->nq) + 64;
+  MF_CALL(mf_cuda_require(ctx, sizeof(double) * 2 * bp * (s->dim + 2) + basis, "the right-hand side"));
   dev_basis db(ctx);
   MF_CALL(db.upload(b));
   unsigned long long *bad = NULL;
   double *buf = NULL;
   int ierr = mf_cuda_malloc(ctx, (void **)&bad, sizeof *bad, "a flag");
   if (!ierr) ierr = mf_cuda_malloc(ctx, (void **)&buf, sizeof(double) * 2 * bp * (s->dim + 2), "set-up batch buffers");
-  if (!ierr && cudaMemset(bad, 0xff, sizeof *bad) != cudaSuccess)
-    ierr = mf_error_set(ctx, MF_ERR_CUDA, __FILE__, __LINE__, __func__, "cudaMemset failed");
+  if (!ierr) {
+    cudaError_t e = cudaMemset(bad, 0xff, sizeof *bad);
+    if (e != cudaSuccess)
+      ierr = mf_error_set(ctx, MF_ERR_CUDA, __FILE__, __LINE__, __func__, "cudaMemset of a flag failed: %s",
+                          cudaGetErrorString(e));
+  }
   if (!ierr) {
     double *xq_dev[2] = {buf, buf + bp * s->dim}, *val_dev[2] = {buf + 2 * bp * s->dim, buf + 2 * bp * s->dim + bp};
     double *wdet[2] = {buf + 2 * bp * (s->dim + 1), buf + 2 * bp * (s->dim + 1) + bp};
@@ -455,7 +462,8 @@ extern "C" int mf_cuda_l2_cells(mf_vector uh, const mf_basis1d *b, mf_coefficien
   const cell_shape cs = mfg::make_shape(s->dim, s->n1, b->nq);
   const int cpb = batch_cells(cs.nqp, s->ncells);
   const size_t bp = (size_t)cpb * cs.nqp;
-  MF_CALL(mf_cuda_require(ctx, sizeof(double) * (2 * bp * (s->dim + 3) + (size_t)s->ncells) + 1024, "the L2 error"));
+  const size_t basis = sizeof(double) * ((size_t)b->nq * b->n1 + (size_t)b->nq * b->nq + b->nq) + 64;
+  MF_CALL(mf_cuda_require(ctx, sizeof(double) * (2 * bp * (s->dim + 3) + (size_t)s->ncells) + basis, "the L2 error"));
   dev_basis db(ctx);
   MF_CALL(db.upload(b));
   double *buf = NULL, *sums = NULL;
