@@ -16,7 +16,7 @@ app="$b/apps/mfree-poisson --backend cuda --mesh ball --coefficient ljungkvist -
 for tool in memcheck racecheck synccheck; do
   for args in "--dim 3 --degree 2 --refine 1 --adapt shells --levels 2" "--dim 2 --degree 3 --refine 2 --adapt shells --levels 1"; do
     echo "== compute-sanitizer --tool $tool mfree-poisson $args"
-    compute-sanitizer --tool $tool --error-exitcode 9 $app $args 2>&1 | grep -E "ERROR SUMMARY|RACECHECK SUMMARY|CG iter|L2|rror" | head -8
+    timeout 200 compute-sanitizer --tool $tool --error-exitcode 9 $app $args 2>&1 | grep -E "ERROR SUMMARY|RACECHECK SUMMARY|CG iter|L2|rror" | head -8
     echo "exit ${PIPESTATUS[0]}"
   done
 done > "$out/sanitizer.log" 2>&1
