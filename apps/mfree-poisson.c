@@ -17,6 +17,8 @@ static void usage(FILE *f)
           "  --backend B        cpu | cuda | auto (default auto)\n"
           "  --coefficient C    constant | ljungkvist, c(x) = 1/(0.05 + 2|x|^2) (default ljungkvist)\n"
           "  --tol T            relative CG tolerance (default 1e-10)\n"
+          "  --pc P             preconditioner: jacobi | chebyshev | none (default jacobi)\n"
+          "  --pc-degree K      Chebyshev degree (default 4)\n"
           "  --adapt none|shells  adaptive refinement: shells refines along several spherical shells\n"
           "  --levels L         rounds of adaptive refinement (default 2 with --adapt shells)\n"
           "  --json FILE        also write the summary as one JSON object to FILE\n"
@@ -53,7 +55,8 @@ int main(int argc, char **argv)
 {
   int dim = 3, degree = 3, refine = 3, levels = 2;
   const char *adapt = "none";
-  const char *mesh_name = "ball", *backend = "auto", *coef_name = "ljungkvist", *json = NULL;
+  const char *mesh_name = "ball", *backend = "auto", *coef_name = "ljungkvist", *json = NULL, *pc_name = "jacobi";
+  poisson_pc pcopt = {MF_PC_JACOBI, 0};
   double tol = 1e-10;
   int bad = 0;
 
@@ -86,6 +89,8 @@ int main(int argc, char **argv)
     else if (!strcmp(o, "--json")) json = v;
     else if (!strcmp(o, "--adapt")) adapt = v;
     else if (!strcmp(o, "--levels")) bad = parse_int(o, v, &levels);
+    else if (!strcmp(o, "--pc")) pc_name = v;
+    else if (!strcmp(o, "--pc-degree")) bad = parse_int(o, v, &pcopt.degree);
     else {
       fprintf(stderr, "mfree-poisson: unknown option '%s' (see --help)\n", o);
       bad = 1;
@@ -99,6 +104,19 @@ int main(int argc, char **argv)
       fprintf(stderr, "mfree-poisson: option --coefficient: unknown coefficient '%s' (constant | ljungkvist)\n", coef_name);
       bad = 1;
     }
+  }
+  if (!bad) {
+    if (!strcmp(pc_name, "jacobi")) pcopt.kind = MF_PC_JACOBI;
+    else if (!strcmp(pc_name, "chebyshev")) pcopt.kind = MF_PC_CHEBYSHEV;
+    else if (!strcmp(pc_name, "none")) pcopt.kind = MF_PC_NONE;
+    else {
+      fprintf(stderr, "mfree-poisson: option --pc: unknown preconditioner '%s' (jacobi | chebyshev | none)\n", pc_name);
+      bad = 1;
+    }
+  }
+  if (!bad && (pcopt.degree < 0 || pcopt.degree > 64)) {
+    fprintf(stderr, "mfree-poisson: option --pc-degree: %d out of range 1..64\n", pcopt.degree);
+    bad = 1;
   }
   if (!bad && strcmp(adapt, "none") && strcmp(adapt, "shells")) {
     fprintf(stderr, "mfree-poisson: option --adapt: unknown pattern '%s' (none | shells)\n", adapt);
@@ -128,7 +146,7 @@ int main(int argc, char **argv)
   if (!ierr) t_mesh = MPI_Wtime() - t_mesh;
   int64_t ncells = 0;
   if (!ierr) ierr = mf_mesh_num_cells(mesh, &ncells);
-  if (!ierr) ierr = poisson_solve(mesh, degree, coef, tol, &res);
+  if (!ierr) ierr = poisson_solve_pc(mesh, degree, coef, tol, &pcopt, &res);
   if (!ierr) ierr = mf_context_phase_times(ctx, phases);
   size_t mem_in_use = 0, mem_peak = 0;
   if (!ierr) ierr = mf_context_device_memory(ctx, &mem_in_use, &mem_peak);
@@ -157,13 +175,14 @@ int main(int argc, char **argv)
            "  DoFs           %lld\n"
            "  ranks          %d\n"
            "  backend        %s\n"
+           "  preconditioner %s\n"
            "  CG iterations  %d (%s, relative residual %.2e, tol %.1e)\n"
            "  setup time     %.3f s (mesh to solver ready)\n"
            "  solve time     %.3f s (%.3e s per iteration, %.3e DoF/s per iteration)\n"
            "  L2 error       %.6e (%.3f s)\n"
            "  device memory  %.3f GB peak (rank 0)\n",
            mesh_name, dim, refine, adapt, (long long)ncells, degree, degree, degree + 1, coef_name, (long long)res.ndofs, nranks, be,
-           res.iterations, res.converged ? "converged" : "NOT converged", res.residual, tol, setup,
+           pc_name, res.iterations, res.converged ? "converged" : "NOT converged", res.residual, tol, setup,
            res.solve_s, res.s_per_iter, dofs_per_s, res.l2_error, res.error_s, mem_peak / 1e9);
     printf("  setup          phase          seconds   share\n");
     for (int k = 0; k < MF_PHASE_COUNT; k++)
@@ -178,11 +197,11 @@ int main(int argc, char **argv)
       } else {
         fprintf(f,
                 "{\"ndofs\": %lld, \"ranks\": %d, \"backend\": \"%s\", \"degree\": %d, \"dim\": %d, "
-                "\"mesh\": \"%s\", \"refine\": %d, \"adapt\": \"%s\", \"cells\": %lld, \"coefficient\": \"%s\", \"iterations\": %d, "
+                "\"mesh\": \"%s\", \"refine\": %d, \"adapt\": \"%s\", \"cells\": %lld, \"coefficient\": \"%s\", \"pc\": \"%s\", \"iterations\": %d, "
                 "\"converged\": %s, \"setup_s\": %.6e, \"solve_s\": %.6e, \"s_per_iteration\": %.6e, "
                 "\"dofs_per_s_per_iteration\": %.6e, \"l2_error\": %.10e, \"l2_error_s\": %.6e, \"device_mem_peak_bytes\": %zu, \"setup_phases_s\": {",
                 (long long)res.ndofs, nranks, be, degree, dim, mesh_name, refine, adapt, (long long)ncells, coef_name,
-                res.iterations,
+                pc_name, res.iterations,
                 res.converged ? "true" : "false", setup, res.solve_s, res.s_per_iter, dofs_per_s,
                 res.l2_error, res.error_s, mem_peak);
         for (int k = 0; k < MF_PHASE_COUNT; k++) fprintf(f, "\"%s\": %.6e, ", mf_phase_name((mf_phase)k), phases[k]);

@@ -54,9 +54,16 @@ static double poisson_f(const double *x, int dim, void *user)
   return f;
 }
 
+/* The preconditioner of the solve (mfree-poisson --pc, --pc-degree). */
+typedef struct {
+  mf_pc_kind kind; /* MF_PC_JACOBI (default), MF_PC_CHEBYSHEV or MF_PC_NONE */
+  int degree;      /* Chebyshev degree (0: the library's default) */
+} poisson_pc;
+
 typedef struct {
   int64_t ndofs;
   int iterations, converged;
+  double lambda_max; /* Chebyshev: the estimated largest eigenvalue of D^-1 A */
   double setup_s, solve_s, s_per_iter, l2_error, residual;
   double error_s; /* time of the L2 error after the solve */
 } poisson_result;
@@ -67,14 +74,17 @@ typedef struct {
     if (ierr) goto cleanup;  \
   } while (0)
 
-/** Solve the manufactured problem on mesh with Q_degree; returns 0 or the first error code. */
-static int poisson_solve(mf_mesh mesh, int degree, poisson_coef coef, double tol, poisson_result *res)
+/** Solve the manufactured problem on mesh with Q_degree and the preconditioner pcopt (NULL: Jacobi);
+ *  returns 0 or the first error code. */
+static int poisson_solve_pc(mf_mesh mesh, int degree, poisson_coef coef, double tol, const poisson_pc *pcopt,
+                            poisson_result *res)
 {
   int ierr = 0;
   mf_space space = NULL;
   mf_operator A = NULL;
   mf_vector b = NULL, x = NULL, g = NULL, t = NULL;
   mf_cg cg = NULL;
+  mf_pc pc = NULL;
   mf_cg_info info;
   memset(res, 0, sizeof *res);
   double t0 = MPI_Wtime();
@@ -94,8 +104,14 @@ static int poisson_solve(mf_mesh mesh, int degree, poisson_coef coef, double tol
   POISSON_CALL(mf_operator_set_dirichlet(A, 1));
   POISSON_CALL(mf_cg_create(A, &cg));
   POISSON_CALL(mf_cg_set_tolerance(cg, tol, 20000));
+  if (pcopt && pcopt->kind != MF_PC_JACOBI) {
+    POISSON_CALL(mf_pc_create(A, pcopt->kind, &pc));
+    if (pcopt->kind == MF_PC_CHEBYSHEV && pcopt->degree > 0) POISSON_CALL(mf_pc_set_chebyshev(pc, pcopt->degree, 20.0, 12));
+    POISSON_CALL(mf_cg_set_pc(cg, pc));
+  }
   POISSON_CALL(mf_vector_set_value(x, 0.0));
-  POISSON_CALL(mf_cg_setup(cg)); /* the Jacobi diagonal belongs to set-up */
+  POISSON_CALL(mf_cg_setup(cg)); /* the preconditioner's set-up (diagonal, eigenvalues) belongs to set-up */
+  if (pc && pcopt->kind == MF_PC_CHEBYSHEV) POISSON_CALL(mf_pc_eigenvalue(pc, &res->lambda_max));
   res->setup_s = MPI_Wtime() - t0;
   POISSON_CALL(mf_cg_solve(cg, b, x, &info));
   POISSON_CALL(mf_vector_axpy(x, 1.0, g)); /* u_h = w + g_h */
@@ -109,6 +125,7 @@ static int poisson_solve(mf_mesh mesh, int degree, poisson_coef coef, double tol
   res->residual = info.residual / (info.residual0 > 0 ? info.residual0 : 1.0);
 cleanup:
   mf_cg_destroy(&cg);
+  mf_pc_destroy(&pc);
   mf_vector_destroy(&t);
   mf_vector_destroy(&g);
   mf_vector_destroy(&x);
@@ -116,6 +133,12 @@ cleanup:
   mf_operator_destroy(&A);
   mf_space_destroy(&space);
   return ierr;
+}
+
+/** The same with the Jacobi preconditioner. */
+static inline int poisson_solve(mf_mesh mesh, int degree, poisson_coef coef, double tol, poisson_result *res)
+{
+  return poisson_solve_pc(mesh, degree, coef, tol, NULL, res);
 }
 
 #endif

@@ -1,6 +1,7 @@
-/* cg.c -- Jacobi-preconditioned conjugate gradients on any mf_operator. The iteration uses only
- * vector operations of the backend, so on the GPU no vector leaves the device; the scalars of the
- * dot products are the only host traffic. */
+/* cg.c -- preconditioned conjugate gradients on any mf_operator, the preconditioner behind the mf_pc
+ * table (lib/mg/pc.c; the cg's own Jacobi unless another is set). The iteration uses only vector
+ * operations of the backend, so on the GPU no vector leaves the device; the scalars of the dot
+ * products are the only host traffic. */
 #include "mfree_impl.h"
 
 #include <math.h>
@@ -8,9 +9,10 @@
 struct mf_cg_s {
   mf_operator op;
   double rtol;
-  int maxit, jacobi;
-  mf_vector r, z, p, Ap, dinv;
-  int dinv_valid;
+  int maxit;
+  mf_vector r, z, p, Ap;
+  mf_pc own; /* the cg's own preconditioner (Jacobi or none) */
+  mf_pc pc;  /* the one in use: own, or the user's */
   double *history;
   int nhistory;
 };
@@ -26,12 +28,12 @@ int mf_cg_create(mf_operator op, mf_cg *cg)
   c->op = op;
   c->rtol = 1e-10;
   c->maxit = 10000;
-  c->jacobi = 1;
   int ierr = mf_vector_create(op->space, &c->r);
   if (!ierr) ierr = mf_vector_create(op->space, &c->z);
   if (!ierr) ierr = mf_vector_create(op->space, &c->p);
   if (!ierr) ierr = mf_vector_create(op->space, &c->Ap);
-  if (!ierr) ierr = mf_vector_create(op->space, &c->dinv);
+  if (!ierr) ierr = mf_pc_create(op, MF_PC_JACOBI, &c->own);
+  c->pc = c->own;
   mf_phase_end(op->ctx, MF_PHASE_SOLVER, t0);
   if (ierr) {
     mf_cg_destroy(&c);
@@ -49,7 +51,7 @@ int mf_cg_destroy(mf_cg *cg)
   mf_vector_destroy(&c->z);
   mf_vector_destroy(&c->p);
   mf_vector_destroy(&c->Ap);
-  mf_vector_destroy(&c->dinv);
+  mf_pc_destroy(&c->own);
   free(c->history);
   free(c);
   *cg = NULL;
@@ -69,8 +71,24 @@ int mf_cg_set_tolerance(mf_cg cg, double rtol, int max_iterations)
 int mf_cg_set_jacobi(mf_cg cg, int on)
 {
   MF_CHECK(cg, NULL, MF_ERR_NULL, "cg is NULL");
-  cg->jacobi = on != 0;
-  cg->dinv_valid = 0;
+  mf_pc pc = NULL;
+  MF_CALL(mf_pc_create(cg->op, on ? MF_PC_JACOBI : MF_PC_NONE, &pc));
+  mf_pc_destroy(&cg->own);
+  cg->own = cg->pc = pc;
+  return 0;
+}
+
+int mf_cg_set_pc(mf_cg cg, mf_pc pc)
+{
+  MF_CHECK(cg, NULL, MF_ERR_NULL, "cg is NULL");
+  if (!pc) {
+    cg->pc = cg->own;
+    return 0;
+  }
+  MF_CHECK(mf_pc_operator(pc)->space == cg->op->space, cg->op->ctx, MF_ERR_INCOMPATIBLE,
+           "preconditioner of another space (%lld DoFs) than the cg's operator (%lld)",
+           (long long)mf_pc_operator(pc)->space->nglobal, (long long)cg->op->space->nglobal);
+  cg->pc = pc;
   return 0;
 }
 
@@ -86,22 +104,11 @@ int mf_cg_residual_history(mf_cg cg, const double **history, int *length)
 int mf_cg_setup(mf_cg c)
 {
   MF_CHECK(c, NULL, MF_ERR_NULL, "cg is NULL");
-  if (!c->jacobi || c->dinv_valid) return 0;
-  mf_context ctx = c->op->ctx;
-  double t0 = mf_phase_begin(ctx);
-  int ierr = mf_operator_diagonal(c->op, c->dinv);
-  if (!ierr) ierr = c->dinv->ops.reciprocal(c->dinv);
-  mf_phase_end(ctx, MF_PHASE_DIAGONAL, t0);
-  c->dinv_valid = !ierr;
-  return ierr;
+  return mf_pc_setup(c->pc);
 }
 
 /* z <- M^{-1} r */
-static int precondition(mf_cg c)
-{
-  if (c->jacobi) return c->z->ops.pmult(c->z, c->dinv, c->r);
-  return c->z->ops.copy(c->z, c->r);
-}
+static int precondition(mf_cg c) { return mf_pc_apply(c->pc, c->r, c->z); }
 
 int mf_cg_solve(mf_cg c, mf_vector b, mf_vector x, mf_cg_info *info)
 {

@@ -40,6 +40,7 @@ typedef struct mf_space_s *mf_space;
 typedef struct mf_vector_s *mf_vector;
 typedef struct mf_operator_s *mf_operator;
 typedef struct mf_cg_s *mf_cg;
+typedef struct mf_pc_s *mf_pc;
 
 /** Scalar coefficient c(x) evaluated at quadrature points; x has dim entries. The library calls it
  *  from several OpenMP threads at once (set-up runs in parallel on the host, also for the cuda
@@ -217,6 +218,38 @@ int mf_vector_zero_boundary(mf_vector x);
  *  order on every backend and thread count (deterministic). */
 int mf_vector_l2_error(mf_vector uh, mf_coefficient_fn u, void *user, double *err);
 
+/* ---------------------------------------------------------------- preconditioners */
+
+/** Preconditioner kinds: z = M^-1 r. */
+typedef enum {
+  MF_PC_NONE = 0,      /**< z = r */
+  MF_PC_JACOBI = 1,    /**< z = D^-1 r, D the operator's matrix-free diagonal */
+  MF_PC_CHEBYSHEV = 2, /**< z = x_k, k steps of the Chebyshev iteration for A x = r around D^-1 from
+                            x_0 = 0, on the eigenvalue interval [1.2 lambda / range, 1.2 lambda],
+                            lambda the largest eigenvalue of D^-1 A estimated at set-up: a fixed
+                            polynomial in D^-1 A, symmetric and positive, k - 1 applications of A */
+  MF_PC_SHELL = 4      /**< z = apply(r, z, user), a user function (mf_pc_create_shell) */
+} mf_pc_kind;
+/** A user preconditioner: z <- M^-1 r (r must not change). */
+typedef int (*mf_pc_apply_fn)(mf_vector r, mf_vector z, void *user);
+
+/** @brief A preconditioner of the given kind for op (MF_PC_NONE, MF_PC_JACOBI or MF_PC_CHEBYSHEV). */
+int mf_pc_create(mf_operator op, mf_pc_kind kind, mf_pc *pc);
+/** @brief A preconditioner that calls apply (MF_PC_SHELL). */
+int mf_pc_create_shell(mf_operator op, mf_pc_apply_fn apply, void *user, mf_pc *pc);
+/** @brief Chebyshev parameters: polynomial degree k (1..64, default 4), range = lambda_max/lambda_min
+ *  of the targeted interval (> 1, default 20), CG steps for the eigenvalue estimate (2..100, default
+ *  12). Takes effect at the next set-up. */
+int mf_pc_set_chebyshev(mf_pc pc, int degree, double range, int eig_steps);
+/** @brief The work before the first application (diagonal, eigenvalue estimate); mf_pc_apply calls it
+ *  when not done. Counts as set-up phase "diagonal". */
+int mf_pc_setup(mf_pc pc);
+/** @brief z <- M^-1 r; r and z different vectors of the operator's space. */
+int mf_pc_apply(mf_pc pc, mf_vector r, mf_vector z);
+/** @brief The estimated largest eigenvalue of D^-1 A (MF_PC_CHEBYSHEV, after set-up). */
+int mf_pc_eigenvalue(mf_pc pc, double *lambda_max);
+int mf_pc_destroy(mf_pc *pc);
+
 /* ---------------------------------------------------------------- CG */
 
 /** Result of a CG solve. */
@@ -229,15 +262,21 @@ typedef struct {
   double seconds_per_iter; /**< seconds / iterations */
 } mf_cg_info;
 
-/** @brief Jacobi-preconditioned CG on any operator (matrix-free, assembled or shell). */
+/** @brief Preconditioned CG on any operator (matrix-free, assembled or shell); Jacobi unless
+ *  mf_cg_set_pc or mf_cg_set_jacobi say otherwise. */
 int mf_cg_create(mf_operator op, mf_cg *cg);
-/** @brief Compute what the solve needs before the first iteration (the inverse diagonal for the Jacobi
- *  preconditioner), so that it counts as set-up; mf_cg_solve calls it when not done. */
+/** @brief Compute what the solve needs before the first iteration (the preconditioner's set-up: the
+ *  inverse diagonal, eigenvalue estimates), so that it counts as set-up; mf_cg_solve calls it when not
+ *  done. */
 int mf_cg_setup(mf_cg cg);
 /** @brief Relative tolerance on sqrt(r^T z) (default 1e-10) and iteration limit (default 10000). */
 int mf_cg_set_tolerance(mf_cg cg, double rtol, int max_iterations);
-/** @brief Use the Jacobi preconditioner (on, default) or none (off). */
+/** @brief Use the Jacobi preconditioner (on, default) or none (off); drops a preconditioner set by
+ *  mf_cg_set_pc. */
 int mf_cg_set_jacobi(mf_cg cg, int on);
+/** @brief Precondition with pc (of the same operator's space): the cg uses it, does not own it, and it
+ *  must live until the cg's last solve. NULL goes back to the cg's own Jacobi. */
+int mf_cg_set_pc(mf_cg cg, mf_pc pc);
 /** @brief Solve A x = b from the initial guess in x. Not reaching the tolerance returns 0 with
  *  info.converged = 0 (the caller decides). */
 int mf_cg_solve(mf_cg cg, mf_vector b, mf_vector x, mf_cg_info *info);

@@ -337,6 +337,9 @@ struct mf_operator_s {
   void *dev;       /* backend state: device quadrature data and basis */
 };
 
+/** The operator a preconditioner was made for (lib/mg/pc.c). */
+mf_operator mf_pc_operator(mf_pc pc);
+
 /** CPU reference kernels (lib/kernels_cpu.c). x, y: local arrays (owned + ghost). */
 int mf_kernel_apply_cpu(mf_operator op, const double *x, double *y);
 int mf_kernel_diagonal_cpu(mf_operator op, double *d);

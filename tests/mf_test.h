@@ -32,6 +32,15 @@ static int t_failures = 0;
     }                                                                                         \
   } while (0)
 
+/* A call that must fail with `code` and a message containing `substr`. */
+#define EXPECT(expr, code, substr)                                                                     \
+  do {                                                                                                 \
+    int e_ = (expr);                                                                                   \
+    const char *m_ = mf_last_error_message();                                                          \
+    T_CHECK(e_ == (code), "%s returned %d, expected %d (%s)", #expr, e_, (int)(code), m_);             \
+    T_CHECK(strstr(m_, substr) != NULL, "%s: message '%s' does not contain '%s'", #expr, m_, substr); \
+  } while (0)
+
 /* Exit code of a test: 0 if every check passed on every rank. */
 static int t_finish(void)
 {

@@ -2,14 +2,6 @@
  * aborts. Each check asserts the code and a substring of the message. */
 #include "mf_test.h"
 
-#define EXPECT(expr, code, substr)                                                                     \
-  do {                                                                                                 \
-    int e_ = (expr);                                                                                   \
-    const char *m_ = mf_last_error_message();                                                          \
-    T_CHECK(e_ == (code), "%s returned %d, expected %d (%s)", #expr, e_, (int)(code), m_);             \
-    T_CHECK(strstr(m_, substr) != NULL, "%s: message '%s' does not contain '%s'", #expr, m_, substr); \
-  } while (0)
-
 static double one_fn(const double *x, int dim, void *u) { return 1.0 + x[0]; }
 static int negate(mf_vector x, mf_vector y, void *user)
 {

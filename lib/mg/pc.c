@@ -1,0 +1,254 @@
+/* pc.c -- the mf_pc object: preconditioners z = M^-1 r behind one table, so that CG (lib/cg.c) and,
+ * later, multigrid smoothers call them alike. Kinds: none, Jacobi (the matrix-free diagonal),
+ * Chebyshev (a fixed polynomial in D^-1 A from an eigenvalue estimate), shell (a user function).
+ * Everything is written with vector operations of the backend table and operator applications, so
+ * one code runs on the CPU and, with no host copies, on the GPU.
+ *
+ * Chebyshev iteration for A x = r from x = 0, D = diag(A), eigenvalues of D^-1 A targeted in
+ * [a, b] = [1.2 lambda / range, 1.2 lambda] (theta = (b + a)/2, delta = (b - a)/2, sigma = theta/delta):
+ *     d_1 = D^-1 r / theta,  x_1 = d_1,  rho_1 = 1/sigma
+ *     rho_{k+1} = 1/(2 sigma - rho_k)
+ *     d_{k+1} = rho_{k+1} rho_k d_k + (2 rho_{k+1}/delta) D^-1 (r - A x_k),  x_{k+1} = x_k + d_{k+1}
+ * x_k = p(D^-1 A) D^-1 r with a fixed polynomial p, positive on [0, b]: a symmetric positive
+ * definite preconditioner whatever r is.
+ * The largest eigenvalue lambda of D^-1 A comes from `eig_steps` Jacobi-preconditioned CG steps on
+ * A x = b (b pseudo-random): the CG coefficients give the Lanczos tridiagonal matrix, whose largest
+ * eigenvalue (bisection on Sturm sequences) approaches lambda from below. */
+#include "../mfree_impl.h"
+
+#include <math.h>
+
+struct mf_pc_s {
+  mf_operator op;
+  mf_pc_kind kind;
+  int ready;
+  mf_vector dinv; /* 1/diag(A) (Jacobi, Chebyshev) */
+  /* Chebyshev */
+  int degree, eig_steps;
+  double range, lambda_max;
+  mf_vector d, res, t;
+  /* shell */
+  mf_pc_apply_fn shell;
+  void *user;
+};
+
+mf_operator mf_pc_operator(mf_pc pc) { return pc->op; }
+
+static int pc_new(mf_operator op, mf_pc_kind kind, mf_pc *pc)
+{
+  MF_CHECK(op, NULL, MF_ERR_NULL, "operator is NULL");
+  MF_CHECK(pc, op->ctx, MF_ERR_NULL, "output pointer pc is NULL");
+  *pc = NULL;
+  mf_pc p;
+  MF_CALL(MF_CALLOC(op->ctx, 1, &p));
+  p->op = op;
+  p->kind = kind;
+  p->degree = 4;
+  p->range = 20.0;
+  p->eig_steps = 12;
+  *pc = p;
+  return 0;
+}
+
+int mf_pc_create(mf_operator op, mf_pc_kind kind, mf_pc *pc)
+{
+  MF_CHECK(op, NULL, MF_ERR_NULL, "operator is NULL");
+  MF_CHECK(kind == MF_PC_NONE || kind == MF_PC_JACOBI || kind == MF_PC_CHEBYSHEV, op->ctx, MF_ERR_ARGUMENT,
+           "preconditioner kind %d unknown here (MF_PC_NONE, MF_PC_JACOBI or MF_PC_CHEBYSHEV; shells come from "
+           "mf_pc_create_shell)",
+           (int)kind);
+  return pc_new(op, kind, pc);
+}
+
+int mf_pc_create_shell(mf_operator op, mf_pc_apply_fn apply, void *user, mf_pc *pc)
+{
+  MF_CHECK(op, NULL, MF_ERR_NULL, "operator is NULL");
+  MF_CHECK(apply, op->ctx, MF_ERR_NULL, "shell preconditioner apply function is NULL");
+  MF_CALL(pc_new(op, MF_PC_SHELL, pc));
+  (*pc)->shell = apply;
+  (*pc)->user = user;
+  return 0;
+}
+
+int mf_pc_set_chebyshev(mf_pc pc, int degree, double range, int eig_steps)
+{
+  MF_CHECK(pc, NULL, MF_ERR_NULL, "preconditioner is NULL");
+  mf_context ctx = pc->op->ctx;
+  MF_CHECK(pc->kind == MF_PC_CHEBYSHEV, ctx, MF_ERR_ARGUMENT, "preconditioner kind %d is not MF_PC_CHEBYSHEV",
+           (int)pc->kind);
+  MF_CHECK(degree >= 1 && degree <= 64, ctx, MF_ERR_ARGUMENT, "Chebyshev degree %d out of range 1..64", degree);
+  MF_CHECK(range > 1.0 && isfinite(range), ctx, MF_ERR_ARGUMENT, "Chebyshev range %g must be a finite number > 1",
+           range);
+  MF_CHECK(eig_steps >= 2 && eig_steps <= 100, ctx, MF_ERR_ARGUMENT,
+           "eigenvalue estimate steps %d out of range 2..100", eig_steps);
+  pc->degree = degree;
+  pc->range = range;
+  pc->eig_steps = eig_steps;
+  pc->ready = 0;
+  return 0;
+}
+
+/* Largest eigenvalue of the symmetric tridiagonal matrix (diag a, off-diagonal b) by bisection on
+ * the Sturm sequence count of eigenvalues below x. */
+static double tridiag_max_eig(int n, const double *a, const double *b)
+{
+  double lo = INFINITY, hi = -INFINITY;
+  for (int i = 0; i < n; i++) { /* Gershgorin */
+    double r = (i > 0 ? fabs(b[i - 1]) : 0.0) + (i + 1 < n ? fabs(b[i]) : 0.0);
+    lo = fmin(lo, a[i] - r);
+    hi = fmax(hi, a[i] + r);
+  }
+  for (int it = 0; it < 200 && hi - lo > 1e-14 * fmax(1.0, fabs(hi)); it++) {
+    const double x = 0.5 * (lo + hi);
+    int below = 0; /* eigenvalues < x */
+    double q = 1.0;
+    for (int i = 0; i < n; i++) {
+      q = a[i] - x - (i > 0 ? b[i - 1] * b[i - 1] / q : 0.0);
+      if (q == 0.0) q = -1e-300;
+      if (q < 0.0) below++;
+    }
+    if (below == n) hi = x; /* all below: the largest is below x */
+    else lo = x;
+  }
+  return hi;
+}
+
+/* lambda_max(D^-1 A) by Lanczos through CG (see the file comment). */
+static int estimate_eigenvalue(mf_pc pc)
+{
+  mf_operator op = pc->op;
+  mf_space s = op->space;
+  mf_context ctx = op->ctx;
+  const int m = pc->eig_steps;
+  mf_vector r = NULL, z = NULL, p = NULL, Ap = NULL;
+  double alpha[101], beta[101], diag[101], off[101];
+  int ierr = mf_vector_create(s, &r);
+  if (!ierr) ierr = mf_vector_create(s, &z);
+  if (!ierr) ierr = mf_vector_create(s, &p);
+  if (!ierr) ierr = mf_vector_create(s, &Ap);
+  if (!ierr) ierr = mf_vector_set_random(r, 7); /* b: the same on any partition */
+  if (!ierr) ierr = z->ops.pmult(z, pc->dinv, r);
+  if (!ierr) ierr = p->ops.copy(p, z);
+  double rz = 0.0;
+  if (!ierr) ierr = mf_vector_dot(r, z, &rz);
+  int k = 0;
+  while (!ierr && k < m && rz > 0.0) {
+    double pAp;
+    ierr = mf_operator_apply(op, p, Ap);
+    if (!ierr) ierr = mf_vector_dot(p, Ap, &pAp);
+    if (ierr) break;
+    MF_CHECK_GOTO(isfinite(pAp) && pAp > 0.0, ctx, MF_ERR_ARGUMENT, done,
+                  "eigenvalue estimate: p^T A p = %g at step %d (operator not positive definite?)", pAp, k);
+    alpha[k] = rz / pAp;
+    ierr = r->ops.axpy(r, -alpha[k], Ap);
+    if (!ierr) ierr = z->ops.pmult(z, pc->dinv, r);
+    double rz_new = 0.0;
+    if (!ierr) ierr = mf_vector_dot(r, z, &rz_new);
+    if (ierr) break;
+    beta[k] = rz_new / rz;
+    rz = rz_new;
+    if (!ierr) ierr = p->ops.aypx(p, beta[k], z);
+    k++;
+  }
+  if (!ierr) {
+    MF_CHECK_GOTO(k > 0, ctx, MF_ERR_ARGUMENT, done, "eigenvalue estimate: the operator gave no CG step");
+    for (int i = 0; i < k; i++) { /* the Lanczos matrix of the CG coefficients */
+      diag[i] = 1.0 / alpha[i] + (i > 0 ? beta[i - 1] / alpha[i - 1] : 0.0);
+      if (i + 1 < k) off[i] = sqrt(beta[i]) / alpha[i];
+    }
+    pc->lambda_max = tridiag_max_eig(k, diag, off);
+  }
+done:
+  mf_vector_destroy(&r);
+  mf_vector_destroy(&z);
+  mf_vector_destroy(&p);
+  mf_vector_destroy(&Ap);
+  return ierr;
+}
+
+int mf_pc_setup(mf_pc pc)
+{
+  MF_CHECK(pc, NULL, MF_ERR_NULL, "preconditioner is NULL");
+  if (pc->ready || pc->kind == MF_PC_NONE || pc->kind == MF_PC_SHELL) return 0;
+  mf_operator op = pc->op;
+  mf_context ctx = op->ctx;
+  double t0 = mf_phase_begin(ctx);
+  int ierr = 0;
+  if (!pc->dinv) ierr = mf_vector_create(op->space, &pc->dinv);
+  if (!ierr) ierr = mf_operator_diagonal(op, pc->dinv);
+  if (!ierr) ierr = pc->dinv->ops.reciprocal(pc->dinv);
+  if (!ierr && pc->kind == MF_PC_CHEBYSHEV) {
+    if (!pc->d) ierr = mf_vector_create(op->space, &pc->d);
+    if (!ierr && !pc->res) ierr = mf_vector_create(op->space, &pc->res);
+    if (!ierr && !pc->t) ierr = mf_vector_create(op->space, &pc->t);
+    if (!ierr) ierr = estimate_eigenvalue(pc);
+  }
+  mf_phase_end(ctx, MF_PHASE_DIAGONAL, t0);
+  pc->ready = !ierr;
+  return ierr;
+}
+
+static int chebyshev(mf_pc pc, mf_vector r, mf_vector x)
+{
+  const double b = 1.2 * pc->lambda_max, a = b / pc->range;
+  const double theta = 0.5 * (b + a), delta = 0.5 * (b - a), sigma = theta / delta;
+  mf_vector d = pc->d, res = pc->res, t = pc->t;
+  double rho = 1.0 / sigma;
+  MF_CALL(d->ops.pmult(d, pc->dinv, r)); /* d_1 = D^-1 r / theta */
+  MF_CALL(d->ops.scale(d, 1.0 / theta));
+  MF_CALL(x->ops.copy(x, d));
+  for (int k = 1; k < pc->degree; k++) {
+    MF_CALL(mf_operator_apply(pc->op, x, res)); /* res = r - A x */
+    MF_CALL(res->ops.aypx(res, -1.0, r));
+    const double rho_new = 1.0 / (2.0 * sigma - rho);
+    MF_CALL(t->ops.pmult(t, pc->dinv, res));
+    MF_CALL(d->ops.scale(d, rho_new * rho));
+    MF_CALL(d->ops.axpy(d, 2.0 * rho_new / delta, t));
+    MF_CALL(x->ops.axpy(x, 1.0, d));
+    rho = rho_new;
+  }
+  return 0;
+}
+
+int mf_pc_apply(mf_pc pc, mf_vector r, mf_vector z)
+{
+  MF_CHECK(pc, NULL, MF_ERR_NULL, "preconditioner is NULL");
+  mf_context ctx = pc->op->ctx;
+  MF_CALL(mf_vector_check_pair(r, z, "r", "z"));
+  MF_CHECK(r->space == pc->op->space, ctx, MF_ERR_INCOMPATIBLE,
+           "vectors of another space (%lld DoFs) than the preconditioner's operator (%lld)",
+           (long long)r->space->nglobal, (long long)pc->op->space->nglobal);
+  MF_CHECK(r != z, ctx, MF_ERR_ARGUMENT, "r and z must be different vectors");
+  switch (pc->kind) {
+  case MF_PC_NONE: return z->ops.copy(z, r);
+  case MF_PC_SHELL: return pc->shell(r, z, pc->user);
+  case MF_PC_JACOBI: MF_CALL(mf_pc_setup(pc)); return z->ops.pmult(z, pc->dinv, r);
+  case MF_PC_CHEBYSHEV: MF_CALL(mf_pc_setup(pc)); return chebyshev(pc, r, z);
+  }
+  return mf_error_set(ctx, MF_ERR_ARGUMENT, __FILE__, __LINE__, __func__, "preconditioner kind %d unknown",
+                      (int)pc->kind);
+}
+
+int mf_pc_eigenvalue(mf_pc pc, double *lambda_max)
+{
+  MF_CHECK(pc, NULL, MF_ERR_NULL, "preconditioner is NULL");
+  MF_CHECK(lambda_max, pc->op->ctx, MF_ERR_NULL, "output pointer lambda_max is NULL");
+  MF_CHECK(pc->kind == MF_PC_CHEBYSHEV, pc->op->ctx, MF_ERR_ARGUMENT,
+           "only a Chebyshev preconditioner estimates eigenvalues (kind %d)", (int)pc->kind);
+  MF_CALL(mf_pc_setup(pc));
+  *lambda_max = pc->lambda_max;
+  return 0;
+}
+
+int mf_pc_destroy(mf_pc *pc)
+{
+  if (!pc || !*pc) return 0;
+  mf_pc p = *pc;
+  mf_vector_destroy(&p->dinv);
+  mf_vector_destroy(&p->d);
+  mf_vector_destroy(&p->res);
+  mf_vector_destroy(&p->t);
+  free(p);
+  *pc = NULL;
+  return 0;
+}
