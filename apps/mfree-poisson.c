@@ -17,8 +17,8 @@ static void usage(FILE *f)
           "  --backend B        cpu | cuda | auto (default auto)\n"
           "  --coefficient C    constant | ljungkvist, c(x) = 1/(0.05 + 2|x|^2) (default ljungkvist)\n"
           "  --tol T            relative CG tolerance (default 1e-10)\n"
-          "  --pc P             preconditioner: jacobi | chebyshev | none (default jacobi)\n"
-          "  --pc-degree K      Chebyshev degree (default 4)\n"
+          "  --pc P             preconditioner: jacobi | chebyshev | mg | none (default jacobi)\n"
+          "  --pc-degree K      Chebyshev degree, or the multigrid smoother's (default 4)\n"
           "  --adapt none|shells  adaptive refinement: shells refines along several spherical shells\n"
           "  --levels L         rounds of adaptive refinement (default 2 with --adapt shells)\n"
           "  --json FILE        also write the summary as one JSON object to FILE\n"
@@ -56,7 +56,7 @@ int main(int argc, char **argv)
   int dim = 3, degree = 3, refine = 3, levels = 2;
   const char *adapt = "none";
   const char *mesh_name = "ball", *backend = "auto", *coef_name = "ljungkvist", *json = NULL, *pc_name = "jacobi";
-  poisson_pc pcopt = {MF_PC_JACOBI, 0};
+  poisson_pc pcopt = {MF_PC_JACOBI, 0, 0};
   double tol = 1e-10;
   int bad = 0;
 
@@ -108,9 +108,10 @@ int main(int argc, char **argv)
   if (!bad) {
     if (!strcmp(pc_name, "jacobi")) pcopt.kind = MF_PC_JACOBI;
     else if (!strcmp(pc_name, "chebyshev")) pcopt.kind = MF_PC_CHEBYSHEV;
+    else if (!strcmp(pc_name, "mg")) pcopt.kind = MF_PC_MULTIGRID, pcopt.profile = 1;
     else if (!strcmp(pc_name, "none")) pcopt.kind = MF_PC_NONE;
     else {
-      fprintf(stderr, "mfree-poisson: option --pc: unknown preconditioner '%s' (jacobi | chebyshev | none)\n", pc_name);
+      fprintf(stderr, "mfree-poisson: option --pc: unknown preconditioner '%s' (jacobi | chebyshev | mg | none)\n", pc_name);
       bad = 1;
     }
   }
@@ -189,6 +190,16 @@ int main(int argc, char **argv)
       printf("                 %-12s %9.4f  %5.1f%%\n", mf_phase_name((mf_phase)k), phases[k],
              setup > 0 ? 100.0 * phases[k] / setup : 0.0);
     printf("                 %-12s %9.4f  %5.1f%%\n", "other", other, setup > 0 ? 100.0 * other / setup : 0.0);
+    printf("  solve rate     %.3e DoF/s (DoFs / solve time)\n", res.solve_s > 0 ? res.ndofs / res.solve_s : 0.0);
+    if (res.levels) {
+      printf("  multigrid      %d levels, set-up %.3f s (within the set-up above), V-cycle %.3e s\n"
+             "                 level  degree         DoFs      cells   s per V-cycle  share\n",
+             res.levels, res.pc_setup_s, res.vcycle_s);
+      for (int k = res.levels - 1; k >= 0; k--)
+        printf("                 %5d  %6d %12lld %10lld   %13.3e  %4.1f%%\n", k, res.level_degree[k],
+               (long long)res.level_dofs[k], (long long)res.level_cells[k], res.level_s[k],
+               res.vcycle_s > 0 ? 100.0 * res.level_s[k] / res.vcycle_s : 0.0);
+    }
     if (json) {
       FILE *f = fopen(json, "w");
       if (!f) {
@@ -197,15 +208,24 @@ int main(int argc, char **argv)
       } else {
         fprintf(f,
                 "{\"ndofs\": %lld, \"ranks\": %d, \"backend\": \"%s\", \"degree\": %d, \"dim\": %d, "
-                "\"mesh\": \"%s\", \"refine\": %d, \"adapt\": \"%s\", \"cells\": %lld, \"coefficient\": \"%s\", \"pc\": \"%s\", \"iterations\": %d, "
+                "\"mesh\": \"%s\", \"refine\": %d, \"adapt\": \"%s\", \"cells\": %lld, \"coefficient\": \"%s\", \"iterations\": %d, "
                 "\"converged\": %s, \"setup_s\": %.6e, \"solve_s\": %.6e, \"s_per_iteration\": %.6e, "
                 "\"dofs_per_s_per_iteration\": %.6e, \"l2_error\": %.10e, \"l2_error_s\": %.6e, \"device_mem_peak_bytes\": %zu, \"setup_phases_s\": {",
                 (long long)res.ndofs, nranks, be, degree, dim, mesh_name, refine, adapt, (long long)ncells, coef_name,
-                pc_name, res.iterations,
+                res.iterations,
                 res.converged ? "true" : "false", setup, res.solve_s, res.s_per_iter, dofs_per_s,
                 res.l2_error, res.error_s, mem_peak);
         for (int k = 0; k < MF_PHASE_COUNT; k++) fprintf(f, "\"%s\": %.6e, ", mf_phase_name((mf_phase)k), phases[k]);
-        fprintf(f, "\"other\": %.6e}}\n", other);
+        fprintf(f, "\"other\": %.6e}, \"pc\": \"%s\", \"pc_setup_s\": %.6e, \"solve_dofs_per_s\": %.6e",
+                other, pc_name, res.pc_setup_s, res.solve_s > 0 ? res.ndofs / res.solve_s : 0.0);
+        if (res.levels) {
+          fprintf(f, ", \"vcycle_s\": %.6e, \"mg_levels\": [", res.vcycle_s);
+          for (int k = 0; k < res.levels; k++)
+            fprintf(f, "%s{\"degree\": %d, \"ndofs\": %lld, \"cells\": %lld, \"vcycle_s\": %.6e}", k ? ", " : "",
+                    res.level_degree[k], (long long)res.level_dofs[k], (long long)res.level_cells[k], res.level_s[k]);
+          fprintf(f, "]");
+        }
+        fprintf(f, "}\n");
         fclose(f);
       }
     }

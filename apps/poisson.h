@@ -56,14 +56,22 @@ static double poisson_f(const double *x, int dim, void *user)
 
 /* The preconditioner of the solve (mfree-poisson --pc, --pc-degree). */
 typedef struct {
-  mf_pc_kind kind; /* MF_PC_JACOBI (default), MF_PC_CHEBYSHEV or MF_PC_NONE */
-  int degree;      /* Chebyshev degree (0: the library's default) */
+  mf_pc_kind kind; /* MF_PC_JACOBI (default), MF_PC_CHEBYSHEV, MF_PC_MULTIGRID or MF_PC_NONE */
+  int degree;      /* Chebyshev degree, or the multigrid smoother's (0: the library's default) */
+  int profile;     /* multigrid: time 10 V-cycles level by level after the solve */
 } poisson_pc;
+
+#define POISSON_MAX_LEVELS 48
 
 typedef struct {
   int64_t ndofs;
   int iterations, converged;
   double lambda_max; /* Chebyshev: the estimated largest eigenvalue of D^-1 A */
+  double pc_setup_s; /* the preconditioner's set-up (multigrid: the whole hierarchy) */
+  int levels;        /* multigrid: levels (coarsest first), their degrees, DoFs, cells, V-cycle split */
+  int level_degree[POISSON_MAX_LEVELS];
+  int64_t level_dofs[POISSON_MAX_LEVELS], level_cells[POISSON_MAX_LEVELS];
+  double vcycle_s, level_s[POISSON_MAX_LEVELS];
   double setup_s, solve_s, s_per_iter, l2_error, residual;
   double error_s; /* time of the L2 error after the solve */
 } poisson_result;
@@ -107,17 +115,37 @@ static int poisson_solve_pc(mf_mesh mesh, int degree, poisson_coef coef, double 
   if (pcopt && pcopt->kind != MF_PC_JACOBI) {
     POISSON_CALL(mf_pc_create(A, pcopt->kind, &pc));
     if (pcopt->kind == MF_PC_CHEBYSHEV && pcopt->degree > 0) POISSON_CALL(mf_pc_set_chebyshev(pc, pcopt->degree, 20.0, 12));
+    if (pcopt->kind == MF_PC_MULTIGRID && pcopt->degree > 0)
+      POISSON_CALL(mf_pc_set_multigrid(pc, pcopt->degree, 15.0, 1e-3));
     POISSON_CALL(mf_cg_set_pc(cg, pc));
   }
   POISSON_CALL(mf_vector_set_value(x, 0.0));
-  POISSON_CALL(mf_cg_setup(cg)); /* the preconditioner's set-up (diagonal, eigenvalues) belongs to set-up */
+  double tp = MPI_Wtime();
+  POISSON_CALL(mf_cg_setup(cg)); /* the preconditioner's set-up (diagonal, eigenvalues, levels) belongs to set-up */
+  res->pc_setup_s = MPI_Wtime() - tp;
   if (pc && pcopt->kind == MF_PC_CHEBYSHEV) POISSON_CALL(mf_pc_eigenvalue(pc, &res->lambda_max));
+  if (pc && pcopt->kind == MF_PC_MULTIGRID) {
+    POISSON_CALL(mf_pc_multigrid_levels(pc, &res->levels));
+    if (res->levels > POISSON_MAX_LEVELS) res->levels = POISSON_MAX_LEVELS;
+    for (int k = 0; k < res->levels; k++)
+      POISSON_CALL(mf_pc_multigrid_level(pc, k, &res->level_degree[k], &res->level_dofs[k], &res->level_cells[k]));
+  }
   res->setup_s = MPI_Wtime() - t0;
   POISSON_CALL(mf_cg_solve(cg, b, x, &info));
   POISSON_CALL(mf_vector_axpy(x, 1.0, g)); /* u_h = w + g_h */
   t0 = MPI_Wtime();
   POISSON_CALL(mf_vector_l2_error(x, poisson_u, NULL, &res->l2_error));
   res->error_s = MPI_Wtime() - t0;
+  if (pc && pcopt->kind == MF_PC_MULTIGRID && pcopt->profile) { /* 10 V-cycles, level by level */
+    POISSON_CALL(mf_pc_apply(pc, b, t)); /* warm-up */
+    POISSON_CALL(mf_pc_multigrid_profile(pc, 1));
+    t0 = MPI_Wtime();
+    for (int k = 0; k < 10; k++) POISSON_CALL(mf_pc_apply(pc, b, t));
+    res->vcycle_s = (MPI_Wtime() - t0) / 10;
+    POISSON_CALL(mf_pc_multigrid_times(pc, res->level_s));
+    for (int k = 0; k < res->levels; k++) res->level_s[k] /= 10;
+    POISSON_CALL(mf_pc_multigrid_profile(pc, 0));
+  }
   res->iterations = info.iterations;
   res->converged = info.converged;
   res->solve_s = info.seconds;

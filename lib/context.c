@@ -182,6 +182,9 @@ const char *mf_phase_name(mf_phase phase)
   return (int)phase >= 0 && phase < MF_PHASE_COUNT ? phase_names[phase] : "unknown";
 }
 
+static void device_sync(mf_context ctx);
+void mf_device_sync(mf_context ctx) { device_sync(ctx); }
+
 static void device_sync(mf_context ctx)
 {
 #ifdef MFREE_WITH_CUDA

@@ -143,6 +143,7 @@ int MF_DIMNAME(mf_forest_create)(mf_mesh mesh)
   p4est_partition(p4est, 0, NULL);
   mf_phase_end(ctx, MF_PHASE_MESH, tm);
   mesh->conn = conn;
+  mesh->owns_conn = 1;
   mesh->forest = p4est;
   mesh->ghost = NULL; /* made when p4est_lnodes needs it (see dofs_lnodes) */
   mesh->ncells_global = (int64_t)p4est->global_num_quadrants;
@@ -153,7 +154,7 @@ void MF_DIMNAME(mf_forest_destroy)(mf_mesh mesh)
 {
   if (mesh->ghost) p4est_ghost_destroy((p4est_ghost_t *)mesh->ghost);
   if (mesh->forest) p4est_destroy((p4est_t *)mesh->forest);
-  if (mesh->conn) p4est_connectivity_destroy((p4est_connectivity_t *)mesh->conn);
+  if (mesh->conn && mesh->owns_conn) p4est_connectivity_destroy((p4est_connectivity_t *)mesh->conn);
   mesh->ghost = mesh->forest = mesh->conn = NULL;
 }
 
@@ -209,6 +210,29 @@ int MF_DIMNAME(mf_forest_adapt)(mf_mesh mesh, mf_adapt_fn fn, void *user)
   if (mesh->ghost) p4est_ghost_destroy((p4est_ghost_t *)mesh->ghost);
   mesh->ghost = NULL; /* the old layer is stale; the next space makes a new one if it needs it */
   mesh->ncells_global = (int64_t)p4est->global_num_quadrants;
+  return 0;
+}
+
+static int coarsen_all(p4est_t *p4est, p4est_topidx_t t, p4est_quadrant_t *children[])
+{
+  (void)p4est;
+  (void)t;
+  (void)children;
+  return 1;
+}
+
+int MF_DIMNAME(mf_forest_coarsen)(mf_mesh fine, mf_mesh coarse)
+{
+  double tm = mf_phase_begin(fine->ctx);
+  p4est_t *p4est = p4est_copy((p4est_t *)fine->forest, 0);
+  p4est_coarsen(p4est, 0, coarsen_all, NULL); /* families whose cells are all on this rank */
+  p4est_balance(p4est, P4EST_CONNECT_FULL, NULL);
+  coarse->conn = fine->conn;
+  coarse->owns_conn = 0;
+  coarse->forest = p4est;
+  coarse->ghost = NULL;
+  coarse->ncells_global = (int64_t)p4est->global_num_quadrants;
+  mf_phase_end(fine->ctx, MF_PHASE_MESH, tm);
   return 0;
 }
 

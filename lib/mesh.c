@@ -82,6 +82,30 @@ int mf_mesh_num_cells(mf_mesh mesh, int64_t *ncells)
   return 0;
 }
 
+int mf_mesh_coarsened(mf_mesh mesh, mf_mesh *coarse)
+{
+  MF_CHECK(mesh, NULL, MF_ERR_NULL, "mesh is NULL");
+  MF_CHECK(coarse, mesh->ctx, MF_ERR_NULL, "output pointer coarse is NULL");
+  *coarse = NULL;
+  mf_mesh m;
+  MF_CALL(MF_CALLOC(mesh->ctx, 1, &m));
+  *m = *mesh;
+  m->forest = m->ghost = m->conn = NULL;
+  m->tree_vertices = NULL;
+  m->level = mesh->level > 0 ? mesh->level - 1 : 0;
+  int ierr = MF_CALLOC(mesh->ctx, (size_t)mesh->ntrees * 3 * (1 << mesh->dim), &m->tree_vertices);
+  if (!ierr) {
+    memcpy(m->tree_vertices, mesh->tree_vertices, sizeof(double) * (size_t)mesh->ntrees * 3 * (1 << mesh->dim));
+    ierr = mesh->dim == 2 ? mf_forest_coarsen_2d(mesh, m) : mf_forest_coarsen_3d(mesh, m);
+  }
+  if (ierr) {
+    mf_mesh_destroy(&m);
+    return ierr;
+  }
+  *coarse = m;
+  return 0;
+}
+
 int mf_mesh_adapt(mf_mesh mesh, mf_adapt_fn fn, void *user)
 {
   MF_CHECK(mesh, NULL, MF_ERR_NULL, "mesh is NULL");

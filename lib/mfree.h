@@ -228,6 +228,9 @@ typedef enum {
                             x_0 = 0, on the eigenvalue interval [1.2 lambda / range, 1.2 lambda],
                             lambda the largest eigenvalue of D^-1 A estimated at set-up: a fixed
                             polynomial in D^-1 A, symmetric and positive, k - 1 applications of A */
+  MF_PC_MULTIGRID = 3, /**< one V-cycle of geometric multigrid: degrees p, p/2, ..., 1 on the mesh, then
+                            coarser and coarser copies of the forest at degree 1; Chebyshev smoothing,
+                            a Chebyshev solve on the coarsest level (docs/multigrid.md) */
   MF_PC_SHELL = 4      /**< z = apply(r, z, user), a user function (mf_pc_create_shell) */
 } mf_pc_kind;
 /** A user preconditioner: z <- M^-1 r (r must not change). */
@@ -246,6 +249,18 @@ int mf_pc_set_chebyshev(mf_pc pc, int degree, double range, int eig_steps);
 int mf_pc_setup(mf_pc pc);
 /** @brief z <- M^-1 r; r and z different vectors of the operator's space. */
 int mf_pc_apply(mf_pc pc, mf_vector r, mf_vector z);
+/** @brief Multigrid parameters: Chebyshev smoother degree (1..64, default 4) and smoothing range (> 1,
+ *  default 15) on every level but the coarsest, where a Chebyshev iteration over the whole spectrum
+ *  reduces the error by coarse_reduction (0..1, default 1e-3). Takes effect at the next set-up. */
+int mf_pc_set_multigrid(mf_pc pc, int smoother_degree, double smoothing_range, double coarse_reduction);
+/** @brief Levels of the hierarchy (after set-up), finest last, and one level's degree, DoFs and cells. */
+int mf_pc_multigrid_levels(mf_pc pc, int *nlevels);
+int mf_pc_multigrid_level(mf_pc pc, int level, int *degree, int64_t *ndofs, int64_t *ncells);
+/** @brief Time per level: with on != 0 every V-cycle synchronises the device at each level and adds
+ *  the wall time of the level's own work (smoothing, residuals, transfers) to seconds[level]
+ *  (mf_pc_multigrid_times); costs a little speed, off by default. */
+int mf_pc_multigrid_profile(mf_pc pc, int on);
+int mf_pc_multigrid_times(mf_pc pc, double *seconds);
 /** @brief The estimated largest eigenvalue of D^-1 A (MF_PC_CHEBYSHEV, after set-up). */
 int mf_pc_eigenvalue(mf_pc pc, double *lambda_max);
 int mf_pc_destroy(mf_pc *pc);

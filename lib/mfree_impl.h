@@ -78,6 +78,8 @@ struct mf_context_s {
 
 /** Start of a timed set-up step: waits for outstanding device work, returns the wall clock. */
 double mf_phase_begin(mf_context ctx);
+/** Waits for the context's device work (cuda backend; nothing on the cpu backend). */
+void mf_device_sync(mf_context ctx);
 /** End of a timed set-up step: waits for the step's device work and adds the time to `phase`. */
 void mf_phase_end(mf_context ctx, mf_phase phase, double t0);
 
@@ -94,7 +96,13 @@ struct mf_mesh_s {
   int ntrees;
   double *tree_vertices; /* ntrees x 2^dim x 3: corner coordinates of each tree, z-order */
   void *conn, *forest, *ghost; /* p4est_ or p8est_ connectivity, forest, ghost layer */
+  int owns_conn;         /* 0 for a coarsened copy, which shares its fine mesh's connectivity */
 };
+
+/** A coarser copy of mesh: every family of 2^dim cells on one rank merged into its parent, then 2:1
+ *  balanced; no repartition, so every coarse cell is on the rank of its fine cells (nested meshes,
+ *  rank-local transfers). It shares the connectivity: destroy it before mesh. */
+int mf_mesh_coarsened(mf_mesh mesh, mf_mesh *coarse);
 
 /** Physical point of tree reference coordinates s in [0,1]^dim of tree t. */
 void mf_mesh_map_point(const struct mf_mesh_s *mesh, int tree, const double *s, double *x);
@@ -186,6 +194,8 @@ void mf_forest_destroy_3d(mf_mesh mesh);
 int mf_forest_space_2d(mf_space space);
 int mf_forest_adapt_2d(mf_mesh mesh, mf_adapt_fn fn, void *user);
 int mf_forest_adapt_3d(mf_mesh mesh, mf_adapt_fn fn, void *user);
+int mf_forest_coarsen_2d(mf_mesh fine, mf_mesh coarse);
+int mf_forest_coarsen_3d(mf_mesh fine, mf_mesh coarse);
 int mf_forest_space_3d(mf_space space);
 
 /* ------------------------------------------------------------------ vectors */
@@ -324,6 +334,9 @@ struct mf_operator_s {
   mf_scatter scatter;
   int cells_per_block;
   int has_mass, has_grad; /* which parts the pointwise kernel uses */
+  mf_coefficient_fn coef; /* how it was made: coefficient, its user data, a, b (multigrid levels) */
+  void *coef_user;
+  double coef_a, coef_b;
   mf_basis1d basis;
   mf_qdata qd;
   /* shell */
@@ -339,6 +352,21 @@ struct mf_operator_s {
 
 /** The operator a preconditioner was made for (lib/mg/pc.c). */
 mf_operator mf_pc_operator(mf_pc pc);
+/** Make a Chebyshev preconditioner a solver over the whole estimated spectrum: the interval
+ *  [0.9 lambda_min, 1.2 lambda_max] and the degree that reduces the error by `reduction` there
+ *  (multigrid's coarse level: linear and symmetric, unlike an inexact CG). */
+int mf_pc_chebyshev_solver(mf_pc pc, double reduction);
+
+/* multigrid (lib/mg/mg.c): the hierarchy of a MF_PC_MULTIGRID preconditioner */
+typedef struct mf_mg_s *mf_mg;
+int mf_mg_setup(mf_pc pc, mf_mg *mg, int smoother_degree, double smoothing_range, double coarse_reduction);
+/** x = B r, one V-cycle */
+int mf_mg_apply(mf_mg mg, mf_vector r, mf_vector x);
+void mf_mg_destroy(mf_mg *mg);
+mf_mg mf_pc_multigrid(mf_pc pc);
+/** An operator of the same kind, rule and coefficient as `like`, on another space (its Dirichlet
+ *  form too). */
+int mf_operator_create_like(mf_operator like, mf_space space, mf_operator *op);
 
 /** CPU reference kernels (lib/kernels_cpu.c). x, y: local arrays (owned + ghost). */
 int mf_kernel_apply_cpu(mf_operator op, const double *x, double *y);

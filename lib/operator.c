@@ -44,6 +44,10 @@ static int operator_create(mf_space space, mf_op_kind kind, mf_quadrature quad, 
   o->quad = quad;
   o->has_mass = kind == MF_OP_MASS || kind == MF_OP_HELMHOLTZ;
   o->has_grad = kind == MF_OP_LAPLACE || kind == MF_OP_HELMHOLTZ;
+  o->coef = c;
+  o->coef_user = user;
+  o->coef_a = a;
+  o->coef_b = b;
   mf_basis1d_setup(space->degree, quad, &o->basis);
   mf_qdata_layout(o);
   o->cells_per_block = o->qd.batch;
@@ -63,6 +67,18 @@ static int operator_create(mf_space space, mf_op_kind kind, mf_quadrature quad, 
     return ierr;
   }
   *op = o;
+  return 0;
+}
+
+int mf_operator_create_like(mf_operator like, mf_space space, mf_operator *op)
+{
+  MF_CHECK(like, NULL, MF_ERR_NULL, "operator is NULL");
+  MF_CHECK(like->kind == MF_OP_MASS || like->kind == MF_OP_LAPLACE || like->kind == MF_OP_HELMHOLTZ, like->ctx,
+           MF_ERR_UNSUPPORTED, "only matrix-free mass, Laplace and Helmholtz operators can be made again (kind %d)",
+           (int)like->kind);
+  MF_CALL(operator_create(space, like->kind, like->quad, like->coef_a, like->coef_b, like->coef, like->coef_user, op));
+  (*op)->dirichlet = like->dirichlet;
+  (*op)->scatter = like->scatter;
   return 0;
 }
 

@@ -73,36 +73,44 @@ __device__ inline void hanging(const cell_shape &c, double *s, int mask, const d
   }
 }
 
-// Nodal values in s0 -> values at the quadrature points (B: nq x n1, sweeps x, y, z as
-// mf_tensor_interpolate); returns the buffer holding them (s0 or s1).
-__device__ inline double *interpolate(const cell_shape &c, const double *sB, double *s0, double *s1, const point &t)
+// Nodal values in s0 -> values at the quadrature points (Bx, By, Bz: nq x n1 per direction, sweeps
+// x, y, z as mf_tensor_interpolate); returns the buffer holding them (s0 or s1).
+__device__ inline double *interpolate_dirs(const cell_shape &c, const double *Bx, const double *By, const double *Bz,
+                                           double *s0, double *s1, const point &t)
 {
   const int n1 = c.n1;
   if (t.j < n1 && t.k < n1) {
     double v = 0.0;
-    for (int m = 0; m < n1; m++) v += sB[t.i * n1 + m] * s0[at(c, m, t.j, t.k)];
+    for (int m = 0; m < n1; m++) v += Bx[t.i * n1 + m] * s0[at(c, m, t.j, t.k)];
     s1[t.q] = v;
   }
   __syncthreads();
   if (t.k < n1) {
     double v = 0.0;
-    for (int m = 0; m < n1; m++) v += sB[t.j * n1 + m] * s1[at(c, t.i, m, t.k)];
+    for (int m = 0; m < n1; m++) v += By[t.j * n1 + m] * s1[at(c, t.i, m, t.k)];
     s0[t.q] = v;
   }
   __syncthreads();
   if (c.dim == 2) return s0;
   double v = 0.0;
-  for (int m = 0; m < n1; m++) v += sB[t.k * n1 + m] * s0[at(c, t.i, t.j, m)];
+  for (int m = 0; m < n1; m++) v += Bz[t.k * n1 + m] * s0[at(c, t.i, t.j, m)];
   s1[t.q] = v;
   __syncthreads();
   return s1;
 }
 
+__device__ inline double *interpolate(const cell_shape &c, const double *sB, double *s0, double *s1, const point &t)
+{
+  return interpolate_dirs(c, sB, sB, sB, s0, s1, t);
+}
+
 // Quadrature values in s0 -> nodal values (B^T sweeps x, y, z as mf_tensor_integrate); the result of
 // a node thread is returned (0 elsewhere). s0 and s1 are overwritten.
-__device__ inline double integrate(const cell_shape &c, const double *sB, double *s0, double *s1, const point &t)
+__device__ inline double integrate_dirs(const cell_shape &c, const double *Bx, const double *By, const double *Bz,
+                                        double *s0, double *s1, const point &t)
 {
   const int n1 = c.n1, nq = c.nq;
+  const double *sB = Bx;
   if (c.dim == 2) {
     if (t.i < n1) {
       double v = 0.0;
@@ -112,7 +120,7 @@ __device__ inline double integrate(const cell_shape &c, const double *sB, double
     __syncthreads();
     double r = 0.0;
     if (t.isdof)
-      for (int m = 0; m < nq; m++) r += sB[m * n1 + t.j] * s1[at(c, t.i, m, 0)];
+      for (int m = 0; m < nq; m++) r += By[m * n1 + t.j] * s1[at(c, t.i, m, 0)];
     __syncthreads();
     return r;
   }
@@ -124,15 +132,20 @@ __device__ inline double integrate(const cell_shape &c, const double *sB, double
   __syncthreads();
   if (t.i < n1 && t.j < n1) {
     double v = 0.0;
-    for (int m = 0; m < nq; m++) v += sB[m * n1 + t.j] * s1[at(c, t.i, m, t.k)];
+    for (int m = 0; m < nq; m++) v += By[m * n1 + t.j] * s1[at(c, t.i, m, t.k)];
     s0[t.q] = v;
   }
   __syncthreads();
   double r = 0.0;
   if (t.isdof)
-    for (int m = 0; m < nq; m++) r += sB[m * n1 + t.k] * s0[at(c, t.i, t.j, m)];
+    for (int m = 0; m < nq; m++) r += Bz[m * n1 + t.k] * s0[at(c, t.i, t.j, m)];
   __syncthreads();
   return r;
+}
+
+__device__ inline double integrate(const cell_shape &c, const double *sB, double *s0, double *s1, const point &t)
+{
+  return integrate_dirs(c, sB, sB, sB, s0, s1, t);
 }
 
 // Derivative along direction l at this point of the quadrature values u (collocation D: nq x nq).

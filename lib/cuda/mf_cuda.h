@@ -28,6 +28,12 @@ int mf_cuda_operator_setup(mf_operator op, mf_coefficient_fn c, void *user, doub
 int mf_cuda_assemble_rhs(mf_vector bvec, const mf_basis1d *b, mf_coefficient_fn f, void *user);
 /** cellsum[e] (host) = sum over the points of cell e of (u_h - u)^2 w |det J| (ghosts of uh imported). */
 int mf_cuda_l2_cells(mf_vector uh, const mf_basis1d *b, mf_coefficient_fn u, void *user, double *cellsum);
+/** Multigrid transfers on the device (lib/cuda/transfer.cu; the type is in lib/mg/mf_mg.h). */
+struct mf_transfer_s;
+int mf_cuda_transfer_setup(struct mf_transfer_s *tr);
+void mf_cuda_transfer_free(struct mf_transfer_s *tr);
+int mf_cuda_transfer_prolongate(struct mf_transfer_s *tr, mf_vector coarse, mf_vector fine);
+int mf_cuda_transfer_restrict(struct mf_transfer_s *tr, mf_vector fine, mf_vector coarse);
 /** Copy the device quadrature data to host (len doubles). */
 int mf_cuda_qdata_to_host(mf_operator op, double *host);
 

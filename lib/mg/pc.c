@@ -25,8 +25,14 @@ struct mf_pc_s {
   mf_vector dinv; /* 1/diag(A) (Jacobi, Chebyshev) */
   /* Chebyshev */
   int degree, eig_steps;
-  double range, lambda_max;
+  double range, lambda_max, lambda_min;
+  double solve_reduction; /* > 0: a solver over the whole spectrum (multigrid's coarse level): the
+                             interval [0.9 lambda_min, 1.2 lambda_max], the degree for this reduction */
   mf_vector d, res, t;
+  /* multigrid (lib/mg/mg.c) */
+  mf_mg mg;
+  int mg_degree;
+  double mg_range, mg_coarse;
   /* shell */
   mf_pc_apply_fn shell;
   void *user;
@@ -46,6 +52,9 @@ static int pc_new(mf_operator op, mf_pc_kind kind, mf_pc *pc)
   p->degree = 4;
   p->range = 20.0;
   p->eig_steps = 12;
+  p->mg_degree = 4;
+  p->mg_range = 15.0;
+  p->mg_coarse = 1e-3;
   *pc = p;
   return 0;
 }
@@ -53,10 +62,14 @@ static int pc_new(mf_operator op, mf_pc_kind kind, mf_pc *pc)
 int mf_pc_create(mf_operator op, mf_pc_kind kind, mf_pc *pc)
 {
   MF_CHECK(op, NULL, MF_ERR_NULL, "operator is NULL");
-  MF_CHECK(kind == MF_PC_NONE || kind == MF_PC_JACOBI || kind == MF_PC_CHEBYSHEV, op->ctx, MF_ERR_ARGUMENT,
-           "preconditioner kind %d unknown here (MF_PC_NONE, MF_PC_JACOBI or MF_PC_CHEBYSHEV; shells come from "
-           "mf_pc_create_shell)",
+  MF_CHECK(kind == MF_PC_NONE || kind == MF_PC_JACOBI || kind == MF_PC_CHEBYSHEV || kind == MF_PC_MULTIGRID,
+           op->ctx, MF_ERR_ARGUMENT,
+           "preconditioner kind %d unknown here (MF_PC_NONE, MF_PC_JACOBI, MF_PC_CHEBYSHEV or MF_PC_MULTIGRID; shells "
+           "come from mf_pc_create_shell)",
            (int)kind);
+  MF_CHECK(kind != MF_PC_MULTIGRID || op->kind == MF_OP_MASS || op->kind == MF_OP_LAPLACE || op->kind == MF_OP_HELMHOLTZ,
+           op->ctx, MF_ERR_UNSUPPORTED, "multigrid needs a matrix-free mass, Laplace or Helmholtz operator (kind %d)",
+           (int)op->kind);
   return pc_new(op, kind, pc);
 }
 
@@ -86,6 +99,37 @@ int mf_pc_set_chebyshev(mf_pc pc, int degree, double range, int eig_steps)
   pc->eig_steps = eig_steps;
   pc->ready = 0;
   return 0;
+}
+
+/* Number of eigenvalues below x of the symmetric tridiagonal matrix (diag a, off-diagonal b): the
+ * negative pivots of the Sturm sequence. */
+static int sturm_below(int n, const double *a, const double *b, double x)
+{
+  int below = 0;
+  double q = 1.0;
+  for (int i = 0; i < n; i++) {
+    q = a[i] - x - (i > 0 ? b[i - 1] * b[i - 1] / q : 0.0);
+    if (q == 0.0) q = -1e-300;
+    if (q < 0.0) below++;
+  }
+  return below;
+}
+
+/* Smallest eigenvalue, by bisection. */
+static double tridiag_min_eig(int n, const double *a, const double *b)
+{
+  double lo = INFINITY, hi = -INFINITY;
+  for (int i = 0; i < n; i++) {
+    double r = (i > 0 ? fabs(b[i - 1]) : 0.0) + (i + 1 < n ? fabs(b[i]) : 0.0);
+    lo = fmin(lo, a[i] - r);
+    hi = fmax(hi, a[i] + r);
+  }
+  for (int it = 0; it < 200 && hi - lo > 1e-14 * fmax(1e-300, fabs(hi)); it++) {
+    const double x = 0.5 * (lo + hi);
+    if (sturm_below(n, a, b, x) >= 1) hi = x;
+    else lo = x;
+  }
+  return lo;
 }
 
 /* Largest eigenvalue of the symmetric tridiagonal matrix (diag a, off-diagonal b) by bisection on
@@ -157,6 +201,7 @@ static int estimate_eigenvalue(mf_pc pc)
       if (i + 1 < k) off[i] = sqrt(beta[i]) / alpha[i];
     }
     pc->lambda_max = tridiag_max_eig(k, diag, off);
+    pc->lambda_min = tridiag_min_eig(k, diag, off);
   }
 done:
   mf_vector_destroy(&r);
@@ -170,6 +215,11 @@ int mf_pc_setup(mf_pc pc)
 {
   MF_CHECK(pc, NULL, MF_ERR_NULL, "preconditioner is NULL");
   if (pc->ready || pc->kind == MF_PC_NONE || pc->kind == MF_PC_SHELL) return 0;
+  if (pc->kind == MF_PC_MULTIGRID) { /* the hierarchy, each level with its own smoother set-up */
+    int ierr = mf_mg_setup(pc, &pc->mg, pc->mg_degree, pc->mg_range, pc->mg_coarse);
+    pc->ready = !ierr;
+    return ierr;
+  }
   mf_operator op = pc->op;
   mf_context ctx = op->ctx;
   double t0 = mf_phase_begin(ctx);
@@ -182,15 +232,57 @@ int mf_pc_setup(mf_pc pc)
     if (!ierr && !pc->res) ierr = mf_vector_create(op->space, &pc->res);
     if (!ierr && !pc->t) ierr = mf_vector_create(op->space, &pc->t);
     if (!ierr) ierr = estimate_eigenvalue(pc);
+    if (!ierr && pc->solve_reduction > 0.0) { /* the degree that reduces the error on [a, b] enough */
+      const double b = 1.2 * pc->lambda_max, a = 0.9 * pc->lambda_min;
+      if (!(b - a > 1e-12 * b)) pc->degree = 1; /* one eigenvalue (e.g. only Dirichlet DoFs): exact */
+      else {
+        const double k = acosh(2.0 / pc->solve_reduction) / acosh((b + a) / (b - a));
+        pc->degree = k < 1.0 ? 1 : k > 1000.0 ? 1000 : (int)ceil(k);
+      }
+    }
   }
   mf_phase_end(ctx, MF_PHASE_DIAGONAL, t0);
   pc->ready = !ierr;
   return ierr;
 }
 
+int mf_pc_chebyshev_solver(mf_pc pc, double reduction)
+{
+  pc->solve_reduction = reduction;
+  pc->eig_steps = 40;
+  pc->ready = 0;
+  return 0;
+}
+
+int mf_pc_set_multigrid(mf_pc pc, int smoother_degree, double smoothing_range, double coarse_reduction)
+{
+  MF_CHECK(pc, NULL, MF_ERR_NULL, "preconditioner is NULL");
+  mf_context ctx = pc->op->ctx;
+  MF_CHECK(pc->kind == MF_PC_MULTIGRID, ctx, MF_ERR_ARGUMENT, "preconditioner kind %d is not MF_PC_MULTIGRID",
+           (int)pc->kind);
+  MF_CHECK(smoother_degree >= 1 && smoother_degree <= 64, ctx, MF_ERR_ARGUMENT,
+           "smoother degree %d out of range 1..64", smoother_degree);
+  MF_CHECK(smoothing_range > 1.0 && isfinite(smoothing_range), ctx, MF_ERR_ARGUMENT,
+           "smoothing range %g must be a finite number > 1", smoothing_range);
+  MF_CHECK(coarse_reduction > 0.0 && coarse_reduction < 1.0, ctx, MF_ERR_ARGUMENT,
+           "coarse reduction %g out of range (0, 1)", coarse_reduction);
+  pc->mg_degree = smoother_degree;
+  pc->mg_range = smoothing_range;
+  pc->mg_coarse = coarse_reduction;
+  mf_mg_destroy(&pc->mg);
+  pc->ready = 0;
+  return 0;
+}
+
+mf_mg mf_pc_multigrid(mf_pc pc) { return pc && pc->kind == MF_PC_MULTIGRID ? pc->mg : NULL; }
+
 static int chebyshev(mf_pc pc, mf_vector r, mf_vector x)
 {
-  const double b = 1.2 * pc->lambda_max, a = b / pc->range;
+  const double b = 1.2 * pc->lambda_max, a = pc->solve_reduction > 0.0 ? 0.9 * pc->lambda_min : b / pc->range;
+  if (!(b - a > 1e-12 * b)) { /* a single eigenvalue: D^-1 A = lambda I */
+    MF_CALL(x->ops.pmult(x, pc->dinv, r));
+    return x->ops.scale(x, 1.0 / pc->lambda_max);
+  }
   const double theta = 0.5 * (b + a), delta = 0.5 * (b - a), sigma = theta / delta;
   mf_vector d = pc->d, res = pc->res, t = pc->t;
   double rho = 1.0 / sigma;
@@ -224,6 +316,7 @@ int mf_pc_apply(mf_pc pc, mf_vector r, mf_vector z)
   case MF_PC_SHELL: return pc->shell(r, z, pc->user);
   case MF_PC_JACOBI: MF_CALL(mf_pc_setup(pc)); return z->ops.pmult(z, pc->dinv, r);
   case MF_PC_CHEBYSHEV: MF_CALL(mf_pc_setup(pc)); return chebyshev(pc, r, z);
+  case MF_PC_MULTIGRID: MF_CALL(mf_pc_setup(pc)); return mf_mg_apply(pc->mg, r, z);
   }
   return mf_error_set(ctx, MF_ERR_ARGUMENT, __FILE__, __LINE__, __func__, "preconditioner kind %d unknown",
                       (int)pc->kind);
@@ -248,6 +341,7 @@ int mf_pc_destroy(mf_pc *pc)
   mf_vector_destroy(&p->d);
   mf_vector_destroy(&p->res);
   mf_vector_destroy(&p->t);
+  mf_mg_destroy(&p->mg);
   free(p);
   *pc = NULL;
   return 0;

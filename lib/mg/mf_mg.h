@@ -1,0 +1,43 @@
+/* mf_mg.h -- private to the multigrid code (lib/mg) and its tests: transfers between the levels. */
+#ifndef MF_MG_H
+#define MF_MG_H
+
+#include "../mfree_impl.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Transfer between a coarse and a fine space: either the same mesh and a lower degree (p-transfer:
+ *  in-cell interpolation l_j^coarse(x_i^fine) along each direction), or the same degree on a mesh
+ *  whose cells are the fine mesh's cells or their parents (h-transfer: the children's nodes by the
+ *  1D matrices of the hanging-node code, P_h with h the child's bit per direction).
+ *  Prolongation v = P u: the coarse cell's values (constraints and Dirichlet zeros applied) are
+ *  interpolated to the fine nodes, and each fine DoF takes the value of one fine cell that has it at
+ *  an own position (its owner: mf_space dof_owner), on each rank; several ranks' values are averaged
+ *  (the same up to rounding). Restriction is the exact transpose. Dirichlet DoFs of both spaces are
+ *  zero in P's input and output (P = Z_f P Z_c), so R = P^T keeps them zero too. */
+typedef struct mf_transfer_s *mf_transfer;
+
+struct mf_transfer_s {
+  mf_space coarse, fine;
+  int kind;           /* 0: p-transfer, 1: h-transfer */
+  int *first;         /* ncells_coarse + 1: fine cells first[K] .. first[K+1]-1 of coarse cell K */
+  int8_t *child;      /* ncells_fine: child id in the coarse cell, -1 if it is the coarse cell */
+  double M[2][MF_MAX_N1 * MF_MAX_N1]; /* 1D matrices, n1_fine x n1_coarse: p: M[0]; h: P_0, P_1 */
+  mf_vector count_inv; /* fine: 1 / (ranks with an owner cell of the DoF) (NULL on one rank) */
+  mf_vector work;     /* fine work vector (restriction) */
+  void *dev;          /* backend state */
+};
+
+int mf_transfer_create(mf_space coarse, mf_space fine, mf_transfer *tr);
+/** fine = P coarse (owned entries; the coarse ghosts are imported) */
+int mf_transfer_prolongate(mf_transfer tr, mf_vector coarse, mf_vector fine);
+/** coarse = P^T fine (owned entries) */
+int mf_transfer_restrict(mf_transfer tr, mf_vector fine, mf_vector coarse);
+void mf_transfer_destroy(mf_transfer *tr);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,229 @@
+/* mg.c -- the multigrid hierarchy and its V-cycle (MF_PC_MULTIGRID).
+ *
+ * Levels, finest last (docs/multigrid.md):
+ *   p-coarsening on the fine mesh:  p, floor(p/2), ..., 1
+ *   h-coarsening at degree 1:        coarser copies of the forest (families merged, 2:1 balanced, no
+ *                                    repartition) until a copy merges nothing more
+ * Every level is an ordinary mfree operator of the fine operator's kind, rule, coefficient and
+ * Dirichlet form on its own space. Between levels: mf_transfer (p: in-cell interpolation; h: the
+ * children's nodes by the hanging-node matrices), restriction the transpose of prolongation.
+ *
+ * V-cycle x = B_l r on level l > 0 (Chebyshev smoother S_l, symmetric):
+ *     x = S_l r;  x += P (B_{l-1} R (r - A_l x));  x += S_l (r - A_l x)
+ * and on level 0 a Chebyshev iteration over the whole estimated spectrum: B is symmetric and
+ * positive, and uses only vector operations, operator applications and transfers of the backend (no
+ * host copies on the GPU). */
+#include "mf_mg.h"
+
+#include <math.h>
+
+typedef struct {
+  mf_mesh mesh;     /* made here for the h-levels (NULL: the fine mesh, shared) */
+  mf_space space;   /* made here, except on the finest level (borrowed) */
+  mf_operator op;   /* made here, except on the finest level (borrowed) */
+  int borrowed;     /* the finest level: the user's operator and space */
+  mf_pc smoother;   /* Chebyshev; on level 0 the coarse solver */
+  mf_vector r, x, res, t;
+  mf_transfer tr;   /* from the next coarser level (NULL on level 0) */
+  double seconds;   /* profile */
+} mg_level;
+
+struct mf_mg_s {
+  mf_context ctx;
+  int nlevels, profile;
+  mg_level *lv; /* coarsest first */
+};
+
+static void level_free(mg_level *l)
+{
+  mf_transfer_destroy(&l->tr);
+  mf_pc_destroy(&l->smoother);
+  mf_vector_destroy(&l->res);
+  mf_vector_destroy(&l->t);
+  mf_vector_destroy(&l->r);
+  mf_vector_destroy(&l->x);
+  if (!l->borrowed) {
+    mf_operator_destroy(&l->op);
+    mf_space_destroy(&l->space);
+  }
+  mf_mesh_destroy(&l->mesh);
+}
+
+void mf_mg_destroy(mf_mg *mg)
+{
+  if (!mg || !*mg) return;
+  mf_mg m = *mg;
+  for (int k = m->nlevels - 1; k >= 0; k--) level_free(&m->lv[k]);
+  free(m->lv);
+  free(m);
+  *mg = NULL;
+}
+
+/* The levels, fine to coarse, into m->lv (then reversed): degrees on the fine mesh, then coarsened
+ * meshes at degree 1 until a coarsening merges nothing. */
+static int build_levels(mf_mg m, mf_operator A)
+{
+  mf_space fine = A->space;
+  int cap = 48, n = 0, ierr = 0;
+  MF_CALL(MF_CALLOC(m->ctx, cap, &m->lv));
+  for (int p = fine->degree;; p = (p + 1) / 2) { /* p, ceil(p/2), ..., 1 */
+    mg_level *l = &m->lv[n++];
+    m->nlevels = n;
+    if (p == fine->degree) {
+      l->space = fine;
+      l->op = A;
+      l->borrowed = 1;
+    } else {
+      MF_CALL(mf_space_create(fine->mesh, p, &l->space));
+      MF_CALL(mf_operator_create_like(A, l->space, &l->op));
+    }
+    if (p <= 1) break;
+  }
+  for (mf_mesh prev = fine->mesh; n < cap;) {
+    mf_mesh coarse = NULL;
+    MF_CALL(mf_mesh_coarsened(prev, &coarse));
+    if (coarse->ncells_global == prev->ncells_global) { /* nothing merged: prev is the coarsest */
+      mf_mesh_destroy(&coarse);
+      break;
+    }
+    mg_level *l = &m->lv[n++];
+    m->nlevels = n;
+    l->mesh = coarse;
+    MF_CALL(mf_space_create(coarse, 1, &l->space));
+    MF_CALL(mf_operator_create_like(A, l->space, &l->op));
+    prev = coarse;
+  }
+  for (int k = 0; k < n / 2; k++) { /* coarsest first */
+    mg_level t = m->lv[k];
+    m->lv[k] = m->lv[n - 1 - k];
+    m->lv[n - 1 - k] = t;
+  }
+  return ierr;
+}
+
+int mf_mg_setup(mf_pc pc, mf_mg *mgp, int smoother_degree, double smoothing_range, double coarse_reduction)
+{
+  mf_operator A = mf_pc_operator(pc);
+  mf_context ctx = A->ctx;
+  mf_mg_destroy(mgp);
+  mf_mg m = NULL;
+  MF_CALL(MF_CALLOC(ctx, 1, &m));
+  m->ctx = ctx;
+  int ierr = build_levels(m, A);
+  for (int k = 0; k < m->nlevels && !ierr; k++) {
+    mg_level *l = &m->lv[k];
+    ierr = mf_pc_create(l->op, MF_PC_CHEBYSHEV, &l->smoother);
+    if (!ierr && k == 0) ierr = mf_pc_chebyshev_solver(l->smoother, coarse_reduction);
+    else if (!ierr) ierr = mf_pc_set_chebyshev(l->smoother, smoother_degree, smoothing_range, 12);
+    if (!ierr) ierr = mf_pc_setup(l->smoother);
+    if (!ierr && !l->borrowed) ierr = mf_vector_create(l->space, &l->r);
+    if (!ierr && !l->borrowed) ierr = mf_vector_create(l->space, &l->x);
+    if (!ierr) ierr = mf_vector_create(l->space, &l->res);
+    if (!ierr) ierr = mf_vector_create(l->space, &l->t);
+    if (!ierr && k > 0) ierr = mf_transfer_create(m->lv[k - 1].space, l->space, &l->tr);
+  }
+  if (ierr) {
+    mf_mg_destroy(&m);
+    return ierr;
+  }
+  *mgp = m;
+  return 0;
+}
+
+static void level_begin(mf_mg m, double *t0)
+{
+  if (!m->profile) return;
+  mf_device_sync(m->ctx);
+  *t0 = MPI_Wtime();
+}
+
+static void level_end(mf_mg m, mg_level *l, double t0)
+{
+  if (!m->profile) return;
+  mf_device_sync(m->ctx);
+  l->seconds += MPI_Wtime() - t0;
+}
+
+/* x = B_k r on level k */
+static int vcycle(mf_mg m, int k, mf_vector r, mf_vector x)
+{
+  mg_level *l = &m->lv[k];
+  double t0 = 0.0;
+  level_begin(m, &t0);
+  if (k == 0) {
+    MF_CALL(mf_pc_apply(l->smoother, r, x));
+    level_end(m, l, t0);
+    return 0;
+  }
+  mg_level *c = &m->lv[k - 1];
+  MF_CALL(mf_pc_apply(l->smoother, r, x)); /* pre-smoothing from zero */
+  MF_CALL(mf_operator_apply(l->op, x, l->res));
+  MF_CALL(l->res->ops.aypx(l->res, -1.0, r)); /* res = r - A x */
+  MF_CALL(mf_transfer_restrict(l->tr, l->res, c->r));
+  level_end(m, l, t0);
+  MF_CALL(vcycle(m, k - 1, c->r, c->x));
+  level_begin(m, &t0);
+  MF_CALL(mf_transfer_prolongate(l->tr, c->x, l->res));
+  MF_CALL(x->ops.axpy(x, 1.0, l->res));
+  MF_CALL(mf_operator_apply(l->op, x, l->res));
+  MF_CALL(l->res->ops.aypx(l->res, -1.0, r));
+  MF_CALL(mf_pc_apply(l->smoother, l->res, l->t)); /* post-smoothing of the residual */
+  MF_CALL(x->ops.axpy(x, 1.0, l->t));
+  level_end(m, l, t0);
+  return 0;
+}
+
+int mf_mg_apply(mf_mg m, mf_vector r, mf_vector x) { return vcycle(m, m->nlevels - 1, r, x); }
+
+static int get_mg(mf_pc pc, mf_mg *m)
+{
+  MF_CHECK(pc, NULL, MF_ERR_NULL, "preconditioner is NULL");
+  mf_context ctx = mf_pc_operator(pc)->ctx;
+  *m = mf_pc_multigrid(pc);
+  if (!*m) {
+    MF_CALL(mf_pc_setup(pc));
+    *m = mf_pc_multigrid(pc);
+  }
+  MF_CHECK(*m, ctx, MF_ERR_ARGUMENT, "the preconditioner is not MF_PC_MULTIGRID");
+  return 0;
+}
+
+int mf_pc_multigrid_levels(mf_pc pc, int *nlevels)
+{
+  mf_mg m;
+  MF_CALL(get_mg(pc, &m));
+  MF_CHECK(nlevels, m->ctx, MF_ERR_NULL, "output pointer nlevels is NULL");
+  *nlevels = m->nlevels;
+  return 0;
+}
+
+int mf_pc_multigrid_level(mf_pc pc, int level, int *degree, int64_t *ndofs, int64_t *ncells)
+{
+  mf_mg m;
+  MF_CALL(get_mg(pc, &m));
+  MF_CHECK(level >= 0 && level < m->nlevels, m->ctx, MF_ERR_ARGUMENT, "level %d out of range 0..%d", level,
+           m->nlevels - 1);
+  const mf_space s = m->lv[level].space;
+  if (degree) *degree = s->degree;
+  if (ndofs) *ndofs = s->nglobal;
+  if (ncells) *ncells = s->mesh->ncells_global;
+  return 0;
+}
+
+int mf_pc_multigrid_profile(mf_pc pc, int on)
+{
+  mf_mg m;
+  MF_CALL(get_mg(pc, &m));
+  m->profile = on != 0;
+  for (int k = 0; k < m->nlevels; k++) m->lv[k].seconds = 0.0;
+  return 0;
+}
+
+int mf_pc_multigrid_times(mf_pc pc, double *seconds)
+{
+  mf_mg m;
+  MF_CALL(get_mg(pc, &m));
+  MF_CHECK(seconds, m->ctx, MF_ERR_NULL, "output array seconds is NULL");
+  for (int k = 0; k < m->nlevels; k++) seconds[k] = m->lv[k].seconds;
+  return 0;
+}

@@ -1,0 +1,249 @@
+/* transfer.c -- matrix-free transfers between multigrid levels (see mf_mg.h), the CPU code; the
+ * cuda backend runs the same cell work in lib/cuda/transfer.cu.
+ *
+ *   P u:  import u's ghosts -> per coarse cell K: u_K = C_K (u at K's nodes, Dirichlet DoFs zero)
+ *         -> per fine cell e of K: (M_x x M_y x M_z) u_K at e's nodes -> each fine DoF from its
+ *         owner cell -> [several ranks: export-add, divide by the count] -> Dirichlet DoFs zero
+ *   P^T r: the transpose, step by step in reverse: r (Dirichlet zero) / count -> import -> per
+ *         coarse cell the transposed interpolation of its fine cells' owned entries -> C_K^T ->
+ *         scatter-add (Dirichlet DoFs left out), color by color -> export-add              */
+#include "mf_mg.h"
+
+#ifdef MFREE_WITH_CUDA
+#include "../cuda/mf_cuda.h"
+#endif
+
+/* fine cells of every coarse cell: itself, or its 2^dim children (consecutive, in child order) */
+static int cell_map(mf_transfer tr)
+{
+  const mf_space c = tr->coarse, f = tr->fine;
+  mf_context ctx = c->ctx;
+  const int nchild = 1 << c->dim;
+  MF_CALL(MF_CALLOC(ctx, c->ncells + 1, &tr->first));
+  MF_CALL(MF_CALLOC(ctx, f->ncells, &tr->child));
+  int j = 0;
+  for (int K = 0; K < c->ncells; K++) {
+    tr->first[K] = j;
+    const int lc = c->cell_level[K];
+    MF_CHECK(j < f->ncells, ctx, MF_ERR_INCOMPATIBLE, "multigrid transfer: coarse cell %d has no fine cell", K);
+    const int same = f->cell_level[j] == lc && f->cell_tree[j] == c->cell_tree[K] &&
+                     !memcmp(&f->cell_q[3 * (size_t)j], &c->cell_q[3 * (size_t)K], 3 * sizeof(int32_t));
+    if (tr->kind == 0 || same) {
+      MF_CHECK(same, ctx, MF_ERR_INCOMPATIBLE, "multigrid transfer: cell %d differs on the two meshes", K);
+      tr->child[j++] = -1;
+      continue;
+    }
+    const int shift = f->root_log - (lc + 1); /* log2 of a child's edge */
+    for (int k = 0; k < nchild; k++, j++) {
+      int ok = j < f->ncells && f->cell_level[j] == lc + 1 && f->cell_tree[j] == c->cell_tree[K];
+      int id = 0;
+      for (int d = 0; ok && d < c->dim; d++) {
+        const int32_t q = f->cell_q[3 * (size_t)j + d], qc = c->cell_q[3 * (size_t)K + d];
+        id |= ((q >> shift) & 1) << d;
+        ok = (q - qc) >> shift == ((k >> d) & 1);
+      }
+      MF_CHECK(ok && id == k, ctx, MF_ERR_INCOMPATIBLE,
+               "multigrid transfer: the fine mesh is not the coarse one refined once at coarse cell %d", K);
+      tr->child[j] = (int8_t)k;
+    }
+  }
+  tr->first[c->ncells] = j;
+  MF_CHECK(j == f->ncells, ctx, MF_ERR_INCOMPATIBLE, "multigrid transfer: %d fine cells, %d covered", f->ncells, j);
+  return 0;
+}
+
+int mf_transfer_create(mf_space coarse, mf_space fine, mf_transfer *tr)
+{
+  MF_CHECK(coarse && fine, NULL, MF_ERR_NULL, "space is NULL");
+  mf_context ctx = fine->ctx;
+  MF_CHECK(tr, ctx, MF_ERR_NULL, "output pointer tr is NULL");
+  *tr = NULL;
+  MF_CHECK(coarse->dim == fine->dim && coarse->ctx == fine->ctx, ctx, MF_ERR_INCOMPATIBLE,
+           "multigrid transfer between spaces of different dimensions or contexts");
+  const int pkind = coarse->mesh == fine->mesh;
+  MF_CHECK(pkind ? coarse->degree <= fine->degree : coarse->degree == fine->degree, ctx, MF_ERR_INCOMPATIBLE,
+           "multigrid transfer: degrees %d (coarse) and %d (fine) on %s mesh", coarse->degree, fine->degree,
+           pkind ? "the same" : "another");
+  mf_transfer t;
+  MF_CALL(MF_CALLOC(ctx, 1, &t));
+  t->coarse = coarse;
+  t->fine = fine;
+  t->kind = pkind ? 0 : 1;
+  int ierr = cell_map(t);
+  if (!ierr) {
+    if (pkind) { /* M[i][j] = l_j^coarse(x_i^fine) on Gauss-Lobatto nodes */
+      mf_lagrange_eval(coarse->n1, coarse->gll, fine->n1, fine->gll, t->M[0], NULL);
+      for (int i = 0; i < fine->n1; i++) /* the end nodes exactly */
+        for (int jj = 0; jj < coarse->n1; jj++)
+          if (i == 0 || i == fine->n1 - 1) t->M[0][i * coarse->n1 + jj] = (i == 0) == (jj == 0) && (i == 0 || jj == coarse->n1 - 1);
+    } else {
+      memcpy(t->M[0], fine->hanging_P, sizeof(double) * fine->n1 * fine->n1);
+      memcpy(t->M[1], fine->hanging_P + fine->n1 * fine->n1, sizeof(double) * fine->n1 * fine->n1);
+    }
+  }
+  if (!ierr) ierr = mf_vector_create(fine, &t->work);
+  if (!ierr && ctx->size > 1) { /* ranks per DoF with an owner cell */
+    double *h = NULL;
+    ierr = MF_CALLOC(ctx, fine->nlocal, &h);
+    for (int i = 0; i < fine->nlocal && !ierr; i++) h[i] = fine->dof_owner[i] < fine->ncells;
+    if (!ierr) ierr = mf_exchange_export_add(ctx, &fine->ex, h);
+    for (int i = 0; i < fine->nowned && !ierr; i++)
+      if (!(h[i] > 0.0)) ierr = mf_error_set(ctx, MF_ERR_ARGUMENT, __FILE__, __LINE__, __func__,
+                                             "multigrid transfer: DoF %d has no owner cell on any rank", i);
+    for (int i = 0; i < fine->nowned && !ierr; i++) h[i] = 1.0 / h[i];
+    if (!ierr) ierr = mf_vector_create(fine, &t->count_inv);
+    if (!ierr) ierr = t->count_inv->ops.from_host(t->count_inv, h, fine->nlocal);
+    free(h);
+  }
+#ifdef MFREE_WITH_CUDA
+  if (!ierr && ctx->backend == MF_BACKEND_CUDA) ierr = mf_cuda_transfer_setup(t);
+#endif
+  if (ierr) {
+    mf_transfer_destroy(&t);
+    return ierr;
+  }
+  *tr = t;
+  return 0;
+}
+
+void mf_transfer_destroy(mf_transfer *tr)
+{
+  if (!tr || !*tr) return;
+  mf_transfer t = *tr;
+#ifdef MFREE_WITH_CUDA
+  if (t->dev) mf_cuda_transfer_free(t);
+#endif
+  free(t->first);
+  free(t->child);
+  mf_vector_destroy(&t->count_inv);
+  mf_vector_destroy(&t->work);
+  free(t);
+  *tr = NULL;
+}
+
+/* The 1D matrix of direction d for fine cell j: p: M[0] (n1f x n1c); h: P_bit or the identity. */
+static const double *dir_matrix(const mf_transfer tr, int j, int d, const double *identity)
+{
+  if (tr->kind == 0) return tr->M[0];
+  const int c = tr->child[j];
+  if (c < 0) return identity;
+  return tr->M[(c >> d) & 1];
+}
+
+/* in (coarse cell nodes) -> out (fine cell nodes), or the transpose; t1, t2 scratch */
+static void cell_interpolate(const mf_transfer tr, int j, const double *in, double *out, double *t1, double *t2,
+                             int transpose, const double *identity)
+{
+  const int dim = tr->fine->dim, n1c = tr->coarse->n1, n1f = tr->fine->n1;
+  int n[3] = {transpose ? n1f : n1c, transpose ? n1f : n1c, transpose ? n1f : n1c};
+  const double *src = in;
+  double *bufs[2] = {t1, t2};
+  for (int d = 0; d < dim; d++) {
+    double *dst = d == dim - 1 ? out : bufs[d % 2];
+    const double *M = dir_matrix(tr, j, d, identity);
+    mf_tensor_apply(dim, n, d, M, transpose ? n1c : n1f, transpose, src, dst, 0);
+    n[d] = transpose ? n1c : n1f;
+    src = dst;
+  }
+}
+
+static int prolongate_cpu(mf_transfer tr, const double *uc, double *vf)
+{
+  const mf_space c = tr->coarse, f = tr->fine;
+  const int npcc = c->npc, npcf = f->npc, n1 = f->n1;
+  double identity[MF_MAX_N1 * MF_MAX_N1];
+  for (int i = 0; i < n1 * n1; i++) identity[i] = (i / n1) == (i % n1);
+#pragma omp parallel for schedule(static)
+  for (int i = 0; i < f->nlocal; i++) vf[i] = 0.0;
+#pragma omp parallel
+  {
+    double uK[MF_MAX_N1 * MF_MAX_N1 * MF_MAX_N1], val[MF_MAX_N1 * MF_MAX_N1 * MF_MAX_N1];
+    double t1[MF_MAX_N1 * MF_MAX_N1 * MF_MAX_N1], t2[MF_MAX_N1 * MF_MAX_N1 * MF_MAX_N1];
+#pragma omp for schedule(static)
+    for (int K = 0; K < c->ncells; K++) {
+      const int *nc = &c->cell_nodes[(size_t)K * npcc];
+      for (int k = 0; k < npcc; k++) uK[k] = c->bc[nc[k]] ? 0.0 : uc[nc[k]];
+      mf_hanging_apply(c->dim, c->n1, c->face_code[K], c->hanging_P, uK, 0);
+      for (int j = tr->first[K]; j < tr->first[K + 1]; j++) {
+        cell_interpolate(tr, j, uK, val, t1, t2, 0, identity);
+        const int *nf = &f->cell_nodes[(size_t)j * npcf];
+        for (int k = 0; k < npcf; k++) /* each fine DoF from its owner cell: one writer */
+          if (f->dof_owner[nf[k]] == j && f->dof_pos[nf[k]] == k) vf[nf[k]] = val[k];
+      }
+    }
+  }
+  return 0;
+}
+
+static int restrict_cpu(mf_transfer tr, const double *wf, double *yc)
+{
+  const mf_space c = tr->coarse, f = tr->fine;
+  const int npcc = c->npc, npcf = f->npc, n1 = f->n1;
+  double identity[MF_MAX_N1 * MF_MAX_N1];
+  for (int i = 0; i < n1 * n1; i++) identity[i] = (i / n1) == (i % n1);
+  MF_CALL(mf_space_colors(c));
+#pragma omp parallel for schedule(static)
+  for (int i = 0; i < c->nlocal; i++) yc[i] = 0.0;
+#pragma omp parallel
+  {
+    double acc[MF_MAX_N1 * MF_MAX_N1 * MF_MAX_N1], loc[MF_MAX_N1 * MF_MAX_N1 * MF_MAX_N1];
+    double tmp[MF_MAX_N1 * MF_MAX_N1 * MF_MAX_N1], t1[MF_MAX_N1 * MF_MAX_N1 * MF_MAX_N1],
+        t2[MF_MAX_N1 * MF_MAX_N1 * MF_MAX_N1];
+    for (int col = 0; col < c->ncolors; col++) {
+#pragma omp for schedule(static)
+      for (int kk = c->color_off[col]; kk < c->color_off[col + 1]; kk++) {
+        const int K = c->color_cells[kk];
+        for (int k = 0; k < npcc; k++) acc[k] = 0.0;
+        for (int j = tr->first[K]; j < tr->first[K + 1]; j++) {
+          const int *nf = &f->cell_nodes[(size_t)j * npcf];
+          for (int k = 0; k < npcf; k++) loc[k] = (f->dof_owner[nf[k]] == j && f->dof_pos[nf[k]] == k) ? wf[nf[k]] : 0.0;
+          cell_interpolate(tr, j, loc, tmp, t1, t2, 1, identity);
+          for (int k = 0; k < npcc; k++) acc[k] += tmp[k];
+        }
+        mf_hanging_apply(c->dim, c->n1, c->face_code[K], c->hanging_P, acc, 1);
+        const int *nc = &c->cell_nodes[(size_t)K * npcc];
+        for (int k = 0; k < npcc; k++)
+          if (!c->bc[nc[k]]) yc[nc[k]] += acc[k];
+      }
+    }
+  }
+  return 0;
+}
+
+int mf_transfer_prolongate(mf_transfer tr, mf_vector coarse, mf_vector fine)
+{
+  MF_CHECK(tr, NULL, MF_ERR_NULL, "transfer is NULL");
+  mf_context ctx = tr->fine->ctx;
+  MF_CHECK(coarse && fine && coarse->space == tr->coarse && fine->space == tr->fine, ctx, MF_ERR_INCOMPATIBLE,
+           "prolongation: vectors of other spaces than the transfer's");
+  MF_CALL(coarse->ops.import(coarse));
+#ifdef MFREE_WITH_CUDA
+  if (ctx->backend == MF_BACKEND_CUDA) MF_CALL(mf_cuda_transfer_prolongate(tr, coarse, fine));
+  else
+#endif
+    MF_CALL(prolongate_cpu(tr, coarse->data, fine->data));
+  if (tr->count_inv) { /* several ranks computed a shared DoF: the mean of their (equal) values */
+    MF_CALL(fine->ops.export_add(fine));
+    MF_CALL(fine->ops.pmult(fine, fine, tr->count_inv));
+  }
+  return fine->ops.bc_zero(fine);
+}
+
+int mf_transfer_restrict(mf_transfer tr, mf_vector fine, mf_vector coarse)
+{
+  MF_CHECK(tr, NULL, MF_ERR_NULL, "transfer is NULL");
+  mf_context ctx = tr->fine->ctx;
+  MF_CHECK(coarse && fine && coarse->space == tr->coarse && fine->space == tr->fine, ctx, MF_ERR_INCOMPATIBLE,
+           "restriction: vectors of other spaces than the transfer's");
+  mf_vector w = tr->work;
+  MF_CALL(w->ops.copy(w, fine));
+  MF_CALL(w->ops.bc_zero(w));
+  if (tr->count_inv) MF_CALL(w->ops.pmult(w, w, tr->count_inv));
+  MF_CALL(w->ops.import(w));
+#ifdef MFREE_WITH_CUDA
+  if (ctx->backend == MF_BACKEND_CUDA) MF_CALL(mf_cuda_transfer_restrict(tr, w, coarse));
+  else
+#endif
+    MF_CALL(restrict_cpu(tr, w->data, coarse->data));
+  return coarse->ops.export_add(coarse);
+}

@@ -1,0 +1,210 @@
+/* t13_mg -- geometric multigrid (argv[1]: backend, argv[2]: part "transfer" | "cycle" | "flat2d" |
+ * "flat3d" | "adaptive"; default all):
+ *   transfer: on unit cubes with hanging nodes (affine cells: polynomials are in the spaces), the
+ *     prolongation of the coarse interpolant of f = prod x_k(1 - x_k)(1 + x_k) (degree 3, zero on the
+ *     boundary) is the fine interpolant, to 1e-12, for p-transfers (6 -> 3) and h-transfers (p = 3);
+ *     <R x, y> = <x, P y> to 1e-13 |x| |P y| for random x, y (p and h, p = 1..6);
+ *   cycle: the V-cycle is symmetric (<B x, y> = <x, B y> to 1e-12) and positive;
+ *   flat2d, flat3d, adaptive: multigrid-preconditioned CG reaches 1e-8 in at most 10 iterations,
+ *     within 2 of each other over three refinements, on the deformed cube and the ball, constant and
+ *     Ljungkvist coefficient, p = 1..4, and on the shells-adaptive ball;
+ *   on cuda each solve also runs on the CPU: iterations within 1, solutions to 1e-8. */
+#include "mf_test.h"
+#include "mfree_impl.h"
+#include "poisson.h"
+#include "mg/mf_mg.h"
+
+static const char *be;
+static int gpu;
+
+static double bubble(const double *x, int dim, void *u)
+{
+  (void)u;
+  double v = 1.0;
+  for (int k = 0; k < dim; k++) v *= x[k] * (1.0 - x[k]) * (1.0 + x[k]);
+  return v;
+}
+
+static double maxdiff(mf_vector a, mf_vector b, double *scale)
+{
+  int n;
+  mf_space_local_sizes(a->space, &n, NULL);
+  double *ha = malloc(sizeof(double) * (n ? n : 1)), *hb = malloc(sizeof(double) * (n ? n : 1)), d = 0.0, m = 0.0;
+  T_CALL(mf_vector_get_values(a, ha));
+  T_CALL(mf_vector_get_values(b, hb));
+  for (int i = 0; i < n; i++) {
+    d = fmax(d, fabs(ha[i] - hb[i]));
+    m = fmax(m, fabs(hb[i]));
+  }
+  MPI_Allreduce(MPI_IN_PLACE, &d, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  MPI_Allreduce(MPI_IN_PLACE, &m, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  free(ha);
+  free(hb);
+  *scale = m;
+  return d;
+}
+
+/* P of the coarse interpolant against the fine interpolant; <R x, y> against <x, P y> */
+static void check_transfer(mf_space cs, mf_space fs, const char *what, int exact)
+{
+  mf_transfer tr;
+  mf_vector uc, vf, ef, xf, yc, rc, pf;
+  T_CALL(mf_transfer_create(cs, fs, &tr));
+  mf_vector *fv[] = {&vf, &ef, &xf, &pf}, *cv[] = {&uc, &yc, &rc};
+  for (int k = 0; k < 4; k++) T_CALL(mf_vector_create(fs, fv[k]));
+  for (int k = 0; k < 3; k++) T_CALL(mf_vector_create(cs, cv[k]));
+  double d, scale;
+  if (exact) {
+    T_CALL(mf_vector_interpolate(uc, bubble, NULL));
+    T_CALL(mf_vector_interpolate(ef, bubble, NULL));
+    T_CALL(mf_vector_zero_boundary(ef));
+    T_CALL(mf_transfer_prolongate(tr, uc, vf));
+    d = maxdiff(vf, ef, &scale);
+    T_CHECK(d <= 1e-12 * scale && scale > 0, "%s %s: P (coarse interpolant) - fine interpolant = %.3e (scale %g)", be, what,
+            d, scale);
+  }
+  double xPy, Rxy, nx, npy;
+  T_CALL(mf_vector_set_random(xf, 5));
+  T_CALL(mf_vector_set_random(yc, 6));
+  T_CALL(mf_transfer_prolongate(tr, yc, pf));
+  T_CALL(mf_transfer_restrict(tr, xf, rc));
+  T_CALL(mf_vector_dot(xf, pf, &xPy));
+  T_CALL(mf_vector_dot(rc, yc, &Rxy));
+  T_CALL(mf_vector_norm2(xf, &nx));
+  T_CALL(mf_vector_norm2(pf, &npy));
+  T_CHECK(fabs(xPy - Rxy) <= 1e-13 * nx * npy && npy > 0, "%s %s: <x, P y> %.17g, <R x, y> %.17g (|x| |P y| = %g)", be,
+          what, xPy, Rxy, nx * npy);
+  for (int k = 0; k < 4; k++) mf_vector_destroy(fv[k]);
+  for (int k = 0; k < 3; k++) mf_vector_destroy(cv[k]);
+  mf_transfer_destroy(&tr);
+}
+
+static void part_transfer(mf_context ctx)
+{
+  for (int dim = 2; dim <= 3; dim++) {
+    mf_mesh fine, coarse;
+    t_mesh(ctx, "cube", dim, 2, 1, &fine); /* refined near a point: hanging nodes */
+    T_CALL(mf_mesh_coarsened(fine, &coarse));
+    for (int p = 1; p <= 6; p++) {
+      mf_space f, c, h;
+      char what[64];
+      T_CALL(mf_space_create(fine, p, &f));
+      T_CALL(mf_space_create(fine, p > 1 ? p / 2 : 1, &c));
+      T_CALL(mf_space_create(coarse, p, &h));
+      T_CHECK(f->nmasked > 0, "the fine mesh has hanging nodes");
+      snprintf(what, sizeof what, "dim %d p-transfer %d -> %d", dim, c->degree, p);
+      check_transfer(c, f, what, p == 6);
+      snprintf(what, sizeof what, "dim %d h-transfer p %d", dim, p);
+      check_transfer(h, f, what, p == 3);
+      mf_space_destroy(&f);
+      mf_space_destroy(&c);
+      mf_space_destroy(&h);
+    }
+    mf_mesh_destroy(&coarse);
+    mf_mesh_destroy(&fine);
+  }
+}
+
+static void part_cycle(mf_context ctx)
+{
+  for (int dim = 2; dim <= 3; dim++)
+    for (int adapt = 0; adapt < 2; adapt++) {
+      mf_mesh mesh;
+      mf_space s;
+      mf_operator A;
+      mf_pc mg;
+      mf_vector x, y, bx, by;
+      t_mesh(ctx, "ball", dim, dim == 2 ? 2 : 1, adapt, &mesh);
+      T_CALL(mf_space_create(mesh, 3, &s));
+      T_CALL(mf_operator_create_laplace(s, MF_QUAD_GAUSS, t_ljungkvist, NULL, &A));
+      T_CALL(mf_operator_set_dirichlet(A, 1));
+      T_CALL(mf_pc_create(A, MF_PC_MULTIGRID, &mg));
+      mf_vector *vs[] = {&x, &y, &bx, &by};
+      for (int k = 0; k < 4; k++) T_CALL(mf_vector_create(s, vs[k]));
+      T_CALL(mf_vector_set_random(x, 21));
+      T_CALL(mf_vector_set_random(y, 22));
+      T_CALL(mf_vector_zero_boundary(x));
+      T_CALL(mf_pc_apply(mg, x, bx));
+      T_CALL(mf_pc_apply(mg, y, by));
+      double yBx, xBy, xBx;
+      T_CALL(mf_vector_dot(y, bx, &yBx));
+      T_CALL(mf_vector_dot(x, by, &xBy));
+      T_CALL(mf_vector_dot(x, bx, &xBx));
+      T_CHECK(fabs(yBx - xBy) <= 1e-12 * fabs(xBx), "%s dim %d adapt %d: <y, B x> %.17g, <x, B y> %.17g", be, dim, adapt,
+              yBx, xBy);
+      T_CHECK(xBx > 0.0, "%s dim %d adapt %d: x^T B x = %g", be, dim, adapt, xBx);
+      int nl = 0;
+      T_CALL(mf_pc_multigrid_levels(mg, &nl));
+      T_CHECK(nl >= 3, "%s dim %d adapt %d: %d levels", be, dim, adapt, nl);
+      for (int k = 0; k < 4; k++) mf_vector_destroy(vs[k]);
+      mf_pc_destroy(&mg);
+      mf_operator_destroy(&A);
+      mf_space_destroy(&s);
+      mf_mesh_destroy(&mesh);
+    }
+}
+
+/* iterations of three refinements of one case; on cuda the CPU's too */
+static void flat(mf_context ctx, mf_context cpu, const char *meshname, int dim, int l0, int adapt, int p, poisson_coef coef)
+{
+  const poisson_pc mgopt = {MF_PC_MULTIGRID, 0, 0};
+  int its[3];
+  for (int k = 0; k < 3; k++) {
+    mf_mesh mesh;
+    poisson_result r;
+    t_mesh(ctx, meshname, dim, l0 + k, adapt, &mesh);
+    T_CALL(poisson_solve_pc(mesh, p, coef, 1e-8, &mgopt, &r));
+    T_CHECK(r.converged && r.iterations <= 10, "%s %s dim %d level %d adapt %d p %d coef %d: %d iterations (%s)", be,
+            meshname, dim, l0 + k, adapt, p, (int)coef, r.iterations, r.converged ? "converged" : "not converged");
+    its[k] = r.iterations;
+    if (cpu) {
+      mf_mesh cm;
+      poisson_result rc;
+      t_mesh(cpu, meshname, dim, l0 + k, adapt, &cm);
+      T_CALL(poisson_solve_pc(cm, p, coef, 1e-8, &mgopt, &rc));
+      T_CHECK(abs(rc.iterations - r.iterations) <= 1 && fabs(rc.l2_error - r.l2_error) <= 1e-8 * rc.l2_error,
+              "%s dim %d p %d level %d: cuda %d iterations (L2 %.10e), cpu %d (%.10e)", meshname, dim, p, l0 + k,
+              r.iterations, r.l2_error, rc.iterations, rc.l2_error);
+      mf_mesh_destroy(&cm);
+    }
+    mf_mesh_destroy(&mesh);
+  }
+  const int lo = its[0] < its[1] ? (its[0] < its[2] ? its[0] : its[2]) : (its[1] < its[2] ? its[1] : its[2]);
+  const int hi = its[0] > its[1] ? (its[0] > its[2] ? its[0] : its[2]) : (its[1] > its[2] ? its[1] : its[2]);
+  T_CHECK(hi - lo <= 2, "%s %s dim %d adapt %d p %d coef %d: iterations %d, %d, %d over three refinements", be, meshname,
+          dim, adapt, p, (int)coef, its[0], its[1], its[2]);
+  if (getenv("MF_TEST_VERBOSE"))
+    printf("%s %s dim %d adapt %d p %d coef %d: %d %d %d\n", be, meshname, dim, adapt, p, (int)coef, its[0], its[1],
+           its[2]);
+}
+
+int main(int argc, char **argv)
+{
+  MPI_Init(&argc, &argv);
+  be = t_backend(argc, argv);
+  gpu = !strcmp(be, "cuda");
+  const char *part = argc > 2 ? argv[2] : "all";
+  mf_context ctx, cpu = NULL;
+  T_CALL(mf_context_create(MPI_COMM_WORLD, be, &ctx));
+  if (gpu) T_CALL(mf_context_create(MPI_COMM_WORLD, "cpu", &cpu));
+  const int all = !strcmp(part, "all");
+  if (all || !strcmp(part, "transfer")) part_transfer(ctx);
+  if (all || !strcmp(part, "cycle")) part_cycle(ctx);
+  for (int dim = 2; dim <= 3; dim++) {
+    if (!all && strcmp(part, dim == 2 ? "flat2d" : "flat3d")) continue;
+    for (int p = 1; p <= 4; p++)
+      for (int coef = 0; coef < 2; coef++) {
+        /* three refinements from about 10^2 DoFs on (smaller meshes need fewer iterations) */
+        const int l0 = dim == 2 ? (p <= 2 ? 2 : 1) : (p == 1 ? 2 : 1);
+        flat(ctx, cpu, "deformed", dim, l0, 0, p, (poisson_coef)coef);
+        flat(ctx, cpu, "ball", dim, dim == 2 ? l0 : (p <= 2 ? 1 : 0), 0, p, (poisson_coef)coef);
+      }
+  }
+  if (all || !strcmp(part, "adaptive"))
+    for (int dim = 2; dim <= 3; dim++)
+      for (int p = 1; p <= (dim == 2 ? 4 : 2); p++)
+        flat(ctx, cpu, "ball", dim, 1, 1, p, POISSON_COEF_LJUNGKVIST);
+  mf_context_destroy(&cpu);
+  mf_context_destroy(&ctx);
+  return t_finish();
+}
