@@ -14,6 +14,8 @@ static void usage(FILE *f)
           "  --degree P         polynomial degree 1..8 (default 3)\n"
           "  --mesh M           cube | ball | deformed (default ball)\n"
           "  --refine L         uniform refinement level (default 3)\n"
+          "  --trees T          the coarse mesh split T-fold per direction (cube, deformed: T^dim trees;\n"
+          "                     ball: each tree T^dim-fold), for sizes between powers of 2 (default 1)\n"
           "  --backend B        cpu | cuda | auto (default auto)\n"
           "  --coefficient C    constant | ljungkvist, c(x) = 1/(0.05 + 2|x|^2) (default ljungkvist)\n"
           "  --tol T            relative CG tolerance (default 1e-10)\n"
@@ -53,7 +55,7 @@ static int parse_double(const char *opt, const char *s, double *v)
 
 int main(int argc, char **argv)
 {
-  int dim = 3, degree = 3, refine = 3, levels = 2;
+  int dim = 3, degree = 3, refine = 3, levels = 2, trees = 1;
   const char *adapt = "none";
   const char *mesh_name = "ball", *backend = "auto", *coef_name = "ljungkvist", *json = NULL, *pc_name = "jacobi";
   poisson_pc pcopt = {MF_PC_JACOBI, 0, 0};
@@ -82,6 +84,7 @@ int main(int argc, char **argv)
     if (!strcmp(o, "--dim")) bad = parse_int(o, v, &dim);
     else if (!strcmp(o, "--degree")) bad = parse_int(o, v, &degree);
     else if (!strcmp(o, "--refine")) bad = parse_int(o, v, &refine);
+    else if (!strcmp(o, "--trees")) bad = parse_int(o, v, &trees);
     else if (!strcmp(o, "--mesh")) mesh_name = v;
     else if (!strcmp(o, "--backend")) backend = v;
     else if (!strcmp(o, "--coefficient")) coef_name = v;
@@ -141,7 +144,8 @@ int main(int argc, char **argv)
   if (!ierr) {
     MPI_Barrier(MPI_COMM_WORLD);
     t_mesh = MPI_Wtime();
-    ierr = mf_mesh_create(ctx, mesh_name, dim, refine, &mesh);
+    const int tt[3] = {trees, trees, trees};
+    ierr = mf_mesh_create_box(ctx, mesh_name, dim, tt, refine, &mesh);
   }
   if (!ierr && !strcmp(adapt, "shells")) ierr = mf_mesh_refine_shells(mesh, levels);
   if (!ierr) t_mesh = MPI_Wtime() - t_mesh;
@@ -170,7 +174,7 @@ int main(int argc, char **argv)
   double dofs_per_s = res.s_per_iter > 0 ? res.ndofs / res.s_per_iter : 0.0;
   if (!rank) {
     printf("mfree-poisson: -div(c grad u) = f, manufactured solution\n"
-           "  mesh           %s, dim %d, refine %d, adapt %s (%lld cells)\n"
+           "  mesh           %s, dim %d, %d tree(s) per direction, refine %d, adapt %s (%lld cells)\n"
            "  degree         %d (Q%d, Gauss q = %d)\n"
            "  coefficient    %s\n"
            "  DoFs           %lld\n"
@@ -182,7 +186,7 @@ int main(int argc, char **argv)
            "  solve time     %.3f s (%.3e s per iteration, %.3e DoF/s per iteration)\n"
            "  L2 error       %.6e (%.3f s)\n"
            "  device memory  %.3f GB peak (rank 0)\n",
-           mesh_name, dim, refine, adapt, (long long)ncells, degree, degree, degree + 1, coef_name, (long long)res.ndofs, nranks, be,
+           mesh_name, dim, trees, refine, adapt, (long long)ncells, degree, degree, degree + 1, coef_name, (long long)res.ndofs, nranks, be,
            pc_name, res.iterations, res.converged ? "converged" : "NOT converged", res.residual, tol, setup,
            res.solve_s, res.s_per_iter, dofs_per_s, res.l2_error, res.error_s, mem_peak / 1e9);
     printf("  setup          phase          seconds   share\n");
@@ -208,10 +212,10 @@ int main(int argc, char **argv)
       } else {
         fprintf(f,
                 "{\"ndofs\": %lld, \"ranks\": %d, \"backend\": \"%s\", \"degree\": %d, \"dim\": %d, "
-                "\"mesh\": \"%s\", \"refine\": %d, \"adapt\": \"%s\", \"cells\": %lld, \"coefficient\": \"%s\", \"iterations\": %d, "
+                "\"mesh\": \"%s\", \"trees\": %d, \"refine\": %d, \"adapt\": \"%s\", \"cells\": %lld, \"coefficient\": \"%s\", \"iterations\": %d, "
                 "\"converged\": %s, \"setup_s\": %.6e, \"solve_s\": %.6e, \"s_per_iteration\": %.6e, "
                 "\"dofs_per_s_per_iteration\": %.6e, \"l2_error\": %.10e, \"l2_error_s\": %.6e, \"device_mem_peak_bytes\": %zu, \"setup_phases_s\": {",
-                (long long)res.ndofs, nranks, be, degree, dim, mesh_name, refine, adapt, (long long)ncells, coef_name,
+                (long long)res.ndofs, nranks, be, degree, dim, mesh_name, trees, refine, adapt, (long long)ncells, coef_name,
                 res.iterations,
                 res.converged ? "true" : "false", setup, res.solve_s, res.s_per_iter, dofs_per_s,
                 res.l2_error, res.error_s, mem_peak);
