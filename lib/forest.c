@@ -226,7 +226,15 @@ int MF_DIMNAME(mf_forest_coarsen)(mf_mesh fine, mf_mesh coarse)
   double tm = mf_phase_begin(fine->ctx);
   p4est_t *p4est = p4est_copy((p4est_t *)fine->forest, 0);
   p4est_coarsen(p4est, 0, coarsen_all, NULL); /* families whose cells are all on this rank */
-  p4est_balance(p4est, P4EST_CONNECT_FULL, NULL);
+  /* a uniform forest stays uniform, hence balanced: no balance pass (a full pass over the cells) */
+  int uniform = 1;
+  for (p4est_topidx_t t = p4est->first_local_tree; uniform && t <= p4est->last_local_tree; t++) {
+    p4est_tree_t *tr = p4est_tree_array_index(p4est->trees, t);
+    uniform = tr->quadrants.elem_count == ((size_t)1 << (P4EST_DIM * tr->maxlevel));
+  }
+  int all = uniform;
+  MPI_Allreduce(&uniform, &all, 1, MPI_INT, MPI_MIN, fine->ctx->comm);
+  if (!all) p4est_balance(p4est, P4EST_CONNECT_FULL, NULL);
   coarse->conn = fine->conn;
   coarse->owns_conn = 0;
   coarse->forest = p4est;
