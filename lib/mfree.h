@@ -7,7 +7,8 @@
  *
  * Data path (see docs/architecture.md):
  *   mf_context (MPI comm, backend) -> mf_mesh (p4est forest) -> mf_space (Q_p DoFs, lnodes)
- *   -> mf_operator (quadrature data + sum-factorised kernel) -> mf_cg (Jacobi-preconditioned CG)
+ *   -> mf_operator (quadrature data + sum-factorised kernel) -> mf_cg (CG, preconditioned by an mf_pc:
+ *   Jacobi, Chebyshev, geometric multigrid or a user shell)
  */
 #ifndef MFREE_H
 #define MFREE_H
