@@ -119,7 +119,7 @@ int main(int argc, char **argv)
     }
   }
   if (!bad && (pcopt.degree < 0 || pcopt.degree > 64)) {
-    fprintf(stderr, "mfree-poisson: option --pc-degree: %d out of range 1..64\n", pcopt.degree);
+    fprintf(stderr, "mfree-poisson: option --pc-degree: %d out of range 1..64 (0: the default)\n", pcopt.degree);
     bad = 1;
   }
   if (!bad && strcmp(adapt, "none") && strcmp(adapt, "shells")) {

@@ -224,16 +224,19 @@ static int coarsen_all(p4est_t *p4est, p4est_topidx_t t, p4est_quadrant_t *child
 int MF_DIMNAME(mf_forest_coarsen)(mf_mesh fine, mf_mesh coarse)
 {
   double tm = mf_phase_begin(fine->ctx);
-  p4est_t *p4est = p4est_copy((p4est_t *)fine->forest, 0);
-  p4est_coarsen(p4est, 0, coarsen_all, NULL); /* families whose cells are all on this rank */
-  /* a uniform forest stays uniform, hence balanced: no balance pass (a full pass over the cells) */
+  /* If every tree of the (balanced) fine forest is complete at one level on this rank, each loses
+   * exactly one level (or stays at 0): neighbouring trees keep their difference of at most one, and
+   * the balance pass (a full pass over the cells) is not needed. Decided on all ranks together. */
+  p4est_t *src = (p4est_t *)fine->forest;
   int uniform = 1;
-  for (p4est_topidx_t t = p4est->first_local_tree; uniform && t <= p4est->last_local_tree; t++) {
-    p4est_tree_t *tr = p4est_tree_array_index(p4est->trees, t);
+  for (p4est_topidx_t t = src->first_local_tree; uniform && t <= src->last_local_tree; t++) {
+    p4est_tree_t *tr = p4est_tree_array_index(src->trees, t);
     uniform = tr->quadrants.elem_count == ((size_t)1 << (P4EST_DIM * tr->maxlevel));
   }
   int all = uniform;
   MPI_Allreduce(&uniform, &all, 1, MPI_INT, MPI_MIN, fine->ctx->comm);
+  p4est_t *p4est = p4est_copy(src, 0);
+  p4est_coarsen(p4est, 0, coarsen_all, NULL); /* families whose cells are all on this rank */
   if (!all) p4est_balance(p4est, P4EST_CONNECT_FULL, NULL);
   coarse->conn = fine->conn;
   coarse->owns_conn = 0;

@@ -229,7 +229,7 @@ typedef enum {
                             x_0 = 0, on the eigenvalue interval [1.2 lambda / range, 1.2 lambda],
                             lambda the largest eigenvalue of D^-1 A estimated at set-up: a fixed
                             polynomial in D^-1 A, symmetric and positive, k - 1 applications of A */
-  MF_PC_MULTIGRID = 3, /**< one V-cycle of geometric multigrid: degrees p, p/2, ..., 1 on the mesh, then
+  MF_PC_MULTIGRID = 3, /**< one V-cycle of geometric multigrid: degrees p, ceil(p/2), ..., 1 on the mesh, then
                             coarser and coarser copies of the forest at degree 1; Chebyshev smoothing,
                             a Chebyshev solve on the coarsest level (docs/multigrid.md) */
   MF_PC_SHELL = 4      /**< z = apply(r, z, user), a user function (mf_pc_create_shell) */
@@ -237,7 +237,9 @@ typedef enum {
 /** A user preconditioner: z <- M^-1 r (r must not change). */
 typedef int (*mf_pc_apply_fn)(mf_vector r, mf_vector z, void *user);
 
-/** @brief A preconditioner of the given kind for op (MF_PC_NONE, MF_PC_JACOBI or MF_PC_CHEBYSHEV). */
+/** @brief A preconditioner of the given kind for op (MF_PC_NONE, MF_PC_JACOBI, MF_PC_CHEBYSHEV or
+ *  MF_PC_MULTIGRID; multigrid needs a matrix-free mass, Laplace or Helmholtz operator that is
+ *  positive definite, e.g. with Dirichlet boundaries or a mass term). */
 int mf_pc_create(mf_operator op, mf_pc_kind kind, mf_pc *pc);
 /** @brief A preconditioner that calls apply (MF_PC_SHELL). */
 int mf_pc_create_shell(mf_operator op, mf_pc_apply_fn apply, void *user, mf_pc *pc);

@@ -62,8 +62,8 @@ __global__ void __launch_bounds__(1024) k_prolongate(const transfer_args a)
   sU[q] = u;
   const bool any_mask = __syncthreads_or(mk != 0);
   if (any_mask) mfg::hanging(c, sU, mk, sP, t, false);
-  // at most 2^dim fine cells per coarse cell: every block runs the same number of rounds
-  const int nmax = 1 << c.dim;
+  // one fine cell per coarse cell (p-transfer) or up to 2^dim (h): the same rounds for the whole launch
+  const int nmax = a.kind == 0 ? 1 : 1 << c.dim;
   for (int r = 0; r < nmax; r++) {
     const int j = active ? a.first[K] + r : -1;
     const bool has = active && j < a.first[K + 1];
@@ -97,7 +97,7 @@ __global__ void __launch_bounds__(1024) k_restrict(const transfer_args a)
   const mfg::point t = mfg::make_point(c, q);
   const int mk = a.mask ? a.mask[K] : 0;
   double acc = 0.0;
-  const int nmax = 1 << c.dim;
+  const int nmax = a.kind == 0 ? 1 : 1 << c.dim;
   for (int r = 0; r < nmax; r++) {
     const int j = active ? a.first[K] + r : -1;
     const bool has = active && j < a.first[K + 1];

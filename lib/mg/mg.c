@@ -1,7 +1,7 @@
 /* mg.c -- the multigrid hierarchy and its V-cycle (MF_PC_MULTIGRID).
  *
  * Levels, finest last (docs/multigrid.md):
- *   p-coarsening on the fine mesh:  p, floor(p/2), ..., 1
+ *   p-coarsening on the fine mesh:  p, ceil(p/2), ..., 1
  *   h-coarsening at degree 1:        coarser copies of the forest (families merged, 2:1 balanced, no
  *                                    repartition) until a copy merges nothing more
  * Every level is an ordinary mfree operator of the fine operator's kind, rule, coefficient and

@@ -175,8 +175,12 @@ static int estimate_eigenvalue(mf_pc pc)
   if (!ierr) ierr = p->ops.copy(p, z);
   double rz = 0.0;
   if (!ierr) ierr = mf_vector_dot(r, z, &rz);
+  const double rz0 = rz;
+  /* at most as many steps as DoFs; stop where CG has converged (a rounding-size residual, or the
+   * null space of a singular operator, would make the next steps meaningless) */
+  const int steps = (int64_t)m < s->nglobal ? m : (int)s->nglobal;
   int k = 0;
-  while (!ierr && k < m && rz > 0.0) {
+  while (!ierr && k < steps && rz > 1e-28 * rz0) {
     double pAp;
     ierr = mf_operator_apply(op, p, Ap);
     if (!ierr) ierr = mf_vector_dot(p, Ap, &pAp);
@@ -211,6 +215,14 @@ done:
   return ierr;
 }
 
+/* Lower end of a solver's interval: 0.9 lambda_min, but at most a condition number of 10^6 (a
+ * singular or nearly singular operator would otherwise ask for an unbounded degree). */
+static double solver_lower(const mf_pc pc)
+{
+  const double a = 0.9 * pc->lambda_min, floor_ = 1.2 * pc->lambda_max * 1e-6;
+  return a > floor_ ? a : floor_;
+}
+
 int mf_pc_setup(mf_pc pc)
 {
   MF_CHECK(pc, NULL, MF_ERR_NULL, "preconditioner is NULL");
@@ -233,8 +245,8 @@ int mf_pc_setup(mf_pc pc)
     if (!ierr && !pc->t) ierr = mf_vector_create(op->space, &pc->t);
     if (!ierr) ierr = estimate_eigenvalue(pc);
     if (!ierr && pc->solve_reduction > 0.0) { /* the degree that reduces the error on [a, b] enough */
-      const double b = 1.2 * pc->lambda_max, a = 0.9 * pc->lambda_min;
-      if (!(b - a > 1e-12 * b)) pc->degree = 1; /* one eigenvalue (e.g. only Dirichlet DoFs): exact */
+      const double b = 1.2 * pc->lambda_max, a = solver_lower(pc);
+      if (!(pc->lambda_max - pc->lambda_min > 1e-12 * pc->lambda_max)) pc->degree = 1; /* one eigenvalue: exact */
       else {
         const double k = acosh(2.0 / pc->solve_reduction) / acosh((b + a) / (b - a));
         pc->degree = k < 1.0 ? 1 : k > 1000.0 ? 1000 : (int)ceil(k);
@@ -278,8 +290,9 @@ mf_mg mf_pc_multigrid(mf_pc pc) { return pc && pc->kind == MF_PC_MULTIGRID ? pc-
 
 static int chebyshev(mf_pc pc, mf_vector r, mf_vector x)
 {
-  const double b = 1.2 * pc->lambda_max, a = pc->solve_reduction > 0.0 ? 0.9 * pc->lambda_min : b / pc->range;
-  if (!(b - a > 1e-12 * b)) { /* a single eigenvalue: D^-1 A = lambda I */
+  const double b = 1.2 * pc->lambda_max, a = pc->solve_reduction > 0.0 ? solver_lower(pc) : b / pc->range;
+  if (pc->solve_reduction > 0.0 && !(pc->lambda_max - pc->lambda_min > 1e-12 * pc->lambda_max)) {
+    /* a single eigenvalue (e.g. only Dirichlet DoFs): D^-1 A = lambda I, solved exactly */
     MF_CALL(x->ops.pmult(x, pc->dinv, r));
     return x->ops.scale(x, 1.0 / pc->lambda_max);
   }

@@ -88,8 +88,9 @@ int mf_transfer_create(mf_space coarse, mf_space fine, mf_transfer *tr)
     for (int i = 0; i < fine->nlocal && !ierr; i++) h[i] = fine->dof_owner[i] < fine->ncells;
     if (!ierr) ierr = mf_exchange_export_add(ctx, &fine->ex, h);
     for (int i = 0; i < fine->nowned && !ierr; i++)
-      if (!(h[i] > 0.0)) ierr = mf_error_set(ctx, MF_ERR_ARGUMENT, __FILE__, __LINE__, __func__,
-                                             "multigrid transfer: DoF %d has no owner cell on any rank", i);
+      if (!(h[i] > 0.0))
+        ierr = mf_error_set(ctx, MF_ERR_ARGUMENT, __FILE__, __LINE__, __func__,
+                            "multigrid transfer: DoF %d of rank %d has no owner cell on any rank", i, ctx->rank);
     for (int i = 0; i < fine->nowned && !ierr; i++) h[i] = 1.0 / h[i];
     if (!ierr) ierr = mf_vector_create(fine, &t->count_inv);
     if (!ierr) ierr = t->count_inv->ops.from_host(t->count_inv, h, fine->nlocal);
@@ -98,6 +99,12 @@ int mf_transfer_create(mf_space coarse, mf_space fine, mf_transfer *tr)
 #ifdef MFREE_WITH_CUDA
   if (!ierr && ctx->backend == MF_BACKEND_CUDA) ierr = mf_cuda_transfer_setup(t);
 #endif
+  if (ctx->size > 1) { /* every rank fails, or none: the others would wait in the next exchange */
+    int any = ierr != 0;
+    MPI_Allreduce(MPI_IN_PLACE, &any, 1, MPI_INT, MPI_MAX, ctx->comm);
+    if (any && !ierr)
+      ierr = mf_error_set(ctx, MF_ERR_MPI, __FILE__, __LINE__, __func__, "multigrid transfer failed on another rank");
+  }
   if (ierr) {
     mf_transfer_destroy(&t);
     return ierr;
