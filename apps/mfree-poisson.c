@@ -21,6 +21,7 @@ static void usage(FILE *f)
           "  --tol T            relative CG tolerance (default 1e-10)\n"
           "  --pc P             preconditioner: jacobi | chebyshev | mg | none (default jacobi)\n"
           "  --pc-degree K      Chebyshev degree, or the multigrid smoother's (default 4)\n"
+          "  --mg-precision P   the V-cycle's precision: double | float (default double)\n"
           "  --adapt none|shells  adaptive refinement: shells refines along several spherical shells\n"
           "  --levels L         rounds of adaptive refinement (default 2 with --adapt shells)\n"
           "  --json FILE        also write the summary as one JSON object to FILE\n"
@@ -58,7 +59,8 @@ int main(int argc, char **argv)
   int dim = 3, degree = 3, refine = 3, levels = 2, trees = 1;
   const char *adapt = "none";
   const char *mesh_name = "ball", *backend = "auto", *coef_name = "ljungkvist", *json = NULL, *pc_name = "jacobi";
-  poisson_pc pcopt = {MF_PC_JACOBI, 0, 0};
+  const char *mg_prec = "double";
+  poisson_pc pcopt = {MF_PC_JACOBI, 0, 0, MF_PRECISION_DOUBLE};
   double tol = 1e-10;
   int bad = 0;
 
@@ -94,6 +96,7 @@ int main(int argc, char **argv)
     else if (!strcmp(o, "--levels")) bad = parse_int(o, v, &levels);
     else if (!strcmp(o, "--pc")) pc_name = v;
     else if (!strcmp(o, "--pc-degree")) bad = parse_int(o, v, &pcopt.degree);
+    else if (!strcmp(o, "--mg-precision")) mg_prec = v;
     else {
       fprintf(stderr, "mfree-poisson: unknown option '%s' (see --help)\n", o);
       bad = 1;
@@ -117,6 +120,18 @@ int main(int argc, char **argv)
       fprintf(stderr, "mfree-poisson: option --pc: unknown preconditioner '%s' (jacobi | chebyshev | mg | none)\n", pc_name);
       bad = 1;
     }
+  }
+  if (!bad) {
+    if (!strcmp(mg_prec, "double")) pcopt.precision = MF_PRECISION_DOUBLE;
+    else if (!strcmp(mg_prec, "float")) pcopt.precision = MF_PRECISION_FLOAT;
+    else {
+      fprintf(stderr, "mfree-poisson: option --mg-precision: unknown precision '%s' (double | float)\n", mg_prec);
+      bad = 1;
+    }
+  }
+  if (!bad && pcopt.precision != MF_PRECISION_DOUBLE && pcopt.kind != MF_PC_MULTIGRID) {
+    fprintf(stderr, "mfree-poisson: option --mg-precision %s needs --pc mg (not '%s')\n", mg_prec, pc_name);
+    bad = 1;
   }
   if (!bad && (pcopt.degree < 0 || pcopt.degree > 64)) {
     fprintf(stderr, "mfree-poisson: option --pc-degree: %d out of range 1..64 (0: the default)\n", pcopt.degree);
@@ -196,9 +211,9 @@ int main(int argc, char **argv)
     printf("                 %-12s %9.4f  %5.1f%%\n", "other", other, setup > 0 ? 100.0 * other / setup : 0.0);
     printf("  solve rate     %.3e DoF/s (DoFs / solve time)\n", res.solve_s > 0 ? res.ndofs / res.solve_s : 0.0);
     if (res.levels) {
-      printf("  multigrid      %d levels, set-up %.3f s (within the set-up above), V-cycle %.3e s\n"
+      printf("  multigrid      %d levels in %s, set-up %.3f s (within the set-up above), V-cycle %.3e s\n"
              "                 level  degree         DoFs      cells   s per V-cycle  share\n",
-             res.levels, res.pc_setup_s, res.vcycle_s);
+             res.levels, mg_prec, res.pc_setup_s, res.vcycle_s);
       for (int k = res.levels - 1; k >= 0; k--)
         printf("                 %5d  %6d %12lld %10lld   %13.3e  %4.1f%%\n", k, res.level_degree[k],
                (long long)res.level_dofs[k], (long long)res.level_cells[k], res.level_s[k],
@@ -223,7 +238,7 @@ int main(int argc, char **argv)
         fprintf(f, "\"other\": %.6e}, \"pc\": \"%s\", \"pc_setup_s\": %.6e, \"solve_dofs_per_s\": %.6e",
                 other, pc_name, res.pc_setup_s, res.solve_s > 0 ? res.ndofs / res.solve_s : 0.0);
         if (res.levels) {
-          fprintf(f, ", \"vcycle_s\": %.6e, \"mg_levels\": [", res.vcycle_s);
+          fprintf(f, ", \"mg_precision\": \"%s\", \"vcycle_s\": %.6e, \"mg_levels\": [", mg_prec, res.vcycle_s);
           for (int k = 0; k < res.levels; k++)
             fprintf(f, "%s{\"degree\": %d, \"ndofs\": %lld, \"cells\": %lld, \"vcycle_s\": %.6e}", k ? ", " : "",
                     res.level_degree[k], (long long)res.level_dofs[k], (long long)res.level_cells[k], res.level_s[k]);

@@ -59,6 +59,7 @@ typedef struct {
   mf_pc_kind kind; /* MF_PC_JACOBI (default), MF_PC_CHEBYSHEV, MF_PC_MULTIGRID or MF_PC_NONE */
   int degree;      /* Chebyshev degree, or the multigrid smoother's (0: the library's default) */
   int profile;     /* multigrid: time 10 V-cycles level by level after the solve */
+  mf_precision precision; /* multigrid: the V-cycle's precision */
 } poisson_pc;
 
 #define POISSON_MAX_LEVELS 48
@@ -117,6 +118,7 @@ static int poisson_solve_pc(mf_mesh mesh, int degree, poisson_coef coef, double 
     if (pcopt->kind == MF_PC_CHEBYSHEV && pcopt->degree > 0) POISSON_CALL(mf_pc_set_chebyshev(pc, pcopt->degree, 20.0, 12));
     if (pcopt->kind == MF_PC_MULTIGRID && pcopt->degree > 0)
       POISSON_CALL(mf_pc_set_multigrid(pc, pcopt->degree, 15.0, 1e-3));
+    if (pcopt->kind == MF_PC_MULTIGRID) POISSON_CALL(mf_pc_set_multigrid_precision(pc, pcopt->precision));
     POISSON_CALL(mf_cg_set_pc(cg, pc));
   }
   POISSON_CALL(mf_vector_set_value(x, 0.0));

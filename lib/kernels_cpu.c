@@ -35,14 +35,16 @@ void mf_kernel_cell_cpu(mf_operator op, int cell, const double *ue, double *ve, 
   else mf_tensor_interpolate(dim, b, ue, uq, t1, t2);
 
   const int c0 = op->has_mass ? 1 : 0;
-  for (int q = 0; q < nqp; q++) r[q] = op->has_mass ? qd->data[mf_qdata_index(qd, cell, 0, q)] * uq[q] : 0.0;
+  /* the quadrature data in double, or the float copy of a single-precision operator */
+#define QD(comp, q) (op->qdf ? (double)op->qdf[mf_qdata_index(qd, cell, (comp), (q))] : qd->data[mf_qdata_index(qd, cell, (comp), (q))])
+  for (int q = 0; q < nqp; q++) r[q] = op->has_mass ? QD(0, q) * uq[q] : 0.0;
   if (op->has_grad) {
     for (int l = 0; l < dim; l++) mf_tensor_apply(dim, nn, l, b->D, nq, 0, uq, g + (size_t)l * big, 0);
     for (int q = 0; q < nqp; q++) {
       double G[3][3];
       int comp = c0;
       for (int k = 0; k < dim; k++)
-        for (int l = k; l < dim; l++) G[k][l] = G[l][k] = qd->data[mf_qdata_index(qd, cell, comp++, q)];
+        for (int l = k; l < dim; l++, comp++) G[k][l] = G[l][k] = QD(comp, q);
       for (int k = 0; k < dim; k++) {
         double acc = 0.0;
         for (int l = 0; l < dim; l++) acc += G[k][l] * g[(size_t)l * big + q];
@@ -51,30 +53,44 @@ void mf_kernel_cell_cpu(mf_operator op, int cell, const double *ue, double *ve, 
     }
     for (int k = 0; k < dim; k++) mf_tensor_apply(dim, nn, k, b->D, nq, 1, v + (size_t)k * big, r, 1);
   }
+#undef QD
   if (b->collocated) memcpy(ve, r, sizeof(double) * nqp);
   else mf_tensor_integrate(dim, b, r, ve, t1, t2);
 }
 
-int mf_kernel_apply_cpu(mf_operator op, const double *x, double *y)
+/* x, y: double arrays, or float arrays (single = 1: a single-precision operator; the cell's work
+ * runs in double here, the CUDA kernel's in float: they differ by rounding) */
+static int apply_cpu(mf_operator op, const void *x, void *y, int single)
 {
   const mf_space s = op->space;
   const int npc = s->npc;
   double buf[2 * MF_MAX_N1 * MF_MAX_N1 * MF_MAX_N1];
   double *ue = buf, *ve = buf + MF_MAX_N1 * MF_MAX_N1 * MF_MAX_N1;
+  const double *xd = single ? NULL : (const double *)x;
+  const float *xs = single ? (const float *)x : NULL;
+  double *yd = single ? NULL : (double *)y;
+  float *ys = single ? (float *)y : NULL;
   double *work;
   MF_CALL(MF_CALLOC(s->ctx, mf_kernel_work_size(op), &work));
   for (int e = 0; e < s->ncells; e++) {
     const int *nodes = &s->cell_nodes[(size_t)e * npc];
     const int mask = s->face_code[e];
-    for (int i = 0; i < npc; i++) ue[i] = x[nodes[i]];
+    for (int i = 0; i < npc; i++) ue[i] = single ? (double)xs[nodes[i]] : xd[nodes[i]];
     mf_hanging_apply(s->dim, s->n1, mask, s->hanging_P, ue, 0); /* coarse values -> this cell's */
     mf_kernel_cell_cpu(op, e, ue, ve, work);
     mf_hanging_apply(s->dim, s->n1, mask, s->hanging_P, ve, 1);
-    for (int i = 0; i < npc; i++) y[nodes[i]] += ve[i];
+    if (single)
+      for (int i = 0; i < npc; i++) ys[nodes[i]] += (float)ve[i];
+    else
+      for (int i = 0; i < npc; i++) yd[nodes[i]] += ve[i];
   }
   free(work);
   return 0;
 }
+
+int mf_kernel_apply_cpu(mf_operator op, const double *x, double *y) { return apply_cpu(op, x, y, 0); }
+
+int mf_kernel_apply_cpu_single(mf_operator op, const float *x, float *y) { return apply_cpu(op, x, y, 1); }
 
 /* Diagonal of one cell without constraints: diag(i) = sum_q [m(q) phi_i(q)^2 + sum_kl G_kl(q) d_k phi_i(q)
  * d_l phi_i(q)]. Each product is separable in the directions, so every (k, l) term is one contraction
@@ -230,7 +246,7 @@ void mf_element_matrix_dense(mf_operator op, int cell, double *Ae)
     if (op->has_grad) {
       int comp = c0;
       for (int k = 0; k < dim; k++)
-        for (int l = k; l < dim; l++) G[k][l] = G[l][k] = qd->data[mf_qdata_index(qd, cell, comp++, q)];
+        for (int l = k; l < dim; l++, comp++) G[k][l] = G[l][k] = qd->data[mf_qdata_index(qd, cell, comp, q)];
     }
     /* values and reference gradients of all basis functions at q */
     double phi[MF_MAX_N1 * MF_MAX_N1 * MF_MAX_N1], dphi[3][MF_MAX_N1 * MF_MAX_N1 * MF_MAX_N1];

@@ -256,6 +256,17 @@ int mf_pc_apply(mf_pc pc, mf_vector r, mf_vector z);
  *  default 15) on every level but the coarsest, where a Chebyshev iteration over the whole spectrum
  *  reduces the error by coarse_reduction (0..1, default 1e-3). Takes effect at the next set-up. */
 int mf_pc_set_multigrid(mf_pc pc, int smoother_degree, double smoothing_range, double coarse_reduction);
+/** Floating-point precision of the multigrid V-cycle's vectors and quadrature data. */
+typedef enum {
+  MF_PRECISION_DOUBLE = 0, /**< the default */
+  MF_PRECISION_FLOAT = 1   /**< single precision: half the bytes per DoF; the CG around it stays in double */
+} mf_precision;
+/** @brief Run the V-cycle in `prec` (default MF_PRECISION_DOUBLE). With MF_PRECISION_FLOAT every level,
+ *  the finest included, keeps its vectors and quadrature data in float (a float copy of the finest
+ *  operator's data: 1.5x its memory), the smoothers' diagonals and eigenvalue estimates are computed
+ *  in double first; the V-cycle converts the residual to float and its result back. The CG's accuracy
+ *  is unchanged (the preconditioner needs no more than a few digits). Takes effect at the next set-up. */
+int mf_pc_set_multigrid_precision(mf_pc pc, mf_precision prec);
 /** @brief Levels of the hierarchy (after set-up), finest last, and one level's degree, DoFs and cells. */
 int mf_pc_multigrid_levels(mf_pc pc, int *nlevels);
 int mf_pc_multigrid_level(mf_pc pc, int level, int *degree, int64_t *ndofs, int64_t *ncells);

@@ -181,6 +181,9 @@ int mf_space_launch_order(mf_space space, int chunk, int *order);
 int mf_space_colors(mf_space space);
 
 int mf_exchange_import(mf_context ctx, mf_exchange *ex, double *x);
+/** Host exchange of a local array of doubles (single = 0) or floats (1): forward (owners -> ghosts,
+ *  assign) or backward (ghosts -> owners, add). The messages are doubles either way. */
+int mf_exchange_run(mf_context ctx, mf_exchange *ex, void *x, int single, int forward);
 /** MPI phase only: send ex->send_buf, receive ex->recv_buf (forward: owners -> ghosts). */
 int mf_exchange_mpi(mf_context ctx, mf_exchange *ex, int forward);
 int mf_exchange_export_add(mf_context ctx, mf_exchange *ex, double *x);
@@ -217,18 +220,27 @@ typedef struct {
   int (*export_add)(mf_vector v);                          /* owners += ghosts */
   int (*to_host)(mf_vector v, double *host, int n);       /* first n entries */
   int (*from_host)(mf_vector v, const double *host, int n);
+  int (*convert)(mf_vector dst, mf_vector src);            /* dst = src of the other precision (all local) */
   int (*destroy)(mf_vector v);
 } mf_vector_ops;
 
 struct mf_vector_s {
   mf_space space;
   mf_backend backend;
+  mf_precision prec;
   int n;          /* nlocal: owned then ghost */
-  double *data;   /* host or device array of length n */
+  double *data;   /* host or device array of length n (double vectors; NULL for float ones) */
+  float *sdata;   /* the same for float vectors (multigrid levels in single precision) */
   mf_vector_ops ops;
 };
 
+/** Same space and same precision (the precision message names both). */
 int mf_vector_check_pair(mf_vector a, mf_vector b, const char *an, const char *bn);
+/** A vector of the given precision (users get double ones; float vectors serve the V-cycle). */
+int mf_vector_create_prec(mf_space space, mf_precision prec, mf_vector *v);
+/** dst = src, all local entries, converting the precision where they differ. */
+int mf_vector_convert(mf_vector dst, mf_vector src);
+const char *mf_precision_name(mf_precision p);
 
 /* ------------------------------------------------------------------ 1D bases and quadrature */
 
@@ -338,7 +350,9 @@ struct mf_operator_s {
   void *coef_user;
   double coef_a, coef_b;
   mf_basis1d basis;
-  mf_qdata qd;
+  mf_qdata qd;          /* qd.data: the host data (cpu backend, double operators) */
+  mf_precision prec;    /* MF_PRECISION_FLOAT: a copy in single precision (mf_operator_create_single) */
+  float *qdf;           /* its host quadrature data (cpu backend), layout of qd */
   /* shell */
   mf_shell_apply_fn shell_apply, shell_diag;
   void *shell_user;
@@ -346,9 +360,14 @@ struct mf_operator_s {
   int *rowptr, *colidx;
   double *vals;
   mf_operator_ops ops;
-  mf_vector xwork; /* x with boundary entries zeroed (Dirichlet form) */
+  mf_vector xwork; /* x with boundary entries zeroed (Dirichlet form), in the operator's precision */
   void *dev;       /* backend state: device quadrature data and basis */
 };
+
+/** A copy of a matrix-free operator (same space, kind, rule, Dirichlet form and scatter) whose
+ *  quadrature data are `like`'s rounded to float: it applies to float vectors only and has no
+ *  diagonal (compute that on `like`). Multigrid's levels in single precision. */
+int mf_operator_create_single(mf_operator like, mf_operator *op);
 
 /** The operator a preconditioner was made for (lib/mg/pc.c). */
 mf_operator mf_pc_operator(mf_pc pc);
@@ -356,10 +375,14 @@ mf_operator mf_pc_operator(mf_pc pc);
  *  [0.9 lambda_min, 1.2 lambda_max] and the degree that reduces the error by `reduction` there
  *  (multigrid's coarse level: linear and symmetric, unlike an inexact CG). */
 int mf_pc_chebyshev_solver(mf_pc pc, double reduction);
+/** Move a set-up Chebyshev preconditioner to op, a single-precision copy of its operator
+ *  (mf_operator_create_single): its vectors become float, its eigenvalue estimates stay. */
+int mf_pc_to_single(mf_pc pc, mf_operator op);
 
 /* multigrid (lib/mg/mg.c): the hierarchy of a MF_PC_MULTIGRID preconditioner */
 typedef struct mf_mg_s *mf_mg;
-int mf_mg_setup(mf_pc pc, mf_mg *mg, int smoother_degree, double smoothing_range, double coarse_reduction);
+int mf_mg_setup(mf_pc pc, mf_mg *mg, int smoother_degree, double smoothing_range, double coarse_reduction,
+                mf_precision prec);
 /** x = B r, one V-cycle */
 int mf_mg_apply(mf_mg mg, mf_vector r, mf_vector x);
 void mf_mg_destroy(mf_mg *mg);
@@ -370,6 +393,8 @@ int mf_operator_create_like(mf_operator like, mf_space space, mf_operator *op);
 
 /** CPU reference kernels (lib/kernels_cpu.c). x, y: local arrays (owned + ghost). */
 int mf_kernel_apply_cpu(mf_operator op, const double *x, double *y);
+/** The same for a single-precision operator (float arrays; the cell's work in double). */
+int mf_kernel_apply_cpu_single(mf_operator op, const float *x, float *y);
 int mf_kernel_diagonal_cpu(mf_operator op, double *d);
 /** Apply one cell: ue (npc) -> ve (npc), work of size mf_kernel_work_size. */
 void mf_kernel_cell_cpu(mf_operator op, int cell, const double *ue, double *ve, double *work);

@@ -13,6 +13,7 @@
 
 static int apply_mf_cpu(mf_operator op, mf_vector x, mf_vector y)
 {
+  if (op->prec == MF_PRECISION_FLOAT) return mf_kernel_apply_cpu_single(op, x->sdata, y->sdata);
   return mf_kernel_apply_cpu(op, x->data, y->data);
 }
 static int diagonal_mf_cpu(mf_operator op, mf_vector d)
@@ -79,6 +80,44 @@ int mf_operator_create_like(mf_operator like, mf_space space, mf_operator *op)
   MF_CALL(operator_create(space, like->kind, like->quad, like->coef_a, like->coef_b, like->coef, like->coef_user, op));
   (*op)->dirichlet = like->dirichlet;
   (*op)->scatter = like->scatter;
+  return 0;
+}
+
+int mf_operator_create_single(mf_operator like, mf_operator *op)
+{
+  MF_CHECK(like, NULL, MF_ERR_NULL, "operator is NULL");
+  mf_context ctx = like->ctx;
+  MF_CHECK(op, ctx, MF_ERR_NULL, "output pointer op is NULL");
+  *op = NULL;
+  MF_CHECK(like->kind == MF_OP_MASS || like->kind == MF_OP_LAPLACE || like->kind == MF_OP_HELMHOLTZ, ctx,
+           MF_ERR_UNSUPPORTED, "only matrix-free mass, Laplace and Helmholtz operators have a single-precision copy (kind %d)",
+           (int)like->kind);
+  MF_CHECK(like->prec == MF_PRECISION_DOUBLE, ctx, MF_ERR_ARGUMENT, "the operator is a single-precision copy already");
+  mf_operator o;
+  MF_CALL(MF_CALLOC(ctx, 1, &o));
+  *o = *like; /* kind, rule, coefficient, layout, Dirichlet form, scatter, cells per block */
+  o->prec = MF_PRECISION_FLOAT;
+  o->qd.data = NULL;
+  o->qdf = NULL;
+  o->xwork = NULL;
+  o->dev = NULL;
+  memset(&o->ops, 0, sizeof o->ops);
+  int ierr = 0;
+  if (ctx->backend == MF_BACKEND_CPU) {
+    o->ops.apply = apply_mf_cpu;
+    o->ops.destroy = destroy_mf_cpu;
+    ierr = MF_CALLOC(ctx, o->qd.len, &o->qdf);
+    for (size_t i = 0; !ierr && i < o->qd.len; i++) o->qdf[i] = (float)like->qd.data[i];
+  }
+#ifdef MFREE_WITH_CUDA
+  else ierr = mf_cuda_operator_single(o, like);
+#endif
+  if (!ierr) ierr = mf_vector_create_prec(o->space, MF_PRECISION_FLOAT, &o->xwork);
+  if (ierr) {
+    mf_operator_destroy(&o);
+    return ierr;
+  }
+  *op = o;
   return 0;
 }
 
@@ -161,6 +200,9 @@ int mf_operator_apply(mf_operator op, mf_vector x, mf_vector y)
            "output vector y belongs to another space (%lld DoFs, operator has %lld)",
            (long long)y->space->nglobal, (long long)op->space->nglobal);
   MF_CHECK(x != y, ctx, MF_ERR_ARGUMENT, "x and y must be different vectors");
+  MF_CHECK(x->prec == op->prec && y->prec == op->prec, ctx, MF_ERR_INCOMPATIBLE,
+           "vectors x (%s) and y (%s) for an operator in %s", mf_precision_name(x->prec), mf_precision_name(y->prec),
+           mf_precision_name(op->prec));
   if (op->kind == MF_OP_SHELL) return op->shell_apply(x, y, op->shell_user);
   mf_vector xin = x;
   if (op->dirichlet && !op->ops.masks_bc) {
@@ -180,6 +222,8 @@ int mf_operator_qdata_to_host(mf_operator op, double *host)
 {
   MF_CHECK(op->kind == MF_OP_MASS || op->kind == MF_OP_LAPLACE || op->kind == MF_OP_HELMHOLTZ, op->ctx,
            MF_ERR_UNSUPPORTED, "only matrix-free operators have quadrature data");
+  MF_CHECK(op->prec == MF_PRECISION_DOUBLE, op->ctx, MF_ERR_UNSUPPORTED,
+           "a single-precision operator copy has no double quadrature data");
 #ifdef MFREE_WITH_CUDA
   if (op->ctx->backend == MF_BACKEND_CUDA) return mf_cuda_qdata_to_host(op, host);
 #endif
@@ -194,6 +238,9 @@ int mf_operator_diagonal(mf_operator op, mf_vector d)
   MF_CHECK(d->space == op->space, op->ctx, MF_ERR_INCOMPATIBLE,
            "diagonal vector belongs to another space (%lld DoFs, operator has %lld)",
            (long long)d->space->nglobal, (long long)op->space->nglobal);
+  MF_CHECK(op->prec == MF_PRECISION_DOUBLE && d->prec == MF_PRECISION_DOUBLE, op->ctx, MF_ERR_UNSUPPORTED,
+           "the diagonal is computed in double only (operator %s, vector %s)", mf_precision_name(op->prec),
+           mf_precision_name(d->prec));
   if (op->kind == MF_OP_SHELL) {
     MF_CHECK(op->shell_diag, op->ctx, MF_ERR_UNSUPPORTED, "shell operator has no diagonal function");
     return op->shell_diag(d, d, op->shell_user);
@@ -212,6 +259,7 @@ int mf_operator_destroy(mf_operator *op)
   if (o->ops.destroy) o->ops.destroy(o);
   mf_vector_destroy(&o->xwork);
   free(o->qd.data);
+  free(o->qdf);
   free(o->rowptr);
   free(o->colidx);
   free(o->vals);
@@ -262,6 +310,7 @@ int mf_operator_create_assembled(mf_operator mfop, mf_operator *assembled)
   MF_CHECK(ctx->backend == MF_BACKEND_CPU, ctx, MF_ERR_UNSUPPORTED,
            "the assembled reference operator runs on backend 'cpu' only (this context uses '%s')",
            mf_context_backend(ctx));
+  MF_CHECK(mfop->prec == MF_PRECISION_DOUBLE, ctx, MF_ERR_UNSUPPORTED, "a single-precision operator copy cannot be assembled");
   mf_space s = mfop->space;
   const int npc = s->npc, n = s->nlocal;
   const size_t nt = (size_t)s->ncells * npc * npc;

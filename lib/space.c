@@ -460,21 +460,24 @@ int mf_exchange_mpi(mf_context ctx, mf_exchange *ex, int forward)
 }
 
 /* Host exchange of a local array: pack, MPI, unpack (assign forward, add backward). */
-static int exchange(mf_context ctx, mf_exchange *ex, double *x, int forward)
+int mf_exchange_run(mf_context ctx, mf_exchange *ex, void *x, int single, int forward)
 {
   if (ex->nneigh == 0) return 0;
   const int ns = forward ? ex->send_off[ex->nneigh] : ex->recv_off[ex->nneigh];
   const int nr = forward ? ex->recv_off[ex->nneigh] : ex->send_off[ex->nneigh];
   const int *sidx = forward ? ex->send_idx : ex->recv_idx, *ridx = forward ? ex->recv_idx : ex->send_idx;
-  for (int j = 0; j < ns; j++) ex->send_buf[j] = x[sidx[j]];
+  double *xd = single ? NULL : (double *)x;
+  float *xs = single ? (float *)x : NULL;
+  for (int j = 0; j < ns; j++) ex->send_buf[j] = single ? xs[sidx[j]] : xd[sidx[j]];
   MF_CALL(mf_exchange_mpi(ctx, ex, forward));
-  if (forward)
-    for (int j = 0; j < nr; j++) x[ridx[j]] = ex->recv_buf[j];
-  else
-    for (int j = 0; j < nr; j++) x[ridx[j]] += ex->recv_buf[j];
+  for (int j = 0; j < nr; j++) {
+    const double r = ex->recv_buf[j];
+    if (single) xs[ridx[j]] = forward ? (float)r : xs[ridx[j]] + (float)r;
+    else xd[ridx[j]] = forward ? r : xd[ridx[j]] + r;
+  }
   return 0;
 }
 
-int mf_exchange_import(mf_context ctx, mf_exchange *ex, double *x) { return exchange(ctx, ex, x, 1); }
+int mf_exchange_import(mf_context ctx, mf_exchange *ex, double *x) { return mf_exchange_run(ctx, ex, x, 0, 1); }
 
-int mf_exchange_export_add(mf_context ctx, mf_exchange *ex, double *x) { return exchange(ctx, ex, x, 0); }
+int mf_exchange_export_add(mf_context ctx, mf_exchange *ex, double *x) { return mf_exchange_run(ctx, ex, x, 0, 0); }

@@ -12,122 +12,43 @@
 
 /* ------------------------------------------------------------------ CPU backend */
 
-static int set_value_cpu(mf_vector v, double a)
-{
-  for (int i = 0; i < v->n; i++) v->data[i] = a;
-  return 0;
-}
-static int copy_cpu(mf_vector d, mf_vector s)
-{
-  memcpy(d->data, s->data, sizeof(double) * (size_t)s->n);
-  return 0;
-}
-static int axpy_cpu(mf_vector y, double a, mf_vector x)
-{
-  const int n = y->space->nowned;
-  for (int i = 0; i < n; i++) y->data[i] += a * x->data[i];
-  return 0;
-}
-static int scale_cpu(mf_vector v, double a)
-{
-  for (int i = 0; i < v->n; i++) v->data[i] *= a;
-  return 0;
-}
-static int dot_local_cpu(mf_vector x, mf_vector y, double *r)
-{
-  double s = 0.0;
-  const int n = x->space->nowned;
-  for (int i = 0; i < n; i++) s += x->data[i] * y->data[i];
-  *r = s;
-  return 0;
-}
-static int sum_local_cpu(mf_vector x, double *r)
-{
-  double s = 0.0;
-  for (int i = 0; i < x->space->nowned; i++) s += x->data[i];
-  *r = s;
-  return 0;
-}
-static int pmult_cpu(mf_vector w, mf_vector x, mf_vector y)
-{
-  for (int i = 0; i < w->space->nowned; i++) w->data[i] = x->data[i] * y->data[i];
-  return 0;
-}
-static int aypx_cpu(mf_vector y, double a, mf_vector x)
-{
-  for (int i = 0; i < y->space->nowned; i++) y->data[i] = x->data[i] + a * y->data[i];
-  return 0;
-}
-static int reciprocal_cpu(mf_vector v)
-{
-  for (int i = 0; i < v->space->nowned; i++) v->data[i] = 1.0 / v->data[i];
-  return 0;
-}
-static int bc_zero_cpu(mf_vector v)
-{
-  const unsigned char *bc = v->space->bc;
-  for (int i = 0; i < v->n; i++)
-    if (bc[i]) v->data[i] = 0.0;
-  return 0;
-}
-static int bc_set_cpu(mf_vector d, mf_vector s)
-{
-  const unsigned char *bc = d->space->bc;
-  for (int i = 0; i < d->n; i++)
-    if (bc[i]) d->data[i] = s ? s->data[i] : 1.0;
-  return 0;
-}
-static int bc_values_cpu(mf_vector v, const double *vals)
-{
-  const mf_space s = v->space;
-#pragma omp parallel for schedule(static)
-  for (int i = 0; i < v->n; i++) v->data[i] = 0.0;
-#pragma omp parallel for schedule(static)
-  for (int k = 0; k < s->nbc; k++) v->data[s->bc_list[k]] = vals[k];
-  return 0;
-}
-static int import_cpu(mf_vector v) { return mf_exchange_import(v->space->ctx, &v->space->ex, v->data); }
-static int export_add_cpu(mf_vector v) { return mf_exchange_export_add(v->space->ctx, &v->space->ex, v->data); }
-static int to_host_cpu(mf_vector v, double *h, int n)
-{
-  memcpy(h, v->data, sizeof(double) * (size_t)n);
-  return 0;
-}
-static int from_host_cpu(mf_vector v, const double *h, int n)
-{
-  memcpy(v->data, h, sizeof(double) * (size_t)n);
-  return 0;
-}
-static int destroy_cpu(mf_vector v)
-{
-  free(v->data);
-  return 0;
-}
-
-static const mf_vector_ops vector_ops_cpu = {
-    .set_value = set_value_cpu, .copy = copy_cpu,         .axpy = axpy_cpu,         .scale = scale_cpu,
-    .dot_local = dot_local_cpu, .sum_local = sum_local_cpu, .pmult = pmult_cpu,     .aypx = aypx_cpu,
-    .reciprocal = reciprocal_cpu, .bc_zero = bc_zero_cpu, .bc_set = bc_set_cpu,     .bc_values = bc_values_cpu,
-    .import = import_cpu,
-    .export_add = export_add_cpu, .to_host = to_host_cpu, .from_host = from_host_cpu, .destroy = destroy_cpu};
+#define MF_VT double
+#define MF_VD(v) ((v)->data)
+#define MF_VS _d
+#include "vector_cpu_ops.h"
+#undef MF_VT
+#undef MF_VD
+#undef MF_VS
+#define MF_VT float
+#define MF_VD(v) ((v)->sdata)
+#define MF_VS _s
+#include "vector_cpu_ops.h"
+#undef MF_VT
+#undef MF_VD
+#undef MF_VS
 
 /* ------------------------------------------------------------------ interface */
 
-int mf_vector_create(mf_space space, mf_vector *v)
+int mf_vector_create(mf_space space, mf_vector *v) { return mf_vector_create_prec(space, MF_PRECISION_DOUBLE, v); }
+
+int mf_vector_create_prec(mf_space space, mf_precision prec, mf_vector *v)
 {
   MF_CHECK(space, NULL, MF_ERR_NULL, "space is NULL");
   mf_context ctx = space->ctx;
   MF_CHECK(v, ctx, MF_ERR_NULL, "output pointer v is NULL");
   *v = NULL;
+  MF_CHECK(prec == MF_PRECISION_DOUBLE || prec == MF_PRECISION_FLOAT, ctx, MF_ERR_ARGUMENT,
+           "precision %d unknown (MF_PRECISION_DOUBLE or MF_PRECISION_FLOAT)", (int)prec);
   mf_vector x;
   MF_CALL(MF_CALLOC(ctx, 1, &x));
   x->space = space;
   x->backend = ctx->backend;
+  x->prec = prec;
   x->n = space->nlocal;
   int ierr = 0;
   if (x->backend == MF_BACKEND_CPU) {
-    x->ops = vector_ops_cpu;
-    ierr = MF_CALLOC_TOUCH(ctx, x->n, &x->data);
+    x->ops = prec == MF_PRECISION_FLOAT ? vector_ops_cpu_s : vector_ops_cpu_d;
+    ierr = prec == MF_PRECISION_FLOAT ? MF_CALLOC_TOUCH(ctx, x->n, &x->sdata) : MF_CALLOC_TOUCH(ctx, x->n, &x->data);
   }
 #ifdef MFREE_WITH_CUDA
   else ierr = mf_cuda_vector_setup(x);
@@ -156,7 +77,21 @@ int mf_vector_check_pair(mf_vector a, mf_vector b, const char *an, const char *b
   MF_CHECK(a->space == b->space, a->space->ctx, MF_ERR_INCOMPATIBLE,
            "vectors %s and %s belong to different spaces (%lld and %lld DoFs)", an, bn,
            (long long)a->space->nglobal, (long long)b->space->nglobal);
+  MF_CHECK(a->prec == b->prec, a->space->ctx, MF_ERR_INCOMPATIBLE, "vectors %s (%s) and %s (%s) differ in precision",
+           an, mf_precision_name(a->prec), bn, mf_precision_name(b->prec));
   return 0;
+}
+
+const char *mf_precision_name(mf_precision p) { return p == MF_PRECISION_FLOAT ? "float" : "double"; }
+
+int mf_vector_convert(mf_vector dst, mf_vector src)
+{
+  MF_CHECK(dst && src, NULL, MF_ERR_NULL, "vector is NULL");
+  MF_CHECK(dst->space == src->space, dst->space->ctx, MF_ERR_INCOMPATIBLE,
+           "conversion between vectors of different spaces (%lld and %lld DoFs)", (long long)dst->space->nglobal,
+           (long long)src->space->nglobal);
+  if (dst->prec == src->prec) return dst->ops.copy(dst, src);
+  return dst->ops.convert(dst, src);
 }
 
 int mf_vector_set_value(mf_vector v, double value)

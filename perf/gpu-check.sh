@@ -15,8 +15,9 @@ grep -E "tests passed|FAIL|Failed|\(Failed\)|Test +#" "$out/ctest-cuda.log" | ta
 app="$b/apps/mfree-poisson --backend cuda --mesh ball --coefficient ljungkvist --tol 1e-3"
 for tool in memcheck racecheck synccheck; do
   cases=("--dim 3 --degree 2 --refine 1 --adapt shells --levels 2" "--dim 2 --degree 3 --refine 2 --adapt shells --levels 1"
-         "--dim 3 --degree 3 --refine 1 --adapt shells --levels 1 --pc mg")
-  [ -n "${MFREE_SANITIZE_MG_ONLY:-}" ] && cases=("${cases[2]}")
+         "--dim 3 --degree 3 --refine 1 --adapt shells --levels 1 --pc mg"
+         "--dim 3 --degree 3 --refine 1 --adapt shells --levels 1 --pc mg --mg-precision float")
+  [ -n "${MFREE_SANITIZE_MG_ONLY:-}" ] && cases=("${cases[2]}" "${cases[3]}")
   for args in "${cases[@]}"; do
     echo "== compute-sanitizer --tool $tool mfree-poisson $args"
     timeout 200 compute-sanitizer --tool $tool --error-exitcode 9 $app $args 2>&1 | grep -E "ERROR SUMMARY|RACECHECK SUMMARY|CG iter|L2|rror" | head -8

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Iterations and DoF/s of the solve against DoFs per degree, from perf/solve-study.sh's CSV.
+"""Iterations and DoF/s of the solve against DoFs per degree, from perf/solve-study.sh's CSV (a V-cycle
+in float, where the CSV has one, dashed).
 Usage: perf/plot_solve.py SOLVE.csv OUT.png [TITLE]"""
 import csv
 import sys
@@ -12,12 +13,20 @@ import matplotlib.pyplot as plt
 
 def main():
     rows = [r for r in csv.DictReader(open(sys.argv[1])) if r["adapt"] == "none"]
+    for r in rows:  # files from before the precision column: double
+        r["mg_precision"] = r.get("mg_precision") or "double"
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4.2))
+    precs = sorted({r["mg_precision"] for r in rows})
     for p in sorted({int(r["p"]) for r in rows}):
-        sel = sorted((r for r in rows if int(r["p"]) == p), key=lambda r: float(r["ndofs"]))
-        n = [float(r["ndofs"]) for r in sel]
-        ax1.plot(n, [int(r["iterations"]) for r in sel], "o-", label=f"Q{p}")
-        ax2.plot(n, [float(r["solve_dofs_per_s"]) for r in sel], "o-", label=f"Q{p}")
+        color = f"C{(p - 1) % 10}"
+        for prec in precs:  # double solid, float dashed
+            sel = sorted((r for r in rows if int(r["p"]) == p and r["mg_precision"] == prec), key=lambda r: float(r["ndofs"]))
+            if not sel:
+                continue
+            n = [float(r["ndofs"]) for r in sel]
+            style, label = ("o-", f"Q{p}") if prec == "double" else ("s--", f"Q{p} {prec}")
+            ax1.plot(n, [int(r["iterations"]) for r in sel], style, color=color, label=label)
+            ax2.plot(n, [float(r["solve_dofs_per_s"]) for r in sel], style, color=color, label=label)
     ax1.set_xscale("log")
     ax1.set_ylim(0, 16)
     ax1.axhline(15, color="gray", ls=":", lw=1)

@@ -1,5 +1,5 @@
 /* t13_mg -- geometric multigrid (argv[1]: backend, argv[2]: part "transfer" | "cycle" | "flat2d" |
- * "flat3d" | "adaptive"; default all):
+ * "flat3d" | "adaptive" | "float"; default all):
  *   transfer: on unit cubes with hanging nodes (affine cells: polynomials are in the spaces), the
  *     prolongation of the coarse interpolant of f = prod x_k(1 - x_k)(1 + x_k) (degree 3, zero on the
  *     boundary) is the fine interpolant, to 1e-12, for p-transfers (6 -> 3) and h-transfers (p = 3);
@@ -8,7 +8,13 @@
  *   flat2d, flat3d, adaptive: multigrid-preconditioned CG reaches 1e-8 in at most 10 iterations,
  *     within 2 of each other over three refinements, on the deformed cube and the ball, constant and
  *     Ljungkvist coefficient, p = 1..4, and on the shells-adaptive ball;
- *   on cuda each solve also runs on the CPU: iterations within 1, solutions to 1e-8. */
+ *   on cuda each solve also runs on the CPU: iterations within 1, solutions to 1e-8;
+ *   float: the single-precision V-cycle (mf_pc_set_multigrid_precision): a float operator copy applies
+ *     like its double original to 1e-5 (and rounds: it differs), takes float vectors only and has no
+ *     diagonal; float transfers match double ones to 1e-6 and stay adjoint to 1e-6; the float V-cycle
+ *     is symmetric to 1e-5; CG with it reaches 1e-8 in at most one iteration more than with the double
+ *     V-cycle and to the same L2 error (1e-6), uniform and adaptive, 2D and 3D, p = 1..4; bad
+ *     precisions are refused by name; on cuda the float solves also match the CPU's float solves. */
 #include "mf_test.h"
 #include "mfree_impl.h"
 #include "poisson.h"
@@ -49,7 +55,7 @@ static void check_transfer(mf_space cs, mf_space fs, const char *what, int exact
 {
   mf_transfer tr;
   mf_vector uc, vf, ef, xf, yc, rc, pf;
-  T_CALL(mf_transfer_create(cs, fs, &tr));
+  T_CALL(mf_transfer_create(cs, fs, MF_PRECISION_DOUBLE, &tr));
   mf_vector *fv[] = {&vf, &ef, &xf, &pf}, *cv[] = {&uc, &yc, &rc};
   for (int k = 0; k < 4; k++) T_CALL(mf_vector_create(fs, fv[k]));
   for (int k = 0; k < 3; k++) T_CALL(mf_vector_create(cs, cv[k]));
@@ -147,7 +153,7 @@ static void part_cycle(mf_context ctx)
 /* iterations of three refinements of one case; on cuda the CPU's too */
 static void flat(mf_context ctx, mf_context cpu, const char *meshname, int dim, int l0, int adapt, int p, poisson_coef coef)
 {
-  const poisson_pc mgopt = {MF_PC_MULTIGRID, 0, 0};
+  const poisson_pc mgopt = {MF_PC_MULTIGRID, 0, 0, MF_PRECISION_DOUBLE};
   int its[3];
   for (int k = 0; k < 3; k++) {
     mf_mesh mesh;
@@ -178,6 +184,179 @@ static void flat(mf_context ctx, mf_context cpu, const char *meshname, int dim, 
            its[2]);
 }
 
+/* a copy of v in the other precision */
+static mf_vector converted(mf_vector v, mf_precision prec)
+{
+  mf_vector c;
+  T_CALL(mf_vector_create_prec(v->space, prec, &c));
+  T_CALL(mf_vector_convert(c, v));
+  return c;
+}
+
+static void float_operator(mf_context ctx, int dim)
+{
+  mf_mesh mesh;
+  mf_space s;
+  mf_operator A, Af, Af2 = NULL;
+  mf_vector x, y, d, xf, yf, yd;
+  t_mesh(ctx, "ball", dim, 1, 1, &mesh); /* hanging nodes */
+  T_CALL(mf_space_create(mesh, 3, &s));
+  T_CALL(mf_operator_create_helmholtz(s, MF_QUAD_GAUSS, 0.5, 1.0, t_ljungkvist, NULL, &A));
+  T_CALL(mf_operator_set_dirichlet(A, 1));
+  T_CALL(mf_operator_create_single(A, &Af));
+  T_CALL(mf_vector_create(s, &x));
+  T_CALL(mf_vector_create(s, &y));
+  T_CALL(mf_vector_create(s, &d));
+  T_CALL(mf_vector_set_random(x, 31));
+  T_CALL(mf_operator_apply(A, x, y));
+  xf = converted(x, MF_PRECISION_FLOAT);
+  T_CALL(mf_vector_create_prec(s, MF_PRECISION_FLOAT, &yf));
+  T_CALL(mf_operator_apply(Af, xf, yf));
+  yd = converted(yf, MF_PRECISION_DOUBLE);
+  double scale, diff = maxdiff(yd, y, &scale);
+  T_CHECK(diff <= 1e-5 * scale && diff > 1e-12 * scale, "%s dim %d: float operator - double operator = %.3e (scale %g)", be,
+          dim, diff, scale);
+  EXPECT(mf_operator_apply(Af, x, y), MF_ERR_INCOMPATIBLE, "for an operator in float");
+  EXPECT(mf_operator_apply(A, xf, yf), MF_ERR_INCOMPATIBLE, "for an operator in double");
+  EXPECT(mf_operator_diagonal(Af, d), MF_ERR_UNSUPPORTED, "in double only");
+  EXPECT(mf_operator_create_single(Af, &Af2), MF_ERR_ARGUMENT, "single-precision copy already");
+  EXPECT(mf_vector_axpy(xf, 1.0, x), MF_ERR_INCOMPATIBLE, "differ in precision");
+  mf_vector *vs[] = {&x, &y, &d, &xf, &yf, &yd};
+  for (int k = 0; k < 6; k++) mf_vector_destroy(vs[k]);
+  mf_operator_destroy(&Af);
+  mf_operator_destroy(&A);
+  mf_space_destroy(&s);
+  mf_mesh_destroy(&mesh);
+}
+
+static void float_transfer(mf_space cs, mf_space fs, const char *what)
+{
+  mf_transfer td, tf;
+  mf_vector xc, xf, pd, rd;
+  T_CALL(mf_transfer_create(cs, fs, MF_PRECISION_DOUBLE, &td));
+  T_CALL(mf_transfer_create(cs, fs, MF_PRECISION_FLOAT, &tf));
+  T_CALL(mf_vector_create(cs, &xc));
+  T_CALL(mf_vector_create(fs, &xf));
+  T_CALL(mf_vector_create(fs, &pd));
+  T_CALL(mf_vector_create(cs, &rd));
+  T_CALL(mf_vector_set_random(xc, 41));
+  T_CALL(mf_vector_set_random(xf, 42));
+  T_CALL(mf_transfer_prolongate(td, xc, pd));
+  T_CALL(mf_transfer_restrict(td, xf, rd));
+  mf_vector xcs = converted(xc, MF_PRECISION_FLOAT), xfs = converted(xf, MF_PRECISION_FLOAT), ps, rs;
+  T_CALL(mf_vector_create_prec(fs, MF_PRECISION_FLOAT, &ps));
+  T_CALL(mf_vector_create_prec(cs, MF_PRECISION_FLOAT, &rs));
+  EXPECT(mf_transfer_prolongate(tf, xc, pd), MF_ERR_INCOMPATIBLE, "the transfer in float");
+  T_CALL(mf_transfer_prolongate(tf, xcs, ps));
+  T_CALL(mf_transfer_restrict(tf, xfs, rs));
+  mf_vector psd = converted(ps, MF_PRECISION_DOUBLE), rsd = converted(rs, MF_PRECISION_DOUBLE);
+  double sp, sr, dp = maxdiff(psd, pd, &sp), dr = maxdiff(rsd, rd, &sr);
+  T_CHECK(dp <= 1e-6 * sp && dr <= 1e-6 * sr, "%s %s: float P - double P = %.3e (scale %g), R: %.3e (%g)", be, what, dp,
+          sp, dr, sr);
+  double xPy, Rxy, nx, npy; /* adjoint in float: <xf, P xc> = <R xf, xc> */
+  T_CALL(mf_vector_dot(xfs, ps, &xPy));
+  T_CALL(mf_vector_dot(rs, xcs, &Rxy));
+  T_CALL(mf_vector_norm2(xfs, &nx));
+  T_CALL(mf_vector_norm2(ps, &npy));
+  T_CHECK(fabs(xPy - Rxy) <= 1e-6 * nx * npy, "%s %s: float <x, P y> %.9g, <R x, y> %.9g", be, what, xPy, Rxy);
+  mf_vector *vs[] = {&xc, &xf, &pd, &rd, &xcs, &xfs, &ps, &rs, &psd, &rsd};
+  for (int k = 0; k < 10; k++) mf_vector_destroy(vs[k]);
+  mf_transfer_destroy(&tf);
+  mf_transfer_destroy(&td);
+}
+
+static void float_cycle(mf_context ctx, int dim)
+{
+  mf_mesh mesh;
+  mf_space s;
+  mf_operator A;
+  mf_pc mg, jac;
+  mf_vector x, y, bx, by;
+  t_mesh(ctx, "ball", dim, dim == 2 ? 2 : 1, 1, &mesh);
+  T_CALL(mf_space_create(mesh, 3, &s));
+  T_CALL(mf_operator_create_laplace(s, MF_QUAD_GAUSS, t_ljungkvist, NULL, &A));
+  T_CALL(mf_operator_set_dirichlet(A, 1));
+  T_CALL(mf_pc_create(A, MF_PC_MULTIGRID, &mg));
+  T_CALL(mf_pc_create(A, MF_PC_JACOBI, &jac));
+  EXPECT(mf_pc_set_multigrid_precision(mg, (mf_precision)7), MF_ERR_ARGUMENT, "precision 7 unknown");
+  EXPECT(mf_pc_set_multigrid_precision(jac, MF_PRECISION_FLOAT), MF_ERR_ARGUMENT, "is not MF_PC_MULTIGRID");
+  T_CALL(mf_pc_set_multigrid_precision(mg, MF_PRECISION_FLOAT));
+  mf_vector *vs[] = {&x, &y, &bx, &by};
+  for (int k = 0; k < 4; k++) T_CALL(mf_vector_create(s, vs[k]));
+  T_CALL(mf_vector_set_random(x, 21));
+  T_CALL(mf_vector_set_random(y, 22));
+  T_CALL(mf_vector_zero_boundary(x));
+  T_CALL(mf_pc_apply(mg, x, bx));
+  T_CALL(mf_pc_apply(mg, y, by));
+  double yBx, xBy, xBx;
+  T_CALL(mf_vector_dot(y, bx, &yBx));
+  T_CALL(mf_vector_dot(x, by, &xBy));
+  T_CALL(mf_vector_dot(x, bx, &xBx));
+  T_CHECK(fabs(yBx - xBy) <= 1e-5 * fabs(xBx) && xBx > 0.0, "%s dim %d float V-cycle: <y, B x> %.9g, <x, B y> %.9g, x^T B x %g",
+          be, dim, yBx, xBy, xBx);
+  for (int k = 0; k < 4; k++) mf_vector_destroy(vs[k]);
+  mf_pc_destroy(&jac);
+  mf_pc_destroy(&mg);
+  mf_operator_destroy(&A);
+  mf_space_destroy(&s);
+  mf_mesh_destroy(&mesh);
+}
+
+/* the float V-cycle against the double one on one mesh; on cuda the CPU's float solve too */
+static void float_solve(mf_context ctx, mf_context cpu, const char *meshname, int dim, int level, int adapt, int p)
+{
+  const poisson_pc dopt = {MF_PC_MULTIGRID, 0, 0, MF_PRECISION_DOUBLE}, fopt = {MF_PC_MULTIGRID, 0, 0, MF_PRECISION_FLOAT};
+  mf_mesh mesh;
+  poisson_result rd, rf;
+  t_mesh(ctx, meshname, dim, level, adapt, &mesh);
+  T_CALL(poisson_solve_pc(mesh, p, POISSON_COEF_LJUNGKVIST, 1e-8, &dopt, &rd));
+  T_CALL(poisson_solve_pc(mesh, p, POISSON_COEF_LJUNGKVIST, 1e-8, &fopt, &rf));
+  T_CHECK(rf.converged && rf.residual <= 1e-8 && rf.iterations <= rd.iterations + 1 &&
+              fabs(rf.l2_error - rd.l2_error) <= 1e-6 * rd.l2_error,
+          "%s %s dim %d level %d adapt %d p %d: float V-cycle %d iterations (L2 %.10e), double %d (%.10e)", be, meshname,
+          dim, level, adapt, p, rf.iterations, rf.l2_error, rd.iterations, rd.l2_error);
+  if (cpu) {
+    mf_mesh cm;
+    poisson_result rc;
+    t_mesh(cpu, meshname, dim, level, adapt, &cm);
+    T_CALL(poisson_solve_pc(cm, p, POISSON_COEF_LJUNGKVIST, 1e-8, &fopt, &rc));
+    T_CHECK(abs(rc.iterations - rf.iterations) <= 1 && fabs(rc.l2_error - rf.l2_error) <= 1e-6 * rc.l2_error,
+            "%s dim %d p %d float: cuda %d iterations (L2 %.10e), cpu %d (%.10e)", meshname, dim, p, rf.iterations,
+            rf.l2_error, rc.iterations, rc.l2_error);
+    mf_mesh_destroy(&cm);
+  }
+  if (getenv("MF_TEST_VERBOSE"))
+    printf("%s float %s dim %d level %d adapt %d p %d: double %d, float %d iterations\n", be, meshname, dim, level, adapt,
+           p, rd.iterations, rf.iterations);
+  mf_mesh_destroy(&mesh);
+}
+
+static void part_float(mf_context ctx, mf_context cpu)
+{
+  for (int dim = 2; dim <= 3; dim++) {
+    float_operator(ctx, dim);
+    mf_mesh fine, coarse;
+    t_mesh(ctx, "cube", dim, 2, 1, &fine);
+    T_CALL(mf_mesh_coarsened(fine, &coarse));
+    mf_space f, c, h;
+    T_CALL(mf_space_create(fine, 4, &f));
+    T_CALL(mf_space_create(fine, 2, &c));
+    T_CALL(mf_space_create(coarse, 4, &h));
+    float_transfer(c, f, dim == 2 ? "2D p-transfer 2 -> 4" : "3D p-transfer 2 -> 4");
+    float_transfer(h, f, dim == 2 ? "2D h-transfer p 4" : "3D h-transfer p 4");
+    mf_space_destroy(&f);
+    mf_space_destroy(&c);
+    mf_space_destroy(&h);
+    mf_mesh_destroy(&coarse);
+    mf_mesh_destroy(&fine);
+    float_cycle(ctx, dim);
+    for (int p = 1; p <= 4; p++) {
+      float_solve(ctx, cpu, "deformed", dim, dim == 2 ? 4 : (p <= 2 ? 3 : 2), 0, p);
+      float_solve(ctx, cpu, "ball", dim, dim == 2 ? 2 : 1, 1, p);
+    }
+  }
+}
+
 int main(int argc, char **argv)
 {
   MPI_Init(&argc, &argv);
@@ -200,6 +379,7 @@ int main(int argc, char **argv)
         flat(ctx, cpu, "ball", dim, dim == 2 ? l0 : (p <= 2 ? 1 : 0), 0, p, (poisson_coef)coef);
       }
   }
+  if (all || !strcmp(part, "float")) part_float(ctx, cpu);
   if (all || !strcmp(part, "adaptive"))
     for (int dim = 2; dim <= 3; dim++)
       for (int p = 1; p <= (dim == 2 ? 4 : 2); p++)

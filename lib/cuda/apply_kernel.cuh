@@ -18,9 +18,8 @@ namespace mfk {
 // direction): direction by direction, the lines through hanging faces/edges get the 1D coarse-to-fine
 // interpolation (transpose: P^T, directions in reverse). Same passes as mf_hanging_apply (lib/hanging).
 // Every thread of the block must call it (barriers); threads of cells without a mask only wait.
-template <int DIM, int N1, int NQ>
-__device__ __forceinline__ void hanging(double *s, int mask, const double *sP, int i, int j, int k, bool isdof,
-                                        bool transpose)
+template <int DIM, int N1, int NQ, class T>
+__device__ __forceinline__ void hanging(T *s, int mask, const T *sP, int i, int j, int k, bool isdof, bool transpose)
 {
   const int c = mask & (DIM == 3 ? 7 : 3), faces = (mask >> (DIM == 3 ? 3 : 2)) & (DIM == 3 ? 7 : 3);
   const int edges = DIM == 3 ? (mask >> 6) & 7 : 0;
@@ -40,10 +39,10 @@ __device__ __forceinline__ void hanging(double *s, int mask, const double *sP, i
       }
       if ((edges >> d & 1) && on_all) need = true;
     }
-    double t = 0.0;
+    T t = 0;
     const int st = d == 0 ? 1 : d == 1 ? NQ : NQ * NQ;
     if (need) {
-      const double *M = sP + (c >> d & 1) * N1 * N1;
+      const T *M = sP + (c >> d & 1) * N1 * N1;
       const int base = (k * NQ + j) * NQ + i - idx[d] * st;
 #pragma unroll
       for (int m = 0; m < N1; m++) t += (transpose ? M[m * N1 + idx[d]] : M[idx[d] * N1 + m]) * s[base + m * st];
@@ -69,46 +68,51 @@ struct bounds {
 
 // HANG: the variant for meshes with hanging nodes; meshes without any run the kernel without the
 // constraint code (it costs registers even when no cell uses it: -13% on bp3 p = 8 measured).
-template <int DIM, int N1, int NQ, int OP, bool COLLOC, bool HANG>
+// T: the scalar type of the vectors, the quadrature data and the arithmetic (double, or float for
+// multigrid levels in single precision); the 1D matrices come in double and are rounded when staged.
+template <int DIM, int N1, int NQ, int OP, bool COLLOC, bool HANG, class T>
 __global__ void __launch_bounds__(bounds<DIM, NQ, OP>::threads, bounds<DIM, NQ, OP>::blocks) apply(const mf_cuda_apply_args a)
 {
   constexpr int NQP = DIM == 2 ? NQ * NQ : NQ * NQ * NQ;
   constexpr int NPC = DIM == 2 ? N1 * N1 : N1 * N1 * N1;
   constexpr bool MASS = OP != 1, GRAD = OP != 0;
   constexpr int NBUF = GRAD ? 2 + DIM : 2; // s0, s1 (ping-pong), then v_0 .. v_{DIM-1}
-  extern __shared__ double smem[];
-  double *sB = smem, *sD = sB + NQ * N1, *sP = sD + NQ * NQ;
+  extern __shared__ __align__(16) unsigned char smem_raw[];
+  T *smem = reinterpret_cast<T *>(smem_raw);
+  T *sB = smem, *sD = sB + NQ * N1, *sP = sD + NQ * NQ;
+  const T *qd = static_cast<const T *>(a.qd), *x = static_cast<const T *>(a.x);
+  T *y = static_cast<T *>(a.y);
   const int tid = threadIdx.x;
   const int lc = tid / NQP, q = tid - lc * NQP;
   const int i = q % NQ, j = (q / NQ) % NQ, k = DIM == 3 ? q / (NQ * NQ) : 0;
   const int pos = a.cell_begin + blockIdx.x * a.cells_per_block + lc;
   const bool active = pos < a.cell_end;
   const int cell = !active ? 0 : a.cell_list ? __ldg(&a.cell_list[pos]) : pos;
-  double *s0 = sP + (HANG ? 2 * N1 * N1 : 0) + (size_t)lc * NBUF * NQP, *s1 = s0 + NQP;
+  T *s0 = sP + (HANG ? 2 * N1 * N1 : 0) + (size_t)lc * NBUF * NQP, *s1 = s0 + NQP;
 
   // the quadrature data does not depend on anything: issue its loads first, so that their latency
   // overlaps the gather and the interpolation sweeps (not in the register-capped big blocks)
   constexpr int NC = (MASS ? 1 : 0) + (GRAD ? (DIM == 2 ? 3 : 6) : 0);
   constexpr bool PREFETCH = !bounds<DIM, NQ, OP>::big;
   const size_t qbase = (size_t)(cell / a.qd_batch) * a.qd_batch_stride + (size_t)(cell % a.qd_batch) * NQP + q;
-  double qv[NC];
+  T qv[NC];
   if (PREFETCH) {
 #pragma unroll
-    for (int c = 0; c < NC; c++) qv[c] = active ? __ldg(&a.qd[qbase + (size_t)c * a.qd_block_stride]) : 0.0;
+    for (int c = 0; c < NC; c++) qv[c] = active ? __ldg(&qd[qbase + (size_t)c * a.qd_block_stride]) : (T)0;
   }
-  for (int t = tid; t < NQ * N1; t += blockDim.x) sB[t] = a.B[t];
-  for (int t = tid; t < NQ * NQ; t += blockDim.x) sD[t] = a.D[t];
+  for (int t = tid; t < NQ * N1; t += blockDim.x) sB[t] = (T)a.B[t];
+  for (int t = tid; t < NQ * NQ; t += blockDim.x) sD[t] = (T)a.D[t];
   if (HANG)
-    for (int t = tid; t < 2 * N1 * N1; t += blockDim.x) sP[t] = a.P[t];
+    for (int t = tid; t < 2 * N1 * N1; t += blockDim.x) sP[t] = (T)a.P[t];
 
   // gather
   const bool isdof = i < N1 && j < N1 && (DIM == 2 || k < N1);
   int node = 0;
-  double u = 0.0;
+  T u = 0;
   if (active && isdof) {
     node = __ldg(&a.cell_nodes[(size_t)cell * NPC + i + N1 * (j + N1 * k)]);
-    u = __ldg(&a.x[node]);
-    if (a.bc && a.bc[node]) u = 0.0;
+    u = __ldg(&x[node]);
+    if (a.bc && a.bc[node]) u = 0;
   }
   s0[q] = u;
   __syncthreads();
@@ -119,24 +123,24 @@ __global__ void __launch_bounds__(bounds<DIM, NQ, OP>::threads, bounds<DIM, NQ, 
   if (hang) hanging<DIM, N1, NQ>(s0, mk, sP, i, j, k, isdof, false);
 
   // interpolation to the quadrature points: each sweep reads one buffer and writes the other
-  const double *uqs = s0;
+  const T *uqs = s0;
   if (!COLLOC) {
     if (j < N1 && k < N1) { // x: s0 -> s1
-      double t = 0.0;
+      T t = 0;
 #pragma unroll
       for (int m = 0; m < N1; m++) t += sB[i * N1 + m] * s0[(k * NQ + j) * NQ + m];
       s1[q] = t;
     }
     __syncthreads();
     if (k < N1) { // y: s1 -> s0
-      double t = 0.0;
+      T t = 0;
 #pragma unroll
       for (int m = 0; m < N1; m++) t += sB[j * N1 + m] * s1[(k * NQ + m) * NQ + i];
       s0[q] = t;
     }
     __syncthreads();
     if (DIM == 3) { // z: s0 -> s1
-      double t = 0.0;
+      T t = 0;
 #pragma unroll
       for (int m = 0; m < N1; m++) t += sB[k * N1 + m] * s0[(m * NQ + j) * NQ + i];
       s1[q] = t;
@@ -144,25 +148,25 @@ __global__ void __launch_bounds__(bounds<DIM, NQ, OP>::threads, bounds<DIM, NQ, 
       uqs = s1;
     }
   }
-  const double uq = uqs[q];
+  const T uq = uqs[q];
 
   // pointwise operator with the quadrature data
   if (!PREFETCH) {
 #pragma unroll
-    for (int c = 0; c < NC; c++) qv[c] = active ? __ldg(&a.qd[qbase + (size_t)c * a.qd_block_stride]) : 0.0;
+    for (int c = 0; c < NC; c++) qv[c] = active ? __ldg(&qd[qbase + (size_t)c * a.qd_block_stride]) : (T)0;
   }
-  double r = 0.0;
+  T r = 0;
   if (MASS) r = qv[0] * uq;
   if (GRAD) {
-    double g0 = 0.0, g1 = 0.0, g2 = 0.0;
+    T g0 = 0, g1 = 0, g2 = 0;
 #pragma unroll
     for (int m = 0; m < NQ; m++) {
       g0 += sD[i * NQ + m] * uqs[(k * NQ + j) * NQ + m];
       g1 += sD[j * NQ + m] * uqs[(k * NQ + m) * NQ + i];
       if (DIM == 3) g2 += sD[k * NQ + m] * uqs[(m * NQ + j) * NQ + i];
     }
-    const double *G = qv + (MASS ? 1 : 0);
-    double v0, v1, v2 = 0.0;
+    const T *G = qv + (MASS ? 1 : 0);
+    T v0, v1, v2 = 0;
     if (DIM == 2) {
       v0 = G[0] * g0 + G[1] * g1;
       v1 = G[1] * g0 + G[2] * g1;
@@ -171,7 +175,7 @@ __global__ void __launch_bounds__(bounds<DIM, NQ, OP>::threads, bounds<DIM, NQ, 
       v1 = G[1] * g0 + G[3] * g1 + G[4] * g2;
       v2 = G[2] * g0 + G[4] * g1 + G[5] * g2;
     }
-    double *v = s1 + NQP;
+    T *v = s1 + NQP;
     v[q] = v0;
     v[NQP + q] = v1;
     if (DIM == 3) v[2 * NQP + q] = v2;
@@ -191,10 +195,10 @@ __global__ void __launch_bounds__(bounds<DIM, NQ, OP>::threads, bounds<DIM, NQ, 
     if (!GRAD && DIM == 2) __syncthreads();
     s0[q] = r;
     __syncthreads();
-    const double *rs = s0;
+    const T *rs = s0;
     if (DIM == 3) { // z^T: s0 -> s1
       if (k < N1) {
-        double t = 0.0;
+        T t = 0;
 #pragma unroll
         for (int m = 0; m < NQ; m++) t += sB[m * N1 + k] * s0[(m * NQ + j) * NQ + i];
         s1[q] = t;
@@ -202,16 +206,16 @@ __global__ void __launch_bounds__(bounds<DIM, NQ, OP>::threads, bounds<DIM, NQ, 
       __syncthreads();
       rs = s1;
     }
-    double *ws = DIM == 3 ? s0 : s1;
+    T *ws = DIM == 3 ? s0 : s1;
     if (k < N1 && j < N1) { // y^T
-      double t = 0.0;
+      T t = 0;
 #pragma unroll
       for (int m = 0; m < NQ; m++) t += sB[m * N1 + j] * rs[(k * NQ + m) * NQ + i];
       ws[q] = t;
     }
     __syncthreads();
     if (isdof) { // x^T
-      r = 0.0;
+      r = 0;
 #pragma unroll
       for (int m = 0; m < NQ; m++) r += sB[m * N1 + i] * ws[(k * NQ + j) * NQ + m];
     }
@@ -219,8 +223,8 @@ __global__ void __launch_bounds__(bounds<DIM, NQ, OP>::threads, bounds<DIM, NQ, 
 
   // hanging nodes: the transpose, in a buffer nobody reads any more
   if (hang) {
-    double *hb = (COLLOC || DIM == 3) ? s1 : s0;
-    hb[q] = isdof ? r : 0.0;
+    T *hb = (COLLOC || DIM == 3) ? s1 : s0;
+    hb[q] = isdof ? r : (T)0;
     __syncthreads();
     hanging<DIM, N1, NQ>(hb, mk, sP, i, j, k, isdof, true);
     r = hb[q];
@@ -228,12 +232,12 @@ __global__ void __launch_bounds__(bounds<DIM, NQ, OP>::threads, bounds<DIM, NQ, 
 
   // scatter-add
   if (active && isdof) {
-    if (a.atomic) atomicAdd(&a.y[node], r);
-    else a.y[node] += r; // colored: no other cell of this launch touches node
+    if (a.atomic) atomicAdd(&y[node], r);
+    else y[node] += r; // colored: no other cell of this launch touches node
   }
 }
 
-template <int DIM, int N1, int NQ, int OP, bool COLLOC, bool HANG>
+template <int DIM, int N1, int NQ, int OP, bool COLLOC, bool HANG, class T>
 cudaError_t launch(const mf_cuda_apply_args *a)
 {
   constexpr int NQP = DIM == 2 ? NQ * NQ : NQ * NQ * NQ;
@@ -241,33 +245,34 @@ cudaError_t launch(const mf_cuda_apply_args *a)
   const int ncells = a->cell_end - a->cell_begin;
   if (ncells <= 0) return cudaSuccess;
   const int cpb = a->cells_per_block;
-  const size_t shmem = sizeof(double) * ((size_t)NQ * N1 + NQ * NQ + (HANG ? 2 * N1 * N1 : 0) + (size_t)cpb * NBUF * NQP);
+  const size_t shmem = sizeof(T) * ((size_t)NQ * N1 + NQ * NQ + (HANG ? 2 * N1 * N1 : 0) + (size_t)cpb * NBUF * NQP);
   if (shmem > 48 * 1024) {
-    cudaError_t e = cudaFuncSetAttribute(apply<DIM, N1, NQ, OP, COLLOC, HANG>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                         (int)shmem);
+    cudaError_t e = cudaFuncSetAttribute(apply<DIM, N1, NQ, OP, COLLOC, HANG, T>,
+                                         cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shmem);
     if (e != cudaSuccess) return e;
   }
   const int blocks = (ncells + cpb - 1) / cpb;
-  apply<DIM, N1, NQ, OP, COLLOC, HANG><<<blocks, cpb * NQP, shmem>>>(*a);
+  apply<DIM, N1, NQ, OP, COLLOC, HANG, T><<<blocks, cpb * NQP, shmem>>>(*a);
   return cudaGetLastError();
 }
 
 // Launchers of one (dim, p) for the three rules (Gauss p+1, Gauss p+2, GLL p+1) and three operators.
-template <int DIM, int P, bool H>
+template <int DIM, int P, bool H, class T>
 mf_cuda_apply_fn lookup_h(int quad, int op)
 {
   constexpr int N1 = P + 1;
   static const mf_cuda_apply_fn table[3][3] = {
-      {launch<DIM, N1, N1, 0, false, H>, launch<DIM, N1, N1, 1, false, H>, launch<DIM, N1, N1, 2, false, H>},
-      {launch<DIM, N1, N1 + 1, 0, false, H>, launch<DIM, N1, N1 + 1, 1, false, H>, launch<DIM, N1, N1 + 1, 2, false, H>},
-      {launch<DIM, N1, N1, 0, true, H>, launch<DIM, N1, N1, 1, true, H>, launch<DIM, N1, N1, 2, true, H>}};
+      {launch<DIM, N1, N1, 0, false, H, T>, launch<DIM, N1, N1, 1, false, H, T>, launch<DIM, N1, N1, 2, false, H, T>},
+      {launch<DIM, N1, N1 + 1, 0, false, H, T>, launch<DIM, N1, N1 + 1, 1, false, H, T>,
+       launch<DIM, N1, N1 + 1, 2, false, H, T>},
+      {launch<DIM, N1, N1, 0, true, H, T>, launch<DIM, N1, N1, 1, true, H, T>, launch<DIM, N1, N1, 2, true, H, T>}};
   return table[quad][op];
 }
 
-template <int DIM, int P>
+template <int DIM, int P, class T>
 mf_cuda_apply_fn lookup(int quad, int op, int hang)
 {
-  return hang ? lookup_h<DIM, P, true>(quad, op) : lookup_h<DIM, P, false>(quad, op);
+  return hang ? lookup_h<DIM, P, true, T>(quad, op) : lookup_h<DIM, P, false, T>(quad, op);
 }
 
 } // namespace mfk

@@ -52,16 +52,16 @@ __device__ inline int at(const cell_shape &c, int i, int j, int k) { return (k *
 
 // In place u <- C u (transpose: C^T u) on the nodal values s: direction by direction, the lines
 // through hanging faces/edges get the 1D interpolation P (sP: 2 x n1 x n1), as mf_hanging_apply.
-__device__ inline void hanging(const cell_shape &c, double *s, int mask, const double *sP, const point &t,
-                               bool transpose)
+template <class T>
+__device__ inline void hanging(const cell_shape &c, T *s, int mask, const T *sP, const point &t, bool transpose)
 {
   const int child = mf_hanging_child(c.dim, mask), idx[3] = {t.i, t.j, t.k};
   for (int step = 0; step < c.dim; step++) {
     const int d = transpose ? c.dim - 1 - step : step;
     const bool need = mask && t.isdof && mf_hanging_line_needed(c.dim, c.n1, mask, d, idx);
-    double v = 0.0;
+    T v = 0;
     if (need) {
-      const double *M = sP + (child >> d & 1) * c.n1 * c.n1;
+      const T *M = sP + (child >> d & 1) * c.n1 * c.n1;
       const int st = d == 0 ? 1 : d == 1 ? c.nq : c.nq * c.nq;
       const int base = at(c, t.i, t.j, t.k) - idx[d] * st;
       for (int m = 0; m < c.n1; m++)
@@ -75,75 +75,79 @@ __device__ inline void hanging(const cell_shape &c, double *s, int mask, const d
 
 // Nodal values in s0 -> values at the quadrature points (Bx, By, Bz: nq x n1 per direction, sweeps
 // x, y, z as mf_tensor_interpolate); returns the buffer holding them (s0 or s1).
-__device__ inline double *interpolate_dirs(const cell_shape &c, const double *Bx, const double *By, const double *Bz,
-                                           double *s0, double *s1, const point &t)
+template <class T>
+__device__ inline T *interpolate_dirs(const cell_shape &c, const T *Bx, const T *By, const T *Bz, T *s0, T *s1,
+                                      const point &t)
 {
   const int n1 = c.n1;
   if (t.j < n1 && t.k < n1) {
-    double v = 0.0;
+    T v = 0;
     for (int m = 0; m < n1; m++) v += Bx[t.i * n1 + m] * s0[at(c, m, t.j, t.k)];
     s1[t.q] = v;
   }
   __syncthreads();
   if (t.k < n1) {
-    double v = 0.0;
+    T v = 0;
     for (int m = 0; m < n1; m++) v += By[t.j * n1 + m] * s1[at(c, t.i, m, t.k)];
     s0[t.q] = v;
   }
   __syncthreads();
   if (c.dim == 2) return s0;
-  double v = 0.0;
+  T v = 0;
   for (int m = 0; m < n1; m++) v += Bz[t.k * n1 + m] * s0[at(c, t.i, t.j, m)];
   s1[t.q] = v;
   __syncthreads();
   return s1;
 }
 
-__device__ inline double *interpolate(const cell_shape &c, const double *sB, double *s0, double *s1, const point &t)
+template <class T>
+__device__ inline T *interpolate(const cell_shape &c, const T *sB, T *s0, T *s1, const point &t)
 {
   return interpolate_dirs(c, sB, sB, sB, s0, s1, t);
 }
 
 // Quadrature values in s0 -> nodal values (B^T sweeps x, y, z as mf_tensor_integrate); the result of
 // a node thread is returned (0 elsewhere). s0 and s1 are overwritten.
-__device__ inline double integrate_dirs(const cell_shape &c, const double *Bx, const double *By, const double *Bz,
-                                        double *s0, double *s1, const point &t)
+template <class T>
+__device__ inline T integrate_dirs(const cell_shape &c, const T *Bx, const T *By, const T *Bz, T *s0, T *s1,
+                                   const point &t)
 {
   const int n1 = c.n1, nq = c.nq;
-  const double *sB = Bx;
+  const T *sB = Bx;
   if (c.dim == 2) {
     if (t.i < n1) {
-      double v = 0.0;
+      T v = 0;
       for (int m = 0; m < nq; m++) v += sB[m * n1 + t.i] * s0[at(c, m, t.j, 0)];
       s1[t.q] = v;
     }
     __syncthreads();
-    double r = 0.0;
+    T r = 0;
     if (t.isdof)
       for (int m = 0; m < nq; m++) r += By[m * n1 + t.j] * s1[at(c, t.i, m, 0)];
     __syncthreads();
     return r;
   }
   if (t.i < n1) {
-    double v = 0.0;
+    T v = 0;
     for (int m = 0; m < nq; m++) v += sB[m * n1 + t.i] * s0[at(c, m, t.j, t.k)];
     s1[t.q] = v;
   }
   __syncthreads();
   if (t.i < n1 && t.j < n1) {
-    double v = 0.0;
+    T v = 0;
     for (int m = 0; m < nq; m++) v += By[m * n1 + t.j] * s1[at(c, t.i, m, t.k)];
     s0[t.q] = v;
   }
   __syncthreads();
-  double r = 0.0;
+  T r = 0;
   if (t.isdof)
     for (int m = 0; m < nq; m++) r += Bz[m * n1 + t.k] * s0[at(c, t.i, t.j, m)];
   __syncthreads();
   return r;
 }
 
-__device__ inline double integrate(const cell_shape &c, const double *sB, double *s0, double *s1, const point &t)
+template <class T>
+__device__ inline T integrate(const cell_shape &c, const T *sB, T *s0, T *s1, const point &t)
 {
   return integrate_dirs(c, sB, sB, sB, s0, s1, t);
 }
@@ -172,10 +176,11 @@ __device__ inline double derivative_t(const cell_shape &c, const double *sD, con
   return r;
 }
 
-// Copy n doubles from global to shared memory with the whole block.
-__device__ inline void stage(double *dst, const double *src, int n)
+// Copy n values from global to shared memory with the whole block (rounded to the type of dst).
+template <class T, class S>
+__device__ inline void stage(T *dst, const S *src, int n)
 {
-  for (int t = threadIdx.x; t < n; t += blockDim.x) dst[t] = src[t];
+  for (int t = threadIdx.x; t < n; t += blockDim.x) dst[t] = (T)src[t];
 }
 
 } // namespace mfg

@@ -331,42 +331,65 @@ extern "C" void mf_cuda_space_free(mf_space s)
 }
 
 /* ------------------------------------------------------------------ vector kernels */
+// Templated on the scalar type T of the vector (double, or float for multigrid levels in single
+// precision); scalars arrive as double and are rounded to T; reductions accumulate in double.
 
-__global__ void k_set(double *v, double a, int n)
+template <class T> inline T *vdata(mf_vector v);
+template <> inline double *vdata<double>(mf_vector v) { return v->data; }
+template <> inline float *vdata<float>(mf_vector v) { return v->sdata; }
+
+template <class T> __global__ void k_set(T *v, T a, int n)
 {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) v[i] = a;
 }
-__global__ void k_pmult(double *w, const double *x, const double *y, int n)
+template <class T> __global__ void k_axpy(T *y, T a, const T *x, int n)
+{
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[i] += a * x[i];
+}
+template <class T> __global__ void k_scale(T *v, T a, int n)
+{
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) v[i] *= a;
+}
+template <class T> __global__ void k_pmult(T *w, const T *x, const T *y, int n)
 {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) w[i] = x[i] * y[i];
 }
-__global__ void k_aypx(double *y, double a, const double *x, int n)
+template <class T> __global__ void k_aypx(T *y, T a, const T *x, int n)
 {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) y[i] = x[i] + a * y[i];
 }
-__global__ void k_reciprocal(double *v, int n)
+template <class T> __global__ void k_reciprocal(T *v, int n)
 {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) v[i] = 1.0 / v[i];
+  if (i < n) v[i] = (T)1 / v[i];
 }
-__global__ void k_bc_zero(double *v, const unsigned char *bc, int n)
+template <class T> __global__ void k_bc_zero(T *v, const unsigned char *bc, int n)
 {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n && bc[i]) v[i] = 0.0;
+  if (i < n && bc[i]) v[i] = 0;
 }
-__global__ void k_bc_set(double *d, const double *s, const unsigned char *bc, int n)
+template <class T> __global__ void k_bc_set(T *d, const T *s, const unsigned char *bc, int n)
 {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n && bc[i]) d[i] = s ? s[i] : 1.0;
+  if (i < n && bc[i]) d[i] = s ? s[i] : (T)1;
 }
-__global__ void k_sum(const double *x, int n, double *out)
+template <class TD, class TS> __global__ void k_convert(TD *d, const TS *s, int n)
+{
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) d[i] = (TD)s[i];
+}
+// sum of x (y NULL) or of x .* y, in double, added to *out
+template <class T> __global__ void k_sum(const T *x, const T *y, int n, double *out)
 {
   __shared__ double part[MF_CUDA_THREADS / 32];
   double s = 0.0;
-  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) s += x[i];
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
+    s += y ? (double)x[i] * (double)y[i] : (double)x[i];
   for (int o = 16; o > 0; o >>= 1) s += __shfl_down_sync(0xffffffffu, s, o);
   if ((threadIdx.x & 31) == 0) part[threadIdx.x >> 5] = s;
   __syncthreads();
@@ -376,96 +399,117 @@ __global__ void k_sum(const double *x, int n, double *out)
     if (threadIdx.x == 0) atomicAdd(out, s);
   }
 }
-__global__ void k_pack(double *buf, const double *x, const int *idx, int n)
+// the exchange buffers are doubles whatever the vector's type
+template <class T> __global__ void k_pack(double *buf, const T *x, const int *idx, int n)
 {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) buf[i] = x[idx[i]];
 }
-__global__ void k_unpack(double *x, const double *buf, const int *idx, int n, int add)
+template <class T> __global__ void k_unpack(T *x, const double *buf, const int *idx, int n, int add)
 {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) {
-    if (add) atomicAdd(&x[idx[i]], buf[i]); // a node shared with several ranks is in several lists
-    else x[idx[i]] = buf[i];
+    if (add) atomicAdd(&x[idx[i]], (T)buf[i]); // a node shared with several ranks is in several lists
+    else x[idx[i]] = (T)buf[i];
   }
+}
+template <class T> __global__ void k_scatter(T *v, const int *idx, const double *vals, int n)
+{
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) v[idx[i]] = (T)vals[i];
 }
 
 #define CTX(v) ((v)->space->ctx)
 #define NOWNED(v) ((v)->space->nowned)
 
-static int v_set_value(mf_vector v, double a)
+template <class T> static int v_set_value(mf_vector v, double a)
 {
-  if (v->n) k_set<<<blocks_for(v->n), MF_CUDA_THREADS>>>(v->data, a, v->n);
+  if (v->n) k_set<T><<<blocks_for(v->n), MF_CUDA_THREADS>>>(vdata<T>(v), (T)a, v->n);
   MF_CUDA_LAUNCH_CHECK(CTX(v), "set");
   return 0;
 }
-static int v_copy(mf_vector d, mf_vector s)
+template <class T> static int v_copy(mf_vector d, mf_vector s)
 {
-  MF_CUDA_CALL(CTX(d), cudaMemcpyAsync(d->data, s->data, sizeof(double) * (size_t)s->n, cudaMemcpyDeviceToDevice, 0));
+  MF_CUDA_CALL(CTX(d), cudaMemcpyAsync(vdata<T>(d), vdata<T>(s), sizeof(T) * (size_t)s->n, cudaMemcpyDeviceToDevice, 0));
   return 0;
 }
-static int v_axpy(mf_vector y, double a, mf_vector x)
+template <class T> static int v_axpy(mf_vector y, double a, mf_vector x)
 {
-  MF_CUBLAS_CALL(CTX(y), cublasDaxpy(mf_cuda_ctx(CTX(y))->cublas, NOWNED(y), &a, x->data, 1, y->data, 1));
+  if (sizeof(T) == sizeof(double)) {
+    MF_CUBLAS_CALL(CTX(y), cublasDaxpy(mf_cuda_ctx(CTX(y))->cublas, NOWNED(y), &a, x->data, 1, y->data, 1));
+    return 0;
+  }
+  if (NOWNED(y)) k_axpy<T><<<blocks_for(NOWNED(y)), MF_CUDA_THREADS>>>(vdata<T>(y), (T)a, vdata<T>(x), NOWNED(y));
+  MF_CUDA_LAUNCH_CHECK(CTX(y), "axpy");
   return 0;
 }
-static int v_scale(mf_vector v, double a)
+template <class T> static int v_scale(mf_vector v, double a)
 {
-  MF_CUBLAS_CALL(CTX(v), cublasDscal(mf_cuda_ctx(CTX(v))->cublas, v->n, &a, v->data, 1));
+  if (sizeof(T) == sizeof(double)) {
+    MF_CUBLAS_CALL(CTX(v), cublasDscal(mf_cuda_ctx(CTX(v))->cublas, v->n, &a, v->data, 1));
+    return 0;
+  }
+  if (v->n) k_scale<T><<<blocks_for(v->n), MF_CUDA_THREADS>>>(vdata<T>(v), (T)a, v->n);
+  MF_CUDA_LAUNCH_CHECK(CTX(v), "scale");
   return 0;
 }
-static int v_dot_local(mf_vector x, mf_vector y, double *r)
-{
-  *r = 0.0;
-  if (NOWNED(x) == 0) return 0;
-  MF_CUBLAS_CALL(CTX(x), cublasDdot(mf_cuda_ctx(CTX(x))->cublas, NOWNED(x), x->data, 1, y->data, 1, r));
-  return 0;
-}
-static int v_sum_local(mf_vector x, double *r)
+template <class T> static int reduce(mf_vector x, mf_vector y, double *r)
 {
   mf_cuda_context *c = mf_cuda_ctx(CTX(x));
   MF_CUDA_CALL(CTX(x), cudaMemsetAsync(c->scalar, 0, sizeof(double), 0));
   int nb = blocks_for(NOWNED(x));
   if (nb > 1024) nb = 1024;
-  if (nb) k_sum<<<nb, MF_CUDA_THREADS>>>(x->data, NOWNED(x), c->scalar);
+  if (nb) k_sum<T><<<nb, MF_CUDA_THREADS>>>(vdata<T>(x), y ? vdata<T>(y) : (const T *)NULL, NOWNED(x), c->scalar);
   MF_CUDA_LAUNCH_CHECK(CTX(x), "sum");
   MF_CUDA_CALL(CTX(x), cudaMemcpy(r, c->scalar, sizeof(double), cudaMemcpyDeviceToHost));
   return 0;
 }
-static int v_pmult(mf_vector w, mf_vector x, mf_vector y)
+template <class T> static int v_dot_local(mf_vector x, mf_vector y, double *r)
 {
-  if (NOWNED(w)) k_pmult<<<blocks_for(NOWNED(w)), MF_CUDA_THREADS>>>(w->data, x->data, y->data, NOWNED(w));
+  *r = 0.0;
+  if (NOWNED(x) == 0) return 0;
+  if (sizeof(T) == sizeof(double)) {
+    MF_CUBLAS_CALL(CTX(x), cublasDdot(mf_cuda_ctx(CTX(x))->cublas, NOWNED(x), x->data, 1, y->data, 1, r));
+    return 0;
+  }
+  return reduce<T>(x, y, r);
+}
+template <class T> static int v_sum_local(mf_vector x, double *r) { return reduce<T>(x, NULL, r); }
+template <class T> static int v_pmult(mf_vector w, mf_vector x, mf_vector y)
+{
+  if (NOWNED(w)) k_pmult<T><<<blocks_for(NOWNED(w)), MF_CUDA_THREADS>>>(vdata<T>(w), vdata<T>(x), vdata<T>(y), NOWNED(w));
   MF_CUDA_LAUNCH_CHECK(CTX(w), "pmult");
   return 0;
 }
-static int v_aypx(mf_vector y, double a, mf_vector x)
+template <class T> static int v_aypx(mf_vector y, double a, mf_vector x)
 {
-  if (NOWNED(y)) k_aypx<<<blocks_for(NOWNED(y)), MF_CUDA_THREADS>>>(y->data, a, x->data, NOWNED(y));
+  if (NOWNED(y)) k_aypx<T><<<blocks_for(NOWNED(y)), MF_CUDA_THREADS>>>(vdata<T>(y), (T)a, vdata<T>(x), NOWNED(y));
   MF_CUDA_LAUNCH_CHECK(CTX(y), "aypx");
   return 0;
 }
-static int v_reciprocal(mf_vector v)
+template <class T> static int v_reciprocal(mf_vector v)
 {
-  if (NOWNED(v)) k_reciprocal<<<blocks_for(NOWNED(v)), MF_CUDA_THREADS>>>(v->data, NOWNED(v));
+  if (NOWNED(v)) k_reciprocal<T><<<blocks_for(NOWNED(v)), MF_CUDA_THREADS>>>(vdata<T>(v), NOWNED(v));
   MF_CUDA_LAUNCH_CHECK(CTX(v), "reciprocal");
   return 0;
 }
-static int v_bc_zero(mf_vector v)
+template <class T> static int v_bc_zero(mf_vector v)
 {
   const mf_cuda_space *d = (const mf_cuda_space *)v->space->dev;
-  if (v->n) k_bc_zero<<<blocks_for(v->n), MF_CUDA_THREADS>>>(v->data, d->bc, v->n);
+  if (v->n) k_bc_zero<T><<<blocks_for(v->n), MF_CUDA_THREADS>>>(vdata<T>(v), d->bc, v->n);
   MF_CUDA_LAUNCH_CHECK(CTX(v), "bc_zero");
   return 0;
 }
-static int v_bc_set(mf_vector dst, mf_vector src)
+template <class T> static int v_bc_set(mf_vector dst, mf_vector src)
 {
   const mf_cuda_space *d = (const mf_cuda_space *)dst->space->dev;
-  if (dst->n) k_bc_set<<<blocks_for(dst->n), MF_CUDA_THREADS>>>(dst->data, src ? src->data : NULL, d->bc, dst->n);
+  if (dst->n)
+    k_bc_set<T><<<blocks_for(dst->n), MF_CUDA_THREADS>>>(vdata<T>(dst), src ? vdata<T>(src) : (const T *)NULL, d->bc, dst->n);
   MF_CUDA_LAUNCH_CHECK(CTX(dst), "bc_set");
   return 0;
 }
 /* forward: owners -> ghosts (assign); backward: ghosts -> owners (add) */
-static int v_exchange(mf_vector v, int forward)
+template <class T> static int v_exchange(mf_vector v, int forward)
 {
   mf_space s = v->space;
   mf_exchange *ex = &s->ex;
@@ -475,76 +519,112 @@ static int v_exchange(mf_vector v, int forward)
   const int ns = forward ? ex->send_off[ex->nneigh] : ex->recv_off[ex->nneigh];
   const int nr = forward ? ex->recv_off[ex->nneigh] : ex->send_off[ex->nneigh];
   const int *sidx = forward ? d->send_idx : d->recv_idx, *ridx = forward ? d->recv_idx : d->send_idx;
-  if (ns) k_pack<<<blocks_for(ns), MF_CUDA_THREADS>>>(d->send_buf, v->data, sidx, ns);
+  if (ns) k_pack<T><<<blocks_for(ns), MF_CUDA_THREADS>>>(d->send_buf, vdata<T>(v), sidx, ns);
   MF_CUDA_LAUNCH_CHECK(ctx, "pack");
   MF_CUDA_CALL(ctx, cudaMemcpy(ex->send_buf, d->send_buf, sizeof(double) * (size_t)ns, cudaMemcpyDeviceToHost));
   MF_CALL(mf_exchange_mpi(ctx, ex, forward));
   MF_CUDA_CALL(ctx, cudaMemcpy(d->recv_buf, ex->recv_buf, sizeof(double) * (size_t)nr, cudaMemcpyHostToDevice));
-  if (nr) k_unpack<<<blocks_for(nr), MF_CUDA_THREADS>>>(v->data, d->recv_buf, ridx, nr, !forward);
+  if (nr) k_unpack<T><<<blocks_for(nr), MF_CUDA_THREADS>>>(vdata<T>(v), d->recv_buf, ridx, nr, !forward);
   MF_CUDA_LAUNCH_CHECK(ctx, "unpack");
   return 0;
 }
-__global__ void k_scatter(double *v, const int *idx, const double *vals, int n)
-{
-  int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) v[idx[i]] = vals[i];
-}
-static int v_bc_values(mf_vector v, const double *vals)
+template <class T> static int v_bc_values(mf_vector v, const double *vals)
 {
   mf_context ctx = CTX(v);
   const mf_space s = v->space;
   const mf_cuda_space *d = (const mf_cuda_space *)s->dev;
   double *dv = NULL;
-  MF_CALL(v_set_value(v, 0.0));
+  MF_CALL(v_set_value<T>(v, 0.0));
   MF_CALL(mf_cuda_upload(ctx, (void **)&dv, vals, sizeof(double) * (size_t)s->nbc, "boundary values"));
-  if (s->nbc) k_scatter<<<blocks_for(s->nbc), MF_CUDA_THREADS>>>(v->data, d->bc_list, dv, s->nbc);
+  if (s->nbc) k_scatter<T><<<blocks_for(s->nbc), MF_CUDA_THREADS>>>(vdata<T>(v), d->bc_list, dv, s->nbc);
   cudaError_t e = cudaGetLastError();
   mf_cuda_free(ctx, dv);
   MF_CHECK(e == cudaSuccess, ctx, MF_ERR_CUDA, "boundary values kernel: %s", cudaGetErrorString(e));
   return 0;
 }
-static int v_import(mf_vector v) { return v_exchange(v, 1); }
-static int v_export_add(mf_vector v) { return v_exchange(v, 0); }
-static int v_to_host(mf_vector v, double *h, int n)
+template <class T> static int v_import(mf_vector v) { return v_exchange<T>(v, 1); }
+template <class T> static int v_export_add(mf_vector v) { return v_exchange<T>(v, 0); }
+// host <-> device in double: a float vector goes through a device buffer of doubles
+template <class T> static int v_to_host(mf_vector v, double *h, int n)
 {
-  MF_CUDA_CALL(CTX(v), cudaMemcpy(h, v->data, sizeof(double) * (size_t)n, cudaMemcpyDeviceToHost));
+  if (sizeof(T) == sizeof(double)) {
+    MF_CUDA_CALL(CTX(v), cudaMemcpy(h, v->data, sizeof(double) * (size_t)n, cudaMemcpyDeviceToHost));
+    return 0;
+  }
+  double *buf = NULL;
+  MF_CALL(mf_cuda_malloc(CTX(v), (void **)&buf, sizeof(double) * (size_t)n, "a conversion buffer"));
+  if (n) k_convert<double, T><<<blocks_for(n), MF_CUDA_THREADS>>>(buf, vdata<T>(v), n);
+  cudaError_t e = cudaGetLastError();
+  if (e == cudaSuccess) e = cudaMemcpy(h, buf, sizeof(double) * (size_t)n, cudaMemcpyDeviceToHost);
+  mf_cuda_free(CTX(v), buf);
+  MF_CHECK(e == cudaSuccess, CTX(v), MF_ERR_CUDA, "copy of a float vector to the host: %s", cudaGetErrorString(e));
   return 0;
 }
-static int v_from_host(mf_vector v, const double *h, int n)
+template <class T> static int v_from_host(mf_vector v, const double *h, int n)
 {
-  MF_CUDA_CALL(CTX(v), cudaMemcpy(v->data, h, sizeof(double) * (size_t)n, cudaMemcpyHostToDevice));
+  if (sizeof(T) == sizeof(double)) {
+    MF_CUDA_CALL(CTX(v), cudaMemcpy(v->data, h, sizeof(double) * (size_t)n, cudaMemcpyHostToDevice));
+    return 0;
+  }
+  double *buf = NULL;
+  MF_CALL(mf_cuda_upload(CTX(v), (void **)&buf, h, sizeof(double) * (size_t)n, "a conversion buffer"));
+  if (n) k_convert<T, double><<<blocks_for(n), MF_CUDA_THREADS>>>(vdata<T>(v), buf, n);
+  cudaError_t e = cudaGetLastError();
+  mf_cuda_free(CTX(v), buf);
+  MF_CHECK(e == cudaSuccess, CTX(v), MF_ERR_CUDA, "copy of host values to a float vector: %s", cudaGetErrorString(e));
   return 0;
 }
-static int v_destroy(mf_vector v)
+template <class T> static int v_convert(mf_vector dst, mf_vector src)
 {
-  mf_cuda_free(CTX(v), v->data);
+  if (dst->n) {
+    if (src->prec == MF_PRECISION_FLOAT) k_convert<T, float><<<blocks_for(dst->n), MF_CUDA_THREADS>>>(vdata<T>(dst), src->sdata, dst->n);
+    else k_convert<T, double><<<blocks_for(dst->n), MF_CUDA_THREADS>>>(vdata<T>(dst), src->data, dst->n);
+  }
+  MF_CUDA_LAUNCH_CHECK(CTX(dst), "convert");
+  return 0;
+}
+template <class T> static int v_destroy(mf_vector v)
+{
+  mf_cuda_free(CTX(v), vdata<T>(v));
   v->data = NULL;
+  v->sdata = NULL;
   return 0;
+}
+
+template <class T> static mf_vector_ops vector_ops()
+{
+  mf_vector_ops ops = {};
+  ops.set_value = v_set_value<T>;
+  ops.copy = v_copy<T>;
+  ops.axpy = v_axpy<T>;
+  ops.scale = v_scale<T>;
+  ops.dot_local = v_dot_local<T>;
+  ops.sum_local = v_sum_local<T>;
+  ops.pmult = v_pmult<T>;
+  ops.aypx = v_aypx<T>;
+  ops.reciprocal = v_reciprocal<T>;
+  ops.bc_zero = v_bc_zero<T>;
+  ops.bc_set = v_bc_set<T>;
+  ops.bc_values = v_bc_values<T>;
+  ops.import = v_import<T>;
+  ops.export_add = v_export_add<T>;
+  ops.to_host = v_to_host<T>;
+  ops.from_host = v_from_host<T>;
+  ops.convert = v_convert<T>;
+  ops.destroy = v_destroy<T>;
+  return ops;
 }
 
 extern "C" int mf_cuda_vector_setup(mf_vector v)
 {
-  mf_vector_ops ops = {};
-  ops.set_value = v_set_value;
-  ops.copy = v_copy;
-  ops.axpy = v_axpy;
-  ops.scale = v_scale;
-  ops.dot_local = v_dot_local;
-  ops.sum_local = v_sum_local;
-  ops.pmult = v_pmult;
-  ops.aypx = v_aypx;
-  ops.reciprocal = v_reciprocal;
-  ops.bc_zero = v_bc_zero;
-  ops.bc_set = v_bc_set;
-  ops.bc_values = v_bc_values;
-  ops.import = v_import;
-  ops.export_add = v_export_add;
-  ops.to_host = v_to_host;
-  ops.from_host = v_from_host;
-  ops.destroy = v_destroy;
-  v->ops = ops;
-  MF_CALL(mf_cuda_malloc(CTX(v), (void **)&v->data, sizeof(double) * (size_t)v->n, "a vector"));
+  const bool single = v->prec == MF_PRECISION_FLOAT;
+  const size_t bytes = (single ? sizeof(float) : sizeof(double)) * (size_t)v->n;
+  v->ops = single ? vector_ops<float>() : vector_ops<double>();
+  void *p = NULL;
+  MF_CALL(mf_cuda_malloc(CTX(v), &p, bytes, "a vector"));
+  if (single) v->sdata = (float *)p;
+  else v->data = (double *)p;
   /* defined contents: zero, like the CPU backend's calloc */
-  MF_CUDA_CALL(CTX(v), cudaMemset(v->data, 0, sizeof(double) * (size_t)v->n));
+  MF_CUDA_CALL(CTX(v), cudaMemset(p, 0, bytes));
   return 0;
 }

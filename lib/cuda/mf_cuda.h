@@ -34,6 +34,9 @@ int mf_cuda_transfer_setup(struct mf_transfer_s *tr);
 void mf_cuda_transfer_free(struct mf_transfer_s *tr);
 int mf_cuda_transfer_prolongate(struct mf_transfer_s *tr, mf_vector coarse, mf_vector fine);
 int mf_cuda_transfer_restrict(struct mf_transfer_s *tr, mf_vector fine, mf_vector coarse);
+/** op (a copy of like, mf_operator_create_single): its device state with like's quadrature data
+ *  rounded to float. */
+int mf_cuda_operator_single(mf_operator op, mf_operator like);
 /** Copy the device quadrature data to host (len doubles). */
 int mf_cuda_qdata_to_host(mf_operator op, double *host);
 

@@ -61,7 +61,8 @@ struct mf_cuda_space {
 };
 
 struct mf_cuda_operator {
-  double *qd;      // quadrature data, the host layout
+  double *qd;      // quadrature data, the host layout (NULL on a single-precision copy)
+  float *qdf;      // the same in float (single-precision copy only)
   double *B, *D;   // 1D matrices
   double *BB, *BG, *GG; // diagonal factors
   double *qw;      // 1D quadrature weights
@@ -90,7 +91,7 @@ int mf_cuda_stage(mf_context ctx, size_t bytes, void **host);
 struct mf_cuda_apply_args {
   const int *cell_nodes;
   const unsigned char *bc; // NULL: no Dirichlet masking of the input
-  const double *qd;
+  const void *qd; // double or float, the kernel's type
   long long qd_batch_stride, qd_block_stride;
   int qd_batch;
   const double *B, *D;
@@ -99,12 +100,12 @@ struct mf_cuda_apply_args {
   const int *cell_list; // NULL: cells cell_begin..cell_end-1; else cell_list[cell_begin..cell_end-1]
   int cell_begin, cell_end, cells_per_block;
   int atomic;
-  const double *x;
-  double *y;
+  const void *x; // vectors of the kernel's type
+  void *y;
 };
 
 // op: 0 mass, 1 Laplace, 2 Helmholtz; quad: MF_QUAD_*. Returns the launch's cudaError_t.
 typedef cudaError_t (*mf_cuda_apply_fn)(const mf_cuda_apply_args *a);
-extern "C" mf_cuda_apply_fn mf_cuda_apply_lookup(int dim, int degree, int quad, int op, int hang);
+extern "C" mf_cuda_apply_fn mf_cuda_apply_lookup(int dim, int degree, int quad, int op, int hang, int single);
 
 #endif

@@ -2,21 +2,24 @@
 // (one launch per cell color, or one atomic launch), and the matrix-free diagonal.
 #include "cell_generic.cuh"
 
-// Lookup functions of the generated instantiation files apply_d<dim>_p<p>.cu.
-#define MF_DECL(D, P) extern "C" mf_cuda_apply_fn mf_cuda_apply_lookup_d##D##_p##P(int quad, int op, int hang);
+// Lookup functions of the generated instantiation files apply_d<dim>_p<p>_<d|s>.cu.
+#define MF_DECL(D, P)                                                                        \
+  extern "C" mf_cuda_apply_fn mf_cuda_apply_lookup_d##D##_p##P##_d(int quad, int op, int hang); \
+  extern "C" mf_cuda_apply_fn mf_cuda_apply_lookup_d##D##_p##P##_s(int quad, int op, int hang);
 MF_DECL(2, 1) MF_DECL(2, 2) MF_DECL(2, 3) MF_DECL(2, 4) MF_DECL(2, 5) MF_DECL(2, 6) MF_DECL(2, 7) MF_DECL(2, 8)
 MF_DECL(3, 1) MF_DECL(3, 2) MF_DECL(3, 3) MF_DECL(3, 4) MF_DECL(3, 5) MF_DECL(3, 6) MF_DECL(3, 7) MF_DECL(3, 8)
 
-extern "C" mf_cuda_apply_fn mf_cuda_apply_lookup(int dim, int p, int quad, int op, int hang)
+extern "C" mf_cuda_apply_fn mf_cuda_apply_lookup(int dim, int p, int quad, int op, int hang, int single)
 {
   typedef mf_cuda_apply_fn (*lookup_fn)(int, int, int);
-  static const lookup_fn table[2][8] = {
-      {mf_cuda_apply_lookup_d2_p1, mf_cuda_apply_lookup_d2_p2, mf_cuda_apply_lookup_d2_p3, mf_cuda_apply_lookup_d2_p4,
-       mf_cuda_apply_lookup_d2_p5, mf_cuda_apply_lookup_d2_p6, mf_cuda_apply_lookup_d2_p7, mf_cuda_apply_lookup_d2_p8},
-      {mf_cuda_apply_lookup_d3_p1, mf_cuda_apply_lookup_d3_p2, mf_cuda_apply_lookup_d3_p3, mf_cuda_apply_lookup_d3_p4,
-       mf_cuda_apply_lookup_d3_p5, mf_cuda_apply_lookup_d3_p6, mf_cuda_apply_lookup_d3_p7, mf_cuda_apply_lookup_d3_p8}};
+#define MF_ROW(D, S)                                                                                       \
+  {mf_cuda_apply_lookup_d##D##_p1_##S, mf_cuda_apply_lookup_d##D##_p2_##S, mf_cuda_apply_lookup_d##D##_p3_##S, \
+   mf_cuda_apply_lookup_d##D##_p4_##S, mf_cuda_apply_lookup_d##D##_p5_##S, mf_cuda_apply_lookup_d##D##_p6_##S, \
+   mf_cuda_apply_lookup_d##D##_p7_##S, mf_cuda_apply_lookup_d##D##_p8_##S}
+  static const lookup_fn table[2][2][8] = {{MF_ROW(2, d), MF_ROW(3, d)}, {MF_ROW(2, s), MF_ROW(3, s)}};
+#undef MF_ROW
   if (dim < 2 || dim > 3 || p < 1 || p > 8 || quad < 0 || quad > 2 || op < 0 || op > 2) return NULL;
-  return table[dim - 2][p - 1](quad, op, hang);
+  return table[single ? 1 : 0][dim - 2][p - 1](quad, op, hang);
 }
 
 static int op_index(const mf_operator op) { return op->kind == MF_OP_MASS ? 0 : op->kind == MF_OP_LAPLACE ? 1 : 2; }
@@ -27,13 +30,14 @@ static int apply_cuda(mf_operator op, mf_vector x, mf_vector y)
   mf_context ctx = op->ctx;
   const mf_cuda_operator *d = (const mf_cuda_operator *)op->dev;
   const mf_cuda_space *ds = (const mf_cuda_space *)s->dev;
-  mf_cuda_apply_fn fn = mf_cuda_apply_lookup(s->dim, s->degree, (int)op->quad, op_index(op), ds->mask != NULL);
+  const int single = op->prec == MF_PRECISION_FLOAT;
+  mf_cuda_apply_fn fn = mf_cuda_apply_lookup(s->dim, s->degree, (int)op->quad, op_index(op), ds->mask != NULL, single);
   MF_CHECK(fn, ctx, MF_ERR_UNSUPPORTED, "no CUDA kernel for dim %d, degree %d, quadrature %d", s->dim, s->degree,
            (int)op->quad);
   mf_cuda_apply_args a;
   a.cell_nodes = ds->cell_nodes;
   a.bc = op->dirichlet ? ds->bc : NULL;
-  a.qd = d->qd;
+  a.qd = single ? (const void *)d->qdf : (const void *)d->qd;
   a.qd_batch_stride = (long long)op->qd.batch_stride;
   a.qd_block_stride = (long long)op->qd.block_stride;
   a.qd_batch = op->qd.batch;
@@ -42,8 +46,8 @@ static int apply_cuda(mf_operator op, mf_vector x, mf_vector y)
   a.mask = ds->mask;
   a.P = ds->P;
   a.cells_per_block = op->cells_per_block;
-  a.x = x->data;
-  a.y = y->data;
+  a.x = single ? (const void *)x->sdata : (const void *)x->data;
+  a.y = single ? (void *)y->sdata : (void *)y->data;
   if (op->scatter == MF_SCATTER_ATOMIC) {
     a.atomic = 1;
     a.cell_list = ds->atomic_cells;
@@ -239,7 +243,7 @@ static int destroy_cuda(mf_operator op)
 {
   mf_cuda_operator *d = (mf_cuda_operator *)op->dev;
   if (!d) return 0;
-  void *ptrs[] = {d->qd, d->B, d->D, d->BB, d->BG, d->GG, d->qw};
+  void *ptrs[] = {d->qd, d->qdf, d->B, d->D, d->BB, d->BG, d->GG, d->qw};
   for (size_t k = 0; k < sizeof ptrs / sizeof ptrs[0]; k++) mf_cuda_free(op->ctx, ptrs[k]);
   free(d);
   op->dev = NULL;
@@ -284,5 +288,33 @@ extern "C" int mf_cuda_qdata_to_host(mf_operator op, double *host)
 {
   const mf_cuda_operator *d = (const mf_cuda_operator *)op->dev;
   MF_CUDA_CALL(op->ctx, cudaMemcpy(host, d->qd, sizeof(double) * op->qd.len, cudaMemcpyDeviceToHost));
+  return 0;
+}
+
+__global__ void k_round(float *out, const double *in, size_t n)
+{
+  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
+    out[i] = (float)in[i];
+}
+
+extern "C" int mf_cuda_operator_single(mf_operator op, mf_operator like)
+{
+  mf_context ctx = op->ctx;
+  const mf_cuda_operator *l = (const mf_cuda_operator *)like->dev;
+  mf_cuda_operator *d = (mf_cuda_operator *)calloc(1, sizeof *d);
+  MF_CHECK(d, ctx, MF_ERR_MEMORY, "out of host memory (%zu bytes)", sizeof *d);
+  op->dev = d;
+  op->ops.apply = apply_cuda;
+  op->ops.destroy = destroy_cuda;
+  op->ops.masks_bc = 1;
+  const mf_basis1d *bs = &op->basis;
+  const int nq = bs->nq, n1 = bs->n1;
+  MF_CALL(mf_cuda_require(ctx, sizeof(float) * (op->qd.len + (size_t)op->space->nlocal) + sizeof(double) * nq * (n1 + nq),
+                          "the single-precision operator"));
+  MF_CALL(mf_cuda_malloc(ctx, (void **)&d->qdf, sizeof(float) * op->qd.len, "quadrature data in float"));
+  MF_CALL(mf_cuda_upload(ctx, (void **)&d->B, bs->B, sizeof(double) * nq * n1, "basis matrices"));
+  MF_CALL(mf_cuda_upload(ctx, (void **)&d->D, bs->D, sizeof(double) * nq * nq, "basis matrices"));
+  if (op->qd.len) k_round<<<1024, 256>>>(d->qdf, l->qd, op->qd.len);
+  MF_CUDA_LAUNCH_CHECK(ctx, "rounding the quadrature data");
   return 0;
 }

@@ -3,7 +3,8 @@
 // the coarse values are gathered (Dirichlet DoFs zero), constrained, and interpolated to each of its
 // fine cells with the 1D matrices of each direction; each fine DoF is written by its owner cell only
 // (a bit per fine cell and node, made on the host from the fine space's owners). Restriction runs the
-// same steps transposed and adds into the coarse vector with atomics.
+// same steps transposed and adds into the coarse vector with atomics. Templated on the vectors' type
+// T (double, or float for a V-cycle in single precision; then the matrices are rounded to float too).
 #include "cell_generic.cuh"
 #include "../mg/mf_mg.h"
 
@@ -21,43 +22,49 @@ struct transfer_args {
   const double *M;     // 2 x (n1f x n1c): p: M[0]; h: P_0, P_1
   int kind;
   const uint32_t *own; // fine cell x words: bit k = the cell owns its node k
-  const double *in;
-  double *out;
+  const void *in; // vectors of the kernel's type
+  void *out;
 };
 
-__host__ __device__ inline size_t transfer_shared(const mfg::cell_shape &c, int cells_per_block)
+template <class T>
+inline size_t transfer_shared(const mfg::cell_shape &c, int cells_per_block)
 {
-  return sizeof(double) * (2 * (size_t)c.nq * c.n1 + (size_t)c.nq * c.nq /* identity */ + 2 * c.n1 * c.n1 +
+  return sizeof(T) * (2 * (size_t)c.nq * c.n1 + (size_t)c.nq * c.nq /* identity */ + 2 * c.n1 * c.n1 +
                            (size_t)cells_per_block * 3 * c.nqp);
 }
 
 // the three direction matrices of fine cell j (identity where the fine cell is the coarse one)
-__device__ inline void dir_matrices(const transfer_args &a, const double *sM, const double *sI, int j, const double **Md)
+template <class T>
+__device__ inline void dir_matrices(const transfer_args &a, const T *sM, const T *sI, int j, const T **Md)
 {
   const int c = a.child[j];
   for (int d = 0; d < 3; d++)
     Md[d] = a.kind == 0 ? sM : c < 0 ? sI : sM + ((c >> d) & 1) * a.c.nq * a.c.n1;
 }
 
+template <class T>
 __global__ void __launch_bounds__(1024) k_prolongate(const transfer_args a)
 {
-  extern __shared__ double sm[];
+  extern __shared__ __align__(16) unsigned char sm_raw[];
+  T *sm = reinterpret_cast<T *>(sm_raw);
+  const T *in = static_cast<const T *>(a.in);
+  T *out = static_cast<T *>(a.out);
   const mfg::cell_shape c = a.c;
-  double *sM = sm, *sI = sM + 2 * c.nq * c.n1, *sP = sI + c.nq * c.nq;
+  T *sM = sm, *sI = sM + 2 * c.nq * c.n1, *sP = sI + c.nq * c.nq;
   const int lc = threadIdx.x / c.nqp, q = threadIdx.x - lc * c.nqp;
-  double *sU = sP + 2 * c.n1 * c.n1 + (size_t)lc * 3 * c.nqp, *s0 = sU + c.nqp, *s1 = s0 + c.nqp;
+  T *sU = sP + 2 * c.n1 * c.n1 + (size_t)lc * 3 * c.nqp, *s0 = sU + c.nqp, *s1 = s0 + c.nqp;
   const int pos = blockIdx.x * a.cells_per_block + lc;
   const bool active = pos < a.ncells;
   const int K = active ? pos : 0;
   mfg::stage(sM, a.M, 2 * c.nq * c.n1);
-  for (int t = threadIdx.x; t < c.nq * c.nq; t += blockDim.x) sI[t] = (t / c.nq) == (t % c.nq) ? 1.0 : 0.0;
+  for (int t = threadIdx.x; t < c.nq * c.nq; t += blockDim.x) sI[t] = (t / c.nq) == (t % c.nq) ? (T)1 : (T)0;
   if (a.mask) mfg::stage(sP, a.P, 2 * c.n1 * c.n1);
   const mfg::point t = mfg::make_point(c, q);
   const int mk = a.mask ? a.mask[K] : 0;
-  double u = 0.0;
+  T u = 0;
   if (t.isdof) {
     const int node = a.cnodes[(size_t)K * (c.dim == 2 ? c.n1 * c.n1 : c.n1 * c.n1 * c.n1) + t.pos];
-    u = a.cbc[node] ? 0.0 : a.in[node];
+    u = a.cbc[node] ? (T)0 : in[node];
   }
   sU[q] = u;
   const bool any_mask = __syncthreads_or(mk != 0);
@@ -70,59 +77,63 @@ __global__ void __launch_bounds__(1024) k_prolongate(const transfer_args a)
     __syncthreads();
     s0[q] = sU[q];
     __syncthreads();
-    const double *Md[3];
+    const T *Md[3];
     dir_matrices(a, sM, sI, has ? j : a.first[K], Md);
-    const double *v = mfg::interpolate_dirs(c, Md[0], Md[1], Md[2], s0, s1, t);
+    const T *v = mfg::interpolate_dirs(c, Md[0], Md[1], Md[2], s0, s1, t);
     if (has) { // every thread is a fine node (nq = n1 of the fine cell)
       const int fpos = t.i + c.nq * (t.j + c.nq * t.k);
       if (a.own[(size_t)j * a.words + (fpos >> 5)] >> (fpos & 31) & 1)
-        a.out[a.fnodes[(size_t)j * a.npc_fine + fpos]] = v[q];
+        out[a.fnodes[(size_t)j * a.npc_fine + fpos]] = v[q];
     }
   }
 }
 
+template <class T>
 __global__ void __launch_bounds__(1024) k_restrict(const transfer_args a)
 {
-  extern __shared__ double sm[];
+  extern __shared__ __align__(16) unsigned char sm_raw[];
+  T *sm = reinterpret_cast<T *>(sm_raw);
+  const T *in = static_cast<const T *>(a.in);
+  T *out = static_cast<T *>(a.out);
   const mfg::cell_shape c = a.c;
-  double *sM = sm, *sI = sM + 2 * c.nq * c.n1, *sP = sI + c.nq * c.nq;
+  T *sM = sm, *sI = sM + 2 * c.nq * c.n1, *sP = sI + c.nq * c.nq;
   const int lc = threadIdx.x / c.nqp, q = threadIdx.x - lc * c.nqp;
-  double *sA = sP + 2 * c.n1 * c.n1 + (size_t)lc * 3 * c.nqp, *s0 = sA + c.nqp, *s1 = s0 + c.nqp;
+  T *sA = sP + 2 * c.n1 * c.n1 + (size_t)lc * 3 * c.nqp, *s0 = sA + c.nqp, *s1 = s0 + c.nqp;
   const int pos = blockIdx.x * a.cells_per_block + lc;
   const bool active = pos < a.ncells;
   const int K = active ? pos : 0;
   mfg::stage(sM, a.M, 2 * c.nq * c.n1);
-  for (int t = threadIdx.x; t < c.nq * c.nq; t += blockDim.x) sI[t] = (t / c.nq) == (t % c.nq) ? 1.0 : 0.0;
+  for (int t = threadIdx.x; t < c.nq * c.nq; t += blockDim.x) sI[t] = (t / c.nq) == (t % c.nq) ? (T)1 : (T)0;
   if (a.mask) mfg::stage(sP, a.P, 2 * c.n1 * c.n1);
   const mfg::point t = mfg::make_point(c, q);
   const int mk = a.mask ? a.mask[K] : 0;
-  double acc = 0.0;
+  T acc = 0;
   const int nmax = a.kind == 0 ? 1 : 1 << c.dim;
   for (int r = 0; r < nmax; r++) {
     const int j = active ? a.first[K] + r : -1;
     const bool has = active && j < a.first[K + 1];
     const int fpos = t.i + c.nq * (t.j + c.nq * t.k);
-    double w = 0.0;
+    T w = 0;
     if (has && (a.own[(size_t)j * a.words + (fpos >> 5)] >> (fpos & 31) & 1))
-      w = a.in[a.fnodes[(size_t)j * a.npc_fine + fpos]];
+      w = in[a.fnodes[(size_t)j * a.npc_fine + fpos]];
     __syncthreads();
     s0[q] = w;
     __syncthreads();
-    const double *Md[3];
+    const T *Md[3];
     dir_matrices(a, sM, sI, has ? j : a.first[K], Md);
-    const double v = mfg::integrate_dirs(c, Md[0], Md[1], Md[2], s0, s1, t);
+    const T v = mfg::integrate_dirs(c, Md[0], Md[1], Md[2], s0, s1, t);
     if (has) acc += v;
   }
   const bool any_mask = __syncthreads_or(mk != 0);
   if (any_mask) {
-    sA[q] = t.isdof ? acc : 0.0;
+    sA[q] = t.isdof ? acc : (T)0;
     __syncthreads();
     mfg::hanging(c, sA, mk, sP, t, true);
     acc = sA[q];
   }
   if (active && t.isdof) {
     const int node = a.cnodes[(size_t)K * (c.dim == 2 ? c.n1 * c.n1 : c.n1 * c.n1 * c.n1) + t.pos];
-    if (!a.cbc[node]) atomicAdd(&a.out[node], acc);
+    if (!a.cbc[node]) atomicAdd(&out[node], acc);
   }
 }
 
@@ -157,11 +168,11 @@ transfer_args base_args(mf_transfer tr)
   return a;
 }
 
-template <class Kernel>
+template <class T, class Kernel>
 int launch(mf_context ctx, Kernel k, const transfer_args &a, const char *what)
 {
   if (a.ncells == 0) return 0;
-  const size_t shmem = transfer_shared(a.c, a.cells_per_block);
+  const size_t shmem = transfer_shared<T>(a.c, a.cells_per_block);
   if (shmem > 48 * 1024) MF_CUDA_CALL(ctx, cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shmem));
   const int blocks = (a.ncells + a.cells_per_block - 1) / a.cells_per_block;
   k<<<blocks, a.cells_per_block * a.c.nqp, shmem>>>(a);
@@ -222,16 +233,26 @@ extern "C" int mf_cuda_transfer_prolongate(mf_transfer tr, mf_vector coarse, mf_
 {
   MF_CALL(fine->ops.set_value(fine, 0.0));
   transfer_args a = base_args(tr);
+  if (fine->prec == MF_PRECISION_FLOAT) {
+    a.in = coarse->sdata;
+    a.out = fine->sdata;
+    return launch<float>(tr->fine->ctx, k_prolongate<float>, a, "prolongation");
+  }
   a.in = coarse->data;
   a.out = fine->data;
-  return launch(tr->fine->ctx, k_prolongate, a, "prolongation");
+  return launch<double>(tr->fine->ctx, k_prolongate<double>, a, "prolongation");
 }
 
 extern "C" int mf_cuda_transfer_restrict(mf_transfer tr, mf_vector fine, mf_vector coarse)
 {
   MF_CALL(coarse->ops.set_value(coarse, 0.0));
   transfer_args a = base_args(tr);
+  if (fine->prec == MF_PRECISION_FLOAT) {
+    a.in = fine->sdata;
+    a.out = coarse->sdata;
+    return launch<float>(tr->fine->ctx, k_restrict<float>, a, "restriction");
+  }
   a.in = fine->data;
   a.out = coarse->data;
-  return launch(tr->fine->ctx, k_restrict, a, "restriction");
+  return launch<double>(tr->fine->ctx, k_restrict<double>, a, "restriction");
 }

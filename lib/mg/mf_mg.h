@@ -22,6 +22,7 @@ typedef struct mf_transfer_s *mf_transfer;
 struct mf_transfer_s {
   mf_space coarse, fine;
   int kind;           /* 0: p-transfer, 1: h-transfer */
+  mf_precision prec;  /* of the vectors it takes */
   int *first;         /* ncells_coarse + 1: fine cells first[K] .. first[K+1]-1 of coarse cell K */
   int8_t *child;      /* ncells_fine: child id in the coarse cell, -1 if it is the coarse cell */
   double M[2][MF_MAX_N1 * MF_MAX_N1]; /* 1D matrices, n1_fine x n1_coarse: p: M[0]; h: P_0, P_1 */
@@ -30,7 +31,8 @@ struct mf_transfer_s {
   void *dev;          /* backend state */
 };
 
-int mf_transfer_create(mf_space coarse, mf_space fine, mf_transfer *tr);
+/** A transfer for vectors of precision prec. */
+int mf_transfer_create(mf_space coarse, mf_space fine, mf_precision prec, mf_transfer *tr);
 /** fine = P coarse (owned entries; the coarse ghosts are imported) */
 int mf_transfer_prolongate(mf_transfer tr, mf_vector coarse, mf_vector fine);
 /** coarse = P^T fine (owned entries) */

@@ -12,7 +12,12 @@
  *     x = S_l r;  x += P (B_{l-1} R (r - A_l x));  x += S_l (r - A_l x)
  * and on level 0 a Chebyshev iteration over the whole estimated spectrum: B is symmetric and
  * positive, and uses only vector operations, operator applications and transfers of the backend (no
- * host copies on the GPU). */
+ * host copies on the GPU).
+ *
+ * In single precision (mf_pc_set_multigrid_precision) every level is first made and its smoother
+ * set up in double (diagonal, eigenvalue estimates), then replaced by a float copy of its operator
+ * (the finest level's a copy beside the user's operator); the V-cycle converts the residual to float
+ * on entry and the correction back to double on exit. */
 #include "mf_mg.h"
 
 #include <math.h>
@@ -20,7 +25,9 @@
 typedef struct {
   mf_mesh mesh;     /* made here for the h-levels (NULL: the fine mesh, shared) */
   mf_space space;   /* made here, except on the finest level (borrowed) */
-  mf_operator op;   /* made here, except on the finest level (borrowed) */
+  mf_operator op;   /* made here, except on the finest level (borrowed); NULL once a float copy
+                       replaced it */
+  mf_operator opf;  /* the float copy (single precision), NULL in double */
   int borrowed;     /* the finest level: the user's operator and space */
   mf_pc smoother;   /* Chebyshev; on level 0 the coarse solver */
   mf_vector r, x, res, t;
@@ -31,6 +38,7 @@ typedef struct {
 struct mf_mg_s {
   mf_context ctx;
   int nlevels, profile;
+  mf_precision prec;
   mg_level *lv; /* coarsest first */
 };
 
@@ -42,6 +50,7 @@ static void level_free(mg_level *l)
   mf_vector_destroy(&l->t);
   mf_vector_destroy(&l->r);
   mf_vector_destroy(&l->x);
+  mf_operator_destroy(&l->opf);
   if (!l->borrowed) {
     mf_operator_destroy(&l->op);
     mf_space_destroy(&l->space);
@@ -101,7 +110,11 @@ static int build_levels(mf_mg m, mf_operator A)
   return ierr;
 }
 
-int mf_mg_setup(mf_pc pc, mf_mg *mgp, int smoother_degree, double smoothing_range, double coarse_reduction)
+/* The operator a level's V-cycle work uses: the float copy in single precision. */
+static mf_operator level_op(const mg_level *l) { return l->opf ? l->opf : l->op; }
+
+int mf_mg_setup(mf_pc pc, mf_mg *mgp, int smoother_degree, double smoothing_range, double coarse_reduction,
+                mf_precision prec)
 {
   mf_operator A = mf_pc_operator(pc);
   mf_context ctx = A->ctx;
@@ -109,6 +122,8 @@ int mf_mg_setup(mf_pc pc, mf_mg *mgp, int smoother_degree, double smoothing_rang
   mf_mg m = NULL;
   MF_CALL(MF_CALLOC(ctx, 1, &m));
   m->ctx = ctx;
+  m->prec = prec;
+  const int single = prec == MF_PRECISION_FLOAT;
   int ierr = build_levels(m, A);
   for (int k = 0; k < m->nlevels && !ierr; k++) {
     mg_level *l = &m->lv[k];
@@ -116,11 +131,16 @@ int mf_mg_setup(mf_pc pc, mf_mg *mgp, int smoother_degree, double smoothing_rang
     if (!ierr && k == 0) ierr = mf_pc_chebyshev_solver(l->smoother, coarse_reduction);
     else if (!ierr) ierr = mf_pc_set_chebyshev(l->smoother, smoother_degree, smoothing_range, 12);
     if (!ierr) ierr = mf_pc_setup(l->smoother);
-    if (!ierr && !l->borrowed) ierr = mf_vector_create(l->space, &l->r);
-    if (!ierr && !l->borrowed) ierr = mf_vector_create(l->space, &l->x);
-    if (!ierr) ierr = mf_vector_create(l->space, &l->res);
-    if (!ierr) ierr = mf_vector_create(l->space, &l->t);
-    if (!ierr && k > 0) ierr = mf_transfer_create(m->lv[k - 1].space, l->space, &l->tr);
+    if (!ierr && single) { /* the float copy takes over; a level made here drops its double data */
+      ierr = mf_operator_create_single(l->op, &l->opf);
+      if (!ierr) ierr = mf_pc_to_single(l->smoother, l->opf);
+      if (!ierr && !l->borrowed) mf_operator_destroy(&l->op);
+    }
+    if (!ierr && (!l->borrowed || single)) ierr = mf_vector_create_prec(l->space, prec, &l->r);
+    if (!ierr && (!l->borrowed || single)) ierr = mf_vector_create_prec(l->space, prec, &l->x);
+    if (!ierr) ierr = mf_vector_create_prec(l->space, prec, &l->res);
+    if (!ierr) ierr = mf_vector_create_prec(l->space, prec, &l->t);
+    if (!ierr && k > 0) ierr = mf_transfer_create(m->lv[k - 1].space, l->space, prec, &l->tr);
   }
   if (ierr) {
     mf_mg_destroy(&m);
@@ -157,7 +177,7 @@ static int vcycle(mf_mg m, int k, mf_vector r, mf_vector x)
   }
   mg_level *c = &m->lv[k - 1];
   MF_CALL(mf_pc_apply(l->smoother, r, x)); /* pre-smoothing from zero */
-  MF_CALL(mf_operator_apply(l->op, x, l->res));
+  MF_CALL(mf_operator_apply(level_op(l), x, l->res));
   MF_CALL(l->res->ops.aypx(l->res, -1.0, r)); /* res = r - A x */
   MF_CALL(mf_transfer_restrict(l->tr, l->res, c->r));
   level_end(m, l, t0);
@@ -165,7 +185,7 @@ static int vcycle(mf_mg m, int k, mf_vector r, mf_vector x)
   level_begin(m, &t0);
   MF_CALL(mf_transfer_prolongate(l->tr, c->x, l->res));
   MF_CALL(x->ops.axpy(x, 1.0, l->res));
-  MF_CALL(mf_operator_apply(l->op, x, l->res));
+  MF_CALL(mf_operator_apply(level_op(l), x, l->res));
   MF_CALL(l->res->ops.aypx(l->res, -1.0, r));
   MF_CALL(mf_pc_apply(l->smoother, l->res, l->t)); /* post-smoothing of the residual */
   MF_CALL(x->ops.axpy(x, 1.0, l->t));
@@ -173,7 +193,14 @@ static int vcycle(mf_mg m, int k, mf_vector r, mf_vector x)
   return 0;
 }
 
-int mf_mg_apply(mf_mg m, mf_vector r, mf_vector x) { return vcycle(m, m->nlevels - 1, r, x); }
+int mf_mg_apply(mf_mg m, mf_vector r, mf_vector x)
+{
+  if (m->prec == MF_PRECISION_DOUBLE) return vcycle(m, m->nlevels - 1, r, x);
+  mg_level *top = &m->lv[m->nlevels - 1];
+  MF_CALL(mf_vector_convert(top->r, r));
+  MF_CALL(vcycle(m, m->nlevels - 1, top->r, top->x));
+  return mf_vector_convert(x, top->x);
+}
 
 static int get_mg(mf_pc pc, mf_mg *m)
 {

@@ -33,6 +33,7 @@ struct mf_pc_s {
   mf_mg mg;
   int mg_degree;
   double mg_range, mg_coarse;
+  mf_precision mg_prec;
   /* shell */
   mf_pc_apply_fn shell;
   void *user;
@@ -228,7 +229,7 @@ int mf_pc_setup(mf_pc pc)
   MF_CHECK(pc, NULL, MF_ERR_NULL, "preconditioner is NULL");
   if (pc->ready || pc->kind == MF_PC_NONE || pc->kind == MF_PC_SHELL) return 0;
   if (pc->kind == MF_PC_MULTIGRID) { /* the hierarchy, each level with its own smoother set-up */
-    int ierr = mf_mg_setup(pc, &pc->mg, pc->mg_degree, pc->mg_range, pc->mg_coarse);
+    int ierr = mf_mg_setup(pc, &pc->mg, pc->mg_degree, pc->mg_range, pc->mg_coarse, pc->mg_prec);
     pc->ready = !ierr;
     return ierr;
   }
@@ -286,6 +287,44 @@ int mf_pc_set_multigrid(mf_pc pc, int smoother_degree, double smoothing_range, d
   return 0;
 }
 
+int mf_pc_set_multigrid_precision(mf_pc pc, mf_precision prec)
+{
+  MF_CHECK(pc, NULL, MF_ERR_NULL, "preconditioner is NULL");
+  mf_context ctx = pc->op->ctx;
+  MF_CHECK(pc->kind == MF_PC_MULTIGRID, ctx, MF_ERR_ARGUMENT, "preconditioner kind %d is not MF_PC_MULTIGRID",
+           (int)pc->kind);
+  MF_CHECK(prec == MF_PRECISION_DOUBLE || prec == MF_PRECISION_FLOAT, ctx, MF_ERR_ARGUMENT,
+           "precision %d unknown (MF_PRECISION_DOUBLE or MF_PRECISION_FLOAT)", (int)prec);
+  pc->mg_prec = prec;
+  mf_mg_destroy(&pc->mg);
+  pc->ready = 0;
+  return 0;
+}
+
+/* A set-up Chebyshev preconditioner moved to op (a single-precision copy of its operator): the
+ * inverse diagonal rounded to float, work vectors in float; the eigenvalues stay. */
+int mf_pc_to_single(mf_pc pc, mf_operator op)
+{
+  mf_context ctx = op->ctx;
+  MF_CHECK(pc->kind == MF_PC_CHEBYSHEV && pc->ready && op->space == pc->op->space && op->prec == MF_PRECISION_FLOAT,
+           ctx, MF_ERR_ARGUMENT, "only a set-up Chebyshev preconditioner moves to a float copy of its operator");
+  mf_vector v[4] = {NULL, NULL, NULL, NULL};
+  int ierr = 0;
+  for (int k = 0; k < 4 && !ierr; k++) ierr = mf_vector_create_prec(op->space, MF_PRECISION_FLOAT, &v[k]);
+  if (!ierr) ierr = mf_vector_convert(v[0], pc->dinv);
+  if (ierr) {
+    for (int k = 0; k < 4; k++) mf_vector_destroy(&v[k]);
+    return ierr;
+  }
+  mf_vector *old[4] = {&pc->dinv, &pc->d, &pc->res, &pc->t};
+  for (int k = 0; k < 4; k++) {
+    mf_vector_destroy(old[k]);
+    *old[k] = v[k];
+  }
+  pc->op = op;
+  return 0;
+}
+
 mf_mg mf_pc_multigrid(mf_pc pc) { return pc && pc->kind == MF_PC_MULTIGRID ? pc->mg : NULL; }
 
 static int chebyshev(mf_pc pc, mf_vector r, mf_vector x)
@@ -320,6 +359,8 @@ int mf_pc_apply(mf_pc pc, mf_vector r, mf_vector z)
   MF_CHECK(pc, NULL, MF_ERR_NULL, "preconditioner is NULL");
   mf_context ctx = pc->op->ctx;
   MF_CALL(mf_vector_check_pair(r, z, "r", "z"));
+  MF_CHECK(r->prec == pc->op->prec, ctx, MF_ERR_INCOMPATIBLE,
+           "vectors in %s for a preconditioner in %s", mf_precision_name(r->prec), mf_precision_name(pc->op->prec));
   MF_CHECK(r->space == pc->op->space, ctx, MF_ERR_INCOMPATIBLE,
            "vectors of another space (%lld DoFs) than the preconditioner's operator (%lld)",
            (long long)r->space->nglobal, (long long)pc->op->space->nglobal);

@@ -52,7 +52,7 @@ static int cell_map(mf_transfer tr)
   return 0;
 }
 
-int mf_transfer_create(mf_space coarse, mf_space fine, mf_transfer *tr)
+int mf_transfer_create(mf_space coarse, mf_space fine, mf_precision prec, mf_transfer *tr)
 {
   MF_CHECK(coarse && fine, NULL, MF_ERR_NULL, "space is NULL");
   mf_context ctx = fine->ctx;
@@ -69,6 +69,7 @@ int mf_transfer_create(mf_space coarse, mf_space fine, mf_transfer *tr)
   t->coarse = coarse;
   t->fine = fine;
   t->kind = pkind ? 0 : 1;
+  t->prec = prec;
   int ierr = cell_map(t);
   if (!ierr) {
     if (pkind) { /* M[i][j] = l_j^coarse(x_i^fine) on Gauss-Lobatto nodes */
@@ -81,7 +82,7 @@ int mf_transfer_create(mf_space coarse, mf_space fine, mf_transfer *tr)
       memcpy(t->M[1], fine->hanging_P + fine->n1 * fine->n1, sizeof(double) * fine->n1 * fine->n1);
     }
   }
-  if (!ierr) ierr = mf_vector_create(fine, &t->work);
+  if (!ierr) ierr = mf_vector_create_prec(fine, prec, &t->work);
   if (!ierr && ctx->size > 1) { /* ranks per DoF with an owner cell */
     double *h = NULL;
     ierr = MF_CALLOC(ctx, fine->nlocal, &h);
@@ -92,7 +93,7 @@ int mf_transfer_create(mf_space coarse, mf_space fine, mf_transfer *tr)
         ierr = mf_error_set(ctx, MF_ERR_ARGUMENT, __FILE__, __LINE__, __func__,
                             "multigrid transfer: DoF %d of rank %d has no owner cell on any rank", i, ctx->rank);
     for (int i = 0; i < fine->nowned && !ierr; i++) h[i] = 1.0 / h[i];
-    if (!ierr) ierr = mf_vector_create(fine, &t->count_inv);
+    if (!ierr) ierr = mf_vector_create_prec(fine, prec, &t->count_inv);
     if (!ierr) ierr = t->count_inv->ops.from_host(t->count_inv, h, fine->nlocal);
     free(h);
   }
@@ -154,14 +155,22 @@ static void cell_interpolate(const mf_transfer tr, int j, const double *in, doub
   }
 }
 
-static int prolongate_cpu(mf_transfer tr, const double *uc, double *vf)
+/* Entries of a vector of either precision, in double (the cell work runs in double on the CPU). */
+static inline double vget(const mf_vector v, int i) { return v->prec == MF_PRECISION_FLOAT ? (double)v->sdata[i] : v->data[i]; }
+static inline void vset(mf_vector v, int i, double x)
+{
+  if (v->prec == MF_PRECISION_FLOAT) v->sdata[i] = (float)x;
+  else v->data[i] = x;
+}
+
+static int prolongate_cpu(mf_transfer tr, const mf_vector uc, mf_vector vf)
 {
   const mf_space c = tr->coarse, f = tr->fine;
   const int npcc = c->npc, npcf = f->npc, n1 = f->n1;
   double identity[MF_MAX_N1 * MF_MAX_N1];
   for (int i = 0; i < n1 * n1; i++) identity[i] = (i / n1) == (i % n1);
 #pragma omp parallel for schedule(static)
-  for (int i = 0; i < f->nlocal; i++) vf[i] = 0.0;
+  for (int i = 0; i < f->nlocal; i++) vset(vf, i, 0.0);
 #pragma omp parallel
   {
     double uK[MF_MAX_N1 * MF_MAX_N1 * MF_MAX_N1], val[MF_MAX_N1 * MF_MAX_N1 * MF_MAX_N1];
@@ -169,20 +178,20 @@ static int prolongate_cpu(mf_transfer tr, const double *uc, double *vf)
 #pragma omp for schedule(static)
     for (int K = 0; K < c->ncells; K++) {
       const int *nc = &c->cell_nodes[(size_t)K * npcc];
-      for (int k = 0; k < npcc; k++) uK[k] = c->bc[nc[k]] ? 0.0 : uc[nc[k]];
+      for (int k = 0; k < npcc; k++) uK[k] = c->bc[nc[k]] ? 0.0 : vget(uc, nc[k]);
       mf_hanging_apply(c->dim, c->n1, c->face_code[K], c->hanging_P, uK, 0);
       for (int j = tr->first[K]; j < tr->first[K + 1]; j++) {
         cell_interpolate(tr, j, uK, val, t1, t2, 0, identity);
         const int *nf = &f->cell_nodes[(size_t)j * npcf];
         for (int k = 0; k < npcf; k++) /* each fine DoF from its owner cell: one writer */
-          if (f->dof_owner[nf[k]] == j && f->dof_pos[nf[k]] == k) vf[nf[k]] = val[k];
+          if (f->dof_owner[nf[k]] == j && f->dof_pos[nf[k]] == k) vset(vf, nf[k], val[k]);
       }
     }
   }
   return 0;
 }
 
-static int restrict_cpu(mf_transfer tr, const double *wf, double *yc)
+static int restrict_cpu(mf_transfer tr, const mf_vector wf, mf_vector yc)
 {
   const mf_space c = tr->coarse, f = tr->fine;
   const int npcc = c->npc, npcf = f->npc, n1 = f->n1;
@@ -190,7 +199,7 @@ static int restrict_cpu(mf_transfer tr, const double *wf, double *yc)
   for (int i = 0; i < n1 * n1; i++) identity[i] = (i / n1) == (i % n1);
   MF_CALL(mf_space_colors(c));
 #pragma omp parallel for schedule(static)
-  for (int i = 0; i < c->nlocal; i++) yc[i] = 0.0;
+  for (int i = 0; i < c->nlocal; i++) vset(yc, i, 0.0);
 #pragma omp parallel
   {
     double acc[MF_MAX_N1 * MF_MAX_N1 * MF_MAX_N1], loc[MF_MAX_N1 * MF_MAX_N1 * MF_MAX_N1];
@@ -203,14 +212,15 @@ static int restrict_cpu(mf_transfer tr, const double *wf, double *yc)
         for (int k = 0; k < npcc; k++) acc[k] = 0.0;
         for (int j = tr->first[K]; j < tr->first[K + 1]; j++) {
           const int *nf = &f->cell_nodes[(size_t)j * npcf];
-          for (int k = 0; k < npcf; k++) loc[k] = (f->dof_owner[nf[k]] == j && f->dof_pos[nf[k]] == k) ? wf[nf[k]] : 0.0;
+          for (int k = 0; k < npcf; k++)
+            loc[k] = (f->dof_owner[nf[k]] == j && f->dof_pos[nf[k]] == k) ? vget(wf, nf[k]) : 0.0;
           cell_interpolate(tr, j, loc, tmp, t1, t2, 1, identity);
           for (int k = 0; k < npcc; k++) acc[k] += tmp[k];
         }
         mf_hanging_apply(c->dim, c->n1, c->face_code[K], c->hanging_P, acc, 1);
         const int *nc = &c->cell_nodes[(size_t)K * npcc];
         for (int k = 0; k < npcc; k++)
-          if (!c->bc[nc[k]]) yc[nc[k]] += acc[k];
+          if (!c->bc[nc[k]]) vset(yc, nc[k], vget(yc, nc[k]) + acc[k]);
       }
     }
   }
@@ -223,12 +233,15 @@ int mf_transfer_prolongate(mf_transfer tr, mf_vector coarse, mf_vector fine)
   mf_context ctx = tr->fine->ctx;
   MF_CHECK(coarse && fine && coarse->space == tr->coarse && fine->space == tr->fine, ctx, MF_ERR_INCOMPATIBLE,
            "prolongation: vectors of other spaces than the transfer's");
+  MF_CHECK(coarse->prec == tr->prec && fine->prec == tr->prec, ctx, MF_ERR_INCOMPATIBLE,
+           "prolongation: vectors in %s and %s, the transfer in %s", mf_precision_name(coarse->prec),
+           mf_precision_name(fine->prec), mf_precision_name(tr->prec));
   MF_CALL(coarse->ops.import(coarse));
 #ifdef MFREE_WITH_CUDA
   if (ctx->backend == MF_BACKEND_CUDA) MF_CALL(mf_cuda_transfer_prolongate(tr, coarse, fine));
   else
 #endif
-    MF_CALL(prolongate_cpu(tr, coarse->data, fine->data));
+    MF_CALL(prolongate_cpu(tr, coarse, fine));
   if (tr->count_inv) { /* several ranks computed a shared DoF: the mean of their (equal) values */
     MF_CALL(fine->ops.export_add(fine));
     MF_CALL(fine->ops.pmult(fine, fine, tr->count_inv));
@@ -242,6 +255,9 @@ int mf_transfer_restrict(mf_transfer tr, mf_vector fine, mf_vector coarse)
   mf_context ctx = tr->fine->ctx;
   MF_CHECK(coarse && fine && coarse->space == tr->coarse && fine->space == tr->fine, ctx, MF_ERR_INCOMPATIBLE,
            "restriction: vectors of other spaces than the transfer's");
+  MF_CHECK(coarse->prec == tr->prec && fine->prec == tr->prec, ctx, MF_ERR_INCOMPATIBLE,
+           "restriction: vectors in %s and %s, the transfer in %s", mf_precision_name(fine->prec),
+           mf_precision_name(coarse->prec), mf_precision_name(tr->prec));
   mf_vector w = tr->work;
   MF_CALL(w->ops.copy(w, fine));
   MF_CALL(w->ops.bc_zero(w));
@@ -251,6 +267,6 @@ int mf_transfer_restrict(mf_transfer tr, mf_vector fine, mf_vector coarse)
   if (ctx->backend == MF_BACKEND_CUDA) MF_CALL(mf_cuda_transfer_restrict(tr, w, coarse));
   else
 #endif
-    MF_CALL(restrict_cpu(tr, w->data, coarse->data));
+    MF_CALL(restrict_cpu(tr, w, coarse));
   return coarse->ops.export_add(coarse);
 }
