@@ -68,8 +68,10 @@ void mf_mg_destroy(mf_mg *mg)
   *mg = NULL;
 }
 
-/* The levels, fine to coarse, into m->lv (then reversed): degrees on the fine mesh, then coarsened
- * meshes at degree 1 until a coarsening merges nothing. */
+/* The levels' meshes and spaces, fine to coarse, into m->lv (then reversed): degrees on the fine
+ * mesh, then coarsened meshes at degree 1 until a coarsening merges nothing. Their operators come
+ * level by level in mf_mg_setup (in single precision each level's double data lives only while its
+ * smoother is set up). */
 static int build_levels(mf_mg m, mf_operator A)
 {
   mf_space fine = A->space;
@@ -84,7 +86,6 @@ static int build_levels(mf_mg m, mf_operator A)
       l->borrowed = 1;
     } else {
       MF_CALL(mf_space_create(fine->mesh, p, &l->space));
-      MF_CALL(mf_operator_create_like(A, l->space, &l->op));
     }
     if (p <= 1) break;
   }
@@ -99,7 +100,6 @@ static int build_levels(mf_mg m, mf_operator A)
     m->nlevels = n;
     l->mesh = coarse;
     MF_CALL(mf_space_create(coarse, 1, &l->space));
-    MF_CALL(mf_operator_create_like(A, l->space, &l->op));
     prev = coarse;
   }
   for (int k = 0; k < n / 2; k++) { /* coarsest first */
@@ -127,7 +127,8 @@ int mf_mg_setup(mf_pc pc, mf_mg *mgp, int smoother_degree, double smoothing_rang
   int ierr = build_levels(m, A);
   for (int k = 0; k < m->nlevels && !ierr; k++) {
     mg_level *l = &m->lv[k];
-    ierr = mf_pc_create(l->op, MF_PC_CHEBYSHEV, &l->smoother);
+    if (!l->borrowed) ierr = mf_operator_create_like(A, l->space, &l->op);
+    if (!ierr) ierr = mf_pc_create(l->op, MF_PC_CHEBYSHEV, &l->smoother);
     if (!ierr && k == 0) ierr = mf_pc_chebyshev_solver(l->smoother, coarse_reduction);
     else if (!ierr) ierr = mf_pc_set_chebyshev(l->smoother, smoother_degree, smoothing_range, 12);
     if (!ierr) ierr = mf_pc_setup(l->smoother);
