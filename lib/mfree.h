@@ -193,6 +193,15 @@ int mf_operator_set_scatter(mf_operator op, mf_scatter mode);
 /** @brief Cells per CUDA block (default: the cells-per-block table of docs/performance.md); n * q^dim
  *  must not exceed 512 threads (1024 where one cell needs more than 512). No effect on the CPU backend. */
 int mf_operator_set_cells_per_block(mf_operator op, int n);
+/** Which CUDA cell-kernel design applies a matrix-free operator (docs/performance.md, "Kernel designs"). */
+typedef enum {
+  MF_KERNEL_AUTO = 0,   /**< the faster design for the case, from the measured table in the docs (default) */
+  MF_KERNEL_POINT = 1,  /**< one thread per quadrature point, several cells per block at low order */
+  MF_KERNEL_COLUMN = 2  /**< one thread per column of points, the last direction held in registers */
+} mf_kernel_design;
+/** @brief Choose the CUDA kernel design (MF_KERNEL_AUTO by default). Both compute the same operator; no
+ *  effect on the CPU backend. mf_operator_set_cells_per_block applies to MF_KERNEL_POINT only. */
+int mf_operator_set_kernel_design(mf_operator op, mf_kernel_design design);
 /** @brief With on != 0, boundary DoFs become identity rows/columns (homogeneous Dirichlet form). */
 int mf_operator_set_dirichlet(mf_operator op, int on);
 /** @brief y <- A x (owned entries of y; x's ghosts are imported as needed). x and y must differ. */

@@ -345,6 +345,7 @@ struct mf_operator_s {
   int dirichlet;
   mf_scatter scatter;
   int cells_per_block;
+  mf_kernel_design design; /* as set; mf_operator_design resolves MF_KERNEL_AUTO */
   int has_mass, has_grad; /* which parts the pointwise kernel uses */
   mf_coefficient_fn coef; /* how it was made: coefficient, its user data, a, b (multigrid levels) */
   void *coef_user;
@@ -368,6 +369,9 @@ struct mf_operator_s {
  *  quadrature data are `like`'s rounded to float: it applies to float vectors only and has no
  *  diagonal (compute that on `like`). Multigrid's levels in single precision. */
 int mf_operator_create_single(mf_operator like, mf_operator *op);
+
+/** The kernel design that applies op on the CUDA backend (MF_KERNEL_AUTO resolved). */
+mf_kernel_design mf_operator_design(const mf_operator op);
 
 /** The operator a preconditioner was made for (lib/mg/pc.c). */
 mf_operator mf_pc_operator(mf_pc pc);

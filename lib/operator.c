@@ -80,6 +80,7 @@ int mf_operator_create_like(mf_operator like, mf_space space, mf_operator *op)
   MF_CALL(operator_create(space, like->kind, like->quad, like->coef_a, like->coef_b, like->coef, like->coef_user, op));
   (*op)->dirichlet = like->dirichlet;
   (*op)->scatter = like->scatter;
+  (*op)->design = like->design;
   return 0;
 }
 
@@ -176,6 +177,38 @@ int mf_operator_set_cells_per_block(mf_operator op, int n)
            op->qd.nqp, maxt);
   op->cells_per_block = n;
   return 0;
+}
+
+int mf_operator_set_kernel_design(mf_operator op, mf_kernel_design design)
+{
+  MF_CHECK(op, NULL, MF_ERR_NULL, "operator is NULL");
+  MF_CHECK(op->kind != MF_OP_SHELL && op->kind != MF_OP_ASSEMBLED, op->ctx, MF_ERR_UNSUPPORTED,
+           "a kernel design applies to matrix-free operators only");
+  MF_CHECK(design == MF_KERNEL_AUTO || design == MF_KERNEL_POINT || design == MF_KERNEL_COLUMN, op->ctx,
+           MF_ERR_ARGUMENT, "kernel design %d unknown (MF_KERNEL_AUTO, MF_KERNEL_POINT or MF_KERNEL_COLUMN)",
+           (int)design);
+  op->design = design;
+  return 0;
+}
+
+/* MF_KERNEL_AUTO: the design measured faster for the case (docs/performance.md, "Kernel designs"):
+ * per dim, rule (Gauss p+1, Gauss p+2, GLL collocated), mass or gradient (Laplace, Helmholtz) and
+ * degree 1..8, 1 for the column design. */
+mf_kernel_design mf_operator_design(const mf_operator op)
+{
+  if (op->design != MF_KERNEL_AUTO) return op->design;
+  static const unsigned char column[2][3][2][8] = {
+      /* 2D */
+      {{{1, 1, 1, 1, 1, 1, 1, 0}, {1, 1, 0, 1, 1, 1, 1, 1}},
+       {{1, 1, 1, 1, 1, 1, 1, 0}, {1, 0, 1, 1, 1, 1, 1, 1}},
+       {{0, 0, 0, 0, 0, 0, 0, 0}, {1, 1, 0, 1, 0, 0, 1, 1}}},
+      /* 3D: mass row, then gradient row */
+      {{{1, 1, 1, 1, 1, 1, 1, 1}, {0, 1, 1, 1, 1, 1, 1, 1}},
+       {{1, 1, 1, 1, 1, 1, 1, 1}, {1, 1, 1, 1, 1, 1, 1, 1}},
+       {{0, 0, 0, 0, 0, 0, 0, 0}, {0, 0, 0, 0, 0, 0, 1, 1}}}};
+  const int dim = op->space->dim, p = op->space->degree, q = (int)op->quad;
+  if (dim < 2 || dim > 3 || p < 1 || p > 8 || q < 0 || q > 2) return MF_KERNEL_POINT;
+  return column[dim - 2][q][op->has_grad ? 1 : 0][p - 1] ? MF_KERNEL_COLUMN : MF_KERNEL_POINT;
 }
 
 int mf_operator_set_dirichlet(mf_operator op, int on)

@@ -213,6 +213,7 @@ static void usage(void)
   printf("usage: mfree-bench [--problem bp1|bp3|bp5|ljungkvist|all|ljungkvist-adaptive] [--degrees 1,2,...] [--dim 2|3]\n"
          "                   [--min-dofs N] [--max-dofs N] [--sizes K] [--scatter colored|atomic|both]\n"
          "                   [--backend cuda|cpu] [--cells-per-block N,M,...] [--reps R] [--csv FILE]\n"
+         "                   [--design auto|point|column,...]   (CUDA kernel designs to time, each a row)\n"
          "                   [--setup-phases]   (setup_s split into the library's set-up phases, extra columns)\n");
 }
 
@@ -224,6 +225,9 @@ int main(int argc, char **argv)
   int cpbs[16] = {0}, ncpb = 1; /* 0: the default table */
   double min_dofs = 1e4, max_dofs = 3.5e7;
   int setup_phases = 0;
+  mf_kernel_design designs[3] = {MF_KERNEL_AUTO};
+  int ndesign = 1;
+  static const char *design_names[3] = {"auto", "point", "column"};
   for (int i = 1; i < argc; i++) {
     const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
     if (!strcmp(o, "--help")) {
@@ -250,6 +254,18 @@ int main(int argc, char **argv)
     else if (!strcmp(o, "--cells-per-block")) {
       ncpb = 0;
       for (char *t = strtok((char *)v, ","); t && ncpb < 16; t = strtok(NULL, ",")) cpbs[ncpb++] = atoi(t);
+    }
+    else if (!strcmp(o, "--design")) {
+      ndesign = 0;
+      for (char *t = strtok((char *)v, ","); t && ndesign < 3; t = strtok(NULL, ",")) {
+        int k = 0;
+        while (k < 3 && strcmp(t, design_names[k])) k++;
+        if (k == 3) {
+          fprintf(stderr, "mfree-bench: unknown kernel design '%s' in --design (auto, point or column)\n", t);
+          return 2;
+        }
+        designs[ndesign++] = (mf_kernel_design)k;
+      }
     }
     else if (!strcmp(o, "--min-dofs")) min_dofs = atof(v);
     else if (!strcmp(o, "--max-dofs")) max_dofs = atof(v);
@@ -295,8 +311,8 @@ int main(int argc, char **argv)
     for (int k = 0; k < MF_PHASE_COUNT; k++)
       snprintf(phase_hdr + strlen(phase_hdr), sizeof phase_hdr - strlen(phase_hdr), ",setup_%s_s",
                mf_phase_name((mf_phase)k));
-  printf("%s,setup_s,cells_per_block%s\n", hdr, phase_hdr);
-  if (out) fprintf(out, "%s,setup_s%s\n", hdr, phase_hdr);
+  printf("%s,setup_s,cells_per_block,design%s\n", hdr, phase_hdr);
+  if (out) fprintf(out, "%s,setup_s,design%s\n", hdr, phase_hdr);
   const char *problems[4] = {"bp1", "bp3", "bp5", "ljungkvist"};
   /* one mesh, space and input vector per (degree, size, domain), shared by the problems on it */
   for (int di = 0; di < ndeg; di++) {
@@ -376,8 +392,12 @@ int main(int argc, char **argv)
           double bytes = 16.0 * space->nglobal + 8.0 * (double)space->ncells * qd->ncomp * qd->nqp +
                          4.0 * (double)space->ncells * space->npc;
           double bpd = bytes / space->nglobal;
+          for (int ki = 0; ki < ndesign; ki++)
           for (int ci = 0; ci < ncpb; ci++)
             for (int sc = 0; sc < 2; sc++) {
+              mf_operator_set_kernel_design(op, designs[ki]);
+              const char *dname = design_names[on_gpu ? (int)mf_operator_design(op) : 0];
+              if (!on_gpu) dname = "cpu";
               if (cpbs[ci] && mf_operator_set_cells_per_block(op, cpbs[ci])) break; /* too many threads */
               if (sc == 0 && !strcmp(scatter, "atomic")) continue;
               if (sc == 1 && (!strcmp(scatter, "colored") || !on_gpu)) continue;
@@ -393,9 +413,9 @@ int main(int argc, char **argv)
               snprintf(row, sizeof row, "%s,%s,%d,%d,%d,%s,%lld,%.5f,%.4f,%.1f,%.1f,%.3f", device, problems[pi], dim, p,
                        op->basis.nq, !on_gpu ? "serial" : sc ? "atomic" : "colored", (long long)space->nglobal, ms, dofs / 1e9, bpd, gbs,
                        triad > 0 ? gbs / triad : 0.0);
-              printf("%s,%.3f,%d%s\n", row, setup, op->cells_per_block, phase_cols);
+              printf("%s,%.3f,%d,%s%s\n", row, setup, op->cells_per_block, dname, phase_cols);
               fflush(stdout);
-              if (out) fprintf(out, "%s,%.3f%s\n", row, setup, phase_cols), fflush(out);
+              if (out) fprintf(out, "%s,%.3f,%s%s\n", row, setup, dname, phase_cols), fflush(out);
             }
           mf_operator_destroy(&op);
         }

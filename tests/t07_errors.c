@@ -62,6 +62,8 @@ int main(int argc, char **argv)
   EXPECT(mf_operator_set_scatter(op, (mf_scatter)5), MF_ERR_ARGUMENT, "scatter mode 5 unknown");
   EXPECT(mf_operator_set_cells_per_block(op, 0), MF_ERR_ARGUMENT, "cells per block 0 out of range");
   EXPECT(mf_operator_set_cells_per_block(op, 200), MF_ERR_ARGUMENT, "cells per block 200 out of range 1..56");
+  EXPECT(mf_operator_set_kernel_design(op, (mf_kernel_design)3), MF_ERR_ARGUMENT, "kernel design 3 unknown");
+  EXPECT(mf_operator_set_kernel_design(NULL, MF_KERNEL_COLUMN), MF_ERR_NULL, "operator is NULL");
   EXPECT(mf_operator_apply(NULL, x, y), MF_ERR_NULL, "operator is NULL");
   EXPECT(mf_operator_apply(op, NULL, y), MF_ERR_NULL, "input vector x is NULL");
   EXPECT(mf_operator_apply(op, z, y), MF_ERR_INCOMPATIBLE, "x belongs to another space");

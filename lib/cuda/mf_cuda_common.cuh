@@ -104,8 +104,11 @@ struct mf_cuda_apply_args {
   void *y;
 };
 
-// op: 0 mass, 1 Laplace, 2 Helmholtz; quad: MF_QUAD_*. Returns the launch's cudaError_t.
+// op: 0 mass, 1 Laplace, 2 Helmholtz; quad: MF_QUAD_*; column: the column design (apply_column.cuh),
+// else one thread per point (apply_kernel.cuh; only it reads cells_per_block). Returns the launch's
+// cudaError_t.
 typedef cudaError_t (*mf_cuda_apply_fn)(const mf_cuda_apply_args *a);
-extern "C" mf_cuda_apply_fn mf_cuda_apply_lookup(int dim, int degree, int quad, int op, int hang, int single);
+extern "C" mf_cuda_apply_fn mf_cuda_apply_lookup(int dim, int degree, int quad, int op, int hang, int single,
+                                                 int column);
 
 #endif

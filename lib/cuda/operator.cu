@@ -3,23 +3,27 @@
 #include "cell_generic.cuh"
 
 // Lookup functions of the generated instantiation files apply_d<dim>_p<p>_<d|s>.cu.
-#define MF_DECL(D, P)                                                                        \
-  extern "C" mf_cuda_apply_fn mf_cuda_apply_lookup_d##D##_p##P##_d(int quad, int op, int hang); \
-  extern "C" mf_cuda_apply_fn mf_cuda_apply_lookup_d##D##_p##P##_s(int quad, int op, int hang);
+#define MF_DECL(D, P)                                                                            \
+  extern "C" mf_cuda_apply_fn mf_cuda_apply_lookup_d##D##_p##P##_d(int quad, int op, int hang);     \
+  extern "C" mf_cuda_apply_fn mf_cuda_apply_lookup_d##D##_p##P##_s(int quad, int op, int hang);     \
+  extern "C" mf_cuda_apply_fn mf_cuda_apply_col_lookup_d##D##_p##P##_d(int quad, int op, int hang); \
+  extern "C" mf_cuda_apply_fn mf_cuda_apply_col_lookup_d##D##_p##P##_s(int quad, int op, int hang);
 MF_DECL(2, 1) MF_DECL(2, 2) MF_DECL(2, 3) MF_DECL(2, 4) MF_DECL(2, 5) MF_DECL(2, 6) MF_DECL(2, 7) MF_DECL(2, 8)
 MF_DECL(3, 1) MF_DECL(3, 2) MF_DECL(3, 3) MF_DECL(3, 4) MF_DECL(3, 5) MF_DECL(3, 6) MF_DECL(3, 7) MF_DECL(3, 8)
 
-extern "C" mf_cuda_apply_fn mf_cuda_apply_lookup(int dim, int p, int quad, int op, int hang, int single)
+extern "C" mf_cuda_apply_fn mf_cuda_apply_lookup(int dim, int p, int quad, int op, int hang, int single, int column)
 {
   typedef mf_cuda_apply_fn (*lookup_fn)(int, int, int);
-#define MF_ROW(D, S)                                                                                       \
-  {mf_cuda_apply_lookup_d##D##_p1_##S, mf_cuda_apply_lookup_d##D##_p2_##S, mf_cuda_apply_lookup_d##D##_p3_##S, \
-   mf_cuda_apply_lookup_d##D##_p4_##S, mf_cuda_apply_lookup_d##D##_p5_##S, mf_cuda_apply_lookup_d##D##_p6_##S, \
-   mf_cuda_apply_lookup_d##D##_p7_##S, mf_cuda_apply_lookup_d##D##_p8_##S}
-  static const lookup_fn table[2][2][8] = {{MF_ROW(2, d), MF_ROW(3, d)}, {MF_ROW(2, s), MF_ROW(3, s)}};
+#define MF_ROW(K, D, S)                                                                                 \
+  {mf_cuda_apply_##K##_d##D##_p1_##S, mf_cuda_apply_##K##_d##D##_p2_##S, mf_cuda_apply_##K##_d##D##_p3_##S, \
+   mf_cuda_apply_##K##_d##D##_p4_##S, mf_cuda_apply_##K##_d##D##_p5_##S, mf_cuda_apply_##K##_d##D##_p6_##S, \
+   mf_cuda_apply_##K##_d##D##_p7_##S, mf_cuda_apply_##K##_d##D##_p8_##S}
+  static const lookup_fn table[2][2][2][8] = {
+      {{MF_ROW(lookup, 2, d), MF_ROW(lookup, 3, d)}, {MF_ROW(lookup, 2, s), MF_ROW(lookup, 3, s)}},
+      {{MF_ROW(col_lookup, 2, d), MF_ROW(col_lookup, 3, d)}, {MF_ROW(col_lookup, 2, s), MF_ROW(col_lookup, 3, s)}}};
 #undef MF_ROW
   if (dim < 2 || dim > 3 || p < 1 || p > 8 || quad < 0 || quad > 2 || op < 0 || op > 2) return NULL;
-  return table[single ? 1 : 0][dim - 2][p - 1](quad, op, hang);
+  return table[column ? 1 : 0][single ? 1 : 0][dim - 2][p - 1](quad, op, hang);
 }
 
 static int op_index(const mf_operator op) { return op->kind == MF_OP_MASS ? 0 : op->kind == MF_OP_LAPLACE ? 1 : 2; }
@@ -31,7 +35,9 @@ static int apply_cuda(mf_operator op, mf_vector x, mf_vector y)
   const mf_cuda_operator *d = (const mf_cuda_operator *)op->dev;
   const mf_cuda_space *ds = (const mf_cuda_space *)s->dev;
   const int single = op->prec == MF_PRECISION_FLOAT;
-  mf_cuda_apply_fn fn = mf_cuda_apply_lookup(s->dim, s->degree, (int)op->quad, op_index(op), ds->mask != NULL, single);
+  const int column = mf_operator_design(op) == MF_KERNEL_COLUMN;
+  mf_cuda_apply_fn fn =
+      mf_cuda_apply_lookup(s->dim, s->degree, (int)op->quad, op_index(op), ds->mask != NULL, single, column);
   MF_CHECK(fn, ctx, MF_ERR_UNSUPPORTED, "no CUDA kernel for dim %d, degree %d, quadrature %d", s->dim, s->degree,
            (int)op->quad);
   mf_cuda_apply_args a;
