@@ -5,7 +5,7 @@
 BUILD ?= build
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_ARGS ?=
-DEBS = cmake make gcc g++ libp4est-dev libopenmpi-dev openmpi-bin valgrind
+DEBS = cmake make gcc g++ libp4est-dev libopenmpi-dev openmpi-bin valgrind pkg-config
 GENERATOR := $(shell command -v ninja >/dev/null 2>&1 && echo "-G Ninja")
 
 .PHONY: all deps configure build demo test clean
