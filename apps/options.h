@@ -78,12 +78,12 @@ static inline int opt_error(opt_parser *P, const char *fmt, ...)
 }
 
 /** The next option, in P->name; 0 at the end or after an error. A word that is not an option
- *  ("--name") is an error. */
+ *  ("--name", or "-h", the short form of --help) is an error. */
 static inline int opt_next(opt_parser *P)
 {
   if (P->bad || ++P->i >= P->argc) return 0;
   P->name = P->argv[P->i];
-  if (strncmp(P->name, "--", 2) || !P->name[2]) {
+  if ((strncmp(P->name, "--", 2) || !P->name[2]) && strcmp(P->name, "-h")) {
     opt_error(P, "unknown argument '%s' (options start with --; see --help)", P->name);
     return 0;
   }

@@ -249,7 +249,7 @@ int main(int argc, char **argv)
   opt_parser P;
   opt_init(&P, "mfree-bench", argc, argv);
   while (opt_next(&P)) {
-    if (opt_is(&P, "--help")) {
+    if (opt_is(&P, "--help") || opt_is(&P, "-h")) {
       if (!P.quiet) usage();
       return 0;
     }
