@@ -1,9 +1,13 @@
 /* mfree-poisson -- solves -div(c grad u) = f with a manufactured solution on a square/cube, ball or
  * deformed cube with Jacobi-preconditioned CG on the matrix-free Laplace operator, and reports
- * DoFs, ranks, backend, iterations, times and the L2 error (text and, with --json, one JSON object). */
+ * DoFs, ranks, backend, iterations, times and the L2 error (text and, with --json, one JSON object);
+ * --verbose tells on stderr where a long run is. Options are checked before anything runs
+ * (options.h); an error of the library that an option's value caused is reported naming the option. */
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 
+#include "options.h"
 #include "poisson.h"
 
 static void usage(FILE *f)
@@ -13,169 +17,214 @@ static void usage(FILE *f)
           "  --dim D            2 or 3 (default 3)\n"
           "  --degree P         polynomial degree 1..8 (default 3)\n"
           "  --mesh M           cube | ball | deformed (default ball)\n"
-          "  --refine L         uniform refinement level (default 3)\n"
-          "  --trees T          the coarse mesh split T-fold per direction (cube, deformed: T^dim trees;\n"
+          "  --refine L         uniform refinement level, 0..12 in 3D, 0..18 in 2D (default 3)\n"
+          "  --trees T          the coarse mesh split T-fold per direction, 1..4096 (cube, deformed: T^dim trees;\n"
           "                     ball: each tree T^dim-fold), for sizes between powers of 2 (default 1)\n"
           "  --backend B        cpu | cuda | auto (default auto)\n"
           "  --coefficient C    constant | ljungkvist, c(x) = 1/(0.05 + 2|x|^2) (default ljungkvist)\n"
-          "  --tol T            relative CG tolerance (default 1e-10)\n"
+          "  --tol T            relative CG tolerance in (0, 1) (default 1e-10)\n"
           "  --pc P             preconditioner: jacobi | chebyshev | mg | none (default jacobi)\n"
-          "  --pc-degree K      Chebyshev degree, or the multigrid smoother's (default 4)\n"
-          "  --mg-precision P   the V-cycle's precision: double | float (default double)\n"
+          "  --pc-degree K      Chebyshev degree, or the multigrid smoother's, 1..64 (default 4)\n"
+          "  --mg-precision P   the V-cycle's precision: double | float (default double; needs --pc mg)\n"
           "  --adapt none|shells  adaptive refinement: shells refines along several spherical shells\n"
-          "  --levels L         rounds of adaptive refinement (default 2 with --adapt shells)\n"
-          "  --json FILE        also write the summary as one JSON object to FILE\n"
-          "  --help             this text\n");
+          "  --levels L         rounds of adaptive refinement, 0..10 (default 2; needs --adapt shells)\n"
+          "  --json FILE        also write the summary as one JSON object to FILE (opened before the run)\n"
+          "  --verbose          progress on stderr: each set-up step with its phase times, CG residuals\n"
+          "  --verbose-every N  a CG line every N iterations (default 10)\n"
+          "  --help             this text\n"
+          "Exit status: 0 solved, 1 the run failed, 2 a bad option (the message names it), 3 CG did not\n"
+          "converge.\n");
 }
 
-static int parse_int(const char *opt, const char *s, int *v)
+/* --verbose: progress lines on stderr (rank 0), each with the time since the start and the set-up
+ * phases (mf_context_phase_times) that grew since the line before. */
+typedef struct {
+  int on, every;
+  mf_context ctx;
+  double t0, last[MF_PHASE_COUNT], res0;
+} progress;
+
+static void say(progress *pg, const char *step, const char *detail)
 {
-  char *end;
-  errno = 0;
-  long x = strtol(s, &end, 10);
-  if (errno || *end || end == s || x < -1000000 || x > 1000000) {
-    fprintf(stderr, "mfree-poisson: option %s: '%s' is not an integer\n", opt, s);
-    return 1;
+  if (!pg->on) return;
+  char phases[512] = "";
+  double now[MF_PHASE_COUNT] = {0};
+  if (pg->ctx && !mf_context_phase_times(pg->ctx, now))
+    for (int k = 0; k < MF_PHASE_COUNT; k++) {
+      if (now[k] > pg->last[k])
+        snprintf(phases + strlen(phases), sizeof phases - strlen(phases), "%s%s %.3g s", phases[0] ? ", " : " (phases: ",
+                 mf_phase_name((mf_phase)k), now[k] - pg->last[k]);
+      pg->last[k] = now[k];
+    }
+  fprintf(stderr, "mfree-poisson: [%9.3f s] %s: %s%s%s\n", MPI_Wtime() - pg->t0, step, detail, phases,
+          phases[0] ? ")" : "");
+  fflush(stderr);
+}
+
+static void on_progress(const char *step, const char *detail, void *user) { say((progress *)user, step, detail); }
+
+/* The CG's monitor: a line every `every` iterations (and the initial residual); never stops the solve. */
+static int on_iteration(int it, double residual, void *user)
+{
+  progress *pg = (progress *)user;
+  if (it == 0) pg->res0 = residual;
+  if (pg->on && it % pg->every == 0) {
+    char line[128];
+    snprintf(line, sizeof line, "iteration %d, residual %.3e (relative %.3e)", it, residual,
+             pg->res0 > 0 ? residual / pg->res0 : 0.0);
+    say(pg, "cg", line);
   }
-  *v = (int)x;
   return 0;
 }
 
-static int parse_double(const char *opt, const char *s, double *v)
+/* A library error: where an option's value fed the failing call, name the option (exit 2); a failed
+ * allocation names the options that set the problem's size (exit 1); anything else exits 1. */
+static int report(int ierr, const char *option)
 {
-  char *end;
-  errno = 0;
-  double x = strtod(s, &end);
-  if (errno || *end || end == s) {
-    fprintf(stderr, "mfree-poisson: option %s: '%s' is not a number\n", opt, s);
-    return 1;
+  const char *msg = mf_last_error_message();
+  if (option && ierr != MF_ERR_MEMORY && ierr != MF_ERR_CUDA && ierr != MF_ERR_MPI) {
+    fprintf(stderr, "mfree-poisson: option %s: %s\n", option, msg);
+    return 2;
   }
-  *v = x;
-  return 0;
+  if (ierr == MF_ERR_MEMORY)
+    fprintf(stderr, "mfree-poisson: out of memory: the problem is too large (its size comes from --refine, --trees, "
+                    "--degree, --levels): %s\n", msg);
+  else fprintf(stderr, "mfree-poisson: error %d: %s\n", ierr, msg);
+  return 1;
 }
 
 int main(int argc, char **argv)
 {
-  int dim = 3, degree = 3, refine = 3, levels = 2, trees = 1;
-  const char *adapt = "none";
-  const char *mesh_name = "ball", *backend = "auto", *coef_name = "ljungkvist", *json = NULL, *pc_name = "jacobi";
-  const char *mg_prec = "double";
-  poisson_pc pcopt = {MF_PC_JACOBI, 0, 0, MF_PRECISION_DOUBLE};
+  int dim = 3, degree = 3, refine = 3, levels = 2, trees = 1, verbose = 0, every = 10;
+  int given_levels = 0, given_pc_degree = 0, given_every = 0;
+  const char *json = NULL;
+  static const char *const mesh_names[] = {"cube", "ball", "deformed"}, *const backends[] = {"cpu", "cuda", "auto"},
+                           *const coefs[] = {"constant", "ljungkvist"}, *const adapts[] = {"none", "shells"},
+                           *const pcs[] = {"jacobi", "chebyshev", "mg", "none"}, *const precs[] = {"double", "float"};
+  static const mf_pc_kind pc_kinds[] = {MF_PC_JACOBI, MF_PC_CHEBYSHEV, MF_PC_MULTIGRID, MF_PC_NONE};
+  int mesh_i = 1, backend_i = 2, coef_i = 1, adapt_i = 0, pc_i = 0, prec_i = 0;
+  poisson_pc pcopt = {MF_PC_JACOBI, 0, 0, MF_PRECISION_DOUBLE, NULL, NULL, NULL};
   double tol = 1e-10;
-  int bad = 0;
+
+  /* Options first, before MPI starts: a bad one costs nothing and stops before any work. */
+  opt_parser P;
+  opt_init(&P, "mfree-poisson", argc, argv);
+  while (opt_next(&P)) {
+    if (opt_is(&P, "--help") || opt_is(&P, "-h")) {
+      if (!P.quiet) usage(stdout);
+      return 0;
+    }
+    if (opt_is(&P, "--dim")) opt_int(&P, 2, 3, &dim);
+    else if (opt_is(&P, "--degree")) opt_int(&P, 1, 8, &degree);
+    else if (opt_is(&P, "--refine")) opt_int(&P, 0, 18, &refine); /* 3D: 0..12, checked below */
+    else if (opt_is(&P, "--trees")) opt_int(&P, 1, 4096, &trees);
+    else if (opt_is(&P, "--mesh")) opt_choice(&P, mesh_names, 3, &mesh_i);
+    else if (opt_is(&P, "--backend")) opt_choice(&P, backends, 3, &backend_i);
+    else if (opt_is(&P, "--coefficient")) opt_choice(&P, coefs, 2, &coef_i);
+    else if (opt_is(&P, "--tol")) opt_double(&P, 0.0, 1, 1.0, 1, &tol);
+    else if (opt_is(&P, "--json")) opt_string(&P, &json);
+    else if (opt_is(&P, "--adapt")) opt_choice(&P, adapts, 2, &adapt_i);
+    else if (opt_is(&P, "--levels")) given_levels = !opt_int(&P, 0, 10, &levels);
+    else if (opt_is(&P, "--pc")) opt_choice(&P, pcs, 4, &pc_i);
+    else if (opt_is(&P, "--pc-degree")) given_pc_degree = !opt_int(&P, 1, 64, &pcopt.degree);
+    else if (opt_is(&P, "--mg-precision")) opt_choice(&P, precs, 2, &prec_i);
+    else if (opt_is(&P, "--verbose")) verbose = 1;
+    else if (opt_is(&P, "--verbose-every")) given_every = !opt_int(&P, 1, INT_MAX, &every);
+    else opt_unknown(&P);
+  }
+  /* options that depend on others: none is ignored in silence */
+  pcopt.kind = pc_kinds[pc_i];
+  pcopt.profile = pcopt.kind == MF_PC_MULTIGRID;
+  pcopt.precision = prec_i ? MF_PRECISION_FLOAT : MF_PRECISION_DOUBLE;
+  if (!P.bad && dim == 3 && refine > 12) opt_error(&P, "option --refine: %d out of range 0..12 for --dim 3", refine);
+  if (!P.bad && given_levels && adapt_i == 0) opt_error(&P, "option --levels needs --adapt shells");
+  if (!P.bad && given_pc_degree && pcopt.kind != MF_PC_CHEBYSHEV && pcopt.kind != MF_PC_MULTIGRID)
+    opt_error(&P, "option --pc-degree needs --pc chebyshev or --pc mg (not '%s')", pcs[pc_i]);
+  if (!P.bad && prec_i && pcopt.kind != MF_PC_MULTIGRID)
+    opt_error(&P, "option --mg-precision %s needs --pc mg (not '%s')", precs[prec_i], pcs[pc_i]);
+  if (!P.bad && given_every && !verbose) opt_error(&P, "option --verbose-every needs --verbose");
+  if (P.bad) return 2;
+  const char *mesh_name = mesh_names[mesh_i], *backend = backends[backend_i], *coef_name = coefs[coef_i];
+  const char *adapt = adapts[adapt_i], *pc_name = pcs[pc_i], *mg_prec = precs[prec_i];
+  const poisson_coef coef = coef_i ? POISSON_COEF_LJUNGKVIST : POISSON_COEF_CONSTANT;
 
   MPI_Init(&argc, &argv);
   int rank, nranks;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &nranks);
   if (rank) fclose(stderr), stderr = fopen("/dev/null", "w");
+  progress pg = {verbose && !rank, every, NULL, MPI_Wtime(), {0}, 0.0};
 
-  for (int i = 1; i < argc && !bad; i++) {
-    const char *o = argv[i];
-    if (!strcmp(o, "--help") || !strcmp(o, "-h")) {
-      if (!rank) usage(stdout);
-      MPI_Finalize();
-      return 0;
-    }
-    if (strncmp(o, "--", 2) || i + 1 >= argc) {
-      fprintf(stderr, "mfree-poisson: %s '%s'\n", strncmp(o, "--", 2) ? "unknown argument" : "missing value for option", o);
-      bad = 1;
-      break;
-    }
-    const char *v = argv[++i];
-    if (!strcmp(o, "--dim")) bad = parse_int(o, v, &dim);
-    else if (!strcmp(o, "--degree")) bad = parse_int(o, v, &degree);
-    else if (!strcmp(o, "--refine")) bad = parse_int(o, v, &refine);
-    else if (!strcmp(o, "--trees")) bad = parse_int(o, v, &trees);
-    else if (!strcmp(o, "--mesh")) mesh_name = v;
-    else if (!strcmp(o, "--backend")) backend = v;
-    else if (!strcmp(o, "--coefficient")) coef_name = v;
-    else if (!strcmp(o, "--tol")) bad = parse_double(o, v, &tol);
-    else if (!strcmp(o, "--json")) json = v;
-    else if (!strcmp(o, "--adapt")) adapt = v;
-    else if (!strcmp(o, "--levels")) bad = parse_int(o, v, &levels);
-    else if (!strcmp(o, "--pc")) pc_name = v;
-    else if (!strcmp(o, "--pc-degree")) bad = parse_int(o, v, &pcopt.degree);
-    else if (!strcmp(o, "--mg-precision")) mg_prec = v;
-    else {
-      fprintf(stderr, "mfree-poisson: unknown option '%s' (see --help)\n", o);
-      bad = 1;
-    }
+  /* the JSON file is opened (by rank 0, which writes it) before any work: a path that cannot be
+   * written fails now, not after the solve */
+  FILE *jf = NULL;
+  int jerr = 0;
+  if (json && !rank && !(jf = fopen(json, "w"))) {
+    fprintf(stderr, "mfree-poisson: option --json: cannot open '%s' for writing: %s\n", json, strerror(errno));
+    jerr = 1;
   }
-  poisson_coef coef = POISSON_COEF_CONSTANT;
-  if (!bad) {
-    if (!strcmp(coef_name, "constant")) coef = POISSON_COEF_CONSTANT;
-    else if (!strcmp(coef_name, "ljungkvist")) coef = POISSON_COEF_LJUNGKVIST;
-    else {
-      fprintf(stderr, "mfree-poisson: option --coefficient: unknown coefficient '%s' (constant | ljungkvist)\n", coef_name);
-      bad = 1;
-    }
-  }
-  if (!bad) {
-    if (!strcmp(pc_name, "jacobi")) pcopt.kind = MF_PC_JACOBI;
-    else if (!strcmp(pc_name, "chebyshev")) pcopt.kind = MF_PC_CHEBYSHEV;
-    else if (!strcmp(pc_name, "mg")) pcopt.kind = MF_PC_MULTIGRID, pcopt.profile = 1;
-    else if (!strcmp(pc_name, "none")) pcopt.kind = MF_PC_NONE;
-    else {
-      fprintf(stderr, "mfree-poisson: option --pc: unknown preconditioner '%s' (jacobi | chebyshev | mg | none)\n", pc_name);
-      bad = 1;
-    }
-  }
-  if (!bad) {
-    if (!strcmp(mg_prec, "double")) pcopt.precision = MF_PRECISION_DOUBLE;
-    else if (!strcmp(mg_prec, "float")) pcopt.precision = MF_PRECISION_FLOAT;
-    else {
-      fprintf(stderr, "mfree-poisson: option --mg-precision: unknown precision '%s' (double | float)\n", mg_prec);
-      bad = 1;
-    }
-  }
-  if (!bad && pcopt.precision != MF_PRECISION_DOUBLE && pcopt.kind != MF_PC_MULTIGRID) {
-    fprintf(stderr, "mfree-poisson: option --mg-precision %s needs --pc mg (not '%s')\n", mg_prec, pc_name);
-    bad = 1;
-  }
-  if (!bad && (pcopt.degree < 0 || pcopt.degree > 64)) {
-    fprintf(stderr, "mfree-poisson: option --pc-degree: %d out of range 1..64 (0: the default)\n", pcopt.degree);
-    bad = 1;
-  }
-  if (!bad && strcmp(adapt, "none") && strcmp(adapt, "shells")) {
-    fprintf(stderr, "mfree-poisson: option --adapt: unknown pattern '%s' (none | shells)\n", adapt);
-    bad = 1;
-  }
-  if (!bad && !(tol > 0.0 && tol < 1.0)) {
-    fprintf(stderr, "mfree-poisson: option --tol: %g out of range (0, 1)\n", tol);
-    bad = 1;
-  }
-  if (bad) {
+  MPI_Bcast(&jerr, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  if (jerr) {
     MPI_Finalize();
     return 2;
   }
 
   int ierr;
+  const char *failed = NULL; /* the option that fed a failing call */
   mf_context ctx = NULL;
   mf_mesh mesh = NULL;
   poisson_result res;
+  memset(&res, 0, sizeof res);
   double t_mesh = 0.0, phases[MF_PHASE_COUNT] = {0};
   ierr = mf_context_create(MPI_COMM_WORLD, backend, &ctx);
+  if (ierr) failed = "--backend";
+  pg.ctx = ctx;
   if (!ierr) {
+    char line[128];
+    snprintf(line, sizeof line, "backend %s, %d rank(s)", mf_context_backend(ctx), nranks);
+    say(&pg, "context", line);
     MPI_Barrier(MPI_COMM_WORLD);
     t_mesh = MPI_Wtime();
     const int tt[3] = {trees, trees, trees};
     ierr = mf_mesh_create_box(ctx, mesh_name, dim, tt, refine, &mesh);
+    if (ierr) failed = "--mesh, --dim, --trees or --refine";
   }
-  if (!ierr && !strcmp(adapt, "shells")) ierr = mf_mesh_refine_shells(mesh, levels);
-  if (!ierr) t_mesh = MPI_Wtime() - t_mesh;
   int64_t ncells = 0;
   if (!ierr) ierr = mf_mesh_num_cells(mesh, &ncells);
-  if (!ierr) ierr = poisson_solve_pc(mesh, degree, coef, tol, &pcopt, &res);
+  if (!ierr) {
+    char line[160];
+    snprintf(line, sizeof line, "%s, dim %d, %d tree(s) per direction, refine %d: %lld cells", mesh_name, dim, trees,
+             refine, (long long)ncells);
+    say(&pg, "mesh", line);
+  }
+  if (!ierr && adapt_i) {
+    ierr = mf_mesh_refine_shells(mesh, levels);
+    if (ierr) failed = "--levels";
+    if (!ierr) ierr = mf_mesh_num_cells(mesh, &ncells);
+    if (!ierr) {
+      char line[128];
+      snprintf(line, sizeof line, "shells, %d level(s): %lld cells", levels, (long long)ncells);
+      say(&pg, "adapt", line);
+    }
+  }
+  if (!ierr) t_mesh = MPI_Wtime() - t_mesh;
+  if (!ierr) {
+    pcopt.progress = on_progress;
+    pcopt.monitor = verbose ? on_iteration : NULL;
+    pcopt.user = &pg;
+    ierr = poisson_solve_pc(mesh, degree, coef, tol, &pcopt, &res);
+    failed = res.failed_option;
+  }
   if (!ierr) ierr = mf_context_phase_times(ctx, phases);
   size_t mem_in_use = 0, mem_peak = 0;
   if (!ierr) ierr = mf_context_device_memory(ctx, &mem_in_use, &mem_peak);
   if (ierr) {
-    fprintf(stderr, "mfree-poisson: error %d: %s\n", ierr, mf_last_error_message());
+    int rc = report(ierr, failed);
+    if (jf) fclose(jf), remove(json); /* no result: no file that looks like one */
     mf_mesh_destroy(&mesh);
     mf_context_destroy(&ctx);
     MPI_Finalize();
-    return 1;
+    return rc;
   }
   /* set-up: mesh to solver ready (the Jacobi diagonal included). Each figure is the slowest rank's;
    * "other" is the set-up time outside the library's phases (vectors, the operator application of the
@@ -219,33 +268,31 @@ int main(int argc, char **argv)
                (long long)res.level_dofs[k], (long long)res.level_cells[k], res.level_s[k],
                res.vcycle_s > 0 ? 100.0 * res.level_s[k] / res.vcycle_s : 0.0);
     }
-    if (json) {
-      FILE *f = fopen(json, "w");
-      if (!f) {
-        fprintf(stderr, "mfree-poisson: option --json: cannot open '%s' for writing\n", json);
+    if (jf) { /* opened at the start */
+      FILE *f = jf;
+      fprintf(f,
+              "{\"ndofs\": %lld, \"ranks\": %d, \"backend\": \"%s\", \"degree\": %d, \"dim\": %d, "
+              "\"mesh\": \"%s\", \"trees\": %d, \"refine\": %d, \"adapt\": \"%s\", \"cells\": %lld, \"coefficient\": \"%s\", \"iterations\": %d, "
+              "\"converged\": %s, \"setup_s\": %.6e, \"solve_s\": %.6e, \"s_per_iteration\": %.6e, "
+              "\"dofs_per_s_per_iteration\": %.6e, \"l2_error\": %.10e, \"l2_error_s\": %.6e, \"device_mem_peak_bytes\": %zu, \"setup_phases_s\": {",
+              (long long)res.ndofs, nranks, be, degree, dim, mesh_name, trees, refine, adapt, (long long)ncells, coef_name,
+              res.iterations,
+              res.converged ? "true" : "false", setup, res.solve_s, res.s_per_iter, dofs_per_s,
+              res.l2_error, res.error_s, mem_peak);
+      for (int k = 0; k < MF_PHASE_COUNT; k++) fprintf(f, "\"%s\": %.6e, ", mf_phase_name((mf_phase)k), phases[k]);
+      fprintf(f, "\"other\": %.6e}, \"pc\": \"%s\", \"pc_setup_s\": %.6e, \"solve_dofs_per_s\": %.6e",
+              other, pc_name, res.pc_setup_s, res.solve_s > 0 ? res.ndofs / res.solve_s : 0.0);
+      if (res.levels) {
+        fprintf(f, ", \"mg_precision\": \"%s\", \"vcycle_s\": %.6e, \"mg_levels\": [", mg_prec, res.vcycle_s);
+        for (int k = 0; k < res.levels; k++)
+          fprintf(f, "%s{\"degree\": %d, \"ndofs\": %lld, \"cells\": %lld, \"vcycle_s\": %.6e}", k ? ", " : "",
+                  res.level_degree[k], (long long)res.level_dofs[k], (long long)res.level_cells[k], res.level_s[k]);
+        fprintf(f, "]");
+      }
+      fprintf(f, "}\n");
+      if (fclose(f)) {
+        fprintf(stderr, "mfree-poisson: option --json: writing '%s' failed: %s\n", json, strerror(errno));
         ierr = 1;
-      } else {
-        fprintf(f,
-                "{\"ndofs\": %lld, \"ranks\": %d, \"backend\": \"%s\", \"degree\": %d, \"dim\": %d, "
-                "\"mesh\": \"%s\", \"trees\": %d, \"refine\": %d, \"adapt\": \"%s\", \"cells\": %lld, \"coefficient\": \"%s\", \"iterations\": %d, "
-                "\"converged\": %s, \"setup_s\": %.6e, \"solve_s\": %.6e, \"s_per_iteration\": %.6e, "
-                "\"dofs_per_s_per_iteration\": %.6e, \"l2_error\": %.10e, \"l2_error_s\": %.6e, \"device_mem_peak_bytes\": %zu, \"setup_phases_s\": {",
-                (long long)res.ndofs, nranks, be, degree, dim, mesh_name, trees, refine, adapt, (long long)ncells, coef_name,
-                res.iterations,
-                res.converged ? "true" : "false", setup, res.solve_s, res.s_per_iter, dofs_per_s,
-                res.l2_error, res.error_s, mem_peak);
-        for (int k = 0; k < MF_PHASE_COUNT; k++) fprintf(f, "\"%s\": %.6e, ", mf_phase_name((mf_phase)k), phases[k]);
-        fprintf(f, "\"other\": %.6e}, \"pc\": \"%s\", \"pc_setup_s\": %.6e, \"solve_dofs_per_s\": %.6e",
-                other, pc_name, res.pc_setup_s, res.solve_s > 0 ? res.ndofs / res.solve_s : 0.0);
-        if (res.levels) {
-          fprintf(f, ", \"mg_precision\": \"%s\", \"vcycle_s\": %.6e, \"mg_levels\": [", mg_prec, res.vcycle_s);
-          for (int k = 0; k < res.levels; k++)
-            fprintf(f, "%s{\"degree\": %d, \"ndofs\": %lld, \"cells\": %lld, \"vcycle_s\": %.6e}", k ? ", " : "",
-                    res.level_degree[k], (long long)res.level_dofs[k], (long long)res.level_cells[k], res.level_s[k]);
-          fprintf(f, "]");
-        }
-        fprintf(f, "}\n");
-        fclose(f);
       }
     }
   }

@@ -8,6 +8,7 @@
 #define MFREE_POISSON_H
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -54,12 +55,20 @@ static double poisson_f(const double *x, int dim, void *user)
   return f;
 }
 
-/* The preconditioner of the solve (mfree-poisson --pc, --pc-degree). */
+/* Progress of a solve: called after each step ("space", "operator", "right-hand side", "solver",
+ * "solve", "L2 error", "multigrid profile") with a short description of what it made. */
+typedef void (*poisson_progress_fn)(const char *step, const char *detail, void *user);
+
+/* The preconditioner of the solve (mfree-poisson --pc, --pc-degree, --mg-precision) and what watches
+ * it (--verbose); zero-initialised members take the defaults. */
 typedef struct {
   mf_pc_kind kind; /* MF_PC_JACOBI (default), MF_PC_CHEBYSHEV, MF_PC_MULTIGRID or MF_PC_NONE */
   int degree;      /* Chebyshev degree, or the multigrid smoother's (0: the library's default) */
   int profile;     /* multigrid: time 10 V-cycles level by level after the solve */
   mf_precision precision; /* multigrid: the V-cycle's precision */
+  poisson_progress_fn progress; /* NULL: silent */
+  mf_cg_monitor_fn monitor;     /* the CG's monitor (NULL: none) */
+  void *user;                   /* of both */
 } poisson_pc;
 
 #define POISSON_MAX_LEVELS 48
@@ -75,6 +84,7 @@ typedef struct {
   double vcycle_s, level_s[POISSON_MAX_LEVELS];
   double setup_s, solve_s, s_per_iter, l2_error, residual;
   double error_s; /* time of the L2 error after the solve */
+  const char *failed_option; /* on an error: the mfree-poisson option whose value fed the failing call, or NULL */
 } poisson_result;
 
 #define POISSON_CALL(expr)   \
@@ -82,6 +92,31 @@ typedef struct {
     ierr = (expr);           \
     if (ierr) goto cleanup;  \
   } while (0)
+/* The same for a call that an option of mfree-poisson feeds. */
+#define POISSON_CALL_OPT(option, expr)  \
+  do {                                  \
+    ierr = (expr);                      \
+    if (ierr) {                         \
+      res->failed_option = option;      \
+      goto cleanup;                     \
+    }                                   \
+  } while (0)
+
+static inline void poisson_progress(const poisson_pc *opt, const char *step, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+static inline void poisson_progress(const poisson_pc *opt, const char *step, const char *fmt, ...)
+{
+  if (!opt || !opt->progress) return;
+  char detail[256];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(detail, sizeof detail, fmt, ap);
+  va_end(ap);
+  opt->progress(step, detail, opt->user);
+}
 
 /** Solve the manufactured problem on mesh with Q_degree and the preconditioner pcopt (NULL: Jacobi);
  *  returns 0 or the first error code. */
@@ -97,9 +132,11 @@ static int poisson_solve_pc(mf_mesh mesh, int degree, poisson_coef coef, double 
   mf_cg_info info;
   memset(res, 0, sizeof *res);
   double t0 = MPI_Wtime();
-  POISSON_CALL(mf_space_create(mesh, degree, &space));
+  POISSON_CALL_OPT("--degree", mf_space_create(mesh, degree, &space));
   POISSON_CALL(mf_space_num_dofs(space, &res->ndofs));
+  poisson_progress(pcopt, "space", "Q%d, %lld DoFs", degree, (long long)res->ndofs);
   POISSON_CALL(mf_operator_create_laplace(space, MF_QUAD_GAUSS, poisson_c, &coef, &A));
+  poisson_progress(pcopt, "operator", "Laplace, Gauss q = %d", degree + 1);
   POISSON_CALL(mf_vector_create(space, &b));
   POISSON_CALL(mf_vector_create(space, &x));
   POISSON_CALL(mf_vector_create(space, &g));
@@ -110,15 +147,19 @@ static int poisson_solve_pc(mf_mesh mesh, int degree, poisson_coef coef, double 
   POISSON_CALL(mf_operator_apply(A, g, t));
   POISSON_CALL(mf_vector_axpy(b, -1.0, t));
   POISSON_CALL(mf_vector_zero_boundary(b));
+  poisson_progress(pcopt, "right-hand side", "with the boundary lift");
   POISSON_CALL(mf_operator_set_dirichlet(A, 1));
   POISSON_CALL(mf_cg_create(A, &cg));
-  POISSON_CALL(mf_cg_set_tolerance(cg, tol, 20000));
+  POISSON_CALL_OPT("--tol", mf_cg_set_tolerance(cg, tol, 20000));
+  if (pcopt && pcopt->monitor) POISSON_CALL(mf_cg_set_monitor(cg, pcopt->monitor, pcopt->user));
   if (pcopt && pcopt->kind != MF_PC_JACOBI) {
-    POISSON_CALL(mf_pc_create(A, pcopt->kind, &pc));
-    if (pcopt->kind == MF_PC_CHEBYSHEV && pcopt->degree > 0) POISSON_CALL(mf_pc_set_chebyshev(pc, pcopt->degree, 20.0, 12));
+    POISSON_CALL_OPT("--pc", mf_pc_create(A, pcopt->kind, &pc));
+    if (pcopt->kind == MF_PC_CHEBYSHEV && pcopt->degree > 0)
+      POISSON_CALL_OPT("--pc-degree", mf_pc_set_chebyshev(pc, pcopt->degree, 20.0, 12));
     if (pcopt->kind == MF_PC_MULTIGRID && pcopt->degree > 0)
-      POISSON_CALL(mf_pc_set_multigrid(pc, pcopt->degree, 15.0, 1e-3));
-    if (pcopt->kind == MF_PC_MULTIGRID) POISSON_CALL(mf_pc_set_multigrid_precision(pc, pcopt->precision));
+      POISSON_CALL_OPT("--pc-degree", mf_pc_set_multigrid(pc, pcopt->degree, 15.0, 1e-3));
+    if (pcopt->kind == MF_PC_MULTIGRID)
+      POISSON_CALL_OPT("--mg-precision", mf_pc_set_multigrid_precision(pc, pcopt->precision));
     POISSON_CALL(mf_cg_set_pc(cg, pc));
   }
   POISSON_CALL(mf_vector_set_value(x, 0.0));
@@ -133,11 +174,17 @@ static int poisson_solve_pc(mf_mesh mesh, int degree, poisson_coef coef, double 
       POISSON_CALL(mf_pc_multigrid_level(pc, k, &res->level_degree[k], &res->level_dofs[k], &res->level_cells[k]));
   }
   res->setup_s = MPI_Wtime() - t0;
+  if (res->levels) poisson_progress(pcopt, "solver", "CG, multigrid of %d levels", res->levels);
+  else poisson_progress(pcopt, "solver", "CG, preconditioner %s", !pcopt || pcopt->kind == MF_PC_JACOBI ? "jacobi"
+                                                                  : pcopt->kind == MF_PC_CHEBYSHEV ? "chebyshev" : "none");
   POISSON_CALL(mf_cg_solve(cg, b, x, &info));
+  poisson_progress(pcopt, "solve", "%d iterations, %s, %.3f s", info.iterations,
+                   info.converged ? "converged" : "NOT converged", info.seconds);
   POISSON_CALL(mf_vector_axpy(x, 1.0, g)); /* u_h = w + g_h */
   t0 = MPI_Wtime();
   POISSON_CALL(mf_vector_l2_error(x, poisson_u, NULL, &res->l2_error));
   res->error_s = MPI_Wtime() - t0;
+  poisson_progress(pcopt, "L2 error", "%.6e", res->l2_error);
   if (pc && pcopt->kind == MF_PC_MULTIGRID && pcopt->profile) { /* 10 V-cycles, level by level */
     POISSON_CALL(mf_pc_apply(pc, b, t)); /* warm-up */
     POISSON_CALL(mf_pc_multigrid_profile(pc, 1));
@@ -147,6 +194,7 @@ static int poisson_solve_pc(mf_mesh mesh, int degree, poisson_coef coef, double 
     POISSON_CALL(mf_pc_multigrid_times(pc, res->level_s));
     for (int k = 0; k < res->levels; k++) res->level_s[k] /= 10;
     POISSON_CALL(mf_pc_multigrid_profile(pc, 0));
+    poisson_progress(pcopt, "multigrid profile", "10 V-cycles, %.3e s each", res->vcycle_s);
   }
   res->iterations = info.iterations;
   res->converged = info.converged;

@@ -1,7 +1,8 @@
 /* cg.c -- preconditioned conjugate gradients on any mf_operator, the preconditioner behind the mf_pc
  * table (lib/mg/pc.c; the cg's own Jacobi unless another is set). The iteration uses only vector
  * operations of the backend, so on the GPU no vector leaves the device; the scalars of the dot
- * products are the only host traffic. */
+ * products are the only host traffic. A monitor (mf_cg_set_monitor) sees every residual of the history
+ * as it is made. */
 #include "mfree_impl.h"
 
 #include <math.h>
@@ -15,6 +16,8 @@ struct mf_cg_s {
   mf_pc pc;  /* the one in use: own, or the user's */
   double *history;
   int nhistory;
+  mf_cg_monitor_fn monitor;
+  void *monitor_user;
 };
 
 int mf_cg_create(mf_operator op, mf_cg *cg)
@@ -92,6 +95,26 @@ int mf_cg_set_pc(mf_cg cg, mf_pc pc)
   return 0;
 }
 
+int mf_cg_set_monitor(mf_cg cg, mf_cg_monitor_fn fn, void *user)
+{
+  MF_CHECK(cg, NULL, MF_ERR_NULL, "cg is NULL");
+  cg->monitor = fn;
+  cg->monitor_user = fn ? user : NULL;
+  return 0;
+}
+
+/* The monitor's word on iteration `it`: nonzero on every rank if it returned nonzero on any (a rank
+ * that stopped alone would leave the others waiting in the next dot product). */
+static int monitor_says_stop(mf_cg c, int it, double res, int *code)
+{
+  *code = 0;
+  if (!c->monitor) return 0;
+  int mine = c->monitor(it, res, c->monitor_user), any = mine;
+  MPI_Allreduce(MPI_IN_PLACE, &any, 1, MPI_INT, MPI_LOR, c->op->ctx->comm);
+  *code = mine;
+  return any;
+}
+
 int mf_cg_residual_history(mf_cg cg, const double **history, int *length)
 {
   MF_CHECK(cg, NULL, MF_ERR_NULL, "cg is NULL");
@@ -138,8 +161,9 @@ int mf_cg_solve(mf_cg c, mf_vector b, mf_vector x, mf_cg_info *info)
            "CG: initial r^T M^-1 r = %g (operator or preconditioner not positive definite?)", rz);
   double res0 = sqrt(rz), res = res0;
   c->history[c->nhistory++] = res;
-  int it = 0, converged = res0 == 0.0;
-  while (!converged && it < c->maxit) {
+  int it = 0, converged = res0 == 0.0, code = 0;
+  int stopped = monitor_says_stop(c, it, res, &code);
+  while (!stopped && !converged && it < c->maxit) {
     MF_CALL(mf_operator_apply(c->op, p, Ap));
     MF_CALL(mf_vector_dot(p, Ap, &pAp));
     MF_CHECK(isfinite(pAp) && pAp > 0.0, ctx, MF_ERR_ARGUMENT,
@@ -153,10 +177,9 @@ int mf_cg_solve(mf_cg c, mf_vector b, mf_vector x, mf_cg_info *info)
     it++;
     res = sqrt(fabs(rz_new));
     c->history[c->nhistory++] = res;
-    if (res <= c->rtol * res0) {
-      converged = 1;
-      break;
-    }
+    if (res <= c->rtol * res0) converged = 1;
+    stopped = monitor_says_stop(c, it, res, &code);
+    if (converged || stopped) break;
     MF_CALL(p->ops.aypx(p, rz_new / rz, z)); /* p <- z + beta p */
     rz = rz_new;
   }
@@ -170,5 +193,8 @@ int mf_cg_solve(mf_cg c, mf_vector b, mf_vector x, mf_cg_info *info)
     info->seconds = dt;
     info->seconds_per_iter = it ? dt / it : 0.0;
   }
+  MF_CHECK(!stopped || converged, ctx, MF_ERR_NOT_CONVERGED,
+           "CG stopped by its monitor at iteration %d (return value %d on this rank), residual %g of initial %g",
+           it, code, res, res0);
   return 0;
 }

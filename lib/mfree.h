@@ -320,6 +320,16 @@ int mf_cg_set_pc(mf_cg cg, mf_pc pc);
 int mf_cg_solve(mf_cg cg, mf_vector b, mf_vector x, mf_cg_info *info);
 /** @brief Residual history (one entry per iteration plus the initial one); valid until the next solve. */
 int mf_cg_residual_history(mf_cg cg, const double **history, int *length);
+/** A CG monitor: called with iteration 0 and the initial residual, then after every iteration with
+ *  its number and residual: the entries of mf_cg_residual_history as they are made (the same values
+ *  on every rank). Return 0 to go on, nonzero to stop the solve. */
+typedef int (*mf_cg_monitor_fn)(int iteration, double residual, void *user);
+/** @brief Call fn (NULL: none, the default) during every mf_cg_solve of cg, on every rank. Where fn
+ *  returns nonzero on any rank, the solve stops on all ranks after that iteration and returns
+ *  MF_ERR_NOT_CONVERGED with a message naming the iteration (info and the residual history hold the
+ *  iterations done; an iteration that reached the tolerance counts as converged, not stopped). The
+ *  monitor's time is part of the solve's, and each call adds one small MPI reduction. */
+int mf_cg_set_monitor(mf_cg cg, mf_cg_monitor_fn fn, void *user);
 int mf_cg_destroy(mf_cg *cg);
 
 #ifdef __cplusplus

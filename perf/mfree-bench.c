@@ -15,12 +15,14 @@
  * frac_of_triad = gb_per_s / triad bandwidth.
  * Timing: CUDA events around repeated mf_operator_apply calls after a warm-up, median of repeats.
  */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "mfree_impl.h"
+#include "options.h"
 
 #ifdef MFREE_WITH_CUDA
 double mf_bench_triad(size_t n, int reps);
@@ -143,6 +145,16 @@ static int time_ljungkvist(mf_mesh mesh, int p, int on_gpu, int reps, double *ms
   return ierr;
 }
 
+/* --verbose: "case i of n" lines on stderr with the time since the start */
+static int verbose = 0;
+static double t_start = 0.0;
+static void progress(int i, int n, const char *what)
+{
+  if (!verbose) return;
+  fprintf(stderr, "mfree-bench: [%9.3f s] case %d of %d: %s\n", MPI_Wtime() - t_start, i, n, what);
+  fflush(stderr);
+}
+
 /* ljungkvist-adaptive: the ball refined along three spherical shells (2 rounds) from the largest
  * base level within the target size, against the uniform ball of the nearest size. */
 static void run_adaptive(mf_context ctx, const char *device, int on_gpu, int dim, const int *degrees, int ndeg,
@@ -154,6 +166,9 @@ static void run_adaptive(mf_context ctx, const char *device, int on_gpu, int dim
   if (out) fprintf(out, "%s\n", hdr);
   for (int di = 0; di < ndeg; di++) {
     const int p = degrees[di];
+    char what[128];
+    snprintf(what, sizeof what, "p %d, ljungkvist-adaptive, target %.3g DoFs", p, target);
+    progress(di + 1, ndeg, what);
     mf_mesh mesh = NULL, prev = NULL, uni = NULL;
     mf_space space = NULL, uspace = NULL;
     int ierr = 0;
@@ -212,79 +227,85 @@ static void usage(void)
 {
   printf("usage: mfree-bench [--problem bp1|bp3|bp5|ljungkvist|all|ljungkvist-adaptive] [--degrees 1,2,...] [--dim 2|3]\n"
          "                   [--min-dofs N] [--max-dofs N] [--sizes K] [--scatter colored|atomic|both]\n"
-         "                   [--backend cuda|cpu] [--cells-per-block N,M,...] [--reps R] [--csv FILE]\n"
-         "                   [--design auto|point|column,...]   (CUDA kernel designs to time, each a row)\n"
-         "                   [--setup-phases]   (setup_s split into the library's set-up phases, extra columns)\n");
+         "                   [--backend cuda|cpu|auto] [--cells-per-block N,M,...] [--reps R] [--csv FILE]\n"
+         "                   [--design auto|point|column,...]   (CUDA kernel designs to time, a row each)\n"
+         "                   [--setup-phases]   (setup_s split into the library's set-up phases, extra columns)\n"
+         "                   [--verbose]        (progress on stderr: case i of n, elapsed time)\n"
+         "  degrees 1..8, dim 2|3, 0 < min-dofs <= max-dofs <= 1e10, sizes 1..100, reps 1..64,\n"
+         "  cells per block 1..1024 (a value a degree cannot take is skipped with a note)\n"
+         "Exit status: 0 done (failed cases are reported and skipped), 1 the run failed, 2 a bad option.\n");
 }
 
 int main(int argc, char **argv)
 {
-  MPI_Init(&argc, &argv);
-  const char *problem = "all", *backend = "cuda", *scatter = "both", *csv = NULL;
+  static const char *const problem_names[] = {"all", "bp1", "bp3", "bp5", "ljungkvist", "ljungkvist-adaptive"},
+                           *const scatters[] = {"both", "colored", "atomic"}, *const backends[] = {"cuda", "cpu", "auto"};
+  int problem_i = 0, scatter_i = 0, backend_i = 0;
+  const char *csv = NULL;
   int degrees[8] = {1, 2, 3, 4, 5, 6, 7, 8}, ndeg = 8, dim = 3, nsizes = 5, reps = 11;
   int cpbs[16] = {0}, ncpb = 1; /* 0: the default table */
   double min_dofs = 1e4, max_dofs = 3.5e7;
   int setup_phases = 0;
   mf_kernel_design designs[3] = {MF_KERNEL_AUTO};
   int ndesign = 1;
-  static const char *design_names[3] = {"auto", "point", "column"};
-  for (int i = 1; i < argc; i++) {
-    const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-    if (!strcmp(o, "--help")) {
-      usage();
-      MPI_Finalize();
+  static const char *const design_names[3] = {"auto", "point", "column"};
+  /* options first, before MPI starts (options.h): a bad one stops before any work */
+  opt_parser P;
+  opt_init(&P, "mfree-bench", argc, argv);
+  while (opt_next(&P)) {
+    if (opt_is(&P, "--help") || opt_is(&P, "-h")) {
+      if (!P.quiet) usage();
       return 0;
     }
-    if (!strcmp(o, "--setup-phases")) {
-      setup_phases = 1;
-      continue;
-    }
-    if (!v) {
-      fprintf(stderr, "mfree-bench: missing value for option '%s'\n", o);
-      return 2;
-    }
-    i++;
-    if (!strcmp(o, "--problem")) problem = v;
-    else if (!strcmp(o, "--backend")) backend = v;
-    else if (!strcmp(o, "--scatter")) scatter = v;
-    else if (!strcmp(o, "--csv")) csv = v;
-    else if (!strcmp(o, "--dim")) dim = atoi(v);
-    else if (!strcmp(o, "--sizes")) nsizes = atoi(v);
-    else if (!strcmp(o, "--reps")) reps = atoi(v);
-    else if (!strcmp(o, "--cells-per-block")) {
-      ncpb = 0;
-      for (char *t = strtok((char *)v, ","); t && ncpb < 16; t = strtok(NULL, ",")) cpbs[ncpb++] = atoi(t);
-    }
-    else if (!strcmp(o, "--design")) {
-      ndesign = 0;
-      for (char *t = strtok((char *)v, ","); t && ndesign < 3; t = strtok(NULL, ",")) {
-        int k = 0;
-        while (k < 3 && strcmp(t, design_names[k])) k++;
-        if (k == 3) {
-          fprintf(stderr, "mfree-bench: unknown kernel design '%s' in --design (auto, point or column)\n", t);
-          return 2;
+    if (opt_is(&P, "--setup-phases")) setup_phases = 1;
+    else if (opt_is(&P, "--verbose")) verbose = 1;
+    else if (opt_is(&P, "--problem")) opt_choice(&P, problem_names, 6, &problem_i);
+    else if (opt_is(&P, "--backend")) opt_choice(&P, backends, 3, &backend_i);
+    else if (opt_is(&P, "--scatter")) opt_choice(&P, scatters, 3, &scatter_i);
+    else if (opt_is(&P, "--csv")) opt_string(&P, &csv);
+    else if (opt_is(&P, "--dim")) opt_int(&P, 2, 3, &dim);
+    else if (opt_is(&P, "--sizes")) opt_int(&P, 1, 100, &nsizes);
+    else if (opt_is(&P, "--reps")) opt_int(&P, 1, 64, &reps);
+    else if (opt_is(&P, "--cells-per-block")) opt_int_list(&P, 1, 1024, 16, cpbs, &ncpb);
+    else if (opt_is(&P, "--min-dofs")) opt_double(&P, 0.0, 1, 1e10, 0, &min_dofs);
+    else if (opt_is(&P, "--max-dofs")) opt_double(&P, 0.0, 1, 1e10, 0, &max_dofs);
+    else if (opt_is(&P, "--degrees")) opt_int_list(&P, 1, 8, 8, degrees, &ndeg);
+    else if (opt_is(&P, "--design")) {
+      const char *v = NULL;
+      if (opt_string(&P, &v) == 0 && v) {
+        ndesign = 0;
+        for (const char *t = v; *t && !P.bad;) { /* a comma-separated list of design names */
+          size_t len = strcspn(t, ",");
+          int k = 0;
+          while (k < 3 && !(strlen(design_names[k]) == len && !strncmp(t, design_names[k], len))) k++;
+          if (k == 3 || ndesign == 3) opt_error(&P, "option --design: '%.*s' is not a design (auto, point, column; at most 3)", (int)len, t);
+          else designs[ndesign++] = (mf_kernel_design)k;
+          t += len + (t[len] == ',');
         }
-        designs[ndesign++] = (mf_kernel_design)k;
+        if (!ndesign && !P.bad) opt_error(&P, "option --design: no design given");
       }
     }
-    else if (!strcmp(o, "--min-dofs")) min_dofs = atof(v);
-    else if (!strcmp(o, "--max-dofs")) max_dofs = atof(v);
-    else if (!strcmp(o, "--degrees")) {
-      ndeg = 0;
-      for (char *t = strtok((char *)v, ","); t && ndeg < 8; t = strtok(NULL, ",")) degrees[ndeg++] = atoi(t);
-    } else {
-      fprintf(stderr, "mfree-bench: unknown option '%s'\n", o);
-      return 2;
-    }
+    else opt_unknown(&P);
   }
-  if ((dim != 2 && dim != 3) || nsizes < 1 || reps < 1 || reps > 64 || !(min_dofs > 0) || max_dofs < min_dofs) {
-    fprintf(stderr, "mfree-bench: bad --dim/--sizes/--reps/--min-dofs/--max-dofs\n");
+  if (!P.bad && max_dofs < min_dofs) opt_error(&P, "option --max-dofs: %g is below --min-dofs %g", max_dofs, min_dofs);
+  if (P.bad) return 2;
+  const char *problem = problem_names[problem_i], *scatter = scatters[scatter_i], *backend = backends[backend_i];
+
+  MPI_Init(&argc, &argv);
+  t_start = MPI_Wtime();
+  /* the CSV file before any work: a path that cannot be written fails now */
+  FILE *out = csv ? fopen(csv, "w") : NULL;
+  if (csv && !out) {
+    fprintf(stderr, "mfree-bench: option --csv: cannot open '%s' for writing: %s\n", csv, strerror(errno));
+    MPI_Finalize();
     return 2;
   }
   mf_context ctx;
   if (mf_context_create(MPI_COMM_WORLD, backend, &ctx)) {
-    fprintf(stderr, "mfree-bench: %s\n", mf_last_error_message());
-    return 1;
+    fprintf(stderr, "mfree-bench: option --backend: %s\n", mf_last_error_message());
+    if (out) fclose(out), remove(csv); /* no results: no file that looks like some */
+    MPI_Finalize();
+    return 2;
   }
   int on_gpu = ctx->backend == MF_BACKEND_CUDA;
   char device[256] = "cpu";
@@ -296,11 +317,6 @@ int main(int argc, char **argv)
   }
 #endif
   printf("# device %s, triad %.1f GB/s\n", device, triad);
-  FILE *out = csv ? fopen(csv, "w") : NULL;
-  if (csv && !out) {
-    fprintf(stderr, "mfree-bench: cannot open '%s'\n", csv);
-    return 1;
-  }
   const char *hdr = "device,problem,dim,p,q,scatter,ndofs,ms_per_apply,gdofs_per_s,bytes_per_dof,gb_per_s,frac_of_triad";
   if (!strcmp(problem, "ljungkvist-adaptive")) {
     run_adaptive(ctx, device, on_gpu, dim, degrees, ndeg, max_dofs, reps, out);
@@ -314,18 +330,22 @@ int main(int argc, char **argv)
   printf("%s,setup_s,cells_per_block,design%s\n", hdr, phase_hdr);
   if (out) fprintf(out, "%s,setup_s,design%s\n", hdr, phase_hdr);
   const char *problems[4] = {"bp1", "bp3", "bp5", "ljungkvist"};
+  int on_domain[2] = {0, 0}; /* deformed cube, ball */
+  for (int pi = 0; pi < 4; pi++)
+    if (!strcmp(problem, "all") || !strcmp(problem, problems[pi])) on_domain[pi == 3] = 1;
+  const int ncases = ndeg * (on_domain[0] + on_domain[1]) * nsizes;
+  int icase = 0;
   /* one mesh, space and input vector per (degree, size, domain), shared by the problems on it */
   for (int di = 0; di < ndeg; di++) {
     const int p = degrees[di];
-    if (p < 1 || p > 8) continue;
     for (int ball = 0; ball < 2; ball++) {
-      int any = 0;
-      for (int pi = 0; pi < 4; pi++)
-        if ((pi == 3) == ball && (!strcmp(problem, "all") || !strcmp(problem, problems[pi]))) any = 1;
-      if (!any) continue;
+      if (!on_domain[ball]) continue;
       double last = 0.0;
       for (int si = 0; si < nsizes; si++) {
         double target = nsizes == 1 ? max_dofs : min_dofs * pow(max_dofs / min_dofs, (double)si / (nsizes - 1));
+        char what[128];
+        snprintf(what, sizeof what, "p %d, %s, target %.3g DoFs", p, ball ? "ball" : "deformed cube", target);
+        progress(++icase, ncases, what);
         int trees[3] = {1, 1, 1}, level = 0;
         if (ball) { /* (1 + 2 dim) t^dim trees, 2^dim-fold per level: (t, level) nearest the target */
           double best = INFINITY;
@@ -395,10 +415,14 @@ int main(int argc, char **argv)
           for (int ki = 0; ki < ndesign; ki++)
           for (int ci = 0; ci < ncpb; ci++)
             for (int sc = 0; sc < 2; sc++) {
+              if (!on_gpu && ki > 0) break; /* one CPU kernel */
               mf_operator_set_kernel_design(op, designs[ki]);
-              const char *dname = design_names[on_gpu ? (int)mf_operator_design(op) : 0];
-              if (!on_gpu) dname = "cpu";
-              if (cpbs[ci] && mf_operator_set_cells_per_block(op, cpbs[ci])) break; /* too many threads */
+              const char *dname = on_gpu ? design_names[(int)mf_operator_design(op)] : "cpu";
+              if (cpbs[ci] && mf_operator_set_cells_per_block(op, cpbs[ci])) { /* too many threads for p */
+                fprintf(stderr, "mfree-bench: --cells-per-block %d skipped for %s p %d: %s\n", cpbs[ci], problems[pi], p,
+                        mf_last_error_message());
+                break;
+              }
               if (sc == 0 && !strcmp(scatter, "atomic")) continue;
               if (sc == 1 && (!strcmp(scatter, "colored") || !on_gpu)) continue;
               mf_operator_set_scatter(op, sc ? MF_SCATTER_ATOMIC : MF_SCATTER_COLORED);
