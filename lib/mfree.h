@@ -224,7 +224,8 @@ int mf_operator_create_helmholtz(mf_space space, mf_quadrature quad, double a, d
 /** @brief A user operator: apply(x, y, user) computes y = A x; diag (may be NULL) fills the diagonal. */
 typedef int (*mf_shell_apply_fn)(mf_vector x, mf_vector y, void *user);
 /* Callbacks (shell operators and preconditioners) may use the arrays of their vectors
- * (mf_vector_get_array...) and must restore them before returning. */
+ * (mf_vector_get_array...) and must restore them before returning. Other vectors that the calling mfree
+ * function is changing (the solution x inside mf_cg_solve) can be read there, not got for writing. */
 int mf_operator_create_shell(mf_space space, mf_shell_apply_fn apply, mf_shell_apply_fn diag,
                              void *user, mf_operator *op);
 /** How cell contributions are added into the output vector (CUDA backend; the CPU is sequential). */

@@ -250,6 +250,8 @@ struct mf_vector_s {
   int valid;      /* MF_SYNC_* bits: the copies that hold the current values (mirrored vectors) */
   int nread;      /* read-only arrays checked out */
   int write_mem;  /* MF_MEM_HOST or MF_MEM_DEVICE while an array is checked out for writing, else 0 */
+  int busy;       /* public functions now writing the vector (between mf_vector_access and mf_vector_written):
+                     internal code may change its device values at any time, so the host copy is never current */
   long long copies_to_host, copies_to_device; /* whole-vector copies between the two (the tests' counts) */
 };
 
@@ -262,7 +264,9 @@ typedef enum { MF_ACCESS_READ = 1, MF_ACCESS_WRITE = 2, MF_ACCESS_READ_WRITE = 3
  *  checks its vectors so, and every one that writes a vector calls mf_vector_written at its end: only
  *  the public interface changes a vector that a user holds, so the host copy's state stays true. */
 int mf_vector_access(mf_vector v, mf_access mode, const char *name);
-/** At the end of a public function that wrote v (also on failure): the host copy is stale. Returns ierr. */
+/** At the end of a public function that wrote v (also on failure): the host copy is stale. Returns ierr.
+ *  Calls to mf_vector_access for writing and to mf_vector_written pair up: a vector between the two is
+ *  busy (a callback may read it on the host, always with a fresh copy, but not get it for writing). */
 int mf_vector_written(mf_vector v, int ierr);
 /** Call a user function (shell operator or preconditioner) on a and b (may be the same vector): their
  *  host copies are marked stale first (internal code writes its vectors on the device without marking

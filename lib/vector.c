@@ -190,7 +190,9 @@ int mf_vector_set_values(mf_vector v, const double *host)
  * Internal code works on `data` through the backend tables without touching `valid`; that is sound
  * because a vector a user holds changes only through public functions, which check and mark their
  * vectors (mf_vector_access, mf_vector_written), and because vectors that internal code lends to a
- * user callback are marked stale on the host before the call (mf_vector_call_user). */
+ * user callback are marked stale on the host before the call (mf_vector_call_user). A user vector
+ * that a public function is writing (busy: mf_cg_solve's x while CG calls a shell preconditioner)
+ * may change on the device at any moment, so a host read of it always copies. */
 
 int mf_context_emulate_device(mf_context ctx, int on)
 {
@@ -242,8 +244,12 @@ static int get_array(mf_vector v, mf_memtype mem, int write, double **array)
   MF_CHECK(!write || !v->nread, ctx, MF_ERR_ARGUMENT,
            "the vector has %d read-only array(s) checked out: restore them (mf_vector_restore_array_read) before "
            "getting one for writing", v->nread);
+  MF_CHECK(!write || !v->busy, ctx, MF_ERR_ARGUMENT,
+           "the vector is being changed by the mfree function that called back (e.g. the solution of mf_cg_solve, the "
+           "output of mf_operator_apply): its arrays may be read there, not written");
   if (v->mirrored) {
     const int side = mem == MF_MEM_HOST ? MF_SYNC_HOST : MF_SYNC_DEVICE;
+    if (v->busy && side == MF_SYNC_HOST) v->valid = MF_SYNC_DEVICE; /* its device values may have moved on */
     if (!(v->valid & side)) MF_CALL(side == MF_SYNC_HOST ? copy_to_host(v) : copy_to_device(v));
     if (write) v->valid = side; /* the other copy goes stale as the caller writes */
   }
@@ -301,15 +307,16 @@ int mf_vector_access(mf_vector v, mf_access mode, const char *name)
   MF_CHECK(!(mode & MF_ACCESS_WRITE) || !v->nread, ctx, MF_ERR_ARGUMENT,
            "vector %s has %d read-only array(s) checked out (mf_vector_get_array_read) and must not change: restore "
            "them first", name, v->nread);
-  if (!v->mirrored) return 0;
-  if (!(v->valid & MF_SYNC_DEVICE) && mode != MF_ACCESS_WRITE) MF_CALL(copy_to_device(v));
-  if (mode & MF_ACCESS_WRITE) v->valid = MF_SYNC_DEVICE;
+  if (v->mirrored && !(v->valid & MF_SYNC_DEVICE) && mode != MF_ACCESS_WRITE) MF_CALL(copy_to_device(v));
+  if (v->mirrored && (mode & MF_ACCESS_WRITE)) v->valid = MF_SYNC_DEVICE;
+  if (mode & MF_ACCESS_WRITE) v->busy++;
   return 0;
 }
 
 int mf_vector_written(mf_vector v, int ierr)
 {
   if (v->mirrored) v->valid = MF_SYNC_DEVICE;
+  if (v->busy > 0) v->busy--;
   return ierr;
 }
 
@@ -330,10 +337,13 @@ static int back_from_user(mf_vector v, int nread0, const char *what, const char 
 int mf_vector_call_user(int (*fn)(mf_vector, mf_vector, void *), mf_vector a, mf_vector b, void *user,
                         const char *what, const char *an, const char *bn)
 {
-  const int na = a->nread, nb = b->nread;
+  const int na = a->nread, nb = b->nread, busya = a->busy, busyb = b->busy;
   if (a->mirrored && (a->valid & MF_SYNC_DEVICE)) a->valid = MF_SYNC_DEVICE;
   if (b->mirrored && (b->valid & MF_SYNC_DEVICE)) b->valid = MF_SYNC_DEVICE;
+  a->busy = b->busy = 0; /* the callback's own vectors are its to write */
   int ierr = fn(a, b, user);
+  a->busy = busya;
+  b->busy = busyb;
   int e = back_from_user(a, na, what, an);
   if (!ierr) ierr = e;
   if (b != a) {

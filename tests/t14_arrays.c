@@ -4,7 +4,8 @@
  *              stale, with exact counts (get host twice: 1 copy; a device write between: 2; host
  *              write then two operator applications: 1 upload; a read-only restore: no upload);
  *   callbacks: shell operators and preconditioners working on host arrays inside CG see the values
- *              CG wrote on the device, and their host writes reach the device;
+ *              CG wrote on the device, and their host writes reach the device; CG's solution read on
+ *              the host inside a callback is fresh every time, and cannot be got for writing there;
  *   errors:    restore without get, a second get while writing, vectors in use while checked out,
  *              wrong memory types, NULL pointers, callbacks that return with an array checked out.
  * argv[1] = "cpu": the cpu backend as users see it (host arrays only), then the copy logic on an
@@ -63,12 +64,29 @@ static int shell_diag(mf_vector x, mf_vector d, void *user)
 typedef struct {
   mf_vector dinv;
   int nowned;
+  mf_vector watch;  /* the solution of the running CG, read on the host at every call (NULL: not) */
+  double watch_err; /* largest relative difference of its host sum from mf_vector_sum */
+  int watch_reads, watch_write_err; /* host reads; the error code of a get for writing */
 } jacobi_data;
 static int host_jacobi(mf_vector r, mf_vector z, void *user)
 {
   jacobi_data *jd = (jacobi_data *)user;
   const double *ra, *da;
   double *za;
+  if (jd->watch) { /* CG changes it on the device between calls: every host read must be fresh */
+    const double *wa;
+    double hs = 0.0, s;
+    MF_CALL(mf_vector_get_array_read(jd->watch, MF_MEM_HOST, &wa));
+    for (int i = 0; i < jd->nowned; i++) hs += wa[i];
+    MF_CALL(mf_vector_restore_array_read(jd->watch, &wa));
+    MPI_Allreduce(MPI_IN_PLACE, &hs, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    MF_CALL(mf_vector_sum(jd->watch, &s));
+    jd->watch_err = fmax(jd->watch_err, fabs(hs - s) / fmax(fabs(s), 1e-300));
+    jd->watch_reads++;
+    double *w = NULL;
+    jd->watch_write_err = mf_vector_get_array(jd->watch, MF_MEM_HOST, &w);
+    if (!jd->watch_write_err) MF_CALL(mf_vector_restore_array(jd->watch, &w));
+  }
   MF_CALL(mf_vector_get_array_read(r, MF_MEM_HOST, &ra));
   MF_CALL(mf_vector_get_array_read(jd->dinv, MF_MEM_HOST, &da));
   MF_CALL(mf_vector_get_array(z, MF_MEM_HOST, &za));
@@ -294,7 +312,7 @@ static void check_callbacks(mf_space s, int rank)
 
   /* host Jacobi shell against the built-in Jacobi on a matrix-free Laplacian */
   mf_pc pc;
-  jacobi_data jd = {d, nowned};
+  jacobi_data jd = {d, nowned, NULL, 0.0, 0, 0};
   mf_cg_info info2;
   T_CALL(mf_operator_create_laplace(s, MF_QUAD_GAUSS, t_ljungkvist, NULL, &A));
   T_CALL(mf_operator_set_dirichlet(A, 1));
@@ -310,7 +328,13 @@ static void check_callbacks(mf_space s, int rank)
   T_CALL(mf_cg_solve(cg, b, x, &info));
   T_CALL(mf_cg_set_pc(cg, pc));
   T_CALL(mf_vector_set_value(x2, 0.0));
+  jd.watch = x2;
   T_CALL(mf_cg_solve(cg, b, x2, &info2));
+  T_CHECK(jd.watch_reads == info2.iterations + 1 && jd.watch_err < 1e-12,
+          "the solution read on the host inside CG (%d reads) differs from its values by %g (relative)",
+          jd.watch_reads, jd.watch_err);
+  T_CHECK(jd.watch_write_err == MF_ERR_ARGUMENT, "getting CG's solution for writing inside CG returned %d, expected %d",
+          jd.watch_write_err, MF_ERR_ARGUMENT);
   T_CHECK(info.converged && info2.iterations == info.iterations,
           "host Jacobi shell: %d iterations, built-in Jacobi %d", info2.iterations, info.iterations);
   double xn;
