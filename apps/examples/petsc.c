@@ -2,7 +2,8 @@
  * whose diagonal is mfree's, solved with KSPCG + PCJACOBI on mfree-poisson's manufactured problem
  * (apps/poisson.h) and compared with mfree's own Jacobi CG: the same iterations (+-1) and the same
  * solution (1e-8 relative); the exit status says whether they agree. PETSc's Vec holds the rank's
- * owned entries in mfree's order, so the copies between the two are plain copies of nowned values.
+ * owned entries in mfree's order, so the copies between the two are plain copies of nowned values
+ * (through host arrays: on the cuda backend each product uploads x and downloads y once).
  *   mfree-example-petsc [backend [level]]     backend "cpu" (default), "cuda" or "auto"         */
 #include <petscksp.h>
 
