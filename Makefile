@@ -6,6 +6,8 @@ BUILD ?= build
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_ARGS ?=
 DEBS = cmake make gcc g++ libp4est-dev libopenmpi-dev openmpi-bin valgrind pkg-config
+# optional: PETSc for apps/examples/petsc.c (installed when missing, as root; without it the example is not built)
+DEBS_OPTIONAL_PETSC = libpetsc-real-dev
 GENERATOR := $(shell command -v ninja >/dev/null 2>&1 && echo "-G Ninja")
 
 .PHONY: all deps configure build demo test clean
@@ -26,6 +28,18 @@ deps:
 	      echo "mfree: missing Debian packages; install them with:"; \
 	      echo "  sudo apt-get install -y$$missing"; exit 1; \
 	    fi; \
+	  fi; \
+	fi
+	@if command -v dpkg >/dev/null 2>&1; then \
+	  missing=""; \
+	  for p in $(DEBS_OPTIONAL_PETSC); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	  if [ -n "$$missing" ] && [ "$$(id -u)" = 0 ]; then \
+	    echo "mfree: installing optional Debian packages:$$missing"; \
+	    export DEBIAN_FRONTEND=noninteractive; \
+	    apt-get install -y -q $$missing >/dev/null || { apt-get update -q >/dev/null && apt-get install -y -q $$missing >/dev/null; } \
+	      || echo "mfree: optional packages not installed:$$missing (the PETSc example is left out)"; \
+	  elif [ -n "$$missing" ]; then \
+	    echo "mfree: optional packages missing:$$missing (the PETSc example is left out; sudo apt-get install -y$$missing)"; \
 	  fi; \
 	fi
 

@@ -133,15 +133,10 @@ int mf_cg_setup(mf_cg c)
 /* z <- M^{-1} r */
 static int precondition(mf_cg c) { return mf_pc_apply(c->pc, c->r, c->z); }
 
-int mf_cg_solve(mf_cg c, mf_vector b, mf_vector x, mf_cg_info *info)
+/* the iteration, for checked arguments */
+static int cg_solve(mf_cg c, mf_vector b, mf_vector x, mf_cg_info *info)
 {
-  MF_CHECK(c, NULL, MF_ERR_NULL, "cg is NULL");
   mf_context ctx = c->op->ctx;
-  MF_CHECK(b, ctx, MF_ERR_NULL, "right-hand side b is NULL");
-  MF_CHECK(x, ctx, MF_ERR_NULL, "solution x is NULL");
-  MF_CHECK(b->space == c->op->space && x->space == c->op->space, ctx, MF_ERR_INCOMPATIBLE,
-           "b and x must belong to the operator's space (%lld DoFs)", (long long)c->op->space->nglobal);
-  MF_CHECK(b != x, ctx, MF_ERR_ARGUMENT, "b and x must be different vectors");
   free(c->history);
   c->nhistory = 0;
   MF_CALL(MF_CALLOC(ctx, c->maxit + 1, &c->history));
@@ -197,4 +192,18 @@ int mf_cg_solve(mf_cg c, mf_vector b, mf_vector x, mf_cg_info *info)
            "CG stopped by its monitor at iteration %d (return value %d on this rank), residual %g of initial %g",
            it, code, res, res0);
   return 0;
+}
+
+int mf_cg_solve(mf_cg c, mf_vector b, mf_vector x, mf_cg_info *info)
+{
+  MF_CHECK(c, NULL, MF_ERR_NULL, "cg is NULL");
+  mf_context ctx = c->op->ctx;
+  MF_CHECK(b, ctx, MF_ERR_NULL, "right-hand side b is NULL");
+  MF_CHECK(x, ctx, MF_ERR_NULL, "solution x is NULL");
+  MF_CHECK(b->space == c->op->space && x->space == c->op->space, ctx, MF_ERR_INCOMPATIBLE,
+           "b and x must belong to the operator's space (%lld DoFs)", (long long)c->op->space->nglobal);
+  MF_CHECK(b != x, ctx, MF_ERR_ARGUMENT, "b and x must be different vectors");
+  MF_CALL(mf_vector_access(b, MF_ACCESS_READ, "b"));
+  MF_CALL(mf_vector_access(x, MF_ACCESS_READ_WRITE, "x"));
+  return mf_vector_written(x, cg_solve(c, b, x, info));
 }

@@ -162,6 +162,47 @@ int mf_vector_norm2(mf_vector x, double *result);
 /** @brief Sum of the owned entries over all ranks. */
 int mf_vector_sum(mf_vector x, double *result);
 
+/* ---------------------------------------------------------------- vector arrays */
+
+/** Where an array lives. */
+typedef enum {
+  MF_MEM_HOST = 1,  /**< host memory */
+  MF_MEM_DEVICE = 2 /**< device (GPU) memory: the cuda backend only */
+} mf_memtype;
+
+/** @brief The vector's local array (nlocal entries: the nowned owned entries, then the ghosts, see
+ *  mf_space_local_sizes) in memory `mem`, to read and write until mf_vector_restore_array.
+ *
+ *  On the cuda backend a vector keeps its values on the device and, from the first host access on, a
+ *  host copy, and knows which of the two is current: the other is copied only when it is stale. A
+ *  host array is copied from the device if the device was written since the last copy; after a
+ *  host array is written (got with this function), the next device use (any mfree function, or a
+ *  device array) copies it to the device once. Device arrays cost nothing when the device is
+ *  current, so a Krylov loop on device arrays around mf_operator_apply makes no host copies. The
+ *  device array is valid in the CUDA context mfree uses, on the default stream (mfree's device work
+ *  runs there; synchronise before using it on another stream).
+ *
+ *  On the cpu backend the values live in host memory only: MF_MEM_HOST gives them, without a copy,
+ *  and MF_MEM_DEVICE fails (MF_ERR_BACKEND).
+ *
+ *  The owned entries are the vector's values. Ghost entries are copies of other ranks' owned
+ *  entries that mfree refreshes when an operation needs them: they may be stale, and what is
+ *  written there is overwritten by the next refresh.
+ *
+ *  While an array is checked out for writing, no other array of the vector can be got and no mfree
+ *  function may use the vector (MF_ERR_ARGUMENT, naming the vector): restore it first. Read-only
+ *  arrays (mf_vector_get_array_read) can be held several at once, also of both memories, and the
+ *  vector can be read meanwhile (e.g. be the input of mf_operator_apply), but not changed.
+ *  @param[in]  mem    MF_MEM_HOST or MF_MEM_DEVICE
+ *  @param[out] array  the array (NULL on failure) */
+int mf_vector_get_array(mf_vector v, mf_memtype mem, double **array);
+/** @brief Give back an array of mf_vector_get_array: the values written there become the vector's.
+ *  *array must be the array got; it is set to NULL. */
+int mf_vector_restore_array(mf_vector v, double **array);
+/** @brief The same for reading only: the vector's values do not change, so nothing is copied back. */
+int mf_vector_get_array_read(mf_vector v, mf_memtype mem, const double **array);
+int mf_vector_restore_array_read(mf_vector v, const double **array);
+
 /* ---------------------------------------------------------------- operators */
 
 /** Quadrature rules, per direction. */
@@ -182,6 +223,9 @@ int mf_operator_create_helmholtz(mf_space space, mf_quadrature quad, double a, d
                                  mf_coefficient_fn c, void *user, mf_operator *op);
 /** @brief A user operator: apply(x, y, user) computes y = A x; diag (may be NULL) fills the diagonal. */
 typedef int (*mf_shell_apply_fn)(mf_vector x, mf_vector y, void *user);
+/* Callbacks (shell operators and preconditioners) may use the arrays of their vectors
+ * (mf_vector_get_array...) and must restore them before returning. Other vectors that the calling mfree
+ * function is changing (the solution x inside mf_cg_solve) can be read there, not got for writing. */
 int mf_operator_create_shell(mf_space space, mf_shell_apply_fn apply, mf_shell_apply_fn diag,
                              void *user, mf_operator *op);
 /** How cell contributions are added into the output vector (CUDA backend; the CPU is sequential). */

@@ -73,8 +73,16 @@ struct mf_context_s {
   mf_backend backend;
   char errmsg[1024];
   double phase_s[MF_PHASE_COUNT]; /* set-up time per phase on this rank */
+  int emulate_device; /* cpu backend, tests only: new double vectors act as device vectors with a
+                         separate host copy (mf_context_emulate_device) */
   void *cuda; /* backend-owned state (device id, library handles) */
 };
+
+/** Tests only: on the cpu backend, double vectors created from now on (on != 0) keep their values in
+ *  `data` as if it were device memory, answer MF_MEM_DEVICE with it and MF_MEM_HOST with a separate
+ *  host copy, synchronised by the rules of the cuda backend: the copy logic and its counts are then
+ *  checked where there is no GPU. */
+int mf_context_emulate_device(mf_context ctx, int on);
 
 /** Start of a timed set-up step: waits for outstanding device work, returns the wall clock. */
 double mf_phase_begin(mf_context ctx);
@@ -224,6 +232,9 @@ typedef struct {
   int (*destroy)(mf_vector v);
 } mf_vector_ops;
 
+/** Which copies of a mirrored vector's values are current (bits). */
+enum { MF_SYNC_DEVICE = 1, MF_SYNC_HOST = 2, MF_SYNC_BOTH = 3 };
+
 struct mf_vector_s {
   mf_space space;
   mf_backend backend;
@@ -232,7 +243,39 @@ struct mf_vector_s {
   double *data;   /* host or device array of length n (double vectors; NULL for float ones) */
   float *sdata;   /* the same for float vectors (multigrid levels in single precision) */
   mf_vector_ops ops;
+  /* memory-typed access (mf_vector_get_array, lib/vector.c) */
+  int mirrored;   /* data is (or acts as) device memory, with a host copy `host` made on first host access:
+                     double vectors of the cuda backend, or of a context that emulates a device */
+  double *host;   /* the host copy (n entries), NULL before the first host access */
+  int valid;      /* MF_SYNC_* bits: the copies that hold the current values (mirrored vectors) */
+  int nread;      /* read-only arrays checked out */
+  int write_mem;  /* MF_MEM_HOST or MF_MEM_DEVICE while an array is checked out for writing, else 0 */
+  int busy;       /* public functions now writing the vector (between mf_vector_access and mf_vector_written):
+                     internal code may change its device values at any time, so the host copy is never current */
+  long long copies_to_host, copies_to_device; /* whole-vector copies between the two (the tests' counts) */
 };
+
+/** How a public function uses a vector. */
+typedef enum { MF_ACCESS_READ = 1, MF_ACCESS_WRITE = 2, MF_ACCESS_READ_WRITE = 3 } mf_access;
+/** At the entry of a public function that uses v (named `name` in messages): refuses a vector with an
+ *  array checked out for writing, or one with read-only arrays out when the function changes it; makes
+ *  the device copy current (one upload where the host copy was written; none for MF_ACCESS_WRITE, which
+ *  overwrites every local entry); for writers, marks the host copy stale. Every public function
+ *  checks its vectors so, and every one that writes a vector calls mf_vector_written at its end: only
+ *  the public interface changes a vector that a user holds, so the host copy's state stays true. */
+int mf_vector_access(mf_vector v, mf_access mode, const char *name);
+/** At the end of a public function that wrote v (also on failure): the host copy is stale. Returns ierr.
+ *  Calls to mf_vector_access for writing and to mf_vector_written pair up: a vector between the two is
+ *  busy (a callback may read it on the host, always with a fresh copy, but not get it for writing). */
+int mf_vector_written(mf_vector v, int ierr);
+/** Call a user function (shell operator or preconditioner) on a and b (may be the same vector): their
+ *  host copies are marked stale first (internal code writes its vectors on the device without marking
+ *  them), and afterwards what the function wrote on the host is uploaded; an array left checked out is
+ *  an error naming `what` and the vector (an, bn). */
+int mf_vector_call_user(int (*fn)(mf_vector, mf_vector, void *), mf_vector a, mf_vector b, void *user,
+                        const char *what, const char *an, const char *bn);
+/** Copies of the whole vector between host and device so far (mirrored vectors; 0 otherwise). */
+void mf_vector_copy_counts(mf_vector v, long long *to_host, long long *to_device);
 
 /** Same space and same precision (the precision message names both). */
 int mf_vector_check_pair(mf_vector a, mf_vector b, const char *an, const char *bn);

@@ -220,6 +220,25 @@ int mf_operator_set_dirichlet(mf_operator op, int on)
   return 0;
 }
 
+/* y <- A x for checked arguments (the flow in the file comment) */
+static int apply(mf_operator op, mf_vector x, mf_vector y)
+{
+  if (op->kind == MF_OP_SHELL)
+    return mf_vector_call_user(op->shell_apply, x, y, op->shell_user, "the shell operator's apply", "x", "y");
+  mf_vector xin = x;
+  if (op->dirichlet && !op->ops.masks_bc) {
+    MF_CALL(op->xwork->ops.copy(op->xwork, x));
+    MF_CALL(op->xwork->ops.bc_zero(op->xwork));
+    xin = op->xwork;
+  }
+  MF_CALL(xin->ops.import(xin));
+  MF_CALL(y->ops.set_value(y, 0.0));
+  MF_CALL(op->ops.apply(op, xin, y));
+  MF_CALL(y->ops.export_add(y));
+  if (op->dirichlet) MF_CALL(y->ops.bc_set(y, x));
+  return 0;
+}
+
 int mf_operator_apply(mf_operator op, mf_vector x, mf_vector y)
 {
   MF_CHECK(op, NULL, MF_ERR_NULL, "operator is NULL");
@@ -236,19 +255,9 @@ int mf_operator_apply(mf_operator op, mf_vector x, mf_vector y)
   MF_CHECK(x->prec == op->prec && y->prec == op->prec, ctx, MF_ERR_INCOMPATIBLE,
            "vectors x (%s) and y (%s) for an operator in %s", mf_precision_name(x->prec), mf_precision_name(y->prec),
            mf_precision_name(op->prec));
-  if (op->kind == MF_OP_SHELL) return op->shell_apply(x, y, op->shell_user);
-  mf_vector xin = x;
-  if (op->dirichlet && !op->ops.masks_bc) {
-    MF_CALL(op->xwork->ops.copy(op->xwork, x));
-    MF_CALL(op->xwork->ops.bc_zero(op->xwork));
-    xin = op->xwork;
-  }
-  MF_CALL(xin->ops.import(xin));
-  MF_CALL(y->ops.set_value(y, 0.0));
-  MF_CALL(op->ops.apply(op, xin, y));
-  MF_CALL(y->ops.export_add(y));
-  if (op->dirichlet) MF_CALL(y->ops.bc_set(y, x));
-  return 0;
+  MF_CALL(mf_vector_access(x, MF_ACCESS_READ, "x"));
+  MF_CALL(mf_vector_access(y, MF_ACCESS_READ_WRITE, "y"));
+  return mf_vector_written(y, apply(op, x, y));
 }
 
 int mf_operator_qdata_to_host(mf_operator op, double *host)
@@ -264,6 +273,17 @@ int mf_operator_qdata_to_host(mf_operator op, double *host)
   return 0;
 }
 
+static int diagonal(mf_operator op, mf_vector d)
+{
+  if (op->kind == MF_OP_SHELL)
+    return mf_vector_call_user(op->shell_diag, d, d, op->shell_user, "the shell operator's diagonal", "diag", "diag");
+  MF_CALL(d->ops.set_value(d, 0.0));
+  MF_CALL(op->ops.diagonal(op, d));
+  MF_CALL(d->ops.export_add(d));
+  if (op->dirichlet) MF_CALL(d->ops.bc_set(d, NULL));
+  return 0;
+}
+
 int mf_operator_diagonal(mf_operator op, mf_vector d)
 {
   MF_CHECK(op, NULL, MF_ERR_NULL, "operator is NULL");
@@ -274,15 +294,10 @@ int mf_operator_diagonal(mf_operator op, mf_vector d)
   MF_CHECK(op->prec == MF_PRECISION_DOUBLE && d->prec == MF_PRECISION_DOUBLE, op->ctx, MF_ERR_UNSUPPORTED,
            "the diagonal is computed in double only (operator %s, vector %s)", mf_precision_name(op->prec),
            mf_precision_name(d->prec));
-  if (op->kind == MF_OP_SHELL) {
-    MF_CHECK(op->shell_diag, op->ctx, MF_ERR_UNSUPPORTED, "shell operator has no diagonal function");
-    return op->shell_diag(d, d, op->shell_user);
-  }
-  MF_CALL(d->ops.set_value(d, 0.0));
-  MF_CALL(op->ops.diagonal(op, d));
-  MF_CALL(d->ops.export_add(d));
-  if (op->dirichlet) MF_CALL(d->ops.bc_set(d, NULL));
-  return 0;
+  MF_CHECK(op->kind != MF_OP_SHELL || op->shell_diag, op->ctx, MF_ERR_UNSUPPORTED,
+           "shell operator has no diagonal function");
+  MF_CALL(mf_vector_access(d, MF_ACCESS_READ_WRITE, "diag"));
+  return mf_vector_written(d, diagonal(op, d));
 }
 
 int mf_operator_destroy(mf_operator *op)

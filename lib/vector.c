@@ -1,7 +1,8 @@
-/* vector.c -- distributed vectors (owned then ghost entries) and their CPU backend, and the vector
- * functions that need the mesh geometry: values at the DoF points (interpolation, boundary values,
- * random vectors) from the space's node coordinates on the host; right-hand sides and L2 errors
- * cell by cell, on the CPU here (OpenMP) and on the GPU in lib/cuda/setup.cu. */
+/* vector.c -- distributed vectors (owned then ghost entries) and their CPU backend, memory-typed
+ * access to their arrays (host and device copies synchronised lazily), and the vector functions that
+ * need the mesh geometry: values at the DoF points (interpolation, boundary values, random vectors)
+ * from the space's node coordinates on the host; right-hand sides and L2 errors cell by cell, on the
+ * CPU here (OpenMP) and on the GPU in lib/cuda/setup.cu. */
 #include "mfree_impl.h"
 
 #include <math.h>
@@ -45,6 +46,8 @@ int mf_vector_create_prec(mf_space space, mf_precision prec, mf_vector *v)
   x->backend = ctx->backend;
   x->prec = prec;
   x->n = space->nlocal;
+  x->mirrored = prec == MF_PRECISION_DOUBLE && (ctx->backend == MF_BACKEND_CUDA || ctx->emulate_device);
+  x->valid = x->mirrored ? MF_SYNC_DEVICE : MF_SYNC_BOTH;
   int ierr = 0;
   if (x->backend == MF_BACKEND_CPU) {
     x->ops = prec == MF_PRECISION_FLOAT ? vector_ops_cpu_s : vector_ops_cpu_d;
@@ -65,6 +68,7 @@ int mf_vector_destroy(mf_vector *v)
 {
   if (!v || !*v) return 0;
   (*v)->ops.destroy(*v);
+  free((*v)->host);
   free(*v);
   *v = NULL;
   return 0;
@@ -97,25 +101,31 @@ int mf_vector_convert(mf_vector dst, mf_vector src)
 int mf_vector_set_value(mf_vector v, double value)
 {
   MF_CHECK(v, NULL, MF_ERR_NULL, "vector is NULL");
-  return v->ops.set_value(v, value);
+  MF_CALL(mf_vector_access(v, MF_ACCESS_WRITE, "v"));
+  return mf_vector_written(v, v->ops.set_value(v, value));
 }
 
 int mf_vector_copy(mf_vector dst, mf_vector src)
 {
   MF_CALL(mf_vector_check_pair(dst, src, "dst", "src"));
-  return dst->ops.copy(dst, src);
+  MF_CALL(mf_vector_access(src, MF_ACCESS_READ, "src"));
+  MF_CALL(mf_vector_access(dst, dst == src ? MF_ACCESS_READ_WRITE : MF_ACCESS_WRITE, "dst"));
+  return mf_vector_written(dst, dst->ops.copy(dst, src));
 }
 
 int mf_vector_axpy(mf_vector y, double alpha, mf_vector x)
 {
   MF_CALL(mf_vector_check_pair(y, x, "y", "x"));
-  return y->ops.axpy(y, alpha, x);
+  MF_CALL(mf_vector_access(x, MF_ACCESS_READ, "x"));
+  MF_CALL(mf_vector_access(y, MF_ACCESS_READ_WRITE, "y"));
+  return mf_vector_written(y, y->ops.axpy(y, alpha, x));
 }
 
 int mf_vector_scale(mf_vector v, double alpha)
 {
   MF_CHECK(v, NULL, MF_ERR_NULL, "vector is NULL");
-  return v->ops.scale(v, alpha);
+  MF_CALL(mf_vector_access(v, MF_ACCESS_READ_WRITE, "v"));
+  return mf_vector_written(v, v->ops.scale(v, alpha));
 }
 
 static int allreduce_sum(mf_context ctx, double *val)
@@ -129,6 +139,8 @@ int mf_vector_dot(mf_vector x, mf_vector y, double *result)
 {
   MF_CALL(mf_vector_check_pair(x, y, "x", "y"));
   MF_CHECK(result, x->space->ctx, MF_ERR_NULL, "output pointer result is NULL");
+  MF_CALL(mf_vector_access(x, MF_ACCESS_READ, "x"));
+  MF_CALL(mf_vector_access(y, MF_ACCESS_READ, "y"));
   MF_CALL(x->ops.dot_local(x, y, result));
   return allreduce_sum(x->space->ctx, result);
 }
@@ -144,6 +156,7 @@ int mf_vector_sum(mf_vector x, double *result)
 {
   MF_CHECK(x, NULL, MF_ERR_NULL, "vector is NULL");
   MF_CHECK(result, x->space->ctx, MF_ERR_NULL, "output pointer result is NULL");
+  MF_CALL(mf_vector_access(x, MF_ACCESS_READ, "x"));
   MF_CALL(x->ops.sum_local(x, result));
   return allreduce_sum(x->space->ctx, result);
 }
@@ -152,6 +165,7 @@ int mf_vector_get_values(mf_vector v, double *host)
 {
   MF_CHECK(v, NULL, MF_ERR_NULL, "vector is NULL");
   MF_CHECK(host, v->space->ctx, MF_ERR_NULL, "host array is NULL");
+  MF_CALL(mf_vector_access(v, MF_ACCESS_READ, "v"));
   return v->ops.to_host(v, host, v->space->nowned);
 }
 
@@ -159,7 +173,190 @@ int mf_vector_set_values(mf_vector v, const double *host)
 {
   MF_CHECK(v, NULL, MF_ERR_NULL, "vector is NULL");
   MF_CHECK(host, v->space->ctx, MF_ERR_NULL, "host array is NULL");
-  return v->ops.from_host(v, host, v->space->nowned);
+  MF_CALL(mf_vector_access(v, MF_ACCESS_READ_WRITE, "v")); /* the ghosts stay */
+  return mf_vector_written(v, v->ops.from_host(v, host, v->space->nowned));
+}
+
+/* ------------------------------------------------------------------ memory-typed access
+ *
+ * A mirrored vector (cuda backend; cpu backend emulating a device, for tests) keeps its values in
+ * `data` (device memory) and, once the host asks, in the host copy `host`; `valid` says which of the
+ * two are current:
+ *
+ *   DEVICE --get host (read or write): copy to host--> BOTH (read) / HOST (write)
+ *   HOST   --get device, or any mfree function using the vector: copy to device--> BOTH
+ *   BOTH   --mfree function writing it, device array got for writing--> DEVICE
+ *
+ * Internal code works on `data` through the backend tables without touching `valid`; that is sound
+ * because a vector a user holds changes only through public functions, which check and mark their
+ * vectors (mf_vector_access, mf_vector_written), and because vectors that internal code lends to a
+ * user callback are marked stale on the host before the call (mf_vector_call_user). A user vector
+ * that a public function is writing (busy: mf_cg_solve's x while CG calls a shell preconditioner)
+ * may change on the device at any moment, so a host read of it always copies. */
+
+int mf_context_emulate_device(mf_context ctx, int on)
+{
+  MF_CHECK(ctx, NULL, MF_ERR_NULL, "context is NULL");
+  MF_CHECK(ctx->backend == MF_BACKEND_CPU, ctx, MF_ERR_BACKEND,
+           "device emulation is for the cpu backend (this context uses '%s', which has a device)",
+           mf_context_backend(ctx));
+  ctx->emulate_device = on != 0;
+  return 0;
+}
+
+static const char *mem_name(int mem) { return mem == MF_MEM_HOST ? "host" : mem == MF_MEM_DEVICE ? "device" : "no"; }
+
+/* host copy <- device values */
+static int copy_to_host(mf_vector v)
+{
+  if (!v->host) MF_CALL(MF_CALLOC(v->space->ctx, v->n, &v->host));
+  MF_CALL(v->ops.to_host(v, v->host, v->n));
+  v->copies_to_host++;
+  v->valid |= MF_SYNC_HOST;
+  return 0;
+}
+
+/* device values <- host copy */
+static int copy_to_device(mf_vector v)
+{
+  MF_CALL(v->ops.from_host(v, v->host, v->n));
+  v->copies_to_device++;
+  v->valid |= MF_SYNC_DEVICE;
+  return 0;
+}
+
+static int get_array(mf_vector v, mf_memtype mem, int write, double **array)
+{
+  MF_CHECK(v, NULL, MF_ERR_NULL, "vector is NULL");
+  mf_context ctx = v->space->ctx;
+  MF_CHECK(array, ctx, MF_ERR_NULL, "output pointer array is NULL");
+  *array = NULL;
+  MF_CHECK(mem == MF_MEM_HOST || mem == MF_MEM_DEVICE, ctx, MF_ERR_ARGUMENT,
+           "memory type %d unknown (MF_MEM_HOST or MF_MEM_DEVICE)", (int)mem);
+  MF_CHECK(v->prec == MF_PRECISION_DOUBLE, ctx, MF_ERR_UNSUPPORTED, "arrays of %s vectors are not handed out",
+           mf_precision_name(v->prec));
+  MF_CHECK(mem == MF_MEM_HOST || v->mirrored, ctx, MF_ERR_BACKEND,
+           "MF_MEM_DEVICE asked of a vector on backend '%s', which keeps its values in host memory only "
+           "(ask for MF_MEM_HOST)", mf_context_backend(ctx));
+  MF_CHECK(!v->write_mem, ctx, MF_ERR_ARGUMENT,
+           "the vector's %s array is checked out for writing: restore it (mf_vector_restore_array) before getting "
+           "another", mem_name(v->write_mem));
+  MF_CHECK(!write || !v->nread, ctx, MF_ERR_ARGUMENT,
+           "the vector has %d read-only array(s) checked out: restore them (mf_vector_restore_array_read) before "
+           "getting one for writing", v->nread);
+  MF_CHECK(!write || !v->busy, ctx, MF_ERR_ARGUMENT,
+           "the vector is being changed by the mfree function that called back (e.g. the solution of mf_cg_solve, the "
+           "output of mf_operator_apply): its arrays may be read there, not written");
+  if (v->mirrored) {
+    const int side = mem == MF_MEM_HOST ? MF_SYNC_HOST : MF_SYNC_DEVICE;
+    if (v->busy && side == MF_SYNC_HOST) v->valid = MF_SYNC_DEVICE; /* its device values may have moved on */
+    if (!(v->valid & side)) MF_CALL(side == MF_SYNC_HOST ? copy_to_host(v) : copy_to_device(v));
+    if (write) v->valid = side; /* the other copy goes stale as the caller writes */
+  }
+  if (write) v->write_mem = mem;
+  else v->nread++;
+  *array = mem == MF_MEM_HOST && v->mirrored ? v->host : v->data;
+  return 0;
+}
+
+int mf_vector_get_array(mf_vector v, mf_memtype mem, double **array) { return get_array(v, mem, 1, array); }
+
+int mf_vector_get_array_read(mf_vector v, mf_memtype mem, const double **array)
+{
+  double *a = NULL;
+  int ierr = get_array(v, mem, 0, array ? &a : NULL);
+  if (array) *array = a;
+  return ierr;
+}
+
+int mf_vector_restore_array(mf_vector v, double **array)
+{
+  MF_CHECK(v, NULL, MF_ERR_NULL, "vector is NULL");
+  mf_context ctx = v->space->ctx;
+  MF_CHECK(array, ctx, MF_ERR_NULL, "pointer to the array is NULL");
+  MF_CHECK(v->write_mem, ctx, MF_ERR_ARGUMENT, "no array of the vector is checked out for writing (%s)",
+           v->nread ? "its read-only ones go back with mf_vector_restore_array_read" : "nothing to restore");
+  const double *got = v->write_mem == MF_MEM_HOST && v->mirrored ? v->host : v->data;
+  MF_CHECK(*array == got, ctx, MF_ERR_ARGUMENT, "array %p is not the vector's %s array %p checked out for writing",
+           (const void *)*array, mem_name(v->write_mem), (const void *)got);
+  v->write_mem = 0;
+  *array = NULL;
+  return 0;
+}
+
+int mf_vector_restore_array_read(mf_vector v, const double **array)
+{
+  MF_CHECK(v, NULL, MF_ERR_NULL, "vector is NULL");
+  mf_context ctx = v->space->ctx;
+  MF_CHECK(array, ctx, MF_ERR_NULL, "pointer to the array is NULL");
+  MF_CHECK(v->nread > 0, ctx, MF_ERR_ARGUMENT, "no read-only array of the vector is checked out (%s)",
+           v->write_mem ? "its array for writing goes back with mf_vector_restore_array" : "nothing to restore");
+  MF_CHECK(*array && (*array == v->data || *array == v->host), ctx, MF_ERR_ARGUMENT,
+           "array %p is not one of the vector's arrays", (const void *)*array);
+  v->nread--;
+  *array = NULL;
+  return 0;
+}
+
+int mf_vector_access(mf_vector v, mf_access mode, const char *name)
+{
+  mf_context ctx = v->space->ctx;
+  MF_CHECK(!v->write_mem, ctx, MF_ERR_ARGUMENT,
+           "vector %s has its %s array checked out for writing (mf_vector_get_array): restore it before using the "
+           "vector", name, mem_name(v->write_mem));
+  MF_CHECK(!(mode & MF_ACCESS_WRITE) || !v->nread, ctx, MF_ERR_ARGUMENT,
+           "vector %s has %d read-only array(s) checked out (mf_vector_get_array_read) and must not change: restore "
+           "them first", name, v->nread);
+  if (v->mirrored && !(v->valid & MF_SYNC_DEVICE) && mode != MF_ACCESS_WRITE) MF_CALL(copy_to_device(v));
+  if (v->mirrored && (mode & MF_ACCESS_WRITE)) v->valid = MF_SYNC_DEVICE;
+  if (mode & MF_ACCESS_WRITE) v->busy++;
+  return 0;
+}
+
+int mf_vector_written(mf_vector v, int ierr)
+{
+  if (v->mirrored) v->valid = MF_SYNC_DEVICE;
+  if (v->busy > 0) v->busy--;
+  return ierr;
+}
+
+/* After a user callback: its host writes to the device; no array may stay checked out. */
+static int back_from_user(mf_vector v, int nread0, const char *what, const char *name)
+{
+  mf_context ctx = v->space->ctx;
+  if (v->mirrored && !(v->valid & MF_SYNC_DEVICE)) MF_CALL(copy_to_device(v));
+  MF_CHECK(!v->write_mem, ctx, MF_ERR_ARGUMENT,
+           "%s returned with the %s array of vector %s checked out for writing: restore it (mf_vector_restore_array) "
+           "before returning", what, mem_name(v->write_mem), name);
+  MF_CHECK(v->nread <= nread0, ctx, MF_ERR_ARGUMENT,
+           "%s returned with %d read-only array(s) of vector %s checked out: restore them "
+           "(mf_vector_restore_array_read) before returning", what, v->nread - nread0, name);
+  return 0;
+}
+
+int mf_vector_call_user(int (*fn)(mf_vector, mf_vector, void *), mf_vector a, mf_vector b, void *user,
+                        const char *what, const char *an, const char *bn)
+{
+  const int na = a->nread, nb = b->nread, busya = a->busy, busyb = b->busy;
+  if (a->mirrored && (a->valid & MF_SYNC_DEVICE)) a->valid = MF_SYNC_DEVICE;
+  if (b->mirrored && (b->valid & MF_SYNC_DEVICE)) b->valid = MF_SYNC_DEVICE;
+  a->busy = b->busy = 0; /* the callback's own vectors are its to write */
+  int ierr = fn(a, b, user);
+  a->busy = busya;
+  b->busy = busyb;
+  int e = back_from_user(a, na, what, an);
+  if (!ierr) ierr = e;
+  if (b != a) {
+    e = back_from_user(b, nb, what, bn);
+    if (!ierr) ierr = e;
+  }
+  return ierr;
+}
+
+void mf_vector_copy_counts(mf_vector v, long long *to_host, long long *to_device)
+{
+  if (to_host) *to_host = v->copies_to_host;
+  if (to_device) *to_device = v->copies_to_device;
 }
 
 /* ------------------------------------------------------------------ geometry-aware functions */
@@ -209,13 +406,13 @@ int mf_vector_interpolate(mf_vector v, mf_coefficient_fn f, void *user)
 {
   MF_CHECK(v, NULL, MF_ERR_NULL, "vector is NULL");
   MF_CHECK(f, v->space->ctx, MF_ERR_NULL, "function f is NULL");
+  MF_CALL(mf_vector_access(v, MF_ACCESS_WRITE, "v"));
   user_fn u = {f, user};
-  return fill_points(v, call_user, &u, 0);
+  return mf_vector_written(v, fill_points(v, call_user, &u, 0));
 }
 
 static int set_boundary(mf_vector x, mf_coefficient_fn g, void *user)
 {
-  MF_CHECK(g, x->space->ctx, MF_ERR_NULL, "function g is NULL");
   user_fn u = {g, user};
   return fill_points(x, call_user, &u, 1);
 }
@@ -223,7 +420,8 @@ static int set_boundary(mf_vector x, mf_coefficient_fn g, void *user)
 int mf_vector_zero_boundary(mf_vector x)
 {
   MF_CHECK(x, NULL, MF_ERR_NULL, "vector is NULL");
-  return x->ops.bc_zero(x);
+  MF_CALL(mf_vector_access(x, MF_ACCESS_READ_WRITE, "x"));
+  return mf_vector_written(x, x->ops.bc_zero(x));
 }
 
 /* splitmix64: a well-mixed 64-bit hash */
@@ -246,7 +444,8 @@ static double random_point(const double *x, int dim, void *p)
 int mf_vector_set_random(mf_vector v, uint64_t seed)
 {
   MF_CHECK(v, NULL, MF_ERR_NULL, "vector is NULL");
-  return fill_points(v, random_point, &seed, 0);
+  MF_CALL(mf_vector_access(v, MF_ACCESS_WRITE, "v"));
+  return mf_vector_written(v, fill_points(v, random_point, &seed, 0));
 }
 
 /* Integration over the cells on the host: per cell, points and w |det J|. */
@@ -380,6 +579,7 @@ int mf_vector_l2_error(mf_vector uh, mf_coefficient_fn u, void *user, double *er
   mf_space s = uh->space;
   MF_CHECK(u, s->ctx, MF_ERR_NULL, "function u is NULL");
   MF_CHECK(err, s->ctx, MF_ERR_NULL, "output pointer err is NULL");
+  MF_CALL(mf_vector_access(uh, MF_ACCESS_READ, "uh"));
   mf_basis1d b;
   mf_basis1d_setup(s->degree, MF_QUAD_GAUSS_P2, &b);
   double *cellsum = NULL, sum = 0.0;
@@ -403,18 +603,21 @@ int mf_vector_set_boundary(mf_vector x, mf_coefficient_fn g, void *user)
 {
   MF_CHECK(x, NULL, MF_ERR_NULL, "vector is NULL");
   mf_context ctx = x->space->ctx;
+  MF_CHECK(g, ctx, MF_ERR_NULL, "function g is NULL");
+  MF_CALL(mf_vector_access(x, MF_ACCESS_WRITE, "x"));
   double t0 = mf_phase_begin(ctx);
   int ierr = set_boundary(x, g, user);
   mf_phase_end(ctx, MF_PHASE_DIRICHLET, t0);
-  return ierr;
+  return mf_vector_written(x, ierr);
 }
 
 int mf_vector_assemble_rhs(mf_vector b, mf_coefficient_fn f, void *user)
 {
   MF_CHECK(b, NULL, MF_ERR_NULL, "vector is NULL");
   mf_context ctx = b->space->ctx;
+  MF_CALL(mf_vector_access(b, MF_ACCESS_READ_WRITE, "b"));
   double t0 = mf_phase_begin(ctx);
   int ierr = assemble_rhs(b, f, user);
   mf_phase_end(ctx, MF_PHASE_RHS, t0);
-  return ierr;
+  return mf_vector_written(b, ierr);
 }

@@ -354,6 +354,20 @@ static int chebyshev(mf_pc pc, mf_vector r, mf_vector x)
   return 0;
 }
 
+/* z <- M^-1 r for checked arguments */
+static int pc_apply(mf_pc pc, mf_vector r, mf_vector z)
+{
+  switch (pc->kind) {
+  case MF_PC_NONE: return z->ops.copy(z, r);
+  case MF_PC_SHELL: return mf_vector_call_user(pc->shell, r, z, pc->user, "the shell preconditioner", "r", "z");
+  case MF_PC_JACOBI: MF_CALL(mf_pc_setup(pc)); return z->ops.pmult(z, pc->dinv, r);
+  case MF_PC_CHEBYSHEV: MF_CALL(mf_pc_setup(pc)); return chebyshev(pc, r, z);
+  case MF_PC_MULTIGRID: MF_CALL(mf_pc_setup(pc)); return mf_mg_apply(pc->mg, r, z);
+  }
+  return mf_error_set(pc->op->ctx, MF_ERR_ARGUMENT, __FILE__, __LINE__, __func__, "preconditioner kind %d unknown",
+                      (int)pc->kind);
+}
+
 int mf_pc_apply(mf_pc pc, mf_vector r, mf_vector z)
 {
   MF_CHECK(pc, NULL, MF_ERR_NULL, "preconditioner is NULL");
@@ -365,15 +379,9 @@ int mf_pc_apply(mf_pc pc, mf_vector r, mf_vector z)
            "vectors of another space (%lld DoFs) than the preconditioner's operator (%lld)",
            (long long)r->space->nglobal, (long long)pc->op->space->nglobal);
   MF_CHECK(r != z, ctx, MF_ERR_ARGUMENT, "r and z must be different vectors");
-  switch (pc->kind) {
-  case MF_PC_NONE: return z->ops.copy(z, r);
-  case MF_PC_SHELL: return pc->shell(r, z, pc->user);
-  case MF_PC_JACOBI: MF_CALL(mf_pc_setup(pc)); return z->ops.pmult(z, pc->dinv, r);
-  case MF_PC_CHEBYSHEV: MF_CALL(mf_pc_setup(pc)); return chebyshev(pc, r, z);
-  case MF_PC_MULTIGRID: MF_CALL(mf_pc_setup(pc)); return mf_mg_apply(pc->mg, r, z);
-  }
-  return mf_error_set(ctx, MF_ERR_ARGUMENT, __FILE__, __LINE__, __func__, "preconditioner kind %d unknown",
-                      (int)pc->kind);
+  MF_CALL(mf_vector_access(r, MF_ACCESS_READ, "r"));
+  MF_CALL(mf_vector_access(z, MF_ACCESS_READ_WRITE, "z"));
+  return mf_vector_written(z, pc_apply(pc, r, z));
 }
 
 int mf_pc_eigenvalue(mf_pc pc, double *lambda_max)
