@@ -25,6 +25,7 @@ static void usage(FILE *f)
           "  --adapt none|shells  adaptive refinement: shells refines along several spherical shells\n"
           "  --levels L         rounds of adaptive refinement (default 2 with --adapt shells)\n"
           "  --json FILE        also write the summary as one JSON object to FILE\n"
+          "  --vtu PREFIX       write the solution for ParaView: PREFIX.pvtu, PREFIX_<rank>.vtu\n"
           "  --help             this text\n");
 }
 
@@ -60,6 +61,7 @@ int main(int argc, char **argv)
   const char *adapt = "none";
   const char *mesh_name = "ball", *backend = "auto", *coef_name = "ljungkvist", *json = NULL, *pc_name = "jacobi";
   const char *mg_prec = "double";
+  const char *vtu = NULL; /* --vtu PREFIX */
   poisson_pc pcopt = {MF_PC_JACOBI, 0, 0, MF_PRECISION_DOUBLE};
   double tol = 1e-10;
   int bad = 0;
@@ -97,6 +99,7 @@ int main(int argc, char **argv)
     else if (!strcmp(o, "--pc")) pc_name = v;
     else if (!strcmp(o, "--pc-degree")) bad = parse_int(o, v, &pcopt.degree);
     else if (!strcmp(o, "--mg-precision")) mg_prec = v;
+    else if (!strcmp(o, "--vtu")) vtu = v;
     else {
       fprintf(stderr, "mfree-poisson: unknown option '%s' (see --help)\n", o);
       bad = 1;
@@ -166,7 +169,7 @@ int main(int argc, char **argv)
   if (!ierr) t_mesh = MPI_Wtime() - t_mesh;
   int64_t ncells = 0;
   if (!ierr) ierr = mf_mesh_num_cells(mesh, &ncells);
-  if (!ierr) ierr = poisson_solve_pc(mesh, degree, coef, tol, &pcopt, &res);
+  if (!ierr) ierr = poisson_solve_vtu(mesh, degree, coef, tol, &pcopt, vtu, &res);
   if (!ierr) ierr = mf_context_phase_times(ctx, phases);
   size_t mem_in_use = 0, mem_peak = 0;
   if (!ierr) ierr = mf_context_device_memory(ctx, &mem_in_use, &mem_peak);

@@ -84,9 +84,10 @@ typedef struct {
   } while (0)
 
 /** Solve the manufactured problem on mesh with Q_degree and the preconditioner pcopt (NULL: Jacobi);
- *  returns 0 or the first error code. */
-static int poisson_solve_pc(mf_mesh mesh, int degree, poisson_coef coef, double tol, const poisson_pc *pcopt,
-                            poisson_result *res)
+ *  with vtu != NULL also write the solution u_h for ParaView (vtu.pvtu, mf_vector_write_vtu, field
+ *  "u"). Returns 0 or the first error code. */
+static int poisson_solve_vtu(mf_mesh mesh, int degree, poisson_coef coef, double tol, const poisson_pc *pcopt,
+                             const char *vtu, poisson_result *res)
 {
   int ierr = 0;
   mf_space space = NULL;
@@ -138,6 +139,7 @@ static int poisson_solve_pc(mf_mesh mesh, int degree, poisson_coef coef, double 
   t0 = MPI_Wtime();
   POISSON_CALL(mf_vector_l2_error(x, poisson_u, NULL, &res->l2_error));
   res->error_s = MPI_Wtime() - t0;
+  if (vtu) POISSON_CALL(mf_vector_write_vtu(x, vtu, "u"));
   if (pc && pcopt->kind == MF_PC_MULTIGRID && pcopt->profile) { /* 10 V-cycles, level by level */
     POISSON_CALL(mf_pc_apply(pc, b, t)); /* warm-up */
     POISSON_CALL(mf_pc_multigrid_profile(pc, 1));
@@ -163,6 +165,13 @@ cleanup:
   mf_operator_destroy(&A);
   mf_space_destroy(&space);
   return ierr;
+}
+
+/** The same without output. */
+static inline int poisson_solve_pc(mf_mesh mesh, int degree, poisson_coef coef, double tol, const poisson_pc *pcopt,
+                                   poisson_result *res)
+{
+  return poisson_solve_vtu(mesh, degree, coef, tol, pcopt, NULL, res);
 }
 
 /** The same with the Jacobi preconditioner. */
