@@ -129,6 +129,8 @@ static void errors(mf_context ctx, const char *tag)
   /* the last rank's piece cannot be opened (a folder holds its name); the other ranks wrote theirs,
    * and all return the error naming that piece; no .pvtu */
   snprintf(prefix, sizeof prefix, "%s_piece", tag);
+  snprintf(path, sizeof path, "%s.pvtu", prefix);
+  if (rank == 0) remove(path); /* left by an earlier failed run */
   snprintf(path, sizeof path, "%s_%d.vtu", prefix, size - 1);
   if (rank == size - 1) T_CHECK(mkdir(path, 0755) == 0 || exists(path), "cannot make the folder %s", path);
   MPI_Barrier(MPI_COMM_WORLD);
