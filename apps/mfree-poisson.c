@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "options.h"
 #include "poisson.h"
@@ -29,6 +30,8 @@ static void usage(FILE *f)
           "  --adapt none|shells  adaptive refinement: shells refines along several spherical shells\n"
           "  --levels L         rounds of adaptive refinement, 0..10 (default 2; needs --adapt shells)\n"
           "  --json FILE        also write the summary as one JSON object to FILE (opened before the run)\n"
+          "  --vtu PREFIX       write the solution for ParaView: PREFIX.pvtu, PREFIX_<rank>.vtu (checked\n"
+          "                     before the run)\n"
           "  --verbose          progress on stderr: each set-up step with its phase times, CG residuals\n"
           "  --verbose-every N  a CG line every N iterations (default 10)\n"
           "  --help             this text\n"
@@ -97,7 +100,7 @@ int main(int argc, char **argv)
 {
   int dim = 3, degree = 3, refine = 3, levels = 2, trees = 1, verbose = 0, every = 10;
   int given_levels = 0, given_pc_degree = 0, given_every = 0;
-  const char *json = NULL;
+  const char *json = NULL, *vtu = NULL;
   static const char *const mesh_names[] = {"cube", "ball", "deformed"}, *const backends[] = {"cpu", "cuda", "auto"},
                            *const coefs[] = {"constant", "ljungkvist"}, *const adapts[] = {"none", "shells"},
                            *const pcs[] = {"jacobi", "chebyshev", "mg", "none"}, *const precs[] = {"double", "float"};
@@ -123,6 +126,7 @@ int main(int argc, char **argv)
     else if (opt_is(&P, "--coefficient")) opt_choice(&P, coefs, 2, &coef_i);
     else if (opt_is(&P, "--tol")) opt_double(&P, 0.0, 1, 1.0, 1, &tol);
     else if (opt_is(&P, "--json")) opt_string(&P, &json);
+    else if (opt_is(&P, "--vtu")) opt_string(&P, &vtu);
     else if (opt_is(&P, "--adapt")) opt_choice(&P, adapts, 2, &adapt_i);
     else if (opt_is(&P, "--levels")) given_levels = !opt_int(&P, 0, 10, &levels);
     else if (opt_is(&P, "--pc")) opt_choice(&P, pcs, 4, &pc_i);
@@ -162,6 +166,23 @@ int main(int argc, char **argv)
   if (json && !rank && !(jf = fopen(json, "w"))) {
     fprintf(stderr, "mfree-poisson: option --json: cannot open '%s' for writing: %s\n", json, strerror(errno));
     jerr = 1;
+  }
+  if (vtu && !rank && !jerr) { /* the same for the ParaView files: rank 0's .pvtu, opened without
+                                * truncating it (an earlier run's file stays until the new one is
+                                * written) and removed again if it was not there */
+    char path[4096];
+    FILE *vf = NULL;
+    int existed = 0;
+    if (snprintf(path, sizeof path, "%s.pvtu", vtu) >= (int)sizeof path) errno = ENAMETOOLONG;
+    else existed = access(path, F_OK) == 0, vf = fopen(path, "a");
+    if (!vf) {
+      fprintf(stderr, "mfree-poisson: option --vtu: cannot open '%s.pvtu' for writing: %s\n", vtu, strerror(errno));
+      jerr = 1;
+      if (jf) fclose(jf), jf = NULL, remove(json);
+    } else {
+      fclose(vf);
+      if (!existed) remove(path);
+    }
   }
   MPI_Bcast(&jerr, 1, MPI_INT, 0, MPI_COMM_WORLD);
   if (jerr) {
@@ -212,7 +233,7 @@ int main(int argc, char **argv)
     pcopt.progress = on_progress;
     pcopt.monitor = verbose ? on_iteration : NULL;
     pcopt.user = &pg;
-    ierr = poisson_solve_pc(mesh, degree, coef, tol, &pcopt, &res);
+    ierr = poisson_solve_vtu(mesh, degree, coef, tol, &pcopt, vtu, &res);
     failed = res.failed_option;
   }
   if (!ierr) ierr = mf_context_phase_times(ctx, phases);

@@ -119,9 +119,10 @@ static inline void poisson_progress(const poisson_pc *opt, const char *step, con
 }
 
 /** Solve the manufactured problem on mesh with Q_degree and the preconditioner pcopt (NULL: Jacobi);
- *  returns 0 or the first error code. */
-static int poisson_solve_pc(mf_mesh mesh, int degree, poisson_coef coef, double tol, const poisson_pc *pcopt,
-                            poisson_result *res)
+ *  with vtu != NULL also write the solution u_h for ParaView (vtu.pvtu, mf_vector_write_vtu, field
+ *  "u"). Returns 0 or the first error code. */
+static int poisson_solve_vtu(mf_mesh mesh, int degree, poisson_coef coef, double tol, const poisson_pc *pcopt,
+                             const char *vtu, poisson_result *res)
 {
   int ierr = 0;
   mf_space space = NULL;
@@ -185,6 +186,10 @@ static int poisson_solve_pc(mf_mesh mesh, int degree, poisson_coef coef, double 
   POISSON_CALL(mf_vector_l2_error(x, poisson_u, NULL, &res->l2_error));
   res->error_s = MPI_Wtime() - t0;
   poisson_progress(pcopt, "L2 error", "%.6e", res->l2_error);
+  if (vtu) {
+    POISSON_CALL_OPT("--vtu", mf_vector_write_vtu(x, vtu, "u"));
+    poisson_progress(pcopt, "output", "%s.pvtu", vtu);
+  }
   if (pc && pcopt->kind == MF_PC_MULTIGRID && pcopt->profile) { /* 10 V-cycles, level by level */
     POISSON_CALL(mf_pc_apply(pc, b, t)); /* warm-up */
     POISSON_CALL(mf_pc_multigrid_profile(pc, 1));
@@ -211,6 +216,13 @@ cleanup:
   mf_operator_destroy(&A);
   mf_space_destroy(&space);
   return ierr;
+}
+
+/** The same without output. */
+static inline int poisson_solve_pc(mf_mesh mesh, int degree, poisson_coef coef, double tol, const poisson_pc *pcopt,
+                                   poisson_result *res)
+{
+  return poisson_solve_vtu(mesh, degree, coef, tol, pcopt, NULL, res);
 }
 
 /** The same with the Jacobi preconditioner. */

@@ -32,7 +32,8 @@ typedef enum {
   MF_ERR_CUDA = 6,         /**< a CUDA runtime or library call failed */
   MF_ERR_MPI = 7,          /**< an MPI call failed */
   MF_ERR_UNSUPPORTED = 8,  /**< the combination is valid but not implemented */
-  MF_ERR_NOT_CONVERGED = 9 /**< an iterative solver stopped before reaching its tolerance */
+  MF_ERR_NOT_CONVERGED = 9, /**< an iterative solver stopped before reaching its tolerance */
+  MF_ERR_IO = 10           /**< a file could not be opened or written */
 } mf_error_code;
 
 typedef struct mf_context_s *mf_context;
@@ -271,6 +272,22 @@ int mf_vector_zero_boundary(mf_vector x);
 /** @brief ||u_h - u||_L2 (Gauss q = p + 2; u must be thread-safe). The sum over cells is in cell
  *  order on every backend and thread count (deterministic). */
 int mf_vector_l2_error(mf_vector uh, mf_coefficient_fn u, void *user, double *err);
+
+/* ---------------------------------------------------------------- output */
+
+/** @brief Write v for ParaView/VTK (collective): PREFIX_<rank>.vtu on every rank and PREFIX.pvtu on
+ *  rank 0, which lists the pieces by file name (keep them in one folder; it must exist). Each cell is
+ *  one VTK Lagrange cell of degree p (quadrilateral 70, hexahedron 72, VTK >= 9 node order) with its
+ *  own (p+1)^dim points at equispaced reference positions: the geometry and the field, hanging-node
+ *  constraints applied, are the space's Q_p functions exactly. Point data: the field `name`; cell
+ *  data: `rank`, `level` (refinement level) and `hanging_mask` (the cell's face_code). Binary
+ *  (raw appended) VTK XML. Any backend (a device vector is copied to the host); owned and ghost
+ *  values are read, v is not changed. Docs: docs/output.md.
+ *  @param[in] prefix  path without extension (not ending in '/')
+ *  @param[in] name    the field's name: 1..200 characters, none of < > & " '
+ *  A file that cannot be written gives MF_ERR_IO with its path on every rank; the .pvtu is written
+ *  only when every piece was. */
+int mf_vector_write_vtu(mf_vector v, const char *prefix, const char *name);
 
 /* ---------------------------------------------------------------- preconditioners */
 

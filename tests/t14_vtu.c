@@ -1,0 +1,197 @@
+/* t14_vtu.c -- ParaView output (mf_vector_write_vtu).
+ *   t14_vtu BACKEND write PREFIX DIM DEGREE ADAPT
+ *       interpolates t_poly (per-variable degree <= DEGREE: exact in Q_p on the cube's affine cells)
+ *       on the unit square/cube, refined near a point ADAPT times (hanging nodes), writes PREFIX.pvtu
+ *       and prints "cells N" (over all ranks); tests/vtu_check.py reads the files back with VTK.
+ *   t14_vtu BACKEND [errors [TAG]]
+ *       bad arguments, unwritable files (every rank returns the error, none hangs), and a 2D and a 3D
+ *       write whose files exist afterwards, the vector unchanged; on the cuda backend, pieces equal
+ *       to the cpu backend's byte for byte. Files are named TAG_* in the working folder.           */
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "mf_test.h"
+
+/* 0.5 + x^p - 2 x y^p + 3 y^(p-1) z^p + x^p y^p z^p: asymmetric in x, y, z, so a wrong node order or a
+ * wrong orientation changes the values VTK interpolates; the same formula is in tests/vtu_check.py. */
+static double t_poly(const double *x, int dim, void *user)
+{
+  const int p = *(const int *)user;
+  const double X = x[0], Y = x[1], Z = dim == 3 ? x[2] : 0.0;
+  return 0.5 + pow(X, p) - 2.0 * X * pow(Y, p) + 3.0 * pow(Y, p - 1) * pow(Z, p) + pow(X * Y * Z, p);
+}
+
+static void write_case(mf_context ctx, const char *prefix, int dim, int degree, int adapt, int print)
+{
+  mf_mesh mesh;
+  mf_space V;
+  mf_vector u;
+  t_mesh(ctx, "cube", dim, 2, adapt, &mesh);
+  T_CALL(mf_space_create(mesh, degree, &V));
+  T_CALL(mf_vector_create(V, &u));
+  T_CALL(mf_vector_interpolate(u, t_poly, &degree));
+  T_CALL(mf_vector_write_vtu(u, prefix, "f"));
+  int64_t ncells;
+  T_CALL(mf_mesh_num_cells(mesh, &ncells));
+  int rank;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  if (!rank && print) printf("cells %lld\n", (long long)ncells);
+  mf_vector_destroy(&u);
+  mf_space_destroy(&V);
+  mf_mesh_destroy(&mesh);
+}
+
+/* The bytes of a file (NULL if unreadable), its length in *n. */
+static char *slurp(const char *path, long *n)
+{
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  fseek(f, 0, SEEK_END);
+  *n = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  char *buf = malloc(*n + 1);
+  if (buf && fread(buf, 1, *n, f) != (size_t)*n) free(buf), buf = NULL;
+  fclose(f);
+  return buf;
+}
+
+/* A vector of another backend gives the same pieces, byte for byte, as on the cpu backend: the host
+ * copy and its ghosts are the same values, the geometry is the host's on either backend. */
+static void same_as_cpu(mf_context ctx, const char *tag)
+{
+  char cpu_prefix[256], be_prefix[256], path[300];
+  mf_context cpu;
+  int rank;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  T_CALL(mf_context_create(MPI_COMM_WORLD, "cpu", &cpu));
+  snprintf(cpu_prefix, sizeof cpu_prefix, "%s_cpu", tag);
+  snprintf(be_prefix, sizeof be_prefix, "%s_%s", tag, mf_context_backend(ctx));
+  write_case(cpu, cpu_prefix, 3, 3, 1, 0);
+  write_case(ctx, be_prefix, 3, 3, 1, 0);
+  long na = 0, nb = 0;
+  snprintf(path, sizeof path, "%s_%d.vtu", cpu_prefix, rank);
+  char *a = slurp(path, &na);
+  remove(path);
+  snprintf(path, sizeof path, "%s_%d.vtu", be_prefix, rank);
+  char *b = slurp(path, &nb);
+  remove(path);
+  T_CHECK(a && b && na == nb && !memcmp(a, b, na), "%s differs from the cpu backend's piece (%ld and %ld bytes)", path,
+          nb, na);
+  free(a);
+  free(b);
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (!rank) {
+    snprintf(path, sizeof path, "%s.pvtu", cpu_prefix);
+    remove(path);
+    snprintf(path, sizeof path, "%s.pvtu", be_prefix);
+    remove(path);
+  }
+  mf_context_destroy(&cpu);
+}
+
+static int exists(const char *path)
+{
+  struct stat sb;
+  return stat(path, &sb) == 0;
+}
+
+static void errors(mf_context ctx, const char *tag)
+{
+  int rank, size;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  mf_mesh mesh;
+  mf_space V;
+  mf_vector u;
+  int degree = 2;
+  T_CALL(mf_mesh_create(ctx, "cube", 2, 2, &mesh));
+  T_CALL(mf_space_create(mesh, degree, &V));
+  T_CALL(mf_vector_create(V, &u));
+  T_CALL(mf_vector_interpolate(u, t_poly, &degree));
+  char prefix[256], path[300];
+
+  /* bad arguments */
+  EXPECT(mf_vector_write_vtu(NULL, "x", "u"), MF_ERR_NULL, "vector is NULL");
+  EXPECT(mf_vector_write_vtu(u, NULL, "u"), MF_ERR_NULL, "file prefix is NULL");
+  EXPECT(mf_vector_write_vtu(u, "", "u"), MF_ERR_ARGUMENT, "file prefix ''");
+  EXPECT(mf_vector_write_vtu(u, "out/", "u"), MF_ERR_ARGUMENT, "file prefix 'out/' names no file");
+  EXPECT(mf_vector_write_vtu(u, "x", NULL), MF_ERR_NULL, "field name is NULL");
+  EXPECT(mf_vector_write_vtu(u, "x", ""), MF_ERR_ARGUMENT, "field name ''");
+  EXPECT(mf_vector_write_vtu(u, "x", "a\"b"), MF_ERR_ARGUMENT, "field name 'a\"b'");
+  EXPECT(mf_vector_write_vtu(u, "dir/a<b", "u"), MF_ERR_ARGUMENT, "file prefix 'dir/a<b'");
+
+  /* a folder that does not exist: every rank fails, naming rank 0's piece */
+  snprintf(prefix, sizeof prefix, "%s_no_such_folder/sol", tag);
+  EXPECT(mf_vector_write_vtu(u, prefix, "u"), MF_ERR_IO, "cannot write '");
+  snprintf(path, sizeof path, "'%s_0.vtu' (rank 0): No such file or directory", prefix);
+  T_CHECK(strstr(mf_last_error_message(), path), "message '%s' lacks %s", mf_last_error_message(), path);
+
+  /* the last rank's piece cannot be opened (a folder holds its name); the other ranks wrote theirs,
+   * and all return the error naming that piece; no .pvtu */
+  snprintf(prefix, sizeof prefix, "%s_piece", tag);
+  snprintf(path, sizeof path, "%s.pvtu", prefix);
+  if (rank == 0) remove(path); /* left by an earlier failed run */
+  snprintf(path, sizeof path, "%s_%d.vtu", prefix, size - 1);
+  if (rank == size - 1) T_CHECK(mkdir(path, 0755) == 0 || exists(path), "cannot make the folder %s", path);
+  MPI_Barrier(MPI_COMM_WORLD);
+  EXPECT(mf_vector_write_vtu(u, prefix, "u"), MF_ERR_IO, path);
+  snprintf(path, sizeof path, "(rank %d): Is a directory", size - 1);
+  T_CHECK(strstr(mf_last_error_message(), path), "message '%s' lacks %s", mf_last_error_message(), path);
+  snprintf(path, sizeof path, "%s.pvtu", prefix);
+  T_CHECK(!exists(path), "%s written although a piece failed", path);
+  MPI_Barrier(MPI_COMM_WORLD);
+  snprintf(path, sizeof path, "%s_%d.vtu", prefix, rank);
+  if (rank == size - 1) rmdir(path);
+  else remove(path);
+
+  /* the .pvtu cannot be written: every rank learns it */
+  snprintf(prefix, sizeof prefix, "%s_master", tag);
+  snprintf(path, sizeof path, "%s.pvtu", prefix);
+  if (rank == 0) T_CHECK(mkdir(path, 0755) == 0 || exists(path), "cannot make the folder %s", path);
+  MPI_Barrier(MPI_COMM_WORLD);
+  EXPECT(mf_vector_write_vtu(u, prefix, "u"), MF_ERR_IO, "cannot write '");
+  T_CHECK(strstr(mf_last_error_message(), path), "message '%s' lacks %s", mf_last_error_message(), path);
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (rank == 0) rmdir(path);
+  snprintf(path, sizeof path, "%s_%d.vtu", prefix, rank);
+  remove(path);
+
+  /* written: the vector is unchanged, the files are there (their contents: tests/vtu_check.py) */
+  int nowned, nlocal;
+  T_CALL(mf_space_local_sizes(V, &nowned, &nlocal));
+  double *before = malloc(sizeof(double) * (nowned + 1)), *after = malloc(sizeof(double) * (nowned + 1));
+  T_CALL(mf_vector_get_values(u, before));
+  for (int dim = 2; dim <= 3; dim++) {
+    snprintf(prefix, sizeof prefix, "%s_ok%dd", tag, dim);
+    if (dim == 2) T_CALL(mf_vector_write_vtu(u, prefix, "u"));
+    else write_case(ctx, prefix, 3, 3, 1, 0);
+    MPI_Barrier(MPI_COMM_WORLD);
+    snprintf(path, sizeof path, "%s_%d.vtu", prefix, rank);
+    T_CHECK(exists(path) && !remove(path), "%s missing", path);
+    MPI_Barrier(MPI_COMM_WORLD);
+    snprintf(path, sizeof path, "%s.pvtu", prefix);
+    if (!rank) T_CHECK(exists(path) && !remove(path), "%s missing", path);
+  }
+  T_CALL(mf_vector_get_values(u, after));
+  T_CHECK(!memcmp(before, after, sizeof(double) * nowned), "mf_vector_write_vtu changed the vector");
+  free(before);
+  free(after);
+  mf_vector_destroy(&u);
+  mf_space_destroy(&V);
+  mf_mesh_destroy(&mesh);
+  if (strcmp(mf_context_backend(ctx), "cpu")) same_as_cpu(ctx, tag);
+}
+
+int main(int argc, char **argv)
+{
+  MPI_Init(&argc, &argv);
+  const char *be = t_backend(argc, argv);
+  mf_context ctx;
+  T_CALL(mf_context_create(MPI_COMM_WORLD, be, &ctx));
+  const char *mode = argc > 2 ? argv[2] : "errors";
+  if (!strcmp(mode, "write") && argc > 6) write_case(ctx, argv[3], atoi(argv[4]), atoi(argv[5]), atoi(argv[6]), 1);
+  else if (!strcmp(mode, "errors")) errors(ctx, argc > 3 ? argv[3] : "t14");
+  else T_CHECK(0, "usage: t14_vtu BACKEND write PREFIX DIM DEGREE ADAPT | t14_vtu BACKEND [errors [TAG]]");
+  mf_context_destroy(&ctx);
+  return t_finish();
+}
