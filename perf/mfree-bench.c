@@ -145,6 +145,26 @@ static int time_ljungkvist(mf_mesh mesh, int p, int on_gpu, int reps, double *ms
   return ierr;
 }
 
+/* --cg N: seconds per iteration of N Jacobi-CG iterations with op (Dirichlet form, x = 0, b random),
+ * after a 3-iteration warm-up; the preconditioner's set-up is not timed */
+static double time_cg(mf_operator op, mf_vector b, mf_vector x, int iters, int *err)
+{
+  mf_cg cg = NULL;
+  mf_cg_info info = {0};
+  *err = mf_operator_set_dirichlet(op, 1);
+  if (!*err) *err = mf_cg_create(op, &cg);
+  if (!*err) *err = mf_cg_setup(cg);
+  for (int pass = 0; pass < 2 && !*err; pass++) {
+    *err = mf_cg_set_tolerance(cg, 1e-12, pass ? iters : 3);
+    if (!*err) *err = mf_vector_set_value(x, 0.0);
+    if (!*err) *err = mf_cg_solve(cg, b, x, &info);
+  }
+  mf_cg_destroy(&cg);
+  int e2 = mf_operator_set_dirichlet(op, 0);
+  if (!*err) *err = e2;
+  return info.iterations ? info.seconds / info.iterations : 0.0;
+}
+
 /* --verbose: "case i of n" lines on stderr with the time since the start */
 static int verbose = 0;
 static double t_start = 0.0;
@@ -231,6 +251,8 @@ static void usage(void)
          "                   [--design auto|point|column,...]   (CUDA kernel designs to time, a row each)\n"
          "                   [--setup-phases]   (setup_s split into the library's set-up phases, extra columns)\n"
          "                   [--verbose]        (progress on stderr: case i of n, elapsed time)\n"
+         "                   [--cg N]           (also N Jacobi-CG iterations per row: ms per iteration and the\n"
+         "                                       apply's time over it, cg_ms_per_iter and cg_vs_apply)\n"
          "  degrees 1..8, dim 2|3, 0 < min-dofs <= max-dofs <= 1e10, sizes 1..100, reps 1..64,\n"
          "  cells per block 1..1024 (a value a degree cannot take is skipped with a note)\n"
          "Exit status: 0 done (failed cases are reported and skipped), 1 the run failed, 2 a bad option.\n");
@@ -245,7 +267,7 @@ int main(int argc, char **argv)
   int degrees[8] = {1, 2, 3, 4, 5, 6, 7, 8}, ndeg = 8, dim = 3, nsizes = 5, reps = 11;
   int cpbs[16] = {0}, ncpb = 1; /* 0: the default table */
   double min_dofs = 1e4, max_dofs = 3.5e7;
-  int setup_phases = 0;
+  int setup_phases = 0, cg_iters = 0;
   mf_kernel_design designs[3] = {MF_KERNEL_AUTO};
   int ndesign = 1;
   static const char *const design_names[3] = {"auto", "point", "column"};
@@ -259,6 +281,7 @@ int main(int argc, char **argv)
     }
     if (opt_is(&P, "--setup-phases")) setup_phases = 1;
     else if (opt_is(&P, "--verbose")) verbose = 1;
+    else if (opt_is(&P, "--cg")) opt_int(&P, 0, 100000, &cg_iters);
     else if (opt_is(&P, "--problem")) opt_choice(&P, problem_names, 6, &problem_i);
     else if (opt_is(&P, "--backend")) opt_choice(&P, backends, 3, &backend_i);
     else if (opt_is(&P, "--scatter")) opt_choice(&P, scatters, 3, &scatter_i);
@@ -327,8 +350,8 @@ int main(int argc, char **argv)
     for (int k = 0; k < MF_PHASE_COUNT; k++)
       snprintf(phase_hdr + strlen(phase_hdr), sizeof phase_hdr - strlen(phase_hdr), ",setup_%s_s",
                mf_phase_name((mf_phase)k));
-  printf("%s,setup_s,cells_per_block,design%s\n", hdr, phase_hdr);
-  if (out) fprintf(out, "%s,setup_s,design%s\n", hdr, phase_hdr);
+  printf("%s,setup_s,cells_per_block,design,cg_ms_per_iter,cg_vs_apply%s\n", hdr, phase_hdr);
+  if (out) fprintf(out, "%s,setup_s,design,cg_ms_per_iter,cg_vs_apply%s\n", hdr, phase_hdr);
   const char *problems[4] = {"bp1", "bp3", "bp5", "ljungkvist"};
   int on_domain[2] = {0, 0}; /* deformed cube, ball */
   for (int pi = 0; pi < 4; pi++)
@@ -437,9 +460,15 @@ int main(int argc, char **argv)
               snprintf(row, sizeof row, "%s,%s,%d,%d,%d,%s,%lld,%.5f,%.4f,%.1f,%.1f,%.3f", device, problems[pi], dim, p,
                        op->basis.nq, !on_gpu ? "serial" : sc ? "atomic" : "colored", (long long)space->nglobal, ms, dofs / 1e9, bpd, gbs,
                        triad > 0 ? gbs / triad : 0.0);
-              printf("%s,%.3f,%d,%s%s\n", row, setup, op->cells_per_block, dname, phase_cols);
+              char cgc[64] = ",,";
+              if (cg_iters > 0) {
+                double cg_s = time_cg(op, a.x, a.y, cg_iters, &err);
+                if (err) fprintf(stderr, "mfree-bench: CG failed: %s\n", mf_last_error_message());
+                else snprintf(cgc, sizeof cgc, ",%.5f,%.3f", cg_s * 1e3, cg_s > 0 ? ms / (cg_s * 1e3) : 0.0);
+              }
+              printf("%s,%.3f,%d,%s%s%s\n", row, setup, op->cells_per_block, dname, cgc, phase_cols);
               fflush(stdout);
-              if (out) fprintf(out, "%s,%.3f,%s%s\n", row, setup, dname, phase_cols), fflush(out);
+              if (out) fprintf(out, "%s,%.3f,%s%s%s\n", row, setup, dname, cgc, phase_cols), fflush(out);
             }
           mf_operator_destroy(&op);
         }
