@@ -229,6 +229,13 @@ typedef struct {
   int (*to_host)(mf_vector v, double *host, int n);       /* first n entries */
   int (*from_host)(mf_vector v, const double *host, int n);
   int (*convert)(mf_vector dst, mf_vector src);            /* dst = src of the other precision (all local) */
+  /* Jacobi CG's fused steps (double vectors; NULL on float ones), on owned entries, dinv NULL for none:
+   * alpha = rz / pAp with pAp = *pAp_global, or (pAp_global NULL: one rank) this vector's p.Ap;
+   * x += alpha p, r -= alpha Ap; out = {pAp, sum r dinv r} (local). A pAp that is not positive and
+   * finite leaves x and r unchanged. */
+  int (*cg_update)(mf_vector x, mf_vector r, mf_vector p, mf_vector Ap, mf_vector dinv, double rz,
+                   const double *pAp_global, double out[2]);
+  int (*cg_direction)(mf_vector p, mf_vector r, mf_vector dinv, double beta); /* p = dinv r + beta p */
   int (*destroy)(mf_vector v);
 } mf_vector_ops;
 
@@ -418,6 +425,9 @@ mf_kernel_design mf_operator_design(const mf_operator op);
 
 /** The operator a preconditioner was made for (lib/mg/pc.c). */
 mf_operator mf_pc_operator(mf_pc pc);
+/** 1 if the set-up pc is z = dinv .* r (Jacobi: *dinv its inverse diagonal) or z = r (none: *dinv
+ *  NULL), 0 otherwise: CG's fused steps apply it themselves. */
+int mf_pc_pointwise(mf_pc pc, mf_vector *dinv);
 /** Make a Chebyshev preconditioner a solver over the whole estimated spectrum: the interval
  *  [0.9 lambda_min, 1.2 lambda_max] and the degree that reduces the error by `reduction` there
  *  (multigrid's coarse level: linear and symmetric, unlike an inexact CG). */

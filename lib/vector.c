@@ -16,7 +16,9 @@
 #define MF_VT double
 #define MF_VD(v) ((v)->data)
 #define MF_VS _d
+#define MF_VCG 1 /* with CG's fused steps */
 #include "vector_cpu_ops.h"
+#undef MF_VCG
 #undef MF_VT
 #undef MF_VD
 #undef MF_VS

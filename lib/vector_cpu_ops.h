@@ -132,13 +132,52 @@ static int MF_VFN(destroy)(mf_vector v)
   return 0;
 }
 
+#ifdef MF_VCG
+/* CG's fused steps (mf_vector_ops): the CPU twins of k_cg_dot, k_cg_update and k_cg_direction
+ * (lib/cuda/device.cu), with the same arithmetic as the unfused steps they replace (axpy, pmult, dot,
+ * aypx), so that both give the same iterates on the CPU. */
+static int MF_VFN(cg_update)(mf_vector x, mf_vector r, mf_vector p, mf_vector Ap, mf_vector dinv, double rz,
+                             const double *pAp_global, double out[2])
+{
+  const int n = x->space->nowned;
+  MF_VT *xd = MF_VD(x), *rd = MF_VD(r);
+  const MF_VT *pd = MF_VD(p), *ad = MF_VD(Ap), *dd = dinv ? MF_VD(dinv) : NULL;
+  double pAp = 0.0, s = 0.0;
+  if (pAp_global) pAp = *pAp_global;
+  else
+    for (int i = 0; i < n; i++) pAp += (double)pd[i] * (double)ad[i];
+  const double alpha = isfinite(pAp) && pAp > 0.0 ? rz / pAp : 0.0;
+  for (int i = 0; i < n; i++) {
+    xd[i] += alpha * pd[i];
+    const MF_VT ri = rd[i] - alpha * ad[i], zi = dd ? dd[i] * ri : ri;
+    rd[i] = ri;
+    s += (double)ri * (double)zi;
+  }
+  out[0] = pAp;
+  out[1] = s;
+  return 0;
+}
+static int MF_VFN(cg_direction)(mf_vector p, mf_vector r, mf_vector dinv, double beta)
+{
+  const int n = p->space->nowned;
+  MF_VT *pd = MF_VD(p);
+  const MF_VT *rd = MF_VD(r), *dd = dinv ? MF_VD(dinv) : NULL;
+  for (int i = 0; i < n; i++) pd[i] = (dd ? dd[i] * rd[i] : rd[i]) + beta * pd[i];
+  return 0;
+}
+#define MF_VCG_OPS , .cg_update = MF_VFN(cg_update), .cg_direction = MF_VFN(cg_direction)
+#else
+#define MF_VCG_OPS
+#endif
+
 static const mf_vector_ops MF_VFN(vector_ops_cpu) = {
     .set_value = MF_VFN(set_value), .copy = MF_VFN(copy), .axpy = MF_VFN(axpy), .scale = MF_VFN(scale),
     .dot_local = MF_VFN(dot_local), .sum_local = MF_VFN(sum_local), .pmult = MF_VFN(pmult), .aypx = MF_VFN(aypx),
     .reciprocal = MF_VFN(reciprocal), .bc_zero = MF_VFN(bc_zero), .bc_set = MF_VFN(bc_set),
     .bc_values = MF_VFN(bc_values), .import = MF_VFN(import), .export_add = MF_VFN(export_add),
     .to_host = MF_VFN(to_host), .from_host = MF_VFN(from_host), .convert = MF_VFN(convert),
-    .destroy = MF_VFN(destroy)};
+    .destroy = MF_VFN(destroy) MF_VCG_OPS};
+#undef MF_VCG_OPS
 
 #undef MF_VFN
 #undef MF_VCAT

@@ -172,7 +172,12 @@ extern "C" int mf_cuda_context_init(mf_context ctx)
                         cudaGetErrorString(e));
   if (!ierr && cublasCreate(&c->cublas) != CUBLAS_STATUS_SUCCESS)
     ierr = mf_error_set(ctx, MF_ERR_CUDA, __FILE__, __LINE__, __func__, "cublasCreate failed on device %d", c->device);
-  if (!ierr) ierr = mf_cuda_malloc(ctx, (void **)&c->scalar, sizeof(double), "a reduction scalar");
+  // scalar[0]: reductions; the fused CG steps use scalar[1..2], block partials from scalar + 4 and a
+  // counter after them (MF_CG_SCRATCH_BYTES)
+  if (!ierr) ierr = mf_cuda_malloc(ctx, (void **)&c->scalar, MF_CG_SCRATCH_BYTES, "reduction scratch");
+  if (!ierr) e = cudaMemset(c->scalar, 0, MF_CG_SCRATCH_BYTES);
+  if (!ierr && e != cudaSuccess)
+    ierr = mf_error_set(ctx, MF_ERR_CUDA, __FILE__, __LINE__, __func__, "cudaMemset failed: %s", cudaGetErrorString(e));
   if (ierr) {
     mf_cuda_context_finalize(ctx);
     return ierr;
@@ -591,6 +596,100 @@ template <class T> static int v_destroy(mf_vector v)
   return 0;
 }
 
+// The fused steps of Jacobi-preconditioned CG (lib/cg.c; double vectors; CPU twins in lib/vector.c).
+// Reductions are deterministic: each block writes its partial sum, and the last block to finish adds
+// the partials in block order.
+#define MF_CG_BLOCKS 1024
+__device__ __forceinline__ double block_sum(double s)
+{
+  __shared__ double part[MF_CUDA_THREADS / 32];
+  for (int o = 16; o > 0; o >>= 1) s += __shfl_down_sync(0xffffffffu, s, o);
+  if ((threadIdx.x & 31) == 0) part[threadIdx.x >> 5] = s;
+  __syncthreads();
+  s = 0.0;
+  if (threadIdx.x < 32) {
+    s = threadIdx.x < MF_CUDA_THREADS / 32 ? part[threadIdx.x] : 0.0;
+    for (int o = 16; o > 0; o >>= 1) s += __shfl_down_sync(0xffffffffu, s, o);
+  }
+  __syncthreads(); // part may be used again
+  return s;        // the block's sum, in thread 0
+}
+// block sum s -> partial[blockIdx.x]; the last block writes the total of all partials to *out
+__device__ __forceinline__ void grid_sum(double s, double *partial, unsigned int *count, double *out)
+{
+  __shared__ bool last;
+  s = block_sum(s);
+  if (threadIdx.x == 0) {
+    partial[blockIdx.x] = s;
+    __threadfence();
+    last = atomicAdd(count, 1u) == gridDim.x - 1;
+  }
+  __syncthreads();
+  if (!last) return;
+  double t = 0.0;
+  for (int b = threadIdx.x; b < (int)gridDim.x; b += blockDim.x) t += __ldcg(&partial[b]);
+  t = block_sum(t);
+  if (threadIdx.x == 0) {
+    *out = t;
+    *count = 0; // ready for the next launch
+  }
+}
+__global__ void k_cg_dot(const double *p, const double *Ap, int n, double *partial, unsigned int *count, double *out)
+{
+  double s = 0.0;
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) s += p[i] * Ap[i];
+  grid_sum(s, partial, count, out);
+}
+// alpha = rz / pAp (pAp from *pAp_dev when given); x += alpha p; r -= alpha Ap; *out = sum r (dinv r).
+// A pAp that is not positive and finite leaves x and r alone (CG reports it).
+__global__ void k_cg_update(double *x, double *r, const double *p, const double *Ap, const double *dinv, int n,
+                            double rz, const double *pAp_dev, double pAp_host, double *partial, unsigned int *count,
+                            double *out)
+{
+  const double pAp = pAp_dev ? *pAp_dev : pAp_host;
+  const double alpha = isfinite(pAp) && pAp > 0.0 ? rz / pAp : 0.0;
+  double s = 0.0;
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
+    x[i] += alpha * p[i];
+    const double ri = r[i] - alpha * Ap[i], zi = dinv ? dinv[i] * ri : ri;
+    r[i] = ri;
+    s += ri * zi;
+  }
+  grid_sum(s, partial, count, out);
+}
+__global__ void k_cg_direction(double *p, const double *r, const double *dinv, double beta, int n)
+{
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) p[i] = (dinv ? dinv[i] * r[i] : r[i]) + beta * p[i];
+}
+static int v_cg_update(mf_vector x, mf_vector r, mf_vector p, mf_vector Ap, mf_vector dinv, double rz,
+                       const double *pAp_global, double out[2])
+{
+  mf_context ctx = CTX(x);
+  double *s = mf_cuda_ctx(ctx)->scalar, *partial = s + 4;
+  unsigned int *count = (unsigned int *)(s + 4 + MF_CG_BLOCKS);
+  const int n = NOWNED(x);
+  int nb = blocks_for(n);
+  if (nb > MF_CG_BLOCKS) nb = MF_CG_BLOCKS;
+  if (nb < 1) nb = 1; // a rank without owned entries still writes its zero sums
+  if (!pAp_global) k_cg_dot<<<nb, MF_CUDA_THREADS>>>(p->data, Ap->data, n, partial, count, s + 1);
+  MF_CUDA_LAUNCH_CHECK(ctx, "cg_dot");
+  k_cg_update<<<nb, MF_CUDA_THREADS>>>(x->data, r->data, p->data, Ap->data, dinv ? dinv->data : (const double *)NULL, n,
+                                       rz, pAp_global ? (const double *)NULL : s + 1, pAp_global ? *pAp_global : 0.0,
+                                       partial, count, s + 2);
+  MF_CUDA_LAUNCH_CHECK(ctx, "cg_update");
+  MF_CUDA_CALL(ctx, cudaMemcpy(out, s + 1, 2 * sizeof(double), cudaMemcpyDeviceToHost)); // the one host sync
+  if (pAp_global) out[0] = *pAp_global;
+  return 0;
+}
+static int v_cg_direction(mf_vector p, mf_vector r, mf_vector dinv, double beta)
+{
+  const int n = NOWNED(p);
+  if (n) k_cg_direction<<<blocks_for(n), MF_CUDA_THREADS>>>(p->data, r->data, dinv ? dinv->data : (const double *)NULL, beta, n);
+  MF_CUDA_LAUNCH_CHECK(CTX(p), "cg_direction");
+  return 0;
+}
+
 template <class T> static mf_vector_ops vector_ops()
 {
   mf_vector_ops ops = {};
@@ -620,6 +719,10 @@ extern "C" int mf_cuda_vector_setup(mf_vector v)
   const bool single = v->prec == MF_PRECISION_FLOAT;
   const size_t bytes = (single ? sizeof(float) : sizeof(double)) * (size_t)v->n;
   v->ops = single ? vector_ops<float>() : vector_ops<double>();
+  if (!single) {
+    v->ops.cg_update = v_cg_update;
+    v->ops.cg_direction = v_cg_direction;
+  }
   void *p = NULL;
   MF_CALL(mf_cuda_malloc(CTX(v), &p, bytes, "a vector"));
   if (single) v->sdata = (float *)p;

@@ -27,6 +27,9 @@
                           #call, (int)mf_bst_);                                                        \
   } while (0)
 
+// the context's reduction scratch: 4 scalars, the block partials of the fused CG steps, their counter
+#define MF_CG_SCRATCH_BYTES (sizeof(double) * (4 + 1024) + 16)
+
 struct mf_cuda_alloc {
   void *ptr;
   size_t bytes;
@@ -35,7 +38,7 @@ struct mf_cuda_alloc {
 struct mf_cuda_context {
   int device;
   cublasHandle_t cublas;
-  double *scalar; // one device double for reductions
+  double *scalar; // reduction scratch (MF_CG_SCRATCH_BYTES): scalar[0] for reductions
   // device memory held by the context: every allocation goes through mf_cuda_malloc/mf_cuda_free
   size_t mem_in_use, mem_peak, mem_limit; // limit 0: none
   mf_cuda_alloc *allocs;

@@ -41,6 +41,15 @@ struct mf_pc_s {
 
 mf_operator mf_pc_operator(mf_pc pc) { return pc->op; }
 
+int mf_pc_pointwise(mf_pc pc, mf_vector *dinv)
+{
+  *dinv = NULL;
+  if (pc->kind == MF_PC_NONE) return 1;
+  if (pc->kind != MF_PC_JACOBI || !pc->dinv || pc->dinv->prec != MF_PRECISION_DOUBLE) return 0;
+  *dinv = pc->dinv;
+  return 1;
+}
+
 static int pc_new(mf_operator op, mf_pc_kind kind, mf_pc *pc)
 {
   MF_CHECK(op, NULL, MF_ERR_NULL, "operator is NULL");
