@@ -156,13 +156,9 @@ extern "C" int mf_cuda_context_init(mf_context ctx)
   MF_CHECK(ndev > 0, ctx, MF_ERR_BACKEND, "backend 'cuda' requested but no usable CUDA device was found");
   mf_cuda_context *c = (mf_cuda_context *)calloc(1, sizeof *c);
   MF_CHECK(c, ctx, MF_ERR_MEMORY, "out of host memory (%zu bytes)", sizeof *c);
-  /* one rank per GPU: ranks of a node take the node's GPUs in turn */
-  MPI_Comm node;
-  int noderank = 0;
-  MPI_Comm_split_type(ctx->comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
-  MPI_Comm_rank(node, &noderank);
-  MPI_Comm_free(&node);
-  c->device = noderank % ndev;
+  /* one rank per GPU: ranks of a node take the node's GPUs in turn (the rank on the node comes from
+   * mf_context_create, so that nothing here is collective: a failure here is agreed on there) */
+  c->device = ctx->node_rank % ndev;
   ctx->cuda = c;
   int ierr = 0;
   cudaError_t e = cudaSetDevice(c->device);
