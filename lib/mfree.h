@@ -195,7 +195,13 @@ int mf_operator_create_mass(mf_space space, mf_quadrature quad, mf_coefficient_f
 /** @brief Laplace operator (c grad u, grad v), i.e. -div(c grad u), coefficient c(x) (NULL: 1). */
 int mf_operator_create_laplace(mf_space space, mf_quadrature quad, mf_coefficient_fn c, void *user,
                                mf_operator *op);
-/** @brief Helmholtz operator a M + b K with K the Laplace operator with coefficient c (NULL: 1). */
+/** @brief Helmholtz operator a M + b K with K the Laplace operator with coefficient c (NULL: 1).
+ *
+ *  Coefficients of the operators: c must be finite at every quadrature point; a value that is not
+ *  (NaN, infinite) is refused at creation with MF_ERR_ARGUMENT, naming the quadrature point, its cell
+ *  and its coordinates (on both backends). Its sign is not checked: CG and the preconditioners need a
+ *  symmetric positive definite operator, i.e. c > 0 (mass, Laplace) and a, b >= 0 with a c or b c
+ *  positive (Helmholtz); with other signs CG stops with "not positive definite". */
 int mf_operator_create_helmholtz(mf_space space, mf_quadrature quad, double a, double b,
                                  mf_coefficient_fn c, void *user, mf_operator *op);
 /** @brief A user operator: apply(x, y, user) computes y = A x; diag (may be NULL) fills the diagonal. */

@@ -343,6 +343,11 @@ void mf_cell_geometry(mf_space s, const mf_basis1d *b, int cell, mf_geom_work *g
 void mf_cell_points(mf_space s, const mf_basis1d *b, int cell, mf_geom_work *gw, double *xq);
 /** out[i] = f(x[i*dim .. i*dim+dim-1]) for i < n, OpenMP over the points (f must be thread-safe). */
 void mf_eval_points(mf_coefficient_fn f, void *user, int dim, size_t n, const double *x, double *out);
+/** Refuse the first value of vals[0..n) that is not finite as the coefficient at its quadrature point:
+ *  values from point first_q of cell first_cell on, nqp per cell, at the points x (dim per value).
+ *  Both backends call it on the host values before they enter the quadrature data. */
+int mf_coefficient_check(mf_context ctx, int dim, int nqp, int first_cell, int first_q, size_t n, const double *x,
+                         const double *vals);
 double mf_det(int dim, const double *J);
 /** Tensor quadrature weight of point q (x fastest). */
 double mf_qweight(int dim, const mf_basis1d *b, int q);

@@ -3,6 +3,18 @@
 #include "mf_test.h"
 
 static double one_fn(const double *x, int dim, void *u) { return 1.0 + x[0]; }
+/* NaN (user 0) or +inf (user 1) right of x = 0.7, 1 elsewhere */
+static double bad_fn(const double *x, int dim, void *u)
+{
+  (void)dim;
+  return x[0] > 0.7 ? (*(int *)u ? INFINITY : NAN) : 1.0;
+}
+/* fails with code 3 and records no message */
+static int silent_failure(mf_vector x, mf_vector y, void *user)
+{
+  (void)x, (void)y, (void)user;
+  return 3;
+}
 static int negate(mf_vector x, mf_vector y, void *user)
 {
   int e = mf_vector_copy(y, x);
@@ -59,6 +71,24 @@ int main(int argc, char **argv)
   EXPECT(mf_operator_create_laplace(space, (mf_quadrature)7, NULL, NULL, &o), MF_ERR_ARGUMENT, "quadrature 7 unknown");
   EXPECT(mf_operator_create_mass(NULL, MF_QUAD_GAUSS, NULL, NULL, &o), MF_ERR_NULL, "space is NULL");
   EXPECT(mf_operator_create_helmholtz(space, MF_QUAD_GAUSS, NAN, 1.0, NULL, NULL, &o), MF_ERR_ARGUMENT, "a = nan");
+  {
+    int inf = 0;
+    EXPECT(mf_operator_create_laplace(space, MF_QUAD_GAUSS, bad_fn, &inf, &o), MF_ERR_ARGUMENT,
+           "coefficient c = nan at quadrature point");
+    T_CHECK(o == NULL && strstr(mf_last_error_message(), "must be finite"), "NaN coefficient: %s", mf_last_error_message());
+    inf = 1;
+    EXPECT(mf_operator_create_mass(space, MF_QUAD_GLL, bad_fn, &inf, &o), MF_ERR_ARGUMENT, "coefficient c = inf");
+    /* a failing shell callback gets a message of its own, not the stale one before it */
+    mf_operator sh;
+    T_CALL(mf_operator_create_shell(space, silent_failure, silent_failure, NULL, &sh));
+    T_CALL(mf_vector_create(space, &z2));
+    T_CALL(mf_vector_create(space, &x));
+    EXPECT(mf_operator_apply(sh, x, z2), 3, "shell operator's apply function returned 3");
+    EXPECT(mf_operator_diagonal(sh, z2), 3, "shell operator's diagonal function returned 3");
+    mf_vector_destroy(&x);
+    mf_vector_destroy(&z2);
+    mf_operator_destroy(&sh);
+  }
   T_CALL(mf_operator_create_laplace(space, MF_QUAD_GAUSS, NULL, NULL, &op));
   T_CALL(mf_vector_create(space, &x));
   T_CALL(mf_vector_create(space, &y));
