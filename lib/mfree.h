@@ -127,7 +127,8 @@ int mf_mesh_create(mf_context ctx, const char *name, int dim, int level, mf_mesh
 /** @brief Like mf_mesh_create, with a finer coarse mesh: for "cube" and "deformed" the unit box split into
  *  trees[0] x trees[1] (x trees[2]) trees; for "ball" each of its 1 + 2 dim trees split t^dim-fold
  *  (t = trees[0] = trees[1] (= trees[2])). Gives sizes between the powers of 2^dim. Trees per
- *  direction 1..4096, within the limits of mf_mesh_create (memory; at most 2^31 - 1 trees in all). */
+ *  direction 1..4096, within the limits of mf_mesh_create (memory; at most 2^31 - 1 trees in all: for
+ *  the 3D ball, 7 t^3 trees, t <= 674). */
 int mf_mesh_create_box(mf_context ctx, const char *name, int dim, const int trees[3], int level, mf_mesh *mesh);
 int mf_mesh_destroy(mf_mesh *mesh);
 int mf_mesh_dim(mf_mesh mesh, int *dim);

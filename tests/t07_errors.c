@@ -50,6 +50,16 @@ int main(int argc, char **argv)
   }
   T_CHECK(!strcmp(mf_context_error_message(ctx), mf_last_error_message()), "context message '%s', last message '%s'",
           mf_context_error_message(ctx), mf_last_error_message());
+  /* sizes p4est cannot hold, or this machine: refused before anything is allocated */
+  EXPECT(mf_mesh_create(ctx, "cube", 3, 12, &m), MF_ERR_ARGUMENT, "p4est allows at most 2147483647 per rank");
+  EXPECT(mf_mesh_create(ctx, "deformed", 2, 18, &m), MF_ERR_ARGUMENT, "6.87e+10 cells");
+  {
+    const int ball675[3] = {675, 675, 675}, huge[3] = {4096, 4096, 100};
+    EXPECT(mf_mesh_create_box(ctx, "ball", 3, ball675, 0, &m), MF_ERR_ARGUMENT,
+           "has 2152828125 coarse trees; p4est allows at most 2147483647");
+    EXPECT(mf_mesh_create_box(ctx, "cube", 3, huge, 0, &m), MF_ERR_MEMORY, "GB of host memory per rank, but");
+    T_CHECK(m == NULL, "refused mesh must leave the handle NULL");
+  }
   T_CALL(mf_mesh_create(ctx, "cube", 2, 2, &mesh));
   EXPECT(mf_mesh_adapt(mesh, NULL, NULL), MF_ERR_NULL, "adaptation callback is NULL");
   EXPECT(mf_mesh_adapt(NULL, NULL, NULL), MF_ERR_NULL, "mesh is NULL");
