@@ -2,6 +2,8 @@
  * aborts. Each check asserts the code and a substring of the message. */
 #include "mf_test.h"
 
+#include <limits.h>
+
 static double one_fn(const double *x, int dim, void *u) { return 1.0 + x[0]; }
 /* NaN (user 0) or +inf (user 1) right of x = 0.7, 1 elsewhere */
 static double bad_fn(const double *x, int dim, void *u)
@@ -125,6 +127,35 @@ int main(int argc, char **argv)
   EXPECT(mf_cg_set_tolerance(cg, 1e-8, 0), MF_ERR_ARGUMENT, "iteration limit 0");
   EXPECT(mf_cg_solve(cg, z, x, NULL), MF_ERR_INCOMPATIBLE, "operator's space");
   EXPECT(mf_cg_solve(cg, x, x, NULL), MF_ERR_ARGUMENT, "different vectors");
+  /* CG's limits: an iteration limit of INT_MAX (the history grows as needed), and a tolerance below
+   * what double precision reaches: the recursive residual gets there, the true one does not, and the
+   * solve must not report convergence */
+  {
+    mf_operator H;
+    mf_cg cgh;
+    mf_cg_info info;
+    const double *h = NULL;
+    int nh = 0;
+    T_CALL(mf_operator_create_helmholtz(space, MF_QUAD_GAUSS, 1.0, 1.0, NULL, NULL, &H));
+    T_CALL(mf_cg_create(H, &cgh));
+    T_CALL(mf_vector_interpolate(x, one_fn, NULL));
+    T_CALL(mf_vector_set_value(y, 0.0));
+    T_CALL(mf_cg_set_tolerance(cgh, 1e-8, INT_MAX));
+    T_CALL(mf_cg_solve(cgh, x, y, &info));
+    T_CHECK(info.converged && info.iterations > 0, "INT_MAX iterations allowed: converged %d after %d", info.converged,
+            info.iterations);
+    T_CALL(mf_cg_set_tolerance(cgh, 1e-20, 2000));
+    T_CALL(mf_vector_set_value(y, 0.0));
+    T_CALL(mf_cg_solve(cgh, x, y, &info));
+    T_CALL(mf_cg_residual_history(cgh, &h, &nh));
+    T_CHECK(nh == info.iterations + 1 && h[nh - 1] <= 1e-20 * h[0], "the recursive residual should reach 1e-20: %g after %d",
+            nh ? h[nh - 1] / h[0] : -1.0, info.iterations);
+    T_CHECK(!info.converged && info.residual > 1e-20 * info.residual0,
+            "tolerance 1e-20 reported as reached: converged %d, true relative residual %g", info.converged,
+            info.residual / info.residual0);
+    mf_cg_destroy(&cgh);
+    mf_operator_destroy(&H);
+  }
   /* an indefinite operator: CG must say so, not return garbage */
   {
     mf_operator neg;
@@ -134,7 +165,12 @@ int main(int argc, char **argv)
     T_CALL(mf_cg_set_jacobi(cgn, 0));
     T_CALL(mf_vector_interpolate(x, one_fn, NULL));
     T_CALL(mf_vector_set_value(y, 0.0));
-    EXPECT(mf_cg_solve(cgn, x, y, NULL), MF_ERR_ARGUMENT, "not positive definite");
+    mf_cg_info info;
+    memset(&info, 0xff, sizeof info); /* info is filled on an error too */
+    EXPECT(mf_cg_solve(cgn, x, y, &info), MF_ERR_ARGUMENT, "not positive definite");
+    T_CHECK(info.converged == 0 && info.iterations == 0 && info.residual0 > 0.0 && info.seconds >= 0.0,
+            "info after an error: converged %d, iterations %d, residual0 %g, seconds %g", info.converged,
+            info.iterations, info.residual0, info.seconds);
     EXPECT(mf_operator_diagonal(neg, y), MF_ERR_UNSUPPORTED, "no diagonal function");
     EXPECT(mf_operator_set_dirichlet(neg, 1), MF_ERR_UNSUPPORTED, "shell operator");
     mf_cg_destroy(&cgn);
