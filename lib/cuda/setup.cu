@@ -219,7 +219,7 @@ cudaError_t launch_geometry(const geo_args &a, cudaStream_t st)
   if (n <= 0) return cudaSuccess;
   const int blocks = (n + a.cells_per_block - 1) / a.cells_per_block;
   k_geometry<<<blocks, a.cells_per_block * a.c.nqp, geo_shared(a.c, a.cells_per_block), st>>>(a);
-  return cudaGetLastError();
+  return mf_cuda_launch_status();
 }
 
 // Degenerate points found by k_geometry: recompute the first one's Jacobian on the host for the message.
