@@ -3,6 +3,7 @@
 #include "mf_test.h"
 
 #include <limits.h>
+#include <sc.h>
 
 static double one_fn(const double *x, int dim, void *u) { return 1.0 + x[0]; }
 /* NaN (user 0) or +inf (user 1) right of x = 0.7, 1 elsewhere */
@@ -17,6 +18,13 @@ static int silent_failure(mf_vector x, mf_vector y, void *user)
   (void)x, (void)y, (void)user;
   return 3;
 }
+/* libsc's default log handler of the program: mfree must leave it and its threshold alone */
+static int nlog = 0;
+static void count_log(FILE *f, const char *file, int line, int pkg, int cat, int prio, const char *msg)
+{
+  (void)f, (void)file, (void)line, (void)pkg, (void)cat, (void)prio, (void)msg;
+  nlog++;
+}
 static int negate(mf_vector x, mf_vector y, void *user)
 {
   int e = mf_vector_copy(y, x);
@@ -26,6 +34,7 @@ static int negate(mf_vector x, mf_vector y, void *user)
 int main(int argc, char **argv)
 {
   MPI_Init(&argc, &argv);
+  sc_set_log_defaults(NULL, count_log, SC_LP_INFO);
   mf_context ctx = NULL, bad = (mf_context)1;
   mf_mesh mesh = NULL, mesh2 = NULL, m = NULL;
   mf_space space = NULL, space2 = NULL, s = NULL;
@@ -39,6 +48,8 @@ int main(int argc, char **argv)
   EXPECT(mf_context_create(MPI_COMM_WORLD, NULL, &ctx), MF_ERR_NULL, "backend name is NULL");
   if (!mf_cuda_available()) EXPECT(mf_context_create(MPI_COMM_WORLD, "cuda", &ctx), MF_ERR_BACKEND, "backend 'cuda'");
   T_CALL(mf_context_create(MPI_COMM_WORLD, "cpu", &ctx));
+  sc_logf(__FILE__, __LINE__, -1, SC_LC_NORMAL, SC_LP_INFO, "a program's own message\n");
+  T_CHECK(nlog == 1, "libsc's default log handler and threshold were changed by mfree (%d messages)", nlog);
 
   EXPECT(mf_mesh_create(ctx, "torus", 3, 1, &m), MF_ERR_ARGUMENT, "unknown mesh 'torus'");
   EXPECT(mf_mesh_create(ctx, "cube", 4, 1, &m), MF_ERR_ARGUMENT, "dimension 4 out of range");
