@@ -27,7 +27,7 @@ int mf_cg_create(mf_operator op, mf_cg *cg)
   double t0 = mf_phase_begin(ctx);
   mf_cg c = NULL;
   /* collective: the ranks agree on the allocations before the preconditioner's creation */
-  MF_CALL(mf_agree(ctx, MF_CALLOC(ctx, 1, &c)));
+  MF_CALL(MF_CALLOC_AGREED(ctx, 1, &c));
   c->op = op;
   c->rtol = 1e-10;
   c->maxit = 10000;

@@ -158,6 +158,16 @@ int mf_calloc(mf_context ctx, size_t count, size_t size, void *ptr)
   return 0;
 }
 
+int mf_calloc_agreed(mf_context ctx, size_t count, size_t size, void *ptr)
+{
+  int ierr = mf_agree(ctx, mf_calloc(ctx, count, size, ptr));
+  if (ierr) {
+    free(*(void **)ptr);
+    *(void **)ptr = NULL;
+  }
+  return ierr;
+}
+
 int mf_malloc(mf_context ctx, size_t bytes, void *ptr)
 {
   void **p = (void **)ptr;

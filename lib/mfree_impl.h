@@ -83,6 +83,10 @@ long mf_test_host_alloc_count(void);
 /** calloc that records "out of host memory (N bytes)" on failure. */
 int mf_calloc(mf_context ctx, size_t count, size_t size, void *ptr);
 #define MF_CALLOC(ctx, n, p) mf_calloc((ctx), (size_t)(n), sizeof(**(p)), (p))
+/** MF_CALLOC made collective (mf_agree): every rank gets its array or none keeps one (freed where the
+ *  allocation succeeded but another rank's failed). */
+int mf_calloc_agreed(mf_context ctx, size_t count, size_t size, void *ptr);
+#define MF_CALLOC_AGREED(ctx, n, p) mf_calloc_agreed((ctx), (size_t)(n), sizeof(**(p)), (p))
 /** malloc with the same message (contents undefined). */
 int mf_malloc(mf_context ctx, size_t bytes, void *ptr);
 /** The same, zeroed by all OpenMP threads: large arrays get their pages first touched (faulted in)

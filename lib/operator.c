@@ -156,7 +156,7 @@ int mf_operator_create_shell(mf_space space, mf_shell_apply_fn apply, mf_shell_a
   *op = NULL;
   MF_CHECK(apply, space->ctx, MF_ERR_NULL, "shell apply function is NULL");
   mf_operator o;
-  MF_CALL(mf_agree(space->ctx, MF_CALLOC(space->ctx, 1, &o)));
+  MF_CALL(MF_CALLOC_AGREED(space->ctx, 1, &o));
   o->ctx = space->ctx;
   o->space = space;
   o->refs = 1;

@@ -76,7 +76,7 @@ static int build_levels(mf_mg m, mf_operator A)
 {
   mf_space fine = A->space;
   int cap = 48, n = 0, ierr = 0;
-  MF_CALL(mf_agree(m->ctx, MF_CALLOC(m->ctx, cap, &m->lv))); /* collective, as the spaces that follow */
+  MF_CALL(MF_CALLOC_AGREED(m->ctx, cap, &m->lv)); /* collective, as the spaces that follow */
   for (int p = fine->degree;; p = (p + 1) / 2) { /* p, ceil(p/2), ..., 1 */
     mg_level *l = &m->lv[n++];
     m->nlevels = n;
@@ -122,7 +122,7 @@ int mf_mg_setup(mf_pc pc, mf_mg *mgp, int smoother_degree, double smoothing_rang
   mf_mg m = NULL;
   /* collective: what one rank alone can fail (allocations here and in the vectors) is agreed on
    * before the next step that communicates; the creations called agree on their own */
-  MF_CALL(mf_agree(ctx, MF_CALLOC(ctx, 1, &m)));
+  MF_CALL(MF_CALLOC_AGREED(ctx, 1, &m));
   m->ctx = ctx;
   m->prec = prec;
   const int single = prec == MF_PRECISION_FLOAT;

@@ -47,7 +47,7 @@ static int pc_new(mf_operator op, mf_pc_kind kind, mf_pc *pc)
   MF_CHECK(pc, op->ctx, MF_ERR_NULL, "output pointer pc is NULL");
   *pc = NULL;
   mf_pc p;
-  MF_CALL(mf_agree(op->ctx, MF_CALLOC(op->ctx, 1, &p))); /* collective, as every creation */
+  MF_CALL(MF_CALLOC_AGREED(op->ctx, 1, &p)); /* collective, as every creation */
   p->op = op;
   mf_operator_retain(op);
   p->kind = kind;

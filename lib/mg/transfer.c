@@ -66,7 +66,7 @@ int mf_transfer_create(mf_space coarse, mf_space fine, mf_precision prec, mf_tra
            pkind ? "the same" : "another");
   /* collective: a failure of one rank is agreed on before each exchange and at the end */
   mf_transfer t;
-  MF_CALL(mf_agree(ctx, MF_CALLOC(ctx, 1, &t)));
+  MF_CALL(MF_CALLOC_AGREED(ctx, 1, &t));
   t->coarse = coarse;
   t->fine = fine;
   t->kind = pkind ? 0 : 1;
