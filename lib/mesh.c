@@ -45,7 +45,9 @@ int mf_host_require(mf_context ctx, double bytes, const char *what)
 /* Bytes per rank of a forest with ntrees coarse trees and `cells` cells on this rank at the end of
  * its making: the connectivity, the per-tree arrays of p4est and of the mesh (every rank holds them
  * all) and, for the ball, the corner lists its connectivity is built from; per cell, a quadrant and
- * room for a second copy while p4est fills or moves its arrays. Measured on p4est 2.2 to within 30%. */
+ * room for copies while p4est fills, balances or moves its arrays. On one rank with p4est 2.2 the
+ * peak was 24 bytes per cell (2D level 11, 3D level 7); the estimate takes 2-2.7 times that, for the
+ * copies a partition makes while cells move between ranks: it errs on the side of refusing. */
 double mf_mesh_bytes(int dim, int64_t ntrees, double cells)
 {
   const double per_tree = dim == 2 ? 800.0 : 1300.0, per_cell = dim == 2 ? 48.0 : 64.0;
