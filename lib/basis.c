@@ -90,6 +90,11 @@ int mf_basis1d_setup(int degree, mf_quadrature quad, mf_basis1d *b)
 {
   double nodes[MF_MAX_N1], w[MF_MAX_N1];
   memset(b, 0, sizeof *b);
+  /* the arrays hold degree MF_MAX_DEGREE with q = p + 2 at most */
+  MF_CHECK(degree >= 1 && degree <= MF_MAX_DEGREE, NULL, MF_ERR_ARGUMENT, "1D basis: degree %d out of range 1..%d",
+           degree, MF_MAX_DEGREE);
+  MF_CHECK(quad == MF_QUAD_GAUSS || quad == MF_QUAD_GAUSS_P2 || quad == MF_QUAD_GLL, NULL, MF_ERR_ARGUMENT,
+           "1D basis: quadrature %d unknown", (int)quad);
   b->n1 = degree + 1;
   mf_gauss_lobatto(b->n1, nodes, w);
   switch (quad) {
@@ -100,7 +105,6 @@ int mf_basis1d_setup(int degree, mf_quadrature quad, mf_basis1d *b)
     b->collocated = 1;
     mf_gauss_lobatto(b->nq, b->qpts, b->qwts);
     break;
-  default: return MF_ERR_ARGUMENT;
   }
   mf_lagrange_eval(b->n1, nodes, b->nq, b->qpts, b->B, b->Bg);
   if (b->collocated) /* exact identity, not identity up to rounding */

@@ -5,6 +5,7 @@
  * as it is made. */
 #include "mfree_impl.h"
 
+#include <limits.h>
 #include <math.h>
 
 struct mf_cg_s {
@@ -15,9 +16,10 @@ struct mf_cg_s {
   mf_pc own; /* the cg's own preconditioner (Jacobi or none) */
   mf_pc pc;  /* the one in use: own, or the user's */
   double *history;
-  int nhistory;
+  int nhistory, capacity; /* entries used, entries allocated */
   mf_cg_monitor_fn monitor;
   void *monitor_user;
+  int unfused; /* tests: the iteration step by step even where the fused steps apply */
 };
 
 int mf_cg_create(mf_operator op, mf_cg *cg)
@@ -25,19 +27,22 @@ int mf_cg_create(mf_operator op, mf_cg *cg)
   MF_CHECK(op, NULL, MF_ERR_NULL, "operator is NULL");
   MF_CHECK(cg, op->ctx, MF_ERR_NULL, "output pointer cg is NULL");
   *cg = NULL;
-  double t0 = mf_phase_begin(op->ctx);
-  mf_cg c;
-  MF_CALL(MF_CALLOC(op->ctx, 1, &c));
+  mf_context ctx = op->ctx;
+  double t0 = mf_phase_begin(ctx);
+  mf_cg c = NULL;
+  /* collective: the ranks agree on the allocations before the preconditioner's creation */
+  MF_CALL(MF_CALLOC_AGREED(ctx, 1, &c));
   c->op = op;
   c->rtol = 1e-10;
   c->maxit = 10000;
-  int ierr = mf_vector_create(op->space, &c->r);
-  if (!ierr) ierr = mf_vector_create(op->space, &c->z);
-  if (!ierr) ierr = mf_vector_create(op->space, &c->p);
-  if (!ierr) ierr = mf_vector_create(op->space, &c->Ap);
+  int ierr = mf_vector_create_prec(op->space, MF_PRECISION_DOUBLE, &c->r);
+  if (!ierr) ierr = mf_vector_create_prec(op->space, MF_PRECISION_DOUBLE, &c->z);
+  if (!ierr) ierr = mf_vector_create_prec(op->space, MF_PRECISION_DOUBLE, &c->p);
+  if (!ierr) ierr = mf_vector_create_prec(op->space, MF_PRECISION_DOUBLE, &c->Ap);
+  ierr = mf_agree(ctx, ierr);
   if (!ierr) ierr = mf_pc_create(op, MF_PC_JACOBI, &c->own);
   c->pc = c->own;
-  mf_phase_end(op->ctx, MF_PHASE_SOLVER, t0);
+  mf_phase_end(ctx, MF_PHASE_SOLVER, t0);
   if (ierr) {
     mf_cg_destroy(&c);
     return ierr;
@@ -133,69 +138,139 @@ int mf_cg_setup(mf_cg c)
 /* z <- M^{-1} r */
 static int precondition(mf_cg c) { return mf_pc_apply(c->pc, c->r, c->z); }
 
+/* Room for entry n of the residual history: it grows as the iteration goes (the limit may be
+ * INT_MAX). Every rank grows it at the same iteration, so the ranks agree on the result. */
+static int history_reserve(mf_cg c, int n)
+{
+  if (n < c->capacity) return 0;
+  const int cap = c->capacity < 64 ? 64 : (c->capacity > INT_MAX / 2 ? INT_MAX : 2 * c->capacity);
+  double *h = NULL;
+  int ierr = n < cap ? mf_malloc(c->op->ctx, sizeof(double) * (size_t)cap, &h) :
+             mf_error_set(c->op->ctx, MF_ERR_MEMORY, __FILE__, __LINE__, __func__, "CG: residual history full (%d)", n);
+  ierr = mf_agree(c->op->ctx, ierr);
+  if (ierr) {
+    free(h);
+    return ierr;
+  }
+  if (c->nhistory) memcpy(h, c->history, sizeof(double) * (size_t)c->nhistory);
+  free(c->history);
+  c->history = h;
+  c->capacity = cap;
+  return 0;
+}
+
+void mf_cg_set_fused(mf_cg cg, int on) { cg->unfused = !on; }
+
 /* the iteration, for checked arguments */
 static int cg_solve(mf_cg c, mf_vector b, mf_vector x, mf_cg_info *info)
 {
   mf_context ctx = c->op->ctx;
-  free(c->history);
   c->nhistory = 0;
-  MF_CALL(MF_CALLOC(ctx, c->maxit + 1, &c->history));
-  MF_CALL(mf_cg_setup(c));
   mf_vector r = c->r, z = c->z, p = c->p, Ap = c->Ap;
+  double rz = 0.0, pAp = 0.0, res0 = 0.0, res = 0.0, t0 = 0.0, dt = 0.0;
+  int it = 0, converged = 0, code = 0, stopped = 0;
+  /* Collective throughout: the steps that can fail on one rank alone are followed by a dot product
+   * that carries the failure to every rank (mf_vector_dot_checked), or by an agreement. */
+  int ierr = mf_cg_setup(c);
+  if (ierr) goto done;
   MPI_Barrier(ctx->comm);
-  double t0 = MPI_Wtime(); /* the diagonal (set-up) is outside the timed solve */
+  t0 = MPI_Wtime(); /* the diagonal (set-up) is outside the timed solve */
   /* r <- b - A x;  z <- M^{-1} r;  p <- z */
-  MF_CALL(mf_operator_apply(c->op, x, Ap));
-  MF_CALL(r->ops.copy(r, b));
-  MF_CALL(r->ops.axpy(r, -1.0, Ap));
-  MF_CALL(precondition(c));
-  MF_CALL(p->ops.copy(p, z));
-  double rz, pAp;
-  MF_CALL(mf_vector_dot(r, z, &rz));
-  MF_CHECK(isfinite(rz) && rz >= 0.0, ctx, MF_ERR_ARGUMENT,
-           "CG: initial r^T M^-1 r = %g (operator or preconditioner not positive definite?)", rz);
-  double res0 = sqrt(rz), res = res0;
+  ierr = mf_operator_apply(c->op, x, Ap);
+  if (!ierr) ierr = r->ops.copy(r, b);
+  if (!ierr) ierr = r->ops.axpy(r, -1.0, Ap);
+  MF_KEEP(ierr, precondition(c));
+  if (!ierr) ierr = p->ops.copy(p, z);
+  ierr = mf_vector_dot_checked(r, z, &rz, ierr);
+  if (!ierr) ierr = history_reserve(c, 0);
+  if (ierr) goto done;
+  MF_CHECK_GOTO(isfinite(rz) && rz >= 0.0, ctx, MF_ERR_ARGUMENT, done,
+                "CG: initial r^T M^-1 r = %g (operator or preconditioner not positive definite?)", rz);
+  res0 = res = sqrt(rz);
   c->history[c->nhistory++] = res;
-  int it = 0, converged = res0 == 0.0, code = 0;
-  int stopped = monitor_says_stop(c, it, res, &code);
+  converged = res0 == 0.0;
+  stopped = monitor_says_stop(c, it, res, &code);
+  /* Jacobi or no preconditioner: the fused steps (mf_vector_ops.cg_update, cg_direction), three
+   * passes over the vectors besides the operator and, on one rank, one host synchronisation per
+   * iteration; with several ranks p^T A p is summed over the ranks before the update (two). */
+  mf_vector dinv = NULL;
+  const int fused = !c->unfused && r->ops.cg_update && mf_pc_pointwise(c->pc, &dinv);
   while (!stopped && !converged && it < c->maxit) {
-    MF_CALL(mf_operator_apply(c->op, p, Ap));
-    MF_CALL(mf_vector_dot(p, Ap, &pAp));
-    MF_CHECK(isfinite(pAp) && pAp > 0.0, ctx, MF_ERR_ARGUMENT,
-             "CG: p^T A p = %g at iteration %d (operator not positive definite?)", pAp, it);
-    double alpha = rz / pAp;
-    MF_CALL(x->ops.axpy(x, alpha, p));   /* x <- x + alpha p  */
-    MF_CALL(r->ops.axpy(r, -alpha, Ap)); /* r <- r - alpha Ap */
-    MF_CALL(precondition(c));            /* z <- M^{-1} r     */
-    double rz_new;
-    MF_CALL(mf_vector_dot(r, z, &rz_new));
+    double rz_new = 0.0;
+    if (fused) {
+      double out[2] = {0.0, 0.0};
+      ierr = mf_operator_apply(c->op, p, Ap);
+      if (ctx->size == 1) { /* p^T A p, alpha and the update in one go: x and r stay if p^T A p is bad */
+        if (!ierr) ierr = r->ops.cg_update(x, r, p, Ap, dinv, rz, NULL, out);
+        pAp = out[0];
+      } else {
+        ierr = mf_vector_dot_checked(p, Ap, &pAp, ierr);
+        if (!ierr && isfinite(pAp) && pAp > 0.0) ierr = r->ops.cg_update(x, r, p, Ap, dinv, rz, &pAp, out);
+      }
+      rz_new = out[1];
+      ierr = mf_sum_over_ranks(ctx, &rz_new, ierr);
+    } else {
+      ierr = mf_vector_dot_checked(p, Ap, &pAp, mf_operator_apply(c->op, p, Ap));
+      if (!ierr && isfinite(pAp) && pAp > 0.0) {
+        const double alpha = rz / pAp;
+        ierr = x->ops.axpy(x, alpha, p);              /* x <- x + alpha p  */
+        if (!ierr) ierr = r->ops.axpy(r, -alpha, Ap); /* r <- r - alpha Ap */
+        MF_KEEP(ierr, precondition(c));               /* z <- M^{-1} r     */
+        ierr = mf_vector_dot_checked(r, z, &rz_new, ierr);
+      }
+    }
+    if (ierr) goto done;
+    MF_CHECK_GOTO(isfinite(pAp) && pAp > 0.0, ctx, MF_ERR_ARGUMENT, done,
+                  "CG: p^T A p = %g at iteration %d (operator not positive definite?)", pAp, it);
+    ierr = history_reserve(c, c->nhistory);
+    if (ierr) goto done;
     it++;
     res = sqrt(fabs(rz_new));
     c->history[c->nhistory++] = res;
     if (res <= c->rtol * res0) converged = 1;
     stopped = monitor_says_stop(c, it, res, &code);
     if (converged || stopped) break;
-    MF_CALL(p->ops.aypx(p, rz_new / rz, z)); /* p <- z + beta p */
+    if (fused) ierr = p->ops.cg_direction(p, r, dinv, rz_new / rz); /* p <- D^-1 r + beta p */
+    else ierr = p->ops.aypx(p, rz_new / rz, z);                      /* p <- z + beta p */
+    if (ierr) break;
     rz = rz_new;
   }
-  double t1 = MPI_Wtime(), dt = t1 - t0;
-  MPI_Allreduce(MPI_IN_PLACE, &dt, 1, MPI_DOUBLE, MPI_MAX, ctx->comm);
+  dt = MPI_Wtime() - t0;
+  /* The recursive residual keeps falling where rounding stalls the true one (tolerances near the
+   * precision's limit): converged means that the true residual b - A x, recomputed here (outside the
+   * timed solve), reaches twice the tolerance; it is what info.residual reports. */
+  if (!ierr && converged && res0 > 0.0) {
+    ierr = mf_operator_apply(c->op, x, Ap);
+    if (!ierr) ierr = r->ops.copy(r, b);
+    if (!ierr) ierr = r->ops.axpy(r, -1.0, Ap);
+    MF_KEEP(ierr, precondition(c));
+    ierr = mf_vector_dot_checked(r, z, &rz, ierr);
+    if (!ierr) {
+      res = sqrt(fabs(rz));
+      converged = res <= 2.0 * c->rtol * res0;
+    }
+  }
+done:
+  /* every rank reaches here with the same ierr (agreed), so the reduction below is collective */
+  if (t0 > 0.0) MPI_Allreduce(MPI_IN_PLACE, &dt, 1, MPI_DOUBLE, MPI_MAX, ctx->comm);
   if (info) {
     info->iterations = it;
-    info->converged = converged;
+    info->converged = !ierr && converged;
     info->residual0 = res0;
     info->residual = res;
     info->seconds = dt;
     info->seconds_per_iter = it ? dt / it : 0.0;
   }
-  MF_CHECK(!stopped || converged, ctx, MF_ERR_NOT_CONVERGED,
-           "CG stopped by its monitor at iteration %d (return value %d on this rank), residual %g of initial %g",
-           it, code, res, res0);
-  return 0;
+  if (!ierr && stopped && !converged)
+    ierr = mf_error_set(ctx, MF_ERR_NOT_CONVERGED, __FILE__, __LINE__, __func__,
+                        "CG stopped by its monitor at iteration %d (return value %d on this rank), residual %g of "
+                        "initial %g", it, code, res, res0);
+  return ierr;
 }
 
 int mf_cg_solve(mf_cg c, mf_vector b, mf_vector x, mf_cg_info *info)
 {
+  if (info) memset(info, 0, sizeof *info); /* filled on every return, an error's included */
   MF_CHECK(c, NULL, MF_ERR_NULL, "cg is NULL");
   mf_context ctx = c->op->ctx;
   MF_CHECK(b, ctx, MF_ERR_NULL, "right-hand side b is NULL");

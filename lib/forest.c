@@ -18,6 +18,7 @@
 #include "dofs.h"
 
 #include <math.h>
+#include <stdio.h>
 
 #define NCORNER P4EST_CHILDREN
 #define NFACE P4EST_FACES
@@ -36,9 +37,11 @@ static int cmp_vertex(const void *pa, const void *pb)
   return 0;
 }
 
-static p4est_connectivity_t *ball_connectivity(double a, int t)
+static int ball_connectivity(mf_context ctx, double a, int t, p4est_connectivity_t **connp)
 {
-  const int nbase = 1 + 2 * MF_DIM, nsub = MF_DIM == 3 ? t * t * t : t * t, nt = nbase * nsub;
+  /* t^dim split trees per base tree: counts and indices in size_t (7 t^3 passes 2^31 at t = 675) */
+  const size_t nbase = 1 + 2 * MF_DIM, nsub = MF_DIM == 3 ? (size_t)t * t * t : (size_t)t * t, nt = nbase * nsub;
+  *connp = NULL;
   /* corner coordinates of the base trees */
   double base[7][NCORNER][3];
   for (int c = 0; c < NCORNER; c++)
@@ -59,20 +62,20 @@ static p4est_connectivity_t *ball_connectivity(double a, int t)
       }
     }
   /* all corners of all split trees, then merged */
-  double *corner = malloc(sizeof(double) * 4 * (size_t)nt * NCORNER);
-  double *uniq = malloc(sizeof(double) * 4 * (size_t)nt * NCORNER);
-  if (!corner || !uniq) {
+  double *corner = NULL, *uniq = NULL;
+  int ierr = MF_CALLOC(ctx, 4 * nt * NCORNER, &corner);
+  if (!ierr) ierr = mf_malloc(ctx, sizeof(double) * 4 * nt * NCORNER, &uniq);
+  if (ierr) {
     free(corner);
-    free(uniq);
-    return NULL;
+    return ierr;
   }
-  for (int b = 0; b < nbase; b++)
-    for (int sub = 0; sub < nsub; sub++)
+  for (size_t b = 0; b < nbase; b++)
+    for (size_t sub = 0; sub < nsub; sub++)
       for (int c = 0; c < NCORNER; c++) {
-        int idx[3] = {sub % t, (sub / t) % t, sub / (t * t)};
+        const size_t idx[3] = {sub % t, (sub / t) % t, sub / ((size_t)t * t)};
         double s[3];
         for (int k = 0; k < 3; k++) s[k] = k < MF_DIM ? (idx[k] + ((c >> k) & 1)) / (double)t : 0.0;
-        double *x = &corner[4 * (((size_t)b * nsub + sub) * NCORNER + c)];
+        double *x = &corner[4 * ((b * nsub + sub) * NCORNER + c)];
         x[0] = x[1] = x[2] = 0.0;
         for (int v = 0; v < NCORNER; v++) {
           double w = 1.0;
@@ -81,61 +84,68 @@ static p4est_connectivity_t *ball_connectivity(double a, int t)
         }
         x[3] = 0.0;
       }
-  memcpy(uniq, corner, sizeof(double) * 4 * (size_t)nt * NCORNER);
-  qsort(uniq, (size_t)nt * NCORNER, 4 * sizeof(double), cmp_vertex);
+  memcpy(uniq, corner, sizeof(double) * 4 * nt * NCORNER);
+  qsort(uniq, nt * NCORNER, 4 * sizeof(double), cmp_vertex);
   size_t nv = 0;
-  for (size_t i = 0; i < (size_t)nt * NCORNER; i++)
+  for (size_t i = 0; i < nt * NCORNER; i++)
     if (nv == 0 || cmp_vertex(&uniq[4 * i], &uniq[4 * (nv - 1)])) memmove(&uniq[4 * nv++], &uniq[4 * i], 4 * sizeof(double));
 #ifndef P4_TO_P8
-  p4est_connectivity_t *conn = p4est_connectivity_new((p4est_topidx_t)nv, nt, 0, 0);
+  p4est_connectivity_t *conn = p4est_connectivity_new((p4est_topidx_t)nv, (p4est_topidx_t)nt, 0, 0);
 #else
-  p4est_connectivity_t *conn = p4est_connectivity_new((p4est_topidx_t)nv, nt, 0, 0, 0, 0);
+  p4est_connectivity_t *conn = p4est_connectivity_new((p4est_topidx_t)nv, (p4est_topidx_t)nt, 0, 0, 0, 0);
 #endif
   for (size_t v = 0; v < nv; v++)
     for (int k = 0; k < 3; k++) conn->vertices[3 * v + k] = uniq[4 * v + k];
-  for (int tr = 0; tr < nt; tr++)
+  for (size_t tr = 0; tr < nt; tr++)
     for (int c = 0; c < NCORNER; c++) {
-      const double *x = &corner[4 * ((size_t)tr * NCORNER + c)];
+      const double *x = &corner[4 * (tr * NCORNER + c)];
       const double *hit = bsearch(x, uniq, nv, 4 * sizeof(double), cmp_vertex);
       conn->tree_to_vertex[NCORNER * tr + c] = (p4est_topidx_t)((hit - uniq) / 4);
     }
   free(corner);
   free(uniq);
-  for (int tr = 0; tr < nt; tr++)
+  for (size_t tr = 0; tr < nt; tr++)
     for (int f = 0; f < NFACE; f++) {
-      conn->tree_to_tree[NFACE * tr + f] = tr;
+      conn->tree_to_tree[NFACE * tr + f] = (p4est_topidx_t)tr;
       conn->tree_to_face[NFACE * tr + f] = (int8_t)f;
     }
   p4est_connectivity_complete(conn);
-  return conn;
+  *connp = conn;
+  return 0;
 }
 
+/* The coarse mesh (on every rank alike), then the forest: collective, so that what can fail on one
+ * rank alone (memory) is agreed on before p4est's collective calls. */
 int MF_DIMNAME(mf_forest_create)(mf_mesh mesh)
 {
   mf_context ctx = mesh->ctx;
   double tm = mf_phase_begin(ctx);
-  p4est_connectivity_t *conn;
-  if (mesh->map == MF_MAP_BALL) {
-    conn = ball_connectivity(mesh->ball_inner, mesh->trees[0]);
-    MF_CHECK(conn, ctx, MF_ERR_MEMORY, "out of host memory building the ball's coarse mesh");
-  }
+  p4est_connectivity_t *conn = NULL;
+  int ierr = 0;
+  if (mesh->map == MF_MAP_BALL) ierr = ball_connectivity(ctx, mesh->ball_inner, mesh->trees[0], &conn);
   else
 #ifndef P4_TO_P8
     conn = p4est_connectivity_new_brick(mesh->trees[0], mesh->trees[1], 0, 0);
 #else
     conn = p8est_connectivity_new_brick(mesh->trees[0], mesh->trees[1], mesh->trees[2], 0, 0, 0);
 #endif
-  MF_CHECK(p4est_connectivity_is_valid(conn), ctx, MF_ERR_ARGUMENT, "invalid coarse mesh connectivity");
-  mesh->ntrees = (int)conn->num_trees;
-  int ierr = MF_CALLOC(ctx, (size_t)mesh->ntrees * NCORNER * 3, &mesh->tree_vertices);
+  if (!ierr && !p4est_connectivity_is_valid(conn))
+    ierr = mf_error_set(ctx, MF_ERR_ARGUMENT, __FILE__, __LINE__, __func__, "invalid coarse mesh connectivity (%lld trees)",
+                        (long long)conn->num_trees);
+  if (!ierr) {
+    mesh->ntrees = (int)conn->num_trees;
+    ierr = MF_CALLOC(ctx, (size_t)mesh->ntrees * NCORNER * 3, &mesh->tree_vertices);
+  }
+  ierr = mf_agree(ctx, ierr);
   if (ierr) {
-    p4est_connectivity_destroy(conn);
+    if (conn) p4est_connectivity_destroy(conn);
+    mf_phase_end(ctx, MF_PHASE_MESH, tm);
     return ierr;
   }
   for (int t = 0; t < mesh->ntrees; t++)
     for (int c = 0; c < NCORNER; c++) {
-      double *v = &mesh->tree_vertices[3 * (NCORNER * t + c)];
-      memcpy(v, &conn->vertices[3 * conn->tree_to_vertex[NCORNER * t + c]], 3 * sizeof(double));
+      double *v = &mesh->tree_vertices[3 * (NCORNER * (size_t)t + c)];
+      memcpy(v, &conn->vertices[3 * conn->tree_to_vertex[NCORNER * (size_t)t + c]], 3 * sizeof(double));
       if (mesh->map != MF_MAP_BALL) /* the brick has integer vertices: scale it to the unit box */
         for (int k = 0; k < MF_DIM; k++) v[k] /= mesh->trees[k];
     }
@@ -147,6 +157,7 @@ int MF_DIMNAME(mf_forest_create)(mf_mesh mesh)
   mesh->forest = p4est;
   mesh->ghost = NULL; /* made when p4est_lnodes needs it (see dofs_lnodes) */
   mesh->ncells_global = (int64_t)p4est->global_num_quadrants;
+  mesh->ncells_local = (int64_t)p4est->local_num_quadrants;
   return 0;
 }
 
@@ -196,20 +207,50 @@ static int coarsen_cb(p4est_t *p4est, p4est_topidx_t t, p4est_quadrant_t *childr
 
 int MF_DIMNAME(mf_forest_adapt)(mf_mesh mesh, mf_adapt_fn fn, void *user)
 {
+  mf_context ctx = mesh->ctx;
   p4est_t *p4est = (p4est_t *)mesh->forest;
-  double tm = mf_phase_begin(mesh->ctx);
+  double tm = mf_phase_begin(ctx);
   adapt_ctx a = {mesh, fn, user};
   void *saved = p4est->user_pointer;
   p4est->user_pointer = &a;
+  /* the cells this round would make, counted first (one more call of fn per cell): a round that
+   * would not fit is refused before p4est allocates (its allocator aborts the job) */
+  double local = 0.0;
+  for (p4est_topidx_t t = p4est->first_local_tree; t <= p4est->last_local_tree; t++) {
+    p4est_tree_t *tree = p4est_tree_array_index(p4est->trees, t);
+    for (size_t k = 0; k < tree->quadrants.elem_count; k++)
+      local += refine_cb(p4est, t, p4est_quadrant_array_index(&tree->quadrants, k)) ? P4EST_CHILDREN : 1;
+  }
+  double cells[2] = {local, local}; /* the largest rank's share (before the repartition), and the sum */
+  int ierr = 0, rc = MPI_Allreduce(MPI_IN_PLACE, &cells[0], 1, MPI_DOUBLE, MPI_MAX, ctx->comm);
+  if (rc == MPI_SUCCESS) rc = MPI_Allreduce(MPI_IN_PLACE, &cells[1], 1, MPI_DOUBLE, MPI_SUM, ctx->comm);
+  if (rc != MPI_SUCCESS) ierr = mf_error_set(ctx, MF_ERR_MPI, __FILE__, __LINE__, __func__, "MPI_Allreduce failed (%d)", rc);
+  const double per_rank = cells[0];
+  if (!ierr && per_rank > INT32_MAX)
+    ierr = mf_error_set(ctx, MF_ERR_ARGUMENT, __FILE__, __LINE__, __func__,
+                        "refinement to %.3g cells would put %.3g on one rank; p4est allows at most %d per rank", cells[1],
+                        per_rank, INT32_MAX);
+  if (!ierr) {
+    char what[96];
+    snprintf(what, sizeof what, "refinement to %.3g cells", cells[1]);
+    ierr = mf_host_require(ctx, mf_mesh_bytes(MF_DIM, mesh->ntrees, per_rank), what);
+  }
+  ierr = mf_agree(ctx, ierr);
+  if (ierr) {
+    p4est->user_pointer = saved;
+    mf_phase_end(ctx, MF_PHASE_MESH, tm);
+    return ierr;
+  }
   p4est_refine(p4est, 0, refine_cb, NULL);
   p4est_coarsen(p4est, 0, coarsen_cb, NULL);
   p4est->user_pointer = saved;
   p4est_balance(p4est, P4EST_CONNECT_FULL, NULL); /* 2:1 across faces, edges and corners */
   p4est_partition(p4est, 0, NULL);
-  mf_phase_end(mesh->ctx, MF_PHASE_MESH, tm);
+  mf_phase_end(ctx, MF_PHASE_MESH, tm);
   if (mesh->ghost) p4est_ghost_destroy((p4est_ghost_t *)mesh->ghost);
   mesh->ghost = NULL; /* the old layer is stale; the next space makes a new one if it needs it */
   mesh->ncells_global = (int64_t)p4est->global_num_quadrants;
+  mesh->ncells_local = (int64_t)p4est->local_num_quadrants;
   return 0;
 }
 
@@ -234,7 +275,11 @@ int MF_DIMNAME(mf_forest_coarsen)(mf_mesh fine, mf_mesh coarse)
     uniform = tr->quadrants.elem_count == ((size_t)1 << (P4EST_DIM * tr->maxlevel));
   }
   int all = uniform;
-  MPI_Allreduce(&uniform, &all, 1, MPI_INT, MPI_MIN, fine->ctx->comm);
+  const int rc = MPI_Allreduce(&uniform, &all, 1, MPI_INT, MPI_MIN, fine->ctx->comm);
+  if (rc != MPI_SUCCESS) {
+    mf_phase_end(fine->ctx, MF_PHASE_MESH, tm);
+    return mf_error_set(fine->ctx, MF_ERR_MPI, __FILE__, __LINE__, __func__, "MPI_Allreduce failed (%d)", rc);
+  }
   p4est_t *p4est = p4est_copy(src, 0);
   p4est_coarsen(p4est, 0, coarsen_all, NULL); /* families whose cells are all on this rank */
   if (!all) p4est_balance(p4est, P4EST_CONNECT_FULL, NULL);
@@ -243,6 +288,7 @@ int MF_DIMNAME(mf_forest_coarsen)(mf_mesh fine, mf_mesh coarse)
   coarse->forest = p4est;
   coarse->ghost = NULL;
   coarse->ncells_global = (int64_t)p4est->global_num_quadrants;
+  coarse->ncells_local = (int64_t)p4est->local_num_quadrants;
   mf_phase_end(fine->ctx, MF_PHASE_MESH, tm);
   return 0;
 }

@@ -113,6 +113,20 @@ void mf_eval_points(mf_coefficient_fn f, void *user, int dim, size_t n, const do
   for (size_t i = 0; i < n; i++) out[i] = f(&x[i * dim], dim, user);
 }
 
+int mf_coefficient_check(mf_context ctx, int dim, int nqp, int first_cell, int first_q, size_t n, const double *x,
+                         const double *vals)
+{
+  for (size_t i = 0; i < n; i++) {
+    if (isfinite(vals[i])) continue;
+    const double *p = &x[i * dim];
+    return mf_error_set(ctx, MF_ERR_ARGUMENT, __FILE__, __LINE__, __func__,
+                        "coefficient c = %g at quadrature point %d of cell %d (rank %d), x = (%g, %g%s%.*g%s): c must "
+                        "be finite", vals[i], (int)((first_q + i) % nqp), first_cell + (int)((first_q + i) / nqp), ctx ? ctx->rank : 0, p[0],
+                        p[1], dim == 3 ? ", " : "", dim == 3 ? 6 : 0, dim == 3 ? p[2] : 0.0, ")");
+  }
+  return 0;
+}
+
 /* The cells-per-block table, retuned on an H100 (docs/performance.md): 3D keeps the seed paper's
  * values (Q1 8, Q2 2, Q3+ 1); 2D gains from more cells per block at every degree. */
 int mf_cells_per_batch(int dim, int degree, int nq)
@@ -152,8 +166,9 @@ int mf_qdata_setup(mf_operator op, mf_coefficient_fn c, void *user, double a, do
   const int nqp = qd->nqp;
   MF_CALL(MF_CALLOC_TOUCH(ctx, qd->len, &qd->data));
 
-  int ierr = 0, bad_cell = -1, bad_q = -1;
-  double bad_det = 0.0;
+  int ierr = 0, bad_cell = -1, bad_q = -1, nan_cell = -1;
+  int nan_q = 0;
+  double bad_det = 0.0, nan_x[3] = {0.0, 0.0, 0.0}, nan_c = 0.0;
   for (int pass = 0; pass < (c ? 2 : 1); pass++) {
     double t0 = mf_phase_begin(ctx);
 #pragma omp parallel
@@ -184,8 +199,20 @@ int mf_qdata_setup(mf_operator op, mf_coefficient_fn c, void *user, double a, do
           }
         } else {
           mf_cell_points(s, b, e, &gw, xq);
-          for (int q = 0; q < nqp; q++)
-            mf_qf_scale(dim, op->has_mass, op->has_grad, c(&xq[q * dim], dim, user), out + q, qd->block_stride);
+          for (int q = 0; q < nqp; q++) {
+            const double cq = c(&xq[q * dim], dim, user);
+            if (!isfinite(cq)) { /* refused below, at the first such cell (the same for any thread count) */
+#pragma omp critical(mf_qdata_bad)
+              if (nan_cell < 0 || e < nan_cell) {
+                nan_cell = e;
+                nan_q = q;
+                nan_c = cq;
+                memcpy(nan_x, &xq[q * dim], sizeof(double) * dim);
+              }
+              break;
+            }
+            mf_qf_scale(dim, op->has_mass, op->has_grad, cq, out + q, qd->block_stride);
+          }
         }
       }
       mf_geom_work_free(&gw);
@@ -198,6 +225,7 @@ int mf_qdata_setup(mf_operator op, mf_coefficient_fn c, void *user, double a, do
     MF_CHECK(bad_cell < 0, ctx, MF_ERR_ARGUMENT,
              "degenerate cell %d: Jacobian determinant %g at quadrature point %d", bad_cell, bad_det,
              bad_q);
+    if (nan_cell >= 0) return mf_coefficient_check(ctx, dim, nqp, nan_cell, nan_q, 1, nan_x, &nan_c);
   }
   return 0;
 }

@@ -3,8 +3,56 @@
 
 #include <math.h>
 
+#include <stdio.h>
+#include <unistd.h>
+
 #define MF_MAX_LEVEL_2D 18
 #define MF_MAX_LEVEL_3D 12
+#define MF_MAX_TREES_PER_DIR 4096
+
+/* Host memory this rank may use: the node's available memory (MemAvailable of /proc/meminfo, else
+ * the free pages) shared by the ranks on the node. */
+double mf_host_available(mf_context ctx)
+{
+  double bytes = -1.0;
+  FILE *f = fopen("/proc/meminfo", "r");
+  if (f) {
+    char line[256];
+    unsigned long long kb;
+    while (fgets(line, sizeof line, f))
+      if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1) {
+        bytes = 1024.0 * (double)kb;
+        break;
+      }
+    fclose(f);
+  }
+#if defined(_SC_AVPHYS_PAGES) && defined(_SC_PAGESIZE)
+  if (bytes < 0.0) bytes = (double)sysconf(_SC_AVPHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
+#endif
+  if (bytes < 0.0) return 1e300; /* unknown: refuse nothing */
+  return bytes / (ctx->node_size > 0 ? ctx->node_size : 1);
+}
+
+int mf_host_require(mf_context ctx, double bytes, const char *what)
+{
+  const double avail = mf_host_available(ctx);
+  MF_CHECK(bytes <= avail, ctx, MF_ERR_MEMORY,
+           "%s needs about %.3g GB of host memory per rank, but %.3g GB are available per rank (%d rank(s) on this "
+           "node)", what, bytes / 1e9, avail / 1e9, ctx->node_size);
+  return 0;
+}
+
+/* Bytes per rank of a forest with ntrees coarse trees and `cells` cells on this rank at the end of
+ * its making: the connectivity, the per-tree arrays of p4est and of the mesh (every rank holds them
+ * all) and, for the ball, the corner lists its connectivity is built from; per cell, a quadrant and
+ * room for copies while p4est fills, balances or moves its arrays. On one rank with p4est 2.2 the
+ * peak was 24 bytes per cell (2D level 11, 3D level 7); the estimate takes 2-2.7 times that, for the
+ * copies a partition makes while cells move between ranks: it errs on the side of refusing. */
+double mf_mesh_bytes(int dim, int64_t ntrees, double cells)
+{
+  const double per_tree = dim == 2 ? 800.0 : 1300.0, per_cell = dim == 2 ? 48.0 : 64.0;
+  return per_tree * (double)ntrees + per_cell * cells;
+}
 
 int mf_mesh_create(mf_context ctx, const char *name, int dim, int level, mf_mesh *mesh)
 {
@@ -32,20 +80,46 @@ int mf_mesh_create_box(mf_context ctx, const char *name, int dim, const int tree
 
   MF_CHECK(trees, ctx, MF_ERR_NULL, "trees per direction is NULL");
   for (int k = 0; k < dim; k++)
-    MF_CHECK(trees[k] >= 1 && trees[k] <= 4096, ctx, MF_ERR_ARGUMENT, "trees in direction %d: %d out of range 1..4096",
-             k, trees[k]);
+    MF_CHECK(trees[k] >= 1 && trees[k] <= MF_MAX_TREES_PER_DIR, ctx, MF_ERR_ARGUMENT,
+             "trees in direction %d: %d out of range 1..%d", k, trees[k], MF_MAX_TREES_PER_DIR);
   MF_CHECK(map != MF_MAP_BALL || (trees[1] == trees[0] && (dim == 2 || trees[2] == trees[0])), ctx,
            MF_ERR_ARGUMENT, "mesh 'ball': its 1 + 2 dim coarse trees are split t^dim-fold, so trees per direction must "
            "be equal (got %d, %d, %d)", trees[0], trees[1], dim == 3 ? trees[2] : trees[1]);
-  mf_mesh m;
-  MF_CALL(MF_CALLOC(ctx, 1, &m));
+  /* sizes in 64 bits: p4est numbers trees and a rank's cells in 32-bit integers */
+  int64_t ntrees = map == MF_MAP_BALL ? 1 + 2 * dim : 1;
+  for (int k = 0; k < dim; k++) ntrees *= trees[k];
+  char split[48];
+  if (dim == 3) snprintf(split, sizeof split, "%d x %d x %d", trees[0], trees[1], trees[2]);
+  else snprintf(split, sizeof split, "%d x %d", trees[0], trees[1]);
+  MF_CHECK(ntrees <= INT32_MAX, ctx, MF_ERR_ARGUMENT,
+           "mesh '%s' with trees %s has %lld coarse trees; p4est allows at most %d", name, split, (long long)ntrees,
+           INT32_MAX);
+  const double cells = (double)ntrees * ldexp(1.0, dim * level), local = cells / ctx->size;
+  MF_CHECK(local <= INT32_MAX, ctx, MF_ERR_ARGUMENT,
+           "mesh '%s' at level %d has %.3g cells, %.3g per rank on %d rank(s); p4est allows at most %d per rank: use "
+           "more ranks or a lower level", name, level, cells, local, ctx->size, INT32_MAX);
+
+  /* what can fail on one rank alone (memory) is agreed on before p4est's collective calls */
+  char what[160];
+  snprintf(what, sizeof what, "mesh '%s' (dim %d, %lld coarse trees, level %d: %.3g cells)", name, dim,
+           (long long)ntrees, level, cells);
+  mf_mesh m = NULL;
+  int ierr = mf_host_require(ctx, mf_mesh_bytes(dim, ntrees, local), what);
+  if (!ierr) ierr = MF_CALLOC(ctx, 1, &m);
+  ierr = mf_agree(ctx, ierr);
+  if (ierr) {
+    free(m);
+    return ierr;
+  }
   for (int k = 0; k < 3; k++) m->trees[k] = k < dim ? trees[k] : 1;
   m->ctx = ctx;
+  m->refs = 1;
+  mf_context_retain(ctx);
   m->dim = dim;
   m->level = level;
   m->map = map;
   m->ball_inner = 0.4;
-  int ierr = dim == 2 ? mf_forest_create_2d(m) : mf_forest_create_3d(m);
+  ierr = dim == 2 ? mf_forest_create_2d(m) : mf_forest_create_3d(m); /* agreed */
   if (ierr) {
     mf_mesh_destroy(&m);
     return ierr;
@@ -54,15 +128,25 @@ int mf_mesh_create_box(mf_context ctx, const char *name, int dim, const int tree
   return 0;
 }
 
+void mf_mesh_retain(mf_mesh mesh) { mesh->refs++; }
+
+void mf_mesh_release(mf_mesh m)
+{
+  if (!m || --m->refs > 0) return;
+  if (m->dim == 2) mf_forest_destroy_2d(m);
+  else mf_forest_destroy_3d(m);
+  free(m->tree_vertices);
+  mf_mesh_release(m->parent);
+  mf_context_release(m->ctx);
+  free(m);
+}
+
 int mf_mesh_destroy(mf_mesh *mesh)
 {
   if (!mesh || !*mesh) return 0;
   mf_mesh m = *mesh;
-  if (m->dim == 2) mf_forest_destroy_2d(m);
-  else mf_forest_destroy_3d(m);
-  free(m->tree_vertices);
-  free(m);
   *mesh = NULL;
+  mf_mesh_release(m);
   return 0;
 }
 
@@ -87,17 +171,28 @@ int mf_mesh_coarsened(mf_mesh mesh, mf_mesh *coarse)
   MF_CHECK(mesh, NULL, MF_ERR_NULL, "mesh is NULL");
   MF_CHECK(coarse, mesh->ctx, MF_ERR_NULL, "output pointer coarse is NULL");
   *coarse = NULL;
-  mf_mesh m;
-  MF_CALL(MF_CALLOC(mesh->ctx, 1, &m));
-  *m = *mesh;
-  m->forest = m->ghost = m->conn = NULL;
-  m->tree_vertices = NULL;
-  m->level = mesh->level > 0 ? mesh->level - 1 : 0;
-  int ierr = MF_CALLOC(mesh->ctx, (size_t)mesh->ntrees * 3 * (1 << mesh->dim), &m->tree_vertices);
-  if (!ierr) {
-    memcpy(m->tree_vertices, mesh->tree_vertices, sizeof(double) * (size_t)mesh->ntrees * 3 * (1 << mesh->dim));
-    ierr = mesh->dim == 2 ? mf_forest_coarsen_2d(mesh, m) : mf_forest_coarsen_3d(mesh, m);
+  mf_context ctx = mesh->ctx;
+  mf_mesh m = NULL;
+  const size_t nv = (size_t)mesh->ntrees * 3 * (1 << mesh->dim);
+  int ierr = MF_CALLOC(ctx, 1, &m);
+  double *tv = NULL;
+  if (!ierr) ierr = MF_CALLOC(ctx, nv, &tv);
+  ierr = mf_agree(ctx, ierr); /* the coarsening is collective */
+  if (ierr) {
+    free(m);
+    free(tv);
+    return ierr;
   }
+  *m = *mesh;
+  m->refs = 1;
+  m->parent = mesh; /* shares its connectivity */
+  mf_mesh_retain(mesh);
+  mf_context_retain(ctx);
+  m->forest = m->ghost = m->conn = NULL;
+  m->tree_vertices = tv;
+  m->level = mesh->level > 0 ? mesh->level - 1 : 0;
+  memcpy(m->tree_vertices, mesh->tree_vertices, sizeof(double) * nv);
+  ierr = mesh->dim == 2 ? mf_forest_coarsen_2d(mesh, m) : mf_forest_coarsen_3d(mesh, m);
   if (ierr) {
     mf_mesh_destroy(&m);
     return ierr;

@@ -5,6 +5,18 @@
  * the message readable from the context (mf_context_error_message). Destroy functions take the
  * address of a handle and set it to NULL; destroying NULL is a no-op.
  *
+ * Errors under MPI: every function that creates or sets up an object (context, mesh, space, vector,
+ * operator, preconditioner, CG) and every operation that communicates (apply, dot, norm, solve) is
+ * collective on the context's communicator and returns the same code on every rank. A failure that
+ * strikes one rank alone (an allocation, a file, the device, a callback's value) is agreed on before
+ * the next communicating step: every rank returns the code of the lowest failing rank, and every
+ * rank's message is that rank's, prefixed "rank R: ", so that rank 0 can print it. No rank is left
+ * waiting in a collective call. Argument checks that fail alike on every rank return at once.
+ *
+ * Lifetimes: a mesh holds its context, a space its mesh, a vector or operator its space, a
+ * preconditioner its operator (references, as in libCEED). Handles may be destroyed in any order;
+ * an object goes when its last holder does.
+ *
  * Data path (see docs/architecture.md):
  *   mf_context (MPI comm, backend) -> mf_mesh (p4est forest) -> mf_space (Q_p DoFs, lnodes)
  *   -> mf_operator (quadrature data + sum-factorised kernel) -> mf_cg (CG, preconditioned by an mf_pc:
@@ -58,7 +70,9 @@ typedef double (*mf_coefficient_fn)(const double *x, int dim, void *user);
  *  @param[out] ctx      new context; NULL on failure (the message is then in mf_last_error_message) */
 int mf_context_create(MPI_Comm comm, const char *backend, mf_context *ctx);
 int mf_context_destroy(mf_context *ctx);
-/** @brief The last error message recorded on ctx (never NULL; "" if none). ctx NULL: process-wide last. */
+/** @brief The last error message recorded on ctx (never NULL; "" if none), or, if it is later, the
+ *  calling thread's last error on a NULL handle (which belongs to no context). ctx NULL: the thread's
+ *  last message. */
 const char *mf_context_error_message(mf_context ctx);
 /** @brief The last error message of any object in this process. */
 const char *mf_last_error_message(void);
@@ -107,11 +121,15 @@ int mf_context_phase_reset(mf_context ctx);
  *  @param[in] name  "cube" (unit square/cube), "ball" (disk/ball of radius 1, curved boundary) or
  *                   "deformed" (unit cube mapped by x -> 0.5 + sin(2pi/3 (x-0.5))/sqrt(3) per coordinate)
  *  @param[in] dim   2 or 3
- *  @param[in] level uniform refinement level, 0..(12 in 3D, 18 in 2D) */
+ *  @param[in] level uniform refinement level, 0..(12 in 3D, 18 in 2D); a mesh that would not fit is
+ *                   refused before any allocation (MF_ERR_MEMORY, with the estimated and the available
+ *                   host memory per rank), as is one of more than 2^31 - 1 cells per rank or trees */
 int mf_mesh_create(mf_context ctx, const char *name, int dim, int level, mf_mesh *mesh);
 /** @brief Like mf_mesh_create, with a finer coarse mesh: for "cube" and "deformed" the unit box split into
  *  trees[0] x trees[1] (x trees[2]) trees; for "ball" each of its 1 + 2 dim trees split t^dim-fold
- *  (t = trees[0] = trees[1] (= trees[2])). Gives sizes between the powers of 2^dim. */
+ *  (t = trees[0] = trees[1] (= trees[2])). Gives sizes between the powers of 2^dim. Trees per
+ *  direction 1..4096, within the limits of mf_mesh_create (memory; at most 2^31 - 1 trees in all: for
+ *  the 3D ball, 7 t^3 trees, t <= 674). */
 int mf_mesh_create_box(mf_context ctx, const char *name, int dim, const int trees[3], int level, mf_mesh *mesh);
 int mf_mesh_destroy(mf_mesh *mesh);
 int mf_mesh_dim(mf_mesh mesh, int *dim);
@@ -123,7 +141,8 @@ int mf_mesh_num_cells(mf_mesh mesh, int64_t *ncells);
 typedef int (*mf_adapt_fn)(const double *centre, int dim, int level, void *user);
 /** @brief One round of adaptation: refine/coarsen by fn, then 2:1 balance across faces, edges and
  *  corners, and repartition across ranks. Spaces made before refer to the old mesh: destroy them
- *  before and create new ones after. The callback must give the same answer on every rank. */
+ *  before and create new ones after. The callback must give the same answer on every rank. A round
+ *  whose cells would not fit in the host memory is refused before p4est allocates (MF_ERR_MEMORY). */
 int mf_mesh_adapt(mf_mesh mesh, mf_adapt_fn fn, void *user);
 /** @brief The built-in pattern: `levels` rounds refining the cells that several non-concentric
  *  spherical shells (as of wave fronts) pass through; any mesh, made for the ball. */
@@ -219,7 +238,13 @@ int mf_operator_create_mass(mf_space space, mf_quadrature quad, mf_coefficient_f
 /** @brief Laplace operator (c grad u, grad v), i.e. -div(c grad u), coefficient c(x) (NULL: 1). */
 int mf_operator_create_laplace(mf_space space, mf_quadrature quad, mf_coefficient_fn c, void *user,
                                mf_operator *op);
-/** @brief Helmholtz operator a M + b K with K the Laplace operator with coefficient c (NULL: 1). */
+/** @brief Helmholtz operator a M + b K with K the Laplace operator with coefficient c (NULL: 1).
+ *
+ *  Coefficients of the operators: c must be finite at every quadrature point; a value that is not
+ *  (NaN, infinite) is refused at creation with MF_ERR_ARGUMENT, naming the quadrature point, its cell
+ *  and its coordinates (on both backends). Its sign is not checked: CG and the preconditioners need a
+ *  symmetric positive definite operator, i.e. c > 0 (mass, Laplace) and a, b >= 0 with a c or b c
+ *  positive (Helmholtz); with other signs CG stops with "not positive definite". */
 int mf_operator_create_helmholtz(mf_space space, mf_quadrature quad, double a, double b,
                                  mf_coefficient_fn c, void *user, mf_operator *op);
 /** @brief A user operator: apply(x, y, user) computes y = A x; diag (may be NULL) fills the diagonal. */
@@ -354,9 +379,11 @@ int mf_pc_destroy(mf_pc *pc);
 /** Result of a CG solve. */
 typedef struct {
   int iterations;          /**< iterations taken */
-  int converged;           /**< 1 if the relative residual reached the tolerance */
+  int converged;           /**< 1 if the true relative residual, recomputed at the end, is within twice the
+                                tolerance (the recursive one falls below what the precision can reach) */
   double residual0;        /**< initial preconditioned residual norm sqrt(r^T z) */
-  double residual;         /**< final norm, same measure */
+  double residual;         /**< final norm, same measure: of the true residual b - A x if the recursive
+                                one reached the tolerance, else the recursive one */
   double seconds;          /**< wall time of the solve */
   double seconds_per_iter; /**< seconds / iterations */
 } mf_cg_info;
@@ -368,7 +395,8 @@ int mf_cg_create(mf_operator op, mf_cg *cg);
  *  inverse diagonal, eigenvalue estimates), so that it counts as set-up; mf_cg_solve calls it when not
  *  done. */
 int mf_cg_setup(mf_cg cg);
-/** @brief Relative tolerance on sqrt(r^T z) (default 1e-10) and iteration limit (default 10000). */
+/** @brief Relative tolerance on sqrt(r^T z) (default 1e-10) and iteration limit (default 10000; up
+ *  to INT_MAX: the residual history grows as the iteration goes). */
 int mf_cg_set_tolerance(mf_cg cg, double rtol, int max_iterations);
 /** @brief Use the Jacobi preconditioner (on, default) or none (off); drops a preconditioner set by
  *  mf_cg_set_pc. */
@@ -377,7 +405,8 @@ int mf_cg_set_jacobi(mf_cg cg, int on);
  *  must live until the cg's last solve. NULL goes back to the cg's own Jacobi. */
 int mf_cg_set_pc(mf_cg cg, mf_pc pc);
 /** @brief Solve A x = b from the initial guess in x. Not reaching the tolerance returns 0 with
- *  info.converged = 0 (the caller decides). */
+ *  info.converged = 0 (the caller decides). info is filled on every return, an error's included
+ *  (converged 0, what was reached). */
 int mf_cg_solve(mf_cg cg, mf_vector b, mf_vector x, mf_cg_info *info);
 /** @brief Residual history (one entry per iteration plus the initial one); valid until the next solve. */
 int mf_cg_residual_history(mf_cg cg, const double **history, int *length);

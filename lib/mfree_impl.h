@@ -9,6 +9,7 @@
 #include "hanging/mf_hanging.h"
 
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -41,11 +42,37 @@ int mf_error_set(mf_context ctx, int code, const char *file, int line, const cha
       goto label;                                                                       \
     }                                                                                   \
   } while (0)
+/** Make a result collective (collective on ctx's communicator; nothing on one rank): every rank
+ *  returns 0 if ierr is 0 everywhere, else the code of the lowest failing rank, whose message every
+ *  rank records as "rank R: <message>". The library calls it before each collective step that
+ *  follows work which can fail on one rank alone (allocation, CUDA, a callback's values), and at the
+ *  end of every collective creation or set-up function: no rank is left waiting in a collective call
+ *  for a rank that returned. Functions that call it must be reached by every rank. */
+int mf_agree(mf_context ctx, int ierr);
+/** Serial number of the calling thread's last recorded error (grows with every error): a caller can
+ *  tell whether a callback recorded a message. */
+unsigned long mf_error_serial(void);
+/** Test hook, for tests only: every host allocation of the library larger than `bytes` fails as out
+ *  of memory on the calling process (0: no limit). The environment variable
+ *  MFREE_TEST_HOST_ALLOC_LIMIT=bytes[@rank] (rank of MPI_COMM_WORLD) sets it at context creation. */
+void mf_test_set_host_alloc_limit(size_t bytes);
+/** Test hook, for tests only: the n-th host allocation of the library from now on fails as out of
+ *  memory on the calling process (0: none); mf_test_host_alloc_count counts the allocations since. */
+void mf_test_fail_host_alloc(long n);
+long mf_test_host_alloc_count(void);
+
 /** Propagate a nonzero code. */
 #define MF_CALL(expr)                \
   do {                               \
     int mf_ierr_ = (expr);           \
     if (mf_ierr_) return mf_ierr_;   \
+  } while (0)
+/** Run a step that must run on every rank whatever happened before (a ghost exchange that
+ *  neighbours wait for), keeping the first failure in ierr. */
+#define MF_KEEP(ierr, expr)           \
+  do {                                \
+    int mf_keep_ = (expr);            \
+    if (!(ierr)) (ierr) = mf_keep_;   \
   } while (0)
 #define MF_CALL_GOTO(expr, label) \
   do {                            \
@@ -56,6 +83,12 @@ int mf_error_set(mf_context ctx, int code, const char *file, int line, const cha
 /** calloc that records "out of host memory (N bytes)" on failure. */
 int mf_calloc(mf_context ctx, size_t count, size_t size, void *ptr);
 #define MF_CALLOC(ctx, n, p) mf_calloc((ctx), (size_t)(n), sizeof(**(p)), (p))
+/** MF_CALLOC made collective (mf_agree): every rank gets its array or none keeps one (freed where the
+ *  allocation succeeded but another rank's failed). */
+int mf_calloc_agreed(mf_context ctx, size_t count, size_t size, void *ptr);
+#define MF_CALLOC_AGREED(ctx, n, p) mf_calloc_agreed((ctx), (size_t)(n), sizeof(**(p)), (p))
+/** malloc with the same message (contents undefined). */
+int mf_malloc(mf_context ctx, size_t bytes, void *ptr);
 /** The same, zeroed by all OpenMP threads: large arrays get their pages first touched (faulted in)
  *  in parallel, which a single thread's calloc and first writes do one page at a time. */
 int mf_calloc_touch(mf_context ctx, size_t count, size_t size, void *ptr);
@@ -70,8 +103,11 @@ void mf_parallel_copy(void *dst, const void *src, size_t bytes);
 struct mf_context_s {
   MPI_Comm comm;
   int rank, size;
+  int node_rank, node_size; /* this rank among those sharing its node's memory */
+  int refs;              /* the user's handle and every mesh made on it (mf_context_release) */
   mf_backend backend;
   char errmsg[1024];
+  unsigned long errseq;  /* serial number of errmsg (mf_error_serial) */
   double phase_s[MF_PHASE_COUNT]; /* set-up time per phase on this rank */
   int emulate_device; /* cpu backend, tests only: new double vectors act as device vectors with a
                          separate host copy (mf_context_emulate_device) */
@@ -83,6 +119,10 @@ struct mf_context_s {
  *  host copy, synchronised by the rules of the cuda backend: the copy logic and its counts are then
  *  checked where there is no GPU. */
 int mf_context_emulate_device(mf_context ctx, int on);
+/** References: objects made from a context, mesh, space or operator hold one on it, so that the
+ *  user may destroy the handles in any order; the last release frees the object. */
+void mf_context_retain(mf_context ctx);
+void mf_context_release(mf_context ctx);
 
 /** Start of a timed set-up step: waits for outstanding device work, returns the wall clock. */
 double mf_phase_begin(mf_context ctx);
@@ -100,16 +140,27 @@ struct mf_mesh_s {
   mf_map_kind map;
   double ball_inner;     /* half-width of the inner cube of the ball's coarse mesh */
   int trees[3];          /* cube/deformed: trees per direction of the unit box (brick); ball: split t */
-  int64_t ncells_global;
+  int64_t ncells_global, ncells_local;
   int ntrees;
   double *tree_vertices; /* ntrees x 2^dim x 3: corner coordinates of each tree, z-order */
   void *conn, *forest, *ghost; /* p4est_ or p8est_ connectivity, forest, ghost layer */
   int owns_conn;         /* 0 for a coarsened copy, which shares its fine mesh's connectivity */
+  int refs;              /* the user's handle, spaces and coarsened copies made from it */
+  struct mf_mesh_s *parent; /* a coarsened copy: the mesh whose connectivity it shares (held) */
 };
+void mf_mesh_retain(mf_mesh mesh);
+void mf_mesh_release(mf_mesh mesh);
+
+/** Host memory available to this rank (bytes): the node's available memory over its ranks. */
+double mf_host_available(mf_context ctx);
+/** Refuse, before allocating, what needs more host memory than mf_host_available, with both figures. */
+int mf_host_require(mf_context ctx, double bytes, const char *what);
+/** Estimated bytes per rank of a forest of ntrees coarse trees with `cells` cells on the rank. */
+double mf_mesh_bytes(int dim, int64_t ntrees, double cells);
 
 /** A coarser copy of mesh: every family of 2^dim cells on one rank merged into its parent, then 2:1
  *  balanced; no repartition, so every coarse cell is on the rank of its fine cells (nested meshes,
- *  rank-local transfers). It shares the connectivity: destroy it before mesh. */
+ *  rank-local transfers). It shares the connectivity, and holds mesh until it goes. */
 int mf_mesh_coarsened(mf_mesh mesh, mf_mesh *coarse);
 
 /** Physical point of tree reference coordinates s in [0,1]^dim of tree t. */
@@ -163,7 +214,10 @@ struct mf_space_s {
   double hanging_P[2 * MF_MAX_N1 * MF_MAX_N1]; /* 1D coarse-to-fine interpolation, both halves */
   mf_exchange ex;
   void *dev;            /* backend mirror of cell_nodes, bc, exchange lists */
+  int refs;             /* the user's handle, vectors and operators made on it */
 };
+void mf_space_retain(mf_space space);
+void mf_space_release(mf_space space);
 
 /** The host array of node coordinates, made on first use (not thread-safe: call before parallel use).
  *  Collective where it is not made yet on several ranks; set-up makes it there already. */
@@ -284,6 +338,15 @@ int mf_vector_call_user(int (*fn)(mf_vector, mf_vector, void *), mf_vector a, mf
 /** Copies of the whole vector between host and device so far (mirrored vectors; 0 otherwise). */
 void mf_vector_copy_counts(mf_vector v, long long *to_host, long long *to_device);
 
+/** x^T y over all ranks, with ierr, this rank's result so far: the reduction runs on every rank, and
+ *  a failure of any rank (ierr, or the local dot) is returned on all (mf_agree); x and y are not
+ *  touched where ierr is nonzero. Collective; no extra communication when nothing failed. */
+int mf_vector_dot_checked(mf_vector x, mf_vector y, double *result, int ierr);
+/** *val summed over the ranks, with ierr as in mf_vector_dot_checked. Collective. */
+int mf_sum_over_ranks(mf_context ctx, double *val, int ierr);
+/** Tests: on = 0 makes cg iterate step by step (operator, dots, axpy, preconditioner) even where the
+ *  fused steps apply (Jacobi or no preconditioner); 1 (default) fuses them. */
+void mf_cg_set_fused(mf_cg cg, int on);
 /** Same space and same precision (the precision message names both). */
 int mf_vector_check_pair(mf_vector a, mf_vector b, const char *an, const char *bn);
 /** A vector of the given precision (users get double ones; float vectors serve the V-cycle). */
@@ -338,6 +401,11 @@ void mf_cell_geometry(mf_space s, const mf_basis1d *b, int cell, mf_geom_work *g
 void mf_cell_points(mf_space s, const mf_basis1d *b, int cell, mf_geom_work *gw, double *xq);
 /** out[i] = f(x[i*dim .. i*dim+dim-1]) for i < n, OpenMP over the points (f must be thread-safe). */
 void mf_eval_points(mf_coefficient_fn f, void *user, int dim, size_t n, const double *x, double *out);
+/** Refuse the first value of vals[0..n) that is not finite as the coefficient at its quadrature point:
+ *  values from point first_q of cell first_cell on, nqp per cell, at the points x (dim per value).
+ *  Both backends call it on the host values before they enter the quadrature data. */
+int mf_coefficient_check(mf_context ctx, int dim, int nqp, int first_cell, int first_q, size_t n, const double *x,
+                         const double *vals);
 double mf_det(int dim, const double *J);
 /** Tensor quadrature weight of point q (x fastest). */
 double mf_qweight(int dim, const mf_basis1d *b, int q);
@@ -413,7 +481,13 @@ struct mf_operator_s {
   mf_operator_ops ops;
   mf_vector xwork; /* x with boundary entries zeroed (Dirichlet form), in the operator's precision */
   void *dev;       /* backend state: device quadrature data and basis */
+  int refs;        /* the user's handle, preconditioners and solvers made for it */
 };
+void mf_operator_retain(mf_operator op);
+void mf_operator_release(mf_operator op);
+/** The result of a user callback (shell apply, diagonal, preconditioner) called when the thread's
+ *  error serial was `serial`: a nonzero code without a new message gets one naming `what`. */
+int mf_callback_result(mf_context ctx, int code, unsigned long serial, const char *what);
 
 /** A copy of a matrix-free operator (same space, kind, rule, Dirichlet form and scatter) whose
  *  quadrature data are `like`'s rounded to float: it applies to float vectors only and has no

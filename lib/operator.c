@@ -27,6 +27,8 @@ static int destroy_mf_cpu(mf_operator op)
   return 0;
 }
 
+/* The matrix-free operators. Collective: the set-up is local to each rank (quadrature data, device
+ * copies), and the ranks agree on its result at the end. */
 static int operator_create(mf_space space, mf_op_kind kind, mf_quadrature quad, double a, double b,
                            mf_coefficient_fn c, void *user, mf_operator *op)
 {
@@ -37,32 +39,38 @@ static int operator_create(mf_space space, mf_op_kind kind, mf_quadrature quad, 
   MF_CHECK(quad == MF_QUAD_GAUSS || quad == MF_QUAD_GAUSS_P2 || quad == MF_QUAD_GLL, ctx, MF_ERR_ARGUMENT,
            "quadrature %d unknown (MF_QUAD_GAUSS, MF_QUAD_GAUSS_P2 or MF_QUAD_GLL)", (int)quad);
   MF_CHECK(isfinite(a) && isfinite(b), ctx, MF_ERR_ARGUMENT, "Helmholtz coefficients a = %g, b = %g must be finite", a, b);
-  mf_operator o;
-  MF_CALL(MF_CALLOC(ctx, 1, &o));
-  o->ctx = ctx;
-  o->space = space;
-  o->kind = kind;
-  o->quad = quad;
-  o->has_mass = kind == MF_OP_MASS || kind == MF_OP_HELMHOLTZ;
-  o->has_grad = kind == MF_OP_LAPLACE || kind == MF_OP_HELMHOLTZ;
-  o->coef = c;
-  o->coef_user = user;
-  o->coef_a = a;
-  o->coef_b = b;
-  mf_basis1d_setup(space->degree, quad, &o->basis);
-  mf_qdata_layout(o);
-  o->cells_per_block = o->qd.batch;
-  int ierr = 0;
-  if (ctx->backend == MF_BACKEND_CPU) {
-    o->ops.apply = apply_mf_cpu;
-    o->ops.diagonal = diagonal_mf_cpu;
-    o->ops.destroy = destroy_mf_cpu;
-    ierr = mf_qdata_setup(o, c, user, a, b);
+  mf_operator o = NULL;
+  int ierr = MF_CALLOC(ctx, 1, &o);
+  if (!ierr) {
+    o->ctx = ctx;
+    o->space = space;
+    o->refs = 1;
+    mf_space_retain(space);
+    o->kind = kind;
+    o->quad = quad;
+    o->has_mass = kind == MF_OP_MASS || kind == MF_OP_HELMHOLTZ;
+    o->has_grad = kind == MF_OP_LAPLACE || kind == MF_OP_HELMHOLTZ;
+    o->coef = c;
+    o->coef_user = user;
+    o->coef_a = a;
+    o->coef_b = b;
+    ierr = mf_basis1d_setup(space->degree, quad, &o->basis);
   }
+  if (!ierr) {
+    mf_qdata_layout(o);
+    o->cells_per_block = o->qd.batch;
+    if (ctx->backend == MF_BACKEND_CPU) {
+      o->ops.apply = apply_mf_cpu;
+      o->ops.diagonal = diagonal_mf_cpu;
+      o->ops.destroy = destroy_mf_cpu;
+      ierr = mf_qdata_setup(o, c, user, a, b);
+    }
 #ifdef MFREE_WITH_CUDA
-  else ierr = mf_cuda_operator_setup(o, c, user, a, b);
+    else ierr = mf_cuda_operator_setup(o, c, user, a, b);
 #endif
-  if (!ierr) ierr = mf_vector_create(space, &o->xwork);
+  }
+  if (!ierr) ierr = mf_vector_create_prec(space, MF_PRECISION_DOUBLE, &o->xwork);
+  ierr = mf_agree(ctx, ierr);
   if (ierr) {
     mf_operator_destroy(&o);
     return ierr;
@@ -94,16 +102,18 @@ int mf_operator_create_single(mf_operator like, mf_operator *op)
            MF_ERR_UNSUPPORTED, "only matrix-free mass, Laplace and Helmholtz operators have a single-precision copy (kind %d)",
            (int)like->kind);
   MF_CHECK(like->prec == MF_PRECISION_DOUBLE, ctx, MF_ERR_ARGUMENT, "the operator is a single-precision copy already");
-  mf_operator o;
-  MF_CALL(MF_CALLOC(ctx, 1, &o));
+  mf_operator o = NULL;
+  int ierr = MF_CALLOC(ctx, 1, &o);
+  if (ierr) return mf_agree(ctx, ierr);
   *o = *like; /* kind, rule, coefficient, layout, Dirichlet form, scatter, cells per block */
+  o->refs = 1;
+  mf_space_retain(o->space);
   o->prec = MF_PRECISION_FLOAT;
   o->qd.data = NULL;
   o->qdf = NULL;
   o->xwork = NULL;
   o->dev = NULL;
   memset(&o->ops, 0, sizeof o->ops);
-  int ierr = 0;
   if (ctx->backend == MF_BACKEND_CPU) {
     o->ops.apply = apply_mf_cpu;
     o->ops.destroy = destroy_mf_cpu;
@@ -114,6 +124,7 @@ int mf_operator_create_single(mf_operator like, mf_operator *op)
   else ierr = mf_cuda_operator_single(o, like);
 #endif
   if (!ierr) ierr = mf_vector_create_prec(o->space, MF_PRECISION_FLOAT, &o->xwork);
+  ierr = mf_agree(ctx, ierr);
   if (ierr) {
     mf_operator_destroy(&o);
     return ierr;
@@ -146,9 +157,11 @@ int mf_operator_create_shell(mf_space space, mf_shell_apply_fn apply, mf_shell_a
   *op = NULL;
   MF_CHECK(apply, space->ctx, MF_ERR_NULL, "shell apply function is NULL");
   mf_operator o;
-  MF_CALL(MF_CALLOC(space->ctx, 1, &o));
+  MF_CALL(MF_CALLOC_AGREED(space->ctx, 1, &o));
   o->ctx = space->ctx;
   o->space = space;
+  o->refs = 1;
+  mf_space_retain(space);
   o->kind = MF_OP_SHELL;
   o->shell_apply = apply;
   o->shell_diag = diag;
@@ -220,23 +233,37 @@ int mf_operator_set_dirichlet(mf_operator op, int on)
   return 0;
 }
 
-/* y <- A x for checked arguments (the flow in the file comment) */
+/* A user callback's result: a failure it did not describe gets a message naming the callback, so that
+ * no earlier, unrelated message is read as its cause. */
+int mf_callback_result(mf_context ctx, int code, unsigned long serial, const char *what)
+{
+  if (!code || mf_error_serial() != serial) return code;
+  return mf_error_set(ctx, code, __FILE__, __LINE__, __func__, "%s returned %d (and recorded no message)", what, code);
+}
+
+/* y <- A x for checked arguments (the flow in the file comment). The ghost exchanges run on every rank
+ * even after a local failure (a neighbour waits for them); the first failure is returned. */
 static int apply(mf_operator op, mf_vector x, mf_vector y)
 {
-  if (op->kind == MF_OP_SHELL)
-    return mf_vector_call_user(op->shell_apply, x, y, op->shell_user, "the shell operator's apply", "x", "y");
+  if (op->kind == MF_OP_SHELL) {
+    const unsigned long serial = mf_error_serial();
+    return mf_callback_result(op->ctx,
+                              mf_vector_call_user(op->shell_apply, x, y, op->shell_user, "the shell operator's apply", "x", "y"),
+                              serial, "shell operator's apply function");
+  }
+  int ierr = 0;
   mf_vector xin = x;
   if (op->dirichlet && !op->ops.masks_bc) {
-    MF_CALL(op->xwork->ops.copy(op->xwork, x));
-    MF_CALL(op->xwork->ops.bc_zero(op->xwork));
+    ierr = op->xwork->ops.copy(op->xwork, x);
+    if (!ierr) ierr = op->xwork->ops.bc_zero(op->xwork);
     xin = op->xwork;
   }
-  MF_CALL(xin->ops.import(xin));
-  MF_CALL(y->ops.set_value(y, 0.0));
-  MF_CALL(op->ops.apply(op, xin, y));
-  MF_CALL(y->ops.export_add(y));
-  if (op->dirichlet) MF_CALL(y->ops.bc_set(y, x));
-  return 0;
+  MF_KEEP(ierr, xin->ops.import(xin));
+  if (!ierr) ierr = y->ops.set_value(y, 0.0);
+  if (!ierr) ierr = op->ops.apply(op, xin, y);
+  MF_KEEP(ierr, y->ops.export_add(y));
+  if (!ierr && op->dirichlet) ierr = y->ops.bc_set(y, x);
+  return ierr;
 }
 
 int mf_operator_apply(mf_operator op, mf_vector x, mf_vector y)
@@ -275,13 +302,17 @@ int mf_operator_qdata_to_host(mf_operator op, double *host)
 
 static int diagonal(mf_operator op, mf_vector d)
 {
-  if (op->kind == MF_OP_SHELL)
-    return mf_vector_call_user(op->shell_diag, d, d, op->shell_user, "the shell operator's diagonal", "diag", "diag");
-  MF_CALL(d->ops.set_value(d, 0.0));
-  MF_CALL(op->ops.diagonal(op, d));
-  MF_CALL(d->ops.export_add(d));
-  if (op->dirichlet) MF_CALL(d->ops.bc_set(d, NULL));
-  return 0;
+  if (op->kind == MF_OP_SHELL) {
+    const unsigned long serial = mf_error_serial();
+    return mf_callback_result(
+        op->ctx, mf_vector_call_user(op->shell_diag, d, d, op->shell_user, "the shell operator's diagonal", "diag", "diag"),
+        serial, "shell operator's diagonal function");
+  }
+  int ierr = d->ops.set_value(d, 0.0);
+  if (!ierr) ierr = op->ops.diagonal(op, d);
+  MF_KEEP(ierr, d->ops.export_add(d)); /* on every rank, as in mf_operator_apply */
+  if (!ierr && op->dirichlet) ierr = d->ops.bc_set(d, NULL);
+  return ierr;
 }
 
 int mf_operator_diagonal(mf_operator op, mf_vector d)
@@ -300,10 +331,11 @@ int mf_operator_diagonal(mf_operator op, mf_vector d)
   return mf_vector_written(d, diagonal(op, d));
 }
 
-int mf_operator_destroy(mf_operator *op)
+void mf_operator_retain(mf_operator op) { op->refs++; }
+
+void mf_operator_release(mf_operator o)
 {
-  if (!op || !*op) return 0;
-  mf_operator o = *op;
+  if (!o || --o->refs > 0) return;
   if (o->ops.destroy) o->ops.destroy(o);
   mf_vector_destroy(&o->xwork);
   free(o->qd.data);
@@ -311,8 +343,16 @@ int mf_operator_destroy(mf_operator *op)
   free(o->rowptr);
   free(o->colidx);
   free(o->vals);
+  mf_space_release(o->space);
   free(o);
+}
+
+int mf_operator_destroy(mf_operator *op)
+{
+  if (!op || !*op) return 0;
+  mf_operator o = *op;
   *op = NULL;
+  mf_operator_release(o);
   return 0;
 }
 
@@ -389,7 +429,10 @@ int mf_operator_create_assembled(mf_operator mfop, mf_operator *assembled)
   for (size_t k = 0; k < nt; k++)
     if (k == 0 || t[k].key != t[k - 1].key) nnz++;
   *o = *mfop;
+  o->refs = 1;
+  mf_space_retain(o->space);
   o->qd.data = NULL;
+  o->qdf = NULL;
   o->xwork = NULL;
   o->dev = NULL;
   o->kind = MF_OP_ASSEMBLED;
@@ -399,7 +442,7 @@ int mf_operator_create_assembled(mf_operator mfop, mf_operator *assembled)
   ierr = MF_CALLOC(ctx, n + 1, &o->rowptr);
   if (!ierr) ierr = MF_CALLOC(ctx, nnz, &o->colidx);
   if (!ierr) ierr = MF_CALLOC(ctx, nnz, &o->vals);
-  if (!ierr) ierr = mf_vector_create(s, &o->xwork);
+  if (!ierr) ierr = mf_vector_create_prec(s, MF_PRECISION_DOUBLE, &o->xwork);
   if (ierr) goto fail;
   size_t m = 0;
   for (size_t k = 0; k < nt; k++) {
@@ -416,12 +459,13 @@ int mf_operator_create_assembled(mf_operator mfop, mf_operator *assembled)
   free(t);
   free(Ae);
   *assembled = o;
-  return 0;
+  return mf_agree(ctx, 0);
 fail:
   free(t);
   free(Ae);
-  mf_operator_destroy(&o);
-  return ierr;
+  if (o && o->refs) mf_operator_destroy(&o);
+  else free(o);
+  return mf_agree(ctx, ierr);
 }
 
 int mf_operator_local_nnz(mf_operator op, int64_t *nnz)

@@ -152,39 +152,43 @@ int mf_space_launch_order(mf_space s, int chunk, int *order)
 }
 
 /* Dirichlet marks: every node of a cell face on the domain boundary; a boundary node seen from any
- * rank is a boundary node everywhere (export-add, import). */
-static int dirichlet_marks(mf_space s)
+ * rank is a boundary node everywhere (export-add, import). Collective: called on every rank with the
+ * agreed code so far, its local part runs where ierr is 0, then the ranks agree before exchanging. */
+static int dirichlet_marks(mf_space s, int ierr)
 {
   mf_context ctx = s->ctx;
   const int n1 = s->n1, npc = s->npc, dim = s->dim, ncells = s->ncells, nlocal = s->nlocal;
-  MF_CALL(MF_CALLOC_TOUCH(ctx, nlocal, &s->bc));
+  double *mark = NULL;
+  if (!ierr) ierr = MF_CALLOC_TOUCH(ctx, nlocal, &s->bc);
+  if (!ierr && s->ex.nneigh) ierr = MF_CALLOC(ctx, nlocal, &mark);
+  if (!ierr) {
 #pragma omp parallel for schedule(static)
-  for (int e = 0; e < ncells; e++) {
-    const unsigned bf = s->cell_bfaces[e];
-    if (!bf) continue;
-    const int *nodes = &s->cell_nodes[(size_t)e * npc];
-    for (int node = 0; node < npc; node++) {
-      int ijk[3] = {node % n1, (node / n1) % n1, node / (n1 * n1)}, on = 0;
-      for (int f = 0; f < 2 * dim; f++)
-        if ((bf >> f & 1) && ijk[f / 2] == ((f % 2) ? n1 - 1 : 0)) on = 1;
-      if (on) {
+    for (int e = 0; e < ncells; e++) {
+      const unsigned bf = s->cell_bfaces[e];
+      if (!bf) continue;
+      const int *nodes = &s->cell_nodes[(size_t)e * npc];
+      for (int node = 0; node < npc; node++) {
+        int ijk[3] = {node % n1, (node / n1) % n1, node / (n1 * n1)}, on = 0;
+        for (int f = 0; f < 2 * dim; f++)
+          if ((bf >> f & 1) && ijk[f / 2] == ((f % 2) ? n1 - 1 : 0)) on = 1;
+        if (on) {
 #pragma omp atomic write
-        s->bc[nodes[node]] = 1;
+          s->bc[nodes[node]] = 1;
+        }
       }
     }
+    free(s->cell_bfaces);
+    s->cell_bfaces = NULL;
   }
-  free(s->cell_bfaces);
-  s->cell_bfaces = NULL;
-  if (s->ex.nneigh) {
-    double *mark = NULL;
-    MF_CALL(MF_CALLOC(ctx, nlocal, &mark));
+  ierr = mf_agree(ctx, ierr); /* the exchange below waits for every neighbour */
+  if (!ierr && s->ex.nneigh) {
     for (int i = 0; i < nlocal; i++) mark[i] = s->bc[i];
-    int ierr = mf_exchange_export_add(ctx, &s->ex, mark);
+    ierr = mf_exchange_export_add(ctx, &s->ex, mark);
     if (!ierr) ierr = mf_exchange_import(ctx, &s->ex, mark);
     for (int i = 0; i < nlocal; i++) s->bc[i] = mark[i] > 0.0;
-    free(mark);
-    if (ierr) return ierr;
   }
+  free(mark);
+  if (ierr) return ierr;
   /* the list, ascending: counts per block of DoFs, offsets, then each block fills its part */
   enum { NB = 256 };
   int off[NB + 1] = {0};
@@ -207,31 +211,36 @@ static int dirichlet_marks(mf_space s)
 
 /* The owner of every DoF: the first cell (in cell order) that has it at an own (unconstrained)
  * position, and that position, so that its point is computed once and the same whatever the thread
- * count. The uniform numbering (lib/dofs.c) knows them; otherwise an atomic minimum over the cells. */
-static int node_owners(mf_space s)
+ * count. The uniform numbering (lib/dofs.c) knows them; otherwise an atomic minimum over the cells.
+ * Collective (see dirichlet_marks). */
+static int node_owners(mf_space s, int ierr)
 {
   mf_context ctx = s->ctx;
   const int dim = s->dim, n1 = s->n1, npc = s->npc, ncells = s->ncells, nlocal = s->nlocal;
-  if (!s->dof_owner) {
-    MF_CALL(MF_CALLOC_TOUCH(ctx, nlocal, &s->dof_owner));
-    MF_CALL(MF_CALLOC_TOUCH(ctx, nlocal, &s->dof_pos));
-    int *owner = s->dof_owner;
+  if (!ierr && !s->dof_owner) {
+    ierr = MF_CALLOC_TOUCH(ctx, nlocal, &s->dof_owner);
+    if (!ierr) ierr = MF_CALLOC_TOUCH(ctx, nlocal, &s->dof_pos);
+    if (!ierr) {
+      int *owner = s->dof_owner;
 #pragma omp parallel for schedule(static)
-    for (int i = 0; i < nlocal; i++) owner[i] = ncells;
+      for (int i = 0; i < nlocal; i++) owner[i] = ncells;
 #pragma omp parallel for schedule(static)
-    for (int e = 0; e < ncells; e++) {
-      const int *nodes = &s->cell_nodes[(size_t)e * npc], mask = s->face_code[e];
-      for (int k = 0; k < npc; k++)
-        if (!mask || !mf_hanging_node_constrained(dim, n1, mask, k)) atomic_min_int(&owner[nodes[k]], e);
-    }
+      for (int e = 0; e < ncells; e++) {
+        const int *nodes = &s->cell_nodes[(size_t)e * npc], mask = s->face_code[e];
+        for (int k = 0; k < npc; k++)
+          if (!mask || !mf_hanging_node_constrained(dim, n1, mask, k)) atomic_min_int(&owner[nodes[k]], e);
+      }
 #pragma omp parallel for schedule(static)
-    for (int e = 0; e < ncells; e++) {
-      const int *nodes = &s->cell_nodes[(size_t)e * npc], mask = s->face_code[e];
-      for (int k = 0; k < npc; k++)
-        if (owner[nodes[k]] == e && (!mask || !mf_hanging_node_constrained(dim, n1, mask, k)))
-          s->dof_pos[nodes[k]] = (uint16_t)k;
+      for (int e = 0; e < ncells; e++) {
+        const int *nodes = &s->cell_nodes[(size_t)e * npc], mask = s->face_code[e];
+        for (int k = 0; k < npc; k++)
+          if (owner[nodes[k]] == e && (!mask || !mf_hanging_node_constrained(dim, n1, mask, k)))
+            s->dof_pos[nodes[k]] = (uint16_t)k;
+      }
     }
   }
+  ierr = mf_agree(ctx, ierr);
+  if (ierr) return ierr;
   int complete = 1;
 #pragma omp parallel for schedule(static) reduction(&& : complete)
   for (int i = 0; i < nlocal; i++) complete = complete && s->dof_owner[i] < ncells;
@@ -255,25 +264,26 @@ void mf_space_dof_point(mf_space s, int dof, double *x)
 
 /* Node coordinates on the host, OpenMP over the DoFs. DoFs that this rank sees only at constrained
  * positions (possible for ghosts) get their point from the ranks that see them: export-add of points
- * and counts, import. */
+ * and counts, import. Where it is made on every rank at once (set-up), every rank gets here. */
 int mf_space_host_coords(mf_space s)
 {
   if (s->coords) return 0;
   mf_context ctx = s->ctx;
   const int dim = s->dim, ncells = s->ncells, nlocal = s->nlocal;
   const int *owner = s->dof_owner;
-  int ierr = 0;
-  double *coords = NULL;
-  MF_CALL(MF_CALLOC_TOUCH(ctx, (size_t)nlocal * dim, &coords));
+  double *coords = NULL, *v = NULL, *cnt = NULL;
+  int ierr = MF_CALLOC_TOUCH(ctx, (size_t)nlocal * dim, &coords);
+  if (!ierr && s->ex.nneigh) ierr = MF_CALLOC(ctx, nlocal, &v);
+  if (!ierr && s->ex.nneigh) ierr = MF_CALLOC(ctx, nlocal, &cnt);
+  if (!ierr) {
 #pragma omp parallel for schedule(static)
-  for (int i = 0; i < nlocal; i++)
-    if (owner[i] < ncells) mf_space_dof_point(s, i, &coords[(size_t)i * dim]);
-  if (s->ex.nneigh) {
-    double *v = NULL, *cnt = NULL;
-    ierr = MF_CALLOC(ctx, nlocal, &v);
-    if (!ierr) ierr = MF_CALLOC(ctx, nlocal, &cnt);
-    for (int i = 0; i < nlocal && !ierr; i++) cnt[i] = owner[i] < ncells;
-    if (!ierr) ierr = mf_exchange_export_add(ctx, &s->ex, cnt);
+    for (int i = 0; i < nlocal; i++)
+      if (owner[i] < ncells) mf_space_dof_point(s, i, &coords[(size_t)i * dim]);
+  }
+  ierr = mf_agree(ctx, ierr); /* before the exchanges */
+  if (!ierr && s->ex.nneigh) {
+    for (int i = 0; i < nlocal; i++) cnt[i] = owner[i] < ncells;
+    ierr = mf_exchange_export_add(ctx, &s->ex, cnt);
     for (int k = 0; k < dim && !ierr; k++) {
       for (int i = 0; i < nlocal; i++) v[i] = owner[i] < ncells ? coords[(size_t)i * dim + k] : 0.0;
       ierr = mf_exchange_export_add(ctx, &s->ex, v);
@@ -282,15 +292,25 @@ int mf_space_host_coords(mf_space s)
       if (!ierr) ierr = mf_exchange_import(ctx, &s->ex, v);
       for (int i = 0; i < nlocal && !ierr; i++) coords[(size_t)i * dim + k] = v[i];
     }
-    free(v);
-    free(cnt);
   }
+  free(v);
+  free(cnt);
   if (ierr) {
     free(coords);
     return ierr;
   }
   s->coords = coords;
   return 0;
+}
+
+/* Host memory of a space (bytes, this rank): per cell its DoF list twice (p4est_lnodes' and ours,
+ * both alive while it is copied) and a few per-cell arrays; per DoF (about p^dim per cell) its point,
+ * owner, marks and the exchange lists. */
+static double space_bytes(const struct mf_mesh_s *m, int degree, double *ndofs)
+{
+  const double cells = (double)m->ncells_local, npc = pow(degree + 1, m->dim);
+  *ndofs = cells * pow(degree, m->dim) * 1.25 + npc;
+  return cells * (8.0 * npc + 64.0) + *ndofs * (8.0 * m->dim + 32.0);
 }
 
 int mf_space_create(mf_mesh mesh, int degree, mf_space *space)
@@ -301,10 +321,31 @@ int mf_space_create(mf_mesh mesh, int degree, mf_space *space)
   *space = NULL;
   MF_CHECK(degree >= 1 && degree <= MF_MAX_DEGREE, ctx, MF_ERR_ARGUMENT,
            "degree %d out of range 1..%d", degree, MF_MAX_DEGREE);
-  mf_space s;
-  MF_CALL(MF_CALLOC(ctx, 1, &s));
+  /* Collective: every step that can fail on one rank alone (memory, CUDA) is agreed on before the
+   * next collective step (p4est_lnodes, the exchanges), so no rank waits for one that returned. */
+  double ndofs = 0.0;
+  const double bytes = space_bytes(mesh, degree, &ndofs);
+  int ierr = 0;
+  if (ndofs > INT32_MAX)
+    ierr = mf_error_set(ctx, MF_ERR_ARGUMENT, __FILE__, __LINE__, __func__,
+                        "degree %d on %lld cells of this rank makes about %.3g DoFs per rank; at most %d: use more ranks",
+                        degree, (long long)mesh->ncells_local, ndofs, INT32_MAX);
+  if (!ierr) {
+    char what[96];
+    snprintf(what, sizeof what, "a degree-%d space on %lld cells", degree, (long long)mesh->ncells_global);
+    ierr = mf_host_require(ctx, bytes, what);
+  }
+  mf_space s = NULL;
+  if (!ierr) ierr = MF_CALLOC(ctx, 1, &s);
+  ierr = mf_agree(ctx, ierr);
+  if (ierr) {
+    free(s);
+    return ierr;
+  }
   s->ctx = ctx;
   s->mesh = mesh;
+  s->refs = 1;
+  mf_mesh_retain(mesh);
   s->dim = mesh->dim;
   s->degree = degree;
   s->n1 = degree + 1;
@@ -313,13 +354,11 @@ int mf_space_create(mf_mesh mesh, int degree, mf_space *space)
   mf_gauss_lobatto(s->n1, s->gll, w);
   mf_hanging_matrices(degree, s->hanging_P);
   double t0 = mf_phase_begin(ctx);
-  int ierr = s->dim == 2 ? mf_forest_space_2d(s) : mf_forest_space_3d(s);
+  ierr = s->dim == 2 ? mf_forest_space_2d(s) : mf_forest_space_3d(s); /* p4est's collective steps come first */
   mf_phase_end(ctx, MF_PHASE_DOFS, t0);
-  if (!ierr) {
-    t0 = mf_phase_begin(ctx);
-    ierr = dirichlet_marks(s);
-    mf_phase_end(ctx, MF_PHASE_DIRICHLET, t0);
-  }
+  t0 = mf_phase_begin(ctx);
+  ierr = dirichlet_marks(s, mf_agree(ctx, ierr));
+  mf_phase_end(ctx, MF_PHASE_DIRICHLET, t0);
   if (!ierr) {
     t0 = mf_phase_begin(ctx);
     ierr = masked_cells(s);
@@ -331,19 +370,18 @@ int mf_space_create(mf_mesh mesh, int degree, mf_space *space)
     }
     mf_phase_end(ctx, MF_PHASE_ORDERING, t0);
   }
-  if (!ierr) {
-    /* the cuda backend computes the points on the device on one rank; with several, the host array
-     * (collective: its exchange makes a shared DoF's point the same on every rank) is made here, on
-     * every rank, so that no later call makes it on some ranks only */
-    t0 = mf_phase_begin(ctx);
-    ierr = node_owners(s);
-    if (!ierr && (ctx->backend == MF_BACKEND_CPU || ctx->size > 1 || !s->owners_complete))
-      ierr = mf_space_host_coords(s);
-    mf_phase_end(ctx, MF_PHASE_COORDINATES, t0);
-  }
+  /* the cuda backend computes the points on the device on one rank; with several, the host array
+   * (collective: its exchange makes a shared DoF's point the same on every rank) is made here, on
+   * every rank, so that no later call makes it on some ranks only */
+  t0 = mf_phase_begin(ctx);
+  ierr = node_owners(s, ierr); /* agreed */
+  if (!ierr && (ctx->backend == MF_BACKEND_CPU || ctx->size > 1 || !s->owners_complete))
+    ierr = mf_space_host_coords(s);
+  mf_phase_end(ctx, MF_PHASE_COORDINATES, t0);
 #ifdef MFREE_WITH_CUDA
   if (!ierr && ctx->backend == MF_BACKEND_CUDA) ierr = mf_cuda_space_setup(s); /* times its own phases */
 #endif
+  ierr = mf_agree(ctx, ierr);
   if (ierr) {
     mf_space_destroy(&s);
     return ierr;
@@ -365,10 +403,11 @@ void mf_exchange_free(mf_exchange *ex)
   memset(ex, 0, sizeof *ex);
 }
 
-int mf_space_destroy(mf_space *space)
+void mf_space_retain(mf_space space) { space->refs++; }
+
+void mf_space_release(mf_space s)
 {
-  if (!space || !*space) return 0;
-  mf_space s = *space;
+  if (!s || --s->refs > 0) return;
 #ifdef MFREE_WITH_CUDA
   if (s->dev) mf_cuda_space_free(s);
 #endif
@@ -388,8 +427,16 @@ int mf_space_destroy(mf_space *space)
   free(s->color_cells);
   free(s->launch_order);
   mf_exchange_free(&s->ex);
+  mf_mesh_release(s->mesh);
   free(s);
+}
+
+int mf_space_destroy(mf_space *space)
+{
+  if (!space || !*space) return 0;
+  mf_space s = *space;
   *space = NULL;
+  mf_space_release(s);
   return 0;
 }
 

@@ -32,7 +32,12 @@
 
 /* ------------------------------------------------------------------ interface */
 
-int mf_vector_create(mf_space space, mf_vector *v) { return mf_vector_create_prec(space, MF_PRECISION_DOUBLE, v); }
+int mf_vector_create(mf_space space, mf_vector *v)
+{
+  MF_CHECK(space, NULL, MF_ERR_NULL, "space is NULL");
+  /* collective: a rank that cannot allocate fails every rank */
+  return mf_agree(space->ctx, mf_vector_create_prec(space, MF_PRECISION_DOUBLE, v));
+}
 
 int mf_vector_create_prec(mf_space space, mf_precision prec, mf_vector *v)
 {
@@ -59,9 +64,11 @@ int mf_vector_create_prec(mf_space space, mf_precision prec, mf_vector *v)
   else ierr = mf_cuda_vector_setup(x);
 #endif
   if (ierr) {
+    if (x->ops.destroy) x->ops.destroy(x);
     free(x);
     return ierr;
   }
+  mf_space_retain(space);
   *v = x;
   return 0;
 }
@@ -69,10 +76,12 @@ int mf_vector_create_prec(mf_space space, mf_precision prec, mf_vector *v)
 int mf_vector_destroy(mf_vector *v)
 {
   if (!v || !*v) return 0;
-  (*v)->ops.destroy(*v);
-  free((*v)->host);
-  free(*v);
+  mf_vector x = *v;
   *v = NULL;
+  x->ops.destroy(x);
+  free(x->host);
+  mf_space_release(x->space);
+  free(x);
   return 0;
 }
 
@@ -130,21 +139,44 @@ int mf_vector_scale(mf_vector v, double alpha)
   return mf_vector_written(v, v->ops.scale(v, alpha));
 }
 
-static int allreduce_sum(mf_context ctx, double *val)
+/* Sum over the ranks; ierr, this rank's result so far, travels with the sum: a rank that failed still
+ * takes part, and then every rank returns the failure (mf_agree), at no extra collective call when
+ * none failed. */
+static int allreduce_sum(mf_context ctx, double *val, int ierr)
 {
-  int rc = MPI_Allreduce(MPI_IN_PLACE, val, 1, MPI_DOUBLE, MPI_SUM, ctx->comm);
-  MF_CHECK(rc == MPI_SUCCESS, ctx, MF_ERR_MPI, "MPI_Allreduce failed (%d)", rc);
+  double v[2] = {ierr ? 0.0 : *val, ierr ? 1.0 : 0.0};
+  if (ctx->size > 1) {
+    int rc = MPI_Allreduce(MPI_IN_PLACE, v, 2, MPI_DOUBLE, MPI_SUM, ctx->comm);
+    MF_CHECK(rc == MPI_SUCCESS, ctx, MF_ERR_MPI, "MPI_Allreduce failed (%d)", rc);
+  }
+  if (v[1] > 0.0) return mf_agree(ctx, ierr); /* every rank sees the flag: collective */
+  *val = v[0];
   return 0;
 }
+
+int mf_sum_over_ranks(mf_context ctx, double *val, int ierr) { return allreduce_sum(ctx, val, ierr); }
 
 int mf_vector_dot(mf_vector x, mf_vector y, double *result)
 {
   MF_CALL(mf_vector_check_pair(x, y, "x", "y"));
   MF_CHECK(result, x->space->ctx, MF_ERR_NULL, "output pointer result is NULL");
-  MF_CALL(mf_vector_access(x, MF_ACCESS_READ, "x"));
-  MF_CALL(mf_vector_access(y, MF_ACCESS_READ, "y"));
-  MF_CALL(x->ops.dot_local(x, y, result));
-  return allreduce_sum(x->space->ctx, result);
+  /* collective: a failure (an array checked out) travels with the sum */
+  int ierr = mf_vector_access(x, MF_ACCESS_READ, "x");
+  if (!ierr) ierr = mf_vector_access(y, MF_ACCESS_READ, "y");
+  if (!ierr) ierr = x->ops.dot_local(x, y, result);
+  return allreduce_sum(x->space->ctx, result, ierr);
+}
+
+int mf_vector_dot_checked(mf_vector x, mf_vector y, double *result, int ierr)
+{
+  mf_context ctx = NULL;
+  if (x) ctx = x->space->ctx;
+  else if (y) ctx = y->space->ctx;
+  MF_CHECK(ctx, NULL, MF_ERR_NULL, "vectors x and y are NULL");
+  *result = 0.0;
+  if (!ierr) ierr = mf_vector_check_pair(x, y, "x", "y");
+  if (!ierr) ierr = x->ops.dot_local(x, y, result);
+  return allreduce_sum(ctx, result, ierr);
 }
 
 int mf_vector_norm2(mf_vector x, double *result)
@@ -158,9 +190,9 @@ int mf_vector_sum(mf_vector x, double *result)
 {
   MF_CHECK(x, NULL, MF_ERR_NULL, "vector is NULL");
   MF_CHECK(result, x->space->ctx, MF_ERR_NULL, "output pointer result is NULL");
-  MF_CALL(mf_vector_access(x, MF_ACCESS_READ, "x"));
-  MF_CALL(x->ops.sum_local(x, result));
-  return allreduce_sum(x->space->ctx, result);
+  int ierr = mf_vector_access(x, MF_ACCESS_READ, "x");
+  if (!ierr) ierr = x->ops.sum_local(x, result);
+  return allreduce_sum(x->space->ctx, result, ierr);
 }
 
 int mf_vector_get_values(mf_vector v, double *host)
@@ -566,12 +598,13 @@ static int assemble_rhs(mf_vector bvec, mf_coefficient_fn f, void *user)
   mf_space s = bvec->space;
   MF_CHECK(f, s->ctx, MF_ERR_NULL, "function f is NULL");
   mf_basis1d b; /* Gauss q = p + 1: the operators' default; f is evaluated (q/p)^dim times per DoF */
-  mf_basis1d_setup(s->degree, MF_QUAD_GAUSS, &b);
+  int ierr = mf_basis1d_setup(s->degree, MF_QUAD_GAUSS, &b);
 #ifdef MFREE_WITH_CUDA
-  if (bvec->backend == MF_BACKEND_CUDA) MF_CALL(mf_cuda_assemble_rhs(bvec, &b, f, user));
+  if (!ierr && bvec->backend == MF_BACKEND_CUDA) ierr = mf_cuda_assemble_rhs(bvec, &b, f, user);
   else
 #endif
-    MF_CALL(rhs_cpu(bvec, &b, f, user));
+    if (!ierr) ierr = rhs_cpu(bvec, &b, f, user);
+  MF_CALL(mf_agree(s->ctx, ierr)); /* collective: the export-add waits for every neighbour */
   return bvec->ops.export_add(bvec);
 }
 
@@ -583,10 +616,11 @@ int mf_vector_l2_error(mf_vector uh, mf_coefficient_fn u, void *user, double *er
   MF_CHECK(err, s->ctx, MF_ERR_NULL, "output pointer err is NULL");
   MF_CALL(mf_vector_access(uh, MF_ACCESS_READ, "uh"));
   mf_basis1d b;
-  mf_basis1d_setup(s->degree, MF_QUAD_GAUSS_P2, &b);
+  MF_CALL(mf_basis1d_setup(s->degree, MF_QUAD_GAUSS_P2, &b));
   double *cellsum = NULL, sum = 0.0;
-  MF_CALL(MF_CALLOC_TOUCH(s->ctx, s->ncells, &cellsum));
+  /* collective: the import runs on every rank, a local failure travels with the sum */
   int ierr = uh->ops.import(uh);
+  if (!ierr) ierr = MF_CALLOC_TOUCH(s->ctx, s->ncells, &cellsum);
 #ifdef MFREE_WITH_CUDA
   if (!ierr && uh->backend == MF_BACKEND_CUDA) ierr = mf_cuda_l2_cells(uh, &b, u, user, cellsum);
   else
@@ -594,8 +628,7 @@ int mf_vector_l2_error(mf_vector uh, mf_coefficient_fn u, void *user, double *er
     if (!ierr) ierr = l2_cells_cpu(uh, &b, u, user, cellsum);
   for (int e = 0; e < s->ncells && !ierr; e++) sum += cellsum[e]; /* cell order: deterministic */
   free(cellsum);
-  if (ierr) return ierr;
-  MF_CALL(allreduce_sum(s->ctx, &sum));
+  MF_CALL(allreduce_sum(s->ctx, &sum, ierr));
   *err = sqrt(sum);
   return 0;
 }

@@ -78,5 +78,12 @@ int main(int argc, char **argv)
       T_CHECK(fabs(dense[I] - out[I]) < 1e-13, "tensor sweep entry %d: %g vs dense %g", I, out[I], dense[I]);
     }
   }
+  /* degrees and rules the arrays cannot hold are refused, not written past their end */
+  {
+    mf_basis1d bad;
+    EXPECT(mf_basis1d_setup(MF_MAX_DEGREE + 1, MF_QUAD_GAUSS, &bad), MF_ERR_ARGUMENT, "degree 9 out of range 1..8");
+    EXPECT(mf_basis1d_setup(0, MF_QUAD_GLL, &bad), MF_ERR_ARGUMENT, "degree 0 out of range");
+    EXPECT(mf_basis1d_setup(2, (mf_quadrature)7, &bad), MF_ERR_ARGUMENT, "quadrature 7 unknown");
+  }
   return t_finish();
 }

@@ -253,7 +253,7 @@ cudaError_t launch(const mf_cuda_apply_args *a)
   }
   const int blocks = (ncells + cpb - 1) / cpb;
   apply<DIM, N1, NQ, OP, COLLOC, HANG, T><<<blocks, cpb * NQP, shmem>>>(*a);
-  return cudaGetLastError();
+  return mf_cuda_launch_status();
 }
 
 // Launchers of one (dim, p) for the three rules (Gauss p+1, Gauss p+2, GLL p+1) and three operators.

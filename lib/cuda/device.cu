@@ -156,13 +156,9 @@ extern "C" int mf_cuda_context_init(mf_context ctx)
   MF_CHECK(ndev > 0, ctx, MF_ERR_BACKEND, "backend 'cuda' requested but no usable CUDA device was found");
   mf_cuda_context *c = (mf_cuda_context *)calloc(1, sizeof *c);
   MF_CHECK(c, ctx, MF_ERR_MEMORY, "out of host memory (%zu bytes)", sizeof *c);
-  /* one rank per GPU: ranks of a node take the node's GPUs in turn */
-  MPI_Comm node;
-  int noderank = 0;
-  MPI_Comm_split_type(ctx->comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
-  MPI_Comm_rank(node, &noderank);
-  MPI_Comm_free(&node);
-  c->device = noderank % ndev;
+  /* one rank per GPU: ranks of a node take the node's GPUs in turn (the rank on the node comes from
+   * mf_context_create, so that nothing here is collective: a failure here is agreed on there) */
+  c->device = ctx->node_rank % ndev;
   ctx->cuda = c;
   int ierr = 0;
   cudaError_t e = cudaSetDevice(c->device);
@@ -255,7 +251,7 @@ static int device_coords(mf_space s, double *coords)
     if (nl) {
       k_node_coords<<<(unsigned)((nl + 255) / 256), 256>>>((int)nl, s->dim, s->n1, s->root_log, s->mesh->map,
                                                           s->mesh->ball_inner, owner, pos, tree, q, level, V, gll, coords);
-      cudaError_t e = cudaGetLastError();
+      cudaError_t e = mf_cuda_launch_status();
       if (e != cudaSuccess)
         ierr = mf_error_set(ctx, MF_ERR_CUDA, __FILE__, __LINE__, __func__, "node coordinates kernel: %s",
                             cudaGetErrorString(e));
@@ -542,7 +538,7 @@ template <class T> static int v_bc_values(mf_vector v, const double *vals)
   MF_CALL(v_set_value<T>(v, 0.0));
   MF_CALL(mf_cuda_upload(ctx, (void **)&dv, vals, sizeof(double) * (size_t)s->nbc, "boundary values"));
   if (s->nbc) k_scatter<T><<<blocks_for(s->nbc), MF_CUDA_THREADS>>>(vdata<T>(v), d->bc_list, dv, s->nbc);
-  cudaError_t e = cudaGetLastError();
+  cudaError_t e = mf_cuda_launch_status();
   mf_cuda_free(ctx, dv);
   MF_CHECK(e == cudaSuccess, ctx, MF_ERR_CUDA, "boundary values kernel: %s", cudaGetErrorString(e));
   return 0;
@@ -559,7 +555,7 @@ template <class T> static int v_to_host(mf_vector v, double *h, int n)
   double *buf = NULL;
   MF_CALL(mf_cuda_malloc(CTX(v), (void **)&buf, sizeof(double) * (size_t)n, "a conversion buffer"));
   if (n) k_convert<double, T><<<blocks_for(n), MF_CUDA_THREADS>>>(buf, vdata<T>(v), n);
-  cudaError_t e = cudaGetLastError();
+  cudaError_t e = mf_cuda_launch_status();
   if (e == cudaSuccess) e = cudaMemcpy(h, buf, sizeof(double) * (size_t)n, cudaMemcpyDeviceToHost);
   mf_cuda_free(CTX(v), buf);
   MF_CHECK(e == cudaSuccess, CTX(v), MF_ERR_CUDA, "copy of a float vector to the host: %s", cudaGetErrorString(e));
@@ -574,7 +570,7 @@ template <class T> static int v_from_host(mf_vector v, const double *h, int n)
   double *buf = NULL;
   MF_CALL(mf_cuda_upload(CTX(v), (void **)&buf, h, sizeof(double) * (size_t)n, "a conversion buffer"));
   if (n) k_convert<T, double><<<blocks_for(n), MF_CUDA_THREADS>>>(vdata<T>(v), buf, n);
-  cudaError_t e = cudaGetLastError();
+  cudaError_t e = mf_cuda_launch_status();
   mf_cuda_free(CTX(v), buf);
   MF_CHECK(e == cudaSuccess, CTX(v), MF_ERR_CUDA, "copy of host values to a float vector: %s", cudaGetErrorString(e));
   return 0;

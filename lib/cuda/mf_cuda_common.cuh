@@ -16,9 +16,30 @@
       return mf_error_set((ctx), MF_ERR_CUDA, __FILE__, __LINE__, __func__, "%s failed: %s (%s)", #call, \
                           cudaGetErrorString(mf_cerr_), cudaGetErrorName(mf_cerr_));                  \
   } while (0)
-// After a kernel launch: the launch error (configuration); an execution error shows at the next
-// synchronising call.
-#define MF_CUDA_LAUNCH_CHECK(ctx, what) MF_CUDA_CALL(ctx, cudaGetLastError())
+// The status after a kernel launch: the launch error (configuration). An execution error shows at
+// the next synchronising call, which may blame a later kernel; a debug build (-DMFREE_DEBUG_SYNC=ON)
+// synchronises here, so that a fault is reported at the kernel that made it.
+static inline cudaError_t mf_cuda_launch_status(void)
+{
+  cudaError_t e = cudaGetLastError();
+#ifdef MFREE_DEBUG_SYNC
+  if (e == cudaSuccess) e = cudaDeviceSynchronize();
+#endif
+  return e;
+}
+#ifdef MFREE_DEBUG_SYNC
+#define MF_CUDA_LAUNCH_HINT ""
+#else
+#define MF_CUDA_LAUNCH_HINT " (an execution error may be an earlier kernel's: -DMFREE_DEBUG_SYNC=ON checks each)"
+#endif
+// After a kernel launch: record "kernel <what>: <reason>" on ctx and return on failure.
+#define MF_CUDA_LAUNCH_CHECK(ctx, what)                                                                   \
+  do {                                                                                                    \
+    cudaError_t mf_lerr_ = mf_cuda_launch_status();                                                       \
+    if (mf_lerr_ != cudaSuccess)                                                                          \
+      return mf_error_set((ctx), MF_ERR_CUDA, __FILE__, __LINE__, __func__, "kernel '%s': %s (%s)%s", (what), \
+                          cudaGetErrorString(mf_lerr_), cudaGetErrorName(mf_lerr_), MF_CUDA_LAUNCH_HINT);    \
+  } while (0)
 #define MF_CUBLAS_CALL(ctx, call)                                                                       \
   do {                                                                                                 \
     cublasStatus_t mf_bst_ = (call);                                                                   \

@@ -26,6 +26,16 @@ extern "C" mf_cuda_apply_fn mf_cuda_apply_lookup(int dim, int p, int quad, int o
   return table[column ? 1 : 0][single ? 1 : 0][dim - 2][p - 1](quad, op, hang);
 }
 
+// The launch status of a cell kernel, with the kernel named by its template parameters.
+static int apply_status(mf_operator op, cudaError_t e)
+{
+  if (e == cudaSuccess) return 0;
+  return mf_error_set(op->ctx, MF_ERR_CUDA, __FILE__, __LINE__, __func__,
+                      "kernel 'apply' (dim %d, degree %d, quadrature %d, %s): %s (%s)%s", op->space->dim,
+                      op->space->degree, (int)op->quad, mf_precision_name(op->prec), cudaGetErrorString(e),
+                      cudaGetErrorName(e), MF_CUDA_LAUNCH_HINT);
+}
+
 static int op_index(const mf_operator op) { return op->kind == MF_OP_MASS ? 0 : op->kind == MF_OP_LAPLACE ? 1 : 2; }
 
 static int apply_cuda(mf_operator op, mf_vector x, mf_vector y)
@@ -59,7 +69,7 @@ static int apply_cuda(mf_operator op, mf_vector x, mf_vector y)
     a.cell_list = ds->atomic_cells;
     a.cell_begin = 0;
     a.cell_end = s->ncells;
-    MF_CUDA_CALL(ctx, fn(&a));
+    MF_CALL(apply_status(op, fn(&a)));
   } else {
     if (!ds->color_cells) { /* the colors, on first use */
       MF_CALL(mf_space_colors(s));
@@ -71,7 +81,7 @@ static int apply_cuda(mf_operator op, mf_vector x, mf_vector y)
     for (int c = 0; c < s->ncolors; c++) {
       a.cell_begin = s->color_off[c];
       a.cell_end = s->color_off[c + 1];
-      MF_CUDA_CALL(ctx, fn(&a));
+      MF_CALL(apply_status(op, fn(&a)));
     }
   }
   return 0;

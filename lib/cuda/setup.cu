@@ -219,7 +219,7 @@ cudaError_t launch_geometry(const geo_args &a, cudaStream_t st)
   if (n <= 0) return cudaSuccess;
   const int blocks = (n + a.cells_per_block - 1) / a.cells_per_block;
   k_geometry<<<blocks, a.cells_per_block * a.c.nqp, geo_shared(a.c, a.cells_per_block), st>>>(a);
-  return cudaGetLastError();
+  return mf_cuda_launch_status();
 }
 
 // Degenerate points found by k_geometry: recompute the first one's Jacobian on the host for the message.
@@ -247,7 +247,8 @@ int check_degenerate(mf_space s, const mf_basis1d *b, unsigned long long *bad_de
 // values from val_dev[slot] (nqp per cell).
 template <class Produce, class Consume>
 int pipeline(mf_context ctx, int ncells, int cells_per_batch, int nqp, int dim, double *const xq_dev[2],
-             double *const val_dev[2], mf_coefficient_fn f, void *user, Produce produce, Consume consume)
+             double *const val_dev[2], mf_coefficient_fn f, void *user, Produce produce, Consume consume,
+             int check_finite = 0)
 {
   const size_t bp = (size_t)cells_per_batch * nqp;
   double *host = NULL;
@@ -281,8 +282,10 @@ int pipeline(mf_context ctx, int ncells, int cells_per_batch, int nqp, int dim, 
       cudaError_t e = cudaEventSynchronize(ev[s]);
       if (e == cudaSuccess) {
         mf_eval_points(f, user, dim, n, xq_h[s], val_h[s]);
-        e = cudaMemcpyAsync(val_dev[s], val_h[s], sizeof(double) * n, cudaMemcpyHostToDevice, st[s]);
+        if (check_finite) ierr = mf_coefficient_check(ctx, dim, nqp, b0, 0, n, xq_h[s], val_h[s]);
+        if (!ierr) e = cudaMemcpyAsync(val_dev[s], val_h[s], sizeof(double) * n, cudaMemcpyHostToDevice, st[s]);
       }
+      if (ierr) break;
       if (e != cudaSuccess)
         ierr = mf_error_set(ctx, MF_ERR_CUDA, __FILE__, __LINE__, __func__, "moving callback values: %s",
                             cudaGetErrorString(e));
@@ -373,7 +376,8 @@ extern "C" int mf_cuda_operator_qdata(mf_operator op, const double *B, const dou
                                                               s->dim, op->has_mass, op->has_grad, b0, n, val_dev[slot]);
           MF_CUDA_LAUNCH_CHECK(ctx, "scale");
           return 0;
-        });
+        },
+        1); /* the coefficient's values are refused unless finite, on the host as on the cpu backend */
   }
   mf_cuda_free(ctx, buf);
   mf_phase_end(ctx, MF_PHASE_COEFFICIENT, t0);

@@ -176,7 +176,7 @@ int launch(mf_context ctx, Kernel k, const transfer_args &a, const char *what)
   if (shmem > 48 * 1024) MF_CUDA_CALL(ctx, cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shmem));
   const int blocks = (a.ncells + a.cells_per_block - 1) / a.cells_per_block;
   k<<<blocks, a.cells_per_block * a.c.nqp, shmem>>>(a);
-  cudaError_t e = cudaGetLastError();
+  cudaError_t e = mf_cuda_launch_status();
   MF_CHECK(e == cudaSuccess, ctx, MF_ERR_CUDA, "%s kernel: %s", what, cudaGetErrorString(e));
   return 0;
 }

@@ -76,7 +76,7 @@ static int build_levels(mf_mg m, mf_operator A)
 {
   mf_space fine = A->space;
   int cap = 48, n = 0, ierr = 0;
-  MF_CALL(MF_CALLOC(m->ctx, cap, &m->lv));
+  MF_CALL(MF_CALLOC_AGREED(m->ctx, cap, &m->lv)); /* collective, as the spaces that follow */
   for (int p = fine->degree;; p = (p + 1) / 2) { /* p, ceil(p/2), ..., 1 */
     mg_level *l = &m->lv[n++];
     m->nlevels = n;
@@ -120,7 +120,9 @@ int mf_mg_setup(mf_pc pc, mf_mg *mgp, int smoother_degree, double smoothing_rang
   mf_context ctx = A->ctx;
   mf_mg_destroy(mgp);
   mf_mg m = NULL;
-  MF_CALL(MF_CALLOC(ctx, 1, &m));
+  /* collective: what one rank alone can fail (allocations here and in the vectors) is agreed on
+   * before the next step that communicates; the creations called agree on their own */
+  MF_CALL(MF_CALLOC_AGREED(ctx, 1, &m));
   m->ctx = ctx;
   m->prec = prec;
   const int single = prec == MF_PRECISION_FLOAT;
@@ -141,6 +143,7 @@ int mf_mg_setup(mf_pc pc, mf_mg *mgp, int smoother_degree, double smoothing_rang
     if (!ierr && (!l->borrowed || single)) ierr = mf_vector_create_prec(l->space, prec, &l->x);
     if (!ierr) ierr = mf_vector_create_prec(l->space, prec, &l->res);
     if (!ierr) ierr = mf_vector_create_prec(l->space, prec, &l->t);
+    ierr = mf_agree(ctx, ierr);
     if (!ierr && k > 0) ierr = mf_transfer_create(m->lv[k - 1].space, l->space, prec, &l->tr);
   }
   if (ierr) {

@@ -56,8 +56,9 @@ static int pc_new(mf_operator op, mf_pc_kind kind, mf_pc *pc)
   MF_CHECK(pc, op->ctx, MF_ERR_NULL, "output pointer pc is NULL");
   *pc = NULL;
   mf_pc p;
-  MF_CALL(MF_CALLOC(op->ctx, 1, &p));
+  MF_CALL(MF_CALLOC_AGREED(op->ctx, 1, &p)); /* collective, as every creation */
   p->op = op;
+  mf_operator_retain(op);
   p->kind = kind;
   p->degree = 4;
   p->range = 20.0;
@@ -167,7 +168,8 @@ static double tridiag_max_eig(int n, const double *a, const double *b)
   return hi;
 }
 
-/* lambda_max(D^-1 A) by Lanczos through CG (see the file comment). */
+/* lambda_max(D^-1 A) by Lanczos through CG (see the file comment). Collective: the dot products
+ * carry a failure of one rank to all (mf_vector_dot_checked). */
 static int estimate_eigenvalue(mf_pc pc)
 {
   mf_operator op = pc->op;
@@ -176,24 +178,25 @@ static int estimate_eigenvalue(mf_pc pc)
   const int m = pc->eig_steps;
   mf_vector r = NULL, z = NULL, p = NULL, Ap = NULL;
   double alpha[101], beta[101], diag[101], off[101];
-  int ierr = mf_vector_create(s, &r);
-  if (!ierr) ierr = mf_vector_create(s, &z);
-  if (!ierr) ierr = mf_vector_create(s, &p);
-  if (!ierr) ierr = mf_vector_create(s, &Ap);
-  if (!ierr) ierr = mf_vector_set_random(r, 7); /* b: the same on any partition */
+  int ierr = mf_vector_create_prec(s, MF_PRECISION_DOUBLE, &r);
+  if (!ierr) ierr = mf_vector_create_prec(s, MF_PRECISION_DOUBLE, &z);
+  if (!ierr) ierr = mf_vector_create_prec(s, MF_PRECISION_DOUBLE, &p);
+  if (!ierr) ierr = mf_vector_create_prec(s, MF_PRECISION_DOUBLE, &Ap);
+  ierr = mf_agree(ctx, ierr); /* the dot products below need the vectors on every rank */
+  if (ierr) goto done;
+  ierr = mf_vector_set_random(r, 7); /* b: the same on any partition */
   if (!ierr) ierr = z->ops.pmult(z, pc->dinv, r);
   if (!ierr) ierr = p->ops.copy(p, z);
   double rz = 0.0;
-  if (!ierr) ierr = mf_vector_dot(r, z, &rz);
+  ierr = mf_vector_dot_checked(r, z, &rz, ierr);
   const double rz0 = rz;
   /* at most as many steps as DoFs; stop where CG has converged (a rounding-size residual, or the
    * null space of a singular operator, would make the next steps meaningless) */
   const int steps = (int64_t)m < s->nglobal ? m : (int)s->nglobal;
   int k = 0;
   while (!ierr && k < steps && rz > 1e-28 * rz0) {
-    double pAp;
-    ierr = mf_operator_apply(op, p, Ap);
-    if (!ierr) ierr = mf_vector_dot(p, Ap, &pAp);
+    double pAp = 0.0;
+    ierr = mf_vector_dot_checked(p, Ap, &pAp, mf_operator_apply(op, p, Ap));
     if (ierr) break;
     MF_CHECK_GOTO(isfinite(pAp) && pAp > 0.0, ctx, MF_ERR_ARGUMENT, done,
                   "eigenvalue estimate: p^T A p = %g at step %d (operator not positive definite?)", pAp, k);
@@ -201,13 +204,14 @@ static int estimate_eigenvalue(mf_pc pc)
     ierr = r->ops.axpy(r, -alpha[k], Ap);
     if (!ierr) ierr = z->ops.pmult(z, pc->dinv, r);
     double rz_new = 0.0;
-    if (!ierr) ierr = mf_vector_dot(r, z, &rz_new);
+    ierr = mf_vector_dot_checked(r, z, &rz_new, ierr);
     if (ierr) break;
     beta[k] = rz_new / rz;
     rz = rz_new;
-    if (!ierr) ierr = p->ops.aypx(p, beta[k], z);
+    ierr = p->ops.aypx(p, beta[k], z);
     k++;
   }
+  ierr = mf_agree(ctx, ierr);
   if (!ierr) {
     MF_CHECK_GOTO(k > 0, ctx, MF_ERR_ARGUMENT, done, "eigenvalue estimate: the operator gave no CG step");
     for (int i = 0; i < k; i++) { /* the Lanczos matrix of the CG coefficients */
@@ -242,17 +246,21 @@ int mf_pc_setup(mf_pc pc)
     pc->ready = !ierr;
     return ierr;
   }
+  /* collective: what one rank alone can fail (memory, the device) is agreed on before each step
+   * that communicates, and at the end */
   mf_operator op = pc->op;
   mf_context ctx = op->ctx;
   double t0 = mf_phase_begin(ctx);
   int ierr = 0;
-  if (!pc->dinv) ierr = mf_vector_create(op->space, &pc->dinv);
+  if (!pc->dinv) ierr = mf_vector_create_prec(op->space, MF_PRECISION_DOUBLE, &pc->dinv);
+  ierr = mf_agree(ctx, ierr);
   if (!ierr) ierr = mf_operator_diagonal(op, pc->dinv);
   if (!ierr) ierr = pc->dinv->ops.reciprocal(pc->dinv);
-  if (!ierr && pc->kind == MF_PC_CHEBYSHEV) {
-    if (!pc->d) ierr = mf_vector_create(op->space, &pc->d);
-    if (!ierr && !pc->res) ierr = mf_vector_create(op->space, &pc->res);
-    if (!ierr && !pc->t) ierr = mf_vector_create(op->space, &pc->t);
+  if (pc->kind == MF_PC_CHEBYSHEV) {
+    if (!ierr && !pc->d) ierr = mf_vector_create_prec(op->space, MF_PRECISION_DOUBLE, &pc->d);
+    if (!ierr && !pc->res) ierr = mf_vector_create_prec(op->space, MF_PRECISION_DOUBLE, &pc->res);
+    if (!ierr && !pc->t) ierr = mf_vector_create_prec(op->space, MF_PRECISION_DOUBLE, &pc->t);
+    ierr = mf_agree(ctx, ierr);
     if (!ierr) ierr = estimate_eigenvalue(pc);
     if (!ierr && pc->solve_reduction > 0.0) { /* the degree that reduces the error on [a, b] enough */
       const double b = 1.2 * pc->lambda_max, a = solver_lower(pc);
@@ -263,6 +271,7 @@ int mf_pc_setup(mf_pc pc)
       }
     }
   }
+  ierr = mf_agree(ctx, ierr);
   mf_phase_end(ctx, MF_PHASE_DIAGONAL, t0);
   pc->ready = !ierr;
   return ierr;
@@ -330,6 +339,8 @@ int mf_pc_to_single(mf_pc pc, mf_operator op)
     mf_vector_destroy(old[k]);
     *old[k] = v[k];
   }
+  mf_operator_retain(op);
+  mf_operator_release(pc->op);
   pc->op = op;
   return 0;
 }
@@ -347,20 +358,21 @@ static int chebyshev(mf_pc pc, mf_vector r, mf_vector x)
   const double theta = 0.5 * (b + a), delta = 0.5 * (b - a), sigma = theta / delta;
   mf_vector d = pc->d, res = pc->res, t = pc->t;
   double rho = 1.0 / sigma;
-  MF_CALL(d->ops.pmult(d, pc->dinv, r)); /* d_1 = D^-1 r / theta */
-  MF_CALL(d->ops.scale(d, 1.0 / theta));
-  MF_CALL(x->ops.copy(x, d));
+  /* the operator applications (ghost exchanges) run on every rank after a local failure too */
+  int ierr = d->ops.pmult(d, pc->dinv, r); /* d_1 = D^-1 r / theta */
+  if (!ierr) ierr = d->ops.scale(d, 1.0 / theta);
+  if (!ierr) ierr = x->ops.copy(x, d);
   for (int k = 1; k < pc->degree; k++) {
-    MF_CALL(mf_operator_apply(pc->op, x, res)); /* res = r - A x */
-    MF_CALL(res->ops.aypx(res, -1.0, r));
+    MF_KEEP(ierr, mf_operator_apply(pc->op, x, res)); /* res = r - A x */
+    if (!ierr) ierr = res->ops.aypx(res, -1.0, r);
     const double rho_new = 1.0 / (2.0 * sigma - rho);
-    MF_CALL(t->ops.pmult(t, pc->dinv, res));
-    MF_CALL(d->ops.scale(d, rho_new * rho));
-    MF_CALL(d->ops.axpy(d, 2.0 * rho_new / delta, t));
-    MF_CALL(x->ops.axpy(x, 1.0, d));
+    if (!ierr) ierr = t->ops.pmult(t, pc->dinv, res);
+    if (!ierr) ierr = d->ops.scale(d, rho_new * rho);
+    if (!ierr) ierr = d->ops.axpy(d, 2.0 * rho_new / delta, t);
+    if (!ierr) ierr = x->ops.axpy(x, 1.0, d);
     rho = rho_new;
   }
-  return 0;
+  return ierr;
 }
 
 /* z <- M^-1 r for checked arguments */
@@ -368,7 +380,11 @@ static int pc_apply(mf_pc pc, mf_vector r, mf_vector z)
 {
   switch (pc->kind) {
   case MF_PC_NONE: return z->ops.copy(z, r);
-  case MF_PC_SHELL: return mf_vector_call_user(pc->shell, r, z, pc->user, "the shell preconditioner", "r", "z");
+  case MF_PC_SHELL: {
+    const unsigned long serial = mf_error_serial();
+    return mf_callback_result(pc->op->ctx, mf_vector_call_user(pc->shell, r, z, pc->user, "the shell preconditioner", "r", "z"),
+                              serial, "shell preconditioner's apply function");
+  }
   case MF_PC_JACOBI: MF_CALL(mf_pc_setup(pc)); return z->ops.pmult(z, pc->dinv, r);
   case MF_PC_CHEBYSHEV: MF_CALL(mf_pc_setup(pc)); return chebyshev(pc, r, z);
   case MF_PC_MULTIGRID: MF_CALL(mf_pc_setup(pc)); return mf_mg_apply(pc->mg, r, z);
@@ -413,6 +429,7 @@ int mf_pc_destroy(mf_pc *pc)
   mf_vector_destroy(&p->res);
   mf_vector_destroy(&p->t);
   mf_mg_destroy(&p->mg);
+  mf_operator_release(p->op);
   free(p);
   *pc = NULL;
   return 0;

@@ -64,8 +64,9 @@ int mf_transfer_create(mf_space coarse, mf_space fine, mf_precision prec, mf_tra
   MF_CHECK(pkind ? coarse->degree <= fine->degree : coarse->degree == fine->degree, ctx, MF_ERR_INCOMPATIBLE,
            "multigrid transfer: degrees %d (coarse) and %d (fine) on %s mesh", coarse->degree, fine->degree,
            pkind ? "the same" : "another");
+  /* collective: a failure of one rank is agreed on before each exchange and at the end */
   mf_transfer t;
-  MF_CALL(MF_CALLOC(ctx, 1, &t));
+  MF_CALL(MF_CALLOC_AGREED(ctx, 1, &t));
   t->coarse = coarse;
   t->fine = fine;
   t->kind = pkind ? 0 : 1;
@@ -83,9 +84,10 @@ int mf_transfer_create(mf_space coarse, mf_space fine, mf_precision prec, mf_tra
     }
   }
   if (!ierr) ierr = mf_vector_create_prec(fine, prec, &t->work);
-  if (!ierr && ctx->size > 1) { /* ranks per DoF with an owner cell */
+  if (ctx->size > 1) { /* ranks per DoF with an owner cell */
     double *h = NULL;
-    ierr = MF_CALLOC(ctx, fine->nlocal, &h);
+    if (!ierr) ierr = MF_CALLOC(ctx, fine->nlocal, &h);
+    ierr = mf_agree(ctx, ierr);
     for (int i = 0; i < fine->nlocal && !ierr; i++) h[i] = fine->dof_owner[i] < fine->ncells;
     if (!ierr) ierr = mf_exchange_export_add(ctx, &fine->ex, h);
     for (int i = 0; i < fine->nowned && !ierr; i++)
@@ -100,12 +102,7 @@ int mf_transfer_create(mf_space coarse, mf_space fine, mf_precision prec, mf_tra
 #ifdef MFREE_WITH_CUDA
   if (!ierr && ctx->backend == MF_BACKEND_CUDA) ierr = mf_cuda_transfer_setup(t);
 #endif
-  if (ctx->size > 1) { /* every rank fails, or none: the others would wait in the next exchange */
-    int any = ierr != 0;
-    MPI_Allreduce(MPI_IN_PLACE, &any, 1, MPI_INT, MPI_MAX, ctx->comm);
-    if (any && !ierr)
-      ierr = mf_error_set(ctx, MF_ERR_MPI, __FILE__, __LINE__, __func__, "multigrid transfer failed on another rank");
-  }
+  ierr = mf_agree(ctx, ierr); /* every rank fails, or none: the others would wait in the next exchange */
   if (ierr) {
     mf_transfer_destroy(&t);
     return ierr;
