@@ -204,9 +204,9 @@ int mf_operator_set_kernel_design(mf_operator op, mf_kernel_design design)
   return 0;
 }
 
-/* MF_KERNEL_AUTO: the design measured faster for the case (docs/performance.md, "Kernel designs"):
- * per dim, rule (Gauss p+1, Gauss p+2, GLL collocated), mass or gradient (Laplace, Helmholtz) and
- * degree 1..8, 1 for the column design. */
+/* MF_KERNEL_AUTO: the design measured faster for the case (docs/performance.md, "Kernel designs"; 3D
+ * on the H100, 2D on the H200): per dim, rule (Gauss p+1, Gauss p+2, GLL collocated), mass or gradient
+ * (Laplace, Helmholtz) and degree 1..8, 1 for the column design. */
 mf_kernel_design mf_operator_design(const mf_operator op)
 {
   if (op->design != MF_KERNEL_AUTO) return op->design;
@@ -215,10 +215,10 @@ mf_kernel_design mf_operator_design(const mf_operator op)
       {{{1, 1, 1, 1, 1, 1, 1, 0}, {1, 1, 0, 1, 1, 1, 1, 1}},
        {{1, 1, 1, 1, 1, 1, 1, 0}, {1, 0, 1, 1, 1, 1, 1, 1}},
        {{0, 0, 0, 0, 0, 0, 0, 0}, {1, 1, 0, 1, 0, 0, 1, 1}}},
-      /* 3D: mass row, then gradient row */
-      {{{1, 1, 1, 1, 1, 1, 1, 1}, {0, 1, 1, 1, 1, 1, 1, 1}},
-       {{1, 1, 1, 1, 1, 1, 1, 1}, {1, 1, 1, 1, 1, 1, 1, 1}},
-       {{0, 0, 0, 0, 0, 0, 0, 0}, {0, 0, 0, 0, 0, 0, 1, 1}}}};
+      /* 3D (H100): mass row, then gradient row */
+      {{{1, 1, 1, 1, 1, 1, 1, 1}, {0, 1, 0, 1, 1, 1, 1, 1}},
+       {{1, 1, 1, 1, 1, 1, 1, 1}, {0, 0, 1, 1, 1, 1, 1, 1}},
+       {{0, 0, 0, 0, 0, 0, 0, 0}, {1, 0, 0, 0, 0, 0, 0, 0}}}};
   const int dim = op->space->dim, p = op->space->degree, q = (int)op->quad;
   if (dim < 2 || dim > 3 || p < 1 || p > 8 || q < 0 || q > 2) return MF_KERNEL_POINT;
   return column[dim - 2][q][op->has_grad ? 1 : 0][p - 1] ? MF_KERNEL_COLUMN : MF_KERNEL_POINT;

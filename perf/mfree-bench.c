@@ -147,12 +147,14 @@ static int time_ljungkvist(mf_mesh mesh, int p, int on_gpu, int reps, double *ms
 
 /* --cg N: seconds per iteration of N Jacobi-CG iterations with op (Dirichlet form, x = 0, b random),
  * after a 3-iteration warm-up; the preconditioner's set-up is not timed */
+static int cg_steps = 0; /* --cg-steps: the step-by-step iteration instead of the fused steps */
 static double time_cg(mf_operator op, mf_vector b, mf_vector x, int iters, int *err)
 {
   mf_cg cg = NULL;
   mf_cg_info info = {0};
   *err = mf_operator_set_dirichlet(op, 1);
   if (!*err) *err = mf_cg_create(op, &cg);
+  if (!*err && cg_steps) mf_cg_set_fused(cg, 0);
   if (!*err) *err = mf_cg_setup(cg);
   for (int pass = 0; pass < 2 && !*err; pass++) {
     *err = mf_cg_set_tolerance(cg, 1e-12, pass ? iters : 3);
@@ -253,6 +255,7 @@ static void usage(void)
          "                   [--verbose]        (progress on stderr: case i of n, elapsed time)\n"
          "                   [--cg N]           (also N Jacobi-CG iterations per row: ms per iteration and the\n"
          "                                       apply's time over it, cg_ms_per_iter and cg_vs_apply)\n"
+         "                   [--cg-steps]       (that CG step by step, not with its fused vector steps)\n"
          "  degrees 1..8, dim 2|3, 0 < min-dofs <= max-dofs <= 1e10, sizes 1..100, reps 1..64,\n"
          "  cells per block 1..1024 (a value a degree cannot take is skipped with a note)\n"
          "Exit status: 0 done (failed cases are reported and skipped), 1 the run failed, 2 a bad option.\n");
@@ -282,6 +285,7 @@ int main(int argc, char **argv)
     if (opt_is(&P, "--setup-phases")) setup_phases = 1;
     else if (opt_is(&P, "--verbose")) verbose = 1;
     else if (opt_is(&P, "--cg")) opt_int(&P, 0, 100000, &cg_iters);
+    else if (opt_is(&P, "--cg-steps")) cg_steps = 1;
     else if (opt_is(&P, "--problem")) opt_choice(&P, problem_names, 6, &problem_i);
     else if (opt_is(&P, "--backend")) opt_choice(&P, backends, 3, &backend_i);
     else if (opt_is(&P, "--scatter")) opt_choice(&P, scatters, 3, &scatter_i);

@@ -61,6 +61,8 @@ int main(int argc, char **argv)
   T_CALL(mf_space_create(mesh, 2, &s));
   T_CALL(mf_space_local_sizes(s, &nowned, &nlocal));
   T_CALL(mf_operator_create_laplace(s, MF_QUAD_GAUSS, t_ljungkvist, NULL, &A));
+  /* colored scatter: the same input gives bitwise the same output (atomics add in any order) */
+  T_CALL(mf_operator_set_scatter(A, MF_SCATTER_COLORED));
   T_CALL(mf_operator_set_dirichlet(A, 1));
   T_CALL(mf_vector_create(s, &b));
   T_CALL(mf_vector_create(s, &x));
