@@ -217,8 +217,8 @@ mf_kernel_design mf_operator_design(const mf_operator op)
        {{0, 0, 0, 0, 0, 0, 0, 0}, {1, 1, 0, 1, 0, 0, 1, 1}}},
       /* 3D (H100): mass row, then gradient row */
       {{{1, 1, 1, 1, 1, 1, 1, 1}, {0, 1, 0, 1, 1, 1, 1, 1}},
-       {{1, 1, 1, 1, 1, 1, 1, 1}, {0, 0, 1, 1, 1, 1, 1, 1}},
-       {{0, 0, 0, 0, 0, 0, 0, 0}, {1, 0, 0, 0, 0, 0, 0, 0}}}};
+       {{1, 1, 1, 1, 1, 1, 1, 1}, {1, 1, 1, 1, 1, 1, 1, 1}},
+       {{0, 0, 0, 0, 0, 0, 0, 0}, {1, 0, 0, 0, 0, 0, 0, 1}}}};
   const int dim = op->space->dim, p = op->space->degree, q = (int)op->quad;
   if (dim < 2 || dim > 3 || p < 1 || p > 8 || q < 0 || q > 2) return MF_KERNEL_POINT;
   return column[dim - 2][q][op->has_grad ? 1 : 0][p - 1] ? MF_KERNEL_COLUMN : MF_KERNEL_POINT;
