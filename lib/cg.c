@@ -168,7 +168,7 @@ static int cg_solve(mf_cg c, mf_vector b, mf_vector x, mf_cg_info *info)
   c->nhistory = 0;
   mf_vector r = c->r, z = c->z, p = c->p, Ap = c->Ap;
   double rz = 0.0, pAp = 0.0, res0 = 0.0, res = 0.0, t0 = 0.0, dt = 0.0;
-  int it = 0, converged = 0, code = 0, stopped = 0;
+  int it = 0, converged = 0, reached = 0, code = 0, stopped = 0; /* reached: the recursive residual did */
   /* Collective throughout: the steps that can fail on one rank alone are followed by a dot product
    * that carries the failure to every rank (mf_vector_dot_checked), or by an agreement. */
   int ierr = mf_cg_setup(c);
@@ -188,7 +188,7 @@ static int cg_solve(mf_cg c, mf_vector b, mf_vector x, mf_cg_info *info)
                 "CG: initial r^T M^-1 r = %g (operator or preconditioner not positive definite?)", rz);
   res0 = res = sqrt(rz);
   c->history[c->nhistory++] = res;
-  converged = res0 == 0.0;
+  converged = reached = res0 == 0.0;
   stopped = monitor_says_stop(c, it, res, &code);
   /* Jacobi or no preconditioner: the fused steps (mf_vector_ops.cg_update, cg_direction), three
    * passes over the vectors besides the operator and, on one rank, one host synchronisation per
@@ -197,9 +197,11 @@ static int cg_solve(mf_cg c, mf_vector b, mf_vector x, mf_cg_info *info)
   const int fused = !c->unfused && r->ops.cg_update && mf_pc_pointwise(c->pc, &dinv);
   while (!stopped && !converged && it < c->maxit) {
     double rz_new = 0.0;
+    /* ierr may hold the last direction update's failure on this rank: the apply still runs (its ghost
+     * exchange is collective) and the reductions below carry the failure to every rank */
     if (fused) {
       double out[2] = {0.0, 0.0};
-      ierr = mf_operator_apply(c->op, p, Ap);
+      MF_KEEP(ierr, mf_operator_apply(c->op, p, Ap));
       if (ctx->size == 1) { /* p^T A p, alpha and the update in one go: x and r stay if p^T A p is bad */
         if (!ierr) ierr = r->ops.cg_update(x, r, p, Ap, dinv, rz, NULL, out);
         pAp = out[0];
@@ -210,7 +212,8 @@ static int cg_solve(mf_cg c, mf_vector b, mf_vector x, mf_cg_info *info)
       rz_new = out[1];
       ierr = mf_sum_over_ranks(ctx, &rz_new, ierr);
     } else {
-      ierr = mf_vector_dot_checked(p, Ap, &pAp, mf_operator_apply(c->op, p, Ap));
+      MF_KEEP(ierr, mf_operator_apply(c->op, p, Ap));
+      ierr = mf_vector_dot_checked(p, Ap, &pAp, ierr);
       if (!ierr && isfinite(pAp) && pAp > 0.0) {
         const double alpha = rz / pAp;
         ierr = x->ops.axpy(x, alpha, p);              /* x <- x + alpha p  */
@@ -227,14 +230,14 @@ static int cg_solve(mf_cg c, mf_vector b, mf_vector x, mf_cg_info *info)
     it++;
     res = sqrt(fabs(rz_new));
     c->history[c->nhistory++] = res;
-    if (res <= c->rtol * res0) converged = 1;
+    if (res <= c->rtol * res0) converged = reached = 1;
     stopped = monitor_says_stop(c, it, res, &code);
     if (converged || stopped) break;
     if (fused) ierr = p->ops.cg_direction(p, r, dinv, rz_new / rz); /* p <- D^-1 r + beta p */
     else ierr = p->ops.aypx(p, rz_new / rz, z);                      /* p <- z + beta p */
-    if (ierr) break;
     rz = rz_new;
   }
+  ierr = mf_agree(ctx, ierr); /* a failed last direction update (the loop ended on the limit) */
   dt = MPI_Wtime() - t0;
   /* The recursive residual keeps falling where rounding stalls the true one (tolerances near the
    * precision's limit): converged means that the true residual b - A x, recomputed here (outside the
@@ -261,7 +264,7 @@ done:
     info->seconds = dt;
     info->seconds_per_iter = it ? dt / it : 0.0;
   }
-  if (!ierr && stopped && !converged)
+  if (!ierr && stopped && !reached) /* a stop asked for on the converging iteration is no stop */
     ierr = mf_error_set(ctx, MF_ERR_NOT_CONVERGED, __FILE__, __LINE__, __func__,
                         "CG stopped by its monitor at iteration %d (return value %d on this rank), residual %g of "
                         "initial %g", it, code, res, res0);

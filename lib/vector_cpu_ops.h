@@ -146,14 +146,16 @@ static int MF_VFN(cg_update)(mf_vector x, mf_vector r, mf_vector p, mf_vector Ap
   if (pAp_global) pAp = *pAp_global;
   else
     for (int i = 0; i < n; i++) pAp += (double)pd[i] * (double)ad[i];
-  const double alpha = isfinite(pAp) && pAp > 0.0 ? rz / pAp : 0.0;
+  out[0] = pAp;
+  out[1] = 0.0;
+  if (!(isfinite(pAp) && pAp > 0.0)) return 0; /* x and r stay; CG reports p^T A p */
+  const double alpha = rz / pAp;
   for (int i = 0; i < n; i++) {
     xd[i] += alpha * pd[i];
     const MF_VT ri = rd[i] - alpha * ad[i], zi = dd ? dd[i] * ri : ri;
     rd[i] = ri;
     s += (double)ri * (double)zi;
   }
-  out[0] = pAp;
   out[1] = s;
   return 0;
 }

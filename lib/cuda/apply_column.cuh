@@ -449,7 +449,7 @@ cudaError_t launch(const mf_cuda_apply_args *a)
   }
   const int blocks = (ncells + CPB - 1) / CPB;
   apply<DIM, N1, NQ, OP, COLLOC, HANG, T><<<blocks, CPB * NT, shmem>>>(*a);
-  return cudaGetLastError();
+  return mf_cuda_launch_status();
 }
 
 template <int DIM, int P, bool H, class T>

@@ -592,10 +592,10 @@ template <class T> static int v_destroy(mf_vector v)
   return 0;
 }
 
-// The fused steps of Jacobi-preconditioned CG (lib/cg.c; double vectors; CPU twins in lib/vector.c).
+// The fused steps of Jacobi-preconditioned CG (lib/cg.c; double vectors; CPU twins in
+// lib/vector_cpu_ops.h).
 // Reductions are deterministic: each block writes its partial sum, and the last block to finish adds
 // the partials in block order.
-#define MF_CG_BLOCKS 1024
 __device__ __forceinline__ double block_sum(double s)
 {
   __shared__ double part[MF_CUDA_THREADS / 32];
@@ -643,9 +643,10 @@ __global__ void k_cg_update(double *x, double *r, const double *p, const double 
                             double *out)
 {
   const double pAp = pAp_dev ? *pAp_dev : pAp_host;
-  const double alpha = isfinite(pAp) && pAp > 0.0 ? rz / pAp : 0.0;
+  const bool ok = isfinite(pAp) && pAp > 0.0;
+  const double alpha = ok ? rz / pAp : 0.0;
   double s = 0.0;
-  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; ok && i < n; i += gridDim.x * blockDim.x) {
     x[i] += alpha * p[i];
     const double ri = r[i] - alpha * Ap[i], zi = dinv ? dinv[i] * ri : ri;
     r[i] = ri;

@@ -48,8 +48,10 @@ static inline cudaError_t mf_cuda_launch_status(void)
                           #call, (int)mf_bst_);                                                        \
   } while (0)
 
-// the context's reduction scratch: 4 scalars, the block partials of the fused CG steps, their counter
-#define MF_CG_SCRATCH_BYTES (sizeof(double) * (4 + 1024) + 16)
+// the context's reduction scratch: 4 scalars, the block partials of the fused CG steps (at most
+// MF_CG_BLOCKS blocks), their counter
+#define MF_CG_BLOCKS 1024
+#define MF_CG_SCRATCH_BYTES (sizeof(double) * (4 + MF_CG_BLOCKS) + 16)
 
 struct mf_cuda_alloc {
   void *ptr;

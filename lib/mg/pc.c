@@ -209,6 +209,7 @@ static int estimate_eigenvalue(mf_pc pc)
     beta[k] = rz_new / rz;
     rz = rz_new;
     ierr = p->ops.aypx(p, beta[k], z);
+    if (ctx->size > 1) ierr = mf_agree(ctx, ierr); /* the next step's apply communicates */
     k++;
   }
   ierr = mf_agree(ctx, ierr);
