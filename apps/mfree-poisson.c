@@ -167,6 +167,16 @@ int main(int argc, char **argv)
     fprintf(stderr, "mfree-poisson: option --json: cannot open '%s' for writing: %s\n", json, strerror(errno));
     jerr = 1;
   }
+  if (vtu && !rank && !jerr) { /* the prefix by the library's rules (mf_vector_write_vtu), now */
+    const size_t plen = strlen(vtu);
+    const char *slash = strrchr(vtu, '/'), *base = slash ? slash + 1 : vtu;
+    if (!plen || vtu[plen - 1] == '/' || strpbrk(base, "<>&\"'")) {
+      fprintf(stderr, "mfree-poisson: option --vtu: '%s' names no file, or its file name holds one of < > & \" '\n",
+              vtu);
+      jerr = 1;
+      if (jf) fclose(jf), jf = NULL, remove(json);
+    }
+  }
   if (vtu && !rank && !jerr) { /* the same for the ParaView files: rank 0's .pvtu, opened without
                                 * truncating it (an earlier run's file stays until the new one is
                                 * written) and removed again if it was not there */

@@ -6,10 +6,12 @@
  * address of a handle and set it to NULL; destroying NULL is a no-op.
  *
  * Errors under MPI: every function that creates or sets up an object (context, mesh, space, vector,
- * operator, preconditioner, CG) and every operation that communicates (apply, dot, norm, solve) is
- * collective on the context's communicator and returns the same code on every rank. A failure that
- * strikes one rank alone (an allocation, a file, the device, a callback's value) is agreed on before
- * the next communicating step: every rank returns the code of the lowest failing rank, and every
+ * operator, preconditioner, CG) and every reduction (dot, norm, sum, solve) is collective on the
+ * context's communicator and returns the same code on every rank. mf_operator_apply,
+ * mf_operator_diagonal and mf_pc_apply run their ghost exchanges on every rank even after a local
+ * failure, so no rank waits, but return this rank's code: the next reduction agrees on it. A failure
+ * that strikes one rank alone (an allocation, a file, the device, a callback's value) is agreed on at
+ * the latest in the next collective step: every rank returns the code of the lowest failing rank, and every
  * rank's message is that rank's, prefixed "rank R: ", so that rank 0 can print it. No rank is left
  * waiting in a collective call. Argument checks that fail alike on every rank return at once.
  *

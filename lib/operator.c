@@ -243,17 +243,17 @@ int mf_callback_result(mf_context ctx, int code, unsigned long serial, const cha
 
 /* y <- A x for checked arguments (the flow in the file comment). The ghost exchanges run on every rank
  * even after a local failure (a neighbour waits for them); the first failure is returned. */
-static int apply(mf_operator op, mf_vector x, mf_vector y)
+static int apply(mf_operator op, mf_vector x, mf_vector y, int ierr)
 {
   if (op->kind == MF_OP_SHELL) {
+    if (ierr) return ierr;
     const unsigned long serial = mf_error_serial();
     return mf_callback_result(op->ctx,
                               mf_vector_call_user(op->shell_apply, x, y, op->shell_user, "the shell operator's apply", "x", "y"),
                               serial, "shell operator's apply function");
   }
-  int ierr = 0;
   mf_vector xin = x;
-  if (op->dirichlet && !op->ops.masks_bc) {
+  if (!ierr && op->dirichlet && !op->ops.masks_bc) {
     ierr = op->xwork->ops.copy(op->xwork, x);
     if (!ierr) ierr = op->xwork->ops.bc_zero(op->xwork);
     xin = op->xwork;
@@ -282,9 +282,12 @@ int mf_operator_apply(mf_operator op, mf_vector x, mf_vector y)
   MF_CHECK(x->prec == op->prec && y->prec == op->prec, ctx, MF_ERR_INCOMPATIBLE,
            "vectors x (%s) and y (%s) for an operator in %s", mf_precision_name(x->prec), mf_precision_name(y->prec),
            mf_precision_name(op->prec));
-  MF_CALL(mf_vector_access(x, MF_ACCESS_READ, "x"));
-  MF_CALL(mf_vector_access(y, MF_ACCESS_READ_WRITE, "y"));
-  return mf_vector_written(y, apply(op, x, y));
+  /* a vector that cannot be used here (an array checked out) fails this rank only: the exchanges
+   * still run (apply), so that no other rank waits */
+  int ierr = mf_vector_access(x, MF_ACCESS_READ, "x");
+  const int ywritten = !ierr && !(ierr = mf_vector_access(y, MF_ACCESS_READ_WRITE, "y"));
+  ierr = apply(op, x, y, ierr);
+  return ywritten ? mf_vector_written(y, ierr) : ierr;
 }
 
 int mf_operator_qdata_to_host(mf_operator op, double *host)
