@@ -341,9 +341,7 @@ void mf_operator_release(mf_operator o)
   mf_vector_destroy(&o->xwork);
   free(o->qd.data);
   free(o->qdf);
-  free(o->rowptr);
-  free(o->colidx);
-  free(o->vals);
+  free(o->vals); /* rowptr, colidx: the space's */
   mf_space_release(o->space);
   free(o);
 }
