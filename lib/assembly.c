@@ -4,6 +4,8 @@
  * columns are the local DoFs (owned then ghost), and each rank's product is summed onto the owners. */
 #include "mfree_impl.h"
 
+#include <stdio.h>
+
 static int apply_csr_cpu(mf_operator op, mf_vector x, mf_vector y)
 {
   const int n = op->space->nlocal;
@@ -51,13 +53,21 @@ static int row_columns(const mf_space s, const int64_t *off, const int *cells, i
   return u;
 }
 
+/* Bytes an assembled operator adds to its space's sparsity: the values (8 per nonzero) and its work
+ * vector (8 per local DoF); with_pattern: the columns too (4 per nonzero; rowptr is counted with the
+ * pattern's work arrays). */
+static double csr_matrix_bytes(int n, int64_t nnz, int with_pattern)
+{
+  return (with_pattern ? 12.0 : 8.0) * (double)nnz + 8.0 * (double)n;
+}
+
 /* The sparsity of every operator assembled on s, made once and kept on the space: rows and columns
  * are the local DoFs, and every pair of nodes of a cell couples (C^T A_e C of a cell with hanging
  * nodes couples the cell's nodes too: cell_nodes lists the constraining DoFs). From the cells of
  * each DoF, each row is the sorted union of their nodes: row by row, so the memory is the pattern
  * itself plus the DoF-to-cell lists, not one entry per element-matrix entry. Two passes over the
  * rows (count, fill) make colidx at its final size. */
-static int csr_pattern(mf_space s)
+static int csr_pattern(mf_space s, const char *what)
 {
   if (s->csr_rowptr) return 0;
   mf_context ctx = s->ctx;
@@ -65,6 +75,12 @@ static int csr_pattern(mf_space s)
   const size_t nent = (size_t)s->ncells * npc;
   int64_t *off = NULL, *rowptr = NULL;
   int *cells = NULL, *colidx = NULL;
+  /* first the work arrays and rowptr, whose sizes are known now; the columns and the values, which
+   * take most of the memory, once the rows are counted (below) */
+  char msg[320];
+  snprintf(msg, sizeof msg, "the sparsity pattern of %s (work arrays: %d DoFs, %lld cell nodes)", what, n,
+           (long long)nent);
+  MF_CALL(mf_host_require(ctx, 16.0 * ((double)n + 1.0) + 4.0 * (double)nent, msg));
   int ierr = MF_CALLOC(ctx, (size_t)n + 1, &off);
   if (!ierr) ierr = MF_CALLOC(ctx, nent, &cells);
   if (!ierr) ierr = MF_CALLOC(ctx, (size_t)n + 1, &rowptr);
@@ -79,6 +95,9 @@ static int csr_pattern(mf_space s)
   int64_t maxlen = 0;
   for (int i = 0; i < n; i++)
     if ((off[i + 1] - off[i]) * npc > maxlen) maxlen = (off[i + 1] - off[i]) * npc;
+  snprintf(msg, sizeof msg, "the sparsity pattern of %s (work arrays of %d threads, %lld entries each)", what,
+           mf_max_threads(), (long long)maxlen);
+  ierr = mf_host_require(ctx, 4.0 * (double)mf_max_threads() * (double)maxlen, msg);
   for (int pass = 0; pass < 2 && !ierr; pass++) {
 #pragma omp parallel
     {
@@ -105,7 +124,11 @@ static int csr_pattern(mf_space s)
     }
     if (pass == 0) {
       for (int i = 0; i < n; i++) rowptr[i + 1] += rowptr[i];
-      ierr = MF_CALLOC(ctx, (size_t)rowptr[n], &colidx);
+      /* the columns, and the values of the operator being assembled, before either is allocated */
+      snprintf(msg, sizeof msg, "%s (%lld nonzeros on %d local DoFs: columns and values)", what,
+               (long long)rowptr[n], n);
+      ierr = mf_host_require(ctx, csr_matrix_bytes(n, rowptr[n], 1), msg);
+      if (!ierr) ierr = MF_CALLOC(ctx, (size_t)rowptr[n], &colidx);
     }
   }
 done:
@@ -186,8 +209,13 @@ int mf_operator_create_assembled(mf_operator mfop, mf_operator *assembled)
   MF_CHECK(mfop->prec == MF_PRECISION_DOUBLE, ctx, MF_ERR_UNSUPPORTED, "a single-precision operator copy cannot be assembled");
   mf_space s = mfop->space;
   mf_operator o = NULL;
-  int ierr = mf_space_colors(s);
-  if (!ierr) ierr = csr_pattern(s);
+  char what[96];
+  snprintf(what, sizeof what, "the assembled degree-%d operator on %lld DoFs", s->degree, (long long)s->nglobal);
+  /* memory is checked before each allocation that grows with the problem (mf_host_require): a matrix
+   * that would not fit is refused, with the bytes it needs and the bytes available */
+  int ierr = csr_pattern(s, what);
+  if (!ierr) ierr = mf_host_require(ctx, csr_matrix_bytes(s->nlocal, s->csr_rowptr[s->nlocal], 0), what);
+  if (!ierr) ierr = mf_space_colors(s);
   if (!ierr) ierr = MF_CALLOC(ctx, 1, &o);
   if (ierr) return mf_agree(ctx, ierr);
   /* the matrix-free operator's kind, rule, coefficient and Dirichlet form: the apply flow of

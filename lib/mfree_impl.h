@@ -153,6 +153,9 @@ void mf_mesh_release(mf_mesh mesh);
 
 /** Host memory available to this rank (bytes): the node's available memory over its ranks. */
 double mf_host_available(mf_context ctx);
+/** Test hook, for tests only: mf_host_available returns `bytes` on the calling process (0: the real
+ *  figure again), so that refusals before allocation can be tested with a small limit. */
+void mf_test_set_host_available(double bytes);
 /** Refuse, before allocating, what needs more host memory than mf_host_available, with both figures. */
 int mf_host_require(mf_context ctx, double bytes, const char *what);
 /** Estimated bytes per rank of a forest of ntrees coarse trees with `cells` cells on the rank. */
