@@ -3,12 +3,16 @@
  *    coefficient, p = 1..4 in 2D and 3D, uniform and adaptive ball, with and without Dirichlet form;
  *  - its local matrix is symmetric entry by entry, and x . S y = y . S x;
  *  - CG with it gives the matrix-free CG's solution (1e-10) in the same iterations (+-1);
+ *  - its values are bitwise the same with 1 and 3 OpenMP threads (cells added color by color);
  *  - bad input is refused with a message;
  *  - memory: a matrix that would not fit in the host memory (a small test limit) is refused before
  *    its arrays are allocated, with MF_ERR_MEMORY and the bytes needed and available, on every rank;
  *    a failure of any one allocation returns MF_ERR_MEMORY and leaves nothing behind (valgrind). */
 #include "mf_test.h"
 #include "mfree_impl.h"
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 /* |S x - A x| / |A x| for a random x */
 static double apply_difference(mf_operator A, mf_operator S, mf_space space, int seed)
@@ -151,6 +155,37 @@ static void check_against_mf(mf_context ctx)
       }
 }
 
+/* The assembled values with 1 and with 3 threads on the adaptive ball (hanging nodes): bitwise equal */
+static void check_threads(mf_context ctx, int dim)
+{
+#ifdef _OPENMP
+  mf_mesh mesh;
+  mf_space space;
+  mf_operator A, S1, S3;
+  t_ball(ctx, dim, 1, 1, &mesh);
+  T_CALL(mf_space_create(mesh, 3, &space));
+  T_CALL(mf_operator_create_helmholtz(space, MF_QUAD_GAUSS, 0.5, 3.0, t_ljungkvist, NULL, &A));
+  const int nt = omp_get_max_threads();
+  omp_set_num_threads(1);
+  T_CALL(mf_operator_create_assembled(A, &S1));
+  omp_set_num_threads(3);
+  T_CALL(mf_operator_create_assembled(A, &S3));
+  omp_set_num_threads(nt);
+  const int64_t nnz = S1->rowptr[space->nlocal];
+  T_CHECK(S1->rowptr == S3->rowptr && S1->colidx == S3->colidx, "dim %d: the two assemblies do not share the pattern",
+          dim);
+  T_CHECK(!memcmp(S1->vals, S3->vals, sizeof(double) * (size_t)nnz), "dim %d: values with 1 and 3 threads differ", dim);
+  mf_operator_destroy(&S1);
+  mf_operator_destroy(&S3);
+  mf_operator_destroy(&A);
+  mf_space_destroy(&space);
+  mf_mesh_destroy(&mesh);
+#else
+  (void)ctx;
+  (void)dim;
+#endif
+}
+
 static double t_one(const double *x, int dim, void *user)
 {
   (void)x;
@@ -247,6 +282,8 @@ int main(int argc, char **argv)
   check_memory(ctx);
   if (argc < 2 || strcmp(argv[1], "memory")) { /* "memory": the memory checks alone (valgrind) */
     check_against_mf(ctx);
+    check_threads(ctx, 2);
+    check_threads(ctx, 3);
     for (int p = 1; p <= 3; p++) {
       check_cg(ctx, 2, p);
       check_cg(ctx, 3, p);
