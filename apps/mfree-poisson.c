@@ -1,5 +1,6 @@
 /* mfree-poisson -- solves -div(c grad u) = f with a manufactured solution on a square/cube, ball or
- * deformed cube with Jacobi-preconditioned CG on the matrix-free Laplace operator, and reports
+ * deformed cube with Jacobi-preconditioned CG on the matrix-free Laplace operator (--method: or its
+ * assembled CSR matrix, or both side by side), and reports
  * DoFs, ranks, backend, iterations, times and the L2 error (text and, with --json, one JSON object);
  * --verbose tells on stderr where a long run is. Options are checked before anything runs
  * (options.h); an error of the library that an option's value caused is reported naming the option. */
@@ -27,6 +28,9 @@ static void usage(FILE *f)
           "  --pc P             preconditioner: jacobi | chebyshev | mg | none (default jacobi)\n"
           "  --pc-degree K      Chebyshev degree, or the multigrid smoother's, 1..64 (default 4)\n"
           "  --mg-precision P   the V-cycle's precision: double | float (default double; needs --pc mg)\n"
+          "  --method M         mf | assembled | both: solve with the matrix-free operator, the assembled\n"
+          "                     (CSR) matrix, or both one after the other with a side-by-side table\n"
+          "                     (default mf; assembled and both: backend cpu, --pc jacobi or none)\n"
           "  --adapt none|shells  adaptive refinement: shells refines along several spherical shells\n"
           "  --levels L         rounds of adaptive refinement, 0..10 (default 2; needs --adapt shells)\n"
           "  --json FILE        also write the summary as one JSON object to FILE (opened before the run)\n"
@@ -103,10 +107,11 @@ int main(int argc, char **argv)
   const char *json = NULL, *vtu = NULL;
   static const char *const mesh_names[] = {"cube", "ball", "deformed"}, *const backends[] = {"cpu", "cuda", "auto"},
                            *const coefs[] = {"constant", "ljungkvist"}, *const adapts[] = {"none", "shells"},
-                           *const pcs[] = {"jacobi", "chebyshev", "mg", "none"}, *const precs[] = {"double", "float"};
+                           *const pcs[] = {"jacobi", "chebyshev", "mg", "none"}, *const precs[] = {"double", "float"},
+                           *const methods[] = {"mf", "assembled", "both"};
   static const mf_pc_kind pc_kinds[] = {MF_PC_JACOBI, MF_PC_CHEBYSHEV, MF_PC_MULTIGRID, MF_PC_NONE};
-  int mesh_i = 1, backend_i = 2, coef_i = 1, adapt_i = 0, pc_i = 0, prec_i = 0;
-  poisson_pc pcopt = {MF_PC_JACOBI, 0, 0, MF_PRECISION_DOUBLE, NULL, NULL, NULL};
+  int mesh_i = 1, backend_i = 2, coef_i = 1, adapt_i = 0, pc_i = 0, prec_i = 0, method_i = 0;
+  poisson_pc pcopt = {MF_PC_JACOBI, 0, 0, MF_PRECISION_DOUBLE, NULL, NULL, NULL, 0};
   double tol = 1e-10;
 
   /* Options first, before MPI starts: a bad one costs nothing and stops before any work. */
@@ -132,6 +137,7 @@ int main(int argc, char **argv)
     else if (opt_is(&P, "--pc")) opt_choice(&P, pcs, 4, &pc_i);
     else if (opt_is(&P, "--pc-degree")) given_pc_degree = !opt_int(&P, 1, 64, &pcopt.degree);
     else if (opt_is(&P, "--mg-precision")) opt_choice(&P, precs, 2, &prec_i);
+    else if (opt_is(&P, "--method")) opt_choice(&P, methods, 3, &method_i);
     else if (opt_is(&P, "--verbose")) verbose = 1;
     else if (opt_is(&P, "--verbose-every")) given_every = !opt_int(&P, 1, INT_MAX, &every);
     else opt_unknown(&P);
@@ -147,6 +153,9 @@ int main(int argc, char **argv)
   if (!P.bad && prec_i && pcopt.kind != MF_PC_MULTIGRID)
     opt_error(&P, "option --mg-precision %s needs --pc mg (not '%s')", precs[prec_i], pcs[pc_i]);
   if (!P.bad && given_every && !verbose) opt_error(&P, "option --verbose-every needs --verbose");
+  /* the assembled operator has a diagonal but no multigrid hierarchy, and its Chebyshev use is untested */
+  if (!P.bad && method_i && pcopt.kind != MF_PC_JACOBI && pcopt.kind != MF_PC_NONE)
+    opt_error(&P, "option --method %s needs --pc jacobi or --pc none (not '%s')", methods[method_i], pcs[pc_i]);
   if (P.bad) return 2;
   const char *mesh_name = mesh_names[mesh_i], *backend = backends[backend_i], *coef_name = coefs[coef_i];
   const char *adapt = adapts[adapt_i], *pc_name = pcs[pc_i], *mg_prec = precs[prec_i];
@@ -210,6 +219,15 @@ int main(int argc, char **argv)
   ierr = mf_context_create(MPI_COMM_WORLD, backend, &ctx);
   if (ierr) failed = "--backend";
   pg.ctx = ctx;
+  /* "auto" is known only now; every rank has the same backend, so all leave here together */
+  if (!ierr && method_i && strcmp(mf_context_backend(ctx), "cpu")) {
+    fprintf(stderr, "mfree-poisson: option --method %s: assembly on the GPU is not available yet (backend %s); use "
+                    "--backend cpu or --method mf\n", methods[method_i], mf_context_backend(ctx));
+    if (jf) fclose(jf), remove(json);
+    mf_context_destroy(&ctx);
+    MPI_Finalize();
+    return 2;
+  }
   if (!ierr) {
     char line[128];
     snprintf(line, sizeof line, "backend %s, %d rank(s)", mf_context_backend(ctx), nranks);
@@ -243,10 +261,18 @@ int main(int argc, char **argv)
     pcopt.progress = on_progress;
     pcopt.monitor = verbose ? on_iteration : NULL;
     pcopt.user = &pg;
+    pcopt.assembled = method_i == 1;
     ierr = poisson_solve_vtu(mesh, degree, coef, tol, &pcopt, vtu, &res);
     failed = res.failed_option;
   }
-  if (!ierr) ierr = mf_context_phase_times(ctx, phases);
+  if (!ierr) ierr = mf_context_phase_times(ctx, phases); /* the first run's phases, as its set-up time */
+  poisson_result res_asm; /* --method both: the assembled run, after the matrix-free one on the same mesh */
+  memset(&res_asm, 0, sizeof res_asm);
+  if (!ierr && method_i == 2) {
+    pcopt.assembled = 1;
+    ierr = poisson_solve_vtu(mesh, degree, coef, tol, &pcopt, NULL, &res_asm);
+    failed = res_asm.failed_option;
+  }
   size_t mem_in_use = 0, mem_peak = 0;
   if (!ierr) ierr = mf_context_device_memory(ctx, &mem_in_use, &mem_peak);
   if (ierr) {
@@ -265,6 +291,9 @@ int main(int argc, char **argv)
   MPI_Allreduce(MPI_IN_PLACE, &setup, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
   MPI_Allreduce(MPI_IN_PLACE, &other, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
   MPI_Allreduce(MPI_IN_PLACE, phases, MF_PHASE_COUNT, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  /* --method both: set-up (space to solver ready) of each run and the assembly, the slowest rank's */
+  double setup_mf[3] = {res.setup_s, res_asm.setup_s, res_asm.assembly_s};
+  MPI_Allreduce(MPI_IN_PLACE, setup_mf, 3, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
   const char *be = mf_context_backend(ctx);
   double dofs_per_s = res.s_per_iter > 0 ? res.ndofs / res.s_per_iter : 0.0;
   if (!rank) {
@@ -290,6 +319,23 @@ int main(int argc, char **argv)
              setup > 0 ? 100.0 * phases[k] / setup : 0.0);
     printf("                 %-12s %9.4f  %5.1f%%\n", "other", other, setup > 0 ? 100.0 * other / setup : 0.0);
     printf("  solve rate     %.3e DoF/s (DoFs / solve time)\n", res.solve_s > 0 ? res.ndofs / res.solve_s : 0.0);
+    if (method_i == 1)
+      printf("  operator       assembled (CSR): %lld nonzeros, %.3f MB on rank 0; assembly %.3f s (within the set-up)\n",
+             (long long)res.local_nnz, res.local_bytes / 1e6, res.assembly_s);
+    if (method_i == 2) { /* the two runs on the same mesh and problem, one after the other */
+      const poisson_result *r[2] = {&res, &res_asm};
+      printf("  method         %-22s %-22s (same mesh, problem and preconditioner; slowest rank's times)\n"
+             "  set-up         %-9.3f s %11s %-9.3f s (assembly %.3f s)    space to solver ready\n"
+             "  CG iterations  %-22d %d\n"
+             "  s per iter.    %-22.3e %.3e\n"
+             "  DoF/s per it.  %-22.3e %.3e\n"
+             "  memory         %-22s %.3f MB on rank 0 (CSR values, columns, row starts)\n"
+             "  L2 error       %-22.6e %.6e\n",
+             "matrix-free", "assembled", setup_mf[0], "", setup_mf[1], setup_mf[2], r[0]->iterations, r[1]->iterations,
+             r[0]->s_per_iter, r[1]->s_per_iter, r[0]->s_per_iter > 0 ? r[0]->ndofs / r[0]->s_per_iter : 0.0,
+             r[1]->s_per_iter > 0 ? r[1]->ndofs / r[1]->s_per_iter : 0.0, "not counted", r[1]->local_bytes / 1e6,
+             r[0]->l2_error, r[1]->l2_error);
+    }
     if (res.levels) {
       printf("  multigrid      %d levels in %s, set-up %.3f s (within the set-up above), V-cycle %.3e s\n"
              "                 level  degree         DoFs      cells   s per V-cycle  share\n",
@@ -313,6 +359,15 @@ int main(int argc, char **argv)
       for (int k = 0; k < MF_PHASE_COUNT; k++) fprintf(f, "\"%s\": %.6e, ", mf_phase_name((mf_phase)k), phases[k]);
       fprintf(f, "\"other\": %.6e}, \"pc\": \"%s\", \"pc_setup_s\": %.6e, \"solve_dofs_per_s\": %.6e",
               other, pc_name, res.pc_setup_s, res.solve_s > 0 ? res.ndofs / res.solve_s : 0.0);
+      fprintf(f, ", \"method\": \"%s\"", methods[method_i]);
+      if (method_i == 1)
+        fprintf(f, ", \"assembly_s\": %.6e, \"matrix_bytes_rank0\": %.6e", res.assembly_s, res.local_bytes);
+      if (method_i == 2)
+        fprintf(f,
+                ", \"assembled\": {\"iterations\": %d, \"setup_s\": %.6e, \"assembly_s\": %.6e, \"s_per_iteration\": %.6e, "
+                "\"matrix_bytes_rank0\": %.6e, \"l2_error\": %.10e}",
+                res_asm.iterations, setup_mf[1], setup_mf[2], res_asm.s_per_iter, res_asm.local_bytes,
+                res_asm.l2_error);
       if (res.levels) {
         fprintf(f, ", \"mg_precision\": \"%s\", \"vcycle_s\": %.6e, \"mg_levels\": [", mg_prec, res.vcycle_s);
         for (int k = 0; k < res.levels; k++)
@@ -328,7 +383,7 @@ int main(int argc, char **argv)
     }
   }
   MPI_Bcast(&ierr, 1, MPI_INT, 0, MPI_COMM_WORLD);
-  if (!ierr && !res.converged) ierr = 3;
+  if (!ierr && (!res.converged || (method_i == 2 && !res_asm.converged))) ierr = 3;
   mf_mesh_destroy(&mesh);
   mf_context_destroy(&ctx);
   MPI_Finalize();

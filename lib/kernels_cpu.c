@@ -207,13 +207,11 @@ int mf_kernel_diagonal_hanging_cpu(mf_operator op, double *d)
   return 0;
 }
 
-int mf_element_matrix_constrained(mf_operator op, int cell, double *Ac)
+void mf_element_matrix_constrained_work(mf_operator op, int cell, double *Ac, double *work)
 {
   const mf_space s = op->space;
   const int npc = s->npc, mask = s->face_code[cell];
-  double *work, *col;
-  MF_CALL(MF_CALLOC(s->ctx, mf_kernel_work_size(op) + 2 * (size_t)npc, &work));
-  col = work + mf_kernel_work_size(op);
+  double *col = work + mf_kernel_work_size(op);
   /* column j of C^T A_e C: the cell operator with constraints on the unit vector e_j */
   for (int j = 0; j < npc; j++) {
     double *u = col + npc;
@@ -224,6 +222,13 @@ int mf_element_matrix_constrained(mf_operator op, int cell, double *Ac)
     mf_hanging_apply(s->dim, s->n1, mask, s->hanging_P, col, 1);
     for (int i = 0; i < npc; i++) Ac[(size_t)i * npc + j] = col[i];
   }
+}
+
+int mf_element_matrix_constrained(mf_operator op, int cell, double *Ac)
+{
+  double *work;
+  MF_CALL(MF_CALLOC(op->space->ctx, mf_kernel_work_size(op) + 2 * (size_t)op->space->npc, &work));
+  mf_element_matrix_constrained_work(op, cell, Ac, work);
   free(work);
   return 0;
 }

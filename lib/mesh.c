@@ -10,10 +10,15 @@
 #define MF_MAX_LEVEL_3D 12
 #define MF_MAX_TREES_PER_DIR 4096
 
+static double mf_test_host_avail; /* test hook: at most this many bytes available (0: no limit) */
+
+void mf_test_set_host_available(double bytes) { mf_test_host_avail = bytes > 0.0 ? bytes : 0.0; }
+
 /* Host memory this rank may use: the node's available memory (MemAvailable of /proc/meminfo, else
  * the free pages) shared by the ranks on the node. */
 double mf_host_available(mf_context ctx)
 {
+  if (mf_test_host_avail > 0.0) return mf_test_host_avail;
   double bytes = -1.0;
   FILE *f = fopen("/proc/meminfo", "r");
   if (f) {

@@ -282,7 +282,11 @@ int mf_operator_apply(mf_operator op, mf_vector x, mf_vector y);
 int mf_operator_diagonal(mf_operator op, mf_vector diag);
 int mf_operator_destroy(mf_operator *op);
 /** @brief Assemble the operator into a CPU sparse matrix (CSR) from dense element matrices and wrap
- *  it as an operator with the same interface: the reference against which matrix-free is checked. */
+ *  it as an operator with the same interface: the reference against which matrix-free is checked.
+ *  Hanging-node constraints are condensed (C^T A_e C); the Dirichlet form is the operator's, as for
+ *  it. The sparsity is made once per space and shared by every operator assembled on it. A matrix
+ *  that would not fit in the host memory is refused before its arrays are allocated (MF_ERR_MEMORY,
+ *  with the bytes needed and available). Backend 'cpu' only; collective. */
 int mf_operator_create_assembled(mf_operator op, mf_operator *assembled);
 /** @brief Number of stored nonzeros of an assembled operator on this rank (0 for matrix-free ones). */
 int mf_operator_local_nnz(mf_operator op, int64_t *nnz);

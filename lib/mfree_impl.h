@@ -153,6 +153,9 @@ void mf_mesh_release(mf_mesh mesh);
 
 /** Host memory available to this rank (bytes): the node's available memory over its ranks. */
 double mf_host_available(mf_context ctx);
+/** Test hook, for tests only: mf_host_available returns `bytes` on the calling process (0: the real
+ *  figure again), so that refusals before allocation can be tested with a small limit. */
+void mf_test_set_host_available(double bytes);
 /** Refuse, before allocating, what needs more host memory than mf_host_available, with both figures. */
 int mf_host_require(mf_context ctx, double bytes, const char *what);
 /** Estimated bytes per rank of a forest of ntrees coarse trees with `cells` cells on the rank. */
@@ -207,6 +210,8 @@ struct mf_space_s {
   int ncolors;          /* color c: cells color_cells[color_off[c] .. color_off[c+1]) */
   int *color_off;       /* ncolors + 1; no two cells of one color share a DoF */
   int *color_cells;     /* ncells: the cells, color by color */
+  int64_t *csr_rowptr;  /* nlocal + 1: the assembled operators' sparsity (lib/assembly.c), made on first use */
+  int *csr_colidx;      /* csr_rowptr[nlocal]: the columns of each row, ascending */
   int *launch_order;    /* ncells: order of the cells in an atomic launch (cuda backend; see
                            mf_space_launch_order), NULL on the cpu backend */
   int nmasked;          /* cells with hanging faces or edges (face_code != 0) */
@@ -475,8 +480,9 @@ struct mf_operator_s {
   /* shell */
   mf_shell_apply_fn shell_apply, shell_diag;
   void *shell_user;
-  /* assembled CSR (local rows/cols: owned then ghost) */
-  int *rowptr, *colidx;
+  /* assembled CSR (local rows/cols: owned then ghost): the space's sparsity, the operator's values */
+  const int64_t *rowptr;
+  const int *colidx;
   double *vals;
   mf_operator_ops ops;
   mf_vector xwork; /* x with boundary entries zeroed (Dirichlet form), in the operator's precision */
@@ -534,6 +540,9 @@ size_t mf_kernel_work_size(mf_operator op);
 void mf_element_matrix_dense(mf_operator op, int cell, double *Ae);
 /** C^T A_e C of a cell with the hanging-node constraints C, by the cell kernel on unit vectors. */
 int mf_element_matrix_constrained(mf_operator op, int cell, double *Ac);
+/** The same with the caller's work array of mf_kernel_work_size(op) + 2 npc doubles (no allocation:
+ *  for threads that assemble many cells). */
+void mf_element_matrix_constrained_work(mf_operator op, int cell, double *Ac, double *work);
 /** Diagonal contributions of the cells with hanging nodes from the columns j of C^T A_e C that
  *  mf_hanging_diag_column selects (mf_kernel_diagonal_cpu adds the others). */
 int mf_kernel_diagonal_hanging_cpu(mf_operator op, double *d);

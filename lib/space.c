@@ -426,6 +426,8 @@ void mf_space_release(mf_space s)
   free(s->color_off);
   free(s->color_cells);
   free(s->launch_order);
+  free(s->csr_rowptr);
+  free(s->csr_colidx);
   mf_exchange_free(&s->ex);
   mf_mesh_release(s->mesh);
   free(s);

@@ -3,8 +3,9 @@
 #   MODE=run  : the run succeeds
 #   MODE=fail : the run exits nonzero (EXIT: with that status) and its error output contains EXPECT
 # Also, in every mode: each item of EXPECT (a ;-list) must be in the error output, no item of FORBID
-# may be; QUIET=1: the error output must be empty; ABSENT: a file the run must not leave behind.
-# Variables: APP, ARGS (space-separated), MODE, FILE, EXPECT, FORBID, EXIT, QUIET, ABSENT,
+# may be; each item of OUT_EXPECT must be in the standard output; QUIET=1: the error output must be
+# empty; ABSENT: a file the run must not leave behind.
+# Variables: APP, ARGS (space-separated), MODE, FILE, EXPECT, OUT_EXPECT, FORBID, EXIT, QUIET, ABSENT,
 # MPIEXEC (optional launcher ;-list)
 separate_arguments(arglist UNIX_COMMAND "${ARGS}")
 get_filename_component(app_name "${APP}" NAME)
@@ -52,6 +53,12 @@ elseif(MODE STREQUAL "fail")
     message(FATAL_ERROR "${app_name} ${ARGS} exited with ${rc}, expected ${EXIT}:\n${err}")
   endif()
 endif()
+foreach(e IN LISTS OUT_EXPECT)
+  string(FIND "${out}" "${e}" pos)
+  if(pos EQUAL -1)
+    message(FATAL_ERROR "${app_name} ${ARGS}: output does not contain '${e}':\n${out}")
+  endif()
+endforeach()
 foreach(e IN LISTS EXPECT)
   string(FIND "${err}" "${e}" pos)
   if(pos EQUAL -1)
