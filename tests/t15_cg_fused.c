@@ -2,7 +2,7 @@
  * Dirichlet Laplace problem on the ball (2D and 3D, uniform and adaptive), the fused iteration
  * (default) and the step-by-step one (mf_cg_set_fused(cg, 0)) reach the same iteration counts and
  * solutions: on the cpu backend the same arithmetic gives the same iterates (1e-13), on the cuda
- * backend the reductions differ in order (iterations +-1 with Jacobi, 2% without a preconditioner;
+ * backend the reductions differ in order (iterations +-1 with Jacobi, 3% without a preconditioner;
  * solutions 1e-10). An indefinite operator is
  * reported by both, naming p^T A p, with x left finite. */
 #include "mf_test.h"
@@ -69,10 +69,11 @@ int main(int argc, char **argv)
         const int dit = abs(i1.iterations - i2.iterations);
         T_CHECK(i1.converged && i2.converged && i1.iterations > 10, "dim %d adapt %d jacobi %d: converged %d/%d in %d/%d",
                 dim, adapt, jacobi, i1.converged, i2.converged, i1.iterations, i2.iterations);
-        /* Without a preconditioner the 2D problems take about 200 iterations, and there a change in
-         * the order of the dot products' sums alone moves the count by up to 3 (measured on the GPU,
-         * where the fused and the step-by-step reductions add in different orders): 2% allowed. */
-        const int dmax = jacobi ? 1 : (int)fmax(1.0, 0.02 * i2.iterations);
+        /* Without a preconditioner the 2D problems take 110-200 iterations, and there a change in the
+         * order of the dot products' sums alone moves the count by up to 3 (measured on the H100 over
+         * 40 runs, where the fused and the step-by-step reductions add in different orders and the
+         * right-hand side's atomics differ from run to run: 114 against 117 at worst): 3% allowed. */
+        const int dmax = jacobi ? 1 : (int)ceil(0.03 * i2.iterations);
         T_CHECK(gpu ? dit <= dmax && d < 1e-10 : dit == 0 && d < 1e-13,
                 "dim %d adapt %d jacobi %d: fused %d iterations, step by step %d; solutions differ by %.3e (relative)",
                 dim, adapt, jacobi, i1.iterations, i2.iterations, d);
