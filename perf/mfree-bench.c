@@ -14,6 +14,20 @@
  * per cell); bytes_per_dof = that total / DoFs. gb_per_s = bytes_per_dof x DoF/s;
  * frac_of_triad = gb_per_s / triad bandwidth.
  * Timing: CUDA events around repeated mf_operator_apply calls after a warm-up, median of repeats.
+ *
+ * --method assembled|both (backend cpu only; on another backend the run stops with status 2 before any
+ * case, as the library cannot assemble there): per problem and degree the matrix-free operator is also
+ * assembled (mf_operator_create_assembled) and timed the same way, a row with problem `<name>-csr`,
+ * design `csr`, scatter `none` (a row-wise product, no scatter). Its byte model: the values (8 B) and
+ * column indices (4 B) of each stored nonzero, the 64-bit row pointers (8 B per row), x read once and
+ * y written once (8 B each per DoF); rows and nonzeros summed over the ranks (a rank's rows include its
+ * ghost DoFs). Its setup_s is the assembly alone: the call to mf_operator_create_assembled, with the
+ * mesh, the space and the matrix-free operator it starts from excluded. The first assembly on a mesh
+ * also makes the sparsity pattern, which later problems on the same mesh share (--problem all: bp3
+ * and bp5 reuse bp1's), so their setup_s is the values alone; the "# assembly" line on stdout says which,
+ * with the assembly's DoF/s and nonzeros/s. The --setup-phases columns are empty on these rows. A matrix
+ * that does not fit is refused by the library: reported on stderr, the case's csr row left out.
+ * --method assembled writes only the csr rows (the matrix-free operator is still made: it is assembled).
  */
 #include <errno.h>
 #include <math.h>
@@ -245,6 +259,55 @@ static void run_adaptive(mf_context ctx, const char *device, int on_gpu, int dim
   }
 }
 
+/* --method assembled|both: op assembled, timed and written as the row `<problem>-csr` (the model and
+ * the columns: the header comment). A refusal (a matrix that does not fit) is reported and the row
+ * left out; the run goes on. */
+static void csr_row(mf_operator op, apply_arg *a, const char *device, const char *problem, int dim, int reps,
+                    int cg_iters, int setup_phases, FILE *out)
+{
+  const mf_space space = op->space;
+  const int p = space->degree, reused = space->csr_rowptr != NULL;
+  mf_operator A = NULL;
+  double t0 = MPI_Wtime();
+  int err = mf_operator_create_assembled(op, &A);
+  double assembly = MPI_Wtime() - t0;
+  if (err) {
+    fprintf(stderr, "mfree-bench: %s-csr p %d (%lld DoFs) skipped: %s\n", problem, p, (long long)space->nglobal,
+            mf_last_error_message());
+    return;
+  }
+  MPI_Allreduce(MPI_IN_PLACE, &assembly, 1, MPI_DOUBLE, MPI_MAX, space->ctx->comm); /* the slowest rank's */
+  int64_t nnz = 0;
+  mf_operator_local_nnz(A, &nnz);
+  double sums[2] = {(double)nnz, (double)space->nlocal}; /* nonzeros and rows over the ranks */
+  MPI_Allreduce(MPI_IN_PLACE, sums, 2, MPI_DOUBLE, MPI_SUM, space->ctx->comm);
+  const double n = (double)space->nglobal, bpd = (12.0 * sums[0] + 8.0 * sums[1] + 16.0 * n) / n;
+  printf("# assembly %s p %d: %.4f s, DoF/s %.4g, nonzeros/s %.4g (%.0f nonzeros; sparsity pattern %s)\n", problem, p,
+         assembly, n / assembly, sums[0] / assembly, sums[0], reused ? "reused" : "made");
+  apply_arg b = {A, a->x, a->y};
+  double ms = time_apply(&b, 0, reps, &err);
+  if (err) {
+    fprintf(stderr, "mfree-bench: %s-csr p %d: apply failed: %s\n", problem, p, mf_last_error_message());
+    mf_operator_destroy(&A);
+    return;
+  }
+  double dofs = n / (ms * 1e-3), gbs = bpd * dofs / 1e9;
+  char row[512], cgc[64] = ",,", phase_cols[64] = "";
+  snprintf(row, sizeof row, "%s,%s-csr,%d,%d,%d,none,%lld,%.5f,%.4f,%.1f,%.1f,%.3f", device, problem, dim, p,
+           op->basis.nq, (long long)space->nglobal, ms, dofs / 1e9, bpd, gbs, 0.0);
+  if (cg_iters > 0) {
+    double cg_s = time_cg(A, a->x, a->y, cg_iters, &err);
+    if (err) fprintf(stderr, "mfree-bench: %s-csr p %d: CG failed: %s\n", problem, p, mf_last_error_message());
+    else snprintf(cgc, sizeof cgc, ",%.5f,%.3f", cg_s * 1e3, cg_s > 0 ? ms / (cg_s * 1e3) : 0.0);
+  }
+  if (setup_phases)
+    for (int k = 0; k < MF_PHASE_COUNT && k < (int)sizeof phase_cols - 1; k++) strcat(phase_cols, ",");
+  printf("%s,%.3f,0,csr%s%s\n", row, assembly, cgc, phase_cols);
+  fflush(stdout);
+  if (out) fprintf(out, "%s,%.3f,csr%s%s\n", row, assembly, cgc, phase_cols), fflush(out);
+  mf_operator_destroy(&A);
+}
+
 static void usage(void)
 {
   printf("usage: mfree-bench [--problem bp1|bp3|bp5|ljungkvist|all|ljungkvist-adaptive] [--degrees 1,2,...] [--dim 2|3]\n"
@@ -256,6 +319,8 @@ static void usage(void)
          "                   [--cg N]           (also N Jacobi-CG iterations per row: ms per iteration and the\n"
          "                                       apply's time over it, cg_ms_per_iter and cg_vs_apply)\n"
          "                   [--cg-steps]       (that CG step by step, not with its fused vector steps)\n"
+         "                   [--method mf|assembled|both]  (also, or only, the assembled CSR operator: rows\n"
+         "                                       <problem>-csr, design csr; backend cpu only)\n"
          "  degrees 1..8, dim 2|3, 0 < min-dofs <= max-dofs <= 1e10, sizes 1..100, reps 1..64,\n"
          "  cells per block 1..1024 (a value a degree cannot take is skipped with a note)\n"
          "Exit status: 0 done (failed cases are reported and skipped), 1 the run failed, 2 a bad option.\n");
@@ -270,7 +335,8 @@ int main(int argc, char **argv)
   int degrees[8] = {1, 2, 3, 4, 5, 6, 7, 8}, ndeg = 8, dim = 3, nsizes = 5, reps = 11;
   int cpbs[16] = {0}, ncpb = 1; /* 0: the default table */
   double min_dofs = 1e4, max_dofs = 3.5e7;
-  int setup_phases = 0, cg_iters = 0;
+  int setup_phases = 0, cg_iters = 0, method_i = 0;
+  static const char *const methods[] = {"mf", "assembled", "both"};
   mf_kernel_design designs[3] = {MF_KERNEL_AUTO};
   int ndesign = 1;
   static const char *const design_names[3] = {"auto", "point", "column"};
@@ -289,6 +355,7 @@ int main(int argc, char **argv)
     else if (opt_is(&P, "--problem")) opt_choice(&P, problem_names, 6, &problem_i);
     else if (opt_is(&P, "--backend")) opt_choice(&P, backends, 3, &backend_i);
     else if (opt_is(&P, "--scatter")) opt_choice(&P, scatters, 3, &scatter_i);
+    else if (opt_is(&P, "--method")) opt_choice(&P, methods, 3, &method_i);
     else if (opt_is(&P, "--csv")) opt_string(&P, &csv);
     else if (opt_is(&P, "--dim")) opt_int(&P, 2, 3, &dim);
     else if (opt_is(&P, "--sizes")) opt_int(&P, 1, 100, &nsizes);
@@ -315,6 +382,9 @@ int main(int argc, char **argv)
     else opt_unknown(&P);
   }
   if (!P.bad && max_dofs < min_dofs) opt_error(&P, "option --max-dofs: %g is below --min-dofs %g", max_dofs, min_dofs);
+  /* ljungkvist-adaptive writes its own columns, with no place for an assembled row */
+  if (!P.bad && method_i && problem_i == 5)
+    opt_error(&P, "option --method %s: not available with --problem ljungkvist-adaptive", methods[method_i]);
   if (P.bad) return 2;
   const char *problem = problem_names[problem_i], *scatter = scatters[scatter_i], *backend = backends[backend_i];
 
@@ -331,6 +401,15 @@ int main(int argc, char **argv)
   if (mf_context_create(MPI_COMM_WORLD, backend, &ctx)) {
     fprintf(stderr, "mfree-bench: option --backend: %s\n", mf_last_error_message());
     if (out) fclose(out), remove(csv); /* no results: no file that looks like some */
+    MPI_Finalize();
+    return 2;
+  }
+  /* the backend ("auto") is known only now; the library assembles on the CPU only */
+  if (method_i && ctx->backend != MF_BACKEND_CPU) {
+    fprintf(stderr, "mfree-bench: option --method %s: the assembled operator runs on backend 'cpu' only (this run "
+                    "uses '%s'); use --backend cpu or --method mf\n", methods[method_i], mf_context_backend(ctx));
+    if (out) fclose(out), remove(csv);
+    mf_context_destroy(&ctx);
     MPI_Finalize();
     return 2;
   }
@@ -439,7 +518,7 @@ int main(int argc, char **argv)
           double bytes = 16.0 * space->nglobal + 8.0 * (double)space->ncells * qd->ncomp * qd->nqp +
                          4.0 * (double)space->ncells * space->npc;
           double bpd = bytes / space->nglobal;
-          for (int ki = 0; ki < ndesign; ki++)
+          for (int ki = 0; ki < ndesign && method_i != 1; ki++)
           for (int ci = 0; ci < ncpb; ci++)
             for (int sc = 0; sc < 2; sc++) {
               if (!on_gpu && ki > 0) break; /* one CPU kernel */
@@ -474,6 +553,7 @@ int main(int argc, char **argv)
               fflush(stdout);
               if (out) fprintf(out, "%s,%.3f,%s%s%s\n", row, setup, dname, cgc, phase_cols), fflush(out);
             }
+          if (method_i) csr_row(op, &a, device, problems[pi], dim, reps, cg_iters, setup_phases, out);
           mf_operator_destroy(&op);
         }
       next:

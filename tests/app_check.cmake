@@ -1,16 +1,18 @@
 # app_check.cmake -- runs one of the programs (mfree-poisson, mfree-bench) and checks what a user sees.
 #   MODE=json : the run succeeds and FILE holds one JSON object with the documented keys
 #   MODE=run  : the run succeeds
+#   MODE=csv  : the run succeeds and FILE is mfree-bench's CSV: each item of CSV_PROBLEMS is the problem
+#               of at least one row, and every such row's gdofs_per_s is a positive number
 #   MODE=fail : the run exits nonzero (EXIT: with that status) and its error output contains EXPECT
 # Also, in every mode: each item of EXPECT (a ;-list) must be in the error output, no item of FORBID
 # may be; each item of OUT_EXPECT must be in the standard output; QUIET=1: the error output must be
 # empty; ABSENT: a file the run must not leave behind.
-# Variables: APP, ARGS (space-separated), MODE, FILE, EXPECT, OUT_EXPECT, FORBID, EXIT, QUIET, ABSENT,
+# Variables: APP, ARGS (space-separated), MODE, FILE, CSV_PROBLEMS, EXPECT, OUT_EXPECT, FORBID, EXIT, QUIET, ABSENT,
 # MPIEXEC (optional launcher ;-list)
 separate_arguments(arglist UNIX_COMMAND "${ARGS}")
 get_filename_component(app_name "${APP}" NAME)
 execute_process(COMMAND ${MPIEXEC} ${APP} ${arglist} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
-if(MODE STREQUAL "json" OR MODE STREQUAL "run")
+if(MODE STREQUAL "json" OR MODE STREQUAL "run" OR MODE STREQUAL "csv")
   if(NOT rc EQUAL 0)
     message(FATAL_ERROR "${app_name} ${ARGS} failed (${rc}):\n${out}\n${err}")
   endif()
@@ -45,6 +47,32 @@ if(MODE STREQUAL "json")
   if(NOT out MATCHES "L2 error" OR NOT out MATCHES "DoFs")
     message(FATAL_ERROR "summary lacks DoFs / L2 error:\n${out}")
   endif()
+elseif(MODE STREQUAL "csv")
+  file(STRINGS ${FILE} lines)
+  list(POP_FRONT lines header)
+  string(REPLACE "," ";" header "${header}")
+  list(FIND header problem iproblem)
+  list(FIND header gdofs_per_s igdofs)
+  if(iproblem EQUAL -1 OR igdofs EQUAL -1)
+    message(FATAL_ERROR "${FILE}: header lacks problem or gdofs_per_s: ${header}")
+  endif()
+  foreach(want IN LISTS CSV_PROBLEMS)
+    set(found 0)
+    foreach(line IN LISTS lines)
+      string(REPLACE "," ";" cols "${line}")
+      list(GET cols ${iproblem} problem)
+      if(problem STREQUAL want)
+        list(GET cols ${igdofs} g)
+        if(NOT g MATCHES "^[0-9]*\\.?[0-9]+$" OR NOT g GREATER 0)
+          message(FATAL_ERROR "${FILE}: row of ${want} has gdofs_per_s '${g}', not a positive number: ${line}")
+        endif()
+        math(EXPR found "${found}+1")
+      endif()
+    endforeach()
+    if(found EQUAL 0)
+      message(FATAL_ERROR "${FILE}: no row of problem '${want}':\n${lines}")
+    endif()
+  endforeach()
 elseif(MODE STREQUAL "fail")
   if(rc EQUAL 0)
     message(FATAL_ERROR "${app_name} ${ARGS} succeeded; expected an error")
