@@ -26,12 +26,6 @@ namespace mfc {
 #ifndef MF_COL_MIN_BLOCKS
 #define MF_COL_MIN_BLOCKS 0
 #endif
-// MF_COL_HOIST_D: 1 holds the gradient's rows of D in registers for a whole column; 0 (default) reads
-// them from shared memory at each use, which under the register bound spills less (H100: bp3
-// p = 3..8 +1..20%, ljungkvist +2..12%)
-#ifndef MF_COL_HOIST_D
-#define MF_COL_HOIST_D 0
-#endif
 template <int DIM, int NQ, int OP>
 struct shape {
   static constexpr int nt = DIM == 3 ? NQ * NQ : NQ;
@@ -303,19 +297,17 @@ __global__ void __launch_bounds__(shape<DIM, NQ, OP>::threads, shape<DIM, NQ, OP
 #pragma unroll
     for (int kq = 0; kq < NQ; kq++) sA[kq * KS + ij] = uq[kq];
     __syncthreads();
-    T vz[NQ], gr[NQ], di[NQ], dj[NQ];
+    // the rows of D are read from shared memory at each use: holding them in registers for the whole
+    // column spilled more under the register bound (H100: bp3 p = 3..8 1-20% slower, ljungkvist 2-12%)
+    T vz[NQ], gr[NQ];
     eo_d<NQ>(sD, sED, sOD, uq, gr); // register direction
-#pragma unroll
-    for (int m = 0; m < NQ; m++) di[m] = sD[i * NQ + m], dj[m] = DIM == 3 ? sD[j * NQ + m] : (T)0;
-#define MF_DI(m) (MF_COL_HOIST_D ? di[m] : sD[i * NQ + (m)])
-#define MF_DJ(m) (MF_COL_HOIST_D ? dj[m] : sD[j * NQ + (m)])
 #pragma unroll
     for (int kq = 0; kq < NQ; kq++) {
       T g0 = 0, g1 = 0, g2 = 0;
 #pragma unroll
       for (int m = 0; m < NQ; m++) {
-        g0 += MF_DI(m) * sA[kq * KS + (ij - i) + m];
-        if (DIM == 3) g1 += MF_DJ(m) * sA[kq * KS + m * NQ + i];
+        g0 += sD[i * NQ + m] * sA[kq * KS + (ij - i) + m];
+        if (DIM == 3) g1 += sD[j * NQ + m] * sA[kq * KS + m * NQ + i];
       }
       (DIM == 3 ? g2 : g1) = gr[kq];
       T qv[NC];
@@ -336,23 +328,15 @@ __global__ void __launch_bounds__(shape<DIM, NQ, OP>::threads, shape<DIM, NQ, OP
     __syncthreads();
     eo_dt<NQ>(sD, sED, sOD, vz, gr); // register direction
 #pragma unroll
-    for (int m = 0; m < NQ; m++) di[m] = sD[m * NQ + i], dj[m] = DIM == 3 ? sD[m * NQ + j] : (T)0;
-#undef MF_DI
-#undef MF_DJ
-#define MF_DI(m) (MF_COL_HOIST_D ? di[m] : sD[(m) * NQ + i])
-#define MF_DJ(m) (MF_COL_HOIST_D ? dj[m] : sD[(m) * NQ + j])
-#pragma unroll
     for (int kq = 0; kq < NQ; kq++) {
       T s = r[kq] + gr[kq];
 #pragma unroll
       for (int m = 0; m < NQ; m++) {
-        s += MF_DI(m) * sBb[kq * KS + (ij - i) + m];
-        if (DIM == 3) s += MF_DJ(m) * sC[kq * KS + m * NQ + i];
+        s += sD[m * NQ + i] * sBb[kq * KS + (ij - i) + m];
+        if (DIM == 3) s += sD[m * NQ + j] * sC[kq * KS + m * NQ + i];
       }
       r[kq] = s;
     }
-#undef MF_DI
-#undef MF_DJ
   } else {
 #pragma unroll
     for (int kq = 0; kq < NQ; kq++)
@@ -452,23 +436,7 @@ cudaError_t launch(const mf_cuda_apply_args *a)
   return mf_cuda_launch_status();
 }
 
-template <int DIM, int P, bool H, class T>
-mf_cuda_apply_fn lookup_h(int quad, int op)
-{
-  constexpr int N1 = P + 1;
-  static const mf_cuda_apply_fn table[3][3] = {
-      {launch<DIM, N1, N1, 0, false, H, T>, launch<DIM, N1, N1, 1, false, H, T>, launch<DIM, N1, N1, 2, false, H, T>},
-      {launch<DIM, N1, N1 + 1, 0, false, H, T>, launch<DIM, N1, N1 + 1, 1, false, H, T>,
-       launch<DIM, N1, N1 + 1, 2, false, H, T>},
-      {launch<DIM, N1, N1, 0, true, H, T>, launch<DIM, N1, N1, 1, true, H, T>, launch<DIM, N1, N1, 2, true, H, T>}};
-  return table[quad][op];
-}
-
-template <int DIM, int P, class T>
-mf_cuda_apply_fn lookup(int quad, int op, int hang)
-{
-  return hang ? lookup_h<DIM, P, true, T>(quad, op) : lookup_h<DIM, P, false, T>(quad, op);
-}
+MF_CUDA_APPLY_LOOKUP(launch)
 
 } // namespace mfc
 

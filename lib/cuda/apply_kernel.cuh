@@ -256,24 +256,7 @@ cudaError_t launch(const mf_cuda_apply_args *a)
   return mf_cuda_launch_status();
 }
 
-// Launchers of one (dim, p) for the three rules (Gauss p+1, Gauss p+2, GLL p+1) and three operators.
-template <int DIM, int P, bool H, class T>
-mf_cuda_apply_fn lookup_h(int quad, int op)
-{
-  constexpr int N1 = P + 1;
-  static const mf_cuda_apply_fn table[3][3] = {
-      {launch<DIM, N1, N1, 0, false, H, T>, launch<DIM, N1, N1, 1, false, H, T>, launch<DIM, N1, N1, 2, false, H, T>},
-      {launch<DIM, N1, N1 + 1, 0, false, H, T>, launch<DIM, N1, N1 + 1, 1, false, H, T>,
-       launch<DIM, N1, N1 + 1, 2, false, H, T>},
-      {launch<DIM, N1, N1, 0, true, H, T>, launch<DIM, N1, N1, 1, true, H, T>, launch<DIM, N1, N1, 2, true, H, T>}};
-  return table[quad][op];
-}
-
-template <int DIM, int P, class T>
-mf_cuda_apply_fn lookup(int quad, int op, int hang)
-{
-  return hang ? lookup_h<DIM, P, true, T>(quad, op) : lookup_h<DIM, P, false, T>(quad, op);
-}
+MF_CUDA_APPLY_LOOKUP(launch)
 
 } // namespace mfk
 

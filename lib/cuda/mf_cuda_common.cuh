@@ -134,6 +134,27 @@ struct mf_cuda_apply_args {
 // else one thread per point (apply_kernel.cuh; only it reads cells_per_block). Returns the launch's
 // cudaError_t.
 typedef cudaError_t (*mf_cuda_apply_fn)(const mf_cuda_apply_args *a);
+// In a kernel design's namespace, given its launcher template LAUNCH<DIM, N1, NQ, OP, COLLOC, HANG, T>:
+// lookup<DIM, P, T>(quad, op, hang), the launcher of one (dim, p) for the three rules (Gauss p+1,
+// Gauss p+2, GLL p+1 collocated) and three operators, with or without hanging nodes.
+#define MF_CUDA_APPLY_LOOKUP(LAUNCH)                                                                               \
+  template <int DIM, int P, bool H, class T>                                                                      \
+  mf_cuda_apply_fn lookup_h(int quad, int op)                                                                     \
+  {                                                                                                               \
+    constexpr int N1 = P + 1;                                                                                     \
+    static const mf_cuda_apply_fn table[3][3] = {                                                                 \
+        {LAUNCH<DIM, N1, N1, 0, false, H, T>, LAUNCH<DIM, N1, N1, 1, false, H, T>,                                \
+         LAUNCH<DIM, N1, N1, 2, false, H, T>},                                                                    \
+        {LAUNCH<DIM, N1, N1 + 1, 0, false, H, T>, LAUNCH<DIM, N1, N1 + 1, 1, false, H, T>,                        \
+         LAUNCH<DIM, N1, N1 + 1, 2, false, H, T>},                                                                \
+        {LAUNCH<DIM, N1, N1, 0, true, H, T>, LAUNCH<DIM, N1, N1, 1, true, H, T>, LAUNCH<DIM, N1, N1, 2, true, H, T>}}; \
+    return table[quad][op];                                                                                       \
+  }                                                                                                               \
+  template <int DIM, int P, class T>                                                                              \
+  mf_cuda_apply_fn lookup(int quad, int op, int hang)                                                             \
+  {                                                                                                               \
+    return hang ? lookup_h<DIM, P, true, T>(quad, op) : lookup_h<DIM, P, false, T>(quad, op);                     \
+  }
 extern "C" mf_cuda_apply_fn mf_cuda_apply_lookup(int dim, int degree, int quad, int op, int hang, int single,
                                                  int column);
 
