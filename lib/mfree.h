@@ -288,6 +288,17 @@ int mf_operator_destroy(mf_operator *op);
  *  that would not fit in the host memory is refused before its arrays are allocated (MF_ERR_MEMORY,
  *  with the bytes needed and available). Backend 'cpu' only; collective. */
 int mf_operator_create_assembled(mf_operator op, mf_operator *assembled);
+/** How the values of an assembled operator are computed (the sparsity is the same for all). */
+typedef enum {
+  MF_ASSEMBLY_AUTO = 0,    /**< the backend's default: the reference on 'cpu', the fastest measured on 'cuda' */
+  MF_ASSEMBLY_SEARCH = 1,  /**< (a) one thread per cell, entries added at positions found by binary search in
+                                the row, with atomics on the device */
+  MF_ASSEMBLY_TABLE = 2,   /**< (b) the same with a precomputed table of each cell's nonzero positions */
+  MF_ASSEMBLY_ROWWISE = 3  /**< (c) one thread per row, gathering from the cells that hold the row's DoF */
+} mf_assembly_variant;
+/** @brief mf_operator_create_assembled with a chosen variant: on 'cpu' the CPU twins of the device
+ *  kernels (the same matrix as the reference to rounding), on 'cuda' the device kernels. */
+int mf_operator_create_assembled_variant(mf_operator op, mf_assembly_variant variant, mf_operator *assembled);
 /** @brief Number of stored nonzeros of an assembled operator on this rank (0 for matrix-free ones). */
 int mf_operator_local_nnz(mf_operator op, int64_t *nnz);
 

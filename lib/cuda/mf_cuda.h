@@ -39,6 +39,13 @@ int mf_cuda_transfer_restrict(struct mf_transfer_s *tr, mf_vector fine, mf_vecto
 int mf_cuda_operator_single(mf_operator op, mf_operator like);
 /** Copy the device quadrature data to host (len doubles). */
 int mf_cuda_qdata_to_host(mf_operator op, double *host);
+/** The assembled operator on the device. lib/cuda/assembly.cu: the space's sparsity copied to the
+ *  device once (mf_cuda_space csr_rowptr/csr_colidx), and A->vals (device memory) computed there by
+ *  variant v from mfop's device quadrature data. lib/cuda/csr.cu: A's apply, diagonal and destroy
+ *  through a sparse matrix-vector product (A->dev its state). */
+int mf_cuda_csr_pattern(mf_space space);
+int mf_cuda_assemble(mf_operator mfop, mf_assembly_variant v, mf_operator A);
+int mf_cuda_csr_ops(mf_operator A);
 
 #ifdef __cplusplus
 }

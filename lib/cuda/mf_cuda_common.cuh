@@ -84,6 +84,8 @@ struct mf_cuda_space {
   double *coords;            // nlocal x dim node coordinates
   int *masked_cells;         // nmasked
   int *bc_list;              // nbc
+  int64_t *csr_rowptr;       // nlocal + 1: the assembled operators' sparsity (made on first use)
+  int *csr_colidx;           // csr_rowptr[nlocal]
 };
 
 struct mf_cuda_operator {
