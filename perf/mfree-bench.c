@@ -13,6 +13,17 @@
  * the stored quadrature data (ncomp x q^dim x 8 B per cell) and the DoF indices (4 B x (p+1)^dim
  * per cell); bytes_per_dof = that total / DoFs. gb_per_s = bytes_per_dof x DoF/s;
  * frac_of_triad = gb_per_s / triad bandwidth.
+ * Flop model (flops_per_dof; gflop_per_s = flops_per_dof x DoF/s): the sum-factorised algorithm with
+ * dense 1D products, 2 flops per multiply-add, per cell: interpolation to the quadrature points in dim
+ * sweeps (sweep d maps n1 -> nq along d: 2 n1 nq^(d+1) n1^(dim-1-d)), for a gradient the collocation
+ * derivative in each direction (2 nq^(dim+1) each), the pointwise operator (1 multiply for mass; for a
+ * gradient the symmetric dim x dim product, dim^2 multiplies and dim(dim-1) adds; both parts: +2), and
+ * the transposes of the derivative and interpolation steps; the collocated rule (bp5) skips the
+ * interpolation. Gathers, scatters and hanging-node constraints are not counted. The column design's
+ * even-odd products do fewer multiply-adds in one direction than counted here: the model is the
+ * algorithm's, the same for both designs. The FP64 ceiling is measured in the same run (fused
+ * multiply-adds in registers), printed with the triad on the first line; perf/roofline.py places each
+ * row by bytes_per_dof and flops_per_dof under both ceilings.
  * Timing: CUDA events around repeated mf_operator_apply calls after a warm-up, median of repeats.
  *
  * --method assembled|both (backend cpu only; on another backend the run stops with status 2 before any
@@ -40,6 +51,7 @@
 
 #ifdef MFREE_WITH_CUDA
 double mf_bench_triad(size_t n, int reps);
+double mf_bench_fp64_peak(int reps);
 double mf_bench_time_ms(int (*fn)(void *), void *arg, int calls_per_rep, int reps, int *err);
 void mf_bench_device_name(char *name, int len);
 #endif
@@ -100,6 +112,23 @@ static double time_apply(apply_arg *a, int on_gpu, int reps, int *err)
 typedef struct {
   int64_t k[3];
 } node_key;
+/* Flops of one cell of a sum-factorised apply (the model in the file's top comment). */
+static double sumfact_flops_cell(int dim, int n1, int nq, int has_mass, int has_grad, int colloc)
+{
+  double interp = 0.0, grad = 0.0, pw = 0.0, nqp = pow(nq, dim);
+  if (!colloc)
+    for (int d = 0; d < dim; d++) interp += 2.0 * n1 * pow(nq, d + 1) * pow(n1, dim - 1 - d);
+  if (has_grad) grad = dim * 2.0 * nq * nqp, pw += (double)(dim * dim + dim * (dim - 1));
+  if (has_mass) pw += has_grad ? 2.0 : 1.0;
+  return 2.0 * (interp + grad) + pw * nqp;
+}
+static double op_flops_per_dof(const mf_operator op)
+{
+  const mf_space s = op->space;
+  return sumfact_flops_cell(s->dim, s->n1, op->basis.nq, op->has_mass, op->has_grad, op->basis.collocated) *
+         (double)s->mesh->ncells_global / (double)s->nglobal;
+}
+
 static int cmp_key(const void *x, const void *y)
 {
   const node_key *a = (const node_key *)x, *b = (const node_key *)y;
@@ -302,9 +331,11 @@ static void csr_row(mf_operator op, apply_arg *a, const char *device, const char
   }
   if (setup_phases)
     for (int k = 0; k < MF_PHASE_COUNT && k < (int)sizeof phase_cols - 1; k++) strcat(phase_cols, ",");
-  printf("%s,%.3f,0,csr%s%s\n", row, assembly, cgc, phase_cols);
+  char fl[64]; /* 2 flops per stored nonzero */
+  snprintf(fl, sizeof fl, ",%.1f,%.1f", 2.0 * sums[0] / n, 2.0 * sums[0] / n * dofs / 1e9);
+  printf("%s,%.3f,0,csr%s%s%s\n", row, assembly, cgc, fl, phase_cols);
   fflush(stdout);
-  if (out) fprintf(out, "%s,%.3f,csr%s%s\n", row, assembly, cgc, phase_cols), fflush(out);
+  if (out) fprintf(out, "%s,%.3f,csr%s%s%s\n", row, assembly, cgc, fl, phase_cols), fflush(out);
   mf_operator_destroy(&A);
 }
 
@@ -415,14 +446,15 @@ int main(int argc, char **argv)
   }
   int on_gpu = ctx->backend == MF_BACKEND_CUDA;
   char device[256] = "cpu";
-  double triad = 0.0;
+  double triad = 0.0, fp64 = 0.0;
 #ifdef MFREE_WITH_CUDA
   if (on_gpu) {
     mf_bench_device_name(device, sizeof device);
     triad = mf_bench_triad((size_t)1 << 28, 20); /* 3 x 2 GiB */
+    fp64 = mf_bench_fp64_peak(11);
   }
 #endif
-  printf("# device %s, triad %.1f GB/s\n", device, triad);
+  printf("# device %s, triad %.1f GB/s, fp64 %.0f GFLOP/s\n", device, triad, fp64);
   const char *hdr = "device,problem,dim,p,q,scatter,ndofs,ms_per_apply,gdofs_per_s,bytes_per_dof,gb_per_s,frac_of_triad";
   if (!strcmp(problem, "ljungkvist-adaptive")) {
     run_adaptive(ctx, device, on_gpu, dim, degrees, ndeg, max_dofs, reps, out);
@@ -433,8 +465,8 @@ int main(int argc, char **argv)
     for (int k = 0; k < MF_PHASE_COUNT; k++)
       snprintf(phase_hdr + strlen(phase_hdr), sizeof phase_hdr - strlen(phase_hdr), ",setup_%s_s",
                mf_phase_name((mf_phase)k));
-  printf("%s,setup_s,cells_per_block,design,cg_ms_per_iter,cg_vs_apply%s\n", hdr, phase_hdr);
-  if (out) fprintf(out, "%s,setup_s,design,cg_ms_per_iter,cg_vs_apply%s\n", hdr, phase_hdr);
+  printf("%s,setup_s,cells_per_block,design,cg_ms_per_iter,cg_vs_apply,flops_per_dof,gflop_per_s%s\n", hdr, phase_hdr);
+  if (out) fprintf(out, "%s,setup_s,design,cg_ms_per_iter,cg_vs_apply,flops_per_dof,gflop_per_s%s\n", hdr, phase_hdr);
   const char *problems[4] = {"bp1", "bp3", "bp5", "ljungkvist"};
   int on_domain[2] = {0, 0}; /* deformed cube, ball */
   for (int pi = 0; pi < 4; pi++)
@@ -517,7 +549,7 @@ int main(int argc, char **argv)
           const mf_qdata *qd = &op->qd;
           double bytes = 16.0 * space->nglobal + 8.0 * (double)space->ncells * qd->ncomp * qd->nqp +
                          4.0 * (double)space->ncells * space->npc;
-          double bpd = bytes / space->nglobal;
+          double bpd = bytes / space->nglobal, fpd = op_flops_per_dof(op);
           for (int ki = 0; ki < ndesign && method_i != 1; ki++)
           for (int ci = 0; ci < ncpb; ci++)
             for (int sc = 0; sc < 2; sc++) {
@@ -549,9 +581,11 @@ int main(int argc, char **argv)
                 if (err) fprintf(stderr, "mfree-bench: CG failed: %s\n", mf_last_error_message());
                 else snprintf(cgc, sizeof cgc, ",%.5f,%.3f", cg_s * 1e3, cg_s > 0 ? ms / (cg_s * 1e3) : 0.0);
               }
-              printf("%s,%.3f,%d,%s%s%s\n", row, setup, op->cells_per_block, dname, cgc, phase_cols);
+              char fl[64];
+              snprintf(fl, sizeof fl, ",%.1f,%.1f", fpd, fpd * dofs / 1e9);
+              printf("%s,%.3f,%d,%s%s%s%s\n", row, setup, op->cells_per_block, dname, cgc, fl, phase_cols);
               fflush(stdout);
-              if (out) fprintf(out, "%s,%.3f,%s%s%s\n", row, setup, dname, cgc, phase_cols), fflush(out);
+              if (out) fprintf(out, "%s,%.3f,%s%s%s%s\n", row, setup, dname, cgc, fl, phase_cols), fflush(out);
             }
           if (method_i) csr_row(op, &a, device, problems[pi], dim, reps, cg_iters, setup_phases, out);
           mf_operator_destroy(&op);

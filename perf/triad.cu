@@ -54,6 +54,48 @@ extern "C" double mf_bench_triad(size_t n, int reps)
   return gbs;
 }
 
+// The FP64 ceiling measured the same way: independent fused multiply-adds in registers (8 chains
+// per thread, no memory traffic), 2 flops each. Median GFLOP/s over reps runs; negative on error.
+__global__ void k_fma(double *out, double a, double b, int iters)
+{
+  double x[8];
+  for (int c = 0; c < 8; c++) x[c] = threadIdx.x * 1e-9 + c;
+  for (int it = 0; it < iters; it++)
+#pragma unroll
+    for (int c = 0; c < 8; c++) x[c] = fma(x[c], a, b);
+  double s = 0.0;
+  for (int c = 0; c < 8; c++) s += x[c];
+  if (s == 12345.678) out[0] = s; // never true: keeps the chains alive
+}
+
+extern "C" double mf_bench_fp64_peak(int reps)
+{
+  double *out;
+  if (cudaMalloc(&out, sizeof(double)) != cudaSuccess) return -1;
+  int sms = 132;
+  cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0);
+  const int blocks = sms * 16, threads = 256, iters = 1 << 14;
+  cudaEvent_t e0, e1;
+  cudaEventCreate(&e0);
+  cudaEventCreate(&e1);
+  float *ms = (float *)malloc(sizeof(float) * reps);
+  for (int r = -3; r < reps; r++) {
+    cudaEventRecord(e0);
+    k_fma<<<blocks, threads>>>(out, 0.999999, 1e-7, iters);
+    cudaEventRecord(e1);
+    cudaEventSynchronize(e1);
+    if (r >= 0) cudaEventElapsedTime(&ms[r], e0, e1);
+  }
+  qsort(ms, reps, sizeof(float), cmp);
+  double med = ms[reps / 2];
+  double gf = cudaGetLastError() == cudaSuccess ? 2.0 * 8.0 * iters * (double)blocks * threads / (med * 1e-3) / 1e9 : -1.0;
+  free(ms);
+  cudaEventDestroy(e0);
+  cudaEventDestroy(e1);
+  cudaFree(out);
+  return gf;
+}
+
 // CUDA-event timer of a host callback that launches device work: median ms per call.
 extern "C" double mf_bench_time_ms(int (*fn)(void *), void *arg, int calls_per_rep, int reps, int *err)
 {

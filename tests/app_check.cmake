@@ -2,13 +2,15 @@
 #   MODE=json : the run succeeds and FILE holds one JSON object with the documented keys
 #   MODE=run  : the run succeeds
 #   MODE=csv  : the run succeeds and FILE is mfree-bench's CSV: each item of CSV_PROBLEMS is the problem
-#               of at least one row, and every such row's gdofs_per_s is a positive number
+#               of at least one row, and every such row's gdofs_per_s is a positive number; each item
+#               PROBLEM:COLUMN:TEXT of CSV_VALUES: every row of PROBLEM has exactly TEXT in COLUMN
 #   MODE=fail : the run exits nonzero (EXIT: with that status) and its error output contains EXPECT
 # Also, in every mode: each item of EXPECT (a ;-list) must be in the error output, no item of FORBID
 # may be; each item of OUT_EXPECT must be in the standard output; QUIET=1: the error output must be
 # empty; ABSENT: a file the run must not leave behind.
-# Variables: APP, ARGS (space-separated), MODE, FILE, CSV_PROBLEMS, EXPECT, OUT_EXPECT, FORBID, EXIT, QUIET, ABSENT,
+# Variables: APP, ARGS (space-separated), MODE, FILE, CSV_PROBLEMS, CSV_VALUES, EXPECT, OUT_EXPECT, FORBID, EXIT, QUIET, ABSENT,
 # MPIEXEC (optional launcher ;-list)
+cmake_policy(SET CMP0007 NEW) # empty CSV cells keep their place in a list
 separate_arguments(arglist UNIX_COMMAND "${ARGS}")
 get_filename_component(app_name "${APP}" NAME)
 execute_process(COMMAND ${MPIEXEC} ${APP} ${arglist} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
@@ -71,6 +73,32 @@ elseif(MODE STREQUAL "csv")
     endforeach()
     if(found EQUAL 0)
       message(FATAL_ERROR "${FILE}: no row of problem '${want}':\n${lines}")
+    endif()
+  endforeach()
+  # CSV_VALUES: items PROBLEM:COLUMN:TEXT, every row of PROBLEM has TEXT in COLUMN (and one exists)
+  foreach(item IN LISTS CSV_VALUES)
+    string(REPLACE ":" ";" parts "${item}")
+    list(GET parts 0 want)
+    list(GET parts 1 column)
+    list(GET parts 2 text)
+    list(FIND header ${column} icol)
+    if(icol EQUAL -1)
+      message(FATAL_ERROR "${FILE}: header lacks ${column}: ${header}")
+    endif()
+    set(found 0)
+    foreach(line IN LISTS lines)
+      string(REPLACE "," ";" cols "${line}")
+      list(GET cols ${iproblem} problem)
+      if(problem STREQUAL want)
+        list(GET cols ${icol} v)
+        if(NOT v STREQUAL text)
+          message(FATAL_ERROR "${FILE}: row of ${want} has ${column} '${v}', expected '${text}': ${line}")
+        endif()
+        math(EXPR found "${found}+1")
+      endif()
+    endforeach()
+    if(found EQUAL 0)
+      message(FATAL_ERROR "${FILE}: no row of problem '${want}' for ${column}")
     endif()
   endforeach()
 elseif(MODE STREQUAL "fail")
