@@ -229,6 +229,7 @@ int mf_operator_create_assembled(mf_operator mfop, mf_operator *assembled)
   o->dev = NULL;
   o->kind = MF_OP_ASSEMBLED;
   o->ops.apply = apply_csr_cpu;
+  o->ops.apply_part = NULL; /* rows, not cells: the exchanges are not overlapped */
   o->ops.diagonal = diagonal_csr_cpu;
   o->ops.destroy = NULL;
   o->ops.masks_bc = 0;

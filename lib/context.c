@@ -267,6 +267,8 @@ int mf_context_create(MPI_Comm comm, const char *backend, mf_context *ctx)
   }
   MPI_Comm_rank(c->comm, &c->rank);
   MPI_Comm_size(c->comm, &c->size);
+  const char *overlap = getenv("MFREE_OVERLAP");
+  c->overlap = !(overlap && !strcmp(overlap, "0"));
   /* ranks sharing this node's memory, for the estimates that refuse oversized meshes */
   MPI_Comm node;
   c->node_size = 1;

@@ -60,7 +60,7 @@ void mf_kernel_cell_cpu(mf_operator op, int cell, const double *ue, double *ve, 
 
 /* x, y: double arrays, or float arrays (single = 1: a single-precision operator; the cell's work
  * runs in double here, the CUDA kernel's in float: they differ by rounding) */
-static int apply_cpu(mf_operator op, const void *x, void *y, int single)
+static int apply_cpu(mf_operator op, const void *x, void *y, int single, const int *cells, int ncells)
 {
   const mf_space s = op->space;
   const int npc = s->npc;
@@ -72,7 +72,8 @@ static int apply_cpu(mf_operator op, const void *x, void *y, int single)
   float *ys = single ? (float *)y : NULL;
   double *work;
   MF_CALL(MF_CALLOC(s->ctx, mf_kernel_work_size(op), &work));
-  for (int e = 0; e < s->ncells; e++) {
+  for (int k = 0; k < ncells; k++) {
+    const int e = cells ? cells[k] : k;
     const int *nodes = &s->cell_nodes[(size_t)e * npc];
     const int mask = s->face_code[e];
     for (int i = 0; i < npc; i++) ue[i] = single ? (double)xs[nodes[i]] : xd[nodes[i]];
@@ -88,9 +89,23 @@ static int apply_cpu(mf_operator op, const void *x, void *y, int single)
   return 0;
 }
 
-int mf_kernel_apply_cpu(mf_operator op, const double *x, double *y) { return apply_cpu(op, x, y, 0); }
+int mf_kernel_apply_cpu(mf_operator op, const double *x, double *y)
+{
+  return apply_cpu(op, x, y, 0, NULL, op->space->ncells);
+}
 
-int mf_kernel_apply_cpu_single(mf_operator op, const float *x, float *y) { return apply_cpu(op, x, y, 1); }
+int mf_kernel_apply_cpu_single(mf_operator op, const float *x, float *y)
+{
+  return apply_cpu(op, x, y, 1, NULL, op->space->ncells);
+}
+
+int mf_kernel_apply_cpu_part(mf_operator op, const void *x, void *y, mf_cell_part part)
+{
+  const mf_space s = op->space;
+  MF_CALL(mf_space_parts(s));
+  return apply_cpu(op, x, y, op->prec == MF_PRECISION_FLOAT, s->part_cells + s->part_off[part],
+                   s->part_off[part + 1] - s->part_off[part]);
+}
 
 /* Diagonal of one cell without constraints: diag(i) = sum_q [m(q) phi_i(q)^2 + sum_kl G_kl(q) d_k phi_i(q)
  * d_l phi_i(q)]. Each product is separable in the directions, so every (k, l) term is one contraction

@@ -104,6 +104,7 @@ struct mf_context_s {
   MPI_Comm comm;
   int rank, size;
   int node_rank, node_size; /* this rank among those sharing its node's memory */
+  int overlap;              /* overlap ghost exchanges with interior cells (MFREE_OVERLAP=0: off) */
   int refs;              /* the user's handle and every mesh made on it (mf_context_release) */
   mf_backend backend;
   char errmsg[1024];
@@ -181,6 +182,7 @@ typedef struct {
   int *recv_off, *recv_idx;
   double *send_buf, *recv_buf;
   MPI_Request *req;
+  int nreq; /* requests posted by mf_exchange_mpi_begin, waited for by mf_exchange_mpi_end */
 } mf_exchange;
 
 struct mf_space_s {
@@ -212,6 +214,8 @@ struct mf_space_s {
   int *color_cells;     /* ncells: the cells, color by color */
   int64_t *csr_rowptr;  /* nlocal + 1: the assembled operators' sparsity (lib/assembly.c), made on first use */
   int *csr_colidx;      /* csr_rowptr[nlocal]: the columns of each row, ascending */
+  int *part_cells;      /* ncells: the cells part by part (mf_cell_part), ascending within each */
+  int part_off[4];      /* part k: part_cells[part_off[k] .. part_off[k+1]) */
   int *launch_order;    /* ncells: order of the cells in an atomic launch (cuda backend; see
                            mf_space_launch_order), NULL on the cpu backend */
   int nmasked;          /* cells with hanging faces or edges (face_code != 0) */
@@ -246,13 +250,29 @@ void mf_space_cell_coords(mf_space space, int cell, double *X);
 int mf_space_launch_order(mf_space space, int chunk, int *order);
 /** The cell colors (ncolors, color_off, color_cells), made on first use. */
 int mf_space_colors(mf_space space);
+/** The cell parts (part_cells, part_off), made on first use. */
+int mf_space_parts(mf_space space);
+/** Split `order` (n cells) into the three parts, each keeping its cells' order in `order`: out (n) and
+ *  off[4]. The interior is halved by count. */
+void mf_space_split_parts(const mf_space space, const int *order, int n, int *out, int off[4]);
+/** 1 if mf_operator_apply overlaps the ghost exchanges with interior cells (several ranks, the
+ *  operator has apply_part, ctx->overlap: on unless the environment has MFREE_OVERLAP=0). */
+int mf_operator_overlaps(const mf_operator op);
 
 int mf_exchange_import(mf_context ctx, mf_exchange *ex, double *x);
 /** Host exchange of a local array of doubles (single = 0) or floats (1): forward (owners -> ghosts,
  *  assign) or backward (ghosts -> owners, add). The messages are doubles either way. */
 int mf_exchange_run(mf_context ctx, mf_exchange *ex, void *x, int single, int forward);
+/** The same in halves: begin packs x and posts the messages, end waits and unpacks. Between them x's
+ *  entries may be read but not written (its ghosts not read forward; backward, its ghosts not written). */
+int mf_exchange_begin(mf_context ctx, mf_exchange *ex, const void *x, int single, int forward);
+int mf_exchange_end(mf_context ctx, mf_exchange *ex, void *x, int single, int forward);
 /** MPI phase only: send ex->send_buf, receive ex->recv_buf (forward: owners -> ghosts). */
 int mf_exchange_mpi(mf_context ctx, mf_exchange *ex, int forward);
+/** The same in halves over the caller's buffers (host, or device with a CUDA-aware MPI): begin posts
+ *  the receives and sends, end waits for every posted request. */
+int mf_exchange_mpi_begin(mf_context ctx, mf_exchange *ex, int forward, double *sbuf, double *rbuf);
+int mf_exchange_mpi_end(mf_context ctx, mf_exchange *ex);
 int mf_exchange_export_add(mf_context ctx, mf_exchange *ex, double *x);
 void mf_exchange_free(mf_exchange *ex);
 
@@ -285,6 +305,10 @@ typedef struct {
   int (*bc_values)(mf_vector v, const double *vals);        /* v = 0, v[bc_list[k]] = vals[k] (host vals) */
   int (*import)(mf_vector v);                              /* ghosts <- owners */
   int (*export_add)(mf_vector v);                          /* owners += ghosts */
+  /* the same in halves (forward: import, else export-add); between them, work that neither writes what
+   * is sent nor reads what is received (the cells that touch no ghost DoF) overlaps the messages */
+  int (*exchange_begin)(mf_vector v, int forward);
+  int (*exchange_end)(mf_vector v, int forward);
   int (*to_host)(mf_vector v, double *host, int n);       /* first n entries */
   int (*from_host)(mf_vector v, const double *host, int n);
   int (*convert)(mf_vector dst, mf_vector src);            /* dst = src of the other precision (all local) */
@@ -453,8 +477,14 @@ typedef enum {
   MF_OP_ASSEMBLED = 4
 } mf_op_kind;
 
+/* The cells of a space in three parts for overlapping the ghost exchanges (mf_space_parts): the first
+ * half of the cells that touch no ghost DoF, the cells that touch one, the second half. */
+typedef enum { MF_PART_INTERIOR_A = 0, MF_PART_BOUNDARY = 1, MF_PART_INTERIOR_B = 2 } mf_cell_part;
+
 typedef struct {
   int (*apply)(mf_operator op, mf_vector x, mf_vector y); /* y_local <- A_local x_local (no comm) */
+  /* y_local += the cells of one part (NULL: the operator applies whole, no overlap) */
+  int (*apply_part)(mf_operator op, mf_vector x, mf_vector y, mf_cell_part part);
   int (*diagonal)(mf_operator op, mf_vector d);           /* local contributions (no comm) */
   int (*destroy)(mf_operator op);
   int masks_bc; /* apply() zeroes boundary entries of x itself (no copy of x needed) */
@@ -532,6 +562,8 @@ int mf_operator_create_like(mf_operator like, mf_space space, mf_operator *op);
 int mf_kernel_apply_cpu(mf_operator op, const double *x, double *y);
 /** The same for a single-precision operator (float arrays; the cell's work in double). */
 int mf_kernel_apply_cpu_single(mf_operator op, const float *x, float *y);
+/** The cells of one part only (mf_space_parts), adding into y; x, y of the operator's precision. */
+int mf_kernel_apply_cpu_part(mf_operator op, const void *x, void *y, mf_cell_part part);
 int mf_kernel_diagonal_cpu(mf_operator op, double *d);
 /** Apply one cell: ue (npc) -> ve (npc), work of size mf_kernel_work_size. */
 void mf_kernel_cell_cpu(mf_operator op, int cell, const double *ue, double *ve, double *work);

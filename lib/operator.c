@@ -17,6 +17,11 @@ static int apply_mf_cpu(mf_operator op, mf_vector x, mf_vector y)
   if (op->prec == MF_PRECISION_FLOAT) return mf_kernel_apply_cpu_single(op, x->sdata, y->sdata);
   return mf_kernel_apply_cpu(op, x->data, y->data);
 }
+static int apply_part_mf_cpu(mf_operator op, mf_vector x, mf_vector y, mf_cell_part part)
+{
+  if (op->prec == MF_PRECISION_FLOAT) return mf_kernel_apply_cpu_part(op, x->sdata, y->sdata, part);
+  return mf_kernel_apply_cpu_part(op, x->data, y->data, part);
+}
 static int diagonal_mf_cpu(mf_operator op, mf_vector d)
 {
   MF_CALL(mf_kernel_diagonal_cpu(op, d->data));
@@ -62,6 +67,7 @@ static int operator_create(mf_space space, mf_op_kind kind, mf_quadrature quad, 
     o->cells_per_block = o->qd.batch;
     if (ctx->backend == MF_BACKEND_CPU) {
       o->ops.apply = apply_mf_cpu;
+      o->ops.apply_part = apply_part_mf_cpu;
       o->ops.diagonal = diagonal_mf_cpu;
       o->ops.destroy = destroy_mf_cpu;
       ierr = mf_qdata_setup(o, c, user, a, b);
@@ -117,6 +123,7 @@ int mf_operator_create_single(mf_operator like, mf_operator *op)
   memset(&o->ops, 0, sizeof o->ops);
   if (ctx->backend == MF_BACKEND_CPU) {
     o->ops.apply = apply_mf_cpu;
+    o->ops.apply_part = apply_part_mf_cpu;
     o->ops.destroy = destroy_mf_cpu;
     ierr = MF_CALLOC(ctx, o->qd.len, &o->qdf);
     for (size_t i = 0; !ierr && i < o->qd.len; i++) o->qdf[i] = (float)like->qd.data[i];
@@ -259,12 +266,31 @@ static int apply(mf_operator op, mf_vector x, mf_vector y, int ierr)
     if (!ierr) ierr = op->xwork->ops.bc_zero(op->xwork);
     xin = op->xwork;
   }
-  MF_KEEP(ierr, xin->ops.import(xin));
-  if (!ierr) ierr = y->ops.set_value(y, 0.0);
-  if (!ierr) ierr = op->ops.apply(op, xin, y);
-  MF_KEEP(ierr, y->ops.export_add(y));
+  if (mf_operator_overlaps(op)) {
+    /* the messages travel while the cells that touch no ghost DoF compute: the import with the first
+     * half of them, the export-add of y's ghosts (final once the boundary cells are done) with the
+     * second half */
+    if (!ierr) ierr = y->ops.set_value(y, 0.0);
+    MF_KEEP(ierr, xin->ops.exchange_begin(xin, 1));
+    if (!ierr) ierr = op->ops.apply_part(op, xin, y, MF_PART_INTERIOR_A);
+    MF_KEEP(ierr, xin->ops.exchange_end(xin, 1));
+    if (!ierr) ierr = op->ops.apply_part(op, xin, y, MF_PART_BOUNDARY);
+    MF_KEEP(ierr, y->ops.exchange_begin(y, 0));
+    if (!ierr) ierr = op->ops.apply_part(op, xin, y, MF_PART_INTERIOR_B);
+    MF_KEEP(ierr, y->ops.exchange_end(y, 0));
+  } else {
+    MF_KEEP(ierr, xin->ops.import(xin));
+    if (!ierr) ierr = y->ops.set_value(y, 0.0);
+    if (!ierr) ierr = op->ops.apply(op, xin, y);
+    MF_KEEP(ierr, y->ops.export_add(y));
+  }
   if (!ierr && op->dirichlet) ierr = y->ops.bc_set(y, x);
   return ierr;
+}
+
+int mf_operator_overlaps(const mf_operator op)
+{
+  return op->ctx->size > 1 && op->ctx->overlap && op->ops.apply_part;
 }
 
 int mf_operator_apply(mf_operator op, mf_vector x, mf_vector y)

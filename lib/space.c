@@ -151,6 +151,50 @@ int mf_space_launch_order(mf_space s, int chunk, int *order)
   return 0;
 }
 
+/* 1 if cell e touches a ghost DoF (local indices >= nowned): it reads imported entries of x and writes
+ * entries of y that the export-add sends */
+static int touches_ghost(const mf_space s, int e)
+{
+  const int *nodes = &s->cell_nodes[(size_t)e * s->npc];
+  for (int i = 0; i < s->npc; i++)
+    if (nodes[i] >= s->nowned) return 1;
+  return 0;
+}
+
+void mf_space_split_parts(const mf_space s, const int *order, int n, int *out, int off[4])
+{
+  int nint = 0;
+  for (int k = 0; k < n; k++) nint += !touches_ghost(s, order[k]);
+  const int half = nint / 2;
+  off[0] = 0;
+  off[1] = half;
+  off[2] = half + (n - nint);
+  off[3] = n;
+  int pos[3] = {0, off[1], off[2]}, seen = 0;
+  for (int k = 0; k < n; k++) {
+    const int e = order[k];
+    if (touches_ghost(s, e)) out[pos[1]++] = e;
+    else out[pos[seen++ < half ? 0 : 2]++] = e;
+  }
+}
+
+int mf_space_parts(mf_space s)
+{
+  if (s->part_cells) return 0;
+  int *order = NULL, *parts = NULL;
+  MF_CALL(MF_CALLOC(s->ctx, (size_t)s->ncells + 1, &order));
+  int ierr = MF_CALLOC(s->ctx, (size_t)s->ncells + 1, &parts);
+  if (!ierr) {
+    for (int e = 0; e < s->ncells; e++) order[e] = e;
+    mf_space_split_parts(s, order, s->ncells, parts, s->part_off);
+    s->part_cells = parts;
+    parts = NULL;
+  }
+  free(order);
+  free(parts);
+  return ierr;
+}
+
 /* Dirichlet marks: every node of a cell face on the domain boundary; a boundary node seen from any
  * rank is a boundary node everywhere (export-add, import). Collective: called on every rank with the
  * agreed code so far, its local part runs where ierr is 0, then the ranks agree before exchanging. */
@@ -426,6 +470,7 @@ void mf_space_release(mf_space s)
   free(s->color_off);
   free(s->color_cells);
   free(s->launch_order);
+  free(s->part_cells);
   free(s->csr_rowptr);
   free(s->csr_colidx);
   mf_exchange_free(&s->ex);
@@ -488,43 +533,82 @@ void mf_space_cell_coords(mf_space space, int cell, double *X)
 
 /* The MPI part of one exchange: ex->send_buf (packed by the caller in list order) goes out, and
  * ex->recv_buf comes in. forward: owners -> ghosts (send lists send_idx); backward: the reverse. */
-int mf_exchange_mpi(mf_context ctx, mf_exchange *ex, int forward)
+/* The messages of an exchange, posted (begin) and completed (end) apart so that work on cells that
+ * need no ghost can run between: forward sends owned entries to the ranks holding them as ghosts,
+ * backward sends ghost entries to their owners. sbuf/rbuf: the packed entries (host memory, or
+ * device memory with a CUDA-aware MPI). A failed post still leaves the posted requests to the end,
+ * which waits for them: no request is left behind. */
+int mf_exchange_mpi_begin(mf_context ctx, mf_exchange *ex, int forward, double *sbuf, double *rbuf)
 {
+  ex->nreq = 0;
   if (ex->nneigh == 0) return 0;
   const int *soff = forward ? ex->send_off : ex->recv_off, *roff = forward ? ex->recv_off : ex->send_off;
-  int n = 0;
   for (int i = 0; i < ex->nneigh; i++) {
-    int rc = MPI_Irecv(ex->recv_buf + roff[i], roff[i + 1] - roff[i], MPI_DOUBLE, ex->rank[i], MF_TAG_EXCHANGE,
-                       ctx->comm, &ex->req[n++]);
+    int rc = MPI_Irecv(rbuf + roff[i], roff[i + 1] - roff[i], MPI_DOUBLE, ex->rank[i], MF_TAG_EXCHANGE, ctx->comm,
+                       &ex->req[ex->nreq]);
     MF_CHECK(rc == MPI_SUCCESS, ctx, MF_ERR_MPI, "MPI_Irecv from rank %d failed (%d)", ex->rank[i], rc);
+    ex->nreq++;
   }
   for (int i = 0; i < ex->nneigh; i++) {
-    int rc = MPI_Isend(ex->send_buf + soff[i], soff[i + 1] - soff[i], MPI_DOUBLE, ex->rank[i], MF_TAG_EXCHANGE,
-                       ctx->comm, &ex->req[n++]);
+    int rc = MPI_Isend(sbuf + soff[i], soff[i + 1] - soff[i], MPI_DOUBLE, ex->rank[i], MF_TAG_EXCHANGE, ctx->comm,
+                       &ex->req[ex->nreq]);
     MF_CHECK(rc == MPI_SUCCESS, ctx, MF_ERR_MPI, "MPI_Isend to rank %d failed (%d)", ex->rank[i], rc);
+    ex->nreq++;
   }
+  return 0;
+}
+
+int mf_exchange_mpi_end(mf_context ctx, mf_exchange *ex)
+{
+  const int n = ex->nreq;
+  ex->nreq = 0;
+  if (n == 0) return 0;
   int rc = MPI_Waitall(n, ex->req, MPI_STATUSES_IGNORE);
   MF_CHECK(rc == MPI_SUCCESS, ctx, MF_ERR_MPI, "MPI_Waitall in ghost exchange failed (%d)", rc);
   return 0;
 }
 
-/* Host exchange of a local array: pack, MPI, unpack (assign forward, add backward). */
-int mf_exchange_run(mf_context ctx, mf_exchange *ex, void *x, int single, int forward)
+int mf_exchange_mpi(mf_context ctx, mf_exchange *ex, int forward)
+{
+  int ierr = mf_exchange_mpi_begin(ctx, ex, forward, ex->send_buf, ex->recv_buf);
+  MF_KEEP(ierr, mf_exchange_mpi_end(ctx, ex));
+  return ierr;
+}
+
+/* Host exchange of a local array in halves: begin packs and posts the messages, end waits for them and
+ * unpacks (assign forward, add backward). */
+int mf_exchange_begin(mf_context ctx, mf_exchange *ex, const void *x, int single, int forward)
 {
   if (ex->nneigh == 0) return 0;
   const int ns = forward ? ex->send_off[ex->nneigh] : ex->recv_off[ex->nneigh];
+  const int *sidx = forward ? ex->send_idx : ex->recv_idx;
+  const double *xd = single ? NULL : (const double *)x;
+  const float *xs = single ? (const float *)x : NULL;
+  for (int j = 0; j < ns; j++) ex->send_buf[j] = single ? xs[sidx[j]] : xd[sidx[j]];
+  return mf_exchange_mpi_begin(ctx, ex, forward, ex->send_buf, ex->recv_buf);
+}
+
+int mf_exchange_end(mf_context ctx, mf_exchange *ex, void *x, int single, int forward)
+{
+  if (ex->nneigh == 0) return 0;
+  MF_CALL(mf_exchange_mpi_end(ctx, ex));
   const int nr = forward ? ex->recv_off[ex->nneigh] : ex->send_off[ex->nneigh];
-  const int *sidx = forward ? ex->send_idx : ex->recv_idx, *ridx = forward ? ex->recv_idx : ex->send_idx;
+  const int *ridx = forward ? ex->recv_idx : ex->send_idx;
   double *xd = single ? NULL : (double *)x;
   float *xs = single ? (float *)x : NULL;
-  for (int j = 0; j < ns; j++) ex->send_buf[j] = single ? xs[sidx[j]] : xd[sidx[j]];
-  MF_CALL(mf_exchange_mpi(ctx, ex, forward));
   for (int j = 0; j < nr; j++) {
     const double r = ex->recv_buf[j];
     if (single) xs[ridx[j]] = forward ? (float)r : xs[ridx[j]] + (float)r;
     else xd[ridx[j]] = forward ? r : xd[ridx[j]] + r;
   }
   return 0;
+}
+
+int mf_exchange_run(mf_context ctx, mf_exchange *ex, void *x, int single, int forward)
+{
+  int ierr = mf_exchange_begin(ctx, ex, x, single, forward);
+  MF_KEEP(ierr, mf_exchange_end(ctx, ex, x, single, forward));
+  return ierr;
 }
 
 int mf_exchange_import(mf_context ctx, mf_exchange *ex, double *x) { return mf_exchange_run(ctx, ex, x, 0, 1); }

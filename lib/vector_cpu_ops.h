@@ -105,6 +105,14 @@ static int MF_VFN(export_add)(mf_vector v)
 {
   return mf_exchange_run(v->space->ctx, &v->space->ex, MF_VD(v), sizeof(MF_VT) == sizeof(float), 0);
 }
+static int MF_VFN(exchange_begin)(mf_vector v, int forward)
+{
+  return mf_exchange_begin(v->space->ctx, &v->space->ex, MF_VD(v), sizeof(MF_VT) == sizeof(float), forward);
+}
+static int MF_VFN(exchange_end)(mf_vector v, int forward)
+{
+  return mf_exchange_end(v->space->ctx, &v->space->ex, MF_VD(v), sizeof(MF_VT) == sizeof(float), forward);
+}
 static int MF_VFN(to_host)(mf_vector v, double *h, int n)
 {
   const MF_VT *x = MF_VD(v);
@@ -177,6 +185,7 @@ static const mf_vector_ops MF_VFN(vector_ops_cpu) = {
     .dot_local = MF_VFN(dot_local), .sum_local = MF_VFN(sum_local), .pmult = MF_VFN(pmult), .aypx = MF_VFN(aypx),
     .reciprocal = MF_VFN(reciprocal), .bc_zero = MF_VFN(bc_zero), .bc_set = MF_VFN(bc_set),
     .bc_values = MF_VFN(bc_values), .import = MF_VFN(import), .export_add = MF_VFN(export_add),
+    .exchange_begin = MF_VFN(exchange_begin), .exchange_end = MF_VFN(exchange_end),
     .to_host = MF_VFN(to_host), .from_host = MF_VFN(from_host), .convert = MF_VFN(convert),
     .destroy = MF_VFN(destroy) MF_VCG_OPS};
 #undef MF_VCG_OPS

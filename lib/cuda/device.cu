@@ -1,10 +1,17 @@
 // device.cu -- CUDA device discovery, per-context state (device, cuBLAS), device mirrors of the
 // space (DoF maps, boundary marks, exchange lists), device vectors and their operations, and the
-// ghost exchange (pack on the device, MPI on host buffers, unpack on the device).
+// ghost exchange (pack on the device, MPI on pinned host buffers or, with a CUDA-aware MPI, on device
+// buffers, unpack on the device), in begin/end halves.
 #include "mf_cuda_common.cuh"
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#if defined(OPEN_MPI) && OPEN_MPI && defined(__has_include)
+#if __has_include(<mpi-ext.h>)
+#include <mpi-ext.h> // MPIX_CUDA_AWARE_SUPPORT, MPIX_Query_cuda_support
+#endif
+#endif
 
 #define MF_CUDA_THREADS 256
 
@@ -154,10 +161,15 @@ extern "C" int mf_cuda_context_init(mf_context ctx)
 {
   int ndev = mf_cuda_device_count();
   MF_CHECK(ndev > 0, ctx, MF_ERR_BACKEND, "backend 'cuda' requested but no usable CUDA device was found");
+  /* one rank per GPU: ranks of a node take the node's GPUs in turn (the rank on the node comes from
+   * mf_context_create, so that nothing here is collective: a failure here is agreed on there). More
+   * ranks than GPUs on a node is refused unless MFREE_CUDA_SHARE=1 allows sharing. */
+  const char *share = getenv("MFREE_CUDA_SHARE");
+  MF_CHECK(ctx->node_size <= ndev || (share && !strcmp(share, "1")), ctx, MF_ERR_BACKEND,
+           "%d ranks on this node but %d CUDA device%s: run at most one rank per GPU, or set MFREE_CUDA_SHARE=1 to "
+           "let ranks share a device", ctx->node_size, ndev, ndev == 1 ? "" : "s");
   mf_cuda_context *c = (mf_cuda_context *)calloc(1, sizeof *c);
   MF_CHECK(c, ctx, MF_ERR_MEMORY, "out of host memory (%zu bytes)", sizeof *c);
-  /* one rank per GPU: ranks of a node take the node's GPUs in turn (the rank on the node comes from
-   * mf_context_create, so that nothing here is collective: a failure here is agreed on there) */
   c->device = ctx->node_rank % ndev;
   ctx->cuda = c;
   int ierr = 0;
@@ -166,6 +178,21 @@ extern "C" int mf_cuda_context_init(mf_context ctx)
   if (e != cudaSuccess)
     ierr = mf_error_set(ctx, MF_ERR_CUDA, __FILE__, __LINE__, __func__, "cannot use CUDA device %d: %s", c->device,
                         cudaGetErrorString(e));
+  if (!ierr && (e = cudaStreamCreateWithFlags(&c->xstream, cudaStreamNonBlocking)) == cudaSuccess)
+    e = cudaEventCreateWithFlags(&c->xready, cudaEventDisableTiming);
+  if (!ierr && e != cudaSuccess)
+    ierr = mf_error_set(ctx, MF_ERR_CUDA, __FILE__, __LINE__, __func__, "cannot create the exchange stream: %s",
+                        cudaGetErrorString(e));
+  /* MPI on device buffers where the library says it can, unless MFREE_CUDA_AWARE=0 */
+  const char *aware = getenv("MFREE_CUDA_AWARE");
+#if defined(MPIX_CUDA_AWARE_SUPPORT) && MPIX_CUDA_AWARE_SUPPORT
+  c->cuda_aware = MPIX_Query_cuda_support() == 1;
+#endif
+  if (aware && !strcmp(aware, "0")) c->cuda_aware = 0;
+  if (!ierr && aware && !strcmp(aware, "1") && !c->cuda_aware)
+    ierr = mf_error_set(ctx, MF_ERR_BACKEND, __FILE__, __LINE__, __func__,
+                        "MFREE_CUDA_AWARE=1 but this MPI library is not CUDA-aware (the exchange would pass device "
+                        "memory to it); unset it to stage the messages through host memory");
   if (!ierr && cublasCreate(&c->cublas) != CUBLAS_STATUS_SUCCESS)
     ierr = mf_error_set(ctx, MF_ERR_CUDA, __FILE__, __LINE__, __func__, "cublasCreate failed on device %d", c->device);
   // scalar[0]: reductions; the fused CG steps use scalar[1..2], block partials from scalar + 4 and a
@@ -186,6 +213,8 @@ extern "C" void mf_cuda_context_finalize(mf_context ctx)
   mf_cuda_context *c = mf_cuda_ctx(ctx);
   if (!c) return;
   if (c->cublas) cublasDestroy(c->cublas);
+  if (c->xready) cudaEventDestroy(c->xready);
+  if (c->xstream) cudaStreamDestroy(c->xstream);
   mf_cuda_free(ctx, c->scalar);
   if (c->stage_pinned) cudaFreeHost(c->stage);
   else free(c->stage);
@@ -316,6 +345,12 @@ static int space_setup(mf_space s)
   MF_CALL(mf_cuda_upload(ctx, (void **)&d->recv_idx, ex->recv_idx, sizeof(int) * nr, "exchange lists"));
   MF_CALL(mf_cuda_malloc(ctx, (void **)&d->send_buf, sizeof(double) * nb, "exchange buffers"));
   MF_CALL(mf_cuda_malloc(ctx, (void **)&d->recv_buf, sizeof(double) * nb, "exchange buffers"));
+  if (nb) { /* pinned: asynchronous copies beside the cells that need no ghost */
+    cudaError_t e = cudaMallocHost((void **)&d->h_send, sizeof(double) * nb);
+    if (e == cudaSuccess) e = cudaMallocHost((void **)&d->h_recv, sizeof(double) * nb);
+    MF_CHECK(e == cudaSuccess, ctx, MF_ERR_MEMORY, "cannot allocate %zu bytes of pinned host memory for the exchange: %s",
+             2 * sizeof(double) * nb, cudaGetErrorString(e));
+  }
   return 0;
 }
 
@@ -325,8 +360,11 @@ extern "C" void mf_cuda_space_free(mf_space s)
   if (!d) return;
   mf_context ctx = s->ctx;
   void *ptrs[] = {d->cell_nodes, d->color_cells, d->atomic_cells, d->bc, d->mask, d->P, d->send_idx, d->recv_idx,
-                  d->send_buf, d->recv_buf, d->coords, d->masked_cells, d->bc_list};
+                  d->send_buf, d->recv_buf, d->coords, d->masked_cells, d->bc_list, d->atomic_parts, d->color_parts};
   for (size_t k = 0; k < sizeof ptrs / sizeof ptrs[0]; k++) mf_cuda_free(ctx, ptrs[k]);
+  if (d->h_send) cudaFreeHost(d->h_send);
+  if (d->h_recv) cudaFreeHost(d->h_recv);
+  free(d->color_part_off);
   free(d);
   s->dev = NULL;
 }
@@ -509,25 +547,60 @@ template <class T> static int v_bc_set(mf_vector dst, mf_vector src)
   MF_CUDA_LAUNCH_CHECK(CTX(dst), "bc_set");
   return 0;
 }
-/* forward: owners -> ghosts (assign); backward: ghosts -> owners (add) */
-template <class T> static int v_exchange(mf_vector v, int forward)
+/* forward: owners -> ghosts (assign); backward: ghosts -> owners (add). Begin: once the default
+ * stream's work on v is done (an event), pack on the exchange stream and copy to the pinned buffer,
+ * without waiting; the host goes on to launch the cells that need no ghost. End: wait for the pack,
+ * exchange the messages (device buffers with a CUDA-aware MPI), then on the default stream copy back
+ * and unpack, after the cells launched in between (the unpack may add into entries they add into). */
+template <class T> static int v_exchange_begin(mf_vector v, int forward)
 {
   mf_space s = v->space;
   mf_exchange *ex = &s->ex;
   mf_context ctx = s->ctx;
   if (ex->nneigh == 0) return 0;
+  mf_cuda_context *c = mf_cuda_ctx(ctx);
   mf_cuda_space *d = (mf_cuda_space *)s->dev;
   const int ns = forward ? ex->send_off[ex->nneigh] : ex->recv_off[ex->nneigh];
-  const int nr = forward ? ex->recv_off[ex->nneigh] : ex->send_off[ex->nneigh];
-  const int *sidx = forward ? d->send_idx : d->recv_idx, *ridx = forward ? d->recv_idx : d->send_idx;
-  if (ns) k_pack<T><<<blocks_for(ns), MF_CUDA_THREADS>>>(d->send_buf, vdata<T>(v), sidx, ns);
+  const int *sidx = forward ? d->send_idx : d->recv_idx;
+  MF_CUDA_CALL(ctx, cudaEventRecord(c->xready, 0));
+  MF_CUDA_CALL(ctx, cudaStreamWaitEvent(c->xstream, c->xready, 0));
+  if (ns) k_pack<T><<<blocks_for(ns), MF_CUDA_THREADS, 0, c->xstream>>>(d->send_buf, vdata<T>(v), sidx, ns);
   MF_CUDA_LAUNCH_CHECK(ctx, "pack");
-  MF_CUDA_CALL(ctx, cudaMemcpy(ex->send_buf, d->send_buf, sizeof(double) * (size_t)ns, cudaMemcpyDeviceToHost));
-  MF_CALL(mf_exchange_mpi(ctx, ex, forward));
-  MF_CUDA_CALL(ctx, cudaMemcpy(d->recv_buf, ex->recv_buf, sizeof(double) * (size_t)nr, cudaMemcpyHostToDevice));
+  if (!c->cuda_aware && ns)
+    MF_CUDA_CALL(ctx, cudaMemcpyAsync(d->h_send, d->send_buf, sizeof(double) * (size_t)ns, cudaMemcpyDeviceToHost,
+                                      c->xstream));
+  return 0;
+}
+template <class T> static int v_exchange_end(mf_vector v, int forward)
+{
+  mf_space s = v->space;
+  mf_exchange *ex = &s->ex;
+  mf_context ctx = s->ctx;
+  if (ex->nneigh == 0) return 0;
+  mf_cuda_context *c = mf_cuda_ctx(ctx);
+  mf_cuda_space *d = (mf_cuda_space *)s->dev;
+  const int nr = forward ? ex->recv_off[ex->nneigh] : ex->send_off[ex->nneigh];
+  const int *ridx = forward ? d->recv_idx : d->send_idx;
+  /* the messages go whatever happened: a neighbour waits for them */
+  int ierr = 0;
+  cudaError_t e = cudaStreamSynchronize(c->xstream);
+  if (e != cudaSuccess)
+    ierr = mf_error_set(ctx, MF_ERR_CUDA, __FILE__, __LINE__, __func__, "exchange stream (pack): %s", cudaGetErrorString(e));
+  MF_KEEP(ierr, mf_exchange_mpi_begin(ctx, ex, forward, c->cuda_aware ? d->send_buf : d->h_send,
+                                      c->cuda_aware ? d->recv_buf : d->h_recv));
+  MF_KEEP(ierr, mf_exchange_mpi_end(ctx, ex));
+  if (ierr) return ierr;
+  if (!c->cuda_aware && nr)
+    MF_CUDA_CALL(ctx, cudaMemcpyAsync(d->recv_buf, d->h_recv, sizeof(double) * (size_t)nr, cudaMemcpyHostToDevice, 0));
   if (nr) k_unpack<T><<<blocks_for(nr), MF_CUDA_THREADS>>>(vdata<T>(v), d->recv_buf, ridx, nr, !forward);
   MF_CUDA_LAUNCH_CHECK(ctx, "unpack");
   return 0;
+}
+template <class T> static int v_exchange(mf_vector v, int forward)
+{
+  int ierr = v_exchange_begin<T>(v, forward);
+  MF_KEEP(ierr, v_exchange_end<T>(v, forward));
+  return ierr;
 }
 template <class T> static int v_bc_values(mf_vector v, const double *vals)
 {
@@ -704,6 +777,8 @@ template <class T> static mf_vector_ops vector_ops()
   ops.bc_values = v_bc_values<T>;
   ops.import = v_import<T>;
   ops.export_add = v_export_add<T>;
+  ops.exchange_begin = v_exchange_begin<T>;
+  ops.exchange_end = v_exchange_end<T>;
   ops.to_host = v_to_host<T>;
   ops.from_host = v_from_host<T>;
   ops.convert = v_convert<T>;

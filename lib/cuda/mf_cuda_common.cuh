@@ -70,6 +70,11 @@ struct mf_cuda_context {
   void *stage;
   size_t stage_bytes;
   int stage_pinned;
+  // ghost exchange: packing and transfers on a stream of their own, so that cells that need no ghost
+  // run meanwhile on the default stream; cuda_aware: MPI takes device buffers
+  cudaStream_t xstream;
+  cudaEvent_t xready;
+  int cuda_aware;
 };
 
 struct mf_cuda_space {
@@ -84,6 +89,11 @@ struct mf_cuda_space {
   double *coords;            // nlocal x dim node coordinates
   int *masked_cells;         // nmasked
   int *bc_list;              // nbc
+  double *h_send, *h_recv;   // pinned host buffers of the exchange (host-staged MPI)
+  int *atomic_parts;         // ncells: the atomic order split into the cell parts (made on first use)
+  int atomic_part_off[4];
+  int *color_parts;          // ncells: each color split into the cell parts (made on first use)
+  int *color_part_off;       // host, 4 per color: absolute offsets of the parts in color_parts
   int64_t *csr_rowptr;       // nlocal + 1: the assembled operators' sparsity (made on first use)
   int *csr_colidx;           // csr_rowptr[nlocal]
 };

@@ -38,7 +38,35 @@ static int apply_status(mf_operator op, cudaError_t e)
 
 static int op_index(const mf_operator op) { return op->kind == MF_OP_MASS ? 0 : op->kind == MF_OP_LAPLACE ? 1 : 2; }
 
-static int apply_cuda(mf_operator op, mf_vector x, mf_vector y)
+// The cell lists of the three parts (mf_cell_part) in launch order, made on first use: the atomic
+// order split (each part keeps its Morton-chunk order), and each color split likewise.
+static int cuda_parts(mf_operator op, int colored)
+{
+  mf_space s = op->space;
+  mf_context ctx = op->ctx;
+  mf_cuda_space *ds = (mf_cuda_space *)s->dev;
+  if (colored ? ds->color_parts != NULL : ds->atomic_parts != NULL) return 0;
+  int *h = NULL;
+  MF_CALL(MF_CALLOC(ctx, (size_t)s->ncells + 1, &h));
+  int ierr = 0;
+  if (!colored) {
+    mf_space_split_parts(s, s->launch_order, s->ncells, h, ds->atomic_part_off);
+    ierr = mf_cuda_upload(ctx, (void **)&ds->atomic_parts, h, sizeof(int) * (size_t)s->ncells, "the cell parts");
+  } else {
+    ierr = MF_CALLOC(ctx, 4 * (size_t)s->ncolors, &ds->color_part_off);
+    for (int c = 0; !ierr && c < s->ncolors; c++) {
+      const int b = s->color_off[c];
+      mf_space_split_parts(s, s->color_cells + b, s->color_off[c + 1] - b, h + b, ds->color_part_off + 4 * c);
+      for (int k = 0; k < 4; k++) ds->color_part_off[4 * c + k] += b;
+    }
+    if (!ierr) ierr = mf_cuda_upload(ctx, (void **)&ds->color_parts, h, sizeof(int) * (size_t)s->ncells, "the cell parts");
+  }
+  free(h);
+  return ierr;
+}
+
+// All cells (part < 0) or the cells of one part, adding into y.
+static int apply_cuda_cells(mf_operator op, mf_vector x, mf_vector y, int part)
 {
   mf_space s = op->space;
   mf_context ctx = op->ctx;
@@ -66,25 +94,32 @@ static int apply_cuda(mf_operator op, mf_vector x, mf_vector y)
   a.y = single ? (void *)y->sdata : (void *)y->data;
   if (op->scatter == MF_SCATTER_ATOMIC) {
     a.atomic = 1;
-    a.cell_list = ds->atomic_cells;
-    a.cell_begin = 0;
-    a.cell_end = s->ncells;
-    MF_CALL(apply_status(op, fn(&a)));
+    if (part >= 0) MF_CALL(cuda_parts(op, 0));
+    a.cell_list = part < 0 ? ds->atomic_cells : ds->atomic_parts;
+    a.cell_begin = part < 0 ? 0 : ds->atomic_part_off[part];
+    a.cell_end = part < 0 ? s->ncells : ds->atomic_part_off[part + 1];
+    if (a.cell_end > a.cell_begin) MF_CALL(apply_status(op, fn(&a)));
   } else {
     if (!ds->color_cells) { /* the colors, on first use */
       MF_CALL(mf_space_colors(s));
       MF_CALL(mf_cuda_upload(ctx, (void **)&((mf_cuda_space *)s->dev)->color_cells, s->color_cells,
                              sizeof(int) * (size_t)s->ncells, "the cells by color"));
     }
+    if (part >= 0) MF_CALL(cuda_parts(op, 1));
     a.atomic = 0;
-    a.cell_list = ds->color_cells;
+    a.cell_list = part < 0 ? ds->color_cells : ds->color_parts;
     for (int c = 0; c < s->ncolors; c++) {
-      a.cell_begin = s->color_off[c];
-      a.cell_end = s->color_off[c + 1];
-      MF_CALL(apply_status(op, fn(&a)));
+      a.cell_begin = part < 0 ? s->color_off[c] : ds->color_part_off[4 * c + part];
+      a.cell_end = part < 0 ? s->color_off[c + 1] : ds->color_part_off[4 * c + part + 1];
+      if (a.cell_end > a.cell_begin) MF_CALL(apply_status(op, fn(&a)));
     }
   }
   return 0;
+}
+static int apply_cuda(mf_operator op, mf_vector x, mf_vector y) { return apply_cuda_cells(op, x, y, -1); }
+static int apply_part_cuda(mf_operator op, mf_vector x, mf_vector y, mf_cell_part part)
+{
+  return apply_cuda_cells(op, x, y, (int)part);
 }
 
 // Diagonal: one block per cell, one thread per DoF; for every term (mass m, gradient G_kl) the
@@ -273,6 +308,7 @@ extern "C" int mf_cuda_operator_setup(mf_operator op, mf_coefficient_fn c, void 
   MF_CHECK(d, ctx, MF_ERR_MEMORY, "out of host memory (%zu bytes)", sizeof *d);
   op->dev = d;
   op->ops.apply = apply_cuda;
+  op->ops.apply_part = apply_part_cuda;
   op->ops.diagonal = diagonal_cuda;
   op->ops.destroy = destroy_cuda;
   op->ops.masks_bc = 1;
@@ -321,6 +357,7 @@ extern "C" int mf_cuda_operator_single(mf_operator op, mf_operator like)
   MF_CHECK(d, ctx, MF_ERR_MEMORY, "out of host memory (%zu bytes)", sizeof *d);
   op->dev = d;
   op->ops.apply = apply_cuda;
+  op->ops.apply_part = apply_part_cuda;
   op->ops.destroy = destroy_cuda;
   op->ops.masks_bc = 1;
   const mf_basis1d *bs = &op->basis;

@@ -1,0 +1,172 @@
+/* t20_overlap -- the ghost exchanges overlapped with the cells that touch no ghost DoF give the
+ * results of the plain order (import, all cells, export-add): operator applications to 1e-12
+ * relative (Laplace with a coefficient and Dirichlet rows, mass, Helmholtz; atomic and colored
+ * scatter), CG with Jacobi and with multigrid in the same iterations (+-1) to the same solution
+ * (1e-10), on uniform and adaptive meshes in 2D and 3D. Also: the three cell parts cover every cell
+ * once, the boundary part holds exactly the cells with a ghost DoF, and with several ranks the
+ * overlap is on. Run under mpiexec -np 1, 2, 4. argv[1]: backend. */
+#include "mf_test.h"
+#include "mfree_impl.h"
+
+static double relmax(const double *a, const double *b, int n, MPI_Comm comm)
+{
+  double d = 0.0, m = 0.0;
+  for (int i = 0; i < n; i++) {
+    d = fmax(d, fabs(a[i] - b[i]));
+    m = fmax(m, fabs(b[i]));
+  }
+  double g[2] = {d, m};
+  MPI_Allreduce(MPI_IN_PLACE, g, 2, MPI_DOUBLE, MPI_MAX, comm);
+  return g[1] > 0 ? g[0] / g[1] : g[0];
+}
+
+static void check_parts(mf_space s)
+{
+  T_CALL(mf_space_parts(s));
+  T_CHECK(s->part_off[0] == 0 && s->part_off[3] == s->ncells && s->part_off[1] <= s->part_off[2],
+          "part offsets %d %d %d %d for %d cells", s->part_off[0], s->part_off[1], s->part_off[2], s->part_off[3],
+          s->ncells);
+  int *seen = calloc((size_t)s->ncells + 1, sizeof *seen);
+  for (int k = 0; k < s->ncells; k++) {
+    const int e = s->part_cells[k];
+    T_CHECK(e >= 0 && e < s->ncells && !seen[e], "cell %d listed twice or out of range", e);
+    if (e < 0 || e >= s->ncells) continue;
+    seen[e] = 1;
+    int ghost = 0;
+    for (int i = 0; i < s->npc; i++) ghost |= s->cell_nodes[(size_t)e * s->npc + i] >= s->nowned;
+    const int bnd = k >= s->part_off[1] && k < s->part_off[2];
+    T_CHECK(ghost == bnd, "cell %d: touches a ghost %d, in the boundary part %d", e, ghost, bnd);
+  }
+  /* the interior halves differ by at most one cell */
+  const int a = s->part_off[1], b = s->part_off[3] - s->part_off[2];
+  T_CHECK(b - a == 0 || b - a == 1, "interior halves of %d and %d cells", a, b);
+  free(seen);
+}
+
+/* y = A x with the overlap on and off */
+static void compare_apply(mf_operator A, mf_vector x, mf_vector y, double *h1, double *h2, int n, const char *what)
+{
+  mf_context ctx = A->ctx;
+  const int keep = ctx->overlap;
+  ctx->overlap = 1;
+  T_CHECK(ctx->size == 1 || mf_operator_overlaps(A), "%s: several ranks but no overlap", what);
+  T_CALL(mf_operator_apply(A, x, y));
+  T_CALL(mf_vector_get_values(y, h1));
+  ctx->overlap = 0;
+  T_CHECK(!mf_operator_overlaps(A), "%s: overlap off but still on", what);
+  T_CALL(mf_operator_apply(A, x, y));
+  T_CALL(mf_vector_get_values(y, h2));
+  ctx->overlap = keep;
+  const double r = relmax(h1, h2, n, ctx->comm);
+  T_CHECK(r < 1e-12, "%s: overlapped apply differs from the plain one by %.3e", what, r);
+}
+
+static void solve(mf_operator A, mf_vector b, mf_vector x, int mg, int *its, double *h, int n)
+{
+  mf_cg cg;
+  mf_pc pc = NULL;
+  mf_cg_info info;
+  T_CALL(mf_cg_create(A, &cg));
+  T_CALL(mf_cg_set_tolerance(cg, 1e-11, 2000));
+  if (mg) {
+    T_CALL(mf_pc_create(A, MF_PC_MULTIGRID, &pc));
+    T_CALL(mf_cg_set_pc(cg, pc));
+  }
+  T_CALL(mf_vector_set_value(x, 0.0));
+  T_CALL(mf_cg_solve(cg, b, x, &info));
+  T_CHECK(info.converged, "CG did not converge (%d iterations)", info.iterations);
+  *its = info.iterations;
+  T_CALL(mf_vector_get_values(x, h));
+  (void)n;
+  mf_cg_destroy(&cg);
+  if (pc) mf_pc_destroy(&pc);
+}
+
+static void run(const char *backend, const char *meshname, int dim, int level, int adapt, int p)
+{
+  mf_context ctx;
+  mf_mesh mesh;
+  mf_space space;
+  T_CALL(mf_context_create(MPI_COMM_WORLD, backend, &ctx));
+  t_mesh(ctx, meshname, dim, level, adapt, &mesh);
+  T_CALL(mf_space_create(mesh, p, &space));
+  check_parts(space);
+  const int n = space->nowned;
+  double *h1 = malloc(sizeof(double) * (n + 1)), *h2 = malloc(sizeof(double) * (n + 1));
+  mf_vector x, y, b;
+  T_CALL(mf_vector_create(space, &x));
+  T_CALL(mf_vector_create(space, &y));
+  T_CALL(mf_vector_create(space, &b));
+  T_CALL(mf_vector_set_random(x, 7));
+  char what[160];
+  mf_operator A, M, H;
+  T_CALL(mf_operator_create_laplace(space, MF_QUAD_GAUSS, t_ljungkvist, NULL, &A));
+  T_CALL(mf_operator_set_dirichlet(A, 1));
+  T_CALL(mf_operator_create_mass(space, MF_QUAD_GAUSS_P2, NULL, NULL, &M));
+  T_CALL(mf_operator_create_helmholtz(space, MF_QUAD_GLL, 1.0, 1.0, NULL, NULL, &H));
+  mf_operator ops[3] = {A, M, H};
+  const char *names[3] = {"Laplace", "mass", "Helmholtz"};
+  for (int k = 0; k < 3; k++)
+    for (int sc = 0; sc < 2; sc++) {
+      T_CALL(mf_operator_set_scatter(ops[k], sc ? MF_SCATTER_COLORED : MF_SCATTER_ATOMIC));
+      snprintf(what, sizeof what, "%s, %s scatter, %s %dD level %d adapt %d, p %d, %d ranks", names[k],
+               sc ? "colored" : "atomic", meshname, dim, level, adapt, p, ctx->size);
+      compare_apply(ops[k], x, y, h1, h2, n, what);
+    }
+  /* CG: b = A x, solved with the overlap on and off */
+  T_CALL(mf_operator_apply(A, x, b));
+  for (int mg = 0; mg < 2; mg++) {
+    int it1, it2;
+    ctx->overlap = 1;
+    solve(A, b, y, mg, &it1, h1, n);
+    ctx->overlap = 0;
+    solve(A, b, y, mg, &it2, h2, n);
+    ctx->overlap = 1;
+    const double r = relmax(h1, h2, n, ctx->comm);
+    T_CHECK(abs(it1 - it2) <= 1 && r < 1e-10, "%s CG, %s %dD adapt %d p %d: %d / %d iterations, solutions differ by %.3e",
+            mg ? "multigrid" : "Jacobi", meshname, dim, adapt, p, it1, it2, r);
+  }
+  mf_operator_destroy(&A);
+  mf_operator_destroy(&M);
+  mf_operator_destroy(&H);
+  mf_vector_destroy(&x);
+  mf_vector_destroy(&y);
+  mf_vector_destroy(&b);
+  free(h1);
+  free(h2);
+  mf_space_destroy(&space);
+  mf_mesh_destroy(&mesh);
+  mf_context_destroy(&ctx);
+}
+
+int main(int argc, char **argv)
+{
+  MPI_Init(&argc, &argv);
+  const char *backend = t_backend(argc, argv);
+  if (argc > 2 && !strcmp(argv[2], "share-refused")) {
+    /* more ranks on the node than GPUs, MFREE_CUDA_SHARE unset: refused on every rank, by name */
+    mf_context ctx = NULL;
+    int e = mf_context_create(MPI_COMM_WORLD, backend, &ctx);
+    if (e) {
+      T_CHECK(e == MF_ERR_BACKEND && strstr(mf_last_error_message(), "MFREE_CUDA_SHARE=1"),
+              "refusal %d: %s", e, mf_last_error_message());
+    } else {
+      int size = 0;
+      MPI_Comm_size(MPI_COMM_WORLD, &size);
+      fprintf(stderr, "note: %d ranks were given a GPU each, nothing to refuse\n", size);
+      mf_context_destroy(&ctx);
+    }
+    int fails = t_failures;
+    MPI_Allreduce(MPI_IN_PLACE, &fails, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Finalize();
+    return fails ? 1 : 0;
+  }
+  run(backend, "deformed", 2, 3, 0, 3);
+  run(backend, "ball", 2, 1, 2, 2);
+  run(backend, "deformed", 3, 2, 0, 2);
+  run(backend, "ball", 3, 0, 1, 2);
+  int fails = t_failures;
+  MPI_Allreduce(MPI_IN_PLACE, &fails, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  MPI_Finalize();
+  return fails ? 1 : 0;
+}
