@@ -91,21 +91,32 @@ static double time_apply(apply_arg *a, int on_gpu, int reps, int *err)
 {
   int calls = 1;
   double ms;
+  /* several ranks: the slowest rank's time, and the same number of calls on every rank (each call
+   * exchanges with the neighbours) */
+  MPI_Comm comm = a->op->ctx->comm;
 #ifdef MFREE_WITH_CUDA
   if (on_gpu) {
     ms = mf_bench_time_ms(apply_once, a, 1, 3, err);
+    MPI_Allreduce(MPI_IN_PLACE, &ms, 1, MPI_DOUBLE, MPI_MAX, comm);
+    MPI_Allreduce(MPI_IN_PLACE, err, 1, MPI_INT, MPI_MAX, comm);
     calls = ms > 0 ? (int)ceil(2.0 / ms) : 100; /* at least 2 ms per repeat */
     if (calls > 200) calls = 200;
     if (calls < 1) calls = 1;
     if (!*err) ms = mf_bench_time_ms(apply_once, a, calls, reps, err);
+    MPI_Allreduce(MPI_IN_PLACE, &ms, 1, MPI_DOUBLE, MPI_MAX, comm);
+    MPI_Allreduce(MPI_IN_PLACE, err, 1, MPI_INT, MPI_MAX, comm);
     return ms;
   }
 #endif
   (void)on_gpu;
   ms = cpu_time_ms(a, 1, 1, err);
+  MPI_Allreduce(MPI_IN_PLACE, &ms, 1, MPI_DOUBLE, MPI_MAX, comm);
+  MPI_Allreduce(MPI_IN_PLACE, err, 1, MPI_INT, MPI_MAX, comm);
   calls = ms > 0 ? (int)ceil(50.0 / ms) : 10;
   if (calls > 100) calls = 100;
   if (!*err) ms = cpu_time_ms(a, calls, reps < 5 ? reps : 5, err);
+  MPI_Allreduce(MPI_IN_PLACE, &ms, 1, MPI_DOUBLE, MPI_MAX, comm);
+  MPI_Allreduce(MPI_IN_PLACE, err, 1, MPI_INT, MPI_MAX, comm);
   return ms;
 }
 
@@ -207,7 +218,9 @@ static double time_cg(mf_operator op, mf_vector b, mf_vector x, int iters, int *
   mf_cg_destroy(&cg);
   int e2 = mf_operator_set_dirichlet(op, 0);
   if (!*err) *err = e2;
-  return info.iterations ? info.seconds / info.iterations : 0.0;
+  double s = info.iterations ? info.seconds / info.iterations : 0.0;
+  MPI_Allreduce(MPI_IN_PLACE, &s, 1, MPI_DOUBLE, MPI_MAX, op->ctx->comm);
+  return s;
 }
 
 /* --verbose: "case i of n" lines on stderr with the time since the start */
@@ -421,9 +434,18 @@ int main(int argc, char **argv)
 
   MPI_Init(&argc, &argv);
   t_start = MPI_Wtime();
+  /* several ranks (one per GPU): rank 0 prints and writes the CSV */
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  if (rank) {
+    if (!freopen("/dev/null", "w", stdout)) return 1;
+    fclose(stderr), stderr = fopen("/dev/null", "w");
+  }
   /* the CSV file before any work: a path that cannot be written fails now */
-  FILE *out = csv ? fopen(csv, "w") : NULL;
-  if (csv && !out) {
+  FILE *out = csv && !rank ? fopen(csv, "w") : NULL;
+  int bad_csv = csv && !rank && !out;
+  MPI_Bcast(&bad_csv, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  if (bad_csv) {
     fprintf(stderr, "mfree-bench: option --csv: cannot open '%s' for writing: %s\n", csv, strerror(errno));
     MPI_Finalize();
     return 2;
@@ -547,8 +569,8 @@ int main(int argc, char **argv)
               snprintf(phase_cols + strlen(phase_cols), sizeof phase_cols - strlen(phase_cols), ",%.4f",
                        space_phases[k] + phases[k]);
           const mf_qdata *qd = &op->qd;
-          double bytes = 16.0 * space->nglobal + 8.0 * (double)space->ncells * qd->ncomp * qd->nqp +
-                         4.0 * (double)space->ncells * space->npc;
+          const double cells = (double)space->mesh->ncells_global;
+          double bytes = 16.0 * space->nglobal + 8.0 * cells * qd->ncomp * qd->nqp + 4.0 * cells * space->npc;
           double bpd = bytes / space->nglobal, fpd = op_flops_per_dof(op);
           for (int ki = 0; ki < ndesign && method_i != 1; ki++)
           for (int ci = 0; ci < ncpb; ci++)
