@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Scaling on the GPUs of one node, one MPI rank per GPU (docs/performance.md "Several GPUs"):
-#   perf/scaling.sh BUILD OUTDIR "1 2 4"
+#   perf/scaling.sh BUILD OUTDIR "1 2 4" ["weak strong ball"]
 # - weak: bp3 p = 4 (mfree-bench) at 5 x 10^7 DoFs per GPU, apply and 30 Jacobi-CG iterations, with the
 #   exchange overlapped (default) and in the plain order (MFREE_OVERLAP=0);
 # - strong: the same at 2 x 10^8 DoFs in all;
@@ -11,12 +11,13 @@ set -uo pipefail
 b=${1:?build folder}
 out=${2:?output folder}
 counts=${3:-"1 2"}
+parts=${4:-"weak strong ball"}
 mkdir -p "$out"
 mpi="mpirun --bind-to none --oversubscribe"
 csv="$out/scaling.csv"
-: > "$csv"
 for n in $counts; do
   for kind in weak strong; do
+    case " $parts " in *" $kind "*) ;; *) continue ;; esac
     if [ "$kind" = weak ]; then dofs=$((50000000 * n)); else dofs=200000000; fi
     for ov in 1 0; do
       MFREE_OVERLAP=$ov $mpi -np "$n" "$b/perf/mfree-bench" --backend cuda --problem bp3 --degrees 4 --sizes 1 \
@@ -29,8 +30,8 @@ for n in $counts; do
     done
   done
 done
-: > "$out/scaling-ball.jsonl"
 for p in 2 4; do
+  case " $parts " in *" ball "*) ;; *) continue ;; esac
   ref=$([ "$p" = 2 ] && echo 6 || echo 5)
   for n in $counts; do
     for pc in jacobi mg; do
