@@ -351,8 +351,9 @@ static void check_cuda_memory(mf_context gc)
   mf_operator_destroy(&S);
   T_CALL(mf_context_device_memory(gc, &base, &peak));
   const size_t nnz = (size_t)s->csr_rowptr[s->nlocal];
-  /* the values and the work vector fit, the table (4 x 729 per cell) and the lists (216 per cell) do not */
-  T_CALL(mf_context_set_device_memory_limit(gc, base + 8 * nnz + 16 * (size_t)s->nlocal + 65536));
+  /* the values and the work vector fit (8 nnz + 8 n + 144), the table (4 x 729 B per cell: 1.5 MB) and the
+   * lists (8 B per DoF + 216 B per cell: 150 kB) do not */
+  T_CALL(mf_context_set_device_memory_limit(gc, base + 8 * nnz + 8 * (size_t)s->nlocal + 32768));
   const struct {
     mf_assembly_variant v;
     const char *msg;
