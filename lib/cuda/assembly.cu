@@ -304,7 +304,9 @@ extern "C" int mf_cuda_assemble(mf_operator mfop, mf_assembly_variant v, mf_oper
   int ierr = mf_assembly_free_cells(s, &hcells, &nfree);
   if (!ierr && v == MF_ASSEMBLY_ROWWISE) ierr = mf_assembly_dof_cells(s, hcells, nfree, &hoff, &hentries);
   if (!ierr) {
-    size_t need = sizeof(double) * ((size_t)nnz + 2 * (size_t)nq * n1) + (hcells ? sizeof(int) * (size_t)nfree : 0);
+    /* values, 1D tables, the cell list, and the operator's work vector (made next by the caller) */
+    size_t need = sizeof(double) * ((size_t)nnz + 2 * (size_t)nq * n1 + (size_t)n) +
+                  (hcells ? sizeof(int) * (size_t)nfree : 0);
     if (v == MF_ASSEMBLY_TABLE) need += (wide ? sizeof(int64_t) : sizeof(int32_t)) * ntable;
     if (v == MF_ASSEMBLY_ROWWISE) need += sizeof(int64_t) * ((size_t)n + 1 + (size_t)nfree * npc);
     char what[200];
