@@ -1,8 +1,9 @@
 /* assembly.c -- the assembled (CSR) operator: a sparse matrix made from the element matrices of a
  * matrix-free operator (hanging-node constraints condensed, C^T A_e C) and wrapped as an operator. The
  * reference values (dense element matrices added color by color) are here; the variants that mirror
- * the device kernels are in lib/assembly_variants.c, the device ones in lib/cuda/assembly.cu. It shares the apply flow of lib/operator.c (ghost exchange, Dirichlet form): rows and
- * columns are the local DoFs (owned then ghost), and each rank's product is summed onto the owners. */
+ * the device kernels are in lib/assembly_variants.c, the device ones in lib/cuda/assembly.cu. It
+ * shares the apply flow of lib/operator.c (ghost exchange, Dirichlet form): rows and columns are the
+ * local DoFs (owned then ghost), and each rank's product is summed onto the owners. */
 #include "assembly_impl.h"
 
 #ifdef MFREE_WITH_CUDA
