@@ -1,8 +1,14 @@
-/* assembly.c -- the assembled (CSR) operator: a CPU sparse matrix made from the dense element
- * matrices of a matrix-free operator (hanging-node constraints condensed, C^T A_e C) and wrapped as
- * an operator. It shares the apply flow of lib/operator.c (ghost exchange, Dirichlet form): rows and
- * columns are the local DoFs (owned then ghost), and each rank's product is summed onto the owners. */
-#include "mfree_impl.h"
+/* assembly.c -- the assembled (CSR) operator: a sparse matrix made from the element matrices of a
+ * matrix-free operator (hanging-node constraints condensed, C^T A_e C) and wrapped as an operator. The
+ * reference values (dense element matrices added color by color) are here; the variants that mirror
+ * the device kernels are in lib/assembly_variants.c, the device ones in lib/cuda/assembly.cu. It
+ * shares the apply flow of lib/operator.c (ghost exchange, Dirichlet form): rows and columns are the
+ * local DoFs (owned then ghost), and each rank's product is summed onto the owners. */
+#include "assembly_impl.h"
+
+#ifdef MFREE_WITH_CUDA
+#include "cuda/mf_cuda.h"
+#endif
 
 #include <stdio.h>
 
@@ -66,8 +72,9 @@ static double csr_matrix_bytes(int n, int64_t nnz, int with_pattern)
  * nodes couples the cell's nodes too: cell_nodes lists the constraining DoFs). From the cells of
  * each DoF, each row is the sorted union of their nodes: row by row, so the memory is the pattern
  * itself plus the DoF-to-cell lists, not one entry per element-matrix entry. Two passes over the
- * rows (count, fill) make colidx at its final size. */
-static int csr_pattern(mf_space s, const char *what)
+ * rows (count, fill) make colidx at its final size. values_on_host: the memory check counts the values
+ * of the operator being assembled too (cpu backend; on cuda they are in device memory). */
+static int csr_pattern(mf_space s, const char *what, int values_on_host)
 {
   if (s->csr_rowptr) return 0;
   mf_context ctx = s->ctx;
@@ -125,9 +132,9 @@ static int csr_pattern(mf_space s, const char *what)
     if (pass == 0) {
       for (int i = 0; i < n; i++) rowptr[i + 1] += rowptr[i];
       /* the columns, and the values of the operator being assembled, before either is allocated */
-      snprintf(msg, sizeof msg, "%s (%lld nonzeros on %d local DoFs: columns and values)", what,
-               (long long)rowptr[n], n);
-      ierr = mf_host_require(ctx, csr_matrix_bytes(n, rowptr[n], 1), msg);
+      snprintf(msg, sizeof msg, "%s (%lld nonzeros on %d local DoFs: columns%s)", what, (long long)rowptr[n], n,
+               values_on_host ? " and values" : "");
+      ierr = mf_host_require(ctx, values_on_host ? csr_matrix_bytes(n, rowptr[n], 1) : 4.0 * (double)rowptr[n], msg);
       if (!ierr) ierr = MF_CALLOC(ctx, (size_t)rowptr[n], &colidx);
     }
   }
@@ -142,18 +149,6 @@ done:
   s->csr_rowptr = rowptr;
   s->csr_colidx = colidx;
   return 0;
-}
-
-/* Position of column j in row i of the pattern (it is there: the pattern holds every cell's pairs). */
-static inline int64_t csr_find(const int64_t *rowptr, const int *colidx, int i, int j)
-{
-  int64_t lo = rowptr[i], hi = rowptr[i + 1] - 1;
-  while (lo < hi) {
-    const int64_t mid = lo + (hi - lo) / 2;
-    if (colidx[mid] < j) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
 }
 
 /* vals <- sum over cells of the element matrices (C^T A_e C on cells with hanging nodes), the cells of
@@ -184,7 +179,7 @@ static int csr_values(mf_operator mfop, const int64_t *rowptr, const int *colidx
         else mf_element_matrix_dense(mfop, e, Ae);
         const int *nodes = &s->cell_nodes[(size_t)e * npc];
         for (int i = 0; i < npc; i++)
-          for (int j = 0; j < npc; j++) vals[csr_find(rowptr, colidx, nodes[i], nodes[j])] += Ae[(size_t)i * npc + j];
+          for (int j = 0; j < npc; j++) vals[mf_csr_find(rowptr, colidx, nodes[i], nodes[j])] += Ae[(size_t)i * npc + j];
       }
     }
     free(Ae);
@@ -194,28 +189,52 @@ static int csr_values(mf_operator mfop, const int64_t *rowptr, const int *colidx
   return 0;
 }
 
-int mf_operator_create_assembled(mf_operator mfop, mf_operator *assembled)
+/* An operator made by mf_operator_create_assembled_values: its values, no product. */
+static int apply_values_only(mf_operator op, mf_vector x, mf_vector y)
+{
+  (void)x, (void)y;
+  MF_CHECK(0, op->ctx, MF_ERR_UNSUPPORTED, "this assembled operator holds its values only (no product)");
+  return 0;
+}
+static int diagonal_values_only(mf_operator op, mf_vector d)
+{
+  (void)d;
+  MF_CHECK(0, op->ctx, MF_ERR_UNSUPPORTED, "this assembled operator holds its values only (no diagonal)");
+  return 0;
+}
+
+/* The assembled operator: the host sparsity of the space (made once), then the values by variant v, on
+ * the host (cpu: the reference for MF_ASSEMBLY_AUTO, else the CPU twins of lib/assembly_variants.c) or
+ * on the device (cuda: the pattern copied there once, the values computed there; AUTO is the table
+ * variant); with_ops: the product too (on cuda lib/cuda/csr.cu's), else a refusal (tests). */
+static int create_assembled(mf_operator mfop, mf_assembly_variant v, int with_ops, mf_operator *assembled)
 {
   MF_CHECK(mfop, NULL, MF_ERR_NULL, "operator is NULL");
   mf_context ctx = mfop->ctx;
   MF_CHECK(assembled, ctx, MF_ERR_NULL, "output pointer assembled is NULL");
   *assembled = NULL;
+  MF_CHECK(v == MF_ASSEMBLY_AUTO || v == MF_ASSEMBLY_SEARCH || v == MF_ASSEMBLY_TABLE || v == MF_ASSEMBLY_ROWWISE, ctx,
+           MF_ERR_ARGUMENT,
+           "assembly variant %d unknown (MF_ASSEMBLY_AUTO, MF_ASSEMBLY_SEARCH, MF_ASSEMBLY_TABLE or MF_ASSEMBLY_ROWWISE)",
+           (int)v);
   MF_CHECK(mfop->kind == MF_OP_MASS || mfop->kind == MF_OP_LAPLACE || mfop->kind == MF_OP_HELMHOLTZ, ctx,
            MF_ERR_UNSUPPORTED, "only matrix-free mass, Laplace and Helmholtz operators can be assembled (kind %d)",
            (int)mfop->kind);
-  MF_CHECK(ctx->backend == MF_BACKEND_CPU, ctx, MF_ERR_UNSUPPORTED,
-           "the assembled reference operator runs on backend 'cpu' only (this context uses '%s')",
-           mf_context_backend(ctx));
   MF_CHECK(mfop->prec == MF_PRECISION_DOUBLE, ctx, MF_ERR_UNSUPPORTED, "a single-precision operator copy cannot be assembled");
+  const int cuda = ctx->backend == MF_BACKEND_CUDA;
   mf_space s = mfop->space;
   mf_operator o = NULL;
   char what[96];
   snprintf(what, sizeof what, "the assembled degree-%d operator on %lld DoFs", s->degree, (long long)s->nglobal);
-  /* memory is checked before each allocation that grows with the problem (mf_host_require): a matrix
-   * that would not fit is refused, with the bytes it needs and the bytes available */
-  int ierr = csr_pattern(s, what);
-  if (!ierr) ierr = mf_host_require(ctx, csr_matrix_bytes(s->nlocal, s->csr_rowptr[s->nlocal], 0), what);
-  if (!ierr) ierr = mf_space_colors(s);
+  /* memory is checked before each allocation that grows with the problem (mf_host_require, and on the
+   * device mf_cuda_require): a matrix that would not fit is refused, with the bytes it needs and the
+   * bytes available */
+  int ierr = csr_pattern(s, what, !cuda);
+  if (!ierr && !cuda) ierr = mf_host_require(ctx, csr_matrix_bytes(s->nlocal, s->csr_rowptr[s->nlocal], 0), what);
+  if (!ierr && !cuda && v == MF_ASSEMBLY_AUTO) ierr = mf_space_colors(s);
+#ifdef MFREE_WITH_CUDA
+  if (!ierr && cuda) ierr = mf_cuda_csr_pattern(s);
+#endif
   if (!ierr) ierr = MF_CALLOC(ctx, 1, &o);
   if (ierr) return mf_agree(ctx, ierr);
   /* the matrix-free operator's kind, rule, coefficient and Dirichlet form: the apply flow of
@@ -227,16 +246,30 @@ int mf_operator_create_assembled(mf_operator mfop, mf_operator *assembled)
   o->qdf = NULL;
   o->xwork = NULL;
   o->dev = NULL;
+  o->vals = NULL;
   o->kind = MF_OP_ASSEMBLED;
-  o->ops.apply = apply_csr_cpu;
-  o->ops.apply_part = NULL; /* rows, not cells: the exchanges are not overlapped */
-  o->ops.diagonal = diagonal_csr_cpu;
-  o->ops.destroy = NULL;
-  o->ops.masks_bc = 0;
+  memset(&o->ops, 0, sizeof o->ops); /* apply_part NULL: rows, not cells, so the exchanges are not overlapped */
   o->rowptr = s->csr_rowptr;
   o->colidx = s->csr_colidx;
-  ierr = MF_CALLOC(ctx, (size_t)o->rowptr[s->nlocal], &o->vals);
-  if (!ierr) ierr = csr_values(mfop, o->rowptr, o->colidx, o->vals);
+  if (!cuda) {
+    o->ops.apply = apply_csr_cpu;
+    o->ops.diagonal = diagonal_csr_cpu;
+    ierr = MF_CALLOC(ctx, (size_t)o->rowptr[s->nlocal], &o->vals);
+    if (!ierr)
+      ierr = v == MF_ASSEMBLY_AUTO ? csr_values(mfop, o->rowptr, o->colidx, o->vals)
+                                   : mf_assembly_values_cpu(mfop, v, o->rowptr, o->colidx, o->vals);
+  }
+#ifdef MFREE_WITH_CUDA
+  else {
+    /* o->vals in device memory, freed by o->ops.destroy (the assembly's, then the product's) */
+    ierr = mf_cuda_assemble(mfop, v == MF_ASSEMBLY_AUTO ? MF_ASSEMBLY_TABLE : v, o);
+    if (!ierr && with_ops) ierr = mf_cuda_csr_ops(o);
+  }
+#endif
+  if (!with_ops) {
+    o->ops.apply = apply_values_only;
+    o->ops.diagonal = diagonal_values_only;
+  }
   if (!ierr) ierr = mf_vector_create_prec(s, MF_PRECISION_DOUBLE, &o->xwork);
   ierr = mf_agree(ctx, ierr);
   if (ierr) {
@@ -244,6 +277,32 @@ int mf_operator_create_assembled(mf_operator mfop, mf_operator *assembled)
     return ierr;
   }
   *assembled = o;
+  return 0;
+}
+
+int mf_operator_create_assembled(mf_operator mfop, mf_operator *assembled)
+{
+  return create_assembled(mfop, MF_ASSEMBLY_AUTO, 1, assembled);
+}
+
+int mf_operator_create_assembled_variant(mf_operator mfop, mf_assembly_variant variant, mf_operator *assembled)
+{
+  return create_assembled(mfop, variant, 1, assembled);
+}
+
+int mf_operator_create_assembled_values(mf_operator mfop, mf_assembly_variant variant, mf_operator *assembled)
+{
+  return create_assembled(mfop, variant, 0, assembled);
+}
+
+int mf_operator_csr_values_host(mf_operator A, double *host)
+{
+  MF_CHECK(A && A->kind == MF_OP_ASSEMBLED, A ? A->ctx : NULL, MF_ERR_ARGUMENT, "not an assembled operator");
+  const size_t nnz = (size_t)A->rowptr[A->space->nlocal];
+#ifdef MFREE_WITH_CUDA
+  if (A->ctx->backend == MF_BACKEND_CUDA) return mf_cuda_csr_values_to_host(A, host);
+#endif
+  memcpy(host, A->vals, sizeof(double) * nnz);
   return 0;
 }
 

@@ -281,12 +281,15 @@ int mf_operator_apply(mf_operator op, mf_vector x, mf_vector y);
 /** @brief The operator's diagonal, computed matrix-free. */
 int mf_operator_diagonal(mf_operator op, mf_vector diag);
 int mf_operator_destroy(mf_operator *op);
-/** @brief Assemble the operator into a CPU sparse matrix (CSR) from dense element matrices and wrap
- *  it as an operator with the same interface: the reference against which matrix-free is checked.
+/** @brief Assemble the operator into a sparse matrix (CSR) and wrap it as an operator with the same
+ *  interface: mf_operator_create_assembled_variant with MF_ASSEMBLY_AUTO. On 'cpu' the values come from
+ *  dense element matrices added color by color: the reference against which matrix-free and the other
+ *  variants are checked; on 'cuda' they are computed on the device (the table variant) and stay there.
  *  Hanging-node constraints are condensed (C^T A_e C); the Dirichlet form is the operator's, as for
- *  it. The sparsity is made once per space and shared by every operator assembled on it. A matrix
- *  that would not fit in the host memory is refused before its arrays are allocated (MF_ERR_MEMORY,
- *  with the bytes needed and available). Backend 'cpu' only; collective. */
+ *  it. The sparsity is made once per space (on the host; on 'cuda' copied to the device once) and
+ *  shared by every operator assembled on it. A matrix that would not fit in the host memory, or on
+ *  'cuda' in the device memory, is refused before its arrays are allocated (MF_ERR_MEMORY, with the
+ *  bytes needed and available). Mass, Laplace and Helmholtz operators in double only; collective. */
 int mf_operator_create_assembled(mf_operator op, mf_operator *assembled);
 /** How the values of an assembled operator are computed (the sparsity is the same for all). */
 typedef enum {
@@ -297,7 +300,11 @@ typedef enum {
   MF_ASSEMBLY_ROWWISE = 3  /**< (c) one thread per row, gathering from the cells that hold the row's DoF */
 } mf_assembly_variant;
 /** @brief mf_operator_create_assembled with a chosen variant: on 'cpu' the CPU twins of the device
- *  kernels (the same matrix as the reference to rounding), on 'cuda' the device kernels. */
+ *  kernels (the same matrix as the reference to rounding; AUTO is the reference), on 'cuda' the device
+ *  kernels (AUTO is MF_ASSEMBLY_TABLE). The same sparsity and the same matrix to rounding for all; they
+ *  differ in speed and in the memory they need while assembling (docs/performance.md, "Assembly
+ *  variants"). On 'cuda' the call returns when the values are complete on the device. An unknown
+ *  variant is refused (MF_ERR_ARGUMENT); collective. */
 int mf_operator_create_assembled_variant(mf_operator op, mf_assembly_variant variant, mf_operator *assembled);
 /** @brief Number of stored nonzeros of an assembled operator on this rank (0 for matrix-free ones). */
 int mf_operator_local_nnz(mf_operator op, int64_t *nnz);

@@ -575,6 +575,12 @@ int mf_element_matrix_constrained(mf_operator op, int cell, double *Ac);
 /** The same with the caller's work array of mf_kernel_work_size(op) + 2 npc doubles (no allocation:
  *  for threads that assemble many cells). */
 void mf_element_matrix_constrained_work(mf_operator op, int cell, double *Ac, double *work);
+/** An assembled operator as mf_operator_create_assembled_variant makes it, without its product (apply
+ *  and diagonal refuse): on 'cuda' its values can be checked without lib/cuda/csr.cu. Tests only. */
+int mf_operator_create_assembled_values(mf_operator op, mf_assembly_variant variant, mf_operator *assembled);
+/** Copy an assembled operator's values (its local nnz, the space's pattern) to host; on 'cuda' from the
+ *  device. Tests only. */
+int mf_operator_csr_values_host(mf_operator assembled, double *host);
 /** Diagonal contributions of the cells with hanging nodes from the columns j of C^T A_e C that
  *  mf_hanging_diag_column selects (mf_kernel_diagonal_cpu adds the others). */
 int mf_kernel_diagonal_hanging_cpu(mf_operator op, double *d);

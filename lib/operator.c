@@ -370,7 +370,8 @@ void mf_operator_release(mf_operator o)
   mf_vector_destroy(&o->xwork);
   free(o->qd.data);
   free(o->qdf);
-  free(o->vals); /* rowptr, colidx: the space's */
+  /* rowptr, colidx: the space's; the values of an assembled operator on the device: its destroy's */
+  if (!(o->kind == MF_OP_ASSEMBLED && o->ctx->backend == MF_BACKEND_CUDA)) free(o->vals);
   mf_space_release(o->space);
   free(o);
 }

@@ -1,16 +1,372 @@
-// assembly.cu -- assembled operators on the device: the space's sparsity and the values.
-#include "mf_cuda_common.cuh"
-#include "mf_cuda.h"
+// assembly.cu -- assembled operators on the device: the space's sparsity copied there once, and the
+// values computed there by one of three variants (lib/assembly_impl.h; their CPU twins are in
+// lib/assembly_variants.c and use the same element entries, lib/mf_element.h):
+//   search   a thread per cell without hanging nodes (or per (cell, row i) where npc >= 
+//            MF_ASSEMBLY_ROW_THREADS_NPC) computes its entries and atomically adds each at the position
+//            found by binary search in its row;
+//   table    the same with the positions read from a table made by a kernel first (int32 where the
+//            local nnz < 2^31, else int64), freed when the assembly ends (after Trotter, Langguth and
+//            Cai 2023);
+//   rowwise  a thread per local DoF r sums row i of the element matrices of the cells that hold r at
+//            position i (lists made on the host and copied) into its own row, without atomics (after
+//            Cecka, Lew and Darve 2011).
+// Cells with hanging nodes: a block per cell applies the cell operator with constraints to every unit
+// vector (C^T A_e C column by column, as k_diag_hanging in operator.cu) and atomically adds the entries
+// at searched positions, for every variant. The values stay on the device; every allocation is checked
+// first against the free device memory (mf_cuda_require); the call returns when the values are done.
+#include "cell_generic.cuh"
+#include "../assembly_impl.h"
 
-extern "C" int mf_cuda_csr_pattern(mf_space space)
+#include <stdio.h>
+
+// Threads per block of the search, table and rowwise kernels. They carry no __launch_bounds__: with
+// one, ptxas held them to 64 registers and spilled; without, they take about 70, and 256 threads of
+// up to 255 registers always fit a block.
+#define MF_ASM_THREADS 256
+
+// Blocks of a grid-stride loop over n items (at least 1; capped, the loop covers the rest).
+static unsigned int grid_for(long long n)
 {
-  MF_CHECK(0, space->ctx, MF_ERR_UNSUPPORTED, "assembly is not available on backend 'cuda'");
+  long long b = (n + MF_ASM_THREADS - 1) / MF_ASM_THREADS;
+  if (b < 1) b = 1;
+  if (b > (1LL << 20)) b = 1LL << 20;
+  return (unsigned int)b;
+}
+
+struct asm_args {
+  mf_element_shape sh;
+  int batch;
+  long long batch_stride;
+  const double *qd;
+  const double *BG; // B then G (phi'), nq x n1 each
+  const int *cell_nodes;
+  const int *cells; // the cells without hanging nodes; NULL: cells 0 .. nfree-1
+  int nfree;
+  int row_threads;  // 1: a thread per (cell, row i), 0: per cell
+  const int64_t *rowptr;
+  const int *colidx;
+  double *vals;
+};
+
+// B and G of the element entries into shared memory (all threads; synchronises).
+__device__ inline void stage_tables(const asm_args &a, double *sBG)
+{
+  const int n = 2 * a.sh.nq * a.sh.n1;
+  for (int t = threadIdx.x; t < n; t += blockDim.x) sBG[t] = a.BG[t];
+  __syncthreads();
+}
+
+// Search (MODE 0) and table (MODE 1: int32 positions, 2: int64) variants on the cells without hanging
+// nodes: work item w is cell k of the list (all rows) or (k, row i).
+template <int MODE>
+__global__ void k_asm_cells(const asm_args a, const void *table)
+{
+  __shared__ double sBG[2 * MF_MAX_NQ * MF_MAX_N1];
+  stage_tables(a, sBG);
+  const mf_element_shape sh = a.sh;
+  const int npc = sh.npc;
+  const double *sB = sBG, *sG = sBG + sh.nq * sh.n1;
+  const long long nwork = (long long)a.nfree * (a.row_threads ? npc : 1);
+  for (long long w = blockIdx.x * (long long)blockDim.x + threadIdx.x; w < nwork; w += (long long)gridDim.x * blockDim.x) {
+    const long long k = a.row_threads ? w / npc : w;
+    const int i0 = a.row_threads ? (int)(w % npc) : 0, i1 = a.row_threads ? i0 + 1 : npc;
+    const int cell = a.cells ? a.cells[k] : (int)k;
+    const double *qd = a.qd + mf_element_qd_base(cell, a.batch, (size_t)a.batch_stride, sh.nqp);
+    const int *nodes = a.cell_nodes + (size_t)cell * npc;
+    for (int i = i0; i < i1; i++) {
+      const int row = nodes[i];
+      for (int j = 0; j < npc; j++) {
+        const double v = mf_element_entry(&sh, qd, sB, sG, i, j);
+        const size_t t = ((size_t)k * npc + i) * npc + j;
+        int64_t pos;
+        if (MODE == 1) pos = ((const int32_t *)table)[t];
+        else if (MODE == 2) pos = ((const int64_t *)table)[t];
+        else pos = mf_csr_find(a.rowptr, a.colidx, row, nodes[j]);
+        atomicAdd(&a.vals[pos], v);
+      }
+    }
+  }
+}
+
+// The table of positions: one thread per (cell k of the list, i, j).
+template <class T>
+__global__ void k_asm_table(const asm_args a, T *table)
+{
+  const int npc = a.sh.npc;
+  const long long per = (long long)npc * npc, n = (long long)a.nfree * per;
+  for (long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x; t < n; t += (long long)gridDim.x * blockDim.x) {
+    const long long k = t / per;
+    const int r = (int)(t % per), i = r / npc, j = r % npc;
+    const int cell = a.cells ? a.cells[k] : (int)k;
+    const int *nodes = a.cell_nodes + (size_t)cell * npc;
+    table[t] = (T)mf_csr_find(a.rowptr, a.colidx, nodes[i], nodes[j]);
+  }
+}
+
+// Rowwise: one thread per local DoF r; entries[off[r] .. off[r+1]) = cell * npc + i, cells ascending
+// (mf_assembly_dof_cells). Only this thread writes row r.
+__global__ void k_asm_rows(const asm_args a, int nrows, const int64_t *off,
+                                                             const int64_t *entries)
+{
+  __shared__ double sBG[2 * MF_MAX_NQ * MF_MAX_N1];
+  stage_tables(a, sBG);
+  const mf_element_shape sh = a.sh;
+  const int npc = sh.npc;
+  const double *sB = sBG, *sG = sBG + sh.nq * sh.n1;
+  for (long long r = blockIdx.x * (long long)blockDim.x + threadIdx.x; r < nrows; r += (long long)gridDim.x * blockDim.x) {
+    for (int64_t t = off[r]; t < off[r + 1]; t++) {
+      const int64_t en = entries[t];
+      const int cell = (int)(en / npc), i = (int)(en % npc);
+      const double *qd = a.qd + mf_element_qd_base(cell, a.batch, (size_t)a.batch_stride, sh.nqp);
+      const int *nodes = a.cell_nodes + (size_t)cell * npc;
+      for (int j = 0; j < npc; j++)
+        a.vals[mf_csr_find(a.rowptr, a.colidx, (int)r, nodes[j])] += mf_element_entry(&sh, qd, sB, sG, i, j);
+    }
+  }
+}
+
+// Cells with hanging nodes, one block per cell, one thread per quadrature point: for every column j,
+// the cell operator with constraints on e_j (C^T A_e C e_j: the steps and order of mf_kernel_cell_cpu
+// between mf_hanging_apply and its transpose, as k_diag_hanging), and each node thread i adds entry
+// (i, j) at the position of (nodes[i], nodes[j]). CPU twin: hanging_cells in lib/assembly_variants.c.
+struct asm_hanging_args {
+  mfg::cell_shape c;
+  const int *cells, *cell_nodes;
+  const int16_t *mask;
+  const double *P, *B, *D, *qd;
+  long long batch_stride, block_stride;
+  int batch, has_mass, has_grad, colloc;
+  const int64_t *rowptr;
+  const int *colidx;
+  double *vals;
+};
+
+static size_t asm_hanging_shared(const mfg::cell_shape &c)
+{
+  return sizeof(double) * ((size_t)c.nq * c.n1 + (size_t)c.nq * c.nq + 2 * c.n1 * c.n1 + (size_t)(2 + c.dim) * c.nqp);
+}
+
+__global__ void __launch_bounds__(1024) k_asm_hanging(const asm_hanging_args a)
+{
+  extern __shared__ double sm[];
+  const mfg::cell_shape c = a.c;
+  double *sB = sm, *sD = sB + c.nq * c.n1, *sP = sD + c.nq * c.nq, *s0 = sP + 2 * c.n1 * c.n1, *s1 = s0 + c.nqp;
+  double *v = s1 + c.nqp;
+  const int cell = a.cells[blockIdx.x], mask = a.mask[cell];
+  const int *nodes = a.cell_nodes + (size_t)cell * c.npc;
+  mfg::stage(sB, a.B, c.nq * c.n1);
+  mfg::stage(sD, a.D, c.nq * c.nq);
+  mfg::stage(sP, a.P, 2 * c.n1 * c.n1);
+  const mfg::point t = mfg::make_point(c, threadIdx.x);
+  const int ncomp = (a.has_mass ? 1 : 0) + (a.has_grad ? (c.dim == 2 ? 3 : 6) : 0);
+  double qv[7];
+  const size_t qbase = (size_t)(cell / a.batch) * a.batch_stride + (size_t)(cell % a.batch) * c.nqp + t.q;
+  for (int k = 0; k < 7; k++) qv[k] = k < ncomp ? a.qd[qbase + (size_t)k * a.block_stride] : 0.0;
+  const int myrow = t.isdof ? nodes[t.pos] : -1;
+  __syncthreads();
+  for (int j = 0; j < c.npc; j++) {
+    s0[t.q] = (t.isdof && t.pos == j) ? 1.0 : 0.0;
+    __syncthreads();
+    mfg::hanging(c, s0, mask, sP, t, false);
+    const double *uqs = a.colloc ? s0 : mfg::interpolate(c, sB, s0, s1, t);
+    const double uq = uqs[t.q];
+    double r = a.has_mass ? qv[0] * uq : 0.0;
+    if (a.has_grad) {
+      const double *G = qv + (a.has_mass ? 1 : 0);
+      double g[3] = {0, 0, 0};
+      for (int l = 0; l < c.dim; l++) g[l] = mfg::derivative(c, sD, uqs, t, l);
+      double Gm[3][3];
+      for (int k = 0, comp = 0; k < c.dim; k++)
+        for (int l = k; l < c.dim; l++, comp++) Gm[k][l] = Gm[l][k] = G[comp];
+      for (int k = 0; k < c.dim; k++) {
+        double s = 0.0;
+        for (int l = 0; l < c.dim; l++) s += Gm[k][l] * g[l];
+        v[k * c.nqp + t.q] = s;
+      }
+      __syncthreads();
+      for (int k = 0; k < c.dim; k++) r += mfg::derivative_t(c, sD, v + k * c.nqp, t, k);
+    }
+    __syncthreads();
+    s0[t.q] = r;
+    __syncthreads();
+    double res = a.colloc ? (t.isdof ? r : 0.0) : mfg::integrate(c, sB, s0, s1, t);
+    s1[t.q] = res;
+    __syncthreads();
+    mfg::hanging(c, s1, mask, sP, t, true);
+    res = s1[t.q];
+    __syncthreads();
+    if (t.isdof && res != 0.0) atomicAdd(&a.vals[mf_csr_find(a.rowptr, a.colidx, myrow, nodes[j])], res);
+  }
+}
+
+extern "C" int mf_cuda_csr_pattern(mf_space s)
+{
+  mf_context ctx = s->ctx;
+  mf_cuda_space *ds = (mf_cuda_space *)s->dev;
+  if (ds->csr_rowptr) return 0;
+  const size_t n = (size_t)s->nlocal, nnz = (size_t)s->csr_rowptr[n];
+  char what[160];
+  snprintf(what, sizeof what, "the sparsity of the assembled operators (%zu nonzeros on %zu local DoFs)", nnz, n);
+  MF_CALL(mf_cuda_require(ctx, sizeof(int64_t) * (n + 1) + sizeof(int) * nnz, what));
+  int64_t *rowptr = NULL;
+  int *colidx = NULL;
+  int ierr = mf_cuda_upload(ctx, (void **)&rowptr, s->csr_rowptr, sizeof(int64_t) * (n + 1), "the sparsity's rows");
+  if (!ierr) ierr = mf_cuda_upload(ctx, (void **)&colidx, s->csr_colidx, sizeof(int) * nnz, "the sparsity's columns");
+  if (ierr) {
+    mf_cuda_free(ctx, rowptr);
+    return ierr;
+  }
+  ds->csr_rowptr = rowptr; // freed with the space's device state (mf_cuda_space_free)
+  ds->csr_colidx = colidx;
+  return 0;
+}
+
+// The assembled operator's values on the device until its product takes them over (lib/cuda/csr.cu's
+// destroy frees them then).
+static int destroy_values(mf_operator A)
+{
+  mf_cuda_free(A->ctx, A->vals);
+  A->vals = NULL;
+  return 0;
+}
+
+// The launches of variant v into a.vals (zeroed); every one checked.
+static int assemble_launch(mf_operator mfop, mf_assembly_variant v, const asm_args &a, void *table, int wide,
+                           const int64_t *off, const int64_t *entries)
+{
+  mf_context ctx = mfop->ctx;
+  mf_space s = mfop->space;
+  const mf_cuda_operator *d = (const mf_cuda_operator *)mfop->dev;
+  const mf_cuda_space *ds = (const mf_cuda_space *)s->dev;
+  const long long cell_work = (long long)a.nfree * (a.row_threads ? a.sh.npc : 1);
+  if (a.nfree > 0) {
+    if (v == MF_ASSEMBLY_SEARCH) {
+      k_asm_cells<0><<<grid_for(cell_work), MF_ASM_THREADS>>>(a, NULL);
+      MF_CUDA_LAUNCH_CHECK(ctx, "assembly (search)");
+    } else if (v == MF_ASSEMBLY_TABLE) {
+      const long long nt = (long long)a.nfree * a.sh.npc * a.sh.npc;
+      if (wide) k_asm_table<int64_t><<<grid_for(nt), MF_ASM_THREADS>>>(a, (int64_t *)table);
+      else k_asm_table<int32_t><<<grid_for(nt), MF_ASM_THREADS>>>(a, (int32_t *)table);
+      MF_CUDA_LAUNCH_CHECK(ctx, "assembly (table of positions)");
+      if (wide) k_asm_cells<2><<<grid_for(cell_work), MF_ASM_THREADS>>>(a, table);
+      else k_asm_cells<1><<<grid_for(cell_work), MF_ASM_THREADS>>>(a, table);
+      MF_CUDA_LAUNCH_CHECK(ctx, "assembly (table)");
+    } else {
+      k_asm_rows<<<grid_for(s->nlocal), MF_ASM_THREADS>>>(a, s->nlocal, off, entries);
+      MF_CUDA_LAUNCH_CHECK(ctx, "assembly (rowwise)");
+    }
+  }
+  if (s->nmasked) {
+    asm_hanging_args h;
+    h.c = mfg::make_shape(s->dim, s->n1, mfop->basis.nq);
+    h.cells = ds->masked_cells;
+    h.cell_nodes = ds->cell_nodes;
+    h.mask = ds->mask;
+    h.P = ds->P;
+    h.B = d->B;
+    h.D = d->D;
+    h.qd = d->qd;
+    h.batch_stride = (long long)mfop->qd.batch_stride;
+    h.block_stride = (long long)mfop->qd.block_stride;
+    h.batch = mfop->qd.batch;
+    h.has_mass = mfop->has_mass;
+    h.has_grad = mfop->has_grad;
+    h.colloc = mfop->basis.collocated;
+    h.rowptr = a.rowptr;
+    h.colidx = a.colidx;
+    h.vals = a.vals;
+    const size_t shmem = asm_hanging_shared(h.c);
+    if (shmem > 48 * 1024)
+      MF_CUDA_CALL(ctx, cudaFuncSetAttribute(k_asm_hanging, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shmem));
+    k_asm_hanging<<<s->nmasked, h.c.nqp, shmem>>>(h);
+    MF_CUDA_LAUNCH_CHECK(ctx, "assembly of cells with hanging nodes");
+  }
+  // the values are complete when the call returns (the assembly's time is the call's)
+  MF_CUDA_CALL(ctx, cudaDeviceSynchronize());
   return 0;
 }
 
 extern "C" int mf_cuda_assemble(mf_operator mfop, mf_assembly_variant v, mf_operator A)
 {
-  (void)v, (void)A;
-  MF_CHECK(0, mfop->ctx, MF_ERR_UNSUPPORTED, "assembly is not available on backend 'cuda'");
+  mf_context ctx = mfop->ctx;
+  mf_space s = mfop->space;
+  const mf_cuda_operator *d = (const mf_cuda_operator *)mfop->dev;
+  const mf_cuda_space *ds = (const mf_cuda_space *)s->dev;
+  const int n = s->nlocal, npc = s->npc, nq = mfop->basis.nq, n1 = s->n1;
+  const int64_t nnz = s->csr_rowptr[n];
+  int *hcells = NULL, nfree = 0, *cells = NULL;
+  int64_t *hoff = NULL, *hentries = NULL, *off = NULL, *entries = NULL;
+  double *BG = NULL;
+  void *table = NULL;
+  const int wide = mf_assembly_table_wide(nnz);
+  const size_t ntable = (size_t)(s->ncells - s->nmasked) * (size_t)npc * (size_t)npc;
+  /* the host lists first (host memory checked there), then everything on the device checked at once */
+  int ierr = mf_assembly_free_cells(s, &hcells, &nfree);
+  if (!ierr && v == MF_ASSEMBLY_ROWWISE) ierr = mf_assembly_dof_cells(s, hcells, nfree, &hoff, &hentries);
+  if (!ierr) {
+    /* values, 1D tables, the cell list, and the operator's work vector (made next by the caller) */
+    size_t need = sizeof(double) * ((size_t)nnz + 2 * (size_t)nq * n1 + (size_t)n) +
+                  (hcells ? sizeof(int) * (size_t)nfree : 0);
+    if (v == MF_ASSEMBLY_TABLE) need += (wide ? sizeof(int64_t) : sizeof(int32_t)) * ntable;
+    if (v == MF_ASSEMBLY_ROWWISE) need += sizeof(int64_t) * ((size_t)n + 1 + (size_t)nfree * npc);
+    char what[200];
+    snprintf(what, sizeof what, "the assembly (%s variant: %lld values%s)",
+             v == MF_ASSEMBLY_SEARCH ? "search" : v == MF_ASSEMBLY_TABLE ? "table" : "rowwise", (long long)nnz,
+             v == MF_ASSEMBLY_TABLE ? (wide ? ", a table of 8-byte positions" : ", a table of 4-byte positions")
+             : v == MF_ASSEMBLY_ROWWISE ? ", the DoF-to-cell lists" : "");
+    ierr = mf_cuda_require(ctx, need, what);
+  }
+  if (!ierr) {
+    ierr = mf_cuda_malloc(ctx, (void **)&A->vals, sizeof(double) * (size_t)nnz, "the assembled values");
+    if (!ierr) A->ops.destroy = destroy_values;
+  }
+  if (!ierr && cudaMemset(A->vals, 0, sizeof(double) * (size_t)nnz) != cudaSuccess)
+    ierr = mf_error_set(ctx, MF_ERR_CUDA, __FILE__, __LINE__, __func__, "cudaMemset of the assembled values failed: %s",
+                        cudaGetErrorString(cudaGetLastError()));
+  if (!ierr) {
+    double hBG[2 * MF_MAX_NQ * MF_MAX_N1];
+    memcpy(hBG, mfop->basis.B, sizeof(double) * nq * n1);
+    memcpy(hBG + nq * n1, mfop->basis.Bg, sizeof(double) * nq * n1);
+    ierr = mf_cuda_upload(ctx, (void **)&BG, hBG, sizeof(double) * 2 * nq * n1, "the 1D tables of the assembly");
+  }
+  if (!ierr && hcells)
+    ierr = mf_cuda_upload(ctx, (void **)&cells, hcells, sizeof(int) * (size_t)nfree, "the cells without hanging nodes");
+  if (!ierr && v == MF_ASSEMBLY_TABLE)
+    ierr = mf_cuda_malloc(ctx, &table, (wide ? sizeof(int64_t) : sizeof(int32_t)) * ntable, "the table of positions");
+  if (!ierr && v == MF_ASSEMBLY_ROWWISE) {
+    ierr = mf_cuda_upload(ctx, (void **)&off, hoff, sizeof(int64_t) * ((size_t)n + 1), "the DoF-to-cell lists");
+    if (!ierr)
+      ierr = mf_cuda_upload(ctx, (void **)&entries, hentries, sizeof(int64_t) * (size_t)nfree * npc,
+                            "the DoF-to-cell lists");
+  }
+  if (!ierr) {
+    asm_args a;
+    mf_assembly_shape(mfop, &a.sh);
+    a.batch = mfop->qd.batch;
+    a.batch_stride = (long long)mfop->qd.batch_stride;
+    a.qd = d->qd;
+    a.BG = BG;
+    a.cell_nodes = ds->cell_nodes;
+    a.cells = cells;
+    a.nfree = nfree;
+    a.row_threads = npc >= MF_ASSEMBLY_ROW_THREADS_NPC;
+    a.rowptr = ds->csr_rowptr;
+    a.colidx = ds->csr_colidx;
+    a.vals = A->vals;
+    ierr = assemble_launch(mfop, v, a, table, wide, off, entries);
+  }
+  /* the table, the lists and the tables serve this assembly only */
+  void *tmp[] = {BG, cells, table, off, entries};
+  for (size_t k = 0; k < sizeof tmp / sizeof tmp[0]; k++) mf_cuda_free(ctx, tmp[k]);
+  free(hcells);
+  free(hoff);
+  free(hentries);
+  return ierr;
+}
+
+extern "C" int mf_cuda_csr_values_to_host(mf_operator A, double *host)
+{
+  const size_t nnz = (size_t)A->rowptr[A->space->nlocal];
+  MF_CUDA_CALL(A->ctx, cudaMemcpy(host, A->vals, sizeof(double) * nnz, cudaMemcpyDeviceToHost));
   return 0;
 }

@@ -46,6 +46,8 @@ int mf_cuda_qdata_to_host(mf_operator op, double *host);
 int mf_cuda_csr_pattern(mf_space space);
 int mf_cuda_assemble(mf_operator mfop, mf_assembly_variant v, mf_operator A);
 int mf_cuda_csr_ops(mf_operator A);
+/** Copy A->vals (device memory, nnz doubles) to host. */
+int mf_cuda_csr_values_to_host(mf_operator A, double *host);
 
 #ifdef __cplusplus
 }

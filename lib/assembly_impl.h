@@ -1,0 +1,44 @@
+/* assembly_impl.h -- private to the assembled operators: the helpers that the CPU assembly
+ * (lib/assembly.c, lib/assembly_variants.c) and the device assembly (lib/cuda/assembly.cu) share.
+ * The variants of the values and what they need:
+ *   search   every (cell, i, j) of a cell without hanging nodes adds A_e(i, j) at the position of
+ *            column nodes[j] in row nodes[i], found by binary search (atomics: cells share rows);
+ *   table    the same with the positions read from a table made once per assembly (4 or 8 bytes per
+ *            entry of every element matrix: the largest extra memory of the three);
+ *   rowwise  every local DoF r sums row i of the element matrices of the cells that hold r at position
+ *            i (the lists of mf_assembly_dof_cells) into its own row: no atomics.
+ * Cells with hanging nodes (face_code != 0) add C^T A_e C entry by entry at searched positions, the
+ * same for all variants.                                                                          */
+#ifndef MF_ASSEMBLY_IMPL_H
+#define MF_ASSEMBLY_IMPL_H
+
+#include "mfree_impl.h"
+#include "mf_element.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** The shape of op's element entries (mf_element_entry). */
+void mf_assembly_shape(mf_operator op, mf_element_shape *sh);
+/** The cells without hanging nodes, ascending: *cells (NULL where every cell is one: the cells are then
+ *  0 .. ncells-1) and their number. */
+int mf_assembly_free_cells(mf_space s, int **cells, int *nfree);
+/** Whether a table of positions into nnz nonzeros takes 8-byte entries (else 4). */
+int mf_assembly_table_wide(int64_t nnz);
+/** Tests only: on != 0 makes every table of positions 8-byte, whatever nnz. */
+void mf_test_assembly_table_wide(int on);
+/** Bytes of the DoF-to-cell lists of the rowwise variant (off: nlocal + 1, entries: one per node of a
+ *  cell without hanging nodes). */
+double mf_assembly_dof_cells_bytes(mf_space s, int nfree);
+/** The rowwise lists: the entries off[r] .. off[r+1] of DoF r are (cell * npc + i) of every position
+ *  i of a cell without hanging nodes that holds r, cells ascending. */
+int mf_assembly_dof_cells(mf_space s, const int *cells, int nfree, int64_t **off, int64_t **entries);
+/** vals (zeroed, the space's pattern) <- the assembled values by a variant's CPU twin. */
+int mf_assembly_values_cpu(mf_operator op, mf_assembly_variant v, const int64_t *rowptr, const int *colidx,
+                           double *vals);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
