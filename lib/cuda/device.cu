@@ -1,4 +1,4 @@
-// device.cu -- CUDA device discovery, per-context state (device, cuBLAS), device mirrors of the
+// device.cu -- CUDA device discovery, per-context state (device, cuBLAS, cuSPARSE), device mirrors of the
 // space (DoF maps, boundary marks, exchange lists), device vectors and their operations, and the
 // ghost exchange (pack on the device, MPI on host buffers, unpack on the device).
 #include "mf_cuda_common.cuh"
@@ -186,6 +186,7 @@ extern "C" void mf_cuda_context_finalize(mf_context ctx)
   mf_cuda_context *c = mf_cuda_ctx(ctx);
   if (!c) return;
   if (c->cublas) cublasDestroy(c->cublas);
+  if (c->cusparse) cusparseDestroy(c->cusparse);
   mf_cuda_free(ctx, c->scalar);
   if (c->stage_pinned) cudaFreeHost(c->stage);
   else free(c->stage);
