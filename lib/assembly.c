@@ -253,3 +253,12 @@ int mf_operator_local_nnz(mf_operator op, int64_t *nnz)
   *nnz = op->kind == MF_OP_ASSEMBLED ? op->rowptr[op->space->nlocal] : 0;
   return 0;
 }
+
+/* Until the variants are built, every variant is the reference assembly (the same matrix). */
+int mf_operator_create_assembled_variant(mf_operator op, mf_assembly_variant variant, mf_operator *assembled)
+{
+  MF_CHECK(op, NULL, MF_ERR_NULL, "operator is NULL");
+  MF_CHECK(variant >= MF_ASSEMBLY_AUTO && variant <= MF_ASSEMBLY_ROWWISE, op->ctx, MF_ERR_ARGUMENT,
+           "assembly variant %d unknown (MF_ASSEMBLY_AUTO, _SEARCH, _TABLE or _ROWWISE)", (int)variant);
+  return mf_operator_create_assembled(op, assembled);
+}
