@@ -6,6 +6,7 @@
  * (options.h); an error of the library that an option's value caused is reported naming the option. */
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -30,7 +31,9 @@ static void usage(FILE *f)
           "  --mg-precision P   the V-cycle's precision: double | float (default double; needs --pc mg)\n"
           "  --method M         mf | assembled | both: solve with the matrix-free operator, the assembled\n"
           "                     (CSR) matrix, or both one after the other with a side-by-side table\n"
-          "                     (default mf; assembled and both: backend cpu, --pc jacobi or none)\n"
+          "                     (default mf; assembled and both: --pc jacobi or none)\n"
+          "  --assembly-variant V  auto | search | table | rowwise: how the assembled matrix's values are\n"
+          "                     computed (default auto; needs --method assembled or both)\n"
           "  --adapt none|shells  adaptive refinement: shells refines along several spherical shells\n"
           "  --levels L         rounds of adaptive refinement, 0..10 (default 2; needs --adapt shells)\n"
           "  --json FILE        also write the summary as one JSON object to FILE (opened before the run)\n"
@@ -108,10 +111,11 @@ int main(int argc, char **argv)
   static const char *const mesh_names[] = {"cube", "ball", "deformed"}, *const backends[] = {"cpu", "cuda", "auto"},
                            *const coefs[] = {"constant", "ljungkvist"}, *const adapts[] = {"none", "shells"},
                            *const pcs[] = {"jacobi", "chebyshev", "mg", "none"}, *const precs[] = {"double", "float"},
-                           *const methods[] = {"mf", "assembled", "both"};
+                           *const methods[] = {"mf", "assembled", "both"},
+                           *const variants[] = {"auto", "search", "table", "rowwise"};
   static const mf_pc_kind pc_kinds[] = {MF_PC_JACOBI, MF_PC_CHEBYSHEV, MF_PC_MULTIGRID, MF_PC_NONE};
-  int mesh_i = 1, backend_i = 2, coef_i = 1, adapt_i = 0, pc_i = 0, prec_i = 0, method_i = 0;
-  poisson_pc pcopt = {MF_PC_JACOBI, 0, 0, MF_PRECISION_DOUBLE, NULL, NULL, NULL, 0};
+  int mesh_i = 1, backend_i = 2, coef_i = 1, adapt_i = 0, pc_i = 0, prec_i = 0, method_i = 0, variant_i = 0;
+  poisson_pc pcopt = {MF_PC_JACOBI, 0, 0, MF_PRECISION_DOUBLE, NULL, NULL, NULL, 0, MF_ASSEMBLY_AUTO, NULL};
   double tol = 1e-10;
 
   /* Options first, before MPI starts: a bad one costs nothing and stops before any work. */
@@ -138,6 +142,7 @@ int main(int argc, char **argv)
     else if (opt_is(&P, "--pc-degree")) given_pc_degree = !opt_int(&P, 1, 64, &pcopt.degree);
     else if (opt_is(&P, "--mg-precision")) opt_choice(&P, precs, 2, &prec_i);
     else if (opt_is(&P, "--method")) opt_choice(&P, methods, 3, &method_i);
+    else if (opt_is(&P, "--assembly-variant")) opt_choice(&P, variants, 4, &variant_i);
     else if (opt_is(&P, "--verbose")) verbose = 1;
     else if (opt_is(&P, "--verbose-every")) given_every = !opt_int(&P, 1, INT_MAX, &every);
     else opt_unknown(&P);
@@ -156,6 +161,9 @@ int main(int argc, char **argv)
   /* the assembled operator has a diagonal but no multigrid hierarchy, and its Chebyshev use is untested */
   if (!P.bad && method_i && pcopt.kind != MF_PC_JACOBI && pcopt.kind != MF_PC_NONE)
     opt_error(&P, "option --method %s needs --pc jacobi or --pc none (not '%s')", methods[method_i], pcs[pc_i]);
+  if (!P.bad && variant_i && !method_i)
+    opt_error(&P, "option --assembly-variant %s needs --method assembled or both", variants[variant_i]);
+  pcopt.variant = (mf_assembly_variant)variant_i;
   if (P.bad) return 2;
   const char *mesh_name = mesh_names[mesh_i], *backend = backends[backend_i], *coef_name = coefs[coef_i];
   const char *adapt = adapts[adapt_i], *pc_name = pcs[pc_i], *mg_prec = precs[prec_i];
@@ -219,15 +227,7 @@ int main(int argc, char **argv)
   ierr = mf_context_create(MPI_COMM_WORLD, backend, &ctx);
   if (ierr) failed = "--backend";
   pg.ctx = ctx;
-  /* "auto" is known only now; every rank has the same backend, so all leave here together */
-  if (!ierr && method_i && strcmp(mf_context_backend(ctx), "cpu")) {
-    fprintf(stderr, "mfree-poisson: option --method %s: assembly on the GPU is not available yet (backend %s); use "
-                    "--backend cpu or --method mf\n", methods[method_i], mf_context_backend(ctx));
-    if (jf) fclose(jf), remove(json);
-    mf_context_destroy(&ctx);
-    MPI_Finalize();
-    return 2;
-  }
+  pcopt.ctx = ctx;
   if (!ierr) {
     char line[128];
     snprintf(line, sizeof line, "backend %s, %d rank(s)", mf_context_backend(ctx), nranks);
@@ -294,6 +294,18 @@ int main(int argc, char **argv)
   /* --method both: set-up (space to solver ready) of each run and the assembly, the slowest rank's */
   double setup_mf[3] = {res.setup_s, res_asm.setup_s, res_asm.assembly_s};
   MPI_Allreduce(MPI_IN_PLACE, setup_mf, 3, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  /* the operators side by side: throughput of one application (the slowest rank's), the memory
+   * models over all ranks (quadrature data: the Laplace tensor's dim (dim + 1) / 2 entries per Gauss
+   * point, (p + 1)^dim points per cell; matrix: values, columns, row starts), device memory (rank 0) */
+  double apply_s[2] = {res.apply_s, res_asm.apply_s}, matrix_mb[2] = {res.local_bytes / 1e6, res_asm.local_bytes / 1e6};
+  MPI_Allreduce(MPI_IN_PLACE, apply_s, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  MPI_Allreduce(MPI_IN_PLACE, matrix_mb, 2, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  const double dofs_per_apply[2] = {apply_s[0] > 0 ? res.ndofs / apply_s[0] : 0.0,
+                                    apply_s[1] > 0 ? res.ndofs / apply_s[1] : 0.0};
+  const double qdata_mb = 8.0 * (double)ncells * (dim == 2 ? 3 : 6) * pow(degree + 1, dim) / 1e6;
+  const int on_device = strcmp(mf_context_backend(ctx), "cpu") != 0;
+  char dev_note[1][96] = {""};
+  if (on_device) snprintf(dev_note[0], sizeof dev_note[0], "; %.3f MB of device memory (rank 0)", res.op_device_bytes / 1e6);
   const char *be = mf_context_backend(ctx);
   double dofs_per_s = res.s_per_iter > 0 ? res.ndofs / res.s_per_iter : 0.0;
   if (!rank) {
@@ -319,22 +331,39 @@ int main(int argc, char **argv)
              setup > 0 ? 100.0 * phases[k] / setup : 0.0);
     printf("                 %-12s %9.4f  %5.1f%%\n", "other", other, setup > 0 ? 100.0 * other / setup : 0.0);
     printf("  solve rate     %.3e DoF/s (DoFs / solve time)\n", res.solve_s > 0 ? res.ndofs / res.solve_s : 0.0);
+    if (method_i == 0)
+      printf("  operator       matrix-free: %.3e DoF/s per application; quadrature data %.3f MB (model, all ranks)%s\n",
+             dofs_per_apply[0], qdata_mb, dev_note[0]);
     if (method_i == 1)
-      printf("  operator       assembled (CSR): %lld nonzeros, %.3f MB on rank 0; assembly %.3f s (within the set-up)\n",
-             (long long)res.local_nnz, res.local_bytes / 1e6, res.assembly_s);
+      printf("  operator       assembled (CSR, variant %s): %lld nonzeros, %.3f MB on rank 0, %.3f MB on all ranks; "
+             "assembly %.3f s (within the set-up); %.3e DoF/s per application%s\n",
+             variants[variant_i], (long long)res.local_nnz, res.local_bytes / 1e6, matrix_mb[0], res.assembly_s,
+             dofs_per_apply[0], dev_note[0]);
     if (method_i == 2) { /* the two runs on the same mesh and problem, one after the other */
       const poisson_result *r[2] = {&res, &res_asm};
+      char asm_setup[64], mem_mf[64];
+      snprintf(asm_setup, sizeof asm_setup, "%.3f s (assembly %.3f s, %s)", setup_mf[1], setup_mf[2], variants[variant_i]);
+      snprintf(mem_mf, sizeof mem_mf, "%.3f MB quad. data", qdata_mb);
       printf("  method         %-22s %-22s (same mesh, problem and preconditioner; slowest rank's times)\n"
-             "  set-up         %-9.3f s %11s %-9.3f s (assembly %.3f s)    space to solver ready\n"
+             "  set-up         %-9.3f s %11s %s; space to solver ready\n"
              "  CG iterations  %-22d %d\n"
              "  s per iter.    %-22.3e %.3e\n"
              "  DoF/s per it.  %-22.3e %.3e\n"
-             "  memory         %-22s %.3f MB on rank 0 (CSR values, columns, row starts)\n"
-             "  L2 error       %-22.6e %.6e\n",
-             "matrix-free", "assembled", setup_mf[0], "", setup_mf[1], setup_mf[2], r[0]->iterations, r[1]->iterations,
+             "  apply DoF/s    %-22.3e %.3e (operator alone, 10 applications)\n"
+             "  memory         %-22s %.3f MB matrix (all ranks; model: 12 B per nonzero, 8 B per row)\n",
+             "matrix-free", "assembled", setup_mf[0], "", asm_setup, r[0]->iterations, r[1]->iterations,
              r[0]->s_per_iter, r[1]->s_per_iter, r[0]->s_per_iter > 0 ? r[0]->ndofs / r[0]->s_per_iter : 0.0,
-             r[1]->s_per_iter > 0 ? r[1]->ndofs / r[1]->s_per_iter : 0.0, "not counted", r[1]->local_bytes / 1e6,
-             r[0]->l2_error, r[1]->l2_error);
+             r[1]->s_per_iter > 0 ? r[1]->ndofs / r[1]->s_per_iter : 0.0, dofs_per_apply[0], dofs_per_apply[1], mem_mf,
+             matrix_mb[1]);
+      if (on_device) {
+        char dmf[64], dpk[64];
+        snprintf(dmf, sizeof dmf, "%.3f MB", res.op_device_bytes / 1e6);
+        snprintf(dpk, sizeof dpk, "%.3f GB", res.device_peak / 1e9);
+        printf("  device memory  %-22s %.3f MB (the operator's, rank 0)\n"
+               "  device peak    %-22s %.3f GB (rank 0, since the start, after each run)\n",
+               dmf, res_asm.op_device_bytes / 1e6, dpk, res_asm.device_peak / 1e9);
+      }
+      printf("  L2 error       %-22.6e %.6e\n", r[0]->l2_error, r[1]->l2_error);
     }
     if (res.levels) {
       printf("  multigrid      %d levels in %s, set-up %.3f s (within the set-up above), V-cycle %.3e s\n"
@@ -360,14 +389,19 @@ int main(int argc, char **argv)
       fprintf(f, "\"other\": %.6e}, \"pc\": \"%s\", \"pc_setup_s\": %.6e, \"solve_dofs_per_s\": %.6e",
               other, pc_name, res.pc_setup_s, res.solve_s > 0 ? res.ndofs / res.solve_s : 0.0);
       fprintf(f, ", \"method\": \"%s\"", methods[method_i]);
+      fprintf(f, ", \"apply_s\": %.6e, \"operator_device_bytes\": %zu", apply_s[0], res.op_device_bytes);
+      if (method_i != 1) fprintf(f, ", \"qdata_bytes_model\": %.6e", qdata_mb * 1e6);
+      if (method_i) fprintf(f, ", \"assembly_variant\": \"%s\"", variants[variant_i]);
       if (method_i == 1)
-        fprintf(f, ", \"assembly_s\": %.6e, \"matrix_bytes_rank0\": %.6e", res.assembly_s, res.local_bytes);
+        fprintf(f, ", \"assembly_s\": %.6e, \"matrix_bytes_rank0\": %.6e, \"matrix_bytes\": %.6e", res.assembly_s,
+                res.local_bytes, matrix_mb[0] * 1e6);
       if (method_i == 2)
         fprintf(f,
                 ", \"assembled\": {\"iterations\": %d, \"setup_s\": %.6e, \"assembly_s\": %.6e, \"s_per_iteration\": %.6e, "
-                "\"matrix_bytes_rank0\": %.6e, \"l2_error\": %.10e}",
-                res_asm.iterations, setup_mf[1], setup_mf[2], res_asm.s_per_iter, res_asm.local_bytes,
-                res_asm.l2_error);
+                "\"apply_s\": %.6e, \"matrix_bytes_rank0\": %.6e, \"matrix_bytes\": %.6e, \"operator_device_bytes\": %zu, "
+                "\"device_mem_peak_bytes\": %zu, \"l2_error\": %.10e}",
+                res_asm.iterations, setup_mf[1], setup_mf[2], res_asm.s_per_iter, apply_s[1], res_asm.local_bytes,
+                matrix_mb[1] * 1e6, res_asm.op_device_bytes, res_asm.device_peak, res_asm.l2_error);
       if (res.levels) {
         fprintf(f, ", \"mg_precision\": \"%s\", \"vcycle_s\": %.6e, \"mg_levels\": [", mg_prec, res.vcycle_s);
         for (int k = 0; k < res.levels; k++)

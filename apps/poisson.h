@@ -70,6 +70,8 @@ typedef struct {
   mf_cg_monitor_fn monitor;     /* the CG's monitor (NULL: none) */
   void *user;                   /* of both */
   int assembled;                /* solve with the assembled (CSR) operator instead of the matrix-free one */
+  mf_assembly_variant variant;  /* assembled: how its values are computed (MF_ASSEMBLY_AUTO: the default) */
+  mf_context ctx;               /* the mesh's context, for the device memory figures (NULL: none) */
 } poisson_pc;
 
 #define POISSON_MAX_LEVELS 48
@@ -88,6 +90,10 @@ typedef struct {
   double assembly_s;  /* assembled: the assembly's time (within setup_s) */
   int64_t local_nnz;  /* assembled: nonzeros of this rank's matrix */
   double local_bytes; /* assembled: bytes of this rank's matrix (values, columns, row starts) */
+  double apply_s;     /* seconds per application of the operator CG used (after the solve, 10 applications) */
+  size_t op_device_bytes; /* device memory the operator CG used added when it was made (0 on 'cpu'; the
+                             assembled one: its sparsity pattern, values, product buffers, work vector) */
+  size_t device_peak;     /* the context's device memory peak after the solve (0 on 'cpu') */
   const char *failed_option; /* on an error: the mfree-poisson option whose value fed the failing call, or NULL */
 } poisson_result;
 
@@ -122,6 +128,14 @@ static inline void poisson_progress(const poisson_pc *opt, const char *step, con
   opt->progress(step, detail, opt->user);
 }
 
+/* Device memory in use and peak (either may be NULL): 0 without opt->ctx. */
+static inline int poisson_device_memory(const poisson_pc *opt, size_t *in_use, size_t *peak)
+{
+  if (in_use) *in_use = 0;
+  if (peak) *peak = 0;
+  return opt && opt->ctx ? mf_context_device_memory(opt->ctx, in_use, peak) : 0;
+}
+
 /** Solve the manufactured problem on mesh with Q_degree and the preconditioner pcopt (NULL: Jacobi);
  *  with vtu != NULL also write the solution u_h for ParaView (vtu.pvtu, mf_vector_write_vtu, field
  *  "u"). Returns 0 or the first error code. */
@@ -140,7 +154,11 @@ static int poisson_solve_vtu(mf_mesh mesh, int degree, poisson_coef coef, double
   POISSON_CALL_OPT("--degree", mf_space_create(mesh, degree, &space));
   POISSON_CALL(mf_space_num_dofs(space, &res->ndofs));
   poisson_progress(pcopt, "space", "Q%d, %lld DoFs", degree, (long long)res->ndofs);
+  size_t dev0 = 0, dev1 = 0;
+  POISSON_CALL(poisson_device_memory(pcopt, &dev0, NULL));
   POISSON_CALL(mf_operator_create_laplace(space, MF_QUAD_GAUSS, poisson_c, &coef, &A));
+  POISSON_CALL(poisson_device_memory(pcopt, &dev1, NULL));
+  res->op_device_bytes = dev1 - dev0;
   poisson_progress(pcopt, "operator", "Laplace, Gauss q = %d", degree + 1);
   POISSON_CALL(mf_vector_create(space, &b));
   POISSON_CALL(mf_vector_create(space, &x));
@@ -155,9 +173,13 @@ static int poisson_solve_vtu(mf_mesh mesh, int degree, poisson_coef coef, double
   poisson_progress(pcopt, "right-hand side", "with the boundary lift");
   POISSON_CALL(mf_operator_set_dirichlet(A, 1));
   if (pcopt && pcopt->assembled) { /* the CSR matrix of the same operator, Dirichlet form included */
-    double ta = MPI_Wtime();
-    POISSON_CALL(mf_operator_create_assembled(A, &S));
+    double ta = MPI_Wtime(), nrm;
+    POISSON_CALL(poisson_device_memory(pcopt, &dev0, NULL));
+    POISSON_CALL(mf_operator_create_assembled_variant(A, pcopt->variant, &S));
+    POISSON_CALL(mf_vector_norm2(b, &nrm)); /* a reduction: the assembly's device work is done */
     res->assembly_s = MPI_Wtime() - ta;
+    POISSON_CALL(poisson_device_memory(pcopt, &dev1, NULL));
+    res->op_device_bytes = dev1 - dev0;
     int nowned, nlocal;
     POISSON_CALL(mf_operator_local_nnz(S, &res->local_nnz));
     POISSON_CALL(mf_space_local_sizes(space, &nowned, &nlocal));
@@ -204,6 +226,17 @@ static int poisson_solve_vtu(mf_mesh mesh, int degree, poisson_coef coef, double
   if (vtu) {
     POISSON_CALL_OPT("--vtu", mf_vector_write_vtu(x, vtu, "u"));
     poisson_progress(pcopt, "output", "%s.pvtu", vtu);
+  }
+  { /* the operator's throughput: 10 applications after a warm-up, the last reduction waits for them */
+    mf_operator op = S ? S : A;
+    double nrm;
+    POISSON_CALL(mf_operator_apply(op, x, t));
+    POISSON_CALL(mf_vector_norm2(t, &nrm));
+    t0 = MPI_Wtime();
+    for (int k = 0; k < 10; k++) POISSON_CALL(mf_operator_apply(op, x, t));
+    POISSON_CALL(mf_vector_norm2(t, &nrm));
+    res->apply_s = (MPI_Wtime() - t0) / 10;
+    POISSON_CALL(poisson_device_memory(pcopt, NULL, &res->device_peak));
   }
   if (pc && pcopt->kind == MF_PC_MULTIGRID && pcopt->profile) { /* 10 V-cycles, level by level */
     POISSON_CALL(mf_pc_apply(pc, b, t)); /* warm-up */

@@ -7,7 +7,7 @@
 #   lib/pkgconfig/mfree.pc             the same flags for pkg-config users
 #   bin/mfree-poisson, bin/mfree-bench
 # Both archives are static: a user's link line needs everything they call (MPI, p4est/sc, OpenMP and,
-# with CUDA, cudart, cuBLAS and the C++ runtime of nvcc's host compiler), so the exported targets and the
+# with CUDA, cudart, cuBLAS, cuSPARSE and the C++ runtime of nvcc's host compiler), so the exported targets and the
 # .pc file's Libs carry all of it.
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
@@ -61,7 +61,7 @@ set(_pc_libs "-L\${libdir} -lmfree")
 set(_pc_deps)
 if(MFREE_WITH_CUDA)
   string(APPEND _pc_libs " -lmfree_cuda \${libdir}/${CMAKE_STATIC_LIBRARY_PREFIX}mfree${CMAKE_STATIC_LIBRARY_SUFFIX}")
-  list(APPEND _pc_deps ${CUDA_cudart_LIBRARY} ${CUDA_cublas_LIBRARY} ${_mfree_cxx_runtime})
+  list(APPEND _pc_deps ${CUDA_cudart_LIBRARY} ${CUDA_cublas_LIBRARY} ${CUDA_cusparse_LIBRARY} ${_mfree_cxx_runtime})
 endif()
 list(APPEND _pc_deps ${P4EST_LIBRARY} ${SC_LIBRARY})
 if(OpenMP_C_FOUND)

@@ -26,18 +26,22 @@
  * row by bytes_per_dof and flops_per_dof under both ceilings.
  * Timing: CUDA events around repeated mf_operator_apply calls after a warm-up, median of repeats.
  *
- * --method assembled|both (backend cpu only; on another backend the run stops with status 2 before any
- * case, as the library cannot assemble there): per problem and degree the matrix-free operator is also
- * assembled (mf_operator_create_assembled) and timed the same way, a row with problem `<name>-csr`,
- * design `csr`, scatter `none` (a row-wise product, no scatter). Its byte model: the values (8 B) and
- * column indices (4 B) of each stored nonzero, the 64-bit row pointers (8 B per row), x read once and
- * y written once (8 B each per DoF); rows and nonzeros summed over the ranks (a rank's rows include its
- * ghost DoFs). Its setup_s is the assembly alone: the call to mf_operator_create_assembled, with the
- * mesh, the space and the matrix-free operator it starts from excluded. The first assembly on a mesh
- * also makes the sparsity pattern, which later problems on the same mesh share (--problem all: bp3
- * and bp5 reuse bp1's), so their setup_s is the values alone; the "# assembly" line on stdout says which,
- * with the assembly's DoF/s and nonzeros/s. The --setup-phases columns are empty on these rows. A matrix
- * that does not fit is refused by the library: reported on stderr, the case's csr row left out.
+ * --method assembled|both (backends cpu and cuda): per problem and degree the matrix-free operator is
+ * also assembled (mf_operator_create_assembled_variant) and timed the same way, a row with problem
+ * `<name>-csr`, design `csr`, scatter `none` (a row-wise product, no scatter; on cuda the product that
+ * MFREE_SPMV selects, docs/performance.md). Its byte model: the values (8 B) and column indices (4 B)
+ * of each stored nonzero, the 64-bit row pointers (8 B per row), x read once and y written once (8 B
+ * each per DoF); rows and nonzeros summed over the ranks (a rank's rows include its ghost DoFs);
+ * frac_of_triad as above. Its setup_s is the assembly alone, the device synchronised before and
+ * after: the call that assembles, with the mesh, the space and the matrix-free operator it starts
+ * from excluded. The first assembly on a mesh also makes the sparsity pattern, which later problems
+ * on the same mesh share (--problem all: bp3 and bp5 reuse bp1's), so their setup_s is the values
+ * alone; the "# assembly" line on stdout says which, with the variant, the seconds, the assembly's
+ * DoF/s and nonzeros/s. --assembly-variant auto|search|table|rowwise (default auto) picks the
+ * variant; `all` times each of search, table and rowwise on its own "# assembly" line (after an auto
+ * assembly that makes the pattern, where none exists yet, so that all three reuse it) and writes the
+ * row once, with the auto variant's matrix. The --setup-phases columns are empty on these rows. A
+ * matrix that does not fit is refused by the library: reported on stderr, the case's csr row left out.
  * --method assembled writes only the csr rows (the matrix-free operator is still made: it is assembled).
  */
 #include <errno.h>
@@ -301,33 +305,73 @@ static void run_adaptive(mf_context ctx, const char *device, int on_gpu, int dim
   }
 }
 
-/* --method assembled|both: op assembled, timed and written as the row `<problem>-csr` (the model and
- * the columns: the header comment). A refusal (a matrix that does not fit) is reported and the row
- * left out; the run goes on. */
-static void csr_row(mf_operator op, apply_arg *a, const char *device, const char *problem, int dim, int reps,
-                    int cg_iters, int setup_phases, FILE *out)
+/* --assembly-variant: the library's variants (mf_assembly_variant: auto, search, table, rowwise) and
+ * `all`; bench_on_gpu and bench_triad: the run's device (set in main) */
+static const char *const assembly_variants[] = {"auto", "search", "table", "rowwise", "all"};
+static int assembly_variant_i = 0, bench_on_gpu = 0;
+static double bench_triad = 0.0;
+
+/* op assembled with variant v and timed, the device synchronised before and after (the slowest
+ * rank's time); a "# assembly" line with the variant, seconds, DoF/s and nonzeros/s. *A: the matrix
+ * (NULL where the library refused: reported on stderr). Collective. */
+static int assemble_timed(mf_operator op, int v, const char *problem, mf_operator *A, double *seconds, double *nnz_sum)
 {
   const mf_space space = op->space;
   const int p = space->degree, reused = space->csr_rowptr != NULL;
-  mf_operator A = NULL;
+  mf_device_sync(space->ctx);
   double t0 = MPI_Wtime();
-  int err = mf_operator_create_assembled(op, &A);
+  int err = mf_operator_create_assembled_variant(op, (mf_assembly_variant)v, A);
+  mf_device_sync(space->ctx);
   double assembly = MPI_Wtime() - t0;
   if (err) {
     fprintf(stderr, "mfree-bench: %s-csr p %d (%lld DoFs) skipped: %s\n", problem, p, (long long)space->nglobal,
             mf_last_error_message());
-    return;
+    return err;
   }
   MPI_Allreduce(MPI_IN_PLACE, &assembly, 1, MPI_DOUBLE, MPI_MAX, space->ctx->comm); /* the slowest rank's */
   int64_t nnz = 0;
-  mf_operator_local_nnz(A, &nnz);
-  double sums[2] = {(double)nnz, (double)space->nlocal}; /* nonzeros and rows over the ranks */
-  MPI_Allreduce(MPI_IN_PLACE, sums, 2, MPI_DOUBLE, MPI_SUM, space->ctx->comm);
-  const double n = (double)space->nglobal, bpd = (12.0 * sums[0] + 8.0 * sums[1] + 16.0 * n) / n;
-  printf("# assembly %s p %d: %.4f s, DoF/s %.4g, nonzeros/s %.4g (%.0f nonzeros; sparsity pattern %s)\n", problem, p,
-         assembly, n / assembly, sums[0] / assembly, sums[0], reused ? "reused" : "made");
+  mf_operator_local_nnz(*A, &nnz);
+  double sum = (double)nnz;
+  MPI_Allreduce(MPI_IN_PLACE, &sum, 1, MPI_DOUBLE, MPI_SUM, space->ctx->comm);
+  const double n = (double)space->nglobal;
+  printf("# assembly %s p %d variant %s: %.4f s, DoF/s %.4g, nonzeros/s %.4g (%.0f nonzeros; sparsity pattern %s)\n",
+         problem, p, assembly_variants[v], assembly, n / assembly, sum / assembly, sum, reused ? "reused" : "made");
+  fflush(stdout);
+  *seconds = assembly;
+  *nnz_sum = sum;
+  return 0;
+}
+
+/* --method assembled|both: op assembled, timed and written as the row `<problem>-csr` (the model and
+ * the columns: the header comment). --assembly-variant all: each variant assembled and timed on its
+ * own line first (the sparsity pattern made beforehand by an auto assembly, so that all three reuse
+ * it), then the row with the auto variant's matrix. A refusal (a matrix that does not fit) is
+ * reported and the row left out; the run goes on. */
+static void csr_row(mf_operator op, apply_arg *a, const char *device, const char *problem, int dim, int reps,
+                    int cg_iters, int setup_phases, FILE *out)
+{
+  const mf_space space = op->space;
+  const int p = space->degree;
+  mf_operator A = NULL;
+  double assembly = 0.0, nnz = 0.0;
+  int v = assembly_variant_i, err = 0;
+  if (v == 4) { /* all */
+    if (!space->csr_rowptr) {
+      if (assemble_timed(op, 0, problem, &A, &assembly, &nnz)) return;
+      mf_operator_destroy(&A);
+    }
+    for (int k = 1; k < 4; k++) {
+      if (assemble_timed(op, k, problem, &A, &assembly, &nnz)) continue;
+      mf_operator_destroy(&A);
+    }
+    v = 0;
+  }
+  if (assemble_timed(op, v, problem, &A, &assembly, &nnz)) return;
+  double rows = (double)space->nlocal; /* over the ranks (a rank's rows include its ghost DoFs) */
+  MPI_Allreduce(MPI_IN_PLACE, &rows, 1, MPI_DOUBLE, MPI_SUM, space->ctx->comm);
+  const double n = (double)space->nglobal, bpd = (12.0 * nnz + 8.0 * rows + 16.0 * n) / n;
   apply_arg b = {A, a->x, a->y};
-  double ms = time_apply(&b, 0, reps, &err);
+  double ms = time_apply(&b, bench_on_gpu, reps, &err);
   if (err) {
     fprintf(stderr, "mfree-bench: %s-csr p %d: apply failed: %s\n", problem, p, mf_last_error_message());
     mf_operator_destroy(&A);
@@ -336,7 +380,7 @@ static void csr_row(mf_operator op, apply_arg *a, const char *device, const char
   double dofs = n / (ms * 1e-3), gbs = bpd * dofs / 1e9;
   char row[512], cgc[64] = ",,", phase_cols[64] = "";
   snprintf(row, sizeof row, "%s,%s-csr,%d,%d,%d,none,%lld,%.5f,%.4f,%.1f,%.1f,%.3f", device, problem, dim, p,
-           op->basis.nq, (long long)space->nglobal, ms, dofs / 1e9, bpd, gbs, 0.0);
+           op->basis.nq, (long long)space->nglobal, ms, dofs / 1e9, bpd, gbs, bench_triad > 0 ? gbs / bench_triad : 0.0);
   if (cg_iters > 0) {
     double cg_s = time_cg(A, a->x, a->y, cg_iters, &err);
     if (err) fprintf(stderr, "mfree-bench: %s-csr p %d: CG failed: %s\n", problem, p, mf_last_error_message());
@@ -364,7 +408,9 @@ static void usage(void)
          "                                       apply's time over it, cg_ms_per_iter and cg_vs_apply)\n"
          "                   [--cg-steps]       (that CG step by step, not with its fused vector steps)\n"
          "                   [--method mf|assembled|both]  (also, or only, the assembled CSR operator: rows\n"
-         "                                       <problem>-csr, design csr; backend cpu only)\n"
+         "                                       <problem>-csr, design csr)\n"
+         "                   [--assembly-variant auto|search|table|rowwise|all]  (how it is assembled; all:\n"
+         "                                       each variant timed on a \"# assembly\" line, the row with auto)\n"
          "  degrees 1..8, dim 2|3, 0 < min-dofs <= max-dofs <= 1e10, sizes 1..100, reps 1..64,\n"
          "  cells per block 1..1024 (a value a degree cannot take is skipped with a note)\n"
          "Exit status: 0 done (failed cases are reported and skipped), 1 the run failed, 2 a bad option.\n");
@@ -400,6 +446,7 @@ int main(int argc, char **argv)
     else if (opt_is(&P, "--backend")) opt_choice(&P, backends, 3, &backend_i);
     else if (opt_is(&P, "--scatter")) opt_choice(&P, scatters, 3, &scatter_i);
     else if (opt_is(&P, "--method")) opt_choice(&P, methods, 3, &method_i);
+    else if (opt_is(&P, "--assembly-variant")) opt_choice(&P, assembly_variants, 5, &assembly_variant_i);
     else if (opt_is(&P, "--csv")) opt_string(&P, &csv);
     else if (opt_is(&P, "--dim")) opt_int(&P, 2, 3, &dim);
     else if (opt_is(&P, "--sizes")) opt_int(&P, 1, 100, &nsizes);
@@ -429,6 +476,8 @@ int main(int argc, char **argv)
   /* ljungkvist-adaptive writes its own columns, with no place for an assembled row */
   if (!P.bad && method_i && problem_i == 5)
     opt_error(&P, "option --method %s: not available with --problem ljungkvist-adaptive", methods[method_i]);
+  if (!P.bad && assembly_variant_i && !method_i)
+    opt_error(&P, "option --assembly-variant %s needs --method assembled or both", assembly_variants[assembly_variant_i]);
   if (P.bad) return 2;
   const char *problem = problem_names[problem_i], *scatter = scatters[scatter_i], *backend = backends[backend_i];
 
@@ -457,15 +506,6 @@ int main(int argc, char **argv)
     MPI_Finalize();
     return 2;
   }
-  /* the backend ("auto") is known only now; the library assembles on the CPU only */
-  if (method_i && ctx->backend != MF_BACKEND_CPU) {
-    fprintf(stderr, "mfree-bench: option --method %s: the assembled operator runs on backend 'cpu' only (this run "
-                    "uses '%s'); use --backend cpu or --method mf\n", methods[method_i], mf_context_backend(ctx));
-    if (out) fclose(out), remove(csv);
-    mf_context_destroy(&ctx);
-    MPI_Finalize();
-    return 2;
-  }
   int on_gpu = ctx->backend == MF_BACKEND_CUDA;
   char device[256] = "cpu";
   double triad = 0.0, fp64 = 0.0;
@@ -476,6 +516,8 @@ int main(int argc, char **argv)
     fp64 = mf_bench_fp64_peak(11);
   }
 #endif
+  bench_on_gpu = on_gpu;
+  bench_triad = triad;
   printf("# device %s, triad %.1f GB/s, fp64 %.0f GFLOP/s\n", device, triad, fp64);
   const char *hdr = "device,problem,dim,p,q,scatter,ndofs,ms_per_apply,gdofs_per_s,bytes_per_dof,gb_per_s,frac_of_triad";
   if (!strcmp(problem, "ljungkvist-adaptive")) {

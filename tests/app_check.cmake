@@ -7,13 +7,21 @@
 #   MODE=fail : the run exits nonzero (EXIT: with that status) and its error output contains EXPECT
 # Also, in every mode: each item of EXPECT (a ;-list) must be in the error output, no item of FORBID
 # may be; each item of OUT_EXPECT must be in the standard output; QUIET=1: the error output must be
-# empty; ABSENT: a file the run must not leave behind.
-# Variables: APP, ARGS (space-separated), MODE, FILE, CSV_PROBLEMS, CSV_VALUES, EXPECT, OUT_EXPECT, FORBID, EXIT, QUIET, ABSENT,
+# empty; ABSENT: a file the run must not leave behind. SKIP_NO_GPU=1: a run that fails because backend
+# 'cuda' is not usable here prints "SKIP: no usable GPU" and passes (the test's SKIP_REGULAR_EXPRESSION
+# makes it skipped). SAME_L2=1 (MODE=json, --method both): the assembled run's L2 error equals the
+# matrix-free one's in its first five digits.
+# Variables: APP, ARGS (space-separated), MODE, FILE, CSV_PROBLEMS, CSV_VALUES, EXPECT, OUT_EXPECT, FORBID, EXIT, QUIET,
+# ABSENT, SKIP_NO_GPU, SAME_L2,
 # MPIEXEC (optional launcher ;-list)
 cmake_policy(SET CMP0007 NEW) # empty CSV cells keep their place in a list
 separate_arguments(arglist UNIX_COMMAND "${ARGS}")
 get_filename_component(app_name "${APP}" NAME)
 execute_process(COMMAND ${MPIEXEC} ${APP} ${arglist} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(SKIP_NO_GPU AND NOT rc EQUAL 0 AND err MATCHES "option --backend: backend 'cuda'")
+  message("SKIP: no usable GPU")
+  return()
+endif()
 if(MODE STREQUAL "json" OR MODE STREQUAL "run" OR MODE STREQUAL "csv")
   if(NOT rc EQUAL 0)
     message(FATAL_ERROR "${app_name} ${ARGS} failed (${rc}):\n${out}\n${err}")
@@ -48,6 +56,14 @@ if(MODE STREQUAL "json")
   endif()
   if(NOT out MATCHES "L2 error" OR NOT out MATCHES "DoFs")
     message(FATAL_ERROR "summary lacks DoFs / L2 error:\n${out}")
+  endif()
+  if(SAME_L2)
+    string(JSON l2a GET "${json}" assembled l2_error)
+    string(REGEX REPLACE "^([0-9]\\.[0-9][0-9][0-9][0-9])[0-9]*(e.*)$" "\\1\\2" d1 "${l2}")
+    string(REGEX REPLACE "^([0-9]\\.[0-9][0-9][0-9][0-9])[0-9]*(e.*)$" "\\1\\2" d2 "${l2a}")
+    if(NOT d1 STREQUAL d2)
+      message(FATAL_ERROR "L2 errors differ: matrix-free ${l2}, assembled ${l2a}")
+    endif()
   endif()
 elseif(MODE STREQUAL "csv")
   file(STRINGS ${FILE} lines)

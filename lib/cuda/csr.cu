@@ -1,9 +1,231 @@
-// csr.cu -- the assembled operator's product on the device (sparse matrix-vector product).
+// csr.cu -- the assembled operator's product on the device (sparse matrix-vector product) and its
+// diagonal. The matrix: rows and columns the local DoFs (owned then ghost), the space's device
+// sparsity (mf_cuda_space csr_rowptr, 64-bit, and csr_colidx, 32-bit) and A->vals in device memory;
+// the apply flow (ghost exchange, Dirichlet form) is lib/operator.c's.
+//
+// Two products, chosen when the operator is made by the environment variable MFREE_SPMV:
+//   cusparse (default)  cusparseSpMV, CSR, algorithm CUSPARSE_SPMV_CSR_ALG2: the one cuSPARSE
+//                       documents as deterministic (the same bits on every run), so that CG's
+//                       iterations repeat; the work buffer allocated once (counted), the product
+//                       preprocessed on the first apply. cuSPARSE's generic product is given matching
+//                       32-bit row offsets and columns: a 32-bit copy of the row offsets is kept
+//                       (4 B per row), so at most 2^31 - 1 nonzeros per rank; above that the default
+//                       takes the grouped kernel, and MFREE_SPMV=cusparse is refused.
+//   cusparse-alg1       the same with CUSPARSE_SPMV_CSR_ALG1 (for measurements).
+//   vector              the grouped kernel below: g lanes per row (lib/mf_csr.h, its CPU twin there),
+//                       64-bit row offsets, deterministic.
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "mf_cuda_common.cuh"
-#include "mf_cuda.h"
+#include "mf_csr.h"
+
+#define MF_CSR_THREADS 256
+
+enum { SPMV_CUSPARSE = 0, SPMV_CUSPARSE_ALG1 = 1, SPMV_VECTOR = 2 };
+static const char *const spmv_names[] = {"cusparse", "cusparse-alg1", "vector"};
+
+struct csr_state {
+  int kernel;             // SPMV_*
+  int group;              // lanes per row of the grouped kernel
+  const int64_t *rowptr;  // the space's device sparsity
+  const int *colidx;
+  int *rowptr32;          // cuSPARSE: the row offsets in 32 bits (nlocal + 1)
+  cusparseSpMatDescr_t mat;
+  cusparseDnVecDescr_t vx, vy;
+  void *buffer;           // cuSPARSE's work buffer
+  size_t buffer_bytes;
+  int preprocessed;
+};
+
+int mf_cuda_cusparse(mf_context ctx, cusparseHandle_t *handle)
+{
+  mf_cuda_context *c = mf_cuda_ctx(ctx);
+  if (!c->cusparse) {
+    cusparseHandle_t h = NULL;
+    MF_CUSPARSE_CALL(ctx, cusparseCreate(&h));
+    c->cusparse = h;
+  }
+  *handle = c->cusparse;
+  return 0;
+}
+
+// y[row] = row . x with G lanes per row: lane sums (mf_csr_lane_sum), then the shuffle tree of
+// mf_csr_apply_grouped_cpu. Every thread of a warp takes part in the shuffles (rows past n sum 0).
+template <int G>
+static __global__ void __launch_bounds__(MF_CSR_THREADS) k_csr_grouped(int n, const int64_t *__restrict__ rowptr,
+                                                               const int *__restrict__ colidx,
+                                                               const double *__restrict__ vals,
+                                                               const double *__restrict__ x, double *__restrict__ y)
+{
+  const long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  const long long row = t / G;
+  const int lane = (int)(t % G);
+  double s = 0.0;
+  if (row < n) s = mf_csr_lane_sum(vals, colidx, x, rowptr[row], rowptr[row + 1], lane, G);
+  for (int off = G / 2; off > 0; off /= 2) s += __shfl_down_sync(0xffffffffu, s, off, G);
+  if (row < n && lane == 0) y[row] = s;
+}
+
+template <int G>
+static cudaError_t launch_grouped(int n, const int64_t *rowptr, const int *colidx, const double *vals, const double *x,
+                                  double *y)
+{
+  const long long threads = (long long)n * G;
+  const unsigned blocks = (unsigned)((threads + MF_CSR_THREADS - 1) / MF_CSR_THREADS);
+  k_csr_grouped<G><<<blocks, MF_CSR_THREADS>>>(n, rowptr, colidx, vals, x, y);
+  return mf_cuda_launch_status();
+}
+
+// d[i] += the diagonal entry of row i (binary search in the row); the CPU twin: diagonal_csr_cpu
+// (lib/assembly.c).
+static __global__ void k_csr_diagonal(int n, const int64_t *__restrict__ rowptr, const int *__restrict__ colidx,
+                               const double *__restrict__ vals, double *d)
+{
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  const int64_t k = mf_csr_diagonal_position(rowptr, colidx, i);
+  if (k >= 0) d[i] += vals[k];
+}
+
+// The row offsets in 32 bits (nnz < 2^31 checked by the caller).
+static __global__ void k_rowptr32(int n, const int64_t *__restrict__ in, int *__restrict__ out)
+{
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i <= n) out[i] = (int)in[i];
+}
+
+static cusparseSpMVAlg_t spmv_alg(int kernel) { return kernel == SPMV_CUSPARSE_ALG1 ? CUSPARSE_SPMV_CSR_ALG1 : CUSPARSE_SPMV_CSR_ALG2; }
+
+static int apply_csr_cuda(mf_operator A, mf_vector x, mf_vector y)
+{
+  csr_state *st = (csr_state *)A->dev;
+  mf_context ctx = A->ctx;
+  const int n = A->space->nlocal;
+  if (n == 0) return 0;
+  if (st->kernel == SPMV_VECTOR) {
+    cudaError_t e;
+    switch (st->group) {
+    case 4: e = launch_grouped<4>(n, st->rowptr, st->colidx, A->vals, x->data, y->data); break;
+    case 8: e = launch_grouped<8>(n, st->rowptr, st->colidx, A->vals, x->data, y->data); break;
+    case 16: e = launch_grouped<16>(n, st->rowptr, st->colidx, A->vals, x->data, y->data); break;
+    default: e = launch_grouped<32>(n, st->rowptr, st->colidx, A->vals, x->data, y->data); break;
+    }
+    if (e != cudaSuccess)
+      return mf_error_set(ctx, MF_ERR_CUDA, __FILE__, __LINE__, __func__, "kernel 'csr product' (%d lanes per row): %s (%s)%s",
+                          st->group, cudaGetErrorString(e), cudaGetErrorName(e), MF_CUDA_LAUNCH_HINT);
+    return 0;
+  }
+  cusparseHandle_t h;
+  MF_CALL(mf_cuda_cusparse(ctx, &h));
+  const double one = 1.0, zero = 0.0;
+  const cusparseSpMVAlg_t alg = spmv_alg(st->kernel);
+  MF_CUSPARSE_CALL(ctx, cusparseDnVecSetValues(st->vx, x->data));
+  MF_CUSPARSE_CALL(ctx, cusparseDnVecSetValues(st->vy, y->data));
+  if (!st->preprocessed) {
+    MF_CUSPARSE_CALL(ctx, cusparseSpMV_preprocess(h, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, st->mat, st->vx, &zero,
+                                                  st->vy, CUDA_R_64F, alg, st->buffer));
+    st->preprocessed = 1;
+  }
+  MF_CUSPARSE_CALL(ctx, cusparseSpMV(h, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, st->mat, st->vx, &zero, st->vy,
+                                     CUDA_R_64F, alg, st->buffer));
+  return 0;
+}
+
+static int diagonal_csr_cuda(mf_operator A, mf_vector d)
+{
+  const csr_state *st = (const csr_state *)A->dev;
+  const int n = A->space->nlocal;
+  if (n == 0) return 0;
+  k_csr_diagonal<<<(n + MF_CSR_THREADS - 1) / MF_CSR_THREADS, MF_CSR_THREADS>>>(n, st->rowptr, st->colidx, A->vals,
+                                                                                 d->data);
+  MF_CUDA_LAUNCH_CHECK(A->ctx, "csr diagonal");
+  return 0;
+}
+
+// Everything the operator holds on the device, its values included (A->vals: device memory here).
+static int destroy_csr_cuda(mf_operator A)
+{
+  mf_context ctx = A->ctx;
+  mf_cuda_free(ctx, A->vals);
+  A->vals = NULL;
+  csr_state *st = (csr_state *)A->dev;
+  if (!st) return 0;
+  if (st->mat) cusparseDestroySpMat(st->mat);
+  if (st->vx) cusparseDestroyDnVec(st->vx);
+  if (st->vy) cusparseDestroyDnVec(st->vy);
+  mf_cuda_free(ctx, st->buffer);
+  mf_cuda_free(ctx, st->rowptr32);
+  free(st);
+  A->dev = NULL;
+  return 0;
+}
+
+// The product chosen by MFREE_SPMV (the file comment), for nnz nonzeros.
+static int spmv_kernel(mf_context ctx, int64_t nnz, int *kernel)
+{
+  const char *env = getenv("MFREE_SPMV");
+  const int fits32 = nnz <= (int64_t)INT_MAX;
+  if (!env || !*env) {
+    *kernel = fits32 ? SPMV_CUSPARSE : SPMV_VECTOR;
+    return 0;
+  }
+  int k = 0;
+  while (k < 3 && strcmp(env, spmv_names[k])) k++;
+  MF_CHECK(k < 3, ctx, MF_ERR_ARGUMENT, "environment variable MFREE_SPMV='%s' is not a product (cusparse, cusparse-alg1 or vector)",
+           env);
+  MF_CHECK(k == SPMV_VECTOR || fits32, ctx, MF_ERR_UNSUPPORTED,
+           "MFREE_SPMV=%s: %lld nonzeros on this rank need 64-bit row offsets, and cuSPARSE's product is given "
+           "matching 32-bit offsets and columns (at most %d nonzeros): use MFREE_SPMV=vector or leave it unset",
+           env, (long long)nnz, INT_MAX);
+  *kernel = k;
+  return 0;
+}
 
 extern "C" int mf_cuda_csr_ops(mf_operator A)
 {
-  MF_CHECK(0, A->ctx, MF_ERR_UNSUPPORTED, "the assembled operator's product is not available on backend 'cuda'");
+  mf_context ctx = A->ctx;
+  const mf_space s = A->space;
+  const mf_cuda_space *ds = (const mf_cuda_space *)s->dev;
+  csr_state *st = (csr_state *)calloc(1, sizeof *st);
+  MF_CHECK(st, ctx, MF_ERR_MEMORY, "out of host memory (%zu bytes)", sizeof *st);
+  /* the table first: a failure below leaves the operator to mf_operator_destroy, which frees it all */
+  A->dev = st;
+  A->ops.apply = apply_csr_cuda;
+  A->ops.diagonal = diagonal_csr_cuda;
+  A->ops.destroy = destroy_csr_cuda;
+  A->ops.masks_bc = 0;
+  const int n = s->nlocal;
+  const int64_t nnz = A->rowptr[n]; /* the host pattern */
+  MF_CHECK(ds && ds->csr_rowptr && ds->csr_colidx && (A->vals || nnz == 0), ctx, MF_ERR_ARGUMENT,
+           "the assembled operator has no device sparsity pattern or values");
+  st->rowptr = ds->csr_rowptr;
+  st->colidx = ds->csr_colidx;
+  st->group = mf_csr_group(n ? (double)nnz / n : 0.0);
+  MF_CALL(spmv_kernel(ctx, nnz, &st->kernel));
+  if (st->kernel == SPMV_VECTOR || n == 0) return 0;
+
+  /* cuSPARSE: the 32-bit row offsets, the descriptors, the work buffer; refused before allocating */
+  char what[160];
+  snprintf(what, sizeof what, "the sparse product's 32-bit row offsets (%d rows)", n);
+  MF_CALL(mf_cuda_require(ctx, sizeof(int) * ((size_t)n + 1), what));
+  MF_CALL(mf_cuda_malloc(ctx, (void **)&st->rowptr32, sizeof(int) * ((size_t)n + 1), what));
+  k_rowptr32<<<(n + 1 + MF_CSR_THREADS - 1) / MF_CSR_THREADS, MF_CSR_THREADS>>>(n, st->rowptr, st->rowptr32);
+  MF_CUDA_LAUNCH_CHECK(ctx, "csr row offsets in 32 bits");
+  cusparseHandle_t h;
+  MF_CALL(mf_cuda_cusparse(ctx, &h));
+  MF_CUSPARSE_CALL(ctx, cusparseCreateCsr(&st->mat, n, n, nnz, st->rowptr32, (void *)st->colidx, A->vals,
+                                          CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F));
+  /* the vectors' arrays are set at each apply; the values stand in until then (nnz >= n: every row
+   * holds its diagonal) */
+  MF_CUSPARSE_CALL(ctx, cusparseCreateDnVec(&st->vx, n, A->vals, CUDA_R_64F));
+  MF_CUSPARSE_CALL(ctx, cusparseCreateDnVec(&st->vy, n, A->vals, CUDA_R_64F));
+  const double one = 1.0, zero = 0.0;
+  MF_CUSPARSE_CALL(ctx, cusparseSpMV_bufferSize(h, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, st->mat, st->vx, &zero,
+                                                st->vy, CUDA_R_64F, spmv_alg(st->kernel), &st->buffer_bytes));
+  snprintf(what, sizeof what, "the sparse product's work buffer (cuSPARSE, %lld nonzeros)", (long long)nnz);
+  MF_CALL(mf_cuda_require(ctx, st->buffer_bytes, what));
+  MF_CALL(mf_cuda_malloc(ctx, &st->buffer, st->buffer_bytes, what));
   return 0;
 }

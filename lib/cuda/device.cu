@@ -1,4 +1,4 @@
-// device.cu -- CUDA device discovery, per-context state (device, cuBLAS), device mirrors of the
+// device.cu -- CUDA device discovery, per-context state (device, cuBLAS, cuSPARSE), device mirrors of the
 // space (DoF maps, boundary marks, exchange lists), device vectors and their operations, and the
 // ghost exchange (pack on the device, MPI on pinned host buffers or, with a CUDA-aware MPI, on device
 // buffers, unpack on the device), in begin/end halves.
@@ -215,6 +215,7 @@ extern "C" void mf_cuda_context_finalize(mf_context ctx)
   if (c->cublas) cublasDestroy(c->cublas);
   if (c->xready) cudaEventDestroy(c->xready);
   if (c->xstream) cudaStreamDestroy(c->xstream);
+  if (c->cusparse) cusparseDestroy(c->cusparse);
   mf_cuda_free(ctx, c->scalar);
   if (c->stage_pinned) cudaFreeHost(c->stage);
   else free(c->stage);

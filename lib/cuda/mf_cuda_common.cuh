@@ -5,6 +5,7 @@
 
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
+#include <cusparse.h>
 
 #include "mf_cuda.h"
 
@@ -48,6 +49,14 @@ static inline cudaError_t mf_cuda_launch_status(void)
                           #call, (int)mf_bst_);                                                        \
   } while (0)
 
+#define MF_CUSPARSE_CALL(ctx, call)                                                                      \
+  do {                                                                                                  \
+    cusparseStatus_t mf_sst_ = (call);                                                                  \
+    if (mf_sst_ != CUSPARSE_STATUS_SUCCESS)                                                             \
+      return mf_error_set((ctx), MF_ERR_CUDA, __FILE__, __LINE__, __func__, "%s failed: %s (cuSPARSE status %d)", \
+                          #call, cusparseGetErrorString(mf_sst_), (int)mf_sst_);                        \
+  } while (0)
+
 // the context's reduction scratch: 4 scalars, the block partials of the fused CG steps (at most
 // MF_CG_BLOCKS blocks), their counter
 #define MF_CG_BLOCKS 1024
@@ -61,6 +70,7 @@ struct mf_cuda_alloc {
 struct mf_cuda_context {
   int device;
   cublasHandle_t cublas;
+  cusparseHandle_t cusparse; // made on first use (lib/cuda/csr.cu: mf_cuda_cusparse)
   double *scalar; // reduction scratch (MF_CG_SCRATCH_BYTES): scalar[0] for reductions
   // device memory held by the context: every allocation goes through mf_cuda_malloc/mf_cuda_free
   size_t mem_in_use, mem_peak, mem_limit; // limit 0: none
@@ -122,6 +132,8 @@ int mf_cuda_upload(mf_context ctx, void **p, const void *host, size_t bytes, con
 // Refuse, before allocating, a set-up that needs `bytes` more device memory than is available
 // (the device's free memory, and the context's limit).
 int mf_cuda_require(mf_context ctx, size_t bytes, const char *what);
+// The context's cuSPARSE handle, made on first use (destroyed with the context).
+int mf_cuda_cusparse(mf_context ctx, cusparseHandle_t *handle);
 // Pinned host staging of at least `bytes` (valid until the next call or the context's end).
 int mf_cuda_stage(mf_context ctx, size_t bytes, void **host);
 
