@@ -207,6 +207,9 @@ int mf_operator_create_assembled(mf_operator mfop, mf_operator *assembled)
            "the assembled reference operator runs on backend 'cpu' only (this context uses '%s')",
            mf_context_backend(ctx));
   MF_CHECK(mfop->prec == MF_PRECISION_DOUBLE, ctx, MF_ERR_UNSUPPORTED, "a single-precision operator copy cannot be assembled");
+  MF_CHECK(mfop->geometry == MF_GEOMETRY_STORED, ctx, MF_ERR_UNSUPPORTED,
+           "the operator computes its geometry on the fly: assemble it with stored geometry "
+           "(mf_operator_set_geometry(op, MF_GEOMETRY_STORED) first)");
   mf_space s = mfop->space;
   mf_operator o = NULL;
   char what[96];
