@@ -286,9 +286,10 @@ typedef enum {
  *  the quadrature points (the same points and values as the stored data) and the quadrature data are
  *  freed. Back to stored: they are recomputed from the node coordinates and those coefficient values
  *  (no callback). Both forms give the same operator to rounding (the same formulas, lib/mf_pointwise.h).
- *  On the cuda backend on-the-fly runs in the point design (MF_KERNEL_COLUMN falls back to it). A
- *  single-precision copy (multigrid's float levels) and mf_operator_create_assembled need stored
- *  geometry. Collective. */
+ *  The diagonal and multigrid's float copies are made from quadrature data computed for the moment.
+ *  On the cuda backend on-the-fly runs in the point design (MF_KERNEL_COLUMN falls back to it). Refused:
+ *  shell and assembled operators, single-precision copies; mf_operator_create_assembled refuses an
+ *  on-the-fly operator (switch it back first). Collective. */
 int mf_operator_set_geometry(mf_operator op, mf_geometry mode);
 /** @brief The operator's geometry mode (shell and assembled operators: MF_GEOMETRY_STORED). */
 int mf_operator_get_geometry(mf_operator op, mf_geometry *mode);

@@ -113,9 +113,6 @@ int mf_operator_create_single(mf_operator like, mf_operator *op)
            MF_ERR_UNSUPPORTED, "only matrix-free mass, Laplace and Helmholtz operators have a single-precision copy (kind %d)",
            (int)like->kind);
   MF_CHECK(like->prec == MF_PRECISION_DOUBLE, ctx, MF_ERR_ARGUMENT, "the operator is a single-precision copy already");
-  MF_CHECK(like->geometry == MF_GEOMETRY_STORED, ctx, MF_ERR_UNSUPPORTED,
-           "a single-precision copy is made from stored quadrature data: this operator computes its geometry on "
-           "the fly (mf_operator_set_geometry(op, MF_GEOMETRY_STORED) first)");
   mf_operator o = NULL;
   int ierr = MF_CALLOC(ctx, 1, &o);
   if (ierr) return mf_agree(ctx, ierr);
@@ -123,6 +120,8 @@ int mf_operator_create_single(mf_operator like, mf_operator *op)
   o->refs = 1;
   mf_space_retain(o->space);
   o->prec = MF_PRECISION_FLOAT;
+  o->geometry = MF_GEOMETRY_STORED; /* its float data; from like's made for the moment when like has none */
+  o->coefq = NULL;
   o->qd.data = NULL;
   o->qdf = NULL;
   o->xwork = NULL;
@@ -132,7 +131,11 @@ int mf_operator_create_single(mf_operator like, mf_operator *op)
     o->ops.apply = apply_mf_cpu;
     o->ops.destroy = destroy_mf_cpu;
     ierr = MF_CALLOC(ctx, o->qd.len, &o->qdf);
-    for (size_t i = 0; !ierr && i < o->qd.len; i++) o->qdf[i] = (float)like->qd.data[i];
+    double *made = NULL;
+    if (!ierr && like->geometry == MF_GEOMETRY_ON_THE_FLY) ierr = mf_otf_qdata_cpu(like, &made);
+    const double *src = made ? made : like->qd.data;
+    for (size_t i = 0; !ierr && i < o->qd.len; i++) o->qdf[i] = (float)src[i];
+    free(made);
   }
 #ifdef MFREE_WITH_CUDA
   else ierr = mf_cuda_operator_single(o, like);

@@ -4,9 +4,10 @@
  *   ball, uniform and adaptive (hanging nodes): the on-the-fly apply equals the stored one to 1e-12
  *   (relative, max norm) on random input, with both scatters; the diagonal too; back to stored the
  *   operator applies as before;
- *   CG with on-the-fly geometry takes the same iterations to the same solution;
+ *   CG with on-the-fly geometry takes the same iterations to the same solution, with Jacobi and with
+ *   multigrid (double and float V-cycles: the float copies of an on-the-fly operator);
  *   bad input is refused with its message: an unknown mode, shell and assembled operators, a
- *   single-precision copy, an assembly or single copy of an on-the-fly operator.
+ *   single-precision copy, the assembly of an on-the-fly operator, its quadrature data.
  * Usage: t17_geometry [cpu|cuda] [small]   (small: 2D, p <= 3, and the error cases: the valgrind run) */
 #include "mf_test.h"
 #include "mfree_impl.h"
@@ -27,10 +28,10 @@ static double source(const double *x, int dim, void *user)
   return 1.0;
 }
 
-/* max |a - b| / max |b| over the local entries */
+/* max |a - b| / max |b| over the owned entries of all ranks (n: this rank's) */
 static double rel_diff(mf_vector a, mf_vector b, int n)
 {
-  double *ha = malloc(sizeof(double) * n), *hb = malloc(sizeof(double) * n), num = 0.0, den = 0.0;
+  double *ha = malloc(sizeof(double) * (n + 1)), *hb = malloc(sizeof(double) * (n + 1)), num = 0.0, den = 0.0;
   T_CALL(mf_vector_get_values(a, ha));
   T_CALL(mf_vector_get_values(b, hb));
   for (int i = 0; i < n; i++) {
@@ -39,6 +40,8 @@ static double rel_diff(mf_vector a, mf_vector b, int n)
   }
   free(ha);
   free(hb);
+  MPI_Allreduce(MPI_IN_PLACE, &num, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  MPI_Allreduce(MPI_IN_PLACE, &den, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
   return den > 0 ? num / den : num;
 }
 
@@ -78,19 +81,19 @@ static void check_operator(mf_space V, int kind, mf_quadrature quad, int with_co
   for (int sc = 0; sc < 2; sc++) {
     T_CALL(mf_operator_set_scatter(A, sc ? MF_SCATTER_COLORED : MF_SCATTER_ATOMIC));
     T_CALL(mf_operator_apply(A, x, yo));
-    double e = rel_diff(yo, ys, nlocal);
+    double e = rel_diff(yo, ys, nowned);
     T_CHECK(e <= 1e-12, "%s, %s scatter: on-the-fly apply differs from stored by %.3g", what,
             sc ? "colored" : "atomic", e);
   }
   T_CALL(mf_operator_diagonal(A, dd));
-  double e = rel_diff(dd, ds, nlocal);
+  double e = rel_diff(dd, ds, nowned);
   T_CHECK(e <= 1e-12, "%s: on-the-fly diagonal differs from stored by %.3g", what, e);
 
   T_CALL(mf_operator_set_geometry(A, MF_GEOMETRY_STORED));
   T_CHECK(A->coefq == NULL, "%s: coefficient array kept after switching back", what);
   T_CALL(mf_operator_set_scatter(A, MF_SCATTER_ATOMIC));
   T_CALL(mf_operator_apply(A, x, yo));
-  e = rel_diff(yo, ys, nlocal);
+  e = rel_diff(yo, ys, nowned);
   T_CHECK(e <= 1e-12, "%s: stored again, apply differs from before by %.3g", what, e);
   mf_vector_destroy(&x);
   mf_vector_destroy(&ys);
@@ -133,10 +136,63 @@ static void check_cg(mf_context ctx, int dim, int p)
     mf_operator_destroy(&A);
   }
   T_CHECK(iters[0] == iters[1], "dim %d p %d: CG iterations %d stored, %d on the fly", dim, p, iters[0], iters[1]);
-  double e = rel_diff(u[1], u[0], nlocal);
+  double e = rel_diff(u[1], u[0], nowned);
   T_CHECK(e <= 1e-10, "dim %d p %d: CG solutions differ by %.3g", dim, p, e);
   mf_vector_destroy(&u[0]);
   mf_vector_destroy(&u[1]);
+  mf_vector_destroy(&b);
+  mf_space_destroy(&V);
+  mf_mesh_destroy(&mesh);
+}
+
+/* Multigrid (double and float V-cycles) on an on-the-fly operator: the same iterations as on the
+ * stored one (its levels and float copies are made from the same quadrature data). */
+static void check_mg(mf_context ctx, int dim, int p)
+{
+  mf_mesh mesh;
+  mf_space V;
+  t_ball(ctx, dim, 1, 1, &mesh);
+  T_CALL(mf_space_create(mesh, p, &V));
+  int nowned, nlocal;
+  T_CALL(mf_space_local_sizes(V, &nowned, &nlocal));
+  mf_vector b;
+  T_CALL(mf_vector_create(V, &b));
+  T_CALL(mf_vector_assemble_rhs(b, source, NULL));
+  T_CALL(mf_vector_zero_boundary(b));
+  for (int prec = 0; prec < 2; prec++) {
+    int iters[2];
+    mf_vector u[2];
+    for (int k = 0; k < 2; k++) {
+      mf_operator A;
+      mf_cg cg;
+      mf_pc mg;
+      mf_cg_info info;
+      T_CALL(mf_operator_create_laplace(V, MF_QUAD_GAUSS, t_ljungkvist, NULL, &A));
+      T_CALL(mf_operator_set_dirichlet(A, 1));
+      if (k) T_CALL(mf_operator_set_geometry(A, MF_GEOMETRY_ON_THE_FLY));
+      T_CALL(mf_pc_create(A, MF_PC_MULTIGRID, &mg));
+      if (prec) T_CALL(mf_pc_set_multigrid_precision(mg, MF_PRECISION_FLOAT));
+      T_CALL(mf_vector_create(V, &u[k]));
+      T_CALL(mf_vector_set_value(u[k], 0.0));
+      T_CALL(mf_cg_create(A, &cg));
+      T_CALL(mf_cg_set_pc(cg, mg));
+      T_CALL(mf_cg_set_tolerance(cg, 1e-9, 200));
+      T_CALL(mf_cg_solve(cg, b, u[k], &info));
+      iters[k] = info.iterations;
+      T_CHECK(info.converged, "dim %d p %d: multigrid CG (%s, %s geometry) did not converge", dim, p,
+              prec ? "float" : "double", k ? "on-the-fly" : "stored");
+      mf_cg_destroy(&cg);
+      mf_pc_destroy(&mg);
+      mf_operator_destroy(&A);
+    }
+    T_CHECK(iters[0] == iters[1], "dim %d p %d: multigrid (%s) CG iterations %d stored, %d on the fly", dim, p,
+            prec ? "float" : "double", iters[0], iters[1]);
+    double e = rel_diff(u[1], u[0], nowned);
+    T_CHECK(e <= (prec ? 1e-6 : 1e-9), "dim %d p %d: multigrid (%s) CG solutions differ by %.3g", dim, p,
+            prec ? "float" : "double", e);
+    mf_vector_destroy(&u[0]);
+    mf_vector_destroy(&u[1]);
+  }
   mf_vector_destroy(&b);
   mf_space_destroy(&V);
   mf_mesh_destroy(&mesh);
@@ -178,8 +234,12 @@ static void check_errors(mf_context ctx)
   }
   T_CALL(mf_operator_set_geometry(A, MF_GEOMETRY_ON_THE_FLY));
   T_CALL(mf_operator_set_geometry(A, MF_GEOMETRY_ON_THE_FLY)); /* again: nothing to do */
-  EXPECT(mf_operator_create_single(A, &F), MF_ERR_UNSUPPORTED, "a single-precision copy is made from stored quadrature data");
-  T_CHECK(F == NULL, "a refused single-precision copy left a handle");
+  /* a float copy of an on-the-fly operator keeps stored float data (made from data made for the moment) */
+  T_CALL(mf_operator_create_single(A, &F));
+  T_CHECK(F->geometry == MF_GEOMETRY_STORED && F->coefq == NULL, "float copy of an on-the-fly operator: geometry %d",
+          (int)F->geometry);
+  EXPECT(mf_operator_set_geometry(F, MF_GEOMETRY_ON_THE_FLY), MF_ERR_UNSUPPORTED, "a single-precision copy keeps");
+  mf_operator_destroy(&F);
   double *h = malloc(sizeof(double) * (A->qd.len + 1));
   EXPECT(mf_operator_qdata_to_host(A, h), MF_ERR_UNSUPPORTED, "keeps no quadrature data");
   free(h);
@@ -220,7 +280,9 @@ int main(int argc, char **argv)
         for (int p = 1; p <= pmax; p++) {
           mf_space V;
           T_CALL(mf_space_create(mesh, p, &V));
-          T_CHECK(!adapt || V->nmasked > 0, "%s dim %d adaptive: no cell with hanging nodes", meshes[mi], dim);
+          int nmasked = V->nmasked;
+          MPI_Allreduce(MPI_IN_PLACE, &nmasked, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+          T_CHECK(!adapt || nmasked > 0, "%s dim %d adaptive: no cell with hanging nodes", meshes[mi], dim);
           for (int quad = 0; quad < 3; quad++)
             for (int kind = 0; kind < 3; kind++)
               for (int wc = 0; wc < 2; wc++) {
@@ -236,7 +298,11 @@ int main(int argc, char **argv)
       }
   }
   check_cg(ctx, 2, 3);
-  if (!small) check_cg(ctx, 3, 2);
+  check_mg(ctx, 2, 3);
+  if (!small) {
+    check_cg(ctx, 3, 2);
+    check_mg(ctx, 3, 2);
+  }
   mf_context_destroy(&ctx);
   return t_finish();
 }

@@ -453,7 +453,23 @@ extern "C" int mf_cuda_operator_single(mf_operator op, mf_operator like)
   MF_CALL(mf_cuda_malloc(ctx, (void **)&d->qdf, sizeof(float) * op->qd.len, "quadrature data in float"));
   MF_CALL(mf_cuda_upload(ctx, (void **)&d->B, bs->B, sizeof(double) * nq * n1, "basis matrices"));
   MF_CALL(mf_cuda_upload(ctx, (void **)&d->D, bs->D, sizeof(double) * nq * nq, "basis matrices"));
-  if (op->qd.len) k_round<<<1024, 256>>>(d->qdf, l->qd, op->qd.len);
-  MF_CUDA_LAUNCH_CHECK(ctx, "rounding the quadrature data");
+  const double *src = l->qd;
+  double *made = NULL; /* like computes its geometry on the fly: its stored data made for the moment */
+  if (like->geometry == MF_GEOMETRY_ON_THE_FLY) {
+    MF_CALL(mf_cuda_require(ctx, sizeof(double) * op->qd.len, "quadrature data for the single-precision copy"));
+    MF_CALL(alloc_qdata(like, &made));
+    int ierr = mf_cuda_otf_qdata(like, made, l->coefq);
+    if (ierr) {
+      mf_cuda_free(ctx, made);
+      return ierr;
+    }
+    src = made;
+  }
+  if (op->qd.len) k_round<<<1024, 256>>>(d->qdf, src, op->qd.len);
+  const cudaError_t e = mf_cuda_launch_status();
+  mf_cuda_free(ctx, made);
+  if (e != cudaSuccess)
+    return mf_error_set(ctx, MF_ERR_CUDA, __FILE__, __LINE__, __func__, "kernel '%s': %s (%s)%s",
+                        "rounding the quadrature data", cudaGetErrorString(e), cudaGetErrorName(e), MF_CUDA_LAUNCH_HINT);
   return 0;
 }
