@@ -631,6 +631,8 @@ int main(int argc, char **argv)
               if (out) fprintf(out, "%s,%.3f,%s%s%s\n", row, setup_g, dname, cgc, phase_cols), fflush(out);
             }
           }
+          if (method_i && op->geometry != MF_GEOMETRY_STORED) /* assembled from stored data */
+            mf_operator_set_geometry(op, MF_GEOMETRY_STORED);
           if (method_i) csr_row(op, &a, device, problems[pi], dim, reps, cg_iters, setup_phases, out);
           mf_operator_destroy(&op);
         }
