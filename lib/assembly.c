@@ -221,6 +221,9 @@ static int create_assembled(mf_operator mfop, mf_assembly_variant v, int with_op
            MF_ERR_UNSUPPORTED, "only matrix-free mass, Laplace and Helmholtz operators can be assembled (kind %d)",
            (int)mfop->kind);
   MF_CHECK(mfop->prec == MF_PRECISION_DOUBLE, ctx, MF_ERR_UNSUPPORTED, "a single-precision operator copy cannot be assembled");
+  MF_CHECK(mfop->geometry == MF_GEOMETRY_STORED, ctx, MF_ERR_UNSUPPORTED,
+           "the operator computes its geometry on the fly: assemble it with stored geometry "
+           "(mf_operator_set_geometry(op, MF_GEOMETRY_STORED) first)");
   const int cuda = ctx->backend == MF_BACKEND_CUDA;
   mf_space s = mfop->space;
   mf_operator o = NULL;
@@ -243,6 +246,7 @@ static int create_assembled(mf_operator mfop, mf_assembly_variant v, int with_op
   o->refs = 1;
   mf_space_retain(o->space);
   o->qd.data = NULL;
+  o->coefq = NULL;
   o->qdf = NULL;
   o->xwork = NULL;
   o->dev = NULL;

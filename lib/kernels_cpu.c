@@ -16,7 +16,10 @@ size_t mf_kernel_work_size(mf_operator op)
   const int dim = op->space->dim;
   size_t nqp = op->qd.nqp, npc = op->space->npc;
   size_t big = nqp > npc ? nqp : npc;
-  return big * (4 + 2 * (size_t)dim);
+  size_t n = big * (4 + 2 * (size_t)dim);
+  /* on the fly: the cell's quadrature data and the work to make them */
+  if (op->geometry == MF_GEOMETRY_ON_THE_FLY) n += (size_t)op->qd.ncomp * nqp + mf_otf_work_size(op);
+  return n;
 }
 
 void mf_kernel_cell_cpu(mf_operator op, int cell, const double *ue, double *ve, double *work)
@@ -35,8 +38,17 @@ void mf_kernel_cell_cpu(mf_operator op, int cell, const double *ue, double *ve, 
   else mf_tensor_interpolate(dim, b, ue, uq, t1, t2);
 
   const int c0 = op->has_mass ? 1 : 0;
+  /* on the fly (and no stored data made for the moment, as the diagonal does): this cell's quadrature
+   * data from its geometry nodes, the same values as the stored ones */
+  double *qv = NULL;
+  if (op->geometry == MF_GEOMETRY_ON_THE_FLY && !qd->data) {
+    qv = v + (size_t)dim * big;
+    mf_otf_cell_qdata(op, cell, qv + (size_t)qd->ncomp * nqp, qv);
+  }
   /* the quadrature data in double, or the float copy of a single-precision operator */
-#define QD(comp, q) (op->qdf ? (double)op->qdf[mf_qdata_index(qd, cell, (comp), (q))] : qd->data[mf_qdata_index(qd, cell, (comp), (q))])
+#define QD(comp, q)                                                                         \
+  (qv ? qv[(size_t)(comp) * nqp + (q)]                                                      \
+      : op->qdf ? (double)op->qdf[mf_qdata_index(qd, cell, (comp), (q))] : qd->data[mf_qdata_index(qd, cell, (comp), (q))])
   for (int q = 0; q < nqp; q++) r[q] = op->has_mass ? QD(0, q) * uq[q] : 0.0;
   if (op->has_grad) {
     for (int l = 0; l < dim; l++) mf_tensor_apply(dim, nn, l, b->D, nq, 0, uq, g + (size_t)l * big, 0);

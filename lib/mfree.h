@@ -274,6 +274,25 @@ typedef enum {
 /** @brief Choose the CUDA kernel design (MF_KERNEL_AUTO by default). Both compute the same operator; no
  *  effect on the CPU backend. mf_operator_set_cells_per_block applies to MF_KERNEL_POINT only. */
 int mf_operator_set_kernel_design(mf_operator op, mf_kernel_design design);
+/** Where a matrix-free operator's geometry comes from at each application (docs/performance.md,
+ *  "Geometry on the fly"). */
+typedef enum {
+  MF_GEOMETRY_STORED = 0,   /**< quadrature data stored per point (c w |J| and c w |J| J^-1 J^-T; default) */
+  MF_GEOMETRY_ON_THE_FLY = 1 /**< Jacobians computed in the kernel from the space's node coordinates; only
+                                  the coefficient is stored (one value per point, none when c is NULL) */
+} mf_geometry;
+/** @brief Switch a matrix-free mass, Laplace or Helmholtz operator (double precision) between stored
+ *  quadrature data and geometry computed on the fly. To on-the-fly: the coefficient is evaluated at
+ *  the quadrature points (the same points and values as the stored data) and the quadrature data are
+ *  freed. Back to stored: they are recomputed from the node coordinates and those coefficient values
+ *  (no callback). Both forms give the same operator to rounding (the same formulas, lib/mf_pointwise.h).
+ *  The diagonal and multigrid's float copies are made from quadrature data computed for the moment.
+ *  On the cuda backend on-the-fly runs in the point design (MF_KERNEL_COLUMN falls back to it). Refused:
+ *  shell and assembled operators, single-precision copies; mf_operator_create_assembled refuses an
+ *  on-the-fly operator (switch it back first). Collective. */
+int mf_operator_set_geometry(mf_operator op, mf_geometry mode);
+/** @brief The operator's geometry mode (shell and assembled operators: MF_GEOMETRY_STORED). */
+int mf_operator_get_geometry(mf_operator op, mf_geometry *mode);
 /** @brief With on != 0, boundary DoFs become identity rows/columns (homogeneous Dirichlet form). */
 int mf_operator_set_dirichlet(mf_operator op, int on);
 /** @brief y <- A x (owned entries of y; x's ghosts are imported as needed). x and y must differ. */

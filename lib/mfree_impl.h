@@ -505,6 +505,9 @@ struct mf_operator_s {
   double coef_a, coef_b;
   mf_basis1d basis;
   mf_qdata qd;          /* qd.data: the host data (cpu backend, double operators) */
+  mf_geometry geometry; /* MF_GEOMETRY_ON_THE_FLY: qd.data (and the device copy) freed; Jacobians from the
+                           space's node coordinates in the kernel (mf_operator_set_geometry) */
+  double *coefq;        /* on the fly, cpu backend: c(x_q), ncells x nqp (cell-major); NULL when c is NULL */
   mf_precision prec;    /* MF_PRECISION_FLOAT: a copy in single precision (mf_operator_create_single) */
   float *qdf;           /* its host quadrature data (cpu backend), layout of qd */
   /* shell */
@@ -568,6 +571,17 @@ int mf_kernel_diagonal_cpu(mf_operator op, double *d);
 /** Apply one cell: ue (npc) -> ve (npc), work of size mf_kernel_work_size. */
 void mf_kernel_cell_cpu(mf_operator op, int cell, const double *ue, double *ve, double *work);
 size_t mf_kernel_work_size(mf_operator op);
+/** On-the-fly geometry, CPU (lib/kernels_otf.c). The cell's quadrature data from its geometry nodes
+ *  (mf_space_cell_coords: the continuous coordinates with the cell's constraints) and op->coefq, in
+ *  the order of the stored set-up: qv[comp * nqp + q]. work: mf_otf_work_size(op) doubles. */
+void mf_otf_cell_qdata(mf_operator op, int cell, double *work, double *qv);
+size_t mf_otf_work_size(mf_operator op);
+/** The coefficient at the quadrature points of every cell, cq[cell * nqp + q] (the stored set-up's
+ *  points and checks). */
+int mf_otf_coefficient_cpu(mf_operator op, double *cq);
+/** Quadrature data in op->qd's layout (qd.len doubles, allocated here) from the geometry and op->coefq:
+ *  the stored data, without calling the coefficient again. */
+int mf_otf_qdata_cpu(mf_operator op, double **data);
 /** Dense element matrix of a cell (npc x npc, row-major) by direct quadrature, no sum factorisation. */
 void mf_element_matrix_dense(mf_operator op, int cell, double *Ae);
 /** C^T A_e C of a cell with the hanging-node constraints C, by the cell kernel on unit vectors. */

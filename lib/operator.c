@@ -24,6 +24,16 @@ static int apply_part_mf_cpu(mf_operator op, mf_vector x, mf_vector y, mf_cell_p
 }
 static int diagonal_mf_cpu(mf_operator op, mf_vector d)
 {
+  if (op->geometry == MF_GEOMETRY_ON_THE_FLY) { /* from quadrature data made for the moment: the stored diagonal */
+    double *data = NULL;
+    MF_CALL(mf_otf_qdata_cpu(op, &data));
+    op->qd.data = data;
+    int ierr = mf_kernel_diagonal_cpu(op, d->data);
+    if (!ierr) ierr = mf_kernel_diagonal_hanging_cpu(op, d->data);
+    op->qd.data = NULL;
+    free(data);
+    return ierr;
+  }
   MF_CALL(mf_kernel_diagonal_cpu(op, d->data));
   return mf_kernel_diagonal_hanging_cpu(op, d->data);
 }
@@ -116,6 +126,8 @@ int mf_operator_create_single(mf_operator like, mf_operator *op)
   o->refs = 1;
   mf_space_retain(o->space);
   o->prec = MF_PRECISION_FLOAT;
+  o->geometry = MF_GEOMETRY_STORED; /* its float data; from like's made for the moment when like has none */
+  o->coefq = NULL;
   o->qd.data = NULL;
   o->qdf = NULL;
   o->xwork = NULL;
@@ -126,7 +138,11 @@ int mf_operator_create_single(mf_operator like, mf_operator *op)
     o->ops.apply_part = apply_part_mf_cpu;
     o->ops.destroy = destroy_mf_cpu;
     ierr = MF_CALLOC(ctx, o->qd.len, &o->qdf);
-    for (size_t i = 0; !ierr && i < o->qd.len; i++) o->qdf[i] = (float)like->qd.data[i];
+    double *made = NULL;
+    if (!ierr && like->geometry == MF_GEOMETRY_ON_THE_FLY) ierr = mf_otf_qdata_cpu(like, &made);
+    const double *src = made ? made : like->qd.data;
+    for (size_t i = 0; !ierr && i < o->qd.len; i++) o->qdf[i] = (float)src[i];
+    free(made);
   }
 #ifdef MFREE_WITH_CUDA
   else ierr = mf_cuda_operator_single(o, like);
@@ -212,11 +228,73 @@ int mf_operator_set_kernel_design(mf_operator op, mf_kernel_design design)
   return 0;
 }
 
+/* Geometry on the fly, cpu backend: the coefficient at the points (op->coefq) replaces the stored data;
+ * back to stored, the data are made from the geometry and those values. */
+static int set_geometry_cpu(mf_operator op, mf_geometry mode)
+{
+  mf_space s = op->space;
+  if (mode == MF_GEOMETRY_ON_THE_FLY) {
+    MF_CALL(mf_space_host_coords(s));
+    double *cq = NULL;
+    if (op->coef) {
+      MF_CALL(MF_CALLOC(op->ctx, (size_t)s->ncells * op->qd.nqp, &cq));
+      int ierr = mf_otf_coefficient_cpu(op, cq);
+      if (ierr) {
+        free(cq);
+        return ierr;
+      }
+    }
+    free(op->qd.data);
+    op->qd.data = NULL;
+    op->coefq = cq;
+    op->geometry = MF_GEOMETRY_ON_THE_FLY;
+    return 0;
+  }
+  double *data = NULL;
+  MF_CALL(mf_otf_qdata_cpu(op, &data));
+  op->qd.data = data;
+  free(op->coefq);
+  op->coefq = NULL;
+  op->geometry = MF_GEOMETRY_STORED;
+  return 0;
+}
+
+int mf_operator_set_geometry(mf_operator op, mf_geometry mode)
+{
+  MF_CHECK(op, NULL, MF_ERR_NULL, "operator is NULL");
+  mf_context ctx = op->ctx;
+  MF_CHECK(mode == MF_GEOMETRY_STORED || mode == MF_GEOMETRY_ON_THE_FLY, ctx, MF_ERR_ARGUMENT,
+           "geometry mode %d unknown (MF_GEOMETRY_STORED or MF_GEOMETRY_ON_THE_FLY)", (int)mode);
+  MF_CHECK(op->kind == MF_OP_MASS || op->kind == MF_OP_LAPLACE || op->kind == MF_OP_HELMHOLTZ, ctx,
+           MF_ERR_UNSUPPORTED, "a geometry mode applies to matrix-free mass, Laplace and Helmholtz operators only (this "
+           "one is %s)", op->kind == MF_OP_SHELL ? "a shell operator" : "assembled");
+  MF_CHECK(op->prec == MF_PRECISION_DOUBLE, ctx, MF_ERR_UNSUPPORTED,
+           "geometry on the fly is for double-precision operators: a single-precision copy keeps its stored "
+           "quadrature data");
+  if (mode == op->geometry) return 0;
+  int ierr = 0;
+  if (ctx->backend == MF_BACKEND_CPU) ierr = set_geometry_cpu(op, mode);
+#ifdef MFREE_WITH_CUDA
+  else ierr = mf_cuda_operator_set_geometry(op, mode);
+#endif
+  return mf_agree(ctx, ierr);
+}
+
+int mf_operator_get_geometry(mf_operator op, mf_geometry *mode)
+{
+  MF_CHECK(op, NULL, MF_ERR_NULL, "operator is NULL");
+  MF_CHECK(mode, op->ctx, MF_ERR_NULL, "output pointer mode is NULL");
+  *mode = op->geometry;
+  return 0;
+}
+
 /* MF_KERNEL_AUTO: the design measured faster for the case (docs/performance.md, "Kernel designs"; 3D
  * on the H100, 2D on the H200): per dim, rule (Gauss p+1, Gauss p+2, GLL collocated), mass or gradient
  * (Laplace, Helmholtz) and degree 1..8, 1 for the column design. */
 mf_kernel_design mf_operator_design(const mf_operator op)
 {
+  /* on the fly exists in the point design only: MF_KERNEL_COLUMN falls back to it */
+  if (op->geometry == MF_GEOMETRY_ON_THE_FLY) return MF_KERNEL_POINT;
   if (op->design != MF_KERNEL_AUTO) return op->design;
   static const unsigned char column[2][3][2][8] = {
       /* 2D */
@@ -323,6 +401,8 @@ int mf_operator_qdata_to_host(mf_operator op, double *host)
            MF_ERR_UNSUPPORTED, "only matrix-free operators have quadrature data");
   MF_CHECK(op->prec == MF_PRECISION_DOUBLE, op->ctx, MF_ERR_UNSUPPORTED,
            "a single-precision operator copy has no double quadrature data");
+  MF_CHECK(op->geometry == MF_GEOMETRY_STORED, op->ctx, MF_ERR_UNSUPPORTED,
+           "the operator computes its geometry on the fly and keeps no quadrature data");
 #ifdef MFREE_WITH_CUDA
   if (op->ctx->backend == MF_BACKEND_CUDA) return mf_cuda_qdata_to_host(op, host);
 #endif
@@ -370,6 +450,7 @@ void mf_operator_release(mf_operator o)
   mf_vector_destroy(&o->xwork);
   free(o->qd.data);
   free(o->qdf);
+  free(o->coefq);
   /* rowptr, colidx: the space's; the values of an assembled operator on the device: its destroy's */
   if (!(o->kind == MF_OP_ASSEMBLED && o->ctx->backend == MF_BACKEND_CUDA)) free(o->vals);
   mf_space_release(o->space);

@@ -43,6 +43,11 @@
  * row once, with the auto variant's matrix. The --setup-phases columns are empty on these rows. A
  * matrix that does not fit is refused by the library: reported on stderr, the case's csr row left out.
  * --method assembled writes only the csr rows (the matrix-free operator is still made: it is assembled).
+ *
+ * --geometry stored|on-the-fly|both: rows of operators with geometry computed on the fly
+ * (mf_operator_set_geometry) have the design suffixed `-otf` (`point-otf`; `cpu-otf` on the cpu
+ * backend); their setup_s includes the switch. Their byte model (otf_bytes) and flop model
+ * (otf_flops_per_dof) are printed as a `# model` line per case on stdout; bytes_per_dof is otf_bytes.
  */
 #include <errno.h>
 #include <math.h>
@@ -396,6 +401,64 @@ static void csr_row(mf_operator op, apply_arg *a, const char *device, const char
   mf_operator_destroy(&A);
 }
 
+/* Geometry on the fly, fewest bytes per application: x read and y written (16 B per DoF), the node
+ * coordinates (8 dim B per DoF: the continuous vector, gathered like x), the coefficient (8 B per point
+ * per cell; none when constant) and the DoF indices (4 B per cell node). Cells with hanging nodes read
+ * nothing more: their geometry nodes are the constrained coordinates (mf_space_cell_coords), made in the
+ * kernel like u's (the 2-byte masks, as in the stored model, are left out). */
+static double otf_bytes(const mf_space s, const mf_operator op)
+{
+  const double ndofs = (double)s->nglobal, cells = (double)s->mesh->ncells_global;
+  return 16.0 * ndofs + 8.0 * s->dim * ndofs + (op->coef ? 8.0 * cells * op->qd.nqp : 0.0) + 4.0 * cells * s->npc;
+}
+
+/* Flops of one on-the-fly application per DoF (a multiply-add counts 2, a division 1), per cell:
+ *   u:           B sweeps to the points and back (none when collocated), D and D^T per direction
+ *                (gradient part), the pointwise product with the dim x dim symmetric tensor and m u;
+ *   coordinates: dim components, each B sweeps (none when collocated) and D per direction (J);
+ *   per point:   the weight, det J, J^-1 (adjugate / det), |det J| w and the components
+ *                (mf_qf_geometry), times c (mf_qf_scale) with a coefficient. */
+static double otf_flops_per_dof(const mf_space s, const mf_operator op)
+{
+  const int dim = s->dim, n1 = s->n1, nq = op->basis.nq, colloc = op->basis.collocated;
+  const double nqp = op->qd.nqp;
+  double sweeps = 0.0; /* B x B (x B): the sweep along direction d has nq^d n1^(dim-d) outputs of n1 terms */
+  for (int d = 1; d <= dim; d++) sweeps += 2.0 * n1 * pow(nq, d) * pow(n1, dim - d);
+  if (colloc) sweeps = 0.0;
+  const double grad = 2.0 * dim * nq * nqp; /* D along every direction at every point */
+  /* u: the stored-geometry model of the same operator (sumfact_flops_cell) */
+  const double u = sumfact_flops_cell(dim, n1, nq, op->has_mass, op->has_grad, colloc);
+  const double coords = dim * (sweeps + grad);
+  const int ncomp = op->qd.ncomp;
+  /* per point: weight (dim), det (2D 3, 3D 14), |det| w (1), inverse (2D 4 divisions, 3D 9 x (3 + 1)),
+   * mass a w |det| (1), gradient components (dim(dim+1)/2 x (2 dim - 1 + 2)), the coefficient (ncomp) */
+  double point = dim + (dim == 2 ? 3 : 14) + 1;
+  if (op->has_mass) point += 1;
+  if (op->has_grad) point += (dim == 2 ? 4 : 36) + dim * (dim + 1) / 2 * (2.0 * dim + 1);
+  if (op->coef) point += op->has_grad ? ncomp - (op->has_mass ? 1 : 0) : ncomp;
+  const double per_cell = u + coords + nqp * point;
+  return per_cell * (double)s->mesh->ncells_global / (double)s->nglobal;
+}
+
+/* The operator switched to geometry on the fly for the rows after: returns the switch's seconds (-1
+ * when refused, reported) and sets *bpd to the on-the-fly byte model; prints the models. */
+static double otf_switch(mf_operator op, double *bpd, double *fpd, const char *problem, int p)
+{
+  const mf_space s = op->space;
+  double t0 = MPI_Wtime();
+  if (mf_operator_set_geometry(op, MF_GEOMETRY_ON_THE_FLY)) {
+    fprintf(stderr, "mfree-bench: %s p %d: geometry on the fly: %s\n", problem, p, mf_last_error_message());
+    return -1.0;
+  }
+  const double dt = MPI_Wtime() - t0;
+  const double stored = *bpd;
+  *bpd = otf_bytes(s, op) / s->nglobal;
+  *fpd = otf_flops_per_dof(s, op);
+  printf("# model %s p %d q %d geometry on-the-fly: %.1f bytes/DoF (stored %.1f), %.1f flops/DoF\n", problem, p,
+         op->basis.nq, *bpd, stored, *fpd);
+  return dt;
+}
+
 static void usage(void)
 {
   printf("usage: mfree-bench [--problem bp1|bp3|bp5|ljungkvist|all|ljungkvist-adaptive] [--degrees 1,2,...] [--dim 2|3]\n"
@@ -411,6 +474,8 @@ static void usage(void)
          "                                       <problem>-csr, design csr)\n"
          "                   [--assembly-variant auto|search|table|rowwise|all]  (how it is assembled; all:\n"
          "                                       each variant timed on a \"# assembly\" line, the row with auto)\n"
+         "                   [--geometry stored|on-the-fly|both]  (on the fly: rows with design <design>-otf\n"
+         "                                       and a '# model' line of bytes and flops per DoF)\n"
          "  degrees 1..8, dim 2|3, 0 < min-dofs <= max-dofs <= 1e10, sizes 1..100, reps 1..64,\n"
          "  cells per block 1..1024 (a value a degree cannot take is skipped with a note)\n"
          "Exit status: 0 done (failed cases are reported and skipped), 1 the run failed, 2 a bad option.\n");
@@ -430,6 +495,8 @@ int main(int argc, char **argv)
   mf_kernel_design designs[3] = {MF_KERNEL_AUTO};
   int ndesign = 1;
   static const char *const design_names[3] = {"auto", "point", "column"};
+  static const char *const geometries[] = {"stored", "on-the-fly", "both"};
+  int geometry_i = 0;
   /* options first, before MPI starts (options.h): a bad one stops before any work */
   opt_parser P;
   opt_init(&P, "mfree-bench", argc, argv);
@@ -447,6 +514,7 @@ int main(int argc, char **argv)
     else if (opt_is(&P, "--scatter")) opt_choice(&P, scatters, 3, &scatter_i);
     else if (opt_is(&P, "--method")) opt_choice(&P, methods, 3, &method_i);
     else if (opt_is(&P, "--assembly-variant")) opt_choice(&P, assembly_variants, 5, &assembly_variant_i);
+    else if (opt_is(&P, "--geometry")) opt_choice(&P, geometries, 3, &geometry_i);
     else if (opt_is(&P, "--csv")) opt_string(&P, &csv);
     else if (opt_is(&P, "--dim")) opt_int(&P, 2, 3, &dim);
     else if (opt_is(&P, "--sizes")) opt_int(&P, 1, 100, &nsizes);
@@ -611,15 +679,23 @@ int main(int argc, char **argv)
               snprintf(phase_cols + strlen(phase_cols), sizeof phase_cols - strlen(phase_cols), ",%.4f",
                        space_phases[k] + phases[k]);
           const mf_qdata *qd = &op->qd;
+          if (method_i == 1) geometry_i = 0; /* only the csr rows: the operator is assembled with stored data */
           const double cells = (double)space->mesh->ncells_global;
           double bytes = 16.0 * space->nglobal + 8.0 * cells * qd->ncomp * qd->nqp + 4.0 * cells * space->npc;
           double bpd = bytes / space->nglobal, fpd = op_flops_per_dof(op);
+          for (int gi = 0; gi < 2; gi++) { /* stored, then on the fly (--geometry) */
+          if (gi != geometry_i && geometry_i != 2) continue;
+          const double sw = gi ? otf_switch(op, &bpd, &fpd, problems[pi], p) : 0.0, setup_g = setup + sw;
+          if (sw < 0) break;
           for (int ki = 0; ki < ndesign && method_i != 1; ki++)
           for (int ci = 0; ci < ncpb; ci++)
             for (int sc = 0; sc < 2; sc++) {
               if (!on_gpu && ki > 0) break; /* one CPU kernel */
+              if (gi && ki > 0) break;      /* on the fly: the point design whatever the design asked */
               mf_operator_set_kernel_design(op, designs[ki]);
-              const char *dname = on_gpu ? design_names[(int)mf_operator_design(op)] : "cpu";
+              char dname[32];
+              snprintf(dname, sizeof dname, "%s%s", on_gpu ? design_names[(int)mf_operator_design(op)] : "cpu",
+                       gi ? "-otf" : "");
               if (cpbs[ci] && mf_operator_set_cells_per_block(op, cpbs[ci])) { /* too many threads for p */
                 fprintf(stderr, "mfree-bench: --cells-per-block %d skipped for %s p %d: %s\n", cpbs[ci], problems[pi], p,
                         mf_last_error_message());
@@ -647,10 +723,13 @@ int main(int argc, char **argv)
               }
               char fl[64];
               snprintf(fl, sizeof fl, ",%.1f,%.1f", fpd, fpd * dofs / 1e9);
-              printf("%s,%.3f,%d,%s%s%s%s\n", row, setup, op->cells_per_block, dname, cgc, fl, phase_cols);
+              printf("%s,%.3f,%d,%s%s%s%s\n", row, setup_g, op->cells_per_block, dname, cgc, fl, phase_cols);
               fflush(stdout);
-              if (out) fprintf(out, "%s,%.3f,%s%s%s%s\n", row, setup, dname, cgc, fl, phase_cols), fflush(out);
+              if (out) fprintf(out, "%s,%.3f,%s%s%s%s\n", row, setup_g, dname, cgc, fl, phase_cols), fflush(out);
             }
+          }
+          if (method_i && op->geometry != MF_GEOMETRY_STORED) /* assembled from stored data */
+            mf_operator_set_geometry(op, MF_GEOMETRY_STORED);
           if (method_i) csr_row(op, &a, device, problems[pi], dim, reps, cg_iters, setup_phases, out);
           mf_operator_destroy(&op);
         }

@@ -7,10 +7,18 @@
 //   g_l = D_l u_q (from s)                -> v = G g (quadrature data, coalesced AoSoA loads)
 //   r = sum_l D_l^T v_l + m u_q           -> B^T sweeps z, y, x -> scatter-add (atomic or colored)
 // Sweeps alternate between two shared buffers (one barrier per sweep).
+//
+// Geometry on the fly (OTF, double only): no quadrature data are read. Before u, each thread gathers
+// its node's coordinates (component-major: one coalesced load per component, like u), and for each
+// component k the cell runs the steps of u on them -- constraints, B sweeps (skipped when collocated:
+// B is the identity), collocation derivative -- giving J_kl = d x_k / d xi_l at its point; then the
+// stored set-up's pointwise formulas (lib/mf_pointwise.h: mf_qf_geometry, times c_q by mf_qf_scale)
+// make the values the stored path would have read. The CPU twin: lib/kernels_otf.c.
 #ifndef MF_APPLY_KERNEL_CUH
 #define MF_APPLY_KERNEL_CUH
 
 #include "mf_cuda_common.cuh"
+#include "../mf_pointwise.h"
 
 namespace mfk {
 
@@ -59,19 +67,28 @@ __device__ __forceinline__ void hanging(T *s, int mask, const T *sP, int i, int 
 #ifndef MF_CUDA_MIN_BLOCKS
 #define MF_CUDA_MIN_BLOCKS 3 /* blocks of 512 threads per SM the register budget must allow */
 #endif
-template <int DIM, int NQ, int OP>
+#ifndef MF_CUDA_OTF_MIN_BLOCKS
+#define MF_CUDA_OTF_MIN_BLOCKS 2 /* the same for the on-the-fly kernels (1 for blocks of 1024) */
+#endif
+template <int DIM, int NQ, int OP, bool OTF = false>
 struct bounds {
   static constexpr bool big = (DIM == 2 ? NQ * NQ : NQ * NQ * NQ) > 512;
-  // mass kernels have few live values: one more block fits without spilling (measured: bp1 +10%)
-  static constexpr int threads = big ? 1024 : 512, blocks = big ? 2 : MF_CUDA_MIN_BLOCKS + (OP == 0 ? 1 : 0);
+  // mass kernels have few live values: one more block fits without spilling (measured: bp1 +10%).
+  // On the fly the Jacobian and its inverse are live too: 64 registers by default (2 blocks of 512, 1
+  // of 1024; a few dozen bytes spill in the 3D gradient kernels), MFREE_CUDA_OTF_MIN_BLOCKS in CMake.
+  static constexpr int threads = big ? 1024 : 512,
+                       blocks = OTF ? (big ? 1 : MF_CUDA_OTF_MIN_BLOCKS)
+                                    : big ? 2 : MF_CUDA_MIN_BLOCKS + (OP == 0 ? 1 : 0);
 };
 
 // HANG: the variant for meshes with hanging nodes; meshes without any run the kernel without the
 // constraint code (it costs registers even when no cell uses it: -13% on bp3 p = 8 measured).
 // T: the scalar type of the vectors, the quadrature data and the arithmetic (double, or float for
 // multigrid levels in single precision); the 1D matrices come in double and are rounded when staged.
-template <int DIM, int N1, int NQ, int OP, bool COLLOC, bool HANG, class T>
-__global__ void __launch_bounds__(bounds<DIM, NQ, OP>::threads, bounds<DIM, NQ, OP>::blocks) apply(const mf_cuda_apply_args a)
+// OTF: geometry on the fly (file comment; T = double).
+template <int DIM, int N1, int NQ, int OP, bool COLLOC, bool HANG, class T, bool OTF>
+__global__ void __launch_bounds__(bounds<DIM, NQ, OP, OTF>::threads, bounds<DIM, NQ, OP, OTF>::blocks)
+    apply(const mf_cuda_apply_args a)
 {
   constexpr int NQP = DIM == 2 ? NQ * NQ : NQ * NQ * NQ;
   constexpr int NPC = DIM == 2 ? N1 * N1 : N1 * N1 * N1;
@@ -88,12 +105,13 @@ __global__ void __launch_bounds__(bounds<DIM, NQ, OP>::threads, bounds<DIM, NQ, 
   const int pos = a.cell_begin + blockIdx.x * a.cells_per_block + lc;
   const bool active = pos < a.cell_end;
   const int cell = !active ? 0 : a.cell_list ? __ldg(&a.cell_list[pos]) : pos;
-  T *s0 = sP + (HANG ? 2 * N1 * N1 : 0) + (size_t)lc * NBUF * NQP, *s1 = s0 + NQP;
+  T *sw = sP + (HANG ? 2 * N1 * N1 : 0); // OTF: the 1D quadrature weights
+  T *s0 = sw + (OTF ? NQ : 0) + (size_t)lc * NBUF * NQP, *s1 = s0 + NQP;
 
   // the quadrature data does not depend on anything: issue its loads first, so that their latency
   // overlaps the gather and the interpolation sweeps (not in the register-capped big blocks)
   constexpr int NC = (MASS ? 1 : 0) + (GRAD ? (DIM == 2 ? 3 : 6) : 0);
-  constexpr bool PREFETCH = !bounds<DIM, NQ, OP>::big;
+  constexpr bool PREFETCH = !bounds<DIM, NQ, OP>::big && !OTF;
   const size_t qbase = (size_t)(cell / a.qd_batch) * a.qd_batch_stride + (size_t)(cell % a.qd_batch) * NQP + q;
   T qv[NC];
   if (PREFETCH) {
@@ -104,15 +122,80 @@ __global__ void __launch_bounds__(bounds<DIM, NQ, OP>::threads, bounds<DIM, NQ, 
   for (int t = tid; t < NQ * NQ; t += blockDim.x) sD[t] = (T)a.D[t];
   if (HANG)
     for (int t = tid; t < 2 * N1 * N1; t += blockDim.x) sP[t] = (T)a.P[t];
+  if (OTF)
+    for (int t = tid; t < NQ; t += blockDim.x) sw[t] = (T)a.qw[t];
 
   // gather
   const bool isdof = i < N1 && j < N1 && (DIM == 2 || k < N1);
   int node = 0;
   T u = 0;
+  double xc[3] = {0.0, 0.0, 0.0}; // OTF: this node's coordinates
   if (active && isdof) {
     node = __ldg(&a.cell_nodes[(size_t)cell * NPC + i + N1 * (j + N1 * k)]);
     u = __ldg(&x[node]);
+    if (OTF)
+#pragma unroll
+      for (int kc = 0; kc < DIM; kc++) xc[kc] = __ldg(&a.coords[(size_t)kc * a.coords_stride + node]);
     if (a.bc && a.bc[node]) u = 0;
+  }
+
+  if (OTF) { // the quadrature data of this point from the geometry nodes (file comment)
+    const double cq = (active && a.coefq) ? __ldg(&a.coefq[(size_t)cell * NQP + q]) : 1.0;
+    const int mkg = (HANG && active) ? a.mask[cell] : 0;
+    __syncthreads(); // the staged matrices and weights
+    const bool hangg = HANG && __syncthreads_or(mkg != 0);
+    double J[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
+#pragma unroll
+    for (int kc = 0; kc < DIM; kc++) {
+      s0[q] = (T)xc[kc];
+      __syncthreads();
+      if (hangg) hanging<DIM, N1, NQ>(s0, mkg, sP, i, j, k, isdof, false);
+      const T *xs = s0;
+      if (!COLLOC) { // the sweeps of u below
+        if (j < N1 && k < N1) {
+          T t = 0;
+#pragma unroll
+          for (int m = 0; m < N1; m++) t += sB[i * N1 + m] * s0[(k * NQ + j) * NQ + m];
+          s1[q] = t;
+        }
+        __syncthreads();
+        if (k < N1) {
+          T t = 0;
+#pragma unroll
+          for (int m = 0; m < N1; m++) t += sB[j * N1 + m] * s1[(k * NQ + m) * NQ + i];
+          s0[q] = t;
+        }
+        __syncthreads();
+        if (DIM == 3) {
+          T t = 0;
+#pragma unroll
+          for (int m = 0; m < N1; m++) t += sB[k * N1 + m] * s0[(m * NQ + j) * NQ + i];
+          s1[q] = t;
+          __syncthreads();
+          xs = s1;
+        }
+      }
+      T d0 = 0, d1 = 0, d2 = 0;
+#pragma unroll
+      for (int m = 0; m < NQ; m++) {
+        d0 += sD[i * NQ + m] * xs[(k * NQ + j) * NQ + m];
+        d1 += sD[j * NQ + m] * xs[(k * NQ + m) * NQ + i];
+        if (DIM == 3) d2 += sD[k * NQ + m] * xs[(m * NQ + j) * NQ + i];
+      }
+      J[3 * kc + 0] = d0;
+      J[3 * kc + 1] = d1;
+      if (DIM == 3) J[3 * kc + 2] = d2;
+      __syncthreads(); // every read of s0, s1 done before the next component (or u) overwrites them
+    }
+    double w = 1.0; // the tensor weight in the order of mf_qweight
+    w *= sw[i];
+    w *= sw[j];
+    if (DIM == 3) w *= sw[k];
+    double qg[NC];
+    mf_qf_geometry(DIM, J, w, a.qf_a, a.qf_b, MASS, GRAD, qg, 1);
+    if (a.coefq) mf_qf_scale(DIM, MASS, GRAD, cq, qg, 1);
+#pragma unroll
+    for (int c = 0; c < NC; c++) qv[c] = active ? (T)qg[c] : (T)0; // idle threads' cells are not cells
   }
   s0[q] = u;
   __syncthreads();
@@ -151,7 +234,7 @@ __global__ void __launch_bounds__(bounds<DIM, NQ, OP>::threads, bounds<DIM, NQ, 
   const T uq = uqs[q];
 
   // pointwise operator with the quadrature data
-  if (!PREFETCH) {
+  if (!PREFETCH && !OTF) {
 #pragma unroll
     for (int c = 0; c < NC; c++) qv[c] = active ? __ldg(&qd[qbase + (size_t)c * a.qd_block_stride]) : (T)0;
   }
@@ -237,23 +320,36 @@ __global__ void __launch_bounds__(bounds<DIM, NQ, OP>::threads, bounds<DIM, NQ, 
   }
 }
 
-template <int DIM, int N1, int NQ, int OP, bool COLLOC, bool HANG, class T>
-cudaError_t launch(const mf_cuda_apply_args *a)
+template <int DIM, int N1, int NQ, int OP, bool COLLOC, bool HANG, class T, bool OTF>
+cudaError_t launch_design(const mf_cuda_apply_args *a)
 {
   constexpr int NQP = DIM == 2 ? NQ * NQ : NQ * NQ * NQ;
   constexpr int NBUF = OP != 0 ? 2 + DIM : 2;
   const int ncells = a->cell_end - a->cell_begin;
   if (ncells <= 0) return cudaSuccess;
   const int cpb = a->cells_per_block;
-  const size_t shmem = sizeof(T) * ((size_t)NQ * N1 + NQ * NQ + (HANG ? 2 * N1 * N1 : 0) + (size_t)cpb * NBUF * NQP);
+  const size_t shmem = sizeof(T) * ((size_t)NQ * N1 + NQ * NQ + (HANG ? 2 * N1 * N1 : 0) + (OTF ? NQ : 0) +
+                                    (size_t)cpb * NBUF * NQP);
   if (shmem > 48 * 1024) {
-    cudaError_t e = cudaFuncSetAttribute(apply<DIM, N1, NQ, OP, COLLOC, HANG, T>,
+    cudaError_t e = cudaFuncSetAttribute(apply<DIM, N1, NQ, OP, COLLOC, HANG, T, OTF>,
                                          cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shmem);
     if (e != cudaSuccess) return e;
   }
   const int blocks = (ncells + cpb - 1) / cpb;
-  apply<DIM, N1, NQ, OP, COLLOC, HANG, T><<<blocks, cpb * NQP, shmem>>>(*a);
+  apply<DIM, N1, NQ, OP, COLLOC, HANG, T, OTF><<<blocks, cpb * NQP, shmem>>>(*a);
   return mf_cuda_launch_status();
+}
+
+// stored quadrature data (apply_inst.cu.in), and geometry on the fly (apply_otf_inst.cu.in, double)
+template <int DIM, int N1, int NQ, int OP, bool COLLOC, bool HANG, class T>
+cudaError_t launch(const mf_cuda_apply_args *a)
+{
+  return launch_design<DIM, N1, NQ, OP, COLLOC, HANG, T, false>(a);
+}
+template <int DIM, int N1, int NQ, int OP, bool COLLOC, bool HANG, class T>
+cudaError_t launch_otf(const mf_cuda_apply_args *a)
+{
+  return launch_design<DIM, N1, NQ, OP, COLLOC, HANG, T, true>(a);
 }
 
 MF_CUDA_APPLY_LOOKUP(launch)

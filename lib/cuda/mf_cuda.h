@@ -37,6 +37,9 @@ int mf_cuda_transfer_restrict(struct mf_transfer_s *tr, mf_vector fine, mf_vecto
 /** op (a copy of like, mf_operator_create_single): its device state with like's quadrature data
  *  rounded to float. */
 int mf_cuda_operator_single(mf_operator op, mf_operator like);
+/** Switch op's device state between stored quadrature data and geometry on the fly (the coefficient
+ *  at the quadrature points on the device, the space's coordinates component-major); lib/cuda/operator.cu. */
+int mf_cuda_operator_set_geometry(mf_operator op, mf_geometry mode);
 /** Copy the device quadrature data to host (len doubles). */
 int mf_cuda_qdata_to_host(mf_operator op, double *host);
 /** The assembled operator on the device. lib/cuda/assembly.cu: the space's sparsity copied to the

@@ -97,6 +97,7 @@ struct mf_cuda_space {
   int *send_idx, *recv_idx;  // exchange lists
   double *send_buf, *recv_buf;
   double *coords;            // nlocal x dim node coordinates
+  double *coords_cm;         // the same component-major (dim x nlocal): geometry on the fly, made on first use
   int *masked_cells;         // nmasked
   int *bc_list;              // nbc
   double *h_send, *h_recv;   // pinned host buffers of the exchange (host-staged MPI)
@@ -114,6 +115,7 @@ struct mf_cuda_operator {
   double *B, *D;   // 1D matrices
   double *BB, *BG, *GG; // diagonal factors
   double *qw;      // 1D quadrature weights
+  double *coefq;   // geometry on the fly: c(x_q), ncells x nqp cell-major (NULL: constant coefficient)
 };
 
 // setup.cu: fill op's device quadrature data (geometry and, with c, the coefficient phase), and the
@@ -121,6 +123,12 @@ struct mf_cuda_operator {
 extern "C" int mf_cuda_operator_qdata(mf_operator op, const double *B, const double *D, const double *qw,
                                       mf_coefficient_fn c, void *user, double a, double b);
 extern "C" size_t mf_cuda_qdata_setup_bytes(mf_operator op, int with_coefficient);
+// setup.cu, geometry on the fly: the coefficient at the quadrature points of every cell (the stored
+// set-up's points, values checked on the host), coefq[cell * nqp + q]; and quadrature data in op->qd's
+// layout (qd: zeroed, qd.len doubles) from the geometry and coefq (NULL: constant), the stored set-up's
+// kernels and order, without calling the coefficient.
+extern "C" int mf_cuda_otf_coefficient(mf_operator op, double *coefq);
+extern "C" int mf_cuda_otf_qdata(mf_operator op, double *qd, const double *coefq);
 
 static inline mf_cuda_context *mf_cuda_ctx(mf_context ctx) { return (mf_cuda_context *)ctx->cuda; }
 
@@ -152,6 +160,13 @@ struct mf_cuda_apply_args {
   int atomic;
   const void *x; // vectors of the kernel's type
   void *y;
+  // geometry on the fly (point design, double): node coordinates component-major (component k of node
+  // n at coords[k * coords_stride + n]), the coefficient per point (NULL: constant), the 1D weights,
+  // and the factors a (mass part) and b (gradient part) of mf_qf_geometry
+  const double *coords;
+  long long coords_stride;
+  const double *coefq, *qw;
+  double qf_a, qf_b;
 };
 
 // op: 0 mass, 1 Laplace, 2 Helmholtz; quad: MF_QUAD_*; column: the column design (apply_column.cuh),
@@ -181,5 +196,7 @@ typedef cudaError_t (*mf_cuda_apply_fn)(const mf_cuda_apply_args *a);
   }
 extern "C" mf_cuda_apply_fn mf_cuda_apply_lookup(int dim, int degree, int quad, int op, int hang, int single,
                                                  int column);
+// The on-the-fly variants of the point design (double only).
+extern "C" mf_cuda_apply_fn mf_cuda_apply_otf_lookup(int dim, int degree, int quad, int op, int hang);
 
 #endif

@@ -11,6 +11,25 @@
 MF_DECL(2, 1) MF_DECL(2, 2) MF_DECL(2, 3) MF_DECL(2, 4) MF_DECL(2, 5) MF_DECL(2, 6) MF_DECL(2, 7) MF_DECL(2, 8)
 MF_DECL(3, 1) MF_DECL(3, 2) MF_DECL(3, 3) MF_DECL(3, 4) MF_DECL(3, 5) MF_DECL(3, 6) MF_DECL(3, 7) MF_DECL(3, 8)
 
+#define MF_DECL_OTF(D, P) extern "C" mf_cuda_apply_fn mf_cuda_apply_otf_lookup_d##D##_p##P(int quad, int op, int hang);
+MF_DECL_OTF(2, 1) MF_DECL_OTF(2, 2) MF_DECL_OTF(2, 3) MF_DECL_OTF(2, 4) MF_DECL_OTF(2, 5) MF_DECL_OTF(2, 6)
+MF_DECL_OTF(2, 7) MF_DECL_OTF(2, 8) MF_DECL_OTF(3, 1) MF_DECL_OTF(3, 2) MF_DECL_OTF(3, 3) MF_DECL_OTF(3, 4)
+MF_DECL_OTF(3, 5) MF_DECL_OTF(3, 6) MF_DECL_OTF(3, 7) MF_DECL_OTF(3, 8)
+
+extern "C" mf_cuda_apply_fn mf_cuda_apply_otf_lookup(int dim, int p, int quad, int op, int hang)
+{
+  typedef mf_cuda_apply_fn (*lookup_fn)(int, int, int);
+  static const lookup_fn table[2][8] = {
+      {mf_cuda_apply_otf_lookup_d2_p1, mf_cuda_apply_otf_lookup_d2_p2, mf_cuda_apply_otf_lookup_d2_p3,
+       mf_cuda_apply_otf_lookup_d2_p4, mf_cuda_apply_otf_lookup_d2_p5, mf_cuda_apply_otf_lookup_d2_p6,
+       mf_cuda_apply_otf_lookup_d2_p7, mf_cuda_apply_otf_lookup_d2_p8},
+      {mf_cuda_apply_otf_lookup_d3_p1, mf_cuda_apply_otf_lookup_d3_p2, mf_cuda_apply_otf_lookup_d3_p3,
+       mf_cuda_apply_otf_lookup_d3_p4, mf_cuda_apply_otf_lookup_d3_p5, mf_cuda_apply_otf_lookup_d3_p6,
+       mf_cuda_apply_otf_lookup_d3_p7, mf_cuda_apply_otf_lookup_d3_p8}};
+  if (dim < 2 || dim > 3 || p < 1 || p > 8 || quad < 0 || quad > 2 || op < 0 || op > 2) return NULL;
+  return table[dim - 2][p - 1](quad, op, hang);
+}
+
 extern "C" mf_cuda_apply_fn mf_cuda_apply_lookup(int dim, int p, int quad, int op, int hang, int single, int column)
 {
   typedef mf_cuda_apply_fn (*lookup_fn)(int, int, int);
@@ -73,15 +92,23 @@ static int apply_cuda_cells(mf_operator op, mf_vector x, mf_vector y, int part)
   const mf_cuda_operator *d = (const mf_cuda_operator *)op->dev;
   const mf_cuda_space *ds = (const mf_cuda_space *)s->dev;
   const int single = op->prec == MF_PRECISION_FLOAT;
-  const int column = mf_operator_design(op) == MF_KERNEL_COLUMN;
+  const int column = mf_operator_design(op) == MF_KERNEL_COLUMN; /* never on the fly (mf_operator_design) */
+  const int otf = op->geometry == MF_GEOMETRY_ON_THE_FLY;
   mf_cuda_apply_fn fn =
-      mf_cuda_apply_lookup(s->dim, s->degree, (int)op->quad, op_index(op), ds->mask != NULL, single, column);
+      otf ? mf_cuda_apply_otf_lookup(s->dim, s->degree, (int)op->quad, op_index(op), ds->mask != NULL)
+          : mf_cuda_apply_lookup(s->dim, s->degree, (int)op->quad, op_index(op), ds->mask != NULL, single, column);
   MF_CHECK(fn, ctx, MF_ERR_UNSUPPORTED, "no CUDA kernel for dim %d, degree %d, quadrature %d", s->dim, s->degree,
            (int)op->quad);
   mf_cuda_apply_args a;
   a.cell_nodes = ds->cell_nodes;
   a.bc = op->dirichlet ? ds->bc : NULL;
-  a.qd = single ? (const void *)d->qdf : (const void *)d->qd;
+  a.qd = single ? (const void *)d->qdf : (const void *)d->qd; /* NULL on the fly */
+  a.coords = otf ? ds->coords_cm : NULL;
+  a.coords_stride = (long long)s->nlocal;
+  a.coefq = otf ? d->coefq : NULL;
+  a.qw = d->qw;
+  a.qf_a = op->coef_a;
+  a.qf_b = op->coef_b;
   a.qd_batch_stride = (long long)op->qd.batch_stride;
   a.qd_block_stride = (long long)op->qd.block_stride;
   a.qd_batch = op->qd.batch;
@@ -253,7 +280,7 @@ __global__ void __launch_bounds__(1024) k_diag_hanging(const diag_hanging_args a
   if (t.isdof && acc != 0.0) atomicAdd(&a.d[mydof], acc);
 }
 
-static int diagonal_cuda(mf_operator op, mf_vector dvec)
+static int diagonal_stored(mf_operator op, mf_vector dvec)
 {
   mf_space s = op->space;
   const mf_cuda_operator *d = (const mf_cuda_operator *)op->dev;
@@ -290,11 +317,107 @@ static int diagonal_cuda(mf_operator op, mf_vector dvec)
   return 0;
 }
 
+// Zeroed device quadrature data in op->qd's layout (the padding stays defined, as on the host).
+static int alloc_qdata(mf_operator op, double **qd)
+{
+  *qd = NULL;
+  MF_CALL(mf_cuda_malloc(op->ctx, (void **)qd, sizeof(double) * op->qd.len, "quadrature data"));
+  if (cudaMemset(*qd, 0, sizeof(double) * op->qd.len) != cudaSuccess) {
+    mf_cuda_free(op->ctx, *qd);
+    *qd = NULL;
+    return mf_error_set(op->ctx, MF_ERR_CUDA, __FILE__, __LINE__, __func__, "cudaMemset of the quadrature data failed: %s",
+                        cudaGetErrorString(cudaGetLastError()));
+  }
+  return 0;
+}
+
+// On the fly the diagonal comes from quadrature data made for the moment (the stored ones: the same
+// kernels and values) and freed after.
+static int diagonal_cuda(mf_operator op, mf_vector dvec)
+{
+  if (op->geometry != MF_GEOMETRY_ON_THE_FLY) return diagonal_stored(op, dvec);
+  mf_cuda_operator *d = (mf_cuda_operator *)op->dev;
+  double *qd = NULL;
+  MF_CALL(mf_cuda_require(op->ctx, sizeof(double) * op->qd.len, "quadrature data for the diagonal"));
+  MF_CALL(alloc_qdata(op, &qd));
+  int ierr = mf_cuda_otf_qdata(op, qd, d->coefq);
+  if (!ierr) {
+    d->qd = qd;
+    ierr = diagonal_stored(op, dvec);
+    d->qd = NULL;
+  }
+  mf_cuda_free(op->ctx, qd);
+  return ierr;
+}
+
+// Component-major node coordinates of the space (dim x nlocal), made once for all its operators: the
+// threads of a warp gather one component of consecutive nodes from consecutive addresses, as they do
+// u, where the interleaved array (nlocal x dim) would spread each load over dim times the sectors.
+__global__ void k_coords_cm(int n, int dim, const double *__restrict__ in, double *__restrict__ out)
+{
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  for (int k = 0; k < dim; k++) out[(size_t)k * n + i] = in[(size_t)i * dim + k];
+}
+
+static int space_coords_cm(mf_space s)
+{
+  mf_cuda_space *ds = (mf_cuda_space *)s->dev;
+  if (ds->coords_cm) return 0;
+  const size_t bytes = sizeof(double) * (size_t)s->nlocal * s->dim;
+  MF_CALL(mf_cuda_malloc(s->ctx, (void **)&ds->coords_cm, bytes > 0 ? bytes : 8, "the node coordinates, component-major"));
+  if (s->nlocal > 0) k_coords_cm<<<(s->nlocal + 255) / 256, 256>>>(s->nlocal, s->dim, ds->coords, ds->coords_cm);
+  MF_CUDA_LAUNCH_CHECK(s->ctx, "coordinates component-major");
+  return 0;
+}
+
+extern "C" int mf_cuda_operator_set_geometry(mf_operator op, mf_geometry mode)
+{
+  mf_context ctx = op->ctx;
+  mf_space s = op->space;
+  mf_cuda_operator *d = (mf_cuda_operator *)op->dev;
+  const mf_cuda_space *ds = (const mf_cuda_space *)s->dev;
+  if (mode == MF_GEOMETRY_ON_THE_FLY) {
+    const size_t npts = (size_t)s->ncells * op->qd.nqp;
+    const size_t need = (ds->coords_cm ? 0 : sizeof(double) * (size_t)s->nlocal * s->dim) +
+                        (op->coef ? sizeof(double) * npts + mf_cuda_qdata_setup_bytes(op, 1) : 0);
+    MF_CALL(mf_cuda_require(ctx, need, "geometry on the fly (coordinates, coefficient at the points)"));
+    MF_CALL(space_coords_cm(s));
+    double *cq = NULL;
+    if (op->coef) {
+      MF_CALL(mf_cuda_malloc(ctx, (void **)&cq, sizeof(double) * (npts > 0 ? npts : 1), "the coefficient at the quadrature points"));
+      int ierr = mf_cuda_otf_coefficient(op, cq);
+      if (ierr) {
+        mf_cuda_free(ctx, cq);
+        return ierr;
+      }
+    }
+    mf_cuda_free(ctx, d->qd);
+    d->qd = NULL;
+    d->coefq = cq;
+    op->geometry = MF_GEOMETRY_ON_THE_FLY;
+    return 0;
+  }
+  MF_CALL(mf_cuda_require(ctx, sizeof(double) * op->qd.len, "the quadrature data"));
+  double *qd = NULL;
+  MF_CALL(alloc_qdata(op, &qd));
+  int ierr = mf_cuda_otf_qdata(op, qd, d->coefq);
+  if (ierr) {
+    mf_cuda_free(ctx, qd);
+    return ierr;
+  }
+  d->qd = qd;
+  mf_cuda_free(ctx, d->coefq);
+  d->coefq = NULL;
+  op->geometry = MF_GEOMETRY_STORED;
+  return 0;
+}
+
 static int destroy_cuda(mf_operator op)
 {
   mf_cuda_operator *d = (mf_cuda_operator *)op->dev;
   if (!d) return 0;
-  void *ptrs[] = {d->qd, d->qdf, d->B, d->D, d->BB, d->BG, d->GG, d->qw};
+  void *ptrs[] = {d->qd, d->qdf, d->B, d->D, d->BB, d->BG, d->GG, d->qw, d->coefq};
   for (size_t k = 0; k < sizeof ptrs / sizeof ptrs[0]; k++) mf_cuda_free(op->ctx, ptrs[k]);
   free(d);
   op->dev = NULL;
@@ -367,7 +490,23 @@ extern "C" int mf_cuda_operator_single(mf_operator op, mf_operator like)
   MF_CALL(mf_cuda_malloc(ctx, (void **)&d->qdf, sizeof(float) * op->qd.len, "quadrature data in float"));
   MF_CALL(mf_cuda_upload(ctx, (void **)&d->B, bs->B, sizeof(double) * nq * n1, "basis matrices"));
   MF_CALL(mf_cuda_upload(ctx, (void **)&d->D, bs->D, sizeof(double) * nq * nq, "basis matrices"));
-  if (op->qd.len) k_round<<<1024, 256>>>(d->qdf, l->qd, op->qd.len);
-  MF_CUDA_LAUNCH_CHECK(ctx, "rounding the quadrature data");
+  const double *src = l->qd;
+  double *made = NULL; /* like computes its geometry on the fly: its stored data made for the moment */
+  if (like->geometry == MF_GEOMETRY_ON_THE_FLY) {
+    MF_CALL(mf_cuda_require(ctx, sizeof(double) * op->qd.len, "quadrature data for the single-precision copy"));
+    MF_CALL(alloc_qdata(like, &made));
+    int ierr = mf_cuda_otf_qdata(like, made, l->coefq);
+    if (ierr) {
+      mf_cuda_free(ctx, made);
+      return ierr;
+    }
+    src = made;
+  }
+  if (op->qd.len) k_round<<<1024, 256>>>(d->qdf, src, op->qd.len);
+  const cudaError_t e = mf_cuda_launch_status();
+  mf_cuda_free(ctx, made);
+  if (e != cudaSuccess)
+    return mf_error_set(ctx, MF_ERR_CUDA, __FILE__, __LINE__, __func__, "kernel '%s': %s (%s)%s",
+                        "rounding the quadrature data", cudaGetErrorString(e), cudaGetErrorName(e), MF_CUDA_LAUNCH_HINT);
   return 0;
 }

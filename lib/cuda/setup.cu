@@ -384,6 +384,82 @@ extern "C" int mf_cuda_operator_qdata(mf_operator op, const double *B, const dou
   return ierr;
 }
 
+/* ------------------------------------------------------------------ geometry on the fly */
+
+// The coefficient pass of mf_cuda_operator_qdata with the values kept: the same points (k_geometry),
+// the same host evaluation and finiteness check, each batch's values copied to coefq.
+extern "C" int mf_cuda_otf_coefficient(mf_operator op, double *coefq)
+{
+  mf_space s = op->space;
+  mf_context ctx = s->ctx;
+  const mf_cuda_operator *d = (const mf_cuda_operator *)op->dev;
+  const cell_shape cs = mfg::make_shape(s->dim, s->n1, op->basis.nq);
+  double t0 = mf_phase_begin(ctx);
+  const int cpb = batch_cells(cs.nqp, s->ncells);
+  const size_t bp = (size_t)cpb * cs.nqp;
+  double *buf = NULL;
+  int ierr = mf_cuda_malloc(ctx, (void **)&buf, sizeof(double) * 2 * bp * (s->dim + 1), "set-up batch buffers");
+  if (!ierr) {
+    double *xq_dev[2] = {buf, buf + bp * s->dim}, *val_dev[2] = {buf + 2 * bp * s->dim, buf + 2 * bp * s->dim + bp};
+    geo_args g = geo_base(s, cs, d->B, d->D, d->qw);
+    ierr = pipeline(
+        ctx, s->ncells, cpb, cs.nqp, s->dim, xq_dev, val_dev, op->coef, op->coef_user,
+        [&](int b0, int b1, int slot, cudaStream_t st) {
+          g.cell_begin = b0;
+          g.cell_end = b1;
+          g.xq = xq_dev[slot];
+          MF_CUDA_CALL(ctx, launch_geometry(g, st));
+          return 0;
+        },
+        [&](int b0, int b1, int slot, cudaStream_t st) {
+          MF_CUDA_CALL(ctx, cudaMemcpyAsync(coefq + (size_t)b0 * cs.nqp, val_dev[slot],
+                                            sizeof(double) * (size_t)(b1 - b0) * cs.nqp, cudaMemcpyDeviceToDevice, st));
+          return 0;
+        },
+        1);
+  }
+  mf_cuda_free(ctx, buf);
+  mf_phase_end(ctx, MF_PHASE_COEFFICIENT, t0);
+  return ierr;
+}
+
+// Stored quadrature data again: k_geometry as in mf_cuda_operator_qdata, then k_scale with the kept
+// values (the same as the batches' there), so the data are the stored set-up's.
+extern "C" int mf_cuda_otf_qdata(mf_operator op, double *qd, const double *coefq)
+{
+  mf_space s = op->space;
+  mf_context ctx = s->ctx;
+  const mf_cuda_operator *d = (const mf_cuda_operator *)op->dev;
+  const cell_shape cs = mfg::make_shape(s->dim, s->n1, op->basis.nq);
+  double t0 = mf_phase_begin(ctx);
+  geo_args g = geo_base(s, cs, d->B, d->D, d->qw);
+  g.qd = qd;
+  g.batch_stride = (long long)op->qd.batch_stride;
+  g.block_stride = (long long)op->qd.block_stride;
+  g.batch = op->qd.batch;
+  g.has_mass = op->has_mass;
+  g.has_grad = op->has_grad;
+  g.a = op->coef_a;
+  g.b = op->coef_b;
+  g.derivatives = 1;
+  g.cell_begin = 0;
+  g.cell_end = s->ncells;
+  int ierr = 0;
+  cudaError_t e = launch_geometry(g, 0);
+  if (e != cudaSuccess)
+    ierr = mf_error_set(ctx, MF_ERR_CUDA, __FILE__, __LINE__, __func__, "geometry kernel: %s", cudaGetErrorString(e));
+  const long long n = (long long)s->ncells * cs.nqp;
+  if (!ierr && coefq && n > 0) {
+    k_scale<<<(unsigned)((n + 255) / 256), 256>>>(qd, (long long)op->qd.batch_stride, (long long)op->qd.block_stride,
+                                                 op->qd.batch, cs.nqp, s->dim, op->has_mass, op->has_grad, 0, n, coefq);
+    e = mf_cuda_launch_status();
+    if (e != cudaSuccess)
+      ierr = mf_error_set(ctx, MF_ERR_CUDA, __FILE__, __LINE__, __func__, "kernel 'scale': %s", cudaGetErrorString(e));
+  }
+  mf_phase_end(ctx, MF_PHASE_GEOMETRY, t0);
+  return ierr;
+}
+
 /* Device memory the set-up of an operator needs beyond its quadrature data (for the refusal
  * before allocation). */
 extern "C" size_t mf_cuda_qdata_setup_bytes(mf_operator op, int with_coefficient)
