@@ -394,7 +394,7 @@ static void csr_row(mf_operator op, apply_arg *a, const char *device, const char
   if (setup_phases)
     for (int k = 0; k < MF_PHASE_COUNT && k < (int)sizeof phase_cols - 1; k++) strcat(phase_cols, ",");
   char fl[64]; /* 2 flops per stored nonzero */
-  snprintf(fl, sizeof fl, ",%.1f,%.1f", 2.0 * sums[0] / n, 2.0 * sums[0] / n * dofs / 1e9);
+  snprintf(fl, sizeof fl, ",%.1f,%.1f", 2.0 * nnz / n, 2.0 * nnz / n * dofs / 1e9);
   printf("%s,%.3f,0,csr%s%s%s\n", row, assembly, cgc, fl, phase_cols);
   fflush(stdout);
   if (out) fprintf(out, "%s,%.3f,csr%s%s%s\n", row, assembly, cgc, fl, phase_cols), fflush(out);
