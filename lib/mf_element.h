@@ -95,12 +95,4 @@ MF_HD static inline int64_t mf_csr_find(const int64_t *rowptr, const int *colidx
   }
   return lo;
 }
-
-/* Threads of the search and table kernels: one per (cell, row i) where npc >= this, else one per cell
- * (all its npc^2 entries). A build-time choice, for measuring the two: -DMF_ASSEMBLY_ROW_THREADS_NPC=1
- * gives every case a thread per row, a large value (1000) a thread per cell. */
-#ifndef MF_ASSEMBLY_ROW_THREADS_NPC
-#define MF_ASSEMBLY_ROW_THREADS_NPC 16
-#endif
-
 #endif

@@ -175,7 +175,7 @@ static void check_cuda(void)
         T_CALL(mf_operator_diagonal(gV, gw));
         T_CALL(mf_operator_diagonal(cS, cy));
         double e1 = reldiff(gz, gy), e2 = reldiff(gz, cy), e3 = reldiff(gw, gz);
-        T_CHECK(e1 <= 1e-12 && e2 <= 1e-12 && e3 == 0.0,
+        T_CHECK(e1 <= 1e-12 && e2 <= 1e-12 && e3 <= 1e-13, /* two assemblies: atomics add in any order */
                 "dim %d p %d adapt %d: diagonal vs matrix-free %.3e, vs cpu %.3e, the two products' %.3e", dim, p, adapt,
                 e1, e2, e3);
         const int ic = cg_iterations(cS, cs, 7), ig = cg_iterations(gS, gs, 7), iv = cg_iterations(gV, gs, 7);

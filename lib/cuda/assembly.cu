@@ -1,8 +1,8 @@
 // assembly.cu -- assembled operators on the device: the space's sparsity copied there once, and the
 // values computed there by one of three variants (lib/assembly_impl.h; their CPU twins are in
 // lib/assembly_variants.c and use the same element entries, lib/mf_element.h):
-//   search   a thread per cell without hanging nodes (or per (cell, row i) where npc >= 
-//            MF_ASSEMBLY_ROW_THREADS_NPC) computes its entries and atomically adds each at the position
+//   search   a block stages the quadrature data of a few cells without hanging nodes in shared memory
+//            and each thread computes one entry (cell, i, j) and atomically adds it at the position
 //            found by binary search in its row;
 //   table    the same with the positions read from a table made by a kernel first (int32 where the
 //            local nnz < 2^31, else int64), freed when the assembly ends (after Trotter, Langguth and
@@ -42,7 +42,6 @@ struct asm_args {
   const int *cell_nodes;
   const int *cells; // the cells without hanging nodes; NULL: cells 0 .. nfree-1
   int nfree;
-  int row_threads;  // 1: a thread per (cell, row i), 0: per cell
   const int64_t *rowptr;
   const int *colidx;
   double *vals;
@@ -58,37 +57,65 @@ __device__ inline void stage_tables(const asm_args &a, double *sBG)
 
 // Search (MODE 0) and table (MODE 1: int32 positions, 2: int64) variants on the cells without hanging
 // nodes: work item w is cell k of the list (all rows) or (k, row i).
+// The search and table kernels: a block takes cpb cells at a time, stages their quadrature data in
+// shared memory (coalesced: a cell's points are contiguous in each component), and its threads take
+// the cells' entries (cell, i, j), each computing one entry from shared memory and adding it at its
+// position (MODE 0: binary search, 1 and 2: the table of 4- or 8-byte positions). The first form, one
+// thread per cell (or per row) reading the quadrature data from global memory for every entry, took
+// 8.3-9.6 s for the 3.3 x 10^7-DoF Q1 bp3 matrix on the H100; this one reads them once per cell.
 template <int MODE>
-__global__ void k_asm_cells(const asm_args a, const void *table)
+__global__ void __launch_bounds__(MF_ASM_THREADS) k_asm_block(const asm_args a, const void *table, int cpb, int ncomp)
 {
-  __shared__ double sBG[2 * MF_MAX_NQ * MF_MAX_N1];
-  stage_tables(a, sBG);
+  extern __shared__ double sm[];
   const mf_element_shape sh = a.sh;
-  const int npc = sh.npc;
-  const double *sB = sBG, *sG = sBG + sh.nq * sh.n1;
-  const long long nwork = (long long)a.nfree * (a.row_threads ? npc : 1);
-  for (long long w = blockIdx.x * (long long)blockDim.x + threadIdx.x; w < nwork; w += (long long)gridDim.x * blockDim.x) {
-    const long long k = a.row_threads ? w / npc : w;
-    const int i0 = a.row_threads ? (int)(w % npc) : 0, i1 = a.row_threads ? i0 + 1 : npc;
-    const int cell = a.cells ? a.cells[k] : (int)k;
-    const double *qd = a.qd + mf_element_qd_base(cell, a.batch, (size_t)a.batch_stride, sh.nqp);
-    const int *nodes = a.cell_nodes + (size_t)cell * npc;
-    for (int i = i0; i < i1; i++) {
-      const int row = nodes[i];
-      for (int j = 0; j < npc; j++) {
-        const double v = mf_element_entry(&sh, qd, sB, sG, i, j);
-        const size_t t = ((size_t)k * npc + i) * npc + j;
-        int64_t pos;
-        if (MODE == 1) pos = ((const int32_t *)table)[t];
-        else if (MODE == 2) pos = ((const int64_t *)table)[t];
-        else pos = mf_csr_find(a.rowptr, a.colidx, row, nodes[j]);
-        atomicAdd(&a.vals[pos], v);
-      }
+  const int npc = sh.npc, nqp = sh.nqp, nt = 2 * sh.nq * sh.n1;
+  double *sB = sm, *sG = sm + sh.nq * sh.n1, *sq = sm + nt;
+  for (int t = threadIdx.x; t < nt; t += blockDim.x) sm[t] = a.BG[t];
+  mf_element_shape shs = sh;
+  shs.block_stride = (size_t)nqp; /* the staged layout: component c of point q at c * nqp + q */
+  const long long per = (long long)npc * npc, cdata = (long long)ncomp * nqp;
+  for (long long k0 = (long long)blockIdx.x * cpb; k0 < a.nfree; k0 += (long long)gridDim.x * cpb) {
+    const int nc = a.nfree - k0 < cpb ? (int)(a.nfree - k0) : cpb;
+    __syncthreads(); /* the previous group's entries are done with sq */
+    for (long long t = threadIdx.x; t < nc * cdata; t += blockDim.x) {
+      const long long c = t / cdata, r = t % cdata;
+      const int comp = (int)(r / nqp), q = (int)(r % nqp);
+      const int cell = a.cells ? a.cells[k0 + c] : (int)(k0 + c);
+      sq[t] = a.qd[mf_element_qd_base(cell, a.batch, (size_t)a.batch_stride, nqp) + (size_t)comp * sh.block_stride + q];
+    }
+    __syncthreads();
+    for (long long e = threadIdx.x; e < nc * per; e += blockDim.x) {
+      const long long c = e / per, r = e % per;
+      const int i = (int)(r / npc), j = (int)(r % npc);
+      const long long k = k0 + c;
+      const int cell = a.cells ? a.cells[k] : (int)k;
+      const int *nodes = a.cell_nodes + (size_t)cell * npc;
+      const double v = mf_element_entry(&shs, sq + c * cdata, sB, sG, i, j);
+      const size_t t = (size_t)k * (size_t)per + (size_t)r;
+      int64_t pos;
+      if (MODE == 1) pos = ((const int32_t *)table)[t];
+      else if (MODE == 2) pos = ((const int64_t *)table)[t];
+      else pos = mf_csr_find(a.rowptr, a.colidx, nodes[i], nodes[j]);
+      atomicAdd(&a.vals[pos], v);
     }
   }
 }
 
-// The table of positions: one thread per (cell k of the list, i, j).
+template <int MODE> static int launch_block(mf_context ctx, const asm_args &a, const void *table, const char *what)
+{
+  const long long per = (long long)a.sh.npc * a.sh.npc;
+  const int ncomp = (a.sh.has_mass ? 1 : 0) + (a.sh.has_grad ? (a.sh.dim == 2 ? 3 : 6) : 0);
+  int cpb = per >= MF_ASM_THREADS ? 1 : (int)(MF_ASM_THREADS / per);
+  const size_t shmem = sizeof(double) * (2 * (size_t)a.sh.nq * a.sh.n1 + (size_t)cpb * ncomp * a.sh.nqp);
+  if (shmem > 48 * 1024)
+    MF_CUDA_CALL(ctx, cudaFuncSetAttribute(k_asm_block<MODE>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shmem));
+  long long groups = (a.nfree + cpb - 1) / cpb;
+  if (groups > (1LL << 20)) groups = 1LL << 20;
+  k_asm_block<MODE><<<(unsigned int)(groups < 1 ? 1 : groups), MF_ASM_THREADS, shmem>>>(a, table, cpb, ncomp);
+  MF_CUDA_LAUNCH_CHECK(ctx, what);
+  return 0;
+}
+
 template <class T>
 __global__ void k_asm_table(const asm_args a, T *table)
 {
@@ -238,19 +265,16 @@ static int assemble_launch(mf_operator mfop, mf_assembly_variant v, const asm_ar
   mf_space s = mfop->space;
   const mf_cuda_operator *d = (const mf_cuda_operator *)mfop->dev;
   const mf_cuda_space *ds = (const mf_cuda_space *)s->dev;
-  const long long cell_work = (long long)a.nfree * (a.row_threads ? a.sh.npc : 1);
   if (a.nfree > 0) {
     if (v == MF_ASSEMBLY_SEARCH) {
-      k_asm_cells<0><<<grid_for(cell_work), MF_ASM_THREADS>>>(a, NULL);
-      MF_CUDA_LAUNCH_CHECK(ctx, "assembly (search)");
+      MF_CALL(launch_block<0>(ctx, a, NULL, "assembly (search)"));
     } else if (v == MF_ASSEMBLY_TABLE) {
       const long long nt = (long long)a.nfree * a.sh.npc * a.sh.npc;
       if (wide) k_asm_table<int64_t><<<grid_for(nt), MF_ASM_THREADS>>>(a, (int64_t *)table);
       else k_asm_table<int32_t><<<grid_for(nt), MF_ASM_THREADS>>>(a, (int32_t *)table);
       MF_CUDA_LAUNCH_CHECK(ctx, "assembly (table of positions)");
-      if (wide) k_asm_cells<2><<<grid_for(cell_work), MF_ASM_THREADS>>>(a, table);
-      else k_asm_cells<1><<<grid_for(cell_work), MF_ASM_THREADS>>>(a, table);
-      MF_CUDA_LAUNCH_CHECK(ctx, "assembly (table)");
+      if (wide) MF_CALL(launch_block<2>(ctx, a, table, "assembly (table)"));
+      else MF_CALL(launch_block<1>(ctx, a, table, "assembly (table)"));
     } else {
       k_asm_rows<<<grid_for(s->nlocal), MF_ASM_THREADS>>>(a, s->nlocal, off, entries);
       MF_CUDA_LAUNCH_CHECK(ctx, "assembly (rowwise)");
@@ -349,7 +373,6 @@ extern "C" int mf_cuda_assemble(mf_operator mfop, mf_assembly_variant v, mf_oper
     a.cell_nodes = ds->cell_nodes;
     a.cells = cells;
     a.nfree = nfree;
-    a.row_threads = npc >= MF_ASSEMBLY_ROW_THREADS_NPC;
     a.rowptr = ds->csr_rowptr;
     a.colidx = ds->csr_colidx;
     a.vals = A->vals;
