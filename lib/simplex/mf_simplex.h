@@ -1,0 +1,54 @@
+/* mf_simplex.h -- reference simplices (triangle, tetrahedron): Lagrange P_p bases on equispaced
+ * nodes numbered by mesh entity, and collapsed-coordinate quadrature. The first layer of the simplex
+ * path (meshes, spaces and kernels build on it); internal to the library.
+ *
+ * Reference cells: the triangle (0,0), (1,0), (0,1) and the tetrahedron (0,0,0), (1,0,0), (0,1,0),
+ * (0,0,1). Nodes, in this order (the order later DoF numbering by entity relies on):
+ *   vertices   0, 1, 2 (, 3)
+ *   edges      (0,1), (0,2), (1,2) in 2D; (0,1), (0,2), (0,3), (1,2), (1,3), (2,3) in 3D; the p - 1
+ *              interior nodes of edge (a,b) from a to b: v_a + k/p (v_b - v_a), k = 1..p-1
+ *   faces      (3D) (0,1,2), (0,1,3), (0,2,3), (1,2,3); interior nodes of face (a,b,c):
+ *              v_a + i/p (v_b - v_a) + j/p (v_c - v_a), i, j >= 1, i + j <= p - 1, j outer, i inner
+ *   interior   the lattice points with every barycentric coordinate > 0: in 2D the face nodes of
+ *              (0,1,2); in 3D k outer, j, i inner (x = i/p, y = j/p, z = k/p)
+ * Basis: phi_n = sum_m C[m][n] y1^a y2^b y3^c over the monomials of degree <= p in the centred
+ * coordinates y = 2 (x - centroid) (C = V^-1 with V[k][m] = monomial m at node k), so
+ * phi_n(node_k) = delta_nk.
+ * Quadrature of degree q (exact for polynomials of total degree <= q): Gauss points in the collapsed
+ * coordinates, x = s (1 - t), y = t (2D; weight factor 1 - t), and x = s (1 - t)(1 - u), y = t (1 - u),
+ * z = u (3D; (1 - t)(1 - u)^2), n = ceil((q + dim) / 2) points per direction. */
+#ifndef MF_SIMPLEX_H
+#define MF_SIMPLEX_H
+
+#include "../mfree_impl.h"
+
+#define MF_SIMPLEX_MAX_DEGREE 6
+
+typedef struct {
+  int dim, degree, nnodes; /* nnodes = C(p + dim, dim) */
+  double *nodes;           /* nnodes x dim: reference coordinates */
+  int *node_entity;        /* nnodes: dimension of the entity the node belongs to (0 vertex .. dim) */
+  double *coef;            /* nnodes x nnodes: C[m * nnodes + n] */
+  int *mono;               /* nnodes x 3: the exponents (a, b, c) of monomial m */
+  int qdegree, nq;         /* quadrature: exact to total degree qdegree, nq points */
+  double *qpts, *qwts;     /* nq x dim, nq (the weights sum to the reference volume 1/dim!) */
+  double *B;               /* nq x nnodes: phi_n at point q */
+  double *G;               /* nq x nnodes x dim: grad phi_n at point q */
+} mf_simplex_basis;
+
+/** Basis of degree 1..MF_SIMPLEX_MAX_DEGREE on the reference simplex of dim 2 or 3, tabulated at
+ *  the points of a rule exact to degree qdegree (0..2 MF_SIMPLEX_MAX_DEGREE + 2; qdegree < 0: 2p). */
+int mf_simplex_basis_setup(mf_context ctx, int dim, int degree, int qdegree, mf_simplex_basis *b);
+void mf_simplex_basis_free(mf_simplex_basis *b);
+/** phi (nnodes) and, when grad is not NULL, grad phi (nnodes x dim) at reference point x. */
+void mf_simplex_basis_eval(const mf_simplex_basis *b, const double *x, double *phi, double *grad);
+/** The rule alone: n = ceil((qdegree + dim) / 2) collapsed Gauss points per direction, n^dim points,
+ *  into pts (n^dim x dim) and wts (n^dim); returns n^dim. pts/wts NULL: the count only. */
+int mf_simplex_quadrature(int dim, int qdegree, double *pts, double *wts);
+/** Element matrices of the affine cell with vertices X (dim + 1 points, dim each): the mass matrix M
+ *  and the stiffness matrix K (nnodes x nnodes, row-major; either may be NULL), and |det J| (may be
+ *  NULL). Returns MF_ERR_ARGUMENT for a degenerate cell (|det J| below 1e-14 of its edges' scale). */
+int mf_simplex_element_matrices(mf_context ctx, const mf_simplex_basis *b, const double *X, double *M, double *K,
+                                double *detJ);
+
+#endif
