@@ -51,4 +51,38 @@ int mf_simplex_quadrature(int dim, int qdegree, double *pts, double *wts);
 int mf_simplex_element_matrices(mf_context ctx, const mf_simplex_basis *b, const double *X, double *M, double *K,
                                 double *detJ);
 
+
+/* ------------------------------------------------------------------ meshes and DoFs (mesh.c, dofs.c) */
+
+/** A conforming simplex mesh on one rank: vertices (nv x 3; z = 0 in 2D), cells ((dim + 1) vertices
+ *  each, positively oriented), and the boundary facets (dim vertices each: edges in 2D, triangles in
+ *  3D) with a tag (the physical group, or 1 for the built-in meshes' boundary). */
+typedef struct {
+  int dim, nv, ncells, nfacets;
+  double *coords; /* nv x 3 */
+  int *cells;     /* ncells x (dim + 1) */
+  int *facets;    /* nfacets x dim */
+  int *facet_tag; /* nfacets */
+} mf_simplex_mesh;
+
+/** The unit square split into 2 n^2 triangles (every square by its diagonal from (0,0) to (1,1)) or
+ *  the unit cube into 6 n^3 tetrahedra (the Kuhn split of every cube along its diagonal from
+ *  (0,0,0) to (1,1,1)): conforming, n = 1..4096 in 2D, 1..256 in 3D. */
+int mf_simplex_mesh_box(mf_context ctx, int dim, int n, mf_simplex_mesh *m);
+void mf_simplex_mesh_free(mf_simplex_mesh *m);
+
+/** Continuous P_p DoFs on a simplex mesh, numbered by entity: the vertices (their indices), then p - 1
+ *  per edge, (p-1)(p-2)/2 per face, then the cells' interior nodes. Edges and faces are oriented by
+ *  their sorted global vertex indices, so two cells sharing one give its nodes the same DoFs.
+ *  cell_dofs[c * nnodes + n]: the DoF of reference node n (mf_simplex_basis order) in cell c; bc[d]: 1
+ *  on DoFs of the boundary facets. */
+typedef struct {
+  int ndofs, nnodes, nedges, nfaces;
+  int *cell_dofs; /* ncells x nnodes */
+  unsigned char *bc; /* ndofs */
+} mf_simplex_dofs;
+
+int mf_simplex_dofs_create(mf_context ctx, const mf_simplex_mesh *m, const mf_simplex_basis *b, mf_simplex_dofs *d);
+void mf_simplex_dofs_free(mf_simplex_dofs *d);
+
 #endif

@@ -1,0 +1,278 @@
+/* t23_simplex_dofs -- built-in simplex meshes and P_p DoFs: positively oriented cells, the boundary
+ * facets (4n edges of the square, 12 n^2 triangles of the cube), DoF counts equal to the lattice's
+ * (n p + 1)^dim, boundary DoFs (n p + 1)^dim - (n p - 1)^dim, conformity (every cell places each of
+ * its DoFs at the same point), and a Poisson solve (-lap u = f, u = prod sin(pi x_d), zero Dirichlet
+ * data) assembled from the element matrices, whose L2 error converges at rate >= p + 0.8 for
+ * p = 1..3 in 2D and 3D. Also refusals (dimension, size, mismatched basis). */
+#include "mf_test.h"
+#include "simplex/mf_simplex.h"
+
+static const double PI = 3.14159265358979323846;
+
+static double exact(int dim, const double *x)
+{
+  double u = 1.0;
+  for (int d = 0; d < dim; d++) u *= sin(PI * x[d]);
+  return u;
+}
+
+/* The physical point of reference point xi in cell c. */
+static void map_point(const mf_simplex_mesh *m, int c, const double *xi, double *x)
+{
+  const int dim = m->dim, *v = m->cells + (size_t)c * (dim + 1);
+  for (int k = 0; k < dim; k++) {
+    x[k] = m->coords[3 * v[0] + k];
+    for (int l = 0; l < dim; l++) x[k] += (m->coords[3 * v[l + 1] + k] - m->coords[3 * v[0] + k]) * xi[l];
+  }
+}
+
+static void cell_vertices(const mf_simplex_mesh *m, int c, double *X)
+{
+  for (int i = 0; i <= m->dim; i++)
+    for (int k = 0; k < m->dim; k++) X[i * m->dim + k] = m->coords[3 * m->cells[(size_t)c * (m->dim + 1) + i] + k];
+}
+
+typedef struct {
+  int n;
+  int *rowptr, *col;
+  double *val;
+} csr;
+
+static int cmp_pair(const void *a, const void *b)
+{
+  const long long x = *(const long long *)a, y = *(const long long *)b;
+  return (x > y) - (x < y);
+}
+
+/* The pattern of the cells' DoF pairs, values 0. */
+static void csr_pattern(const mf_simplex_dofs *d, int ncells, csr *A)
+{
+  const int N = d->nnodes;
+  const size_t np = (size_t)ncells * N * N;
+  long long *pairs = malloc(sizeof(long long) * np);
+  size_t k = 0;
+  for (int c = 0; c < ncells; c++)
+    for (int i = 0; i < N; i++)
+      for (int j = 0; j < N; j++)
+        pairs[k++] = (long long)d->cell_dofs[(size_t)c * N + i] * d->ndofs + d->cell_dofs[(size_t)c * N + j];
+  qsort(pairs, np, sizeof *pairs, cmp_pair);
+  size_t u = 0;
+  for (size_t i = 0; i < np; i++)
+    if (u == 0 || pairs[i] != pairs[u - 1]) pairs[u++] = pairs[i];
+  A->n = d->ndofs;
+  A->rowptr = calloc((size_t)A->n + 1, sizeof(int));
+  A->col = malloc(sizeof(int) * u);
+  A->val = calloc(u, sizeof(double));
+  for (size_t i = 0; i < u; i++) {
+    A->rowptr[pairs[i] / d->ndofs + 1]++;
+    A->col[i] = (int)(pairs[i] % d->ndofs);
+  }
+  for (int i = 0; i < A->n; i++) A->rowptr[i + 1] += A->rowptr[i];
+  free(pairs);
+}
+
+static double *entry(csr *A, int i, int j)
+{
+  int lo = A->rowptr[i], hi = A->rowptr[i + 1] - 1;
+  while (lo < hi) {
+    const int mid = (lo + hi) / 2;
+    if (A->col[mid] < j) lo = mid + 1;
+    else hi = mid;
+  }
+  return &A->val[lo];
+}
+
+static void spmv(const csr *A, const double *x, double *y)
+{
+  for (int i = 0; i < A->n; i++) {
+    double s = 0.0;
+    for (int k = A->rowptr[i]; k < A->rowptr[i + 1]; k++) s += A->val[k] * x[A->col[k]];
+    y[i] = s;
+  }
+}
+
+/* Jacobi CG to a relative residual of 1e-12; returns the iterations. */
+static int cg(const csr *A, const double *b, double *x)
+{
+  const int n = A->n;
+  double *r = malloc(sizeof(double) * n), *z = malloc(sizeof(double) * n), *p = malloc(sizeof(double) * n),
+         *q = malloc(sizeof(double) * n), *dinv = malloc(sizeof(double) * n);
+  for (int i = 0; i < n; i++) {
+    dinv[i] = 1.0 / *entry((csr *)A, i, i);
+    x[i] = 0.0;
+    r[i] = b[i];
+    z[i] = dinv[i] * r[i];
+    p[i] = z[i];
+  }
+  double rz = 0.0, r0 = 0.0;
+  for (int i = 0; i < n; i++) rz += r[i] * z[i];
+  r0 = sqrt(rz);
+  int it = 0;
+  while (it < 5000 && sqrt(rz) > 1e-12 * r0) {
+    spmv(A, p, q);
+    double pq = 0.0;
+    for (int i = 0; i < n; i++) pq += p[i] * q[i];
+    const double alpha = rz / pq;
+    double rz1 = 0.0;
+    for (int i = 0; i < n; i++) {
+      x[i] += alpha * p[i];
+      r[i] -= alpha * q[i];
+      z[i] = dinv[i] * r[i];
+      rz1 += r[i] * z[i];
+    }
+    for (int i = 0; i < n; i++) p[i] = z[i] + rz1 / rz * p[i];
+    rz = rz1;
+    it++;
+  }
+  free(r), free(z), free(p), free(q), free(dinv);
+  return it;
+}
+
+/* L2 error of the P_p Poisson solution on the box with n cells per direction. */
+static double poisson_error(mf_context ctx, int dim, int p, int n)
+{
+  mf_simplex_mesh m;
+  mf_simplex_basis b, bq;
+  mf_simplex_dofs d;
+  T_CALL(mf_simplex_mesh_box(ctx, dim, n, &m));
+  T_CALL(mf_simplex_basis_setup(ctx, dim, p, -1, &b));
+  T_CALL(mf_simplex_basis_setup(ctx, dim, p, 2 * p + 4, &bq)); /* right-hand side and error */
+  T_CALL(mf_simplex_dofs_create(ctx, &m, &b, &d));
+  const int N = b.nnodes;
+  csr A;
+  csr_pattern(&d, m.ncells, &A);
+  double *rhs = calloc((size_t)d.ndofs, sizeof(double)), *u = calloc((size_t)d.ndofs, sizeof(double));
+  double *K = malloc(sizeof(double) * N * N), X[12], det;
+  for (int c = 0; c < m.ncells; c++) {
+    cell_vertices(&m, c, X);
+    T_CALL(mf_simplex_element_matrices(ctx, &b, X, NULL, K, &det));
+    const int *cd = d.cell_dofs + (size_t)c * N;
+    for (int i = 0; i < N; i++)
+      for (int j = 0; j < N; j++) *entry(&A, cd[i], cd[j]) += K[i * N + j];
+    for (int q = 0; q < bq.nq; q++) {
+      double x[3];
+      map_point(&m, c, bq.qpts + q * dim, x);
+      const double f = dim * PI * PI * exact(dim, x) * bq.qwts[q] * det;
+      for (int i = 0; i < N; i++) rhs[cd[i]] += f * bq.B[(size_t)q * N + i];
+    }
+  }
+  for (int i = 0; i < d.ndofs; i++) /* zero Dirichlet data: identity rows and columns */
+    for (int k = A.rowptr[i]; k < A.rowptr[i + 1]; k++)
+      if (d.bc[i] || d.bc[A.col[k]]) A.val[k] = (A.col[k] == i) ? 1.0 : 0.0;
+  for (int i = 0; i < d.ndofs; i++)
+    if (d.bc[i]) rhs[i] = 0.0;
+  const int it = cg(&A, rhs, u);
+  T_CHECK(it < 5000, "P%d %dD n %d: CG did not converge", p, dim, n);
+  double err = 0.0;
+  for (int c = 0; c < m.ncells; c++) {
+    cell_vertices(&m, c, X);
+    T_CALL(mf_simplex_element_matrices(ctx, &bq, X, NULL, NULL, &det));
+    const int *cd = d.cell_dofs + (size_t)c * N;
+    for (int q = 0; q < bq.nq; q++) {
+      double x[3], uh = 0.0;
+      map_point(&m, c, bq.qpts + q * dim, x);
+      for (int i = 0; i < N; i++) uh += u[cd[i]] * bq.B[(size_t)q * N + i];
+      const double e = uh - exact(dim, x);
+      err += e * e * bq.qwts[q] * det;
+    }
+  }
+  free(rhs), free(u), free(K), free(A.rowptr), free(A.col), free(A.val);
+  mf_simplex_dofs_free(&d);
+  mf_simplex_basis_free(&b);
+  mf_simplex_basis_free(&bq);
+  mf_simplex_mesh_free(&m);
+  return sqrt(err);
+}
+
+static void test_structure(mf_context ctx, int dim, int n, int p)
+{
+  mf_simplex_mesh m;
+  mf_simplex_basis b;
+  mf_simplex_dofs d;
+  T_CALL(mf_simplex_mesh_box(ctx, dim, n, &m));
+  T_CALL(mf_simplex_basis_setup(ctx, dim, p, -1, &b));
+  T_CALL(mf_simplex_dofs_create(ctx, &m, &b, &d));
+  const int N = b.nnodes;
+  T_CHECK(m.nfacets == (dim == 2 ? 4 * n : 12 * n * n), "%dD n %d: %d boundary facets", dim, n, m.nfacets);
+  double minvol = 1e300, X[12];
+  for (int c = 0; c < m.ncells; c++) {
+    cell_vertices(&m, c, X);
+    double J[3][3], det;
+    for (int k = 0; k < dim; k++)
+      for (int l = 0; l < dim; l++) J[k][l] = X[(l + 1) * dim + k] - X[k];
+    det = dim == 2 ? J[0][0] * J[1][1] - J[0][1] * J[1][0]
+                   : J[0][0] * (J[1][1] * J[2][2] - J[1][2] * J[2][1]) - J[0][1] * (J[1][0] * J[2][2] - J[1][2] * J[2][0]) +
+                         J[0][2] * (J[1][0] * J[2][1] - J[1][1] * J[2][0]);
+    minvol = fmin(minvol, det);
+  }
+  T_CHECK(minvol > 0.0, "%dD n %d: a cell with det J = %.3e", dim, n, minvol);
+  const int np1 = n * p + 1, nm1 = n * p - 1;
+  const int expect = dim == 2 ? np1 * np1 : np1 * np1 * np1;
+  const int expect_bc = expect - (dim == 2 ? nm1 * nm1 : nm1 * nm1 * nm1);
+  T_CHECK(d.ndofs == expect, "%dD n %d P%d: %d DoFs, the lattice has %d", dim, n, p, d.ndofs, expect);
+  int nbc = 0;
+  for (int i = 0; i < d.ndofs; i++) nbc += d.bc[i];
+  T_CHECK(nbc == expect_bc, "%dD n %d P%d: %d boundary DoFs, expected %d", dim, n, p, nbc, expect_bc);
+  /* conformity: every DoF at one point, whichever cell places it */
+  double *pt = malloc(sizeof(double) * 3 * d.ndofs);
+  unsigned char *seen = calloc((size_t)d.ndofs, 1);
+  double worst = 0.0;
+  int onbc_bad = 0;
+  for (int c = 0; c < m.ncells; c++)
+    for (int k = 0; k < N; k++) {
+      double x[3] = {0, 0, 0};
+      map_point(&m, c, b.nodes + k * dim, x);
+      const int g = d.cell_dofs[(size_t)c * N + k];
+      if (!seen[g]) {
+        memcpy(pt + 3 * g, x, sizeof x), seen[g] = 1;
+        int onb = 0;
+        for (int q = 0; q < dim; q++) onb |= fabs(x[q]) < 1e-12 || fabs(x[q] - 1.0) < 1e-12;
+        onbc_bad += onb != d.bc[g];
+      } else
+        for (int q = 0; q < dim; q++) worst = fmax(worst, fabs(pt[3 * g + q] - x[q]));
+    }
+  int unseen = 0;
+  for (int i = 0; i < d.ndofs; i++) unseen += !seen[i];
+  T_CHECK(worst < 1e-13 && unseen == 0, "%dD n %d P%d: a DoF placed %.3e apart by two cells; %d DoFs in no cell", dim,
+          n, p, worst, unseen);
+  T_CHECK(onbc_bad == 0, "%dD n %d P%d: %d DoFs marked boundary against their point", dim, n, p, onbc_bad);
+  free(pt);
+  free(seen);
+  mf_simplex_dofs_free(&d);
+  mf_simplex_basis_free(&b);
+  mf_simplex_mesh_free(&m);
+}
+
+int main(int argc, char **argv)
+{
+  MPI_Init(&argc, &argv);
+  mf_context ctx;
+  T_CALL(mf_context_create(MPI_COMM_SELF, "cpu", &ctx));
+  for (int dim = 2; dim <= 3; dim++)
+    for (int p = 1; p <= 4; p++)
+      for (int n = 1; n <= 3; n++) test_structure(ctx, dim, n, p);
+  for (int dim = 2; dim <= 3; dim++)
+    for (int p = 1; p <= 3; p++) {
+      const int n0 = dim == 2 ? 4 : 2, nlev = dim == 2 ? 3 : (p == 1 ? 4 : 2);
+      double e[4];
+      for (int l = 0; l < nlev; l++) e[l] = poisson_error(ctx, dim, p, n0 << l);
+      const double rate = log2(e[nlev - 2] / e[nlev - 1]);
+      T_CHECK(rate >= p + 0.8, "P%d %dD: L2 errors %.3e -> %.3e, rate %.2f < %.1f", p, dim, e[nlev - 2], e[nlev - 1], rate,
+              p + 0.8);
+      if (getenv("MFREE_TEST_VERBOSE"))
+        printf("P%d %dD: L2 errors %.3e -> %.3e, rate %.2f\n", p, dim, e[nlev - 2], e[nlev - 1], rate);
+    }
+  mf_simplex_mesh m;
+  EXPECT(mf_simplex_mesh_box(ctx, 4, 2, &m), MF_ERR_ARGUMENT, "dimension 4 is not 2 or 3");
+  EXPECT(mf_simplex_mesh_box(ctx, 3, 0, &m), MF_ERR_ARGUMENT, "0 cells per direction out of range 1..128");
+  mf_simplex_basis b;
+  mf_simplex_dofs d;
+  T_CALL(mf_simplex_mesh_box(ctx, 2, 2, &m));
+  T_CALL(mf_simplex_basis_setup(ctx, 3, 1, -1, &b));
+  EXPECT(mf_simplex_dofs_create(ctx, &m, &b, &d), MF_ERR_INCOMPATIBLE, "a 3D basis on a 2D mesh");
+  mf_simplex_basis_free(&b);
+  mf_simplex_mesh_free(&m);
+  mf_context_destroy(&ctx);
+  MPI_Finalize();
+  return t_failures ? 1 : 0;
+}
