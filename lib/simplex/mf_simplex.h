@@ -85,4 +85,26 @@ typedef struct {
 int mf_simplex_dofs_create(mf_context ctx, const mf_simplex_mesh *m, const mf_simplex_basis *b, mf_simplex_dofs *d);
 void mf_simplex_dofs_free(mf_simplex_dofs *d);
 
+/* ------------------------------------------------------------------ operators, CPU reference (ops_cpu.c) */
+
+/** A matrix-free operator on simplices: y = (a M_c + b K_c) x, with M_c the mass and K_c the stiffness
+ *  weighted by the coefficient c (1 when NULL). Affine geometry: J and |det J| of each cell computed
+ *  from its vertices at every application, nothing stored per point except c(x_q) (ncells x nq,
+ *  evaluated once; none when c is NULL). The action of a cell: u_q = sum_j u_j phi_j(q) and
+ *  g_q = sum_j u_j grad phi_j(q) at the basis's quadrature points, then
+ *  v_i = sum_q w_q |det J| c_q [a phi_i u_q + b grad phi_i . (J^-1 J^-T g_q)]. */
+typedef struct {
+  const mf_simplex_mesh *mesh;
+  const mf_simplex_basis *basis;
+  const mf_simplex_dofs *dofs;
+  double a, b;
+  double *coefq; /* ncells x nq, or NULL */
+} mf_simplex_op;
+
+int mf_simplex_op_create(mf_context ctx, const mf_simplex_mesh *m, const mf_simplex_basis *b, const mf_simplex_dofs *d,
+                         double a, double bb, mf_coefficient_fn c, void *user, mf_simplex_op *op);
+void mf_simplex_op_destroy(mf_simplex_op *op);
+/** y <- A x over all DoFs (y overwritten; no boundary conditions). */
+void mf_simplex_op_apply_cpu(const mf_simplex_op *op, const double *x, double *y);
+
 #endif

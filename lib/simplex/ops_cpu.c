@@ -1,0 +1,109 @@
+/* ops_cpu.c -- the CPU reference of the simplex operators (mf_simplex.h): the action of each cell at
+ * its quadrature points, affine geometry from the cell's vertices. */
+#include "mf_simplex.h"
+
+#include <math.h>
+
+/* |det J| and J^-1 (row-major, dim x dim) of affine cell c. */
+static double cell_geometry(const mf_simplex_mesh *m, int c, double Ji[3][3])
+{
+  const int dim = m->dim, *v = m->cells + (size_t)c * (dim + 1);
+  double J[3][3];
+  for (int k = 0; k < dim; k++)
+    for (int l = 0; l < dim; l++) J[k][l] = m->coords[3 * v[l + 1] + k] - m->coords[3 * v[0] + k];
+  double det;
+  if (dim == 2) {
+    det = J[0][0] * J[1][1] - J[0][1] * J[1][0];
+    Ji[0][0] = J[1][1] / det, Ji[0][1] = -J[0][1] / det;
+    Ji[1][0] = -J[1][0] / det, Ji[1][1] = J[0][0] / det;
+  } else {
+    det = J[0][0] * (J[1][1] * J[2][2] - J[1][2] * J[2][1]) - J[0][1] * (J[1][0] * J[2][2] - J[1][2] * J[2][0]) +
+          J[0][2] * (J[1][0] * J[2][1] - J[1][1] * J[2][0]);
+    for (int r = 0; r < 3; r++)
+      for (int cc = 0; cc < 3; cc++) {
+        const int r1 = (cc + 1) % 3, r2 = (cc + 2) % 3, c1 = (r + 1) % 3, c2 = (r + 2) % 3;
+        Ji[r][cc] = (J[r1][c1] * J[r2][c2] - J[r1][c2] * J[r2][c1]) / det;
+      }
+  }
+  return fabs(det);
+}
+
+int mf_simplex_op_create(mf_context ctx, const mf_simplex_mesh *m, const mf_simplex_basis *b, const mf_simplex_dofs *d,
+                         double a, double bb, mf_coefficient_fn c, void *user, mf_simplex_op *op)
+{
+  MF_CHECK(m && b && d && op, ctx, MF_ERR_NULL, "mesh, basis, DoFs or output is NULL");
+  memset(op, 0, sizeof *op);
+  MF_CHECK(m->dim == b->dim, ctx, MF_ERR_INCOMPATIBLE, "a %dD basis on a %dD mesh", b->dim, m->dim);
+  MF_CHECK(isfinite(a) && isfinite(bb) && (a != 0.0 || bb != 0.0), ctx, MF_ERR_ARGUMENT,
+           "operator weights a = %g, b = %g (finite, not both 0)", a, bb);
+  op->mesh = m;
+  op->basis = b;
+  op->dofs = d;
+  op->a = a;
+  op->b = bb;
+  if (!c) return 0;
+  const int dim = m->dim, nq = b->nq;
+  MF_CALL(MF_CALLOC(ctx, (size_t)m->ncells * nq, &op->coefq));
+  for (int e = 0; e < m->ncells; e++) {
+    const int *v = m->cells + (size_t)e * (dim + 1);
+    for (int q = 0; q < nq; q++) {
+      double x[3] = {0, 0, 0};
+      for (int k = 0; k < dim; k++) {
+        x[k] = m->coords[3 * v[0] + k];
+        for (int l = 0; l < dim; l++) x[k] += (m->coords[3 * v[l + 1] + k] - m->coords[3 * v[0] + k]) * b->qpts[q * dim + l];
+      }
+      const double cv = c(x, dim, user);
+      if (!isfinite(cv)) {
+        mf_simplex_op_destroy(op);
+        return mf_error_set(ctx, MF_ERR_ARGUMENT, __FILE__, __LINE__, __func__,
+                            "the coefficient is %g at (%g, %g, %g) (cell %d)", cv, x[0], x[1], x[2], e);
+      }
+      op->coefq[(size_t)e * nq + q] = cv;
+    }
+  }
+  return 0;
+}
+
+void mf_simplex_op_destroy(mf_simplex_op *op)
+{
+  if (!op) return;
+  free(op->coefq);
+  memset(op, 0, sizeof *op);
+}
+
+void mf_simplex_op_apply_cpu(const mf_simplex_op *op, const double *x, double *y)
+{
+  const mf_simplex_mesh *m = op->mesh;
+  const mf_simplex_basis *b = op->basis;
+  const int dim = m->dim, N = b->nnodes, nq = b->nq;
+  memset(y, 0, sizeof(double) * (size_t)op->dofs->ndofs);
+  double ue[84], ve[84];
+  for (int e = 0; e < m->ncells; e++) {
+    const int *cd = op->dofs->cell_dofs + (size_t)e * N;
+    for (int i = 0; i < N; i++) ue[i] = x[cd[i]], ve[i] = 0.0;
+    double Ji[3][3], G[3][3] = {{0}};
+    const double det = cell_geometry(m, e, Ji);
+    for (int k = 0; k < dim; k++) /* G = J^-1 J^-T: reference gradients in, reference gradients out */
+      for (int l = 0; l < dim; l++)
+        for (int r = 0; r < dim; r++) G[k][l] += Ji[k][r] * Ji[l][r];
+    for (int q = 0; q < nq; q++) {
+      const double *phi = b->B + (size_t)q * N, *gr = b->G + (size_t)q * N * dim;
+      const double wq = b->qwts[q] * det * (op->coefq ? op->coefq[(size_t)e * nq + q] : 1.0);
+      double uq = 0.0, g[3] = {0, 0, 0};
+      for (int j = 0; j < N; j++) {
+        uq += phi[j] * ue[j];
+        for (int k = 0; k < dim; k++) g[k] += gr[j * dim + k] * ue[j];
+      }
+      double f[3] = {0, 0, 0};
+      for (int k = 0; k < dim; k++)
+        for (int l = 0; l < dim; l++) f[k] += op->b * wq * G[k][l] * g[l];
+      const double mu = op->a * wq * uq;
+      for (int i = 0; i < N; i++) {
+        double s = mu * phi[i];
+        for (int k = 0; k < dim; k++) s += gr[i * dim + k] * f[k];
+        ve[i] += s;
+      }
+    }
+    for (int i = 0; i < N; i++) y[cd[i]] += ve[i];
+  }
+}
