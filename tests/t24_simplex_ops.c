@@ -3,7 +3,8 @@
  * with jittered interior vertices, 2D and 3D, p = 1..4: mass, Laplace and Helmholtz with constant
  * coefficient against mf_simplex_element_matrices (1e-13), Laplace with a variable coefficient
  * against dense element matrices built here, symmetry, the mass of 1 is the area/volume, the Laplacian
- * of an affine function vanishes at interior DoFs, and refusals. */
+ * of an affine function vanishes at interior DoFs, and refusals; linear elasticity (dim components)
+ * against element matrices built here, symmetry, and zero on the rigid-body modes. */
 #include "mf_test.h"
 #include "simplex/mf_simplex.h"
 
@@ -173,13 +174,128 @@ static void run(mf_context ctx, int dim, int p)
   mf_simplex_mesh_free(&m);
 }
 
+/* Elasticity: against element matrices assembled here, symmetry, rigid-body modes in the kernel */
+static void run_elasticity(mf_context ctx, int dim, int p)
+{
+  mf_simplex_mesh m;
+  mf_simplex_basis b;
+  mf_simplex_dofs d;
+  const int n = 2;
+  T_CALL(mf_simplex_mesh_box(ctx, dim, n, &m));
+  uint64_t z = 7;
+  for (int v = 0; v < m.nv; v++)
+    for (int k = 0; k < dim; k++) {
+      const double t = m.coords[3 * v + k];
+      z = z * 6364136223846793005ULL + 1442695040888963407ULL;
+      if (t > 1e-12 && t < 1 - 1e-12) m.coords[3 * v + k] += 0.15 / n * ((double)(z >> 11) / 9007199254740992.0 - 0.5);
+    }
+  T_CALL(mf_simplex_basis_setup(ctx, dim, p, -1, &b));
+  T_CALL(mf_simplex_dofs_create(ctx, &m, &b, &d));
+  const double lambda = 1.7, mu = 0.6;
+  T_CALL(mf_simplex_elasticity_check(ctx, lambda, mu));
+  const int nd = d.ndofs * dim, N = b.nnodes;
+  double *x = malloc(sizeof(double) * nd), *x2 = malloc(sizeof(double) * nd), *y = malloc(sizeof(double) * nd),
+         *yr = calloc((size_t)nd, sizeof(double)), *y2 = malloc(sizeof(double) * nd);
+  for (int i = 0; i < nd; i++) {
+    z = z * 6364136223846793005ULL + 1442695040888963407ULL;
+    x[i] = (double)(z >> 11) / 9007199254740992.0 - 0.5;
+    z = z * 6364136223846793005ULL + 1442695040888963407ULL;
+    x2[i] = (double)(z >> 11) / 9007199254740992.0 - 0.5;
+  }
+  mf_simplex_elasticity_apply_cpu(&m, &b, &d, lambda, mu, x, y);
+  /* reference: Ae[(i,c),(j,e)] = sum_q w (mu (gi.gj [c == e] + gi_e gj_c) + lambda gi_c gj_e) */
+  double *gx = malloc(sizeof(double) * N * 3);
+  for (int cell = 0; cell < m.ncells; cell++) {
+    double X[12], J[3][3], Ji[3][3], det;
+    cell_X(&m, cell, X);
+    for (int k = 0; k < dim; k++)
+      for (int l = 0; l < dim; l++) J[k][l] = X[(l + 1) * dim + k] - X[k];
+    if (dim == 2) {
+      det = J[0][0] * J[1][1] - J[0][1] * J[1][0];
+      Ji[0][0] = J[1][1] / det, Ji[0][1] = -J[0][1] / det, Ji[1][0] = -J[1][0] / det, Ji[1][1] = J[0][0] / det;
+    } else {
+      det = J[0][0] * (J[1][1] * J[2][2] - J[1][2] * J[2][1]) - J[0][1] * (J[1][0] * J[2][2] - J[1][2] * J[2][0]) +
+            J[0][2] * (J[1][0] * J[2][1] - J[1][1] * J[2][0]);
+      for (int r = 0; r < 3; r++)
+        for (int cc = 0; cc < 3; cc++) {
+          const int r1 = (cc + 1) % 3, r2 = (cc + 2) % 3, c1 = (r + 1) % 3, c2 = (r + 2) % 3;
+          Ji[r][cc] = (J[r1][c1] * J[r2][c2] - J[r1][c2] * J[r2][c1]) / det;
+        }
+    }
+    det = fabs(det);
+    const int *cd = d.cell_dofs + (size_t)cell * N;
+    for (int q = 0; q < b.nq; q++) {
+      const double w = b.qwts[q] * det, *gr = b.G + (size_t)q * N * dim;
+      for (int i = 0; i < N; i++)
+        for (int k = 0; k < dim; k++) {
+          gx[i * dim + k] = 0.0;
+          for (int l = 0; l < dim; l++) gx[i * dim + k] += Ji[l][k] * gr[i * dim + l];
+        }
+      for (int i = 0; i < N; i++)
+        for (int j = 0; j < N; j++) {
+          double gg = 0.0;
+          for (int k = 0; k < dim; k++) gg += gx[i * dim + k] * gx[j * dim + k];
+          for (int c = 0; c < dim; c++)
+            for (int e = 0; e < dim; e++) {
+              const double a = w * (mu * ((c == e ? gg : 0.0) + gx[i * dim + e] * gx[j * dim + c]) +
+                                    lambda * gx[i * dim + c] * gx[j * dim + e]);
+              yr[(size_t)cd[i] * dim + c] += a * x[(size_t)cd[j] * dim + e];
+            }
+        }
+    }
+  }
+  T_CHECK(rel(y, yr, nd) < 1e-13, "elasticity P%d %dD: matrix-free against assembled %.3e", p, dim, rel(y, yr, nd));
+  mf_simplex_elasticity_apply_cpu(&m, &b, &d, lambda, mu, x2, y2);
+  double s1 = 0.0, s2 = 0.0, sc = 0.0;
+  for (int i = 0; i < nd; i++) s1 += x2[i] * y[i], s2 += x[i] * y2[i], sc += fabs(x2[i] * y[i]);
+  T_CHECK(fabs(s1 - s2) < 1e-13 * sc, "elasticity P%d %dD: not symmetric (%.3e)", p, dim, fabs(s1 - s2) / sc);
+  double scale = 0.0;
+  for (int i = 0; i < nd; i++) scale = fmax(scale, fabs(y[i]));
+  /* rigid-body modes: dim translations and dim (dim - 1) / 2 rotations, zero strain */
+  const int nmodes = dim == 2 ? 3 : 6;
+  for (int r = 0; r < nmodes; r++) {
+    double *pt = calloc((size_t)d.ndofs * 3, sizeof(double));
+    for (int cell = 0; cell < m.ncells; cell++)
+      for (int i = 0; i < N; i++) {
+        const int *v = m.cells + (size_t)cell * (dim + 1);
+        double *P = pt + 3 * (size_t)d.cell_dofs[(size_t)cell * N + i];
+        for (int k = 0; k < dim; k++) {
+          P[k] = m.coords[3 * v[0] + k];
+          for (int l = 0; l < dim; l++) P[k] += (m.coords[3 * v[l + 1] + k] - m.coords[3 * v[0] + k]) * b.nodes[i * dim + l];
+        }
+      }
+    for (int g = 0; g < d.ndofs; g++) {
+      const double *P = pt + 3 * g;
+      double u[3] = {0, 0, 0};
+      if (r < dim) u[r] = 1.0;
+      else if (dim == 2) u[0] = -P[1], u[1] = P[0];
+      else { /* rotations about the axes: e_a x P */
+        const int a = r - 3, a1 = (a + 1) % 3, a2 = (a + 2) % 3;
+        u[a1] = -P[a2], u[a2] = P[a1];
+      }
+      for (int c = 0; c < dim; c++) x2[(size_t)g * dim + c] = u[c];
+    }
+    free(pt);
+    mf_simplex_elasticity_apply_cpu(&m, &b, &d, lambda, mu, x2, y2);
+    double worst = 0.0;
+    for (int i = 0; i < nd; i++) worst = fmax(worst, fabs(y2[i]));
+    T_CHECK(worst < 1e-12 * fmax(1.0, scale), "elasticity P%d %dD: rigid-body mode %d gives %.3e", p, dim, r, worst);
+  }
+  EXPECT(mf_simplex_elasticity_check(ctx, 1.0, 0.0), MF_ERR_ARGUMENT, "shear modulus mu = 0");
+  EXPECT(mf_simplex_elasticity_check(ctx, -1.0, 1.0), MF_ERR_ARGUMENT, "Lame parameter lambda = -1");
+  free(gx), free(x), free(x2), free(y), free(yr), free(y2);
+  mf_simplex_dofs_free(&d);
+  mf_simplex_basis_free(&b);
+  mf_simplex_mesh_free(&m);
+}
+
 int main(int argc, char **argv)
 {
   MPI_Init(&argc, &argv);
   mf_context ctx;
   T_CALL(mf_context_create(MPI_COMM_SELF, "cpu", &ctx));
   for (int dim = 2; dim <= 3; dim++)
-    for (int p = 1; p <= 4; p++) run(ctx, dim, p);
+    for (int p = 1; p <= 4; p++) run(ctx, dim, p), run_elasticity(ctx, dim, p);
   mf_context_destroy(&ctx);
   MPI_Finalize();
   return t_failures ? 1 : 0;

@@ -107,4 +107,12 @@ void mf_simplex_op_destroy(mf_simplex_op *op);
 /** y <- A x over all DoFs (y overwritten; no boundary conditions). */
 void mf_simplex_op_apply_cpu(const mf_simplex_op *op, const double *x, double *y);
 
+/** Linear isotropic elasticity, dim components per DoF stored interleaved (x[dof * dim + c]):
+ *  y = A x with A the form sum over cells of int sigma(u) : eps(v), eps(u) = sym grad u,
+ *  sigma = lambda tr(eps) I + 2 mu eps (Lame parameters, mu > 0, lambda > -2 mu / 3). Affine
+ *  geometry per cell as for the scalar operators; y overwritten. */
+int mf_simplex_elasticity_check(mf_context ctx, double lambda, double mu);
+void mf_simplex_elasticity_apply_cpu(const mf_simplex_mesh *m, const mf_simplex_basis *b, const mf_simplex_dofs *d,
+                                     double lambda, double mu, const double *x, double *y);
+
 #endif

@@ -107,3 +107,51 @@ void mf_simplex_op_apply_cpu(const mf_simplex_op *op, const double *x, double *y
     for (int i = 0; i < N; i++) y[cd[i]] += ve[i];
   }
 }
+
+int mf_simplex_elasticity_check(mf_context ctx, double lambda, double mu)
+{
+  MF_CHECK(isfinite(mu) && mu > 0.0, ctx, MF_ERR_ARGUMENT, "shear modulus mu = %g (positive)", mu);
+  MF_CHECK(isfinite(lambda) && lambda > -2.0 * mu / 3.0, ctx, MF_ERR_ARGUMENT,
+           "Lame parameter lambda = %g (above -2 mu / 3 = %g for a positive bulk modulus)", lambda, -2.0 * mu / 3.0);
+  return 0;
+}
+
+void mf_simplex_elasticity_apply_cpu(const mf_simplex_mesh *m, const mf_simplex_basis *b, const mf_simplex_dofs *d,
+                                     double lambda, double mu, const double *x, double *y)
+{
+  const int dim = m->dim, N = b->nnodes, nq = b->nq;
+  memset(y, 0, sizeof(double) * (size_t)d->ndofs * dim);
+  double ue[84 * 3], ve[84 * 3], gx[84 * 3];
+  for (int e = 0; e < m->ncells; e++) {
+    const int *cd = d->cell_dofs + (size_t)e * N;
+    for (int i = 0; i < N; i++)
+      for (int c = 0; c < dim; c++) ue[i * dim + c] = x[(size_t)cd[i] * dim + c], ve[i * dim + c] = 0.0;
+    double Ji[3][3];
+    const double det = cell_geometry(m, e, Ji);
+    for (int q = 0; q < nq; q++) {
+      const double *gr = b->G + (size_t)q * N * dim, w = b->qwts[q] * det;
+      for (int i = 0; i < N; i++) /* physical gradients: gradx phi = J^-T gradxi phi */
+        for (int k = 0; k < dim; k++) {
+          double s = 0.0;
+          for (int l = 0; l < dim; l++) s += Ji[l][k] * gr[i * dim + l];
+          gx[i * dim + k] = s;
+        }
+      double gu[3][3] = {{0}}; /* gu[c][k] = d u_c / d x_k */
+      for (int j = 0; j < N; j++)
+        for (int c = 0; c < dim; c++)
+          for (int k = 0; k < dim; k++) gu[c][k] += ue[j * dim + c] * gx[j * dim + k];
+      double tr = 0.0, sig[3][3];
+      for (int c = 0; c < dim; c++) tr += gu[c][c];
+      for (int c = 0; c < dim; c++)
+        for (int k = 0; k < dim; k++) sig[c][k] = w * (mu * (gu[c][k] + gu[k][c]) + (c == k ? lambda * tr : 0.0));
+      for (int i = 0; i < N; i++) /* sigma : grad v (sigma symmetric: the same as sigma : eps(v)) */
+        for (int c = 0; c < dim; c++) {
+          double s = 0.0;
+          for (int k = 0; k < dim; k++) s += sig[c][k] * gx[i * dim + k];
+          ve[i * dim + c] += s;
+        }
+    }
+    for (int i = 0; i < N; i++)
+      for (int c = 0; c < dim; c++) y[(size_t)cd[i] * dim + c] += ve[i * dim + c];
+  }
+}
