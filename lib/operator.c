@@ -229,34 +229,44 @@ int mf_operator_set_kernel_design(mf_operator op, mf_kernel_design design)
 }
 
 /* Geometry on the fly, cpu backend: the coefficient at the points (op->coefq) replaces the stored data;
- * back to stored, the data are made from the geometry and those values. */
-static int set_geometry_cpu(mf_operator op, mf_geometry mode)
+ * back to stored, the data are made from the geometry and those values. In two steps, so that every
+ * rank switches or none does: the new state is made (*st: the coefficient values, NULL without a
+ * coefficient, or the quadrature data) without touching the old one, then, once the ranks agree,
+ * committed. */
+static int geometry_prepare_cpu(mf_operator op, mf_geometry mode, void **st)
 {
   mf_space s = op->space;
+  *st = NULL;
   if (mode == MF_GEOMETRY_ON_THE_FLY) {
     MF_CALL(mf_space_host_coords(s));
+    if (!op->coef) return 0;
     double *cq = NULL;
-    if (op->coef) {
-      MF_CALL(MF_CALLOC(op->ctx, (size_t)s->ncells * op->qd.nqp, &cq));
-      int ierr = mf_otf_coefficient_cpu(op, cq);
-      if (ierr) {
-        free(cq);
-        return ierr;
-      }
+    MF_CALL(MF_CALLOC(op->ctx, (size_t)s->ncells * op->qd.nqp, &cq));
+    int ierr = mf_otf_coefficient_cpu(op, cq);
+    if (ierr) {
+      free(cq);
+      return ierr;
     }
-    free(op->qd.data);
-    op->qd.data = NULL;
-    op->coefq = cq;
-    op->geometry = MF_GEOMETRY_ON_THE_FLY;
+    *st = cq;
     return 0;
   }
   double *data = NULL;
   MF_CALL(mf_otf_qdata_cpu(op, &data));
-  op->qd.data = data;
-  free(op->coefq);
-  op->coefq = NULL;
-  op->geometry = MF_GEOMETRY_STORED;
+  *st = data;
   return 0;
+}
+static void geometry_commit_cpu(mf_operator op, mf_geometry mode, void *st)
+{
+  if (mode == MF_GEOMETRY_ON_THE_FLY) {
+    free(op->qd.data);
+    op->qd.data = NULL;
+    op->coefq = (double *)st;
+  } else {
+    op->qd.data = (double *)st;
+    free(op->coefq);
+    op->coefq = NULL;
+  }
+  op->geometry = mode;
 }
 
 int mf_operator_set_geometry(mf_operator op, mf_geometry mode)
@@ -271,13 +281,27 @@ int mf_operator_set_geometry(mf_operator op, mf_geometry mode)
   MF_CHECK(op->prec == MF_PRECISION_DOUBLE, ctx, MF_ERR_UNSUPPORTED,
            "geometry on the fly is for double-precision operators: a single-precision copy keeps its stored "
            "quadrature data");
+  /* the same on every rank: a switch is committed everywhere or nowhere (below) */
   if (mode == op->geometry) return 0;
+  void *st = NULL;
   int ierr = 0;
-  if (ctx->backend == MF_BACKEND_CPU) ierr = set_geometry_cpu(op, mode);
+  if (ctx->backend == MF_BACKEND_CPU) ierr = geometry_prepare_cpu(op, mode, &st);
 #ifdef MFREE_WITH_CUDA
-  else ierr = mf_cuda_operator_set_geometry(op, mode);
+  else ierr = mf_cuda_operator_geometry_prepare(op, mode, &st);
 #endif
-  return mf_agree(ctx, ierr);
+  ierr = mf_agree(ctx, ierr);
+  if (ierr) { /* a rank failed: every rank keeps its old state */
+    if (ctx->backend == MF_BACKEND_CPU) free(st);
+#ifdef MFREE_WITH_CUDA
+    else mf_cuda_operator_geometry_discard(op, st);
+#endif
+    return ierr;
+  }
+  if (ctx->backend == MF_BACKEND_CPU) geometry_commit_cpu(op, mode, st);
+#ifdef MFREE_WITH_CUDA
+  else mf_cuda_operator_geometry_commit(op, mode, st);
+#endif
+  return 0;
 }
 
 int mf_operator_get_geometry(mf_operator op, mf_geometry *mode)

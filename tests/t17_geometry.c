@@ -259,6 +259,51 @@ static void check_errors(mf_context ctx)
   mf_mesh_destroy(&mesh);
 }
 
+/* A coefficient that is NaN on the last rank only (user: that rank's flag) */
+static double nan_on_one_rank(const double *x, int dim, void *user)
+{
+  (void)x, (void)dim;
+  return *(const int *)user ? NAN : 1.0;
+}
+
+/* A switch that fails on one rank only leaves every rank in its old state: each returns the error,
+ * and the operator still applies (stored) on all of them, with no rank left waiting. */
+static void check_one_rank_fails(mf_context ctx)
+{
+  int rank, size;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  int last = rank == size - 1;
+  mf_mesh mesh;
+  mf_space V;
+  mf_operator A;
+  mf_vector x, y;
+  T_CALL(mf_mesh_create(ctx, "deformed", 2, 2, &mesh));
+  T_CALL(mf_space_create(mesh, 2, &V));
+  /* stored set-up evaluates the coefficient too: make it finite there, NaN only for the switch */
+  int fail = 0;
+  T_CALL(mf_operator_create_laplace(V, MF_QUAD_GAUSS, nan_on_one_rank, &fail, &A));
+  fail = last;
+  const int e = mf_operator_set_geometry(A, MF_GEOMETRY_ON_THE_FLY);
+  T_CHECK(e != 0, "a switch that fails on rank %d returned 0 on rank %d", size - 1, rank);
+  mf_geometry g;
+  T_CALL(mf_operator_get_geometry(A, &g));
+  T_CHECK(g == MF_GEOMETRY_STORED, "rank %d switched although rank %d failed", rank, size - 1);
+  T_CALL(mf_vector_create(V, &x));
+  T_CALL(mf_vector_create(V, &y));
+  T_CALL(mf_vector_set_random(x, 3));
+  T_CALL(mf_operator_apply(A, x, y)); /* collective: every rank gets here */
+  fail = 0;
+  T_CALL(mf_operator_set_geometry(A, MF_GEOMETRY_ON_THE_FLY)); /* and can switch when all succeed */
+  T_CALL(mf_operator_get_geometry(A, &g));
+  T_CHECK(g == MF_GEOMETRY_ON_THE_FLY, "rank %d did not switch", rank);
+  mf_vector_destroy(&x);
+  mf_vector_destroy(&y);
+  mf_operator_destroy(&A);
+  mf_space_destroy(&V);
+  mf_mesh_destroy(&mesh);
+}
+
 int main(int argc, char **argv)
 {
   MPI_Init(&argc, &argv);
@@ -268,6 +313,7 @@ int main(int argc, char **argv)
   T_CALL(mf_context_create(MPI_COMM_WORLD, be, &ctx));
   const int gpu = !strcmp(be, "cuda");
   check_errors(ctx);
+  check_one_rank_fails(ctx);
   static const char *meshes[2] = {"deformed", "ball"};
   for (int dim = 2; dim <= (small ? 2 : 3); dim++) {
     const int pmax = small ? 3 : (dim == 3 && !gpu) ? 4 : 8;

@@ -38,8 +38,12 @@ int mf_cuda_transfer_restrict(struct mf_transfer_s *tr, mf_vector fine, mf_vecto
  *  rounded to float. */
 int mf_cuda_operator_single(mf_operator op, mf_operator like);
 /** Switch op's device state between stored quadrature data and geometry on the fly (the coefficient
- *  at the quadrature points on the device, the space's coordinates component-major); lib/cuda/operator.cu. */
-int mf_cuda_operator_set_geometry(mf_operator op, mf_geometry mode);
+ *  at the quadrature points on the device, the space's coordinates component-major) in two steps:
+ *  prepare the new state *st without touching the old one, then commit it, or discard it where a rank
+ *  failed (lib/cuda/operator.cu). */
+int mf_cuda_operator_geometry_prepare(mf_operator op, mf_geometry mode, void **st);
+void mf_cuda_operator_geometry_commit(mf_operator op, mf_geometry mode, void *st);
+void mf_cuda_operator_geometry_discard(mf_operator op, void *st);
 /** Copy the device quadrature data to host (len doubles). */
 int mf_cuda_qdata_to_host(mf_operator op, double *host);
 /** The assembled operator on the device. lib/cuda/assembly.cu: the space's sparsity copied to the

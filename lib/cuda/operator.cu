@@ -371,31 +371,31 @@ static int space_coords_cm(mf_space s)
   return 0;
 }
 
-extern "C" int mf_cuda_operator_set_geometry(mf_operator op, mf_geometry mode)
+// Geometry switch in two steps (lib/operator.c commits once the ranks agree): the new device state,
+// the coefficient at the points (NULL without a coefficient) or the quadrature data, made without
+// touching the old one; then committed.
+extern "C" int mf_cuda_operator_geometry_prepare(mf_operator op, mf_geometry mode, void **st)
 {
   mf_context ctx = op->ctx;
   mf_space s = op->space;
-  mf_cuda_operator *d = (mf_cuda_operator *)op->dev;
+  const mf_cuda_operator *d = (const mf_cuda_operator *)op->dev;
   const mf_cuda_space *ds = (const mf_cuda_space *)s->dev;
+  *st = NULL;
   if (mode == MF_GEOMETRY_ON_THE_FLY) {
     const size_t npts = (size_t)s->ncells * op->qd.nqp;
     const size_t need = (ds->coords_cm ? 0 : sizeof(double) * (size_t)s->nlocal * s->dim) +
                         (op->coef ? sizeof(double) * npts + mf_cuda_qdata_setup_bytes(op, 1) : 0);
     MF_CALL(mf_cuda_require(ctx, need, "geometry on the fly (coordinates, coefficient at the points)"));
     MF_CALL(space_coords_cm(s));
+    if (!op->coef) return 0;
     double *cq = NULL;
-    if (op->coef) {
-      MF_CALL(mf_cuda_malloc(ctx, (void **)&cq, sizeof(double) * (npts > 0 ? npts : 1), "the coefficient at the quadrature points"));
-      int ierr = mf_cuda_otf_coefficient(op, cq);
-      if (ierr) {
-        mf_cuda_free(ctx, cq);
-        return ierr;
-      }
+    MF_CALL(mf_cuda_malloc(ctx, (void **)&cq, sizeof(double) * (npts > 0 ? npts : 1), "the coefficient at the quadrature points"));
+    int ierr = mf_cuda_otf_coefficient(op, cq);
+    if (ierr) {
+      mf_cuda_free(ctx, cq);
+      return ierr;
     }
-    mf_cuda_free(ctx, d->qd);
-    d->qd = NULL;
-    d->coefq = cq;
-    op->geometry = MF_GEOMETRY_ON_THE_FLY;
+    *st = cq;
     return 0;
   }
   MF_CALL(mf_cuda_require(ctx, sizeof(double) * op->qd.len, "the quadrature data"));
@@ -406,11 +406,25 @@ extern "C" int mf_cuda_operator_set_geometry(mf_operator op, mf_geometry mode)
     mf_cuda_free(ctx, qd);
     return ierr;
   }
-  d->qd = qd;
-  mf_cuda_free(ctx, d->coefq);
-  d->coefq = NULL;
-  op->geometry = MF_GEOMETRY_STORED;
+  *st = qd;
   return 0;
+}
+
+extern "C" void mf_cuda_operator_geometry_discard(mf_operator op, void *st) { mf_cuda_free(op->ctx, st); }
+
+extern "C" void mf_cuda_operator_geometry_commit(mf_operator op, mf_geometry mode, void *st)
+{
+  mf_cuda_operator *d = (mf_cuda_operator *)op->dev;
+  if (mode == MF_GEOMETRY_ON_THE_FLY) {
+    mf_cuda_free(op->ctx, d->qd);
+    d->qd = NULL;
+    d->coefq = (double *)st;
+  } else {
+    d->qd = (double *)st;
+    mf_cuda_free(op->ctx, d->coefq);
+    d->coefq = NULL;
+  }
+  op->geometry = mode;
 }
 
 static int destroy_cuda(mf_operator op)
