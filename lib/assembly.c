@@ -317,5 +317,3 @@ int mf_operator_local_nnz(mf_operator op, int64_t *nnz)
   *nnz = op->kind == MF_OP_ASSEMBLED ? op->rowptr[op->space->nlocal] : 0;
   return 0;
 }
-
-/* Until the variants are built, every variant is the reference assembly (the same matrix). */

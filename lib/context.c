@@ -222,6 +222,42 @@ int mf_cuda_available(void)
 #endif
 }
 
+#ifdef MFREE_WITH_CUDA
+/* Two ranks of a node on one physical GPU (found by its PCI bus id, so that ranks which each see one
+ * GPU through CUDA_VISIBLE_DEVICES are told apart) are refused unless MFREE_CUDA_SHARE=1. Collective
+ * over the context (every rank has a device). */
+static int check_device_sharing(mf_context c)
+{
+  char id[32];
+  int ierr = mf_cuda_device_id(c, id, (int)sizeof id);
+  MPI_Comm node;
+  if (MPI_Comm_split_type(c->comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) != MPI_SUCCESS)
+    return ierr ? ierr : mf_error_set(c, MF_ERR_MPI, __FILE__, __LINE__, __func__, "MPI_Comm_split_type failed");
+  int n = 1, me = 0;
+  MPI_Comm_size(node, &n);
+  MPI_Comm_rank(node, &me);
+  char *all = malloc((size_t)n * sizeof id);
+  if (!all) {
+    MPI_Comm_free(&node);
+    return mf_error_set(c, MF_ERR_MEMORY, __FILE__, __LINE__, __func__, "out of host memory (%zu bytes)", (size_t)n * sizeof id);
+  }
+  if (ierr) memset(id, 0, sizeof id);
+  MPI_Allgather(id, (int)sizeof id, MPI_CHAR, all, (int)sizeof id, MPI_CHAR, node);
+  const char *share = getenv("MFREE_CUDA_SHARE");
+  int other = -1;
+  for (int r = 0; r < n && !ierr; r++)
+    if (r != me && id[0] && !strncmp(all + (size_t)r * sizeof id, id, sizeof id)) other = r;
+  free(all);
+  MPI_Comm_free(&node);
+  if (ierr) return ierr;
+  if (other >= 0 && !(share && !strcmp(share, "1")))
+    return mf_error_set(c, MF_ERR_BACKEND, __FILE__, __LINE__, __func__,
+                        "ranks %d and %d of this node would share CUDA device %s: run at most one rank per GPU, or "
+                        "set MFREE_CUDA_SHARE=1 to let ranks share a device", me, other, id);
+  return 0;
+}
+#endif
+
 int mf_context_create(MPI_Comm comm, const char *backend, mf_context *ctx)
 {
   int ierr = 0, inited = 0;
@@ -292,6 +328,9 @@ int mf_context_create(MPI_Comm comm, const char *backend, mf_context *ctx)
   if (!ierr && be == MF_BACKEND_CUDA) ierr = mf_cuda_context_init(c);
 #endif
   ierr = mf_agree(c, ierr);
+#ifdef MFREE_WITH_CUDA
+  if (!ierr && be == MF_BACKEND_CUDA) ierr = mf_agree(c, check_device_sharing(c));
+#endif
   if (ierr) {
 #ifdef MFREE_WITH_CUDA
     if (c->cuda) mf_cuda_context_finalize(c);

@@ -313,8 +313,9 @@ int mf_operator_create_assembled(mf_operator op, mf_operator *assembled);
 /** How the values of an assembled operator are computed (the sparsity is the same for all). */
 typedef enum {
   MF_ASSEMBLY_AUTO = 0,    /**< the backend's default: the reference on 'cpu', the fastest measured on 'cuda' */
-  MF_ASSEMBLY_SEARCH = 1,  /**< (a) one thread per cell, entries added at positions found by binary search in
-                                the row, with atomics on the device */
+  MF_ASSEMBLY_SEARCH = 1,  /**< (a) element entries cell by cell (on the device: a block stages a few cells'
+                                quadrature data, one thread per entry), added at positions found by binary
+                                search in the row, with atomics on the device */
   MF_ASSEMBLY_TABLE = 2,   /**< (b) the same with a precomputed table of each cell's nonzero positions */
   MF_ASSEMBLY_ROWWISE = 3  /**< (c) one thread per row, gathering from the cells that hold the row's DoF */
 } mf_assembly_variant;

@@ -28,13 +28,19 @@ extern "C" double mf_bench_triad(size_t n, int reps)
   if (cudaMalloc(&b, n * 8) != cudaSuccess) return cudaFree(a), -1;
   if (cudaMalloc(&c, n * 8) != cudaSuccess) return cudaFree(a), cudaFree(b), -1;
   int sms = 132;
-  cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0);
+  int dev = 0; // the rank's device (mf_context_create chose it)
+  cudaGetDevice(&dev);
+  cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
   k_fill<<<sms * 8, 256>>>(b, 1.0, n);
   k_fill<<<sms * 8, 256>>>(c, 2.0, n);
   cudaEvent_t e0, e1;
   cudaEventCreate(&e0);
   cudaEventCreate(&e1);
   float *ms = (float *)malloc(sizeof(float) * reps);
+  if (!ms) {
+    cudaEventDestroy(e0), cudaEventDestroy(e1), cudaFree(a), cudaFree(b), cudaFree(c);
+    return -1;
+  }
   for (int r = -3; r < reps; r++) { // 3 warm-up runs
     cudaEventRecord(e0);
     k_triad<<<sms * 8, 256>>>(a, b, c, 0.5, n);
@@ -73,12 +79,18 @@ extern "C" double mf_bench_fp64_peak(int reps)
   double *out;
   if (cudaMalloc(&out, sizeof(double)) != cudaSuccess) return -1;
   int sms = 132;
-  cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0);
+  int dev = 0; // the rank's device (mf_context_create chose it)
+  cudaGetDevice(&dev);
+  cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
   const int blocks = sms * 16, threads = 256, iters = 1 << 14;
   cudaEvent_t e0, e1;
   cudaEventCreate(&e0);
   cudaEventCreate(&e1);
   float *ms = (float *)malloc(sizeof(float) * reps);
+  if (!ms) {
+    cudaEventDestroy(e0), cudaEventDestroy(e1), cudaFree(out);
+    return -1;
+  }
   for (int r = -3; r < reps; r++) {
     cudaEventRecord(e0);
     k_fma<<<blocks, threads>>>(out, 0.999999, 1e-7, iters);
@@ -104,9 +116,20 @@ extern "C" double mf_bench_time_ms(int (*fn)(void *), void *arg, int calls_per_r
   cudaEventCreate(&e1);
   float *ms = (float *)malloc(sizeof(float) * reps);
   *err = 0;
-  for (int r = -1; r < reps && !*err; r++) { // one warm-up repeat
+  if (!ms) {
+    cudaEventDestroy(e0);
+    cudaEventDestroy(e1);
+    *err = -1;
+    return 0.0;
+  }
+  // every call is made whatever fails (several ranks: each call exchanges with the neighbours, so a
+  // rank that stopped early would leave them waiting); the first failure is returned
+  for (int r = -1; r < reps; r++) { // one warm-up repeat
     cudaEventRecord(e0);
-    for (int k = 0; k < calls_per_rep && !*err; k++) *err = fn(arg);
+    for (int k = 0; k < calls_per_rep; k++) {
+      const int ek = fn(arg);
+      if (!*err) *err = ek;
+    }
     cudaEventRecord(e1);
     cudaEventSynchronize(e1);
     if (r >= 0) cudaEventElapsedTime(&ms[r], e0, e1);
@@ -123,7 +146,9 @@ extern "C" double mf_bench_time_ms(int (*fn)(void *), void *arg, int calls_per_r
 extern "C" void mf_bench_device_name(char *name, int len)
 {
   cudaDeviceProp prop;
-  if (cudaGetDeviceProperties(&prop, 0) == cudaSuccess) {
+  int dev = 0;
+  cudaGetDevice(&dev);
+  if (cudaGetDeviceProperties(&prop, dev) == cudaSuccess) {
     int i = 0;
     for (; i < len - 1 && prop.name[i]; i++) name[i] = prop.name[i] == ',' ? ' ' : prop.name[i];
     name[i] = 0;

@@ -168,6 +168,20 @@ static void run(mf_context ctx, int dim, int p)
   mf_simplex_op op;
   EXPECT(mf_simplex_op_create(ctx, &m, &b, &d, 0.0, 0.0, NULL, NULL, &op), MF_ERR_ARGUMENT, "not both 0");
   EXPECT(mf_simplex_op_create(ctx, &m, &b, &d, 0.0, 1.0, nan_coef, NULL, &op), MF_ERR_ARGUMENT, "the coefficient is nan");
+  if (p < 4) { /* DoFs of another degree */
+    mf_simplex_basis b2;
+    T_CALL(mf_simplex_basis_setup(ctx, dim, p + 1, -1, &b2));
+    EXPECT(mf_simplex_op_create(ctx, &m, &b2, &d, 1.0, 0.0, NULL, NULL, &op), MF_ERR_INCOMPATIBLE, "DoFs made for");
+    mf_simplex_basis_free(&b2);
+  }
+  { /* a flattened cell: its vertex 1 moved onto vertex 0 */
+    const int *v = m.cells;
+    double keep[3];
+    memcpy(keep, m.coords + 3 * v[1], sizeof keep);
+    memcpy(m.coords + 3 * v[1], m.coords + 3 * v[0], sizeof keep);
+    EXPECT(mf_simplex_op_create(ctx, &m, &b, &d, 1.0, 0.0, NULL, NULL, &op), MF_ERR_ARGUMENT, "degenerate cell");
+    memcpy(m.coords + 3 * v[1], keep, sizeof keep);
+  }
   free(x), free(x2), free(y), free(yr), free(y2);
   mf_simplex_dofs_free(&d);
   mf_simplex_basis_free(&b);

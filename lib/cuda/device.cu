@@ -161,13 +161,9 @@ extern "C" int mf_cuda_context_init(mf_context ctx)
 {
   int ndev = mf_cuda_device_count();
   MF_CHECK(ndev > 0, ctx, MF_ERR_BACKEND, "backend 'cuda' requested but no usable CUDA device was found");
-  /* one rank per GPU: ranks of a node take the node's GPUs in turn (the rank on the node comes from
-   * mf_context_create, so that nothing here is collective: a failure here is agreed on there). More
-   * ranks than GPUs on a node is refused unless MFREE_CUDA_SHARE=1 allows sharing. */
-  const char *share = getenv("MFREE_CUDA_SHARE");
-  MF_CHECK(ctx->node_size <= ndev || (share && !strcmp(share, "1")), ctx, MF_ERR_BACKEND,
-           "%d ranks on this node but %d CUDA device%s: run at most one rank per GPU, or set MFREE_CUDA_SHARE=1 to "
-           "let ranks share a device", ctx->node_size, ndev, ndev == 1 ? "" : "s");
+  /* one rank per GPU: ranks of a node take the node's visible GPUs in turn (the rank on the node comes
+   * from mf_context_create, so that nothing here is collective: a failure here is agreed on there;
+   * mf_context_create then refuses two ranks on one physical device unless MFREE_CUDA_SHARE=1) */
   mf_cuda_context *c = (mf_cuda_context *)calloc(1, sizeof *c);
   MF_CHECK(c, ctx, MF_ERR_MEMORY, "out of host memory (%zu bytes)", sizeof *c);
   c->device = ctx->node_rank % ndev;
@@ -183,16 +179,24 @@ extern "C" int mf_cuda_context_init(mf_context ctx)
   if (!ierr && e != cudaSuccess)
     ierr = mf_error_set(ctx, MF_ERR_CUDA, __FILE__, __LINE__, __func__, "cannot create the exchange stream: %s",
                         cudaGetErrorString(e));
-  /* MPI on device buffers where the library says it can, unless MFREE_CUDA_AWARE=0 */
+  /* MPI on device buffers where the library says it can, unless MFREE_CUDA_AWARE=0. Open MPI answers
+   * through mpi-ext.h; for other libraries, which have no such query, MFREE_CUDA_AWARE=1 is trusted. */
   const char *aware = getenv("MFREE_CUDA_AWARE");
+  int known = 0;
 #if defined(MPIX_CUDA_AWARE_SUPPORT) && MPIX_CUDA_AWARE_SUPPORT
   c->cuda_aware = MPIX_Query_cuda_support() == 1;
+  known = 1;
+#elif defined(MPIX_CUDA_AWARE_SUPPORT)
+  known = 1; /* built without CUDA support */
 #endif
   if (aware && !strcmp(aware, "0")) c->cuda_aware = 0;
-  if (!ierr && aware && !strcmp(aware, "1") && !c->cuda_aware)
-    ierr = mf_error_set(ctx, MF_ERR_BACKEND, __FILE__, __LINE__, __func__,
-                        "MFREE_CUDA_AWARE=1 but this MPI library is not CUDA-aware (the exchange would pass device "
-                        "memory to it); unset it to stage the messages through host memory");
+  if (aware && !strcmp(aware, "1")) {
+    if (known && !c->cuda_aware && !ierr)
+      ierr = mf_error_set(ctx, MF_ERR_BACKEND, __FILE__, __LINE__, __func__,
+                          "MFREE_CUDA_AWARE=1 but this MPI library says it is not CUDA-aware (the exchange would "
+                          "pass device memory to it); unset it to stage the messages through host memory");
+    else c->cuda_aware = 1;
+  }
   if (!ierr && cublasCreate(&c->cublas) != CUBLAS_STATUS_SUCCESS)
     ierr = mf_error_set(ctx, MF_ERR_CUDA, __FILE__, __LINE__, __func__, "cublasCreate failed on device %d", c->device);
   // scalar[0]: reductions; the fused CG steps use scalar[1..2], block partials from scalar + 4 and a
@@ -205,6 +209,14 @@ extern "C" int mf_cuda_context_init(mf_context ctx)
     mf_cuda_context_finalize(ctx);
     return ierr;
   }
+  return 0;
+}
+
+extern "C" int mf_cuda_device_id(mf_context ctx, char *id, int len)
+{
+  cudaError_t e = cudaDeviceGetPCIBusId(id, len, mf_cuda_ctx(ctx)->device);
+  MF_CHECK(e == cudaSuccess, ctx, MF_ERR_CUDA, "cudaDeviceGetPCIBusId of device %d: %s", mf_cuda_ctx(ctx)->device,
+           cudaGetErrorString(e));
   return 0;
 }
 

@@ -12,6 +12,8 @@ extern "C" {
 /** Number of usable CUDA devices (0 on error or without a driver). */
 int mf_cuda_device_count(void);
 int mf_cuda_context_init(mf_context ctx);
+/** The PCI bus id of the context's device (a string of at most len bytes): the physical GPU. */
+int mf_cuda_device_id(mf_context ctx, char *id, int len);
 void mf_cuda_context_finalize(mf_context ctx);
 /** Device memory held and peak (either may be NULL); with set_limit, set the limit first. */
 void mf_cuda_memory(mf_context ctx, size_t *in_use, size_t *peak, const size_t *set_limit);

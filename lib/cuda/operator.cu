@@ -79,6 +79,10 @@ static int cuda_parts(mf_operator op, int colored)
       for (int k = 0; k < 4; k++) ds->color_part_off[4 * c + k] += b;
     }
     if (!ierr) ierr = mf_cuda_upload(ctx, (void **)&ds->color_parts, h, sizeof(int) * (size_t)s->ncells, "the cell parts");
+    if (ierr) { /* made again at the next call */
+      free(ds->color_part_off);
+      ds->color_part_off = NULL;
+    }
   }
   free(h);
   return ierr;

@@ -67,7 +67,7 @@ typedef struct {
 
 /** The unit square split into 2 n^2 triangles (every square by its diagonal from (0,0) to (1,1)) or
  *  the unit cube into 6 n^3 tetrahedra (the Kuhn split of every cube along its diagonal from
- *  (0,0,0) to (1,1,1)): conforming, n = 1..4096 in 2D, 1..256 in 3D. */
+ *  (0,0,0) to (1,1,1)): conforming, n = 1..4096 in 2D, 1..128 in 3D. */
 int mf_simplex_mesh_box(mf_context ctx, int dim, int n, mf_simplex_mesh *m);
 void mf_simplex_mesh_free(mf_simplex_mesh *m);
 
@@ -92,7 +92,8 @@ void mf_simplex_dofs_free(mf_simplex_dofs *d);
  *  from its vertices at every application, nothing stored per point except c(x_q) (ncells x nq,
  *  evaluated once; none when c is NULL). The action of a cell: u_q = sum_j u_j phi_j(q) and
  *  g_q = sum_j u_j grad phi_j(q) at the basis's quadrature points, then
- *  v_i = sum_q w_q |det J| c_q [a phi_i u_q + b grad phi_i . (J^-1 J^-T g_q)]. */
+ *  v_i = sum_q w_q |det J| c_q [a phi_i u_q + b grad phi_i . (J^-1 J^-T g_q)]. Creation refuses DoFs
+ *  of another degree and degenerate cells (as mf_simplex_element_matrices does). */
 typedef struct {
   const mf_simplex_mesh *mesh;
   const mf_simplex_basis *basis;

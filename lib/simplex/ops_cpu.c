@@ -34,8 +34,19 @@ int mf_simplex_op_create(mf_context ctx, const mf_simplex_mesh *m, const mf_simp
   MF_CHECK(m && b && d && op, ctx, MF_ERR_NULL, "mesh, basis, DoFs or output is NULL");
   memset(op, 0, sizeof *op);
   MF_CHECK(m->dim == b->dim, ctx, MF_ERR_INCOMPATIBLE, "a %dD basis on a %dD mesh", b->dim, m->dim);
+  MF_CHECK(d->nnodes == b->nnodes, ctx, MF_ERR_INCOMPATIBLE,
+           "DoFs made for %d nodes per cell, the degree-%d basis has %d", d->nnodes, b->degree, b->nnodes);
   MF_CHECK(isfinite(a) && isfinite(bb) && (a != 0.0 || bb != 0.0), ctx, MF_ERR_ARGUMENT,
            "operator weights a = %g, b = %g (finite, not both 0)", a, bb);
+  for (int e = 0; e < m->ncells; e++) { /* every cell invertible, as the element matrices require */
+    double Ji[3][3], scale = 0.0;
+    const int *v = m->cells + (size_t)e * (m->dim + 1);
+    for (int l = 1; l <= m->dim; l++)
+      for (int k = 0; k < m->dim; k++) scale = fmax(scale, fabs(m->coords[3 * v[l] + k] - m->coords[3 * v[0] + k]));
+    const double det = cell_geometry(m, e, Ji);
+    MF_CHECK(isfinite(det) && det > 1e-14 * pow(scale, m->dim), ctx, MF_ERR_ARGUMENT,
+             "degenerate cell %d: |det J| = %.3e for edges of size %.3e", e, det, scale);
+  }
   op->mesh = m;
   op->basis = b;
   op->dofs = d;
