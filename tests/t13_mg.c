@@ -336,13 +336,18 @@ static void coarse_errors(mf_context ctx)
     T_CALL(mf_operator_create_laplace(bs, MF_QUAD_GAUSS, NULL, NULL, &B));
     T_CALL(mf_operator_set_dirichlet(B, 1));
     int refused = 0, assembly = 0, ok = 0;
+    mf_pc keep; /* one preconditioner set up again after each refusal: retried, not only re-made */
+    T_CALL(mf_pc_create(B, MF_PC_MULTIGRID, &keep));
+    T_CALL(mf_pc_set_multigrid_coarse(keep, MF_MG_COARSE_ASSEMBLED));
     for (double avail = 1000.0; avail < 1e9 && !ok; avail *= 1.5) {
       mf_pc mg2;
       T_CALL(mf_pc_create(B, MF_PC_MULTIGRID, &mg2));
       T_CALL(mf_pc_set_multigrid_coarse(mg2, MF_MG_COARSE_ASSEMBLED));
       mf_test_set_host_available(avail);
-      const int e = mf_pc_setup(mg2);
+      const int e = mf_pc_setup(mg2), ek = mf_pc_setup(keep);
       mf_test_set_host_available(0.0);
+      T_CHECK(e == ek, "%s set-up with %.0f bytes: a new preconditioner gives %d, one refused before %d", be, avail, e,
+              ek);
       if (e) {
         refused++;
         T_CHECK(e == MF_ERR_MEMORY, "%s set-up with %.0f bytes: error %d (%s)", be, avail, e, mf_last_error_message());
@@ -357,6 +362,18 @@ static void coarse_errors(mf_context ctx)
       }
       mf_pc_destroy(&mg2);
     }
+    mf_vector bx, by;
+    T_CALL(mf_vector_create(bs, &bx));
+    T_CALL(mf_vector_create(bs, &by));
+    T_CALL(mf_vector_set_random(bx, 9));
+    T_CALL(mf_vector_zero_boundary(bx));
+    T_CALL(mf_pc_apply(keep, bx, by));
+    double bxy = 0.0;
+    T_CALL(mf_vector_dot(bx, by, &bxy));
+    T_CHECK(bxy > 0.0, "%s set-up retried after refusals: x^T B x = %g", be, bxy);
+    mf_vector_destroy(&bx);
+    mf_vector_destroy(&by);
+    mf_pc_destroy(&keep);
     T_CHECK(ok && refused > 0 && assembly > 0,
             "%s memory sweep: set-up succeeded %d, refused %d times, %d of them by the assembly", be, ok, refused,
             assembly);
