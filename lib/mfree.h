@@ -414,8 +414,8 @@ typedef enum {
 } mf_mg_coarse;
 /** @brief Choose the coarsest level's operator (default MF_MG_COARSE_MATRIX_FREE). With
  *  MF_MG_COARSE_ASSEMBLED the set-up assembles the coarsest level's operator (its matrix-free form is
- *  freed unless it is the user's); a matrix that does not fit is refused by the set-up (MF_ERR_MEMORY,
- *  with the bytes). An unknown kind is refused (MF_ERR_ARGUMENT); the assembled coarse level needs the
+ *  freed unless it is the user's, whose own refusals apply: geometry on the fly); a matrix that does not
+ *  fit is refused by the set-up (MF_ERR_MEMORY, with the bytes; a later set-up retries). An unknown kind is refused (MF_ERR_ARGUMENT); the assembled coarse level needs the
  *  V-cycle in double (MF_ERR_UNSUPPORTED with MF_PRECISION_FLOAT, either order of the two calls).
  *  Takes effect at the next set-up (docs/multigrid.md). */
 int mf_pc_set_multigrid_coarse(mf_pc pc, mf_mg_coarse kind);
