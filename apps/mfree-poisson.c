@@ -29,6 +29,8 @@ static void usage(FILE *f)
           "  --pc P             preconditioner: jacobi | chebyshev | mg | none (default jacobi)\n"
           "  --pc-degree K      Chebyshev degree, or the multigrid smoother's, 1..64 (default 4)\n"
           "  --mg-precision P   the V-cycle's precision: double | float (default double; needs --pc mg)\n"
+          "  --mg-coarse K      multigrid's coarsest level: matrix-free | assembled (its CSR matrix;\n"
+          "                     default matrix-free; needs --pc mg and --mg-precision double)\n"
           "  --method M         mf | assembled | both: solve with the matrix-free operator, the assembled\n"
           "                     (CSR) matrix, or both one after the other with a side-by-side table\n"
           "                     (default mf; assembled and both: --pc jacobi or none)\n"
@@ -112,10 +114,11 @@ int main(int argc, char **argv)
                            *const coefs[] = {"constant", "ljungkvist"}, *const adapts[] = {"none", "shells"},
                            *const pcs[] = {"jacobi", "chebyshev", "mg", "none"}, *const precs[] = {"double", "float"},
                            *const methods[] = {"mf", "assembled", "both"},
-                           *const variants[] = {"auto", "search", "table", "rowwise"};
+                           *const variants[] = {"auto", "search", "table", "rowwise"},
+                           *const coarses[] = {"matrix-free", "assembled"};
   static const mf_pc_kind pc_kinds[] = {MF_PC_JACOBI, MF_PC_CHEBYSHEV, MF_PC_MULTIGRID, MF_PC_NONE};
-  int mesh_i = 1, backend_i = 2, coef_i = 1, adapt_i = 0, pc_i = 0, prec_i = 0, method_i = 0, variant_i = 0;
-  poisson_pc pcopt = {MF_PC_JACOBI, 0, 0, MF_PRECISION_DOUBLE, NULL, NULL, NULL, 0, MF_ASSEMBLY_AUTO, NULL};
+  int mesh_i = 1, backend_i = 2, coef_i = 1, adapt_i = 0, pc_i = 0, prec_i = 0, method_i = 0, variant_i = 0, coarse_i = 0;
+  poisson_pc pcopt = {MF_PC_JACOBI, 0, 0, MF_PRECISION_DOUBLE, NULL, NULL, NULL, 0, MF_ASSEMBLY_AUTO, NULL, MF_MG_COARSE_MATRIX_FREE};
   double tol = 1e-10;
 
   /* Options first, before MPI starts: a bad one costs nothing and stops before any work. */
@@ -141,6 +144,7 @@ int main(int argc, char **argv)
     else if (opt_is(&P, "--pc")) opt_choice(&P, pcs, 4, &pc_i);
     else if (opt_is(&P, "--pc-degree")) given_pc_degree = !opt_int(&P, 1, 64, &pcopt.degree);
     else if (opt_is(&P, "--mg-precision")) opt_choice(&P, precs, 2, &prec_i);
+    else if (opt_is(&P, "--mg-coarse")) opt_choice(&P, coarses, 2, &coarse_i);
     else if (opt_is(&P, "--method")) opt_choice(&P, methods, 3, &method_i);
     else if (opt_is(&P, "--assembly-variant")) opt_choice(&P, variants, 4, &variant_i);
     else if (opt_is(&P, "--verbose")) verbose = 1;
@@ -157,6 +161,11 @@ int main(int argc, char **argv)
     opt_error(&P, "option --pc-degree needs --pc chebyshev or --pc mg (not '%s')", pcs[pc_i]);
   if (!P.bad && prec_i && pcopt.kind != MF_PC_MULTIGRID)
     opt_error(&P, "option --mg-precision %s needs --pc mg (not '%s')", precs[prec_i], pcs[pc_i]);
+  if (!P.bad && coarse_i && pcopt.kind != MF_PC_MULTIGRID)
+    opt_error(&P, "option --mg-coarse %s needs --pc mg (not '%s')", coarses[coarse_i], pcs[pc_i]);
+  if (!P.bad && coarse_i && prec_i)
+    opt_error(&P, "option --mg-coarse %s needs --mg-precision double (not '%s')", coarses[coarse_i], precs[prec_i]);
+  pcopt.coarse = coarse_i ? MF_MG_COARSE_ASSEMBLED : MF_MG_COARSE_MATRIX_FREE;
   if (!P.bad && given_every && !verbose) opt_error(&P, "option --verbose-every needs --verbose");
   /* the assembled operator has a diagonal but no multigrid hierarchy, and its Chebyshev use is untested */
   if (!P.bad && method_i && pcopt.kind != MF_PC_JACOBI && pcopt.kind != MF_PC_NONE)
@@ -167,6 +176,7 @@ int main(int argc, char **argv)
   if (P.bad) return 2;
   const char *mesh_name = mesh_names[mesh_i], *backend = backends[backend_i], *coef_name = coefs[coef_i];
   const char *adapt = adapts[adapt_i], *pc_name = pcs[pc_i], *mg_prec = precs[prec_i];
+  const char *mg_coarse = coarses[coarse_i];
   const poisson_coef coef = coef_i ? POISSON_COEF_LJUNGKVIST : POISSON_COEF_CONSTANT;
 
   MPI_Init(&argc, &argv);
@@ -366,9 +376,9 @@ int main(int argc, char **argv)
       printf("  L2 error       %-22.6e %.6e\n", r[0]->l2_error, r[1]->l2_error);
     }
     if (res.levels) {
-      printf("  multigrid      %d levels in %s, set-up %.3f s (within the set-up above), V-cycle %.3e s\n"
+      printf("  multigrid      %d levels in %s, coarsest %s, set-up %.3f s (within the set-up above), V-cycle %.3e s\n"
              "                 level  degree         DoFs      cells   s per V-cycle  share\n",
-             res.levels, mg_prec, res.pc_setup_s, res.vcycle_s);
+             res.levels, mg_prec, mg_coarse, res.pc_setup_s, res.vcycle_s);
       for (int k = res.levels - 1; k >= 0; k--)
         printf("                 %5d  %6d %12lld %10lld   %13.3e  %4.1f%%\n", k, res.level_degree[k],
                (long long)res.level_dofs[k], (long long)res.level_cells[k], res.level_s[k],
@@ -403,7 +413,8 @@ int main(int argc, char **argv)
                 res_asm.iterations, setup_mf[1], setup_mf[2], res_asm.s_per_iter, apply_s[1], res_asm.local_bytes,
                 matrix_mb[1] * 1e6, res_asm.op_device_bytes, res_asm.device_peak, res_asm.l2_error);
       if (res.levels) {
-        fprintf(f, ", \"mg_precision\": \"%s\", \"vcycle_s\": %.6e, \"mg_levels\": [", mg_prec, res.vcycle_s);
+        fprintf(f, ", \"mg_precision\": \"%s\", \"mg_coarse\": \"%s\", \"vcycle_s\": %.6e, \"mg_levels\": [", mg_prec,
+                mg_coarse, res.vcycle_s);
         for (int k = 0; k < res.levels; k++)
           fprintf(f, "%s{\"degree\": %d, \"ndofs\": %lld, \"cells\": %lld, \"vcycle_s\": %.6e}", k ? ", " : "",
                   res.level_degree[k], (long long)res.level_dofs[k], (long long)res.level_cells[k], res.level_s[k]);

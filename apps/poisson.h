@@ -59,7 +59,7 @@ static double poisson_f(const double *x, int dim, void *user)
  * "solve", "L2 error", "multigrid profile") with a short description of what it made. */
 typedef void (*poisson_progress_fn)(const char *step, const char *detail, void *user);
 
-/* The preconditioner of the solve (mfree-poisson --pc, --pc-degree, --mg-precision) and what watches
+/* The preconditioner of the solve (mfree-poisson --pc, --pc-degree, --mg-precision, --mg-coarse) and what watches
  * it (--verbose); zero-initialised members take the defaults. */
 typedef struct {
   mf_pc_kind kind; /* MF_PC_JACOBI (default), MF_PC_CHEBYSHEV, MF_PC_MULTIGRID or MF_PC_NONE */
@@ -72,6 +72,7 @@ typedef struct {
   int assembled;                /* solve with the assembled (CSR) operator instead of the matrix-free one */
   mf_assembly_variant variant;  /* assembled: how its values are computed (MF_ASSEMBLY_AUTO: the default) */
   mf_context ctx;               /* the mesh's context, for the device memory figures (NULL: none) */
+  mf_mg_coarse coarse;          /* multigrid: the coarsest level's operator (default matrix-free) */
 } poisson_pc;
 
 #define POISSON_MAX_LEVELS 48
@@ -198,6 +199,8 @@ static int poisson_solve_vtu(mf_mesh mesh, int degree, poisson_coef coef, double
       POISSON_CALL_OPT("--pc-degree", mf_pc_set_multigrid(pc, pcopt->degree, 15.0, 1e-3));
     if (pcopt->kind == MF_PC_MULTIGRID)
       POISSON_CALL_OPT("--mg-precision", mf_pc_set_multigrid_precision(pc, pcopt->precision));
+    if (pcopt->kind == MF_PC_MULTIGRID && pcopt->coarse != MF_MG_COARSE_MATRIX_FREE)
+      POISSON_CALL_OPT("--mg-coarse", mf_pc_set_multigrid_coarse(pc, pcopt->coarse));
     POISSON_CALL(mf_cg_set_pc(cg, pc));
   }
   POISSON_CALL(mf_vector_set_value(x, 0.0));

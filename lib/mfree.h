@@ -406,6 +406,20 @@ typedef enum {
  *  in double first; the V-cycle converts the residual to float and its result back. The CG's accuracy
  *  is unchanged (the preconditioner needs no more than a few digits). Takes effect at the next set-up. */
 int mf_pc_set_multigrid_precision(mf_pc pc, mf_precision prec);
+/** The operator of multigrid's coarsest level (degree 1 on the coarsest forest copy). */
+typedef enum {
+  MF_MG_COARSE_MATRIX_FREE = 0, /**< a matrix-free operator like every other level (the default) */
+  MF_MG_COARSE_ASSEMBLED = 1    /**< that operator assembled (mf_operator_create_assembled, MF_ASSEMBLY_AUTO;
+                                     on 'cuda' the matrix lives on the device); the coarse Chebyshev solve
+                                     uses its product and diagonal */
+} mf_mg_coarse;
+/** @brief Choose the coarsest level's operator (default MF_MG_COARSE_MATRIX_FREE). With
+ *  MF_MG_COARSE_ASSEMBLED the set-up assembles the coarsest level's operator (its matrix-free form is
+ *  freed unless it is the user's, whose own refusals apply: geometry on the fly); a matrix that does not
+ *  fit is refused by the set-up (MF_ERR_MEMORY, with the bytes; a later set-up retries). An unknown kind is refused (MF_ERR_ARGUMENT); the assembled coarse level needs the
+ *  V-cycle in double (MF_ERR_UNSUPPORTED with MF_PRECISION_FLOAT, either order of the two calls).
+ *  Takes effect at the next set-up (docs/multigrid.md). */
+int mf_pc_set_multigrid_coarse(mf_pc pc, mf_mg_coarse kind);
 /** @brief Levels of the hierarchy (after set-up), finest last, and one level's degree, DoFs and cells. */
 int mf_pc_multigrid_levels(mf_pc pc, int *nlevels);
 int mf_pc_multigrid_level(mf_pc pc, int level, int *degree, int64_t *ndofs, int64_t *ncells);

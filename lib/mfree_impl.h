@@ -552,7 +552,7 @@ int mf_pc_to_single(mf_pc pc, mf_operator op);
 /* multigrid (lib/mg/mg.c): the hierarchy of a MF_PC_MULTIGRID preconditioner */
 typedef struct mf_mg_s *mf_mg;
 int mf_mg_setup(mf_pc pc, mf_mg *mg, int smoother_degree, double smoothing_range, double coarse_reduction,
-                mf_precision prec);
+                mf_precision prec, mf_mg_coarse coarse);
 /** x = B r, one V-cycle */
 int mf_mg_apply(mf_mg mg, mf_vector r, mf_vector x);
 void mf_mg_destroy(mf_mg *mg);

@@ -1,5 +1,5 @@
 /* t13_mg -- geometric multigrid (argv[1]: backend, argv[2]: part "transfer" | "cycle" | "flat2d" |
- * "flat3d" | "adaptive" | "float"; default all):
+ * "flat3d" | "adaptive" | "float" | "coarse" | "coarse-quick"; default all but coarse-quick):
  *   transfer: on unit cubes with hanging nodes (affine cells: polynomials are in the spaces), the
  *     prolongation of the coarse interpolant of f = prod x_k(1 - x_k)(1 + x_k) (degree 3, zero on the
  *     boundary) is the fine interpolant, to 1e-12, for p-transfers (6 -> 3) and h-transfers (p = 3);
@@ -14,7 +14,13 @@
  *     diagonal; float transfers match double ones to 1e-6 and stay adjoint to 1e-6; the float V-cycle
  *     is symmetric to 1e-5; CG with it reaches 1e-8 in at most one iteration more than with the double
  *     V-cycle and to the same L2 error (1e-6), uniform and adaptive, 2D and 3D, p = 1..4; bad
- *     precisions are refused by name; on cuda the float solves also match the CPU's float solves. */
+ *     precisions are refused by name; on cuda the float solves also match the CPU's float solves;
+ *   coarse: the assembled coarsest level (mf_pc_set_multigrid_coarse): CG takes the same iterations
+ *     (within 1) to the same solution (1e-8 relative) as with the matrix-free one, 2D and 3D, p = 1..3,
+ *     uniform and adaptive, constant and Ljungkvist coefficient; the V-cycle stays symmetric and
+ *     positive; bad kinds and float V-cycles refused by name; on cpu a coarse matrix that does not fit
+ *     is refused by the set-up with the assembly's message and a later set-up succeeds ("coarse-quick":
+ *     the same with fewer solves, for valgrind). */
 #include "mf_test.h"
 #include "mfree_impl.h"
 #include "poisson.h"
@@ -182,6 +188,223 @@ static void flat(mf_context ctx, mf_context cpu, const char *meshname, int dim, 
   if (getenv("MF_TEST_VERBOSE"))
     printf("%s %s dim %d adapt %d p %d coef %d: %d %d %d\n", be, meshname, dim, adapt, p, (int)coef, its[0], its[1],
            its[2]);
+}
+
+/* One multigrid-preconditioned CG solve of A x = b (A Laplace, coefficient coef, Dirichlet) with the
+ * coarsest level matrix-free or assembled: the solution into x, the iterations returned. */
+static int coarse_solve(mf_operator A, mf_vector b, mf_vector x, mf_mg_coarse kind)
+{
+  mf_pc mg;
+  mf_cg cg;
+  mf_cg_info info;
+  T_CALL(mf_pc_create(A, MF_PC_MULTIGRID, &mg));
+  T_CALL(mf_pc_set_multigrid_coarse(mg, kind));
+  T_CALL(mf_cg_create(A, &cg));
+  T_CALL(mf_cg_set_tolerance(cg, 1e-11, 200));
+  T_CALL(mf_cg_set_pc(cg, mg));
+  T_CALL(mf_vector_set_value(x, 0.0));
+  T_CALL(mf_cg_solve(cg, b, x, &info));
+  T_CHECK(info.converged, "%s coarse kind %d: CG did not converge (%d iterations)", be, (int)kind, info.iterations);
+  mf_cg_destroy(&cg);
+  mf_pc_destroy(&mg);
+  return info.iterations;
+}
+
+/* The assembled coarse level against the matrix-free one on one mesh: iterations within 1, solutions
+ * to 1e-8 relative. */
+static void coarse_compare(mf_context ctx, const char *meshname, int dim, int level, int adapt, int p, int ljungkvist)
+{
+  mf_mesh mesh;
+  mf_space s;
+  mf_operator A;
+  mf_vector b, x0, x1;
+  const int trees[3] = {3, 3, 3}; /* uniform: 3^dim trees, a coarsest level with interior DoFs */
+  if (adapt) t_mesh(ctx, meshname, dim, level, adapt, &mesh);
+  else T_CALL(mf_mesh_create_box(ctx, meshname, dim, trees, level, &mesh));
+  T_CALL(mf_space_create(mesh, p, &s));
+  T_CALL(mf_operator_create_laplace(s, MF_QUAD_GAUSS, ljungkvist ? t_ljungkvist : NULL, NULL, &A));
+  T_CALL(mf_operator_set_dirichlet(A, 1));
+  T_CALL(mf_vector_create(s, &b));
+  T_CALL(mf_vector_create(s, &x0));
+  T_CALL(mf_vector_create(s, &x1));
+  T_CALL(mf_vector_assemble_rhs(b, bubble, NULL));
+  T_CALL(mf_vector_zero_boundary(b));
+  const int i0 = coarse_solve(A, b, x0, MF_MG_COARSE_MATRIX_FREE);
+  const int i1 = coarse_solve(A, b, x1, MF_MG_COARSE_ASSEMBLED);
+  double scale = 0.0;
+  const double d = maxdiff(x1, x0, &scale);
+  T_CHECK(abs(i1 - i0) <= 1 && d <= 1e-8 * scale && scale > 0.0,
+          "%s %s dim %d level %d adapt %d p %d coef %d: assembled coarse level %d iterations, matrix-free %d; "
+          "max |x_asm - x_mf| %.3e of %.3e",
+          be, meshname, dim, level, adapt, p, ljungkvist, i1, i0, d, scale);
+  if (getenv("MF_TEST_VERBOSE"))
+    printf("%s coarse %s dim %d level %d adapt %d p %d coef %d: matrix-free %d, assembled %d iterations, diff %.2e\n",
+           be, meshname, dim, level, adapt, p, ljungkvist, i0, i1, d / scale);
+  mf_vector_destroy(&b);
+  mf_vector_destroy(&x0);
+  mf_vector_destroy(&x1);
+  mf_operator_destroy(&A);
+  mf_space_destroy(&s);
+  mf_mesh_destroy(&mesh);
+}
+
+/* The V-cycle with the assembled coarse level is symmetric and positive (as in part_cycle). */
+static void coarse_cycle(mf_context ctx, int dim, int adapt)
+{
+  mf_mesh mesh;
+  mf_space s;
+  mf_operator A;
+  mf_pc mg;
+  mf_vector x, y, bx, by;
+  t_mesh(ctx, "ball", dim, dim == 2 ? 2 : 1, adapt, &mesh);
+  T_CALL(mf_space_create(mesh, 3, &s));
+  T_CALL(mf_operator_create_laplace(s, MF_QUAD_GAUSS, t_ljungkvist, NULL, &A));
+  T_CALL(mf_operator_set_dirichlet(A, 1));
+  T_CALL(mf_pc_create(A, MF_PC_MULTIGRID, &mg));
+  T_CALL(mf_pc_set_multigrid_coarse(mg, MF_MG_COARSE_ASSEMBLED));
+  mf_vector *vs[] = {&x, &y, &bx, &by};
+  for (int k = 0; k < 4; k++) T_CALL(mf_vector_create(s, vs[k]));
+  T_CALL(mf_vector_set_random(x, 21));
+  T_CALL(mf_vector_set_random(y, 22));
+  T_CALL(mf_vector_zero_boundary(x));
+  T_CALL(mf_pc_apply(mg, x, bx));
+  T_CALL(mf_pc_apply(mg, y, by));
+  double yBx, xBy, xBx;
+  T_CALL(mf_vector_dot(y, bx, &yBx));
+  T_CALL(mf_vector_dot(x, by, &xBy));
+  T_CALL(mf_vector_dot(x, bx, &xBx));
+  T_CHECK(fabs(yBx - xBy) <= 1e-12 * fabs(xBx) && xBx > 0.0,
+          "%s dim %d adapt %d assembled coarse level: <y, B x> %.17g, <x, B y> %.17g, x^T B x %g", be, dim, adapt, yBx,
+          xBy, xBx);
+  int nl = 0;
+  T_CALL(mf_pc_multigrid_levels(mg, &nl));
+  T_CHECK(nl >= 3, "%s dim %d adapt %d: %d levels", be, dim, adapt, nl);
+  for (int k = 0; k < 4; k++) mf_vector_destroy(vs[k]);
+  mf_pc_destroy(&mg);
+  mf_operator_destroy(&A);
+  mf_space_destroy(&s);
+  mf_mesh_destroy(&mesh);
+}
+
+/* Bad input refused by name; a coarse matrix that does not fit refused by the set-up, which can be
+ * retried once the memory is there (cpu only: the host limit of the test hook). */
+static void coarse_errors(mf_context ctx)
+{
+  mf_mesh mesh;
+  mf_space s;
+  mf_operator A;
+  mf_pc mg, jac;
+  mf_vector x, y;
+  t_mesh(ctx, "ball", 2, 2, 1, &mesh);
+  T_CALL(mf_space_create(mesh, 2, &s));
+  T_CALL(mf_operator_create_laplace(s, MF_QUAD_GAUSS, NULL, NULL, &A));
+  T_CALL(mf_operator_set_dirichlet(A, 1));
+  T_CALL(mf_pc_create(A, MF_PC_MULTIGRID, &mg));
+  T_CALL(mf_pc_create(A, MF_PC_JACOBI, &jac));
+  EXPECT(mf_pc_set_multigrid_coarse(NULL, MF_MG_COARSE_ASSEMBLED), MF_ERR_NULL, "preconditioner is NULL");
+  EXPECT(mf_pc_set_multigrid_coarse(jac, MF_MG_COARSE_ASSEMBLED), MF_ERR_ARGUMENT, "is not MF_PC_MULTIGRID");
+  EXPECT(mf_pc_set_multigrid_coarse(mg, (mf_mg_coarse)7), MF_ERR_ARGUMENT, "coarse level kind 7 unknown");
+  EXPECT(mf_pc_set_multigrid_coarse(mg, (mf_mg_coarse)-1), MF_ERR_ARGUMENT, "coarse level kind -1 unknown");
+  /* the assembled coarse level is double only, whichever call comes first */
+  T_CALL(mf_pc_set_multigrid_precision(mg, MF_PRECISION_FLOAT));
+  EXPECT(mf_pc_set_multigrid_coarse(mg, MF_MG_COARSE_ASSEMBLED), MF_ERR_UNSUPPORTED, "double-precision V-cycle");
+  T_CALL(mf_pc_set_multigrid_coarse(mg, MF_MG_COARSE_MATRIX_FREE));
+  T_CALL(mf_pc_set_multigrid_precision(mg, MF_PRECISION_DOUBLE));
+  T_CALL(mf_pc_set_multigrid_coarse(mg, MF_MG_COARSE_ASSEMBLED));
+  EXPECT(mf_pc_set_multigrid_precision(mg, MF_PRECISION_FLOAT), MF_ERR_UNSUPPORTED, "matrix-free coarse level");
+  T_CALL(mf_vector_create(s, &x));
+  T_CALL(mf_vector_create(s, &y));
+  T_CALL(mf_vector_set_random(x, 5));
+  T_CALL(mf_vector_zero_boundary(x));
+  T_CALL(mf_pc_setup(mg));
+  T_CALL(mf_pc_apply(mg, x, y));
+  double xy;
+  T_CALL(mf_vector_dot(x, y, &xy));
+  T_CHECK(xy > 0.0, "%s assembled coarse level: x^T B x = %g", be, xy);
+  if (!gpu) {
+    /* 12 x 12 trees at level 0, p = 1: nothing coarsens, the user's operator is the coarsest level and
+     * its matrix is the largest request of the set-up. More and more host memory: every refusal is
+     * MF_ERR_MEMORY from the set-up (one of them the assembly's, with its bytes), each refused
+     * preconditioner is destroyed (valgrind_mg_coarse checks for leaks), and the set-up succeeds once
+     * the matrix fits. */
+    const int trees[3] = {12, 12, 1};
+    mf_mesh bm;
+    mf_space bs;
+    mf_operator B;
+    T_CALL(mf_mesh_create_box(ctx, "cube", 2, trees, 0, &bm));
+    T_CALL(mf_space_create(bm, 1, &bs));
+    T_CALL(mf_operator_create_laplace(bs, MF_QUAD_GAUSS, NULL, NULL, &B));
+    T_CALL(mf_operator_set_dirichlet(B, 1));
+    int refused = 0, assembly = 0, ok = 0;
+    mf_pc keep; /* one preconditioner set up again after each refusal: retried, not only re-made */
+    T_CALL(mf_pc_create(B, MF_PC_MULTIGRID, &keep));
+    T_CALL(mf_pc_set_multigrid_coarse(keep, MF_MG_COARSE_ASSEMBLED));
+    for (double avail = 1000.0; avail < 1e9 && !ok; avail *= 1.5) {
+      mf_pc mg2;
+      T_CALL(mf_pc_create(B, MF_PC_MULTIGRID, &mg2));
+      T_CALL(mf_pc_set_multigrid_coarse(mg2, MF_MG_COARSE_ASSEMBLED));
+      mf_test_set_host_available(avail);
+      const int e = mf_pc_setup(mg2), ek = mf_pc_setup(keep);
+      mf_test_set_host_available(0.0);
+      T_CHECK(e == ek, "%s set-up with %.0f bytes: a new preconditioner gives %d, one refused before %d", be, avail, e,
+              ek);
+      if (e) {
+        refused++;
+        T_CHECK(e == MF_ERR_MEMORY, "%s set-up with %.0f bytes: error %d (%s)", be, avail, e, mf_last_error_message());
+        if (strstr(mf_last_error_message(), "the assembled degree-1 operator") &&
+            strstr(mf_last_error_message(), "needs about"))
+          assembly++;
+      } else {
+        ok = 1;
+        int nl = 0;
+        T_CALL(mf_pc_multigrid_levels(mg2, &nl));
+        T_CHECK(nl == 1, "%s 12 x 12 trees at level 0: %d multigrid levels (1 expected)", be, nl);
+      }
+      mf_pc_destroy(&mg2);
+    }
+    mf_vector bx, by;
+    T_CALL(mf_vector_create(bs, &bx));
+    T_CALL(mf_vector_create(bs, &by));
+    T_CALL(mf_vector_set_random(bx, 9));
+    T_CALL(mf_vector_zero_boundary(bx));
+    T_CALL(mf_pc_apply(keep, bx, by));
+    double bxy = 0.0;
+    T_CALL(mf_vector_dot(bx, by, &bxy));
+    T_CHECK(bxy > 0.0, "%s set-up retried after refusals: x^T B x = %g", be, bxy);
+    mf_vector_destroy(&bx);
+    mf_vector_destroy(&by);
+    mf_pc_destroy(&keep);
+    T_CHECK(ok && refused > 0 && assembly > 0,
+            "%s memory sweep: set-up succeeded %d, refused %d times, %d of them by the assembly", be, ok, refused,
+            assembly);
+    mf_operator_destroy(&B);
+    mf_space_destroy(&bs);
+    mf_mesh_destroy(&bm);
+  }
+  mf_vector_destroy(&x);
+  mf_vector_destroy(&y);
+  mf_pc_destroy(&jac);
+  mf_pc_destroy(&mg);
+  mf_operator_destroy(&A);
+  mf_space_destroy(&s);
+  mf_mesh_destroy(&mesh);
+}
+
+/* coarse: the assembled coarse level (mf_pc_set_multigrid_coarse); "coarse-quick": errors, the
+ * V-cycle and a few solves (valgrind) */
+static void part_coarse(mf_context ctx, int quick)
+{
+  coarse_errors(ctx);
+  for (int dim = 2; dim <= 3; dim++)
+    for (int adapt = 0; adapt < 2; adapt++) coarse_cycle(ctx, dim, adapt);
+  for (int dim = 2; dim <= 3; dim++)
+    for (int p = 1; p <= 3; p++)
+      for (int coef = 0; coef < 2; coef++) {
+        if (quick && (p != 2 || coef != 1)) continue;
+        /* uniform: the deformed cube of 3^dim trees; adaptive: the shells-refined ball (hanging nodes) */
+        coarse_compare(ctx, "deformed", dim, dim == 2 ? 3 : (p == 1 ? 2 : 1), 0, p, coef);
+        coarse_compare(ctx, "ball", dim, 1, 1, p, coef);
+      }
 }
 
 /* a copy of v in the other precision */
@@ -380,6 +603,8 @@ int main(int argc, char **argv)
       }
   }
   if (all || !strcmp(part, "float")) part_float(ctx, cpu);
+  if (all || !strcmp(part, "coarse")) part_coarse(ctx, 0);
+  if (!strcmp(part, "coarse-quick")) part_coarse(ctx, 1);
   if (all || !strcmp(part, "adaptive"))
     for (int dim = 2; dim <= 3; dim++)
       for (int p = 1; p <= (dim == 2 ? 4 : 2); p++)

@@ -14,6 +14,10 @@
  * positive, and uses only vector operations, operator applications and transfers of the backend (no
  * host copies on the GPU).
  *
+ * With MF_MG_COARSE_ASSEMBLED (mf_pc_set_multigrid_coarse) level 0's operator is assembled into CSR
+ * (mf_operator_create_assembled, the backend's default variant) and its matrix-free form freed; the
+ * coarse Chebyshev solve runs unchanged on the matrix's product and diagonal (double only).
+ *
  * In single precision (mf_pc_set_multigrid_precision) every level is first made and its smoother
  * set up in double (diagonal, eigenvalue estimates), then replaced by a float copy of its operator
  * (the finest level's a copy beside the user's operator); the V-cycle converts the residual to float
@@ -28,6 +32,8 @@ typedef struct {
   mf_operator op;   /* made here, except on the finest level (borrowed); NULL once a float copy
                        replaced it */
   mf_operator opf;  /* the float copy (single precision), NULL in double */
+  mf_operator opa;  /* level 0 with MF_MG_COARSE_ASSEMBLED: the assembled operator (the coarse solver's);
+                       a matrix-free op made here is freed once it is assembled */
   int borrowed;     /* the finest level: the user's operator and space */
   mf_pc smoother;   /* Chebyshev; on level 0 the coarse solver */
   mf_vector r, x, res, t;
@@ -51,6 +57,7 @@ static void level_free(mg_level *l)
   mf_vector_destroy(&l->r);
   mf_vector_destroy(&l->x);
   mf_operator_destroy(&l->opf);
+  mf_operator_destroy(&l->opa);
   if (!l->borrowed) {
     mf_operator_destroy(&l->op);
     mf_space_destroy(&l->space);
@@ -114,7 +121,7 @@ static int build_levels(mf_mg m, mf_operator A)
 static mf_operator level_op(const mg_level *l) { return l->opf ? l->opf : l->op; }
 
 int mf_mg_setup(mf_pc pc, mf_mg *mgp, int smoother_degree, double smoothing_range, double coarse_reduction,
-                mf_precision prec)
+                mf_precision prec, mf_mg_coarse coarse)
 {
   mf_operator A = mf_pc_operator(pc);
   mf_context ctx = A->ctx;
@@ -130,7 +137,11 @@ int mf_mg_setup(mf_pc pc, mf_mg *mgp, int smoother_degree, double smoothing_rang
   for (int k = 0; k < m->nlevels && !ierr; k++) {
     mg_level *l = &m->lv[k];
     if (!l->borrowed) ierr = mf_operator_create_like(A, l->space, &l->op);
-    if (!ierr) ierr = mf_pc_create(l->op, MF_PC_CHEBYSHEV, &l->smoother);
+    if (k == 0 && coarse == MF_MG_COARSE_ASSEMBLED) { /* collective; a refusal (memory) is every rank's */
+      if (!ierr) ierr = mf_operator_create_assembled(l->op, &l->opa);
+      if (!ierr && !l->borrowed) mf_operator_destroy(&l->op);
+    }
+    if (!ierr) ierr = mf_pc_create(l->opa ? l->opa : l->op, MF_PC_CHEBYSHEV, &l->smoother);
     if (!ierr && k == 0) ierr = mf_pc_chebyshev_solver(l->smoother, coarse_reduction);
     else if (!ierr) ierr = mf_pc_set_chebyshev(l->smoother, smoother_degree, smoothing_range, 12);
     if (!ierr) ierr = mf_pc_setup(l->smoother);

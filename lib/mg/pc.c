@@ -34,6 +34,7 @@ struct mf_pc_s {
   int mg_degree;
   double mg_range, mg_coarse;
   mf_precision mg_prec;
+  mf_mg_coarse mg_coarse_kind;
   /* shell */
   mf_pc_apply_fn shell;
   void *user;
@@ -243,7 +244,8 @@ int mf_pc_setup(mf_pc pc)
   MF_CHECK(pc, NULL, MF_ERR_NULL, "preconditioner is NULL");
   if (pc->ready || pc->kind == MF_PC_NONE || pc->kind == MF_PC_SHELL) return 0;
   if (pc->kind == MF_PC_MULTIGRID) { /* the hierarchy, each level with its own smoother set-up */
-    int ierr = mf_mg_setup(pc, &pc->mg, pc->mg_degree, pc->mg_range, pc->mg_coarse, pc->mg_prec);
+    int ierr = mf_mg_setup(pc, &pc->mg, pc->mg_degree, pc->mg_range, pc->mg_coarse, pc->mg_prec,
+                           pc->mg_coarse_kind);
     pc->ready = !ierr;
     return ierr;
   }
@@ -314,7 +316,27 @@ int mf_pc_set_multigrid_precision(mf_pc pc, mf_precision prec)
            (int)pc->kind);
   MF_CHECK(prec == MF_PRECISION_DOUBLE || prec == MF_PRECISION_FLOAT, ctx, MF_ERR_ARGUMENT,
            "precision %d unknown (MF_PRECISION_DOUBLE or MF_PRECISION_FLOAT)", (int)prec);
+  MF_CHECK(prec == MF_PRECISION_DOUBLE || pc->mg_coarse_kind == MF_MG_COARSE_MATRIX_FREE, ctx, MF_ERR_UNSUPPORTED,
+           "a single-precision V-cycle needs the matrix-free coarse level (the coarse level is set to "
+           "MF_MG_COARSE_ASSEMBLED, which is double only)");
   pc->mg_prec = prec;
+  mf_mg_destroy(&pc->mg);
+  pc->ready = 0;
+  return 0;
+}
+
+int mf_pc_set_multigrid_coarse(mf_pc pc, mf_mg_coarse kind)
+{
+  MF_CHECK(pc, NULL, MF_ERR_NULL, "preconditioner is NULL");
+  mf_context ctx = pc->op->ctx;
+  MF_CHECK(pc->kind == MF_PC_MULTIGRID, ctx, MF_ERR_ARGUMENT, "preconditioner kind %d is not MF_PC_MULTIGRID",
+           (int)pc->kind);
+  MF_CHECK(kind == MF_MG_COARSE_MATRIX_FREE || kind == MF_MG_COARSE_ASSEMBLED, ctx, MF_ERR_ARGUMENT,
+           "multigrid coarse level kind %d unknown (MF_MG_COARSE_MATRIX_FREE or MF_MG_COARSE_ASSEMBLED)", (int)kind);
+  MF_CHECK(kind == MF_MG_COARSE_MATRIX_FREE || pc->mg_prec == MF_PRECISION_DOUBLE, ctx, MF_ERR_UNSUPPORTED,
+           "the assembled coarse level needs a double-precision V-cycle (the precision is set to "
+           "MF_PRECISION_FLOAT)");
+  pc->mg_coarse_kind = kind;
   mf_mg_destroy(&pc->mg);
   pc->ready = 0;
   return 0;
