@@ -71,6 +71,20 @@ static void check_square(mf_context ctx, const char *dir, const char *file, int 
   T_CHECK(m.x == NULL && m.n_nodes == 0, "mf_gmsh_free zeroes");
 }
 
+/* second order: the cells and facets keep their vertices; the edge nodes stay in the node list */
+static void check_order2(mf_context ctx, const char *dir)
+{
+  mf_gmsh_mesh m;
+  T_CALL(mf_gmsh_read(ctx, path(dir, "square22_order2.msh"), 2, &m));
+  T_CHECK(m.n_nodes == 9 && m.n_cells == 2 && m.n_facets == 4, "order 2: %ld nodes, %ld cells, %ld facets", m.n_nodes,
+          m.n_cells, m.n_facets);
+  for (long i = 0; i < 3 * m.n_cells; i++) T_CHECK(m.cells[i] >= 0 && m.cells[i] < 4, "order 2: cell node %ld", m.cells[i]);
+  for (long i = 0; i < 2 * m.n_facets; i++) T_CHECK(m.facets[i] >= 0 && m.facets[i] < 4, "order 2: facet node %ld", m.facets[i]);
+  T_CHECK(fabs(measure(&m) - 1) < 1e-14, "order 2: area %.17g", measure(&m));
+  T_CHECK(m.n_facets == 4 && m.facet_tag[1] == 2 && m.facet_tag[0] == 1, "order 2: facet tags");
+  mf_gmsh_free(&m);
+}
+
 static void check_cube(mf_context ctx, const char *dir, const char *file)
 {
   mf_gmsh_mesh m;
@@ -198,6 +212,7 @@ int main(int argc, char **argv)
   } else {
     check_square(ctx, argv[1], "square22.msh", 0);
     check_square(ctx, argv[1], "square41.msh", 1);
+    check_order2(ctx, argv[1]);
     check_cube(ctx, argv[1], "cube22.msh");
     check_cube(ctx, argv[1], "cube41.msh");
     check_refusals(ctx, argv[1]);
