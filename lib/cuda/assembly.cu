@@ -192,36 +192,7 @@ __global__ void __launch_bounds__(1024) k_asm_hanging(const asm_hanging_args a)
   const int myrow = t.isdof ? nodes[t.pos] : -1;
   __syncthreads();
   for (int j = 0; j < c.npc; j++) {
-    s0[t.q] = (t.isdof && t.pos == j) ? 1.0 : 0.0;
-    __syncthreads();
-    mfg::hanging(c, s0, mask, sP, t, false);
-    const double *uqs = a.colloc ? s0 : mfg::interpolate(c, sB, s0, s1, t);
-    const double uq = uqs[t.q];
-    double r = a.has_mass ? qv[0] * uq : 0.0;
-    if (a.has_grad) {
-      const double *G = qv + (a.has_mass ? 1 : 0);
-      double g[3] = {0, 0, 0};
-      for (int l = 0; l < c.dim; l++) g[l] = mfg::derivative(c, sD, uqs, t, l);
-      double Gm[3][3];
-      for (int k = 0, comp = 0; k < c.dim; k++)
-        for (int l = k; l < c.dim; l++, comp++) Gm[k][l] = Gm[l][k] = G[comp];
-      for (int k = 0; k < c.dim; k++) {
-        double s = 0.0;
-        for (int l = 0; l < c.dim; l++) s += Gm[k][l] * g[l];
-        v[k * c.nqp + t.q] = s;
-      }
-      __syncthreads();
-      for (int k = 0; k < c.dim; k++) r += mfg::derivative_t(c, sD, v + k * c.nqp, t, k);
-    }
-    __syncthreads();
-    s0[t.q] = r;
-    __syncthreads();
-    double res = a.colloc ? (t.isdof ? r : 0.0) : mfg::integrate(c, sB, s0, s1, t);
-    s1[t.q] = res;
-    __syncthreads();
-    mfg::hanging(c, s1, mask, sP, t, true);
-    res = s1[t.q];
-    __syncthreads();
+    const double res = mfg::constrained_column(c, j, mask, sB, sD, sP, s0, s1, v, qv, a.has_mass, a.has_grad, a.colloc, t);
     if (t.isdof && res != 0.0) atomicAdd(&a.vals[mf_csr_find(a.rowptr, a.colidx, myrow, nodes[j])], res);
   }
 }

@@ -183,6 +183,48 @@ __device__ inline void stage(T *dst, const S *src, int n)
   for (int t = threadIdx.x; t < n; t += blockDim.x) dst[t] = (T)src[t];
 }
 
+// Column j of C^T A_e C at this thread's node: the cell operator with constraints applied to the
+// unit vector e_j, the same steps and order as mf_kernel_cell_cpu (the diagonal and the assembly of
+// cells with hanging nodes use it). qv: this point's quadrature data (mass part first when present,
+// then the dim (dim + 1) / 2 gradient components); s0, s1: nqp doubles, v: dim nqp. Synchronises: all
+// threads of the block call it with the same j.
+__device__ inline double constrained_column(const cell_shape &c, int j, int mask, const double *sB, const double *sD,
+                                            const double *sP, double *s0, double *s1, double *v, const double *qv,
+                                            int has_mass, int has_grad, int colloc, const point &t)
+{
+  s0[t.q] = (t.isdof && t.pos == j) ? 1.0 : 0.0;
+  __syncthreads();
+  hanging(c, s0, mask, sP, t, false);
+  const double *uqs = colloc ? s0 : interpolate(c, sB, s0, s1, t);
+  const double uq = uqs[t.q];
+  double r = has_mass ? qv[0] * uq : 0.0;
+  if (has_grad) {
+    const double *G = qv + (has_mass ? 1 : 0);
+    double g[3] = {0, 0, 0};
+    for (int l = 0; l < c.dim; l++) g[l] = derivative(c, sD, uqs, t, l);
+    double Gm[3][3];
+    for (int k = 0, comp = 0; k < c.dim; k++)
+      for (int l = k; l < c.dim; l++, comp++) Gm[k][l] = Gm[l][k] = G[comp];
+    for (int k = 0; k < c.dim; k++) {
+      double s = 0.0;
+      for (int l = 0; l < c.dim; l++) s += Gm[k][l] * g[l];
+      v[k * c.nqp + t.q] = s;
+    }
+    __syncthreads();
+    for (int k = 0; k < c.dim; k++) r += derivative_t(c, sD, v + k * c.nqp, t, k);
+  }
+  __syncthreads();
+  s0[t.q] = r;
+  __syncthreads();
+  double res = colloc ? (t.isdof ? r : 0.0) : integrate(c, sB, s0, s1, t);
+  s1[t.q] = res;
+  __syncthreads();
+  hanging(c, s1, mask, sP, t, true);
+  res = s1[t.q];
+  __syncthreads();
+  return res;
+}
+
 } // namespace mfg
 
 #endif
