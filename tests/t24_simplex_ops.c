@@ -47,22 +47,8 @@ static void assembled_apply(mf_context ctx, const mf_simplex_mesh *m, const mf_s
     cell_X(m, e, X);
     if (!c) T_CALL(mf_simplex_element_matrices(ctx, b, X, M, K, &det));
     else { /* with the coefficient: Ae_ij = sum_q w |det J| c(x_q) (a phi_i phi_j + b gradx phi_i . gradx phi_j) */
-      double J[3][3], Ji[3][3];
-      for (int k = 0; k < dim; k++)
-        for (int l = 0; l < dim; l++) J[k][l] = X[(l + 1) * dim + k] - X[k];
-      if (dim == 2) {
-        det = J[0][0] * J[1][1] - J[0][1] * J[1][0];
-        Ji[0][0] = J[1][1] / det, Ji[0][1] = -J[0][1] / det, Ji[1][0] = -J[1][0] / det, Ji[1][1] = J[0][0] / det;
-      } else {
-        det = J[0][0] * (J[1][1] * J[2][2] - J[1][2] * J[2][1]) - J[0][1] * (J[1][0] * J[2][2] - J[1][2] * J[2][0]) +
-              J[0][2] * (J[1][0] * J[2][1] - J[1][1] * J[2][0]);
-        for (int r = 0; r < 3; r++)
-          for (int cc = 0; cc < 3; cc++) {
-            const int r1 = (cc + 1) % 3, r2 = (cc + 2) % 3, c1 = (r + 1) % 3, c2 = (r + 2) % 3;
-            Ji[r][cc] = (J[r1][c1] * J[r2][c2] - J[r1][c2] * J[r2][c1]) / det;
-          }
-      }
-      det = fabs(det);
+      double Ji[3][3];
+      det = fabs(mf_simplex_affine(dim, X, Ji, NULL));
       memset(M, 0, sizeof(double) * N * N);
       memset(K, 0, sizeof(double) * N * N);
       for (int q = 0; q < b->nq; q++) {
@@ -220,23 +206,9 @@ static void run_elasticity(mf_context ctx, int dim, int p)
   /* reference: Ae[(i,c),(j,e)] = sum_q w (mu (gi.gj [c == e] + gi_e gj_c) + lambda gi_c gj_e) */
   double *gx = malloc(sizeof(double) * N * 3);
   for (int cell = 0; cell < m.ncells; cell++) {
-    double X[12], J[3][3], Ji[3][3], det;
+    double X[12], Ji[3][3];
     cell_X(&m, cell, X);
-    for (int k = 0; k < dim; k++)
-      for (int l = 0; l < dim; l++) J[k][l] = X[(l + 1) * dim + k] - X[k];
-    if (dim == 2) {
-      det = J[0][0] * J[1][1] - J[0][1] * J[1][0];
-      Ji[0][0] = J[1][1] / det, Ji[0][1] = -J[0][1] / det, Ji[1][0] = -J[1][0] / det, Ji[1][1] = J[0][0] / det;
-    } else {
-      det = J[0][0] * (J[1][1] * J[2][2] - J[1][2] * J[2][1]) - J[0][1] * (J[1][0] * J[2][2] - J[1][2] * J[2][0]) +
-            J[0][2] * (J[1][0] * J[2][1] - J[1][1] * J[2][0]);
-      for (int r = 0; r < 3; r++)
-        for (int cc = 0; cc < 3; cc++) {
-          const int r1 = (cc + 1) % 3, r2 = (cc + 2) % 3, c1 = (r + 1) % 3, c2 = (r + 2) % 3;
-          Ji[r][cc] = (J[r1][c1] * J[r2][c2] - J[r1][c2] * J[r2][c1]) / det;
-        }
-    }
-    det = fabs(det);
+    const double det = fabs(mf_simplex_affine(dim, X, Ji, NULL));
     const int *cd = d.cell_dofs + (size_t)cell * N;
     for (int q = 0; q < b.nq; q++) {
       const double w = b.qwts[q] * det, *gr = b.G + (size_t)q * N * dim;

@@ -231,16 +231,15 @@ int mf_simplex_basis_setup(mf_context ctx, int dim, int degree, int qdegree, mf_
   return 0;
 }
 
-int mf_simplex_element_matrices(mf_context ctx, const mf_simplex_basis *b, const double *X, double *M, double *K,
-                                double *detJ)
+double mf_simplex_affine(int dim, const double *X, double Ji[3][3], double *scale)
 {
-  const int dim = b->dim, N = b->nnodes;
-  double J[3][3], Ji[3][3], scale = 0.0; /* J[k][l] = d x_k / d xi_l = X_{l+1,k} - X_{0,k} */
+  double J[3][3], sc = 0.0; /* J[k][l] = d x_k / d xi_l = X_{l+1,k} - X_{0,k} */
   for (int k = 0; k < dim; k++)
     for (int l = 0; l < dim; l++) {
       J[k][l] = X[(l + 1) * dim + k] - X[k];
-      scale = fmax(scale, fabs(J[k][l]));
+      sc = fmax(sc, fabs(J[k][l]));
     }
+  if (scale) *scale = sc;
   double det;
   if (dim == 2) {
     det = J[0][0] * J[1][1] - J[0][1] * J[1][0];
@@ -255,6 +254,15 @@ int mf_simplex_element_matrices(mf_context ctx, const mf_simplex_basis *b, const
         Ji[r][c] = (J[r1][c1] * J[r2][c2] - J[r1][c2] * J[r2][c1]) / det;
       }
   }
+  return det;
+}
+
+int mf_simplex_element_matrices(mf_context ctx, const mf_simplex_basis *b, const double *X, double *M, double *K,
+                                double *detJ)
+{
+  const int dim = b->dim, N = b->nnodes;
+  double Ji[3][3], scale;
+  const double det = mf_simplex_affine(dim, X, Ji, &scale);
   MF_CHECK(fabs(det) > 1e-14 * pow(scale, dim), ctx, MF_ERR_ARGUMENT,
            "degenerate %s: |det J| = %.3e for edges of size %.3e", dim == 2 ? "triangle" : "tetrahedron", fabs(det),
            scale);

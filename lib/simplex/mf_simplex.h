@@ -45,6 +45,9 @@ void mf_simplex_basis_eval(const mf_simplex_basis *b, const double *x, double *p
 /** The rule alone: n = ceil((qdegree + dim) / 2) collapsed Gauss points per direction, n^dim points,
  *  into pts (n^dim x dim) and wts (n^dim); returns n^dim. pts/wts NULL: the count only. */
 int mf_simplex_quadrature(int dim, int qdegree, double *pts, double *wts);
+/** Affine map of the cell with vertices X (dim + 1 points, dim each): returns det J (signed), fills
+ *  J^-1 (row-major in Ji) and, when scale is not NULL, the largest |J_kl| (the edges' scale). */
+double mf_simplex_affine(int dim, const double *X, double Ji[3][3], double *scale);
 /** Element matrices of the affine cell with vertices X (dim + 1 points, dim each): the mass matrix M
  *  and the stiffness matrix K (nnodes x nnodes, row-major; either may be NULL), and |det J| (may be
  *  NULL). Returns MF_ERR_ARGUMENT for a degenerate cell (|det J| below 1e-14 of its edges' scale). */

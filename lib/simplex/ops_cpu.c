@@ -4,28 +4,14 @@
 
 #include <math.h>
 
-/* |det J| and J^-1 (row-major, dim x dim) of affine cell c. */
-static double cell_geometry(const mf_simplex_mesh *m, int c, double Ji[3][3])
+/* |det J| and J^-1 (row-major, dim x dim) of affine cell c; scale: its edges' (may be NULL). */
+static double cell_geometry(const mf_simplex_mesh *m, int c, double Ji[3][3], double *scale)
 {
   const int dim = m->dim, *v = m->cells + (size_t)c * (dim + 1);
-  double J[3][3];
-  for (int k = 0; k < dim; k++)
-    for (int l = 0; l < dim; l++) J[k][l] = m->coords[3 * v[l + 1] + k] - m->coords[3 * v[0] + k];
-  double det;
-  if (dim == 2) {
-    det = J[0][0] * J[1][1] - J[0][1] * J[1][0];
-    Ji[0][0] = J[1][1] / det, Ji[0][1] = -J[0][1] / det;
-    Ji[1][0] = -J[1][0] / det, Ji[1][1] = J[0][0] / det;
-  } else {
-    det = J[0][0] * (J[1][1] * J[2][2] - J[1][2] * J[2][1]) - J[0][1] * (J[1][0] * J[2][2] - J[1][2] * J[2][0]) +
-          J[0][2] * (J[1][0] * J[2][1] - J[1][1] * J[2][0]);
-    for (int r = 0; r < 3; r++)
-      for (int cc = 0; cc < 3; cc++) {
-        const int r1 = (cc + 1) % 3, r2 = (cc + 2) % 3, c1 = (r + 1) % 3, c2 = (r + 2) % 3;
-        Ji[r][cc] = (J[r1][c1] * J[r2][c2] - J[r1][c2] * J[r2][c1]) / det;
-      }
-  }
-  return fabs(det);
+  double X[12];
+  for (int i = 0; i <= dim; i++)
+    for (int k = 0; k < dim; k++) X[i * dim + k] = m->coords[3 * v[i] + k];
+  return fabs(mf_simplex_affine(dim, X, Ji, scale));
 }
 
 int mf_simplex_op_create(mf_context ctx, const mf_simplex_mesh *m, const mf_simplex_basis *b, const mf_simplex_dofs *d,
@@ -39,11 +25,8 @@ int mf_simplex_op_create(mf_context ctx, const mf_simplex_mesh *m, const mf_simp
   MF_CHECK(isfinite(a) && isfinite(bb) && (a != 0.0 || bb != 0.0), ctx, MF_ERR_ARGUMENT,
            "operator weights a = %g, b = %g (finite, not both 0)", a, bb);
   for (int e = 0; e < m->ncells; e++) { /* every cell invertible, as the element matrices require */
-    double Ji[3][3], scale = 0.0;
-    const int *v = m->cells + (size_t)e * (m->dim + 1);
-    for (int l = 1; l <= m->dim; l++)
-      for (int k = 0; k < m->dim; k++) scale = fmax(scale, fabs(m->coords[3 * v[l] + k] - m->coords[3 * v[0] + k]));
-    const double det = cell_geometry(m, e, Ji);
+    double Ji[3][3], scale;
+    const double det = cell_geometry(m, e, Ji, &scale);
     MF_CHECK(isfinite(det) && det > 1e-14 * pow(scale, m->dim), ctx, MF_ERR_ARGUMENT,
              "degenerate cell %d: |det J| = %.3e for edges of size %.3e", e, det, scale);
   }
@@ -93,7 +76,7 @@ void mf_simplex_op_apply_cpu(const mf_simplex_op *op, const double *x, double *y
     const int *cd = op->dofs->cell_dofs + (size_t)e * N;
     for (int i = 0; i < N; i++) ue[i] = x[cd[i]], ve[i] = 0.0;
     double Ji[3][3], G[3][3] = {{0}};
-    const double det = cell_geometry(m, e, Ji);
+    const double det = cell_geometry(m, e, Ji, NULL);
     for (int k = 0; k < dim; k++) /* G = J^-1 J^-T: reference gradients in, reference gradients out */
       for (int l = 0; l < dim; l++)
         for (int r = 0; r < dim; r++) G[k][l] += Ji[k][r] * Ji[l][r];
@@ -138,7 +121,7 @@ void mf_simplex_elasticity_apply_cpu(const mf_simplex_mesh *m, const mf_simplex_
     for (int i = 0; i < N; i++)
       for (int c = 0; c < dim; c++) ue[i * dim + c] = x[(size_t)cd[i] * dim + c], ve[i * dim + c] = 0.0;
     double Ji[3][3];
-    const double det = cell_geometry(m, e, Ji);
+    const double det = cell_geometry(m, e, Ji, NULL);
     for (int q = 0; q < nq; q++) {
       const double *gr = b->G + (size_t)q * N * dim, w = b->qwts[q] * det;
       for (int i = 0; i < N; i++) /* physical gradients: gradx phi = J^-T gradxi phi */
