@@ -117,43 +117,11 @@ static void part_transfer(mf_context ctx)
   }
 }
 
+static void cycle_case(mf_context ctx, int dim, int adapt, mf_mg_coarse coarse);
 static void part_cycle(mf_context ctx)
 {
   for (int dim = 2; dim <= 3; dim++)
-    for (int adapt = 0; adapt < 2; adapt++) {
-      mf_mesh mesh;
-      mf_space s;
-      mf_operator A;
-      mf_pc mg;
-      mf_vector x, y, bx, by;
-      t_mesh(ctx, "ball", dim, dim == 2 ? 2 : 1, adapt, &mesh);
-      T_CALL(mf_space_create(mesh, 3, &s));
-      T_CALL(mf_operator_create_laplace(s, MF_QUAD_GAUSS, t_ljungkvist, NULL, &A));
-      T_CALL(mf_operator_set_dirichlet(A, 1));
-      T_CALL(mf_pc_create(A, MF_PC_MULTIGRID, &mg));
-      mf_vector *vs[] = {&x, &y, &bx, &by};
-      for (int k = 0; k < 4; k++) T_CALL(mf_vector_create(s, vs[k]));
-      T_CALL(mf_vector_set_random(x, 21));
-      T_CALL(mf_vector_set_random(y, 22));
-      T_CALL(mf_vector_zero_boundary(x));
-      T_CALL(mf_pc_apply(mg, x, bx));
-      T_CALL(mf_pc_apply(mg, y, by));
-      double yBx, xBy, xBx;
-      T_CALL(mf_vector_dot(y, bx, &yBx));
-      T_CALL(mf_vector_dot(x, by, &xBy));
-      T_CALL(mf_vector_dot(x, bx, &xBx));
-      T_CHECK(fabs(yBx - xBy) <= 1e-12 * fabs(xBx), "%s dim %d adapt %d: <y, B x> %.17g, <x, B y> %.17g", be, dim, adapt,
-              yBx, xBy);
-      T_CHECK(xBx > 0.0, "%s dim %d adapt %d: x^T B x = %g", be, dim, adapt, xBx);
-      int nl = 0;
-      T_CALL(mf_pc_multigrid_levels(mg, &nl));
-      T_CHECK(nl >= 3, "%s dim %d adapt %d: %d levels", be, dim, adapt, nl);
-      for (int k = 0; k < 4; k++) mf_vector_destroy(vs[k]);
-      mf_pc_destroy(&mg);
-      mf_operator_destroy(&A);
-      mf_space_destroy(&s);
-      mf_mesh_destroy(&mesh);
-    }
+    for (int adapt = 0; adapt < 2; adapt++) cycle_case(ctx, dim, adapt, MF_MG_COARSE_MATRIX_FREE);
 }
 
 /* iterations of three refinements of one case; on cuda the CPU's too */
@@ -248,20 +216,21 @@ static void coarse_compare(mf_context ctx, const char *meshname, int dim, int le
   mf_mesh_destroy(&mesh);
 }
 
-/* The V-cycle with the assembled coarse level is symmetric and positive (as in part_cycle). */
-static void coarse_cycle(mf_context ctx, int dim, int adapt)
+/* The V-cycle (coarse level matrix-free or assembled) is symmetric and positive, with at least 3 levels */
+static void cycle_case(mf_context ctx, int dim, int adapt, mf_mg_coarse coarse)
 {
   mf_mesh mesh;
   mf_space s;
   mf_operator A;
   mf_pc mg;
   mf_vector x, y, bx, by;
+  const char *what = coarse == MF_MG_COARSE_ASSEMBLED ? "assembled coarse level" : "matrix-free coarse level";
   t_mesh(ctx, "ball", dim, dim == 2 ? 2 : 1, adapt, &mesh);
   T_CALL(mf_space_create(mesh, 3, &s));
   T_CALL(mf_operator_create_laplace(s, MF_QUAD_GAUSS, t_ljungkvist, NULL, &A));
   T_CALL(mf_operator_set_dirichlet(A, 1));
   T_CALL(mf_pc_create(A, MF_PC_MULTIGRID, &mg));
-  T_CALL(mf_pc_set_multigrid_coarse(mg, MF_MG_COARSE_ASSEMBLED));
+  T_CALL(mf_pc_set_multigrid_coarse(mg, coarse));
   mf_vector *vs[] = {&x, &y, &bx, &by};
   for (int k = 0; k < 4; k++) T_CALL(mf_vector_create(s, vs[k]));
   T_CALL(mf_vector_set_random(x, 21));
@@ -274,7 +243,7 @@ static void coarse_cycle(mf_context ctx, int dim, int adapt)
   T_CALL(mf_vector_dot(x, by, &xBy));
   T_CALL(mf_vector_dot(x, bx, &xBx));
   T_CHECK(fabs(yBx - xBy) <= 1e-12 * fabs(xBx) && xBx > 0.0,
-          "%s dim %d adapt %d assembled coarse level: <y, B x> %.17g, <x, B y> %.17g, x^T B x %g", be, dim, adapt, yBx,
+          "%s dim %d adapt %d %s: <y, B x> %.17g, <x, B y> %.17g, x^T B x %g", be, dim, adapt, what, yBx,
           xBy, xBx);
   int nl = 0;
   T_CALL(mf_pc_multigrid_levels(mg, &nl));
@@ -396,7 +365,7 @@ static void part_coarse(mf_context ctx, int quick)
 {
   coarse_errors(ctx);
   for (int dim = 2; dim <= 3; dim++)
-    for (int adapt = 0; adapt < 2; adapt++) coarse_cycle(ctx, dim, adapt);
+    for (int adapt = 0; adapt < 2; adapt++) cycle_case(ctx, dim, adapt, MF_MG_COARSE_ASSEMBLED);
   for (int dim = 2; dim <= 3; dim++)
     for (int p = 1; p <= 3; p++)
       for (int coef = 0; coef < 2; coef++) {
