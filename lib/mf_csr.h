@@ -9,7 +9,15 @@
  *            (s0+s4)+(s2+s6) ...        offset 2
  *            ... + ...                  offset 1  -> y[i]
  *
- * The lanes of a row read consecutive entries of vals and colidx, so a warp's loads are coalesced. */
+ * The lanes of a row read consecutive entries of vals and colidx, so a warp's loads are coalesced.
+ *
+ * Streamed product (CSR-Stream): a tile of MF_CSR_STREAM_ROWS consecutive rows (one per thread) takes
+ * its entries [rowptr[r0], rowptr[r0 + rows]) in chunks of MF_CSR_STREAM_CHUNK: the block's threads
+ * write the products vals[k] * x[colidx[k]] of a chunk to shared memory (consecutive k: coalesced
+ * loads whatever the rows' lengths), then each row's thread adds the products of its row lying in the
+ * chunk, in order. A row may span chunks; its sum runs over k in order all the same, so the result is
+ * the plain row-by-row sum of products (bit for bit where the compiler does not fuse the row-by-row
+ * multiply-adds into FMAs). */
 #ifndef MF_CSR_H
 #define MF_CSR_H
 
@@ -18,6 +26,8 @@
 #include "mf_common.h"
 
 #define MF_CSR_MAX_GROUP 32
+#define MF_CSR_STREAM_ROWS 256
+#define MF_CSR_STREAM_CHUNK 2048
 
 /* Lanes per row for rows of `avg` stored entries on average: about two entries per lane (Q1 3D, 27
  * per row: 16 lanes; Q2 3D, 125: 32). */
@@ -60,6 +70,29 @@ static inline void mf_csr_apply_grouped_cpu(int n, const int64_t *rowptr, const 
     for (int off = g / 2; off > 0; off /= 2)
       for (int l = 0; l < off; l++) part[l] += part[l + off];
     y[i] = part[0];
+  }
+}
+
+/* CPU twin of the streamed kernel, tile by tile and chunk by chunk as the device goes (the file
+ * comment): y[i] = row i . x for i < n. */
+static inline void mf_csr_apply_stream_cpu(int n, const int64_t *rowptr, const int *colidx, const double *vals,
+                                           const double *x, double *y)
+{
+  double prod[MF_CSR_STREAM_CHUNK];
+  for (int r0 = 0; r0 < n; r0 += MF_CSR_STREAM_ROWS) {
+    const int r1 = r0 + MF_CSR_STREAM_ROWS < n ? r0 + MF_CSR_STREAM_ROWS : n;
+    for (int i = r0; i < r1; i++) y[i] = 0.0;
+    for (int64_t base = rowptr[r0]; base < rowptr[r1]; base += MF_CSR_STREAM_CHUNK) {
+      const int64_t left = rowptr[r1] - base;
+      const int m = left < MF_CSR_STREAM_CHUNK ? (int)left : MF_CSR_STREAM_CHUNK;
+      for (int t = 0; t < m; t++) prod[t] = vals[base + t] * x[colidx[base + t]];
+      for (int i = r0; i < r1; i++) {
+        const int64_t lo = rowptr[i] > base ? rowptr[i] : base, hi = rowptr[i + 1] < base + m ? rowptr[i + 1] : base + m;
+        double s = y[i];
+        for (int64_t k = lo; k < hi; k++) s += prod[k - base];
+        y[i] = s;
+      }
+    }
   }
 }
 

@@ -2,12 +2,13 @@
  *   cpu:  the grouped product's CPU twin (g = 4..32 lanes per row, the shuffle's order of sums) equals
  *         the row-by-row product to 1e-13 relative, and the binary search finds every diagonal entry,
  *         on assembled Helmholtz matrices (2D/3D, p = 1..3, uniform and adaptive); the lanes per row
- *         grow with the row length (Q1 3D: 16, Q2 3D: 32).
+ *         grow with the row length (Q1 3D: 16, Q2 3D: 32); the streamed product's twin (rows in tiles,
+ *         entries in chunks through a buffer, rows spanning chunks) equals the row-by-row sum.
  *   cuda: the assembled operator on the device (Dirichlet form on, Helmholtz with a variable
  *         coefficient, 2D/3D, p = 1..3, uniform and adaptive with hanging nodes) against the
  *         matrix-free one and the cpu backend's assembled one: apply to 1e-12 relative on random
- *         vectors, diagonal the same; both products (MFREE_SPMV=cusparse and vector) agree; Jacobi CG
- *         on it takes the cpu assembled CG's iterations (+-1) and both products the same; a bad
+ *         vectors, diagonal the same; the three products (MFREE_SPMV=cusparse, vector, stream) agree; Jacobi CG
+ *         on it takes the cpu assembled CG's iterations (+-1) and every product the same; a bad
  *         MFREE_SPMV and a device memory limit are refused with messages; everything made is freed
  *         (the device memory in use returns to its start). Exits 77 where no GPU is usable. */
 #define _POSIX_C_SOURCE 200809L
@@ -76,6 +77,11 @@ static void check_cpu(void)
           for (int i = 0; i < n; i++) d = fmax(d, fabs(z[i] - y[i]));
           T_CHECK(d <= 1e-13 * m, "grouped product dim %d p %d adapt %d, %d lanes: %.3e relative", dim, p, adapt, g, d / m);
         }
+        mf_csr_apply_stream_cpu(n, S->rowptr, S->colidx, S->vals, x, z);
+        int differ = 0; /* the same sums in the same order: equal but for a contraction into FMAs */
+        for (int i = 0; i < n; i++) differ += fabs(z[i] - y[i]) > 1e-15 * m;
+        T_CHECK(!differ, "streamed product dim %d p %d adapt %d: %d of %d rows differ from the row-by-row sum", dim, p,
+                adapt, differ, n);
         int missing = 0, wrong = 0;
         for (int i = 0; i < n; i++) {
           const int64_t k = mf_csr_diagonal_position(S->rowptr, S->colidx, i);
@@ -139,7 +145,7 @@ static void check_cuda(void)
         t_ball(gc, dim, level, adapt, &gm);
         T_CALL(mf_space_create(cm, p, &cs));
         T_CALL(mf_space_create(gm, p, &gs));
-        mf_operator co = helmholtz(cs), go = helmholtz(gs), cS, gS, gV;
+        mf_operator co = helmholtz(cs), go = helmholtz(gs), cS, gS, gV, gT;
         T_CALL(mf_operator_set_dirichlet(co, 1));
         T_CALL(mf_operator_set_dirichlet(go, 1));
         unsetenv("MFREE_SPMV");
@@ -147,14 +153,17 @@ static void check_cuda(void)
         T_CALL(mf_operator_create_assembled(go, &gS)); /* the default product (cuSPARSE) */
         setenv("MFREE_SPMV", "vector", 1);
         T_CALL(mf_operator_create_assembled(go, &gV)); /* the grouped kernel */
+        setenv("MFREE_SPMV", "stream", 1);
+        T_CALL(mf_operator_create_assembled(go, &gT)); /* the streamed kernel */
         unsetenv("MFREE_SPMV");
-        mf_vector cx, cy, gx, gy, gz, gw;
+        mf_vector cx, cy, gx, gy, gz, gw, gt;
         T_CALL(mf_vector_create(cs, &cx));
         T_CALL(mf_vector_create(cs, &cy));
         T_CALL(mf_vector_create(gs, &gx));
         T_CALL(mf_vector_create(gs, &gy));
         T_CALL(mf_vector_create(gs, &gz));
         T_CALL(mf_vector_create(gs, &gw));
+        T_CALL(mf_vector_create(gs, &gt));
         for (int seed = 1; seed <= 2; seed++) {
           T_CALL(mf_vector_set_random(cx, 40 + seed));
           T_CALL(mf_vector_set_random(gx, 40 + seed));
@@ -163,11 +172,14 @@ static void check_cuda(void)
           T_CALL(mf_operator_apply(gS, gx, gz));
           T_CALL(mf_vector_set_value(gw, NAN));
           T_CALL(mf_operator_apply(gV, gx, gw));
+          T_CALL(mf_vector_set_value(gt, NAN));
+          T_CALL(mf_operator_apply(gT, gx, gt));
           T_CALL(mf_operator_apply(cS, cx, cy));
-          double d1 = reldiff(gz, gy), d2 = reldiff(gz, cy), d3 = reldiff(gw, gz);
+          double d1 = reldiff(gz, gy), d2 = reldiff(gz, cy), d3 = reldiff(gw, gz), d4 = reldiff(gt, gz);
           T_CHECK(d1 <= 1e-12, "dim %d p %d adapt %d: assembled (cusparse) vs matrix-free on cuda %.3e", dim, p, adapt, d1);
           T_CHECK(d2 <= 1e-12, "dim %d p %d adapt %d: assembled cuda vs cpu %.3e", dim, p, adapt, d2);
           T_CHECK(d3 <= 1e-12, "dim %d p %d adapt %d: grouped kernel vs cusparse %.3e", dim, p, adapt, d3);
+          T_CHECK(d4 <= 1e-12, "dim %d p %d adapt %d: streamed kernel vs cusparse %.3e", dim, p, adapt, d4);
           ncases++;
         }
         T_CALL(mf_operator_diagonal(go, gy));
@@ -179,8 +191,11 @@ static void check_cuda(void)
                 "dim %d p %d adapt %d: diagonal vs matrix-free %.3e, vs cpu %.3e, the two products' %.3e", dim, p, adapt,
                 e1, e2, e3);
         const int ic = cg_iterations(cS, cs, 7), ig = cg_iterations(gS, gs, 7), iv = cg_iterations(gV, gs, 7);
-        T_CHECK(abs(ic - ig) <= 1 && abs(iv - ig) <= 1, "dim %d p %d adapt %d: CG iterations cpu %d, cusparse %d, grouped %d",
-                dim, p, adapt, ic, ig, iv);
+        const int it = cg_iterations(gT, gs, 7);
+        T_CHECK(abs(ic - ig) <= 1 && abs(iv - ig) <= 1 && abs(it - ig) <= 1,
+                "dim %d p %d adapt %d: CG iterations cpu %d, cusparse %d, grouped %d, streamed %d", dim, p, adapt, ic, ig, iv, it);
+        T_CHECK(it == cg_iterations(gT, gs, 7), "dim %d p %d adapt %d: CG with the streamed kernel not reproducible", dim, p,
+                adapt);
         T_CHECK(ig == cg_iterations(gS, gs, 7), "dim %d p %d adapt %d: CG with cusparse not reproducible", dim, p, adapt);
         mf_vector_destroy(&cx);
         mf_vector_destroy(&cy);
@@ -188,6 +203,8 @@ static void check_cuda(void)
         mf_vector_destroy(&gy);
         mf_vector_destroy(&gz);
         mf_vector_destroy(&gw);
+        mf_vector_destroy(&gt);
+        mf_operator_destroy(&gT);
         mf_operator_destroy(&gV);
         mf_operator_destroy(&gS);
         mf_operator_destroy(&cS);

@@ -14,6 +14,10 @@
 //   cusparse-alg1       the same with CUSPARSE_SPMV_CSR_ALG1 (for measurements).
 //   vector              the grouped kernel below: g lanes per row (lib/mf_csr.h, its CPU twin there),
 //                       64-bit row offsets, deterministic.
+//   stream              the streamed kernel below (CSR-Stream: a block's rows take their entries in
+//                       chunks through shared memory, loads coalesced whatever the row lengths;
+//                       lib/mf_csr.h has its CPU twin), 64-bit row offsets, deterministic: each row
+//                       summed in order, as the CPU's row-by-row product.
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,8 +27,8 @@
 
 #define MF_CSR_THREADS 256
 
-enum { SPMV_CUSPARSE = 0, SPMV_CUSPARSE_ALG1 = 1, SPMV_VECTOR = 2 };
-static const char *const spmv_names[] = {"cusparse", "cusparse-alg1", "vector"};
+enum { SPMV_CUSPARSE = 0, SPMV_CUSPARSE_ALG1 = 1, SPMV_VECTOR = 2, SPMV_STREAM = 3, SPMV_COUNT = 4 };
+static const char *const spmv_names[] = {"cusparse", "cusparse-alg1", "vector", "stream"};
 
 struct csr_state {
   int kernel;             // SPMV_*
@@ -78,6 +82,36 @@ static cudaError_t launch_grouped(int n, const int64_t *rowptr, const int *colid
   return mf_cuda_launch_status();
 }
 
+// Streamed product: block b holds rows [b R, b R + R) (R = MF_CSR_STREAM_ROWS = blockDim.x, one per
+// thread) and walks their entries in chunks of MF_CSR_STREAM_CHUNK: the products of a chunk to shared
+// memory with consecutive threads on consecutive entries, then each thread adds its row's part of the
+// chunk in order (mf_csr_apply_stream_cpu is the twin).
+static __global__ void __launch_bounds__(MF_CSR_STREAM_ROWS) k_csr_stream(int n, const int64_t *__restrict__ rowptr,
+                                                                  const int *__restrict__ colidx,
+                                                                  const double *__restrict__ vals,
+                                                                  const double *__restrict__ x, double *__restrict__ y)
+{
+  __shared__ double prod[MF_CSR_STREAM_CHUNK];
+  const int r0 = blockIdx.x * MF_CSR_STREAM_ROWS, row = r0 + (int)threadIdx.x;
+  const int r1 = r0 + MF_CSR_STREAM_ROWS < n ? r0 + MF_CSR_STREAM_ROWS : n;
+  const int64_t tb = rowptr[r0], te = rowptr[r1];
+  int64_t rs = 0, re = 0;
+  if (row < n) {
+    rs = rowptr[row];
+    re = rowptr[row + 1];
+  }
+  double s = 0.0;
+  for (int64_t base = tb; base < te; base += MF_CSR_STREAM_CHUNK) {
+    const int m = te - base < MF_CSR_STREAM_CHUNK ? (int)(te - base) : MF_CSR_STREAM_CHUNK;
+    for (int t = threadIdx.x; t < m; t += MF_CSR_STREAM_ROWS) prod[t] = vals[base + t] * x[colidx[base + t]];
+    __syncthreads();
+    const int lo = rs > base ? (int)(rs - base) : 0, hi = re < base + m ? (int)(re - base) : m;
+    for (int k = lo; k < hi; k++) s += prod[k];
+    __syncthreads();
+  }
+  if (row < n) y[row] = s;
+}
+
 // d[i] += the diagonal entry of row i (binary search in the row); the CPU twin: diagonal_csr_cpu
 // (lib/assembly.c).
 static __global__ void k_csr_diagonal(int n, const int64_t *__restrict__ rowptr, const int *__restrict__ colidx,
@@ -104,6 +138,12 @@ static int apply_csr_cuda(mf_operator A, mf_vector x, mf_vector y)
   mf_context ctx = A->ctx;
   const int n = A->space->nlocal;
   if (n == 0) return 0;
+  if (st->kernel == SPMV_STREAM) {
+    k_csr_stream<<<(unsigned)((n + MF_CSR_STREAM_ROWS - 1) / MF_CSR_STREAM_ROWS), MF_CSR_STREAM_ROWS>>>(
+        n, st->rowptr, st->colidx, A->vals, x->data, y->data);
+    MF_CUDA_LAUNCH_CHECK(ctx, "csr product (streamed)");
+    return 0;
+  }
   if (st->kernel == SPMV_VECTOR) {
     cudaError_t e;
     switch (st->group) {
@@ -172,12 +212,12 @@ static int spmv_kernel(mf_context ctx, int64_t nnz, int *kernel)
     return 0;
   }
   int k = 0;
-  while (k < 3 && strcmp(env, spmv_names[k])) k++;
-  MF_CHECK(k < 3, ctx, MF_ERR_ARGUMENT, "environment variable MFREE_SPMV='%s' is not a product (cusparse, cusparse-alg1 or vector)",
-           env);
-  MF_CHECK(k == SPMV_VECTOR || fits32, ctx, MF_ERR_UNSUPPORTED,
+  while (k < SPMV_COUNT && strcmp(env, spmv_names[k])) k++;
+  MF_CHECK(k < SPMV_COUNT, ctx, MF_ERR_ARGUMENT,
+           "environment variable MFREE_SPMV='%s' is not a product (cusparse, cusparse-alg1, vector or stream)", env);
+  MF_CHECK(k == SPMV_VECTOR || k == SPMV_STREAM || fits32, ctx, MF_ERR_UNSUPPORTED,
            "MFREE_SPMV=%s: %lld nonzeros on this rank need 64-bit row offsets, and cuSPARSE's product is given "
-           "matching 32-bit offsets and columns (at most %d nonzeros): use MFREE_SPMV=vector or leave it unset",
+           "matching 32-bit offsets and columns (at most %d nonzeros): use MFREE_SPMV=stream or vector, or leave it unset",
            env, (long long)nnz, INT_MAX);
   *kernel = k;
   return 0;
@@ -204,7 +244,7 @@ extern "C" int mf_cuda_csr_ops(mf_operator A)
   st->colidx = ds->csr_colidx;
   st->group = mf_csr_group(n ? (double)nnz / n : 0.0);
   MF_CALL(spmv_kernel(ctx, nnz, &st->kernel));
-  if (st->kernel == SPMV_VECTOR || n == 0) return 0;
+  if (st->kernel == SPMV_VECTOR || st->kernel == SPMV_STREAM || n == 0) return 0;
 
   /* cuSPARSE: the 32-bit row offsets, the descriptors, the work buffer; refused before allocating */
   char what[160];
