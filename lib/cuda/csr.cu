@@ -3,21 +3,22 @@
 // sparsity (mf_cuda_space csr_rowptr, 64-bit, and csr_colidx, 32-bit) and A->vals in device memory;
 // the apply flow (ghost exchange, Dirichlet form) is lib/operator.c's.
 //
-// Two products, chosen when the operator is made by the environment variable MFREE_SPMV:
-//   cusparse (default)  cusparseSpMV, CSR, algorithm CUSPARSE_SPMV_CSR_ALG2: the one cuSPARSE
+// The product is chosen when the operator is made, by the environment variable MFREE_SPMV:
+//   stream (default)    the streamed kernel below (CSR-Stream: a block's rows take their entries in
+//                       chunks through shared memory, loads coalesced whatever the row lengths;
+//                       lib/mf_csr.h has its CPU twin), 64-bit row offsets, deterministic: each row
+//                       summed in order, as the CPU's row-by-row product. It reached 0.81-0.93 of the
+//                       triad on an H200 where cuSPARSE reached 0.63-0.66 (docs/performance.md).
+//   cusparse            cusparseSpMV, CSR, algorithm CUSPARSE_SPMV_CSR_ALG2: the one cuSPARSE
 //                       documents as deterministic (the same bits on every run), so that CG's
 //                       iterations repeat; the work buffer allocated once (counted), the product
 //                       preprocessed on the first apply. cuSPARSE's generic product is given matching
 //                       32-bit row offsets and columns: a 32-bit copy of the row offsets is kept
-//                       (4 B per row), so at most 2^31 - 1 nonzeros per rank; above that the default
-//                       takes the grouped kernel, and MFREE_SPMV=cusparse is refused.
+//                       (4 B per row), so at most 2^31 - 1 nonzeros per rank; above that
+//                       MFREE_SPMV=cusparse is refused.
 //   cusparse-alg1       the same with CUSPARSE_SPMV_CSR_ALG1 (for measurements).
 //   vector              the grouped kernel below: g lanes per row (lib/mf_csr.h, its CPU twin there),
 //                       64-bit row offsets, deterministic.
-//   stream              the streamed kernel below (CSR-Stream: a block's rows take their entries in
-//                       chunks through shared memory, loads coalesced whatever the row lengths;
-//                       lib/mf_csr.h has its CPU twin), 64-bit row offsets, deterministic: each row
-//                       summed in order, as the CPU's row-by-row product.
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -207,8 +208,8 @@ static int spmv_kernel(mf_context ctx, int64_t nnz, int *kernel)
 {
   const char *env = getenv("MFREE_SPMV");
   const int fits32 = nnz <= (int64_t)INT_MAX;
-  if (!env || !*env) {
-    *kernel = fits32 ? SPMV_CUSPARSE : SPMV_VECTOR;
+  if (!env || !*env) { /* measured: docs/performance.md, "Assembled path on the GPU" */
+    *kernel = SPMV_STREAM;
     return 0;
   }
   int k = 0;
@@ -217,7 +218,7 @@ static int spmv_kernel(mf_context ctx, int64_t nnz, int *kernel)
            "environment variable MFREE_SPMV='%s' is not a product (cusparse, cusparse-alg1, vector or stream)", env);
   MF_CHECK(k == SPMV_VECTOR || k == SPMV_STREAM || fits32, ctx, MF_ERR_UNSUPPORTED,
            "MFREE_SPMV=%s: %lld nonzeros on this rank need 64-bit row offsets, and cuSPARSE's product is given "
-           "matching 32-bit offsets and columns (at most %d nonzeros): use MFREE_SPMV=stream or vector, or leave it unset",
+           "matching 32-bit offsets and columns (at most %d nonzeros): use MFREE_SPMV=stream (the default) or vector",
            env, (long long)nnz, INT_MAX);
   *kernel = k;
   return 0;
