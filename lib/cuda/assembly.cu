@@ -141,6 +141,7 @@ __global__ void __launch_bounds__(MF_ASM_THREADS) k_asm_fast(const asm_args a, c
   typedef fast_shape<DIM, N1, NQ> F;
   constexpr int NPC = F::npc, NQP = F::nqp, CPB = F::cpb;
   extern __shared__ double sm[];
+  __shared__ size_t sbase[CPB];
   double *sT = sm, *sq = sm + F::ntab;
   for (int t = threadIdx.x; t < F::ntab; t += blockDim.x) sT[t] = T[t];
   mf_element_shape sh; /* constants but the operator's parts; block_stride: the staged layout */
@@ -156,13 +157,16 @@ __global__ void __launch_bounds__(MF_ASM_THREADS) k_asm_fast(const asm_args a, c
   const size_t qbs = a.sh.block_stride;
   for (long long k0 = (long long)blockIdx.x * CPB; k0 < a.nfree; k0 += (long long)gridDim.x * CPB) {
     const int nc = a.nfree - k0 < CPB ? (int)(a.nfree - k0) : CPB;
-    __syncthreads(); /* the previous group's columns are done with sq (and sT is staged) */
+    __syncthreads(); /* the previous group's columns are done with sq and sbase (and sT is staged) */
+    if ((int)threadIdx.x < nc) { /* the offsets of the group's cells: one division by the batch per cell */
+      const int cell = a.cells ? a.cells[k0 + threadIdx.x] : (int)(k0 + threadIdx.x);
+      sbase[threadIdx.x] = mf_element_qd_base(cell, a.batch, (size_t)a.batch_stride, NQP);
+    }
+    __syncthreads();
     for (int comp = 0; comp < ncomp; comp++)
       for (int t = threadIdx.x; t < nc * NQP; t += blockDim.x) {
         const int cc = t / NQP, q = t - cc * NQP;
-        const int cell = a.cells ? a.cells[k0 + cc] : (int)(k0 + cc);
-        sq[cc * cdata + comp * NQP + q] =
-            a.qd[mf_element_qd_base(cell, a.batch, (size_t)a.batch_stride, NQP) + (size_t)comp * qbs + q];
+        sq[cc * cdata + comp * NQP + q] = a.qd[sbase[cc] + (size_t)comp * qbs + q];
       }
     __syncthreads();
     if (c < nc) {
