@@ -284,6 +284,23 @@ static int create_assembled(mf_operator mfop, mf_assembly_variant v, int with_op
   return 0;
 }
 
+size_t mf_assembly_table_kept_bytes(mf_space s)
+{
+#ifdef MFREE_WITH_CUDA
+  if (s && s->ctx->backend == MF_BACKEND_CUDA) return mf_cuda_assembly_table_bytes(s);
+#endif
+  (void)s;
+  return 0;
+}
+
+void mf_assembly_table_drop(mf_space s)
+{
+#ifdef MFREE_WITH_CUDA
+  if (s && s->ctx->backend == MF_BACKEND_CUDA) mf_cuda_assembly_table_drop(s);
+#endif
+  (void)s;
+}
+
 int mf_operator_create_assembled(mf_operator mfop, mf_operator *assembled)
 {
   return create_assembled(mfop, MF_ASSEMBLY_AUTO, 1, assembled);

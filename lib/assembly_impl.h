@@ -3,8 +3,9 @@
  * The variants of the values and what they need:
  *   search   every (cell, i, j) of a cell without hanging nodes adds A_e(i, j) at the position of
  *            column nodes[j] in row nodes[i], found by binary search (atomics: cells share rows);
- *   table    the same with the positions read from a table made once per assembly (4 or 8 bytes per
- *            entry of every element matrix: the largest extra memory of the three);
+ *   table    the same with the positions read from a table (4 or 8 bytes per entry of every element
+ *            matrix: the largest extra memory of the three), on the device made by the first table
+ *            assembly on a space and kept with its device pattern, on the host made per assembly;
  *   rowwise  every local DoF r sums row i of the element matrices of the cells that hold r at position
  *            i (the lists of mf_assembly_dof_cells) into its own row: no atomics.
  * Cells with hanging nodes (face_code != 0) add C^T A_e C entry by entry at searched positions, the
@@ -34,6 +35,16 @@ double mf_assembly_dof_cells_bytes(mf_space s, int nfree);
 /** The rowwise lists: the entries off[r] .. off[r+1] of DoF r are (cell * npc + i) of every position
  *  i of a cell without hanging nodes that holds r, cells ascending. */
 int mf_assembly_dof_cells(mf_space s, const int *cells, int nfree, int64_t **off, int64_t **entries);
+/** Bytes of the table of positions kept with the space (the device's, made by its first table
+ *  assembly; 0 before that and on the cpu backend, whose table serves one assembly). */
+size_t mf_assembly_table_kept_bytes(mf_space s);
+/** Benchmarks: free the table of positions kept with the space (the next table assembly makes it
+ *  again), so that the time of making it can be measured. */
+void mf_assembly_table_drop(mf_space s);
+#ifdef MFREE_WITH_CUDA
+/** lib/cuda/assembly.cu: mf_assembly_table_drop on the device. */
+void mf_cuda_assembly_table_drop(mf_space s);
+#endif
 /** vals (zeroed, the space's pattern) <- the assembled values by a variant's CPU twin. */
 int mf_assembly_values_cpu(mf_operator op, mf_assembly_variant v, const int64_t *rowptr, const int *colidx,
                            double *vals);

@@ -115,31 +115,44 @@ static int hanging_cells(mf_operator op, const int64_t *rowptr, const int *colid
   return 0;
 }
 
-/* Search and table: one iteration per cell without hanging nodes, all its entries (the device splits
- * a cell's rows among threads for large npc: the same entries). table32/table64: the positions of
- * every (cell k of the list, i, j), or both NULL: binary search. */
-static void cells_atomic(mf_operator op, const int *cells, int nfree, const int32_t *table32, const int64_t *table64,
-                         const int64_t *rowptr, const int *colidx, double *vals)
+/* Search and table: one iteration per cell without hanging nodes, all its entries. Where the
+ * column-wise form applies (mf_element_fast), column by column as the device's threads (cell, j) do:
+ * mf_element_column with the point table, then the column's entries added at their positions; else
+ * entry by entry (mf_element_entry; the device splits a cell's entries among threads: the same
+ * entries). table32/table64: the positions of every (cell k of the list, i, j), or both NULL: binary
+ * search. */
+static int cells_atomic(mf_operator op, const int *cells, int nfree, const int32_t *table32, const int64_t *table64,
+                        const int64_t *rowptr, const int *colidx, double *vals)
 {
   const mf_space s = op->space;
   const int npc = s->npc;
   mf_element_shape sh;
   mf_assembly_shape(op, &sh);
   const double *B = op->basis.B, *G = op->basis.Bg;
+  double *T = NULL;
+  if (mf_element_fast(&sh)) {
+    MF_CALL(MF_CALLOC(s->ctx, (size_t)4 * sh.nqp * npc, &T));
+    mf_element_point_table(&sh, B, G, T);
+  }
 #pragma omp parallel for schedule(dynamic, 16)
   for (int k = 0; k < nfree; k++) {
     const int e = cells ? cells[k] : k;
     const double *qd = op->qd.data + mf_element_qd_base(e, op->qd.batch, op->qd.batch_stride, op->qd.nqp);
     const int *nodes = &s->cell_nodes[(size_t)e * npc];
-    for (int i = 0; i < npc; i++)
-      for (int j = 0; j < npc; j++) {
-        const double a = mf_element_entry(&sh, qd, B, G, i, j);
+    double col[MF_ELEMENT_FAST_MAX_NPC];
+    for (int j = 0; j < npc; j++) {
+      if (T) mf_element_column(&sh, qd, T, j, col);
+      for (int i = 0; i < npc; i++) {
+        const double a = T ? col[i] : mf_element_entry(&sh, qd, B, G, i, j);
         const size_t t = ((size_t)k * npc + i) * npc + j;
         const int64_t pos = table32 ? table32[t] : table64 ? table64[t] : mf_csr_find(rowptr, colidx, nodes[i], nodes[j]);
 #pragma omp atomic update
         vals[pos] += a;
       }
+    }
   }
+  free(T);
+  return 0;
 }
 
 /* The table of positions (the device's table kernel: one thread per entry). */
@@ -199,11 +212,11 @@ int mf_assembly_values_cpu(mf_operator op, mf_assembly_variant v, const int64_t 
   int ierr = mf_assembly_free_cells(s, &cells, &nfree);
   if (ierr) return ierr;
   switch (v) {
-  case MF_ASSEMBLY_SEARCH: cells_atomic(op, cells, nfree, NULL, NULL, rowptr, colidx, vals); break;
+  case MF_ASSEMBLY_SEARCH: ierr = cells_atomic(op, cells, nfree, NULL, NULL, rowptr, colidx, vals); break;
   case MF_ASSEMBLY_TABLE:
     ierr = make_table(op, cells, nfree, rowptr, colidx, &t32, &t64);
-    if (!ierr) cells_atomic(op, cells, nfree, t32, t64, rowptr, colidx, vals);
-    free(t32); /* the table serves this assembly only */
+    if (!ierr) ierr = cells_atomic(op, cells, nfree, t32, t64, rowptr, colidx, vals);
+    free(t32); /* the table serves this assembly only (the device keeps its own: lib/cuda/assembly.cu) */
     free(t64);
     break;
   case MF_ASSEMBLY_ROWWISE:

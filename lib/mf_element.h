@@ -84,6 +84,84 @@ MF_HD static inline double mf_element_entry(const mf_element_shape *sh, const do
   return a;
 }
 
+/* The column-wise form (cells without hanging nodes, low order: mf_element_fast). Column j of the
+ * element matrix, point by point:
+ *     t = G(q) grad phi_j(q),  m_j = m_q phi_j(q),   A_ij += grad phi_i(q) . t + phi_i(q) m_j   (all i)
+ * with the reference cell's values of every phi_i at every point in a point table
+ *     T[(q npc + i) 4 + k] = d_k phi_i(q) (k < dim, 0 for k = 2 in 2D),  T[(q npc + i) 4 + 3] = phi_i(q),
+ * made once (mf_element_point_table) instead of the 1D products per entry. The CPU twins and the device
+ * kernels call mf_element_column with the same table, so they compute the same sums in the same order;
+ * on the device the sizes are compile-time constants and the loop over i unrolls into registers. */
+
+/* The (dim, n1 = p + 1, nq) of the column-wise form: 2D p <= 3 and 3D p <= 2 (npc <= 27, a column in
+ * registers), nq = p + 1 or p + 2 (every rule of mf_quadrature). lib/cuda/assembly.cu instantiates
+ * its kernel for exactly these. */
+#define MF_ELEMENT_FAST_MAX_NPC 27
+#define MF_ELEMENT_FAST_MAX_NQP 64
+static inline int mf_element_fast(const mf_element_shape *sh)
+{
+  return (sh->dim == 2 ? sh->n1 <= 4 : sh->dim == 3 && sh->n1 <= 3) && sh->n1 >= 2 &&
+         (sh->nq == sh->n1 || sh->nq == sh->n1 + 1);
+}
+
+#ifdef __CUDA_ARCH__
+#define MF_ELEMENT_UNROLL _Pragma("unroll")
+#else
+#define MF_ELEMENT_UNROLL
+#endif
+
+/** The point table T (4 nqp npc doubles, the comment above) from the 1D tables B and G (nq x n1). */
+static inline void mf_element_point_table(const mf_element_shape *sh, const double *B, const double *G, double *T)
+{
+  const int dim = sh->dim, n1 = sh->n1, nq = sh->nq;
+  for (int q = 0; q < sh->nqp; q++)
+    for (int i = 0; i < sh->npc; i++) {
+      double b[3] = {1.0, 1.0, 1.0}, g[3] = {1.0, 1.0, 1.0};
+      for (int d = 0, tq = q, ti = i; d < dim; d++, tq /= nq, ti /= n1) {
+        b[d] = B[(tq % nq) * n1 + ti % n1];
+        g[d] = G[(tq % nq) * n1 + ti % n1];
+      }
+      double *t = T + ((size_t)q * sh->npc + i) * 4;
+      for (int k = 0; k < 3; k++) t[k] = k < dim ? (k == 0 ? g[0] : b[0]) * (k == 1 ? g[1] : b[1]) * (k == 2 ? g[2] : b[2]) : 0.0;
+      t[3] = b[0] * b[1] * b[2];
+    }
+}
+
+/** Column j of the element matrix into col[0 .. npc): qd points at the cell's quadrature data (component
+ *  c of point q at qd[c * sh->block_stride + q]), T at the point table. */
+MF_HD static inline void mf_element_column(const mf_element_shape *sh, const double *qd, const double *T, int j,
+                                           double *col)
+{
+  const int npc = sh->npc, dim = sh->dim;
+  const size_t bs = sh->block_stride;
+  const double *gq = qd + (sh->has_mass ? bs : 0); /* component 0 of the gradient part */
+  MF_ELEMENT_UNROLL
+  for (int i = 0; i < npc; i++) col[i] = 0.0;
+  for (int q = 0; q < sh->nqp; q++) {
+    const double *tq = T + (size_t)q * npc * 4, *tj = tq + 4 * j;
+    double t0 = 0.0, t1 = 0.0, t2 = 0.0, mj = 0.0;
+    if (sh->has_grad) { /* t = G grad phi_j, G symmetric, its upper triangle stored row by row */
+      if (dim == 2) {
+        const double g00 = gq[q], g01 = gq[bs + q], g11 = gq[2 * bs + q];
+        t0 = g00 * tj[0] + g01 * tj[1];
+        t1 = g01 * tj[0] + g11 * tj[1];
+      } else {
+        const double g00 = gq[q], g01 = gq[bs + q], g02 = gq[2 * bs + q], g11 = gq[3 * bs + q],
+                     g12 = gq[4 * bs + q], g22 = gq[5 * bs + q];
+        t0 = g00 * tj[0] + g01 * tj[1] + g02 * tj[2];
+        t1 = g01 * tj[0] + g11 * tj[1] + g12 * tj[2];
+        t2 = g02 * tj[0] + g12 * tj[1] + g22 * tj[2];
+      }
+    }
+    if (sh->has_mass) mj = qd[q] * tj[3];
+    MF_ELEMENT_UNROLL
+    for (int i = 0; i < npc; i++) {
+      const double *ti = tq + 4 * i;
+      col[i] += dim == 2 ? ti[0] * t0 + ti[1] * t1 + ti[3] * mj : ti[0] * t0 + ti[1] * t1 + ti[2] * t2 + ti[3] * mj;
+    }
+  }
+}
+
 /** Position of column j in row i of a CSR pattern with ascending columns (j is there). */
 MF_HD static inline int64_t mf_csr_find(const int64_t *rowptr, const int *colidx, int i, int j)
 {

@@ -56,6 +56,7 @@
 #include <string.h>
 
 #include "mfree_impl.h"
+#include "assembly_impl.h"
 #include "options.h"
 
 #ifdef MFREE_WITH_CUDA
@@ -320,12 +321,15 @@ static int assembly_variant_i = 0, bench_on_gpu = 0;
 static double bench_triad = 0.0;
 
 /* op assembled with variant v and timed, the device synchronised before and after (the slowest
- * rank's time); a "# assembly" line with the variant, seconds, DoF/s and nonzeros/s. *A: the matrix
+ * rank's time); a "# assembly" line with the variant, seconds, DoF/s and nonzeros/s, whether the
+ * sparsity pattern was made or reused and, for a table assembly on the device, whether the table of
+ * positions kept with the space was built by this assembly or reused (values alone). *A: the matrix
  * (NULL where the library refused: reported on stderr). Collective. */
 static int assemble_timed(mf_operator op, int v, const char *problem, mf_operator *A, double *seconds, double *nnz_sum)
 {
   const mf_space space = op->space;
   const int p = space->degree, reused = space->csr_rowptr != NULL;
+  const size_t kept0 = mf_assembly_table_kept_bytes(space);
   mf_device_sync(space->ctx);
   double t0 = MPI_Wtime();
   int err = mf_operator_create_assembled_variant(op, (mf_assembly_variant)v, A);
@@ -342,8 +346,13 @@ static int assemble_timed(mf_operator op, int v, const char *problem, mf_operato
   double sum = (double)nnz;
   MPI_Allreduce(MPI_IN_PLACE, &sum, 1, MPI_DOUBLE, MPI_SUM, space->ctx->comm);
   const double n = (double)space->nglobal;
-  printf("# assembly %s p %d variant %s: %.4f s, DoF/s %.4g, nonzeros/s %.4g (%.0f nonzeros; sparsity pattern %s)\n",
-         problem, p, assembly_variants[v], assembly, n / assembly, sum / assembly, sum, reused ? "reused" : "made");
+  const size_t kept1 = mf_assembly_table_kept_bytes(space);
+  char table[96] = "";
+  if ((v == 0 || v == 2) && kept1 > 0)
+    snprintf(table, sizeof table, "; table of positions %s, %.4g MB on rank 0", kept0 ? "reused" : "built",
+             (double)kept1 / 1e6);
+  printf("# assembly %s p %d variant %s: %.4f s, DoF/s %.4g, nonzeros/s %.4g (%.0f nonzeros; sparsity pattern %s%s)\n",
+         problem, p, assembly_variants[v], assembly, n / assembly, sum / assembly, sum, reused ? "reused" : "made", table);
   fflush(stdout);
   *seconds = assembly;
   *nnz_sum = sum;
@@ -353,8 +362,10 @@ static int assemble_timed(mf_operator op, int v, const char *problem, mf_operato
 /* --method assembled|both: op assembled, timed and written as the row `<problem>-csr` (the model and
  * the columns: the header comment). --assembly-variant all: each variant assembled and timed on its
  * own line first (the sparsity pattern made beforehand by an auto assembly, so that all three reuse
- * it), then the row with the auto variant's matrix. A refusal (a matrix that does not fit) is
- * reported and the row left out; the run goes on. */
+ * it); on the device the table variant twice: first with the table of positions built (the kept table
+ * dropped before, so that its making is timed, and a "table built" line gives the difference), then
+ * reusing it (values alone, the variant's line); then the row with the auto variant's matrix. A
+ * refusal (a matrix that does not fit) is reported and the row left out; the run goes on. */
 static void csr_row(mf_operator op, apply_arg *a, const char *device, const char *problem, int dim, int reps,
                     int cg_iters, int setup_phases, FILE *out)
 {
@@ -369,8 +380,20 @@ static void csr_row(mf_operator op, apply_arg *a, const char *device, const char
       mf_operator_destroy(&A);
     }
     for (int k = 1; k < 4; k++) {
+      double built = -1.0;
+      if (k == 2 && bench_on_gpu) { /* the first table assembly on the space, timed on its own */
+        mf_assembly_table_drop(space);
+        if (assemble_timed(op, k, problem, &A, &built, &nnz)) continue;
+        mf_operator_destroy(&A);
+      }
       if (assemble_timed(op, k, problem, &A, &assembly, &nnz)) continue;
       mf_operator_destroy(&A);
+      if (built >= 0.0 && mf_assembly_table_kept_bytes(space) > 0) {
+        printf("# assembly %s p %d table built: %.4f s (the first table assembly %.4f s less a reused one %.4f s; "
+               "%.4g MB on rank 0)\n",
+               problem, p, built - assembly, built, assembly, (double)mf_assembly_table_kept_bytes(space) / 1e6);
+        fflush(stdout);
+      }
     }
     v = 0;
   }

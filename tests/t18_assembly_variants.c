@@ -3,7 +3,9 @@
  *   cpu      each CPU twin (search, table with 4- and 8-byte positions, rowwise) gives the reference's
  *            values to 1e-13 relative (row by row, the same pattern), for mass, Laplace and Helmholtz,
  *            2D p = 1..4 and 3D p = 1..3, all three quadratures, uniform and adaptive (hanging nodes),
- *            Dirichlet form on and off, on any number of ranks; its product equals the reference's;
+ *            Dirichlet form on and off, on any number of ranks; its product equals the reference's; the
+ *            column-wise entries (mf_element_column, search and table at 2D p <= 3, 3D p <= 2) equal
+ *            the entry-by-entry ones to 1e-13 cell by cell, and apply exactly there;
  *   errors   bad input refused with a message, nothing made;
  *   memory   a table that does not fit the host memory is refused before allocation; every allocation
  *            of each variant failing in turn gives MF_ERR_MEMORY and leaves nothing behind (valgrind);
@@ -107,6 +109,39 @@ static void case_mesh(mf_context ctx, int dim, int p, int adapt, mf_mesh *mesh)
   t_ball(ctx, dim, dim == 2 ? 2 : (p <= 2 ? 1 : 0), adapt, mesh);
 }
 
+/* The column-wise form (mf_element_column with the point table) against the entry-by-entry one
+ * (mf_element_entry) on every element matrix of op's first cells: 1e-13 relative to the matrix's
+ * largest entry. The form applies exactly where lib/cuda/assembly.cu instantiates it: 2D p <= 3, 3D
+ * p <= 2, every rule. */
+static void check_column(mf_operator op, int dim, int p, int q, int kind)
+{
+  mf_element_shape sh;
+  mf_assembly_shape(op, &sh);
+  const int fast = mf_element_fast(&sh);
+  T_CHECK(fast == (p <= (dim == 2 ? 3 : 2)), "dim %d p %d quad %d: column-wise form %s", dim, p, q,
+          fast ? "taken" : "not taken");
+  if (!fast) return;
+  const int npc = sh.npc;
+  double *T = malloc(sizeof(double) * 4 * (size_t)sh.nqp * npc), col[MF_ELEMENT_FAST_MAX_NPC];
+  mf_element_point_table(&sh, op->basis.B, op->basis.Bg, T);
+  double worst = 0.0;
+  for (int e = 0; e < op->space->ncells && e < 8; e++) {
+    const double *qd = op->qd.data + mf_element_qd_base(e, op->qd.batch, op->qd.batch_stride, op->qd.nqp);
+    double m = 0.0, d = 0.0;
+    for (int j = 0; j < npc; j++) {
+      mf_element_column(&sh, qd, T, j, col);
+      for (int i = 0; i < npc; i++) {
+        const double r = mf_element_entry(&sh, qd, op->basis.B, op->basis.Bg, i, j);
+        m = fmax(m, fabs(r));
+        d = fmax(d, fabs(col[i] - r));
+      }
+    }
+    if (!(d / m <= worst)) worst = d / m;
+  }
+  T_CHECK(worst <= 1e-13, "column-wise entries kind %d dim %d p %d quad %d: %.3e relative", kind, dim, p, q, worst);
+  free(T);
+}
+
 static void check_cpu(mf_context ctx, int maxp3)
 {
   int ncases = 0;
@@ -125,6 +160,7 @@ static void check_cpu(mf_context ctx, int maxp3)
             const int dir0 = (p + q + kind) % 2; /* the Dirichlet form at creation: the values do not see it */
             T_CALL(mf_operator_set_dirichlet(A, dir0));
             T_CALL(mf_operator_create_assembled(A, &R));
+            check_column(A, dim, p, q, kind);
             for (int k = 0; k < NVARIANTS; k++) {
               mf_operator S;
               mf_test_assembly_table_wide(variants[k].wide);

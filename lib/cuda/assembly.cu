@@ -1,12 +1,14 @@
 // assembly.cu -- assembled operators on the device: the space's sparsity copied there once, and the
 // values computed there by one of three variants (lib/assembly_impl.h; their CPU twins are in
 // lib/assembly_variants.c and use the same element entries, lib/mf_element.h):
-//   search   a block stages the quadrature data of a few cells without hanging nodes in shared memory
-//            and each thread computes one entry (cell, i, j) and atomically adds it at the position
-//            found by binary search in its row;
-//   table    the same with the positions read from a table made by a kernel first (int32 where the
-//            local nnz < 2^31, else int64), freed when the assembly ends (after Trotter, Langguth and
-//            Cai 2023);
+//   search   a block stages the quadrature data of a few cells without hanging nodes in shared memory;
+//            where the column-wise form applies (mf_element_fast: 2D p <= 3, 3D p <= 2, every rule)
+//            each thread computes one column (cell, j) of the element matrix (k_asm_fast, instantiated
+//            on (dim, n1, nq)), else one entry (cell, i, j) (k_asm_block), and atomically adds it at
+//            the positions found by binary search in the rows;
+//   table    the same with the positions read from a table (int32 where the local nnz < 2^31, else
+//            int64; after Trotter, Langguth and Cai 2023) made by the first table assembly on the
+//            space and kept beside its device sparsity for the next ones (freed with the space);
 //   rowwise  a thread per local DoF r sums row i of the element matrices of the cells that hold r at
 //            position i (lists made on the host and copied) into its own row, without atomics (after
 //            Cecka, Lew and Darve 2011).
@@ -114,6 +116,127 @@ template <int MODE> static int launch_block(mf_context ctx, const asm_args &a, c
   k_asm_block<MODE><<<(unsigned int)(groups < 1 ? 1 : groups), MF_ASM_THREADS, shmem>>>(a, table, cpb, ncomp);
   MF_CUDA_LAUNCH_CHECK(ctx, what);
   return 0;
+}
+
+// The column-wise kernel (cells without hanging nodes, the (dim, n1, nq) of mf_element_fast): a thread
+// per (cell, column j). A block holds CPB = 256 / npc cells (npc threads each); it stages the point
+// table (mf_element_point_table, 4 nqp npc doubles: every thread of a warp reads the same row i at the
+// same point, a broadcast) once, then takes groups of CPB cells, stages their quadrature data in shared
+// memory coalesced (a cell's points are contiguous in each component), and each thread computes its
+// column with mf_element_column (the CPU twin's function; here npc, nqp and dim are constants, the
+// loop over the rows unrolls and the column stays in registers) and adds entry (i, j) for every i at
+// its position (MODE 0: binary search, 1 and 2: the table of 4- or 8-byte positions, laid out
+// (cell, i, j) so that the threads of a cell read consecutive positions). 32-bit index arithmetic with
+// compile-time divisors only.
+template <int DIM, int N1, int NQ> struct fast_shape {
+  static constexpr int npc = DIM == 2 ? N1 * N1 : N1 * N1 * N1;
+  static constexpr int nqp = DIM == 2 ? NQ * NQ : NQ * NQ * NQ;
+  static constexpr int cpb = MF_ASM_THREADS / npc;
+  static constexpr int ntab = 4 * nqp * npc;
+};
+
+template <int DIM, int N1, int NQ, int MODE>
+__global__ void __launch_bounds__(MF_ASM_THREADS) k_asm_fast(const asm_args a, const double *T, const void *table, int ncomp)
+{
+  typedef fast_shape<DIM, N1, NQ> F;
+  constexpr int NPC = F::npc, NQP = F::nqp, CPB = F::cpb;
+  extern __shared__ double sm[];
+  __shared__ size_t sbase[CPB];
+  double *sT = sm, *sq = sm + F::ntab;
+  for (int t = threadIdx.x; t < F::ntab; t += blockDim.x) sT[t] = T[t];
+  mf_element_shape sh; /* constants but the operator's parts; block_stride: the staged layout */
+  sh.dim = DIM;
+  sh.n1 = N1;
+  sh.nq = NQ;
+  sh.nqp = NQP;
+  sh.npc = NPC;
+  sh.has_mass = a.sh.has_mass;
+  sh.has_grad = a.sh.has_grad;
+  sh.block_stride = NQP;
+  const int c = (int)threadIdx.x / NPC, j = (int)threadIdx.x - c * NPC, cdata = ncomp * NQP;
+  const size_t qbs = a.sh.block_stride;
+  for (long long k0 = (long long)blockIdx.x * CPB; k0 < a.nfree; k0 += (long long)gridDim.x * CPB) {
+    const int nc = a.nfree - k0 < CPB ? (int)(a.nfree - k0) : CPB;
+    __syncthreads(); /* the previous group's columns are done with sq and sbase (and sT is staged) */
+    if ((int)threadIdx.x < nc) { /* the offsets of the group's cells: one division by the batch per cell */
+      const int cell = a.cells ? a.cells[k0 + threadIdx.x] : (int)(k0 + threadIdx.x);
+      sbase[threadIdx.x] = mf_element_qd_base(cell, a.batch, (size_t)a.batch_stride, NQP);
+    }
+    __syncthreads();
+    for (int comp = 0; comp < ncomp; comp++)
+      for (int t = threadIdx.x; t < nc * NQP; t += blockDim.x) {
+        const int cc = t / NQP, q = t - cc * NQP;
+        sq[cc * cdata + comp * NQP + q] = a.qd[sbase[cc] + (size_t)comp * qbs + q];
+      }
+    __syncthreads();
+    if (c < nc) {
+      double col[NPC];
+      mf_element_column(&sh, sq + c * cdata, sT, j, col);
+      const long long k = k0 + c;
+      const int cell = a.cells ? a.cells[k] : (int)k;
+      const int *nodes = a.cell_nodes + (size_t)cell * NPC;
+      const size_t t0 = (size_t)k * (NPC * NPC) + j;
+      const int nj = MODE == 0 ? nodes[j] : 0;
+#pragma unroll
+      for (int i = 0; i < NPC; i++) {
+        int64_t pos;
+        if (MODE == 1) pos = ((const int32_t *)table)[t0 + i * NPC];
+        else if (MODE == 2) pos = ((const int64_t *)table)[t0 + i * NPC];
+        else pos = mf_csr_find(a.rowptr, a.colidx, nodes[i], nj);
+        atomicAdd(&a.vals[pos], col[i]);
+      }
+    }
+  }
+}
+
+template <int DIM, int N1, int NQ, int MODE>
+static int launch_fast_mode(mf_context ctx, const asm_args &a, const double *T, const void *table, const char *what)
+{
+  typedef fast_shape<DIM, N1, NQ> F;
+  const int ncomp = (a.sh.has_mass ? 1 : 0) + (a.sh.has_grad ? (DIM == 2 ? 3 : 6) : 0);
+  const size_t shmem = sizeof(double) * ((size_t)F::ntab + (size_t)F::cpb * ncomp * F::nqp);
+  auto kern = k_asm_fast<DIM, N1, NQ, MODE>;
+  if (shmem > 48 * 1024)
+    MF_CUDA_CALL(ctx, cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shmem));
+  /* a grid of a few waves of resident blocks: each stages the point table once for many cell groups */
+  int dev = 0, nsm = 1, per_sm = 1;
+  MF_CUDA_CALL(ctx, cudaGetDevice(&dev));
+  MF_CUDA_CALL(ctx, cudaDeviceGetAttribute(&nsm, cudaDevAttrMultiProcessorCount, dev));
+  MF_CUDA_CALL(ctx, cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kern, F::cpb * F::npc, shmem));
+  long long groups = (a.nfree + F::cpb - 1) / F::cpb, cap = 4LL * nsm * (per_sm > 0 ? per_sm : 1);
+  if (groups > cap) groups = cap;
+  kern<<<(unsigned int)(groups < 1 ? 1 : groups), F::cpb * F::npc, shmem>>>(a, T, table, ncomp);
+  MF_CUDA_LAUNCH_CHECK(ctx, what);
+  return 0;
+}
+
+template <int DIM, int N1, int NQ>
+static int launch_fast_shape(mf_context ctx, int mode, const asm_args &a, const double *T, const void *table,
+                             const char *what)
+{
+  if (mode == 1) return launch_fast_mode<DIM, N1, NQ, 1>(ctx, a, T, table, what);
+  if (mode == 2) return launch_fast_mode<DIM, N1, NQ, 2>(ctx, a, T, table, what);
+  return launch_fast_mode<DIM, N1, NQ, 0>(ctx, a, T, table, what);
+}
+
+// The instantiations: (dim, n1, nq) of mf_element_fast, nq = n1 (Gauss p + 1, Gauss-Lobatto) or n1 + 1
+// (Gauss p + 2); each in the three modes.
+static int launch_fast(mf_context ctx, int mode, const asm_args &a, const double *T, const void *table,
+                       const char *what)
+{
+  const int dim = a.sh.dim, n1 = a.sh.n1, p2 = a.sh.nq == n1 + 1;
+#define MF_ASM_FAST(D, N)                                                                                    \
+  if (dim == D && n1 == N)                                                                                   \
+    return p2 ? launch_fast_shape<D, N, N + 1>(ctx, mode, a, T, table, what)                                 \
+              : launch_fast_shape<D, N, N>(ctx, mode, a, T, table, what);
+  MF_ASM_FAST(2, 2)
+  MF_ASM_FAST(2, 3)
+  MF_ASM_FAST(2, 4)
+  MF_ASM_FAST(3, 2)
+  MF_ASM_FAST(3, 3)
+#undef MF_ASM_FAST
+  return mf_error_set(ctx, MF_ERR_UNSUPPORTED, __FILE__, __LINE__, __func__,
+                      "no column-wise assembly kernel for dim %d, n1 %d, nq %d", dim, n1, a.sh.nq);
 }
 
 template <class T>
@@ -228,9 +351,11 @@ static int destroy_values(mf_operator A)
   return 0;
 }
 
-// The launches of variant v into a.vals (zeroed); every one checked.
-static int assemble_launch(mf_operator mfop, mf_assembly_variant v, const asm_args &a, void *table, int wide,
-                           const int64_t *off, const int64_t *entries)
+// The launches of variant v into a.vals (zeroed); every one checked. T: the point table (device), or
+// NULL where the column-wise form does not apply; table: the positions (made before, kept with the
+// space).
+static int assemble_launch(mf_operator mfop, mf_assembly_variant v, const asm_args &a, const double *T,
+                           const void *table, int wide, const int64_t *off, const int64_t *entries)
 {
   mf_context ctx = mfop->ctx;
   mf_space s = mfop->space;
@@ -238,13 +363,11 @@ static int assemble_launch(mf_operator mfop, mf_assembly_variant v, const asm_ar
   const mf_cuda_space *ds = (const mf_cuda_space *)s->dev;
   if (a.nfree > 0) {
     if (v == MF_ASSEMBLY_SEARCH) {
-      MF_CALL(launch_block<0>(ctx, a, NULL, "assembly (search)"));
+      if (T) MF_CALL(launch_fast(ctx, 0, a, T, NULL, "assembly (search, column-wise)"));
+      else MF_CALL(launch_block<0>(ctx, a, NULL, "assembly (search)"));
     } else if (v == MF_ASSEMBLY_TABLE) {
-      const long long nt = (long long)a.nfree * a.sh.npc * a.sh.npc;
-      if (wide) k_asm_table<int64_t><<<grid_for(nt), MF_ASM_THREADS>>>(a, (int64_t *)table);
-      else k_asm_table<int32_t><<<grid_for(nt), MF_ASM_THREADS>>>(a, (int32_t *)table);
-      MF_CUDA_LAUNCH_CHECK(ctx, "assembly (table of positions)");
-      if (wide) MF_CALL(launch_block<2>(ctx, a, table, "assembly (table)"));
+      if (T) MF_CALL(launch_fast(ctx, wide ? 2 : 1, a, T, table, "assembly (table, column-wise)"));
+      else if (wide) MF_CALL(launch_block<2>(ctx, a, table, "assembly (table)"));
       else MF_CALL(launch_block<1>(ctx, a, table, "assembly (table)"));
     } else {
       k_asm_rows<<<grid_for(s->nlocal), MF_ASM_THREADS>>>(a, s->nlocal, off, entries);
@@ -281,33 +404,88 @@ static int assemble_launch(mf_operator mfop, mf_assembly_variant v, const asm_ar
   return 0;
 }
 
+// The table of positions kept with the space's device pattern: made by the first table assembly on the
+// space (k_asm_table, a binary search per entry), reused by the next ones; remade only where the width
+// asked for changes (tests force 8-byte positions). Freed with the space (mf_cuda_space_free).
+static int kept_table(const asm_args &a, mf_space s, int wide, size_t nent)
+{
+  mf_context ctx = s->ctx;
+  mf_cuda_space *ds = (mf_cuda_space *)s->dev;
+  void *table = NULL;
+  MF_CALL(mf_cuda_malloc(ctx, &table, (wide ? sizeof(int64_t) : sizeof(int32_t)) * nent, "the table of positions"));
+  if (nent) {
+    if (wide) k_asm_table<int64_t><<<grid_for((long long)nent), MF_ASM_THREADS>>>(a, (int64_t *)table);
+    else k_asm_table<int32_t><<<grid_for((long long)nent), MF_ASM_THREADS>>>(a, (int32_t *)table);
+    const cudaError_t e = cudaGetLastError();
+    if (e != cudaSuccess) {
+      mf_cuda_free(ctx, table);
+      return mf_error_set(ctx, MF_ERR_CUDA, __FILE__, __LINE__, __func__, "launch of the table of positions failed: %s",
+                          cudaGetErrorString(e));
+    }
+  }
+  ds->asm_table = table;
+  ds->asm_table_wide = wide;
+  return 0;
+}
+
+extern "C" size_t mf_cuda_assembly_table_bytes(mf_space s)
+{
+  const mf_cuda_space *ds = (const mf_cuda_space *)s->dev;
+  if (!ds || !ds->asm_table) return 0;
+  return (ds->asm_table_wide ? sizeof(int64_t) : sizeof(int32_t)) * (size_t)(s->ncells - s->nmasked) *
+         (size_t)s->npc * (size_t)s->npc;
+}
+
+extern "C" void mf_cuda_assembly_table_drop(mf_space s)
+{
+  mf_cuda_space *ds = (mf_cuda_space *)s->dev;
+  if (!ds) return;
+  mf_cuda_free(s->ctx, ds->asm_table);
+  ds->asm_table = NULL;
+}
+
 extern "C" int mf_cuda_assemble(mf_operator mfop, mf_assembly_variant v, mf_operator A)
 {
   mf_context ctx = mfop->ctx;
   mf_space s = mfop->space;
   const mf_cuda_operator *d = (const mf_cuda_operator *)mfop->dev;
-  const mf_cuda_space *ds = (const mf_cuda_space *)s->dev;
+  mf_cuda_space *ds = (mf_cuda_space *)s->dev;
   const int n = s->nlocal, npc = s->npc, nq = mfop->basis.nq, n1 = s->n1;
   const int64_t nnz = s->csr_rowptr[n];
   int *hcells = NULL, nfree = 0, *cells = NULL;
   int64_t *hoff = NULL, *hentries = NULL, *off = NULL, *entries = NULL;
-  double *BG = NULL;
-  void *table = NULL;
+  double *BG = NULL, *T = NULL, *hT = NULL;
   const int wide = mf_assembly_table_wide(nnz);
   const size_t ntable = (size_t)(s->ncells - s->nmasked) * (size_t)npc * (size_t)npc;
+  mf_element_shape sh;
+  mf_assembly_shape(mfop, &sh);
+  const int fast = mf_element_fast(&sh) && v != MF_ASSEMBLY_ROWWISE;
+  const size_t nT = fast ? (size_t)4 * sh.nqp * npc : 0;
+  /* a kept table of the other width is remade */
+  if (v == MF_ASSEMBLY_TABLE && ds->asm_table && ds->asm_table_wide != wide) {
+    mf_cuda_free(ctx, ds->asm_table);
+    ds->asm_table = NULL;
+  }
+  const int make_table = v == MF_ASSEMBLY_TABLE && !ds->asm_table;
   /* the host lists first (host memory checked there), then everything on the device checked at once */
   int ierr = mf_assembly_free_cells(s, &hcells, &nfree);
   if (!ierr && v == MF_ASSEMBLY_ROWWISE) ierr = mf_assembly_dof_cells(s, hcells, nfree, &hoff, &hentries);
+  if (!ierr && fast) {
+    ierr = MF_CALLOC(ctx, nT, &hT);
+    if (!ierr) mf_element_point_table(&sh, mfop->basis.B, mfop->basis.Bg, hT);
+  }
   if (!ierr) {
-    /* values, 1D tables, the cell list, and the operator's work vector (made next by the caller) */
-    size_t need = sizeof(double) * ((size_t)nnz + 2 * (size_t)nq * n1 + (size_t)n) +
+    /* values, 1D tables, the point table, the cell list, and the operator's work vector (made next by the
+     * caller); the table of positions where this assembly makes it (it stays with the space) */
+    size_t need = sizeof(double) * ((size_t)nnz + 2 * (size_t)nq * n1 + nT + (size_t)n) +
                   (hcells ? sizeof(int) * (size_t)nfree : 0);
-    if (v == MF_ASSEMBLY_TABLE) need += (wide ? sizeof(int64_t) : sizeof(int32_t)) * ntable;
+    if (make_table) need += (wide ? sizeof(int64_t) : sizeof(int32_t)) * ntable;
     if (v == MF_ASSEMBLY_ROWWISE) need += sizeof(int64_t) * ((size_t)n + 1 + (size_t)nfree * npc);
     char what[200];
     snprintf(what, sizeof what, "the assembly (%s variant: %lld values%s)",
              v == MF_ASSEMBLY_SEARCH ? "search" : v == MF_ASSEMBLY_TABLE ? "table" : "rowwise", (long long)nnz,
-             v == MF_ASSEMBLY_TABLE ? (wide ? ", a table of 8-byte positions" : ", a table of 4-byte positions")
+             make_table ? (wide ? ", a table of 8-byte positions kept with the space"
+                                : ", a table of 4-byte positions kept with the space")
              : v == MF_ASSEMBLY_ROWWISE ? ", the DoF-to-cell lists" : "");
     ierr = mf_cuda_require(ctx, need, what);
   }
@@ -324,10 +502,9 @@ extern "C" int mf_cuda_assemble(mf_operator mfop, mf_assembly_variant v, mf_oper
     memcpy(hBG + nq * n1, mfop->basis.Bg, sizeof(double) * nq * n1);
     ierr = mf_cuda_upload(ctx, (void **)&BG, hBG, sizeof(double) * 2 * nq * n1, "the 1D tables of the assembly");
   }
+  if (!ierr && fast) ierr = mf_cuda_upload(ctx, (void **)&T, hT, sizeof(double) * nT, "the point table of the assembly");
   if (!ierr && hcells)
     ierr = mf_cuda_upload(ctx, (void **)&cells, hcells, sizeof(int) * (size_t)nfree, "the cells without hanging nodes");
-  if (!ierr && v == MF_ASSEMBLY_TABLE)
-    ierr = mf_cuda_malloc(ctx, &table, (wide ? sizeof(int64_t) : sizeof(int32_t)) * ntable, "the table of positions");
   if (!ierr && v == MF_ASSEMBLY_ROWWISE) {
     ierr = mf_cuda_upload(ctx, (void **)&off, hoff, sizeof(int64_t) * ((size_t)n + 1), "the DoF-to-cell lists");
     if (!ierr)
@@ -336,7 +513,7 @@ extern "C" int mf_cuda_assemble(mf_operator mfop, mf_assembly_variant v, mf_oper
   }
   if (!ierr) {
     asm_args a;
-    mf_assembly_shape(mfop, &a.sh);
+    a.sh = sh;
     a.batch = mfop->qd.batch;
     a.batch_stride = (long long)mfop->qd.batch_stride;
     a.qd = d->qd;
@@ -347,11 +524,14 @@ extern "C" int mf_cuda_assemble(mf_operator mfop, mf_assembly_variant v, mf_oper
     a.rowptr = ds->csr_rowptr;
     a.colidx = ds->csr_colidx;
     a.vals = A->vals;
-    ierr = assemble_launch(mfop, v, a, table, wide, off, entries);
+    if (make_table) ierr = kept_table(a, s, wide, ntable);
+    if (!ierr)
+      ierr = assemble_launch(mfop, v, a, T, v == MF_ASSEMBLY_TABLE ? ds->asm_table : NULL, wide, off, entries);
   }
-  /* the table, the lists and the tables serve this assembly only */
-  void *tmp[] = {BG, cells, table, off, entries};
+  /* the lists and the tables serve this assembly only (the table of positions stays with the space) */
+  void *tmp[] = {BG, T, cells, off, entries};
   for (size_t k = 0; k < sizeof tmp / sizeof tmp[0]; k++) mf_cuda_free(ctx, tmp[k]);
+  free(hT);
   free(hcells);
   free(hoff);
   free(hentries);

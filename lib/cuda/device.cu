@@ -374,7 +374,7 @@ extern "C" void mf_cuda_space_free(mf_space s)
   mf_context ctx = s->ctx;
   void *ptrs[] = {d->cell_nodes, d->color_cells, d->atomic_cells, d->bc, d->mask, d->P, d->send_idx, d->recv_idx,
                   d->send_buf, d->recv_buf, d->coords, d->coords_cm, d->masked_cells, d->bc_list, d->atomic_parts,
-                  d->color_parts, d->csr_rowptr, d->csr_colidx};
+                  d->color_parts, d->csr_rowptr, d->csr_colidx, d->asm_table};
   for (size_t k = 0; k < sizeof ptrs / sizeof ptrs[0]; k++) mf_cuda_free(ctx, ptrs[k]);
   if (d->h_send) cudaFreeHost(d->h_send);
   if (d->h_recv) cudaFreeHost(d->h_recv);

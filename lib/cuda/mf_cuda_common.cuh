@@ -107,6 +107,11 @@ struct mf_cuda_space {
   int *color_part_off;       // host, 4 per color: absolute offsets of the parts in color_parts
   int64_t *csr_rowptr;       // nlocal + 1: the assembled operators' sparsity (made on first use)
   int *csr_colidx;           // csr_rowptr[nlocal]
+  // the table assembly's positions of every entry of the element matrices of the cells without
+  // hanging nodes (made by the first table assembly on the space, kept for the next ones; 4 or
+  // 8 bytes per entry as asm_table_wide says; lib/cuda/assembly.cu)
+  void *asm_table;
+  int asm_table_wide;
 };
 
 struct mf_cuda_operator {
