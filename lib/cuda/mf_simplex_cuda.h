@@ -32,7 +32,9 @@ typedef enum { MF_SIMPLEX_CUDA_QUADRATURE = 0, MF_SIMPLEX_CUDA_REFERENCE = 1 } m
 typedef struct {
   int strategy, form;     /* mf_simplex_cuda_strategy, mf_simplex_cuda_form */
   int tile, threads;      /* cells per block, threads per block (thread strategy: tile = threads) */
-  int stage;              /* 1: the tables (or reference matrices) are copied into shared memory */
+  int stage;              /* where the tables (or reference matrices) are read: 0 global memory through
+                             L1, 1 copied into shared memory per block, 2 constant memory (reference
+                             form, one cell per thread, when the matrices fit in 60 KiB) */
   size_t shmem;           /* dynamic shared memory per block, bytes */
   int regs, local_bytes;  /* registers per thread and local (spill) bytes, cudaFuncGetAttributes */
   int blocks_per_sm;      /* cudaOccupancyMaxActiveBlocksPerMultiprocessor */
@@ -67,7 +69,7 @@ int mf_simplex_cuda_get_config(mf_simplex_cuda_op op, mf_simplex_cuda_config *cf
  *  figures, into list (at most max; NULL: count only); returns the count, or -1 on error. */
 int mf_simplex_cuda_candidates(mf_simplex_cuda_op op, mf_simplex_cuda_config *list, int max);
 /** Use a configuration: strategy and form, tile (cells per block of the tiled strategy), threads per
- *  block (0: any) and stage (tables in shared memory 1, not 0, -1: any); among those that match, the
+ *  block (0: any) and stage (0, 1, 2 as in mf_simplex_cuda_config; -1: any); among those that match, the
  *  model's best. Refused when the form does not apply (reference with a coefficient or for
  *  elasticity) or no such block fits. */
 int mf_simplex_cuda_set_config(mf_simplex_cuda_op op, int strategy, int form, int tile, int threads, int stage);

@@ -53,10 +53,11 @@ extern "C" int mf_simplex_cuda_copy(mf_context ctx, double *dst, const double *s
 // ---------------------------------------------------------------------------- the cost model
 
 // Which kernel of the table a (strategy, form) runs
-static int sx_kernel(const mf_simplex_cuda_op_s *o, int strategy, int form)
+static int sx_kernel(const mf_simplex_cuda_op_s *o, int strategy, int form, int stage)
 {
   if (o->elasticity) return strategy == MF_SIMPLEX_CUDA_THREAD ? MF_SX_THREAD_E : MF_SX_TILED_E;
-  if (form == MF_SIMPLEX_CUDA_REFERENCE) return strategy == MF_SIMPLEX_CUDA_THREAD ? MF_SX_THREAD_R : MF_SX_TILED_R;
+  if (form == MF_SIMPLEX_CUDA_REFERENCE)
+    return strategy == MF_SIMPLEX_CUDA_TILED ? MF_SX_TILED_R : stage == 2 ? MF_SX_THREAD_RC : MF_SX_THREAD_R;
   return strategy == MF_SIMPLEX_CUDA_THREAD ? MF_SX_THREAD_Q : MF_SX_TILED_Q;
 }
 
@@ -65,7 +66,7 @@ static size_t sx_shmem(const mf_simplex_cuda_op_s *o, int strategy, int form, in
 {
   const int D = o->dim, N = o->N, NQ = o->nq;
   size_t tables = form == MF_SIMPLEX_CUDA_REFERENCE ? (size_t)mf_sx_ref_doubles(D, N) : (size_t)mf_sx_table_doubles(D, N, NQ);
-  size_t s = stage ? tables : 0;
+  size_t s = stage == 1 ? tables : 0; // stage 2: constant memory
   if (strategy == MF_SIMPLEX_CUDA_TILED)
     s += (size_t)tile * (form == MF_SIMPLEX_CUDA_REFERENCE ? mf_sx_tiled_r_cell(D, N) : mf_sx_tiled_q_cell(D, N, NQ, o->ncomp));
   return s * sizeof(double);
@@ -100,8 +101,9 @@ static double sx_flops_per_cell(const mf_simplex_cuda_op_s *o, int form)
 // when the block can run (fits, at least one block per SM), 1 when not, or a CUDA error code.
 static int sx_model(mf_simplex_cuda_op_s *o, mf_simplex_cuda_config *c)
 {
-  const int k = sx_kernel(o, c->strategy, c->form);
+  const int k = sx_kernel(o, c->strategy, c->form, c->stage);
   const void *fn = o->tab->fn[k];
+  if (!fn) return 1; // the reference matrices do not fit in constant memory
   c->shmem = sx_shmem(o, c->strategy, c->form, c->tile, c->stage);
   if (c->shmem > (size_t)o->smem_optin) return 1;
   cudaFuncAttributes attr;
@@ -126,7 +128,10 @@ static int sx_model(mf_simplex_cuda_op_s *o, mf_simplex_cuda_config *c)
   const double mem_eff = fmin(1.0, c->occupancy / 0.33);
   double fl_eff = fmin(1.0, c->occupancy / 0.25);
   if (c->local_bytes > 0) fl_eff *= 0.5;
-  if (!c->stage) fl_eff *= 0.7;
+  // operands: from the constant bank (stage 2) at full rate; from shared memory one load per
+  // multiply-add, at most half the FP64 rate (1 shared-memory wavefront per clock against 2 warp-wide
+  // FP64 instructions); through L1 lower still
+  fl_eff *= c->stage == 2 ? 1.0 : c->stage == 1 ? 0.5 : 0.35;
   const double nblocks = ceil((double)o->ncells / c->tile);
   if (c->strategy == MF_SIMPLEX_CUDA_TILED) {
     const double work = (double)c->tile * (c->form == MF_SIMPLEX_CUDA_REFERENCE ? o->N : o->nq);
@@ -138,7 +143,7 @@ static int sx_model(mf_simplex_cuda_op_s *o, mf_simplex_cuda_config *c)
   const double tables = (double)sx_shmem(o, c->strategy, c->form, 0, 1);
   const double t_mem = c->bytes_per_cell * o->ncells / (o->bw * mem_eff);
   const double t_flop = c->flops_per_cell * o->ncells / (o->peak * fl_eff);
-  const double t_stage = c->stage ? nblocks * tables / (2.5 * o->bw) : 0.0;
+  const double t_stage = c->stage == 1 ? nblocks * tables / (2.5 * o->bw) : 0.0;
   c->model_us = 1e6 * (fmax(t_mem, t_flop) + t_stage);
   c->measured_ms = 0.0;
   c->tuned = 0;
@@ -146,14 +151,17 @@ static int sx_model(mf_simplex_cuda_op_s *o, mf_simplex_cuda_config *c)
 }
 
 // Every configuration worth trying: forms that apply, threads 64/128/256 (one cell per thread) or
-// 128/256 with tiles of 1..64 cells (tiled), tables staged or not. list NULL: count only.
+// 128/256 with tiles of 1..64 cells (tiled), tables read through L1 (stage 0), staged in shared
+// memory (1) or, for the reference form one cell per thread, in constant memory (2). list NULL:
+// count only.
 static int sx_enumerate(mf_simplex_cuda_op_s *o, mf_simplex_cuda_config *list, int max, int *count)
 {
   int n = 0;
   const int nforms = o->elasticity || o->has_coef ? 1 : 2;
   for (int form = 0; form < nforms; form++)
     for (int strategy = 0; strategy < 2; strategy++)
-      for (int stage = 1; stage >= 0; stage--)
+      for (int stage = 2; stage >= 0; stage--) {
+        if (stage == 2 && (form != MF_SIMPLEX_CUDA_REFERENCE || strategy != MF_SIMPLEX_CUDA_THREAD)) continue;
         for (int threads = strategy ? 128 : 64; threads <= 256; threads *= 2)
           for (int tile = strategy ? 1 : threads; tile <= (strategy ? 64 : threads); tile *= 2) {
             mf_simplex_cuda_config c;
@@ -165,6 +173,7 @@ static int sx_enumerate(mf_simplex_cuda_op_s *o, mf_simplex_cuda_config *list, i
             if (list && n < max) list[n] = c;
             n++;
           }
+      }
   *count = n;
   return 0;
 }
@@ -206,7 +215,7 @@ static int sx_launch(mf_simplex_cuda_op_s *o, const mf_simplex_cuda_config *c, c
   a.a = o->a, a.b = o->b, a.lambda = o->lambda, a.mu = o->mu;
   a.ncells = o->ncells, a.tile = c->tile, a.stage = c->stage;
   a.x = x, a.y = y;
-  const void *fn = o->tab->fn[sx_kernel(o, c->strategy, c->form)];
+  const void *fn = o->tab->fn[sx_kernel(o, c->strategy, c->form, c->stage)];
   MF_CUDA_CALL(o->ctx, cudaMemsetAsync(y, 0, sizeof(double) * (size_t)o->ndofs * o->ncomp, 0));
   if (o->ncells == 0) return 0;
   if (c->shmem > 48 * 1024)
@@ -414,6 +423,12 @@ static int sx_create(mf_context ctx, const mf_simplex_mesh *m, const mf_simplex_
     MF_CHECK_GOTO(hS, ctx, MF_ERR_MEMORY, fail, "out of host memory (%zu bytes)", bytes_S);
     sx_reference_matrices(b, hS);
     MF_CALL_GOTO(mf_cuda_upload(ctx, (void **)&o->S, hS, bytes_S, "the simplex reference matrices"), fail);
+    if (o->tab->set_const) { // the same for every operator of this (dim, p): they depend on the basis only
+      const cudaError_t e = o->tab->set_const(hS);
+      if (e != cudaSuccess) cudaGetLastError();
+      MF_CHECK_GOTO(e == cudaSuccess, ctx, MF_ERR_CUDA, fail, "copying the reference matrices to constant memory: %s",
+                    cudaGetErrorString(e));
+    }
   }
   if (coefq) MF_CALL_GOTO(mf_cuda_upload(ctx, (void **)&o->coefq, coefq, bytes_coef, "the coefficient per point"), fail);
   { // the device, for the model

@@ -29,6 +29,7 @@ enum {
   MF_SX_TILED_R,      // tiled, reference-matrix form
   MF_SX_THREAD_E,     // one cell per thread, quadrature form, elasticity
   MF_SX_TILED_E,      // tiled, quadrature form, elasticity
+  MF_SX_THREAD_RC,    // one cell per thread, reference form, matrices in constant memory (NULL when too large)
   MF_SX_NKERNELS
 };
 
@@ -43,7 +44,7 @@ struct mf_sx_args {
   double lambda, mu;     // elasticity
   int ncells;
   int tile;              // cells per block (thread strategy: = threads)
-  int stage;             // tables (quadrature) or reference matrices copied into shared memory
+  int stage;             // tables (quadrature) or reference matrices copied into shared memory (1)
   const double *x;
   double *y;
 };
@@ -51,7 +52,12 @@ struct mf_sx_args {
 struct mf_sx_table {
   int dim, p, nnodes, nq;
   const void *fn[MF_SX_NKERNELS];
+  // copy the reference matrices (mf_sx_ref_doubles, S[m][j][i]) into this (dim, p)'s constant memory;
+  // NULL when they do not fit (MF_SX_CONST_MAX_BYTES)
+  cudaError_t (*set_const)(const double *S);
 };
+// the reference matrices go to constant memory up to this size (of the 64 KiB of a module)
+#define MF_SX_CONST_MAX_BYTES (60 * 1024)
 
 __host__ __device__ constexpr int mf_sx_nnodes(int dim, int p)
 {
@@ -480,19 +486,86 @@ __global__ void __launch_bounds__(256) k_tiled_r(const mf_sx_args a)
   }
 }
 
+// ---------------------------------------------------------------------------- one cell per thread,
+// reference form with the matrices in constant memory: every index is known at compile time, so the
+// multiply-adds take the matrix entry from the constant bank as an operand (no load instructions).
+// Defined in the instantiation files only (MF_SX_CONST_DIM, MF_SX_CONST_P: the file's dim and p), each
+// with its own constant array.
+#ifdef MF_SX_CONST_DIM
+constexpr int const_doubles =
+    mf_sx_ref_doubles(MF_SX_CONST_DIM, mf_sx_nnodes(MF_SX_CONST_DIM, MF_SX_CONST_P)) * 8 <= MF_SX_CONST_MAX_BYTES
+        ? mf_sx_ref_doubles(MF_SX_CONST_DIM, mf_sx_nnodes(MF_SX_CONST_DIM, MF_SX_CONST_P))
+        : 0;
+__constant__ double cS[const_doubles > 0 ? const_doubles : 1];
+
+template <int DIM, int P>
+__global__ void __launch_bounds__(256) k_thread_rc(const mf_sx_args a)
+{
+  constexpr int N = mf_sx_nnodes(DIM, P), NM = mf_sx_nmat(DIM);
+  const int e = blockIdx.x * blockDim.x + threadIdx.x;
+  if (e >= a.ncells) return;
+  double Ji[DIM][DIM], Gm[DIM][DIM], s[NM];
+  const double det = geometry<DIM>(a.coords, a.cells, e, Ji);
+  metric<DIM>(Ji, Gm);
+  ref_weights<DIM>(a.a, a.b, det, Gm, s);
+  const bool mass = a.a != 0.0, stiff = a.b != 0.0; // uniform: parts that are zero skipped
+  int idx[N];
+  double ue[N];
+#pragma unroll
+  for (int j = 0; j < N; j++) idx[j] = __ldg(a.cell_dofs + (size_t)e * N + j);
+#pragma unroll
+  for (int j = 0; j < N; j++) ue[j] = __ldg(a.x + idx[j]);
+#pragma unroll
+  for (int i = 0; i < N; i++) {
+    double acc = 0.0;
+    if (mass) {
+      double t = 0.0;
+#pragma unroll
+      for (int j = 0; j < N; j++) t += cS[j * N + i] * ue[j];
+      acc = s[0] * t;
+    }
+    if (stiff) {
+#pragma unroll
+      for (int m = 1; m < NM; m++) {
+        double t = 0.0;
+#pragma unroll
+        for (int j = 0; j < N; j++) t += cS[(m * N + j) * N + i] * ue[j];
+        acc += s[m] * t;
+      }
+    }
+    atomicAdd(a.y + idx[i], acc);
+  }
+}
+
+inline cudaError_t set_const(const double *S)
+{
+  return cudaMemcpyToSymbol(cS, S, sizeof(double) * const_doubles);
+}
+
+template <int DIM, int P>
+const void *rc_kernel()
+{
+  if constexpr (const_doubles > 0) return (const void *)k_thread_rc<DIM, P>;
+  else return nullptr;
+}
+
 // The kernels of one (dim, p)
 template <int DIM, int P>
 const mf_sx_table *table()
 {
+  constexpr bool has_const = const_doubles > 0;
   static const mf_sx_table t = {
       DIM,
       P,
       mf_sx_nnodes(DIM, P),
       mf_sx_nq(DIM, P),
       {(const void *)k_thread_q<DIM, P, 1>, (const void *)k_tiled_q<DIM, P, 1>, (const void *)k_thread_r<DIM, P>,
-       (const void *)k_tiled_r<DIM, P>, (const void *)k_thread_q<DIM, P, DIM>, (const void *)k_tiled_q<DIM, P, DIM>}};
+       (const void *)k_tiled_r<DIM, P>, (const void *)k_thread_q<DIM, P, DIM>, (const void *)k_tiled_q<DIM, P, DIM>,
+       rc_kernel<DIM, P>()},
+      has_const ? set_const : nullptr};
   return &t;
 }
+#endif
 
 } // namespace mfsx
 
