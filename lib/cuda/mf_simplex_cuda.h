@@ -24,8 +24,9 @@ typedef struct mf_simplex_cuda_op_s *mf_simplex_cuda_op;
 /** Strategy: one cell per thread, or a tile of cells per block with the threads over (cell, node) and
  *  (cell, point) pairs. */
 typedef enum { MF_SIMPLEX_CUDA_THREAD = 0, MF_SIMPLEX_CUDA_TILED = 1 } mf_simplex_cuda_strategy;
-/** Form of the cell action: values and gradients at the quadrature points (any coefficient,
- *  elasticity), or a combination of reference matrices (scalar operators with c = 1 only). */
+/** Form of the cell action: values and gradients at the quadrature points (any coefficient), or a
+ *  combination of reference matrices (c = 1 only; elasticity: one cell per thread with the matrices
+ *  in constant memory, where they fit: not 3D p = 4). */
 typedef enum { MF_SIMPLEX_CUDA_QUADRATURE = 0, MF_SIMPLEX_CUDA_REFERENCE = 1 } mf_simplex_cuda_form;
 
 /** A launch configuration with what the cost model says of it. */

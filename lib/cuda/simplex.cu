@@ -55,7 +55,10 @@ extern "C" int mf_simplex_cuda_copy(mf_context ctx, double *dst, const double *s
 // Which kernel of the table a (strategy, form) runs
 static int sx_kernel(const mf_simplex_cuda_op_s *o, int strategy, int form, int stage)
 {
-  if (o->elasticity) return strategy == MF_SIMPLEX_CUDA_THREAD ? MF_SX_THREAD_E : MF_SX_TILED_E;
+  if (o->elasticity) {
+    if (form == MF_SIMPLEX_CUDA_REFERENCE) return MF_SX_THREAD_EC; // one cell per thread, constant memory only
+    return strategy == MF_SIMPLEX_CUDA_THREAD ? MF_SX_THREAD_E : MF_SX_TILED_E;
+  }
   if (form == MF_SIMPLEX_CUDA_REFERENCE)
     return strategy == MF_SIMPLEX_CUDA_TILED ? MF_SX_TILED_R : stage == 2 ? MF_SX_THREAD_RC : MF_SX_THREAD_R;
   return strategy == MF_SIMPLEX_CUDA_THREAD ? MF_SX_THREAD_Q : MF_SX_TILED_Q;
@@ -65,7 +68,8 @@ static int sx_kernel(const mf_simplex_cuda_op_s *o, int strategy, int form, int 
 static size_t sx_shmem(const mf_simplex_cuda_op_s *o, int strategy, int form, int tile, int stage)
 {
   const int D = o->dim, N = o->N, NQ = o->nq;
-  size_t tables = form == MF_SIMPLEX_CUDA_REFERENCE ? (size_t)mf_sx_ref_doubles(D, N) : (size_t)mf_sx_table_doubles(D, N, NQ);
+  size_t tables = form == MF_SIMPLEX_CUDA_REFERENCE ? (size_t)(o->elasticity ? mf_sx_elas_doubles(D, N) : mf_sx_ref_doubles(D, N))
+                                                     : (size_t)mf_sx_table_doubles(D, N, NQ);
   size_t s = stage == 1 ? tables : 0; // stage 2: constant memory
   if (strategy == MF_SIMPLEX_CUDA_TILED)
     s += (size_t)tile * (form == MF_SIMPLEX_CUDA_REFERENCE ? mf_sx_tiled_r_cell(D, N) : mf_sx_tiled_q_cell(D, N, NQ, o->ncomp));
@@ -86,11 +90,15 @@ static double sx_bytes_per_cell(const mf_simplex_cuda_op_s *o)
 //     (2 dim^2 + dim + 3) and the integration back (2 N (1 + dim));
 //   quadrature, elasticity: per point the gradient (2 N dim^2), the strain, stress and pull-back
 //     (4 dim^3 + 4 dim^2), the integration (2 N dim^2);
-//   reference: per reference matrix used, N (2 N + 2).
+//   reference: per reference matrix used, N (2 N + 2); elasticity: per node and pair (l, m) of
+//     reference directions, 2 dim N (the products with K_lm), 4 dim + 2 (two contractions with J^-1),
+//     6 dim + 1 (the update of the dim components).
 static double sx_flops_per_cell(const mf_simplex_cuda_op_s *o, int form)
 {
   const double D = o->dim, N = o->N, NQ = o->nq;
   const double geo = o->dim == 2 ? 12.0 : 60.0;
+  if (o->elasticity && form == MF_SIMPLEX_CUDA_REFERENCE) // per node and (l, m): 2 dim N + 10 dim + 3
+    return geo + 2.0 * D * D * D + N * D * D * (2.0 * D * N + 10.0 * D + 3.0);
   if (o->elasticity) return geo + NQ * (4.0 * N * D * D + 4.0 * D * D * D + 4.0 * D * D);
   if (form == MF_SIMPLEX_CUDA_QUADRATURE) return geo + 2.0 * D * D + NQ * (4.0 * N * (1.0 + D) + 2.0 * D * D + D + 3.0);
   const int nm = (o->a != 0.0) + (o->b != 0.0 ? mf_sx_nmat(o->dim) - 1 : 0);
@@ -157,11 +165,13 @@ static int sx_model(mf_simplex_cuda_op_s *o, mf_simplex_cuda_config *c)
 static int sx_enumerate(mf_simplex_cuda_op_s *o, mf_simplex_cuda_config *list, int max, int *count)
 {
   int n = 0;
-  const int nforms = o->elasticity || o->has_coef ? 1 : 2;
+  const int nforms = o->has_coef || (o->elasticity && !o->tab->fn[MF_SX_THREAD_EC]) ? 1 : 2;
   for (int form = 0; form < nforms; form++)
     for (int strategy = 0; strategy < 2; strategy++)
       for (int stage = 2; stage >= 0; stage--) {
         if (stage == 2 && (form != MF_SIMPLEX_CUDA_REFERENCE || strategy != MF_SIMPLEX_CUDA_THREAD)) continue;
+        if (o->elasticity && form == MF_SIMPLEX_CUDA_REFERENCE && (stage != 2 || strategy != MF_SIMPLEX_CUDA_THREAD))
+          continue; // elasticity's reference form: one cell per thread, constant memory
         for (int threads = strategy ? 128 : 64; threads <= 256; threads *= 2)
           for (int tile = strategy ? 1 : threads; tile <= (strategy ? 64 : threads); tile *= 2) {
             mf_simplex_cuda_config c;
@@ -278,9 +288,8 @@ extern "C" int mf_simplex_cuda_set_config(mf_simplex_cuda_op o, int strategy, in
            "strategy %d (0 thread, 1 tiled)", strategy);
   MF_CHECK(form == MF_SIMPLEX_CUDA_QUADRATURE || form == MF_SIMPLEX_CUDA_REFERENCE, o->ctx, MF_ERR_ARGUMENT,
            "form %d (0 quadrature, 1 reference)", form);
-  MF_CHECK(form == MF_SIMPLEX_CUDA_QUADRATURE || !(o->elasticity || o->has_coef), o->ctx, MF_ERR_UNSUPPORTED,
-           "the reference-matrix form needs a scalar operator with constant coefficient (this one is %s)",
-           o->elasticity ? "elasticity" : "weighted by c(x)");
+  MF_CHECK(form == MF_SIMPLEX_CUDA_QUADRATURE || !o->has_coef, o->ctx, MF_ERR_UNSUPPORTED,
+           "the reference-matrix form needs a constant coefficient (this operator is weighted by c(x))");
   mf_simplex_cuda_config c;
   MF_CALL(sx_model_best(o, strategy, form, tile, threads, stage, &c));
   c.tuned = 2;
@@ -418,6 +427,22 @@ static int sx_create(mf_context ctx, const mf_simplex_mesh *m, const mf_simplex_
   MF_CALL_GOTO(mf_cuda_upload(ctx, (void **)&o->B, b->B, bytes_B, "the simplex basis values"), fail);
   MF_CALL_GOTO(mf_cuda_upload(ctx, (void **)&o->G, b->G, bytes_B * dim, "the simplex basis gradients"), fail);
   MF_CALL_GOTO(mf_cuda_upload(ctx, (void **)&o->w, b->qwts, sizeof(double) * nq, "the simplex weights"), fail);
+  if (elasticity && o->tab->set_const_elas) { // K_lm = G_l^T W G_m, the same for every operator of this (dim, p)
+    const size_t nk = (size_t)mf_sx_elas_doubles(dim, N);
+    hS = (double *)calloc(nk, sizeof(double));
+    MF_CHECK_GOTO(hS, ctx, MF_ERR_MEMORY, fail, "out of host memory (%zu bytes)", sizeof(double) * nk);
+    for (int q = 0; q < nq; q++)
+      for (int l = 0; l < dim; l++)
+        for (int mm = 0; mm < dim; mm++)
+          for (int j = 0; j < N; j++)
+            for (int i = 0; i < N; i++)
+              hS[(((size_t)l * dim + mm) * N + j) * N + i] +=
+                  b->qwts[q] * b->G[((size_t)q * N + i) * dim + l] * b->G[((size_t)q * N + j) * dim + mm];
+    const cudaError_t e = o->tab->set_const_elas(hS);
+    if (e != cudaSuccess) cudaGetLastError();
+    MF_CHECK_GOTO(e == cudaSuccess, ctx, MF_ERR_CUDA, fail, "copying the elasticity matrices to constant memory: %s",
+                  cudaGetErrorString(e));
+  }
   if (!elasticity) {
     hS = (double *)malloc(bytes_S);
     MF_CHECK_GOTO(hS, ctx, MF_ERR_MEMORY, fail, "out of host memory (%zu bytes)", bytes_S);

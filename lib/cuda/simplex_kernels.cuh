@@ -13,7 +13,8 @@
 //   reference   constant coefficient, scalar operators: the cell matrix is a combination of reference
 //           matrices, A_e = a |det J| M + b |det J| sum_{k<=l} (J^-1 J^-T)_kl S_kl, with M = B^T W B,
 //           S_kk = G_k^T W G_k, S_kl = G_k^T W G_l + G_l^T W G_k (k < l): N^2 (1 + dim(dim+1)/2)
-//           multiply-adds per cell, independent of the number of points.
+//           multiply-adds per cell, independent of the number of points; elasticity likewise from the
+//           dim^2 matrices K_lm = G_l^T W G_m (k_thread_ec).
 // Geometry: J, J^-1 and |det J| from the cell's vertices in the kernel (as mf_simplex_affine);
 // nothing is stored per point but c(x_q). Scatter: atomicAdd into y (zeroed by the caller).
 #ifndef MF_SIMPLEX_KERNELS_CUH
@@ -30,6 +31,7 @@ enum {
   MF_SX_THREAD_E,     // one cell per thread, quadrature form, elasticity
   MF_SX_TILED_E,      // tiled, quadrature form, elasticity
   MF_SX_THREAD_RC,    // one cell per thread, reference form, matrices in constant memory (NULL when too large)
+  MF_SX_THREAD_EC,    // the same for elasticity (NULL when too large)
   MF_SX_NKERNELS
 };
 
@@ -55,6 +57,8 @@ struct mf_sx_table {
   // copy the reference matrices (mf_sx_ref_doubles, S[m][j][i]) into this (dim, p)'s constant memory;
   // NULL when they do not fit (MF_SX_CONST_MAX_BYTES)
   cudaError_t (*set_const)(const double *S);
+  // the same for the dim^2 matrices of elasticity, K[l][m][j][i] = sum_q w G_qil G_qjm (mf_sx_elas_doubles)
+  cudaError_t (*set_const_elas)(const double *K);
 };
 // the reference matrices go to constant memory up to this size (of the 64 KiB of a module)
 #define MF_SX_CONST_MAX_BYTES (60 * 1024)
@@ -73,6 +77,7 @@ __host__ __device__ constexpr int mf_sx_nmat(int dim) { return 1 + dim * (dim + 
 // doubles of the quadrature tables B, G, w; of the reference matrices
 __host__ __device__ constexpr int mf_sx_table_doubles(int dim, int N, int NQ) { return NQ * N * (1 + dim) + NQ; }
 __host__ __device__ constexpr int mf_sx_ref_doubles(int dim, int N) { return mf_sx_nmat(dim) * N * N; }
+__host__ __device__ constexpr int mf_sx_elas_doubles(int dim, int N) { return dim * dim * N * N; }
 // per cell of a tile, in doubles: tiled quadrature (geometry, values, point data), tiled reference
 __host__ __device__ constexpr int mf_sx_geo(int dim) { return dim * dim + 1; }
 __host__ __device__ constexpr int mf_sx_tiled_q_cell(int dim, int N, int NQ, int NC)
@@ -497,6 +502,12 @@ constexpr int const_doubles =
         ? mf_sx_ref_doubles(MF_SX_CONST_DIM, mf_sx_nnodes(MF_SX_CONST_DIM, MF_SX_CONST_P))
         : 0;
 __constant__ double cS[const_doubles > 0 ? const_doubles : 1];
+constexpr int const_elas_doubles =
+    (const_doubles + mf_sx_elas_doubles(MF_SX_CONST_DIM, mf_sx_nnodes(MF_SX_CONST_DIM, MF_SX_CONST_P))) * 8 <=
+            MF_SX_CONST_MAX_BYTES
+        ? mf_sx_elas_doubles(MF_SX_CONST_DIM, mf_sx_nnodes(MF_SX_CONST_DIM, MF_SX_CONST_P))
+        : 0;
+__constant__ double cK[const_elas_doubles > 0 ? const_elas_doubles : 1];
 
 template <int DIM, int P>
 __global__ void __launch_bounds__(256) k_thread_rc(const mf_sx_args a)
@@ -537,9 +548,70 @@ __global__ void __launch_bounds__(256) k_thread_rc(const mf_sx_args a)
   }
 }
 
+// Elasticity, one cell per thread, with the dim^2 matrices K_lm in constant memory:
+//   y_ic = sum_{c', l, m} C[c][c'][l][m] sum_j (K_lm)_ij u_jc',
+//   C[c][c'][l][m] = |det J| (lambda Ji_lc Ji_mc' + mu delta_cc' (J^-1 J^-T)_lm + mu Ji_lc' Ji_mc)
+// (the pointwise stress of mf_simplex_elasticity_apply_cpu integrated exactly by the rule)
+template <int DIM, int P>
+__global__ void __launch_bounds__(256) k_thread_ec(const mf_sx_args a)
+{
+  constexpr int N = mf_sx_nnodes(DIM, P);
+  const int e = blockIdx.x * blockDim.x + threadIdx.x;
+  if (e >= a.ncells) return;
+  double Ji[DIM][DIM], Gm[DIM][DIM];
+  const double det = geometry<DIM>(a.coords, a.cells, e, Ji);
+  metric<DIM>(Ji, Gm);
+  const double ld = a.lambda * det, md = a.mu * det;
+  int idx[N];
+  double ue[N * DIM];
+#pragma unroll
+  for (int j = 0; j < N; j++) idx[j] = __ldg(a.cell_dofs + (size_t)e * N + j);
+#pragma unroll
+  for (int j = 0; j < N; j++)
+#pragma unroll
+    for (int c = 0; c < DIM; c++) ue[j * DIM + c] = __ldg(a.x + (size_t)idx[j] * DIM + c);
+#pragma unroll
+  for (int i = 0; i < N; i++) {
+    double acc[DIM] = {};
+#pragma unroll
+    for (int l = 0; l < DIM; l++)
+#pragma unroll
+      for (int m = 0; m < DIM; m++) {
+        double t[DIM] = {};
+#pragma unroll
+        for (int j = 0; j < N; j++) {
+          const double k = cK[((l * DIM + m) * N + j) * N + i];
+#pragma unroll
+          for (int d = 0; d < DIM; d++) t[d] += k * ue[j * DIM + d];
+        }
+        // sum_d C[c][d][l][m] t_d without storing C (registers): lambda Ji_lc (Ji_m. t) + mu Ji_mc (Ji_l. t)
+        // + mu Gm_lm t_c, all times |det J|
+        double s1 = 0.0, s2 = 0.0;
+#pragma unroll
+        for (int d = 0; d < DIM; d++) s1 += Ji[m][d] * t[d], s2 += Ji[l][d] * t[d];
+        s1 *= ld, s2 *= md;
+        const double g = md * Gm[l][m];
+#pragma unroll
+        for (int c = 0; c < DIM; c++) acc[c] += Ji[l][c] * s1 + Ji[m][c] * s2 + g * t[c];
+      }
+#pragma unroll
+    for (int c = 0; c < DIM; c++) atomicAdd(a.y + (size_t)idx[i] * DIM + c, acc[c]);
+  }
+}
+
 inline cudaError_t set_const(const double *S)
 {
   return cudaMemcpyToSymbol(cS, S, sizeof(double) * const_doubles);
+}
+inline cudaError_t set_const_elas(const double *K)
+{
+  return cudaMemcpyToSymbol(cK, K, sizeof(double) * const_elas_doubles);
+}
+template <int DIM, int P>
+const void *ec_kernel()
+{
+  if constexpr (const_elas_doubles > 0) return (const void *)k_thread_ec<DIM, P>;
+  else return nullptr;
 }
 
 template <int DIM, int P>
@@ -561,8 +633,9 @@ const mf_sx_table *table()
       mf_sx_nq(DIM, P),
       {(const void *)k_thread_q<DIM, P, 1>, (const void *)k_tiled_q<DIM, P, 1>, (const void *)k_thread_r<DIM, P>,
        (const void *)k_tiled_r<DIM, P>, (const void *)k_thread_q<DIM, P, DIM>, (const void *)k_tiled_q<DIM, P, DIM>,
-       rc_kernel<DIM, P>()},
-      has_const ? set_const : nullptr};
+       rc_kernel<DIM, P>(), ec_kernel<DIM, P>()},
+      has_const ? set_const : nullptr,
+      const_elas_doubles > 0 ? set_const_elas : nullptr};
   return &t;
 }
 #endif
