@@ -135,14 +135,18 @@ template <int DIM, int N1, int NQ> struct fast_shape {
   static constexpr int ntab = 4 * nqp * npc;
 };
 
+// The staged quadrature data of a cell take an odd number of doubles, so that the cells of a warp read
+// their points from different shared-memory banks.
+__host__ __device__ constexpr int fast_cell_stride(int ncomp, int nqp) { return ncomp * nqp | 1; }
+
 template <int DIM, int N1, int NQ, int MODE>
 __global__ void __launch_bounds__(MF_ASM_THREADS) k_asm_fast(const asm_args a, const double *T, const void *table, int ncomp)
 {
   typedef fast_shape<DIM, N1, NQ> F;
   constexpr int NPC = F::npc, NQP = F::nqp, CPB = F::cpb;
-  extern __shared__ double sm[];
+  extern __shared__ __align__(16) double smf[]; /* 16 bytes: the point table's values are read in pairs */
   __shared__ size_t sbase[CPB];
-  double *sT = sm, *sq = sm + F::ntab;
+  double *sT = smf, *sq = smf + F::ntab;
   for (int t = threadIdx.x; t < F::ntab; t += blockDim.x) sT[t] = T[t];
   mf_element_shape sh; /* constants but the operator's parts; block_stride: the staged layout */
   sh.dim = DIM;
@@ -153,7 +157,7 @@ __global__ void __launch_bounds__(MF_ASM_THREADS) k_asm_fast(const asm_args a, c
   sh.has_mass = a.sh.has_mass;
   sh.has_grad = a.sh.has_grad;
   sh.block_stride = NQP;
-  const int c = (int)threadIdx.x / NPC, j = (int)threadIdx.x - c * NPC, cdata = ncomp * NQP;
+  const int c = (int)threadIdx.x / NPC, j = (int)threadIdx.x - c * NPC, cdata = fast_cell_stride(ncomp, NQP);
   const size_t qbs = a.sh.block_stride;
   for (long long k0 = (long long)blockIdx.x * CPB; k0 < a.nfree; k0 += (long long)gridDim.x * CPB) {
     const int nc = a.nfree - k0 < CPB ? (int)(a.nfree - k0) : CPB;
@@ -194,7 +198,7 @@ static int launch_fast_mode(mf_context ctx, const asm_args &a, const double *T, 
 {
   typedef fast_shape<DIM, N1, NQ> F;
   const int ncomp = (a.sh.has_mass ? 1 : 0) + (a.sh.has_grad ? (DIM == 2 ? 3 : 6) : 0);
-  const size_t shmem = sizeof(double) * ((size_t)F::ntab + (size_t)F::cpb * ncomp * F::nqp);
+  const size_t shmem = sizeof(double) * ((size_t)F::ntab + (size_t)F::cpb * fast_cell_stride(ncomp, F::nqp));
   auto kern = k_asm_fast<DIM, N1, NQ, MODE>;
   if (shmem > 48 * 1024)
     MF_CUDA_CALL(ctx, cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shmem));
