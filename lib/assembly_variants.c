@@ -183,23 +183,35 @@ static int make_table(mf_operator op, const int *cells, int nfree, const int64_t
 }
 
 /* Rowwise: one iteration per local DoF r, the rows of its cells' element matrices summed into row r in
- * list order (cells ascending): no two iterations write one value. */
-static void rows_gather(mf_operator op, const int64_t *off, const int64_t *entries, const int64_t *rowptr,
-                        const int *colidx, double *vals)
+ * list order (cells ascending): no two iterations write one value. Where the column-wise form applies
+ * (mf_element_fast), row i of a cell's matrix is its column i (the matrices are symmetric: G_kl and
+ * m_q are), made by mf_element_column as on the device; else entry by entry. */
+static int rows_gather(mf_operator op, const int64_t *off, const int64_t *entries, const int64_t *rowptr,
+                       const int *colidx, double *vals)
 {
   const mf_space s = op->space;
   const int npc = s->npc;
   mf_element_shape sh;
   mf_assembly_shape(op, &sh);
   const double *B = op->basis.B, *G = op->basis.Bg;
+  double *T = NULL;
+  if (mf_element_fast(&sh)) {
+    MF_CALL(MF_CALLOC(s->ctx, (size_t)4 * sh.nqp * npc, &T));
+    mf_element_point_table(&sh, B, G, T);
+  }
 #pragma omp parallel for schedule(dynamic, 64)
   for (int r = 0; r < s->nlocal; r++)
     for (int64_t t = off[r]; t < off[r + 1]; t++) {
       const int e = (int)(entries[t] / npc), i = (int)(entries[t] % npc);
       const double *qd = op->qd.data + mf_element_qd_base(e, op->qd.batch, op->qd.batch_stride, op->qd.nqp);
       const int *nodes = &s->cell_nodes[(size_t)e * npc];
-      for (int j = 0; j < npc; j++) vals[mf_csr_find(rowptr, colidx, r, nodes[j])] += mf_element_entry(&sh, qd, B, G, i, j);
+      double row[MF_ELEMENT_FAST_MAX_NPC];
+      if (T) mf_element_column(&sh, qd, T, i, row);
+      for (int j = 0; j < npc; j++)
+        vals[mf_csr_find(rowptr, colidx, r, nodes[j])] += T ? row[j] : mf_element_entry(&sh, qd, B, G, i, j);
     }
+  free(T);
+  return 0;
 }
 
 int mf_assembly_values_cpu(mf_operator op, mf_assembly_variant v, const int64_t *rowptr, const int *colidx,
@@ -221,7 +233,7 @@ int mf_assembly_values_cpu(mf_operator op, mf_assembly_variant v, const int64_t 
     break;
   case MF_ASSEMBLY_ROWWISE:
     ierr = mf_assembly_dof_cells(s, cells, nfree, &off, &entries);
-    if (!ierr) rows_gather(op, off, entries, rowptr, colidx, vals);
+    if (!ierr) ierr = rows_gather(op, off, entries, rowptr, colidx, vals);
     free(off);
     free(entries);
     break;

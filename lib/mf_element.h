@@ -89,7 +89,9 @@ MF_HD static inline double mf_element_entry(const mf_element_shape *sh, const do
  *     t = G(q) grad phi_j(q),  m_j = m_q phi_j(q),   A_ij += grad phi_i(q) . t + phi_i(q) m_j   (all i)
  * with the reference cell's values of every phi_i at every point in a point table
  *     T[(q npc + i) 4 + k] = d_k phi_i(q) (k < dim, 0 for k = 2 in 2D),  T[(q npc + i) 4 + 3] = phi_i(q),
- * made once (mf_element_point_table) instead of the 1D products per entry. The CPU twins and the device
+ * made once (mf_element_point_table) instead of the 1D products per entry. The four values of (q, i)
+ * are contiguous: the device reads them with two 16-byte loads (mf_element_point_values), all threads
+ * of a warp the same row i at once (a broadcast). The CPU twins and the device
  * kernels call mf_element_column with the same table, so they compute the same sums in the same order;
  * on the device the sizes are compile-time constants and the loop over i unrolls into registers. */
 
@@ -127,6 +129,43 @@ static inline void mf_element_point_table(const mf_element_shape *sh, const doub
     }
 }
 
+/** The four values of T at t (16-byte aligned on the device: two 16-byte loads there). */
+MF_HD static inline void mf_element_point_values(const double *t, double *d0, double *d1, double *d2, double *phi)
+{
+#ifdef __CUDA_ARCH__
+  const double2 a = *(const double2 *)t, b = *(const double2 *)(t + 2);
+  *d0 = a.x;
+  *d1 = a.y;
+  *d2 = b.x;
+  *phi = b.y;
+#else
+  *d0 = t[0];
+  *d1 = t[1];
+  *d2 = t[2];
+  *phi = t[3];
+#endif
+}
+
+/** col[i] += grad phi_i(q) . t + phi_i(q) m_j for every i (tq: the point table at q); mass and grad are
+ *  constants where it is called, so that the parts an operator lacks cost nothing. */
+MF_HD static inline void mf_element_rows(int npc, int dim, int mass, int grad, const double *tq, double t0, double t1,
+                                         double t2, double mj, double *col)
+{
+  MF_ELEMENT_UNROLL
+  for (int i = 0; i < npc; i++) {
+    double i0, i1, i2, i3;
+    mf_element_point_values(tq + 4 * i, &i0, &i1, &i2, &i3);
+    double c = col[i]; /* a chain of multiply-adds (fused on the device) */
+    if (grad) {
+      c += i0 * t0;
+      c += i1 * t1;
+      if (dim == 3) c += i2 * t2;
+    }
+    if (mass) c += i3 * mj;
+    col[i] = c;
+  }
+}
+
 /** Column j of the element matrix into col[0 .. npc): qd points at the cell's quadrature data (component
  *  c of point q at qd[c * sh->block_stride + q]), T at the point table. */
 MF_HD static inline void mf_element_column(const mf_element_shape *sh, const double *qd, const double *T, int j,
@@ -138,27 +177,27 @@ MF_HD static inline void mf_element_column(const mf_element_shape *sh, const dou
   MF_ELEMENT_UNROLL
   for (int i = 0; i < npc; i++) col[i] = 0.0;
   for (int q = 0; q < sh->nqp; q++) {
-    const double *tq = T + (size_t)q * npc * 4, *tj = tq + 4 * j;
+    const double *tq = T + (size_t)q * npc * 4;
+    double j0, j1, j2, j3;
+    mf_element_point_values(tq + 4 * j, &j0, &j1, &j2, &j3);
     double t0 = 0.0, t1 = 0.0, t2 = 0.0, mj = 0.0;
     if (sh->has_grad) { /* t = G grad phi_j, G symmetric, its upper triangle stored row by row */
       if (dim == 2) {
         const double g00 = gq[q], g01 = gq[bs + q], g11 = gq[2 * bs + q];
-        t0 = g00 * tj[0] + g01 * tj[1];
-        t1 = g01 * tj[0] + g11 * tj[1];
+        t0 = g00 * j0 + g01 * j1;
+        t1 = g01 * j0 + g11 * j1;
       } else {
         const double g00 = gq[q], g01 = gq[bs + q], g02 = gq[2 * bs + q], g11 = gq[3 * bs + q],
                      g12 = gq[4 * bs + q], g22 = gq[5 * bs + q];
-        t0 = g00 * tj[0] + g01 * tj[1] + g02 * tj[2];
-        t1 = g01 * tj[0] + g11 * tj[1] + g12 * tj[2];
-        t2 = g02 * tj[0] + g12 * tj[1] + g22 * tj[2];
+        t0 = g00 * j0 + g01 * j1 + g02 * j2;
+        t1 = g01 * j0 + g11 * j1 + g12 * j2;
+        t2 = g02 * j0 + g12 * j1 + g22 * j2;
       }
     }
-    if (sh->has_mass) mj = qd[q] * tj[3];
-    MF_ELEMENT_UNROLL
-    for (int i = 0; i < npc; i++) {
-      const double *ti = tq + 4 * i;
-      col[i] += dim == 2 ? ti[0] * t0 + ti[1] * t1 + ti[3] * mj : ti[0] * t0 + ti[1] * t1 + ti[2] * t2 + ti[3] * mj;
-    }
+    if (sh->has_mass) mj = qd[q] * j3;
+    if (sh->has_grad && sh->has_mass) mf_element_rows(npc, dim, 1, 1, tq, t0, t1, t2, mj, col);
+    else if (sh->has_grad) mf_element_rows(npc, dim, 0, 1, tq, t0, t1, t2, mj, col);
+    else mf_element_rows(npc, dim, 1, 0, tq, t0, t1, t2, mj, col);
   }
 }
 

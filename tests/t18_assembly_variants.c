@@ -12,7 +12,9 @@
  *   cuda     (label cuda; 77 without a GPU) values: each device variant's values, copied to the host,
  *            equal the CPU reference to 1e-13; apply: the device operator's product and diagonal equal
  *            the reference's (needs lib/cuda/csr.cu); memory: device limits refuse the pattern, the
- *            table and the lists before allocating, and leave no device memory behind.
+ *            table and the lists before allocating, and leave no device memory behind; the table of
+ *            positions is kept with the space after the first table assembly (its bytes counted) and
+ *            reused by the next.
  * Usage: t18_assembly_variants cpu [all|quick|errors|memory|limits] | cuda [values|apply|memory]          */
 #include "mf_test.h"
 #include "mfree_impl.h"
@@ -408,6 +410,22 @@ static void check_cuda_memory(mf_context gc)
   mf_operator_destroy(&S);
   T_CALL(mf_context_device_memory(gc, &in_use, &peak));
   T_CHECK(in_use == base, "a destroyed assembled operator left %zu bytes", in_use - base);
+  T_CALL(mf_context_set_device_memory_limit(gc, 0));
+  /* the table of positions: made by the first table assembly, kept with the space (its bytes counted),
+   * reused by the next table assembly, which then fits under the limit that refused the first */
+  T_CHECK(mf_assembly_table_kept_bytes(s) == 0, "a table kept before any table assembly");
+  T_CALL(mf_operator_create_assembled_values(A, MF_ASSEMBLY_TABLE, &S));
+  mf_operator_destroy(&S);
+  const size_t kept = mf_assembly_table_kept_bytes(s);
+  T_CALL(mf_context_device_memory(gc, &in_use, &peak));
+  T_CHECK(kept == 4 * (size_t)(s->ncells - s->nmasked) * (size_t)s->npc * (size_t)s->npc && in_use == base + kept,
+          "kept table: %zu bytes, %zu more in use", kept, in_use - base);
+  T_CALL(mf_context_set_device_memory_limit(gc, in_use + 8 * nnz + 8 * (size_t)s->nlocal + 32768));
+  T_CALL(mf_operator_create_assembled_values(A, MF_ASSEMBLY_TABLE, &S));
+  mf_operator_destroy(&S);
+  T_CALL(mf_context_device_memory(gc, &in_use, &peak));
+  T_CHECK(in_use == base + kept && mf_assembly_table_kept_bytes(s) == kept, "reused table: %zu more in use",
+          in_use - base);
   T_CALL(mf_context_set_device_memory_limit(gc, 0));
   mf_operator_destroy(&A);
   mf_space_destroy(&s);

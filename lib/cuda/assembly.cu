@@ -11,7 +11,8 @@
 //            space and kept beside its device sparsity for the next ones (freed with the space);
 //   rowwise  a thread per local DoF r sums row i of the element matrices of the cells that hold r at
 //            position i (lists made on the host and copied) into its own row, without atomics (after
-//            Cecka, Lew and Darve 2011).
+//            Cecka, Lew and Darve 2011); column-wise where it applies (k_asm_rows_fast: row i made as
+//            column i, the matrices being symmetric), else entry by entry (k_asm_rows).
 // Cells with hanging nodes: a block per cell applies the cell operator with constraints to every unit
 // vector (C^T A_e C column by column, as k_diag_hanging in operator.cu) and atomically adds the entries
 // at searched positions, for every variant. The values stay on the device; every allocation is checked
@@ -135,14 +136,18 @@ template <int DIM, int N1, int NQ> struct fast_shape {
   static constexpr int ntab = 4 * nqp * npc;
 };
 
+// The staged quadrature data of a cell take an odd number of doubles, so that the cells of a warp read
+// their points from different shared-memory banks.
+__host__ __device__ constexpr int fast_cell_stride(int ncomp, int nqp) { return ncomp * nqp | 1; }
+
 template <int DIM, int N1, int NQ, int MODE>
 __global__ void __launch_bounds__(MF_ASM_THREADS) k_asm_fast(const asm_args a, const double *T, const void *table, int ncomp)
 {
   typedef fast_shape<DIM, N1, NQ> F;
   constexpr int NPC = F::npc, NQP = F::nqp, CPB = F::cpb;
-  extern __shared__ double sm[];
+  extern __shared__ __align__(16) double smf[]; /* 16 bytes: the point table's values are read in pairs */
   __shared__ size_t sbase[CPB];
-  double *sT = sm, *sq = sm + F::ntab;
+  double *sT = smf, *sq = smf + F::ntab;
   for (int t = threadIdx.x; t < F::ntab; t += blockDim.x) sT[t] = T[t];
   mf_element_shape sh; /* constants but the operator's parts; block_stride: the staged layout */
   sh.dim = DIM;
@@ -153,7 +158,7 @@ __global__ void __launch_bounds__(MF_ASM_THREADS) k_asm_fast(const asm_args a, c
   sh.has_mass = a.sh.has_mass;
   sh.has_grad = a.sh.has_grad;
   sh.block_stride = NQP;
-  const int c = (int)threadIdx.x / NPC, j = (int)threadIdx.x - c * NPC, cdata = ncomp * NQP;
+  const int c = (int)threadIdx.x / NPC, j = (int)threadIdx.x - c * NPC, cdata = fast_cell_stride(ncomp, NQP);
   const size_t qbs = a.sh.block_stride;
   for (long long k0 = (long long)blockIdx.x * CPB; k0 < a.nfree; k0 += (long long)gridDim.x * CPB) {
     const int nc = a.nfree - k0 < CPB ? (int)(a.nfree - k0) : CPB;
@@ -194,7 +199,7 @@ static int launch_fast_mode(mf_context ctx, const asm_args &a, const double *T, 
 {
   typedef fast_shape<DIM, N1, NQ> F;
   const int ncomp = (a.sh.has_mass ? 1 : 0) + (a.sh.has_grad ? (DIM == 2 ? 3 : 6) : 0);
-  const size_t shmem = sizeof(double) * ((size_t)F::ntab + (size_t)F::cpb * ncomp * F::nqp);
+  const size_t shmem = sizeof(double) * ((size_t)F::ntab + (size_t)F::cpb * fast_cell_stride(ncomp, F::nqp));
   auto kern = k_asm_fast<DIM, N1, NQ, MODE>;
   if (shmem > 48 * 1024)
     MF_CUDA_CALL(ctx, cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shmem));
@@ -237,6 +242,70 @@ static int launch_fast(mf_context ctx, int mode, const asm_args &a, const double
 #undef MF_ASM_FAST
   return mf_error_set(ctx, MF_ERR_UNSUPPORTED, __FILE__, __LINE__, __func__,
                       "no column-wise assembly kernel for dim %d, n1 %d, nq %d", dim, n1, a.sh.nq);
+}
+
+// Rowwise, column-wise form: one thread per local DoF r as k_asm_rows, row i of each of its cells'
+// element matrices made as column i (the matrices are symmetric) by mf_element_column from the point
+// table in shared memory and the cell's quadrature data read from global memory; CPU twin: rows_gather.
+template <int DIM, int N1, int NQ>
+__global__ void __launch_bounds__(MF_ASM_THREADS) k_asm_rows_fast(const asm_args a, const double *T, int nrows,
+                                                                  const int64_t *off, const int64_t *entries)
+{
+  typedef fast_shape<DIM, N1, NQ> F;
+  constexpr int NPC = F::npc;
+  extern __shared__ __align__(16) double smr[];
+  for (int t = threadIdx.x; t < F::ntab; t += blockDim.x) smr[t] = T[t];
+  __syncthreads();
+  mf_element_shape sh = a.sh; /* the sizes as constants, the global layout of the quadrature data */
+  sh.dim = DIM;
+  sh.n1 = N1;
+  sh.nq = NQ;
+  sh.nqp = F::nqp;
+  sh.npc = NPC;
+  for (long long r = blockIdx.x * (long long)blockDim.x + threadIdx.x; r < nrows; r += (long long)gridDim.x * blockDim.x) {
+    for (int64_t t = off[r]; t < off[r + 1]; t++) {
+      const int64_t en = entries[t];
+      const int cell = (int)(en / NPC), i = (int)(en - (int64_t)cell * NPC);
+      const double *qd = a.qd + mf_element_qd_base(cell, a.batch, (size_t)a.batch_stride, F::nqp);
+      const int *nodes = a.cell_nodes + (size_t)cell * NPC;
+      double row[NPC];
+      mf_element_column(&sh, qd, smr, i, row);
+#pragma unroll
+      for (int j = 0; j < NPC; j++) a.vals[mf_csr_find(a.rowptr, a.colidx, (int)r, nodes[j])] += row[j];
+    }
+  }
+}
+
+template <int DIM, int N1, int NQ>
+static int launch_rows_shape(mf_context ctx, const asm_args &a, const double *T, int nrows, const int64_t *off,
+                             const int64_t *entries)
+{
+  typedef fast_shape<DIM, N1, NQ> F;
+  const size_t shmem = sizeof(double) * (size_t)F::ntab;
+  auto kern = k_asm_rows_fast<DIM, N1, NQ>;
+  if (shmem > 48 * 1024)
+    MF_CUDA_CALL(ctx, cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shmem));
+  kern<<<grid_for(nrows), MF_ASM_THREADS, shmem>>>(a, T, nrows, off, entries);
+  MF_CUDA_LAUNCH_CHECK(ctx, "assembly (rowwise, column-wise)");
+  return 0;
+}
+
+static int launch_rows_fast(mf_context ctx, const asm_args &a, const double *T, int nrows, const int64_t *off,
+                            const int64_t *entries)
+{
+  const int dim = a.sh.dim, n1 = a.sh.n1, p2 = a.sh.nq == n1 + 1;
+#define MF_ASM_FAST(D, N)                                                                                    \
+  if (dim == D && n1 == N)                                                                                   \
+    return p2 ? launch_rows_shape<D, N, N + 1>(ctx, a, T, nrows, off, entries)                               \
+              : launch_rows_shape<D, N, N>(ctx, a, T, nrows, off, entries);
+  MF_ASM_FAST(2, 2)
+  MF_ASM_FAST(2, 3)
+  MF_ASM_FAST(2, 4)
+  MF_ASM_FAST(3, 2)
+  MF_ASM_FAST(3, 3)
+#undef MF_ASM_FAST
+  return mf_error_set(ctx, MF_ERR_UNSUPPORTED, __FILE__, __LINE__, __func__,
+                      "no column-wise rowwise assembly kernel for dim %d, n1 %d, nq %d", dim, n1, a.sh.nq);
 }
 
 template <class T>
@@ -370,8 +439,11 @@ static int assemble_launch(mf_operator mfop, mf_assembly_variant v, const asm_ar
       else if (wide) MF_CALL(launch_block<2>(ctx, a, table, "assembly (table)"));
       else MF_CALL(launch_block<1>(ctx, a, table, "assembly (table)"));
     } else {
-      k_asm_rows<<<grid_for(s->nlocal), MF_ASM_THREADS>>>(a, s->nlocal, off, entries);
-      MF_CUDA_LAUNCH_CHECK(ctx, "assembly (rowwise)");
+      if (T) MF_CALL(launch_rows_fast(ctx, a, T, s->nlocal, off, entries));
+      else {
+        k_asm_rows<<<grid_for(s->nlocal), MF_ASM_THREADS>>>(a, s->nlocal, off, entries);
+        MF_CUDA_LAUNCH_CHECK(ctx, "assembly (rowwise)");
+      }
     }
   }
   if (s->nmasked) {
@@ -459,7 +531,7 @@ extern "C" int mf_cuda_assemble(mf_operator mfop, mf_assembly_variant v, mf_oper
   const size_t ntable = (size_t)(s->ncells - s->nmasked) * (size_t)npc * (size_t)npc;
   mf_element_shape sh;
   mf_assembly_shape(mfop, &sh);
-  const int fast = mf_element_fast(&sh) && v != MF_ASSEMBLY_ROWWISE;
+  const int fast = mf_element_fast(&sh);
   const size_t nT = fast ? (size_t)4 * sh.nqp * npc : 0;
   /* a kept table of the other width is remade */
   if (v == MF_ASSEMBLY_TABLE && ds->asm_table && ds->asm_table_wide != wide) {
