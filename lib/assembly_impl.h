@@ -20,6 +20,14 @@
 extern "C" {
 #endif
 
+/** The sparsity of every operator assembled on s (lib/assembly_pattern.c), made once and kept on the
+ *  space (s->csr_rowptr, s->csr_colidx; nothing done where it is there): rows and columns are the local
+ *  DoFs, row r holds the nodes of the cells that hold r, ascending. what names the operator in
+ *  refusals; values_on_host: the memory check counts the operator's values too. */
+int mf_assembly_pattern(mf_space s, const char *what, int values_on_host);
+/** Bytes an assembled operator adds to its space's sparsity: the values (8 per nonzero) and its work
+ *  vector (8 per local DoF); with_pattern: the columns too (4 per nonzero). */
+double mf_assembly_matrix_bytes(int n, int64_t nnz, int with_pattern);
 /** The shape of op's element entries (mf_element_entry). */
 void mf_assembly_shape(mf_operator op, mf_element_shape *sh);
 /** The cells without hanging nodes, ascending: *cells (NULL where every cell is one: the cells are then

@@ -50,7 +50,9 @@ static void check_memory(mf_context ctx)
   T_CHECK(S == NULL, "refused assembly left an operator");
   T_CHECK(mf_test_host_alloc_count() == 0, "refused assembly allocated %ld times first", mf_test_host_alloc_count());
   /* room for the pattern's work arrays, not for its columns and the values: refused after counting */
-  const double work = 16.0 * (space->nlocal + 1.0) + 4.0 * (double)space->ncells * space->npc;
+  /* off and rowptr (8 bytes per DoF each), the DoF-to-cell lists and the sorted node lists of the
+   * cells (4 bytes per cell node, and one end mark per cell) */
+  const double work = 16.0 * (space->nlocal + 1.0) + 4.0 * (double)space->ncells * (2.0 * space->npc + 1.0);
   mf_test_set_host_available(work + 1000.0);
   EXPECT(mf_operator_create_assembled(A, &S), MF_ERR_MEMORY, "nonzeros");
   T_CHECK(S == NULL, "refused assembly left an operator");
