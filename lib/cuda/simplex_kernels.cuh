@@ -501,13 +501,13 @@ constexpr int const_doubles =
     mf_sx_ref_doubles(MF_SX_CONST_DIM, mf_sx_nnodes(MF_SX_CONST_DIM, MF_SX_CONST_P)) * 8 <= MF_SX_CONST_MAX_BYTES
         ? mf_sx_ref_doubles(MF_SX_CONST_DIM, mf_sx_nnodes(MF_SX_CONST_DIM, MF_SX_CONST_P))
         : 0;
-__constant__ double cS[const_doubles > 0 ? const_doubles : 1];
+static __constant__ double cS[const_doubles > 0 ? const_doubles : 1];
 constexpr int const_elas_doubles =
     (const_doubles + mf_sx_elas_doubles(MF_SX_CONST_DIM, mf_sx_nnodes(MF_SX_CONST_DIM, MF_SX_CONST_P))) * 8 <=
             MF_SX_CONST_MAX_BYTES
         ? mf_sx_elas_doubles(MF_SX_CONST_DIM, mf_sx_nnodes(MF_SX_CONST_DIM, MF_SX_CONST_P))
         : 0;
-__constant__ double cK[const_elas_doubles > 0 ? const_elas_doubles : 1];
+static __constant__ double cK[const_elas_doubles > 0 ? const_elas_doubles : 1];
 
 template <int DIM, int P>
 __global__ void __launch_bounds__(256) k_thread_rc(const mf_sx_args a)
@@ -599,11 +599,13 @@ __global__ void __launch_bounds__(256) k_thread_ec(const mf_sx_args a)
   }
 }
 
-inline cudaError_t set_const(const double *S)
+// static, as the constant arrays: each instantiation file writes its own (an inline function would be
+// merged across the files by the linker, and write one file's array only)
+static cudaError_t set_const(const double *S)
 {
   return cudaMemcpyToSymbol(cS, S, sizeof(double) * const_doubles);
 }
-inline cudaError_t set_const_elas(const double *K)
+static cudaError_t set_const_elas(const double *K)
 {
   return cudaMemcpyToSymbol(cK, K, sizeof(double) * const_elas_doubles);
 }
