@@ -129,8 +129,10 @@ int main(int argc, char **argv)
       }
       if (T->set_const) T->set_const(S);
       if (T->set_const_elas) T->set_const_elas(K);
-      CHECK((T->fn[MF_SX_THREAD_RC] != nullptr) == (T->set_const != nullptr) && (dim == 2 || p < 4) == (T->set_const != nullptr),
-            "%dD P%d: constant-memory reference kernel present %d", dim, p, T->fn[MF_SX_THREAD_RC] != nullptr);
+      CHECK(T->fn[MF_SX_THREAD_RC] && T->set_const, "%dD P%d: no constant-memory reference kernel", dim, p);
+      CHECK((T->fn[MF_SX_THREAD_EC] != nullptr) == (T->set_const_elas != nullptr) &&
+                (dim == 2 || p < 4) == (T->set_const_elas != nullptr),
+            "%dD P%d: constant-memory elasticity kernel present %d", dim, p, T->fn[MF_SX_THREAD_EC] != nullptr);
       double *x = (double *)malloc(sizeof(double) * nd * dim), *y = (double *)malloc(sizeof(double) * nd * dim),
              *yr = (double *)malloc(sizeof(double) * nd * dim);
       for (int i = 0; i < nd * dim; i++) x[i] = rnd();
