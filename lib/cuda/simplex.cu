@@ -130,8 +130,8 @@ static int sx_model(mf_simplex_cuda_op_s *o, mf_simplex_cuda_config *c)
   c->flops_per_cell = sx_flops_per_cell(o, c->form);
   // time = max(memory, arithmetic) + staging. Memory: the fewest bytes at the bandwidth, reached
   // with a third of the warps resident. Arithmetic: the flops at the FP64 peak, reached with a
-  // quarter of the warps resident, scaled by the share of threads busy in the tiled phases, halved
-  // when registers spill, and at 70% when the tables are read through L1 rather than shared memory.
+  // quarter of the warps resident, scaled by the share of threads busy in the tiled phases (and 0.85
+  // for the barriers), halved when registers spill, and by where the operands come from (below).
   // Staging: each block copies the tables from L2 (taken at 2.5x the bandwidth).
   const double mem_eff = fmin(1.0, c->occupancy / 0.33);
   double fl_eff = fmin(1.0, c->occupancy / 0.25);

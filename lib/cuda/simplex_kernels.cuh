@@ -497,17 +497,23 @@ __global__ void __launch_bounds__(256) k_tiled_r(const mf_sx_args a)
 // Defined in the instantiation files only (MF_SX_CONST_DIM, MF_SX_CONST_P: the file's dim and p), each
 // with its own constant array.
 #ifdef MF_SX_CONST_DIM
+// all the reference matrices where they fit; else the stiffness parts alone (3D p = 4: the mass matrix
+// is then read from global memory, cS holding S[1..])
+constexpr int const_nn = mf_sx_nnodes(MF_SX_CONST_DIM, MF_SX_CONST_P) * mf_sx_nnodes(MF_SX_CONST_DIM, MF_SX_CONST_P);
+constexpr bool const_mass = mf_sx_ref_doubles(MF_SX_CONST_DIM, mf_sx_nnodes(MF_SX_CONST_DIM, MF_SX_CONST_P)) * 8 <=
+                            MF_SX_CONST_MAX_BYTES;
 constexpr int const_doubles =
-    mf_sx_ref_doubles(MF_SX_CONST_DIM, mf_sx_nnodes(MF_SX_CONST_DIM, MF_SX_CONST_P)) * 8 <= MF_SX_CONST_MAX_BYTES
-        ? mf_sx_ref_doubles(MF_SX_CONST_DIM, mf_sx_nnodes(MF_SX_CONST_DIM, MF_SX_CONST_P))
-        : 0;
-__constant__ double cS[const_doubles > 0 ? const_doubles : 1];
+    const_mass ? mf_sx_ref_doubles(MF_SX_CONST_DIM, mf_sx_nnodes(MF_SX_CONST_DIM, MF_SX_CONST_P))
+    : (mf_sx_nmat(MF_SX_CONST_DIM) - 1) * const_nn * 8 <= MF_SX_CONST_MAX_BYTES ? (mf_sx_nmat(MF_SX_CONST_DIM) - 1) * const_nn
+                                                                               : 0;
+constexpr int const_skip = const_mass ? 0 : const_nn; // doubles of S not in cS (the mass matrix)
+static __constant__ double cS[const_doubles > 0 ? const_doubles : 1];
 constexpr int const_elas_doubles =
     (const_doubles + mf_sx_elas_doubles(MF_SX_CONST_DIM, mf_sx_nnodes(MF_SX_CONST_DIM, MF_SX_CONST_P))) * 8 <=
             MF_SX_CONST_MAX_BYTES
         ? mf_sx_elas_doubles(MF_SX_CONST_DIM, mf_sx_nnodes(MF_SX_CONST_DIM, MF_SX_CONST_P))
         : 0;
-__constant__ double cK[const_elas_doubles > 0 ? const_elas_doubles : 1];
+static __constant__ double cK[const_elas_doubles > 0 ? const_elas_doubles : 1];
 
 template <int DIM, int P>
 __global__ void __launch_bounds__(256) k_thread_rc(const mf_sx_args a)
@@ -532,7 +538,7 @@ __global__ void __launch_bounds__(256) k_thread_rc(const mf_sx_args a)
     if (mass) {
       double t = 0.0;
 #pragma unroll
-      for (int j = 0; j < N; j++) t += cS[j * N + i] * ue[j];
+      for (int j = 0; j < N; j++) t += (const_mass ? cS[j * N + i] : __ldg(a.S + j * N + i)) * ue[j];
       acc = s[0] * t;
     }
     if (stiff) {
@@ -540,7 +546,7 @@ __global__ void __launch_bounds__(256) k_thread_rc(const mf_sx_args a)
       for (int m = 1; m < NM; m++) {
         double t = 0.0;
 #pragma unroll
-        for (int j = 0; j < N; j++) t += cS[(m * N + j) * N + i] * ue[j];
+        for (int j = 0; j < N; j++) t += cS[(m * N + j) * N + i - const_skip] * ue[j];
         acc += s[m] * t;
       }
     }
@@ -599,11 +605,13 @@ __global__ void __launch_bounds__(256) k_thread_ec(const mf_sx_args a)
   }
 }
 
-inline cudaError_t set_const(const double *S)
+// static, as the constant arrays: each instantiation file writes its own (an inline function would be
+// merged across the files by the linker, and write one file's array only)
+static cudaError_t set_const(const double *S)
 {
-  return cudaMemcpyToSymbol(cS, S, sizeof(double) * const_doubles);
+  return cudaMemcpyToSymbol(cS, S + const_skip, sizeof(double) * const_doubles);
 }
-inline cudaError_t set_const_elas(const double *K)
+static cudaError_t set_const_elas(const double *K)
 {
   return cudaMemcpyToSymbol(cK, K, sizeof(double) * const_elas_doubles);
 }
