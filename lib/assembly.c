@@ -158,7 +158,7 @@ static int create_assembled(mf_operator mfop, mf_assembly_variant v, int with_op
 #ifdef MFREE_WITH_CUDA
   else {
     /* o->vals in device memory, freed by o->ops.destroy (the assembly's, then the product's) */
-    ierr = mf_cuda_assemble(mfop, v == MF_ASSEMBLY_AUTO ? MF_ASSEMBLY_TABLE : v, o);
+    ierr = mf_cuda_assemble(mfop, v, o); /* auto: the table or the search, by the memory free */
     if (!ierr && with_ops) ierr = mf_cuda_csr_ops(o);
   }
 #endif

@@ -316,12 +316,14 @@ typedef enum {
   MF_ASSEMBLY_SEARCH = 1,  /**< (a) element entries cell by cell (on the device: a block stages a few cells'
                                 quadrature data, one thread per entry), added at positions found by binary
                                 search in the row, with atomics on the device */
-  MF_ASSEMBLY_TABLE = 2,   /**< (b) the same with a precomputed table of each cell's nonzero positions */
+  MF_ASSEMBLY_TABLE = 2,   /**< (b) the same with a precomputed table of each cell's nonzero positions (on
+                                'cuda' made by the first table assembly on a space and kept with it) */
   MF_ASSEMBLY_ROWWISE = 3  /**< (c) one thread per row, gathering from the cells that hold the row's DoF */
 } mf_assembly_variant;
 /** @brief mf_operator_create_assembled with a chosen variant: on 'cpu' the CPU twins of the device
  *  kernels (the same matrix as the reference to rounding; AUTO is the reference), on 'cuda' the device
- *  kernels (AUTO is MF_ASSEMBLY_TABLE). The same sparsity and the same matrix to rounding for all; they
+ *  kernels (AUTO is MF_ASSEMBLY_TABLE where a table is kept or one fits with room to spare, else
+ *  MF_ASSEMBLY_SEARCH). The same sparsity and the same matrix to rounding for all; they
  *  differ in speed and in the memory they need while assembling (docs/performance.md, "Assembly
  *  variants"). On 'cuda' the call returns when the values are complete on the device. An unknown
  *  variant is refused (MF_ERR_ARGUMENT); collective. */

@@ -154,8 +154,9 @@ static void check_cuda(void)
         T_CALL(mf_operator_create_assembled(go, &gS)); /* cuSPARSE's product */
         setenv("MFREE_SPMV", "vector", 1);
         T_CALL(mf_operator_create_assembled(go, &gV)); /* the grouped kernel */
+        setenv("MFREE_SPMV", "stream", 1);
+        T_CALL(mf_operator_create_assembled(go, &gT)); /* the streamed kernel */
         unsetenv("MFREE_SPMV");
-        T_CALL(mf_operator_create_assembled(go, &gT)); /* the default product: the streamed kernel */
         mf_vector cx, cy, gx, gy, gz, gw, gt;
         T_CALL(mf_vector_create(cs, &cx));
         T_CALL(mf_vector_create(cs, &cy));

@@ -140,8 +140,10 @@ template <int DIM, int N1, int NQ> struct fast_shape {
 // their points from different shared-memory banks.
 __host__ __device__ constexpr int fast_cell_stride(int ncomp, int nqp) { return ncomp * nqp | 1; }
 
+// Q1 3D: at most 40 registers (6 blocks of 256 threads per SM, 75% occupancy) where ptxas took 56 and
+// ncu found half the warps resident, stalled on the loads and atomics (52% of their cycles).
 template <int DIM, int N1, int NQ, int MODE>
-__global__ void __launch_bounds__(MF_ASM_THREADS) k_asm_fast(const asm_args a, const double *T, const void *table, int ncomp)
+__global__ void __launch_bounds__(MF_ASM_THREADS, (DIM == 3 && N1 == 2) ? 6 : 1) k_asm_fast(const asm_args a, const double *T, const void *table, int ncomp)
 {
   typedef fast_shape<DIM, N1, NQ> F;
   constexpr int NPC = F::npc, NQP = F::nqp, CPB = F::cpb;
@@ -533,6 +535,24 @@ extern "C" int mf_cuda_assemble(mf_operator mfop, mf_assembly_variant v, mf_oper
   mf_assembly_shape(mfop, &sh);
   const int fast = mf_element_fast(&sh);
   const size_t nT = fast ? (size_t)4 * sh.nqp * npc : 0;
+  /* auto: the table where one is kept, or where making and keeping one leaves the device a quarter of
+   * what it has free beyond this assembly's values; else the search (at most 15% slower at Q1-Q2,
+   * docs/performance.md), so that keeping a table never refuses a matrix that fits without one */
+  if (v == MF_ASSEMBLY_AUTO) {
+    v = MF_ASSEMBLY_TABLE;
+    if (!ds->asm_table || ds->asm_table_wide != wide) {
+      const mf_cuda_context *cc = mf_cuda_ctx(ctx);
+      size_t freeb = 0, total = 0;
+      MF_CUDA_CALL(ctx, cudaMemGetInfo(&freeb, &total));
+      if (cc->mem_limit) {
+        const size_t left = cc->mem_limit > cc->mem_in_use ? cc->mem_limit - cc->mem_in_use : 0;
+        if (left < freeb) freeb = left;
+      }
+      const double values = sizeof(double) * ((double)nnz + (double)n);
+      const double table = (double)(wide ? sizeof(int64_t) : sizeof(int32_t)) * (double)ntable;
+      if (values + table > 0.75 * (double)freeb) v = MF_ASSEMBLY_SEARCH;
+    }
+  }
   /* a kept table of the other width is remade */
   if (v == MF_ASSEMBLY_TABLE && ds->asm_table && ds->asm_table_wide != wide) {
     mf_cuda_free(ctx, ds->asm_table);

@@ -4,11 +4,14 @@
 // the apply flow (ghost exchange, Dirichlet form) is lib/operator.c's.
 //
 // The product is chosen when the operator is made, by the environment variable MFREE_SPMV:
-//   stream (default)    the streamed kernel below (CSR-Stream: a block's rows take their entries in
+//   (default)           stream for rows of at most MF_CSR_STREAM_MAX_AVG entries on average, else
+//                       vector (measured: below);
+//   stream              the streamed kernel below (CSR-Stream: a block's rows take their entries in
 //                       chunks through shared memory, loads coalesced whatever the row lengths;
 //                       lib/mf_csr.h has its CPU twin), 64-bit row offsets, deterministic: each row
 //                       summed in order, as the CPU's row-by-row product. It reached 0.81-0.93 of the
-//                       triad on an H200 where cuSPARSE reached 0.63-0.66 (docs/performance.md).
+//                       triad on an H200 where cuSPARSE reached 0.63-0.66 (docs/performance.md), up
+//                       to 81 entries a row.
 //   cusparse            cusparseSpMV, CSR, algorithm CUSPARSE_SPMV_CSR_ALG2: the one cuSPARSE
 //                       documents as deterministic (the same bits on every run), so that CG's
 //                       iterations repeat; the work buffer allocated once (counted), the product
@@ -27,6 +30,10 @@
 #include "mf_csr.h"
 
 #define MF_CSR_THREADS 256
+// The default product: the streamed kernel for rows of at most this many entries on average, the
+// grouped one (32 lanes a row) above: a chunk of the streamed kernel then spans few rows, and few of
+// its threads add them (3D Q3, 125 a row: 0.74 of the triad against the grouped kernel's 0.95).
+#define MF_CSR_STREAM_MAX_AVG 100.0
 
 enum { SPMV_CUSPARSE = 0, SPMV_CUSPARSE_ALG1 = 1, SPMV_VECTOR = 2, SPMV_STREAM = 3, SPMV_COUNT = 4 };
 static const char *const spmv_names[] = {"cusparse", "cusparse-alg1", "vector", "stream"};
@@ -204,12 +211,12 @@ static int destroy_csr_cuda(mf_operator A)
 }
 
 // The product chosen by MFREE_SPMV (the file comment), for nnz nonzeros.
-static int spmv_kernel(mf_context ctx, int64_t nnz, int *kernel)
+static int spmv_kernel(mf_context ctx, int64_t nnz, int n, int *kernel)
 {
   const char *env = getenv("MFREE_SPMV");
   const int fits32 = nnz <= (int64_t)INT_MAX;
   if (!env || !*env) { /* measured: docs/performance.md, "Assembled path on the GPU" */
-    *kernel = SPMV_STREAM;
+    *kernel = n > 0 && (double)nnz / n > MF_CSR_STREAM_MAX_AVG ? SPMV_VECTOR : SPMV_STREAM;
     return 0;
   }
   int k = 0;
@@ -244,7 +251,7 @@ extern "C" int mf_cuda_csr_ops(mf_operator A)
   st->rowptr = ds->csr_rowptr;
   st->colidx = ds->csr_colidx;
   st->group = mf_csr_group(n ? (double)nnz / n : 0.0);
-  MF_CALL(spmv_kernel(ctx, nnz, &st->kernel));
+  MF_CALL(spmv_kernel(ctx, nnz, n, &st->kernel));
   if (st->kernel == SPMV_VECTOR || st->kernel == SPMV_STREAM || n == 0) return 0;
 
   /* cuSPARSE: the 32-bit row offsets, the descriptors, the work buffer; refused before allocating */
