@@ -395,10 +395,8 @@ static void check_cuda_memory(mf_context gc)
   const struct {
     mf_assembly_variant v;
     const char *msg;
-  } refused[] = {{MF_ASSEMBLY_TABLE, "table of 4-byte positions"},
-                 {MF_ASSEMBLY_AUTO, "table of 4-byte positions"},
-                 {MF_ASSEMBLY_ROWWISE, "the DoF-to-cell lists"}};
-  for (int k = 0; k < 3; k++) {
+  } refused[] = {{MF_ASSEMBLY_TABLE, "table of 4-byte positions"}, {MF_ASSEMBLY_ROWWISE, "the DoF-to-cell lists"}};
+  for (int k = 0; k < 2; k++) {
     e = mf_operator_create_assembled_values(A, refused[k].v, &S);
     T_CHECK(e == MF_ERR_MEMORY && S == NULL, "variant %d over the limit: code %d", (int)refused[k].v, e);
     T_CHECK(strstr(mf_last_error_message(), refused[k].msg) && strstr(mf_last_error_message(), "needs"),
@@ -406,6 +404,13 @@ static void check_cuda_memory(mf_context gc)
     T_CALL(mf_context_device_memory(gc, &in_use, &peak));
     T_CHECK(in_use == base, "refused variant %d left %zu bytes", (int)refused[k].v, in_use - base);
   }
+  /* auto under the same limit: no table fits beside the values, so it assembles by the search and
+   * keeps no table */
+  e = mf_operator_create_assembled_values(A, MF_ASSEMBLY_AUTO, &S);
+  T_CHECK(e == 0 && S != NULL, "auto under a limit that refuses the table: code %d (%s)", e,
+          e ? mf_last_error_message() : "");
+  T_CHECK(mf_assembly_table_kept_bytes(s) == 0, "auto kept a table that does not fit");
+  mf_operator_destroy(&S);
   T_CALL(mf_operator_create_assembled_values(A, MF_ASSEMBLY_SEARCH, &S));
   mf_operator_destroy(&S);
   T_CALL(mf_context_device_memory(gc, &in_use, &peak));
