@@ -208,8 +208,8 @@ int mf_operator_set_scatter(mf_operator op, mf_scatter mode)
 int mf_operator_set_cells_per_block(mf_operator op, int n)
 {
   MF_CHECK(op, NULL, MF_ERR_NULL, "operator is NULL");
-  MF_CHECK(op->kind != MF_OP_SHELL && op->kind != MF_OP_ASSEMBLED, op->ctx, MF_ERR_UNSUPPORTED,
-           "cells per block applies to matrix-free operators only");
+  MF_CHECK(op->kind != MF_OP_SHELL && op->kind != MF_OP_ASSEMBLED && op->kind != MF_OP_SIMPLEX, op->ctx,
+           MF_ERR_UNSUPPORTED, "cells per block applies to matrix-free operators on hexahedra only");
   const int maxt = op->qd.nqp > 512 ? 1024 : 512; /* the kernels' launch bounds */
   MF_CHECK(n >= 1 && (long)n * op->qd.nqp <= maxt, op->ctx, MF_ERR_ARGUMENT,
            "cells per block %d out of range 1..%d (%d threads per cell, at most %d per block)", n, maxt / op->qd.nqp,
@@ -221,8 +221,8 @@ int mf_operator_set_cells_per_block(mf_operator op, int n)
 int mf_operator_set_kernel_design(mf_operator op, mf_kernel_design design)
 {
   MF_CHECK(op, NULL, MF_ERR_NULL, "operator is NULL");
-  MF_CHECK(op->kind != MF_OP_SHELL && op->kind != MF_OP_ASSEMBLED, op->ctx, MF_ERR_UNSUPPORTED,
-           "a kernel design applies to matrix-free operators only");
+  MF_CHECK(op->kind != MF_OP_SHELL && op->kind != MF_OP_ASSEMBLED && op->kind != MF_OP_SIMPLEX, op->ctx,
+           MF_ERR_UNSUPPORTED, "a kernel design applies to matrix-free operators on hexahedra only");
   MF_CHECK(design == MF_KERNEL_AUTO || design == MF_KERNEL_POINT || design == MF_KERNEL_COLUMN, op->ctx,
            MF_ERR_ARGUMENT, "kernel design %d unknown (MF_KERNEL_AUTO, MF_KERNEL_POINT or MF_KERNEL_COLUMN)",
            (int)design);

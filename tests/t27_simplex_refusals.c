@@ -84,6 +84,8 @@ int main(int argc, char **argv)
   EXPECT(mf_pc_create(A, MF_PC_MULTIGRID, &pc), MF_ERR_UNSUPPORTED, "not available on simplex meshes");
   EXPECT(mf_operator_create_assembled(A, &B), MF_ERR_UNSUPPORTED, "can be assembled");
   EXPECT(mf_operator_set_geometry(A, MF_GEOMETRY_ON_THE_FLY), MF_ERR_UNSUPPORTED, "on simplices");
+  EXPECT(mf_operator_set_cells_per_block(A, 0), MF_ERR_UNSUPPORTED, "on hexahedra only");
+  EXPECT(mf_operator_set_kernel_design(A, MF_KERNEL_POINT), MF_ERR_UNSUPPORTED, "on hexahedra only");
   EXPECT(mf_operator_create_laplace(s, (mf_quadrature)7, NULL, NULL, &B), MF_ERR_ARGUMENT, "quadrature 7 unknown");
   EXPECT(mf_operator_create_helmholtz(s, MF_QUAD_GAUSS, 0.0, 0.0, NULL, NULL, &B), MF_ERR_ARGUMENT, "not both 0");
   EXPECT(mf_operator_create_elasticity(s, 1.0, 1.0, &B), MF_ERR_INCOMPATIBLE, "needs a space of 2 components");
