@@ -181,7 +181,8 @@ int mf_space_create(mf_mesh mesh, int degree, mf_space *space);
  * chosen physical tags (mf_space_set_dirichlet_tags). */
 /** @brief A simplex space of ncomp components per DoF (1..3), stored interleaved: entry dof * ncomp + c.
  *  The vectors of mf_operator_create_elasticity (ncomp = dim). mf_vector_interpolate and
- *  mf_vector_set_boundary give every component of a DoF the function's value at the DoF;
+ *  mf_vector_set_boundary give every component of a DoF the function's value at the DoF
+ *  (mf_vector_set_random: a different value per component);
  *  mf_vector_assemble_rhs and mf_vector_l2_error refuse ncomp > 1. Simplex meshes only. */
 int mf_space_create_components(mf_mesh mesh, int degree, int ncomp, mf_space *space);
 /** @brief Simplex spaces: the Dirichlet DoFs become those on the boundary facets whose tag is one of

@@ -11,7 +11,7 @@
  *  the Dirichlet tags in force (ntags < 0: every boundary facet). */
 typedef struct {
   mf_simplex_basis basis;    /* qdegree 2p: operators (MF_QUAD_GAUSS) and right-hand sides */
-  mf_simplex_basis basis_l2; /* qdegree 2p + 3: mf_vector_l2_error */
+  mf_simplex_basis basis_l2; /* qdegree 2p + 3 (at most 2 MF_SIMPLEX_MAX_DEGREE + 2): mf_vector_l2_error */
   mf_simplex_dofs dofs;
   int ntags, *tags;
 } mf_simplex_space;

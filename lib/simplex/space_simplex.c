@@ -234,7 +234,9 @@ int mf_simplex_space_create(mf_mesh mesh, int degree, int ncomp, mf_space *space
   s->ncomp = ncomp;
   s->ncells = m->ncells;
   ierr = mf_simplex_basis_setup(ctx, dim, degree, 2 * degree, &ss->basis);
-  if (!ierr) ierr = mf_simplex_basis_setup(ctx, dim, degree, 2 * degree + 3, &ss->basis_l2);
+  /* the L2 error's rule: degree 2p + 3, within the rules that exist (2 MF_SIMPLEX_MAX_DEGREE + 2) */
+  const int ql2 = 2 * degree + 3 < 2 * MF_SIMPLEX_MAX_DEGREE + 2 ? 2 * degree + 3 : 2 * MF_SIMPLEX_MAX_DEGREE + 2;
+  if (!ierr) ierr = mf_simplex_basis_setup(ctx, dim, degree, ql2, &ss->basis_l2);
   if (!ierr) ierr = mf_simplex_dofs_create(ctx, m, &ss->basis, &ss->dofs);
   if (!ierr && (int64_t)ss->dofs.ndofs * ncomp > INT32_MAX)
     ierr = mf_error_set(ctx, MF_ERR_ARGUMENT, __FILE__, __LINE__, __func__,
