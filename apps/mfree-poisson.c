@@ -1,5 +1,6 @@
 /* mfree-poisson -- solves -div(c grad u) = f with a manufactured solution on a square/cube, ball or
- * deformed cube with Jacobi-preconditioned CG on the matrix-free Laplace operator (--method: or its
+ * deformed cube (Q_p on p4est hexahedra), or on triangles/tetrahedra (P_p: the built-in square-tris,
+ * cube-tets, or a Gmsh .msh file; one rank, cpu backend) with Jacobi-preconditioned CG on the matrix-free Laplace operator (--method: or its
  * assembled CSR matrix, or both side by side), and reports
  * DoFs, ranks, backend, iterations, times and the L2 error (text and, with --json, one JSON object);
  * --verbose tells on stderr where a long run is. Options are checked before anything runs
@@ -19,8 +20,12 @@ static void usage(FILE *f)
           "usage: mfree-poisson [options]\n"
           "  --dim D            2 or 3 (default 3)\n"
           "  --degree P         polynomial degree 1..8 (default 3)\n"
-          "  --mesh M           cube | ball | deformed (default ball)\n"
-          "  --refine L         uniform refinement level, 0..12 in 3D, 0..18 in 2D (default 3)\n"
+          "  --mesh M           cube | ball | deformed (default ball), or on simplices: square-tris | cube-tets\n"
+          "                     (2^refine cells per side; --dim follows the mesh) | FILE.msh (a Gmsh file of\n"
+          "                     dimension --dim); simplices: degree 1..6, one rank, cpu backend, --pc jacobi,\n"
+          "                     chebyshev or none, no --adapt, --method, --trees or --vtu\n"
+          "  --refine L         uniform refinement level, 0..12 in 3D, 0..18 in 2D (default 3; square-tris\n"
+          "                     0..12, cube-tets 0..7; not with a mesh file)\n"
           "  --trees T          the coarse mesh split T-fold per direction, 1..4096 (cube, deformed: T^dim trees;\n"
           "                     ball: each tree T^dim-fold), for sizes between powers of 2 (default 1)\n"
           "  --backend B        cpu | cuda | auto (default auto)\n"
@@ -108,7 +113,8 @@ static int report(int ierr, const char *option)
 int main(int argc, char **argv)
 {
   int dim = 3, degree = 3, refine = 3, levels = 2, trees = 1, verbose = 0, every = 10;
-  int given_levels = 0, given_pc_degree = 0, given_every = 0;
+  int given_levels = 0, given_pc_degree = 0, given_every = 0, given_dim = 0, given_refine = 0, given_trees = 0;
+  const char *mesh_arg = NULL; /* --mesh as given */
   const char *json = NULL, *vtu = NULL;
   static const char *const mesh_names[] = {"cube", "ball", "deformed"}, *const backends[] = {"cpu", "cuda", "auto"},
                            *const coefs[] = {"constant", "ljungkvist"}, *const adapts[] = {"none", "shells"},
@@ -129,11 +135,11 @@ int main(int argc, char **argv)
       if (!P.quiet) usage(stdout);
       return 0;
     }
-    if (opt_is(&P, "--dim")) opt_int(&P, 2, 3, &dim);
+    if (opt_is(&P, "--dim")) given_dim = !opt_int(&P, 2, 3, &dim);
     else if (opt_is(&P, "--degree")) opt_int(&P, 1, 8, &degree);
-    else if (opt_is(&P, "--refine")) opt_int(&P, 0, 18, &refine); /* 3D: 0..12, checked below */
-    else if (opt_is(&P, "--trees")) opt_int(&P, 1, 4096, &trees);
-    else if (opt_is(&P, "--mesh")) opt_choice(&P, mesh_names, 3, &mesh_i);
+    else if (opt_is(&P, "--refine")) given_refine = !opt_int(&P, 0, 18, &refine); /* 3D: 0..12, checked below */
+    else if (opt_is(&P, "--trees")) given_trees = !opt_int(&P, 1, 4096, &trees);
+    else if (opt_is(&P, "--mesh")) opt_string(&P, &mesh_arg);
     else if (opt_is(&P, "--backend")) opt_choice(&P, backends, 3, &backend_i);
     else if (opt_is(&P, "--coefficient")) opt_choice(&P, coefs, 2, &coef_i);
     else if (opt_is(&P, "--tol")) opt_double(&P, 0.0, 1, 1.0, 1, &tol);
@@ -150,6 +156,35 @@ int main(int argc, char **argv)
     else if (opt_is(&P, "--verbose")) verbose = 1;
     else if (opt_is(&P, "--verbose-every")) given_every = !opt_int(&P, 1, INT_MAX, &every);
     else opt_unknown(&P);
+  }
+  /* --mesh: a p4est mesh by name, a built-in simplex mesh, or a Gmsh file */
+  int simplex = 0; /* 1 built-in simplex mesh, 2 a .msh file */
+  if (!P.bad && mesh_arg) {
+    const size_t len = strlen(mesh_arg);
+    mesh_i = -1;
+    for (int k = 0; k < 3; k++)
+      if (!strcmp(mesh_arg, mesh_names[k])) mesh_i = k;
+    if (!strcmp(mesh_arg, "square-tris") || !strcmp(mesh_arg, "cube-tets")) simplex = 1;
+    else if (len > 4 && !strcmp(mesh_arg + len - 4, ".msh")) simplex = 2;
+    else if (mesh_i < 0)
+      opt_error(&P, "option --mesh: unknown value '%s' (cube | ball | deformed | square-tris | cube-tets | FILE.msh)",
+                mesh_arg);
+  }
+  if (!P.bad && simplex == 1) { /* the dimension follows the mesh */
+    const int mdim = !strcmp(mesh_arg, "square-tris") ? 2 : 3;
+    if (given_dim && dim != mdim) opt_error(&P, "option --dim %d: mesh '%s' is %dD", dim, mesh_arg, mdim);
+    dim = mdim;
+    if (!P.bad && refine > (dim == 2 ? 12 : 7))
+      opt_error(&P, "option --refine: %d out of range 0..%d for --mesh %s", refine, dim == 2 ? 12 : 7, mesh_arg);
+  }
+  if (!P.bad && simplex) { /* what needs the p4est forest, or Q_p, is refused on simplices */
+    if (degree > 6) opt_error(&P, "option --degree: %d out of range 1..6 on simplices (--mesh %s)", degree, mesh_arg);
+    else if (simplex == 2 && given_refine) opt_error(&P, "option --refine does not apply to a mesh file (--mesh %s)", mesh_arg);
+    else if (given_trees) opt_error(&P, "option --trees does not apply to simplex meshes (--mesh %s)", mesh_arg);
+    else if (adapt_i) opt_error(&P, "option --adapt %s: simplex meshes are not adapted (--mesh %s)", adapts[adapt_i], mesh_arg);
+    else if (pc_i == 2) opt_error(&P, "option --pc mg: multigrid needs a p4est mesh, not simplices (--mesh %s)", mesh_arg);
+    else if (method_i) opt_error(&P, "option --method %s: simplex operators are matrix-free only (--mesh %s)", methods[method_i], mesh_arg);
+    else if (vtu) opt_error(&P, "option --vtu: VTU output of simplex spaces is not supported yet (--mesh %s)", mesh_arg);
   }
   /* options that depend on others: none is ignored in silence */
   pcopt.kind = pc_kinds[pc_i];
@@ -174,7 +209,7 @@ int main(int argc, char **argv)
     opt_error(&P, "option --assembly-variant %s needs --method assembled or both", variants[variant_i]);
   pcopt.variant = (mf_assembly_variant)variant_i;
   if (P.bad) return 2;
-  const char *mesh_name = mesh_names[mesh_i], *backend = backends[backend_i], *coef_name = coefs[coef_i];
+  const char *mesh_name = simplex ? mesh_arg : mesh_names[mesh_i], *backend = backends[backend_i], *coef_name = coefs[coef_i];
   const char *adapt = adapts[adapt_i], *pc_name = pcs[pc_i], *mg_prec = precs[prec_i];
   const char *mg_coarse = coarses[coarse_i];
   const poisson_coef coef = coef_i ? POISSON_COEF_LJUNGKVIST : POISSON_COEF_CONSTANT;
@@ -245,15 +280,20 @@ int main(int argc, char **argv)
     MPI_Barrier(MPI_COMM_WORLD);
     t_mesh = MPI_Wtime();
     const int tt[3] = {trees, trees, trees};
-    ierr = mf_mesh_create_box(ctx, mesh_name, dim, tt, refine, &mesh);
-    if (ierr) failed = "--mesh, --dim, --trees or --refine";
+    if (simplex == 2) ierr = mf_mesh_create_from_file(ctx, mesh_name, dim, &mesh);
+    else if (simplex == 1) ierr = mf_mesh_create(ctx, mesh_name, dim, refine, &mesh);
+    else ierr = mf_mesh_create_box(ctx, mesh_name, dim, tt, refine, &mesh);
+    if (ierr) failed = simplex == 2 ? "--mesh" : "--mesh, --dim, --trees or --refine";
   }
   int64_t ncells = 0;
   if (!ierr) ierr = mf_mesh_num_cells(mesh, &ncells);
   if (!ierr) {
     char line[160];
-    snprintf(line, sizeof line, "%s, dim %d, %d tree(s) per direction, refine %d: %lld cells", mesh_name, dim, trees,
-             refine, (long long)ncells);
+    if (simplex == 2) snprintf(line, sizeof line, "%s, dim %d: %lld cells", mesh_name, dim, (long long)ncells);
+    else if (simplex) snprintf(line, sizeof line, "%s, dim %d, refine %d: %lld cells", mesh_name, dim, refine, (long long)ncells);
+    else
+      snprintf(line, sizeof line, "%s, dim %d, %d tree(s) per direction, refine %d: %lld cells", mesh_name, dim, trees,
+               refine, (long long)ncells);
     say(&pg, "mesh", line);
   }
   if (!ierr && adapt_i) {
@@ -312,7 +352,18 @@ int main(int argc, char **argv)
   MPI_Allreduce(MPI_IN_PLACE, matrix_mb, 2, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
   const double dofs_per_apply[2] = {apply_s[0] > 0 ? res.ndofs / apply_s[0] : 0.0,
                                     apply_s[1] > 0 ? res.ndofs / apply_s[1] : 0.0};
-  const double qdata_mb = 8.0 * (double)ncells * (dim == 2 ? 3 : 6) * pow(degree + 1, dim) / 1e6;
+  /* simplices store no quadrature data (affine geometry from the vertices at every application) */
+  const double qdata_mb = simplex ? 0.0 : 8.0 * (double)ncells * (dim == 2 ? 3 : 6) * pow(degree + 1, dim) / 1e6;
+  char mesh_line[4200], degree_line[96];
+  if (simplex == 2) snprintf(mesh_line, sizeof mesh_line, "%s (Gmsh file), dim %d (%lld cells)", mesh_name, dim, (long long)ncells);
+  else if (simplex)
+    snprintf(mesh_line, sizeof mesh_line, "%s, dim %d, refine %d (%d cells per side), adapt %s (%lld cells)", mesh_name, dim,
+             refine, 1 << refine, adapt, (long long)ncells);
+  else
+    snprintf(mesh_line, sizeof mesh_line, "%s, dim %d, %d tree(s) per direction, refine %d, adapt %s (%lld cells)", mesh_name,
+             dim, trees, refine, adapt, (long long)ncells);
+  if (simplex) snprintf(degree_line, sizeof degree_line, "%d (P%d, rule of degree %d)", degree, degree, 2 * degree);
+  else snprintf(degree_line, sizeof degree_line, "%d (Q%d, Gauss q = %d)", degree, degree, degree + 1);
   const int on_device = strcmp(mf_context_backend(ctx), "cpu") != 0;
   char dev_note[1][96] = {""};
   if (on_device) snprintf(dev_note[0], sizeof dev_note[0], "; %.3f MB of device memory (rank 0)", res.op_device_bytes / 1e6);
@@ -320,8 +371,8 @@ int main(int argc, char **argv)
   double dofs_per_s = res.s_per_iter > 0 ? res.ndofs / res.s_per_iter : 0.0;
   if (!rank) {
     printf("mfree-poisson: -div(c grad u) = f, manufactured solution\n"
-           "  mesh           %s, dim %d, %d tree(s) per direction, refine %d, adapt %s (%lld cells)\n"
-           "  degree         %d (Q%d, Gauss q = %d)\n"
+           "  mesh           %s\n"
+           "  degree         %s\n"
            "  coefficient    %s\n"
            "  DoFs           %lld\n"
            "  ranks          %d\n"
@@ -332,7 +383,7 @@ int main(int argc, char **argv)
            "  solve time     %.3f s (%.3e s per iteration, %.3e DoF/s per iteration)\n"
            "  L2 error       %.6e (%.3f s)\n"
            "  device memory  %.3f GB peak (rank 0)\n",
-           mesh_name, dim, trees, refine, adapt, (long long)ncells, degree, degree, degree + 1, coef_name, (long long)res.ndofs, nranks, be,
+           mesh_line, degree_line, coef_name, (long long)res.ndofs, nranks, be,
            pc_name, res.iterations, res.converged ? "converged" : "NOT converged", res.residual, tol, setup,
            res.solve_s, res.s_per_iter, dofs_per_s, res.l2_error, res.error_s, mem_peak / 1e9);
     printf("  setup          phase          seconds   share\n");
@@ -341,7 +392,10 @@ int main(int argc, char **argv)
              setup > 0 ? 100.0 * phases[k] / setup : 0.0);
     printf("                 %-12s %9.4f  %5.1f%%\n", "other", other, setup > 0 ? 100.0 * other / setup : 0.0);
     printf("  solve rate     %.3e DoF/s (DoFs / solve time)\n", res.solve_s > 0 ? res.ndofs / res.solve_s : 0.0);
-    if (method_i == 0)
+    if (method_i == 0 && simplex)
+      printf("  operator       matrix-free on simplices: %.3e DoF/s per application; no quadrature data (affine "
+             "geometry from the vertices)\n", dofs_per_apply[0]);
+    else if (method_i == 0)
       printf("  operator       matrix-free: %.3e DoF/s per application; quadrature data %.3f MB (model, all ranks)%s\n",
              dofs_per_apply[0], qdata_mb, dev_note[0]);
     if (method_i == 1)

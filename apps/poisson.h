@@ -154,13 +154,17 @@ static int poisson_solve_vtu(mf_mesh mesh, int degree, poisson_coef coef, double
   double t0 = MPI_Wtime();
   POISSON_CALL_OPT("--degree", mf_space_create(mesh, degree, &space));
   POISSON_CALL(mf_space_num_dofs(space, &res->ndofs));
-  poisson_progress(pcopt, "space", "Q%d, %lld DoFs", degree, (long long)res->ndofs);
+  mf_cell_kind cells = MF_CELL_HEX;
+  POISSON_CALL(mf_mesh_cell_kind(mesh, &cells));
+  const int simplex = cells == MF_CELL_SIMPLEX; /* P_p on triangles/tetrahedra, one rank */
+  poisson_progress(pcopt, "space", "%s%d, %lld DoFs", simplex ? "P" : "Q", degree, (long long)res->ndofs);
   size_t dev0 = 0, dev1 = 0;
   POISSON_CALL(poisson_device_memory(pcopt, &dev0, NULL));
   POISSON_CALL(mf_operator_create_laplace(space, MF_QUAD_GAUSS, poisson_c, &coef, &A));
   POISSON_CALL(poisson_device_memory(pcopt, &dev1, NULL));
   res->op_device_bytes = dev1 - dev0;
-  poisson_progress(pcopt, "operator", "Laplace, Gauss q = %d", degree + 1);
+  if (simplex) poisson_progress(pcopt, "operator", "Laplace on simplices, rule of degree %d", 2 * degree);
+  else poisson_progress(pcopt, "operator", "Laplace, Gauss q = %d", degree + 1);
   POISSON_CALL(mf_vector_create(space, &b));
   POISSON_CALL(mf_vector_create(space, &x));
   POISSON_CALL(mf_vector_create(space, &g));

@@ -1,5 +1,6 @@
 /* mesh.c -- the mf_mesh object: named domains on p4est forests and their geometry mappings. */
 #include "mfree_impl.h"
+#include "simplex/mf_simplex_space.h"
 
 #include <math.h>
 
@@ -62,6 +63,10 @@ double mf_mesh_bytes(int dim, int64_t ntrees, double cells)
 int mf_mesh_create(mf_context ctx, const char *name, int dim, int level, mf_mesh *mesh)
 {
   const int one[3] = {1, 1, 1};
+  if (ctx && mesh && name && mf_simplex_mesh_name(name)) {
+    *mesh = NULL;
+    return mf_simplex_mesh_create(ctx, name, dim, level, mesh);
+  }
   return mf_mesh_create_box(ctx, name, dim, one, level, mesh);
 }
 
@@ -71,6 +76,8 @@ int mf_mesh_create_box(mf_context ctx, const char *name, int dim, const int tree
   MF_CHECK(mesh, ctx, MF_ERR_NULL, "output pointer mesh is NULL");
   *mesh = NULL;
   MF_CHECK(name, ctx, MF_ERR_NULL, "mesh name is NULL (use \"cube\", \"ball\" or \"deformed\")");
+  MF_CHECK(!mf_simplex_mesh_name(name), ctx, MF_ERR_ARGUMENT,
+           "mesh '%s' has no trees: make it with mf_mesh_create (level: 2^level cells per side)", name);
   MF_CHECK(dim == 2 || dim == 3, ctx, MF_ERR_ARGUMENT, "dimension %d out of range (2 or 3)", dim);
   int maxlevel = dim == 2 ? MF_MAX_LEVEL_2D : MF_MAX_LEVEL_3D;
   MF_CHECK(level >= 0 && level <= maxlevel, ctx, MF_ERR_ARGUMENT,
@@ -81,7 +88,8 @@ int mf_mesh_create_box(mf_context ctx, const char *name, int dim, const int tree
   else if (!strcmp(name, "deformed")) map = MF_MAP_DEFORMED;
   else
     return mf_error_set(ctx, MF_ERR_ARGUMENT, __FILE__, __LINE__, __func__,
-                        "unknown mesh '%s' (use \"cube\", \"ball\" or \"deformed\")", name);
+                        "unknown mesh '%s' (use \"cube\", \"ball\", \"deformed\", \"square-tris\" or \"cube-tets\")",
+                        name);
 
   MF_CHECK(trees, ctx, MF_ERR_NULL, "trees per direction is NULL");
   for (int k = 0; k < dim; k++)
@@ -138,7 +146,8 @@ void mf_mesh_retain(mf_mesh mesh) { mesh->refs++; }
 void mf_mesh_release(mf_mesh m)
 {
   if (!m || --m->refs > 0) return;
-  if (m->dim == 2) mf_forest_destroy_2d(m);
+  if (m->cell_kind == MF_CELL_SIMPLEX) mf_simplex_mesh_release(m);
+  else if (m->dim == 2) mf_forest_destroy_2d(m);
   else mf_forest_destroy_3d(m);
   free(m->tree_vertices);
   mf_mesh_release(m->parent);
@@ -163,6 +172,14 @@ int mf_mesh_dim(mf_mesh mesh, int *dim)
   return 0;
 }
 
+int mf_mesh_cell_kind(mf_mesh mesh, mf_cell_kind *kind)
+{
+  MF_CHECK(mesh, NULL, MF_ERR_NULL, "mesh is NULL");
+  MF_CHECK(kind, mesh->ctx, MF_ERR_NULL, "output pointer kind is NULL");
+  *kind = mesh->cell_kind;
+  return 0;
+}
+
 int mf_mesh_num_cells(mf_mesh mesh, int64_t *ncells)
 {
   MF_CHECK(mesh, NULL, MF_ERR_NULL, "mesh is NULL");
@@ -177,6 +194,7 @@ int mf_mesh_coarsened(mf_mesh mesh, mf_mesh *coarse)
   MF_CHECK(coarse, mesh->ctx, MF_ERR_NULL, "output pointer coarse is NULL");
   *coarse = NULL;
   mf_context ctx = mesh->ctx;
+  MF_CHECK(mesh->cell_kind == MF_CELL_HEX, ctx, MF_ERR_UNSUPPORTED, "a simplex mesh has no coarser copy (multigrid)");
   mf_mesh m = NULL;
   const size_t nv = (size_t)mesh->ntrees * 3 * (1 << mesh->dim);
   int ierr = MF_CALLOC(ctx, 1, &m);
@@ -210,6 +228,8 @@ int mf_mesh_adapt(mf_mesh mesh, mf_adapt_fn fn, void *user)
 {
   MF_CHECK(mesh, NULL, MF_ERR_NULL, "mesh is NULL");
   MF_CHECK(fn, mesh->ctx, MF_ERR_NULL, "adaptation callback is NULL");
+  MF_CHECK(mesh->cell_kind == MF_CELL_HEX, mesh->ctx, MF_ERR_UNSUPPORTED,
+           "adaptation needs a p4est mesh: simplex meshes are not adapted");
   return mesh->dim == 2 ? mf_forest_adapt_2d(mesh, fn, user) : mf_forest_adapt_3d(mesh, fn, user);
 }
 
@@ -233,6 +253,8 @@ static int shells_fn(const double *x, int dim, int level, void *user)
 int mf_mesh_refine_shells(mf_mesh mesh, int levels)
 {
   MF_CHECK(mesh, NULL, MF_ERR_NULL, "mesh is NULL");
+  MF_CHECK(mesh->cell_kind == MF_CELL_HEX, mesh->ctx, MF_ERR_UNSUPPORTED,
+           "shell refinement needs a p4est mesh: simplex meshes are not adapted");
   MF_CHECK(levels >= 0 && levels <= 10, mesh->ctx, MF_ERR_ARGUMENT, "shell refinement levels %d out of range 0..10",
            levels);
   for (int l = 0; l < levels; l++) MF_CALL(mf_mesh_adapt(mesh, shells_fn, mesh));

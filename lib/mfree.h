@@ -127,6 +127,27 @@ int mf_context_phase_reset(mf_context ctx);
  *                   refused before any allocation (MF_ERR_MEMORY, with the estimated and the available
  *                   host memory per rank), as is one of more than 2^31 - 1 cells per rank or trees */
 int mf_mesh_create(mf_context ctx, const char *name, int dim, int level, mf_mesh *mesh);
+/* Simplex meshes (docs/simplex.md): mf_mesh_create also makes the built-in
+ *   "square-tris"  (dim 2) the unit square in 2 n^2 triangles, n = 2^level cells per side, level 0..12;
+ *   "cube-tets"    (dim 3) the unit cube in 6 n^3 tetrahedra (Kuhn split), n = 2^level, level 0..7;
+ * their boundary facets carry the tag 1. Simplex meshes live on ONE rank: a communicator of more ranks is
+ * refused (MF_ERR_UNSUPPORTED). What needs the p4est forest is refused on them with MF_ERR_UNSUPPORTED:
+ * adaptation, shell refinement, multigrid, assembled operators, VTU output; so is the cuda backend (their
+ * spaces, for now). */
+/** Cell kinds of a mesh. */
+typedef enum {
+  MF_CELL_HEX = 0,    /**< quadrilaterals (2D) or hexahedra (3D) of a p4est forest: Q_p spaces */
+  MF_CELL_SIMPLEX = 1 /**< triangles (2D) or tetrahedra (3D): P_p spaces, one rank */
+} mf_cell_kind;
+/** @brief A simplex mesh read from a Gmsh .msh file (ASCII 2.2 or 4.1): its triangles (dim 2) or
+ *  tetrahedra (dim 3) are the cells; its boundary is computed (the facets of one cell only), each
+ *  boundary facet tagged with the physical tag of the file's facet element on it (0 where the file has
+ *  none), for mf_space_set_dirichlet_tags. Vertices that no cell references (the edge nodes of
+ *  second-order files) are dropped. One rank only (MF_ERR_UNSUPPORTED on more); a malformed file gives
+ *  MF_ERR_IO or MF_ERR_ARGUMENT with "FILE:LINE: problem" (docs/simplex.md). */
+int mf_mesh_create_from_file(mf_context ctx, const char *path, int dim, mf_mesh *mesh);
+/** @brief The mesh's cell kind (MF_CELL_HEX or MF_CELL_SIMPLEX). */
+int mf_mesh_cell_kind(mf_mesh mesh, mf_cell_kind *kind);
 /** @brief Like mf_mesh_create, with a finer coarse mesh: for "cube" and "deformed" the unit box split into
  *  trees[0] x trees[1] (x trees[2]) trees; for "ball" each of its 1 + 2 dim trees split t^dim-fold
  *  (t = trees[0] = trees[1] (= trees[2])). Gives sizes between the powers of 2^dim. Trees per
@@ -154,6 +175,23 @@ int mf_mesh_refine_shells(mf_mesh mesh, int levels);
 
 /** @brief Continuous Lagrange Q_p space on Gauss-Lobatto points, p = 1..8; boundary DoFs marked. */
 int mf_space_create(mf_mesh mesh, int degree, mf_space *space);
+/* On a simplex mesh mf_space_create makes the continuous Lagrange P_p space on equispaced nodes,
+ * p = 1..6, its DoFs numbered by entity (vertices, edges, faces, interiors); every DoF is owned (one
+ * rank). The Dirichlet DoFs are those on the boundary facets: all of them by default, or those of
+ * chosen physical tags (mf_space_set_dirichlet_tags). */
+/** @brief A simplex space of ncomp components per DoF (1..3), stored interleaved: entry dof * ncomp + c.
+ *  The vectors of mf_operator_create_elasticity (ncomp = dim). mf_vector_interpolate and
+ *  mf_vector_set_boundary give every component of a DoF the function's value at the DoF
+ *  (mf_vector_set_random: a different value per component);
+ *  mf_vector_assemble_rhs and mf_vector_l2_error refuse ncomp > 1. Simplex meshes only. */
+int mf_space_create_components(mf_mesh mesh, int degree, int ncomp, mf_space *space);
+/** @brief Simplex spaces: the Dirichlet DoFs become those on the boundary facets whose tag is one of
+ *  tags[0..ntags) (the physical tags of a Gmsh file; the built-in meshes tag every boundary facet 1).
+ *  ntags = 0: no Dirichlet DoFs (pure Neumann); tags NULL with ntags < 0: every boundary facet again
+ *  (the default). Call it before making operators and vectors of the space (MF_ERR_ARGUMENT after).
+ *  A tag that no boundary facet carries is refused (MF_ERR_ARGUMENT, naming it). Hex spaces:
+ *  MF_ERR_UNSUPPORTED. */
+int mf_space_set_dirichlet_tags(mf_space space, int ntags, const int *tags);
 int mf_space_destroy(mf_space *space);
 int mf_space_degree(mf_space space, int *degree);
 /** @brief Global number of DoFs (all ranks). */
@@ -249,6 +287,14 @@ int mf_operator_create_laplace(mf_space space, mf_quadrature quad, mf_coefficien
  *  positive (Helmholtz); with other signs CG stops with "not positive definite". */
 int mf_operator_create_helmholtz(mf_space space, mf_quadrature quad, double a, double b,
                                  mf_coefficient_fn c, void *user, mf_operator *op);
+/* On a simplex space the three operators above are the simplex kind (lib/simplex/operator_simplex.c):
+ * affine cells, the P_p basis at a rule of degree 2p (the quadrature argument is checked, not used);
+ * Dirichlet form and diagonal as for hex operators. */
+/** @brief Linear isotropic elasticity on a simplex space of dim components (mf_space_create_components):
+ *  (sigma(u), eps(v)) with eps(u) = sym grad u, sigma = lambda tr(eps) I + 2 mu eps; mu > 0 and
+ *  lambda > -2 mu / 3 (MF_ERR_ARGUMENT otherwise). The Dirichlet form fixes every component of a
+ *  boundary DoF. Simplex spaces only (MF_ERR_UNSUPPORTED on hex spaces). */
+int mf_operator_create_elasticity(mf_space space, double lambda, double mu, mf_operator *op);
 /** @brief A user operator: apply(x, y, user) computes y = A x; diag (may be NULL) fills the diagonal. */
 typedef int (*mf_shell_apply_fn)(mf_vector x, mf_vector y, void *user);
 /* Callbacks (shell operators and preconditioners) may use the arrays of their vectors

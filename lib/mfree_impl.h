@@ -148,6 +148,8 @@ struct mf_mesh_s {
   int owns_conn;         /* 0 for a coarsened copy, which shares its fine mesh's connectivity */
   int refs;              /* the user's handle, spaces and coarsened copies made from it */
   struct mf_mesh_s *parent; /* a coarsened copy: the mesh whose connectivity it shares (held) */
+  mf_cell_kind cell_kind;   /* MF_CELL_HEX (the p4est fields above) or MF_CELL_SIMPLEX (`simplex`) */
+  void *simplex;            /* simplex meshes: the mf_simplex_mesh (lib/simplex/mf_simplex.h), one rank */
 };
 void mf_mesh_retain(mf_mesh mesh);
 void mf_mesh_release(mf_mesh mesh);
@@ -224,6 +226,9 @@ struct mf_space_s {
   mf_exchange ex;
   void *dev;            /* backend mirror of cell_nodes, bc, exchange lists */
   int refs;             /* the user's handle, vectors and operators made on it */
+  int ncomp;            /* components per DoF, interleaved (entry dof * ncomp + c); 1 for scalar spaces */
+  void *simplex;        /* spaces on simplex meshes: their basis and DoFs (lib/simplex/mf_simplex_space.h);
+                           the p4est fields above (cell_nodes, face_code, colors, ...) stay empty */
 };
 void mf_space_retain(mf_space space);
 void mf_space_release(mf_space space);
@@ -474,7 +479,8 @@ typedef enum {
   MF_OP_LAPLACE = 1,
   MF_OP_HELMHOLTZ = 2,
   MF_OP_SHELL = 3,
-  MF_OP_ASSEMBLED = 4
+  MF_OP_ASSEMBLED = 4,
+  MF_OP_SIMPLEX = 5 /* on a simplex space: mass, Laplace, Helmholtz or elasticity (lib/simplex/operator_simplex.c) */
 } mf_op_kind;
 
 /* The cells of a space in three parts for overlapping the ghost exchanges (mf_space_parts): the first
@@ -520,6 +526,7 @@ struct mf_operator_s {
   mf_operator_ops ops;
   mf_vector xwork; /* x with boundary entries zeroed (Dirichlet form), in the operator's precision */
   void *dev;       /* backend state: device quadrature data and basis */
+  void *kdata;     /* the kind's own data, made and freed by its table (simplex operators) */
   int refs;        /* the user's handle, preconditioners and solvers made for it */
 };
 void mf_operator_retain(mf_operator op);

@@ -5,6 +5,7 @@
  *     y   = sum over cells of A_e x_w (backend kernel)         -> export-add ghosts of y to owners
  *     y[bc] = x[bc] (Dirichlet form)                                                            */
 #include "mfree_impl.h"
+#include "simplex/mf_simplex_space.h"
 
 #include <math.h>
 
@@ -55,6 +56,7 @@ static int operator_create(mf_space space, mf_op_kind kind, mf_quadrature quad, 
   MF_CHECK(quad == MF_QUAD_GAUSS || quad == MF_QUAD_GAUSS_P2 || quad == MF_QUAD_GLL, ctx, MF_ERR_ARGUMENT,
            "quadrature %d unknown (MF_QUAD_GAUSS, MF_QUAD_GAUSS_P2 or MF_QUAD_GLL)", (int)quad);
   MF_CHECK(isfinite(a) && isfinite(b), ctx, MF_ERR_ARGUMENT, "Helmholtz coefficients a = %g, b = %g must be finite", a, b);
+  if (space->simplex) return mf_simplex_operator_create(space, kind, quad, a, b, c, user, op); /* the simplex kind */
   mf_operator o = NULL;
   int ierr = MF_CALLOC(ctx, 1, &o);
   if (!ierr) {
@@ -206,8 +208,8 @@ int mf_operator_set_scatter(mf_operator op, mf_scatter mode)
 int mf_operator_set_cells_per_block(mf_operator op, int n)
 {
   MF_CHECK(op, NULL, MF_ERR_NULL, "operator is NULL");
-  MF_CHECK(op->kind != MF_OP_SHELL && op->kind != MF_OP_ASSEMBLED, op->ctx, MF_ERR_UNSUPPORTED,
-           "cells per block applies to matrix-free operators only");
+  MF_CHECK(op->kind != MF_OP_SHELL && op->kind != MF_OP_ASSEMBLED && op->kind != MF_OP_SIMPLEX, op->ctx,
+           MF_ERR_UNSUPPORTED, "cells per block applies to matrix-free operators on hexahedra only");
   const int maxt = op->qd.nqp > 512 ? 1024 : 512; /* the kernels' launch bounds */
   MF_CHECK(n >= 1 && (long)n * op->qd.nqp <= maxt, op->ctx, MF_ERR_ARGUMENT,
            "cells per block %d out of range 1..%d (%d threads per cell, at most %d per block)", n, maxt / op->qd.nqp,
@@ -219,8 +221,8 @@ int mf_operator_set_cells_per_block(mf_operator op, int n)
 int mf_operator_set_kernel_design(mf_operator op, mf_kernel_design design)
 {
   MF_CHECK(op, NULL, MF_ERR_NULL, "operator is NULL");
-  MF_CHECK(op->kind != MF_OP_SHELL && op->kind != MF_OP_ASSEMBLED, op->ctx, MF_ERR_UNSUPPORTED,
-           "a kernel design applies to matrix-free operators only");
+  MF_CHECK(op->kind != MF_OP_SHELL && op->kind != MF_OP_ASSEMBLED && op->kind != MF_OP_SIMPLEX, op->ctx,
+           MF_ERR_UNSUPPORTED, "a kernel design applies to matrix-free operators on hexahedra only");
   MF_CHECK(design == MF_KERNEL_AUTO || design == MF_KERNEL_POINT || design == MF_KERNEL_COLUMN, op->ctx,
            MF_ERR_ARGUMENT, "kernel design %d unknown (MF_KERNEL_AUTO, MF_KERNEL_POINT or MF_KERNEL_COLUMN)",
            (int)design);
@@ -277,7 +279,7 @@ int mf_operator_set_geometry(mf_operator op, mf_geometry mode)
            "geometry mode %d unknown (MF_GEOMETRY_STORED or MF_GEOMETRY_ON_THE_FLY)", (int)mode);
   MF_CHECK(op->kind == MF_OP_MASS || op->kind == MF_OP_LAPLACE || op->kind == MF_OP_HELMHOLTZ, ctx,
            MF_ERR_UNSUPPORTED, "a geometry mode applies to matrix-free mass, Laplace and Helmholtz operators only (this "
-           "one is %s)", op->kind == MF_OP_SHELL ? "a shell operator" : "assembled");
+           "one is %s)", op->kind == MF_OP_SHELL ? "a shell operator" : op->kind == MF_OP_SIMPLEX ? "on simplices" : "assembled");
   MF_CHECK(op->prec == MF_PRECISION_DOUBLE, ctx, MF_ERR_UNSUPPORTED,
            "geometry on the fly is for double-precision operators: a single-precision copy keeps its stored "
            "quadrature data");
@@ -470,7 +472,7 @@ void mf_operator_retain(mf_operator op) { op->refs++; }
 void mf_operator_release(mf_operator o)
 {
   if (!o || --o->refs > 0) return;
-  if (o->ops.destroy) o->ops.destroy(o);
+  if (o->ops.destroy) o->ops.destroy(o); /* and the kind's data (kdata) */
   mf_vector_destroy(&o->xwork);
   free(o->qd.data);
   free(o->qdf);

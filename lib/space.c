@@ -6,6 +6,7 @@
  * Import copies each ghost from its owner; export-add sends each ghost's partial sum to its owner,
  * which adds it to the owned entry.                                                               */
 #include "mfree_impl.h"
+#include "simplex/mf_simplex_space.h"
 
 #include <math.h>
 
@@ -363,6 +364,7 @@ int mf_space_create(mf_mesh mesh, int degree, mf_space *space)
   mf_context ctx = mesh->ctx;
   MF_CHECK(space, ctx, MF_ERR_NULL, "output pointer space is NULL");
   *space = NULL;
+  if (mesh->cell_kind == MF_CELL_SIMPLEX) return mf_simplex_space_create(mesh, degree, 1, space);
   MF_CHECK(degree >= 1 && degree <= MF_MAX_DEGREE, ctx, MF_ERR_ARGUMENT,
            "degree %d out of range 1..%d", degree, MF_MAX_DEGREE);
   /* Collective: every step that can fail on one rank alone (memory, CUDA) is agreed on before the
@@ -392,6 +394,7 @@ int mf_space_create(mf_mesh mesh, int degree, mf_space *space)
   mf_mesh_retain(mesh);
   s->dim = mesh->dim;
   s->degree = degree;
+  s->ncomp = 1;
   s->n1 = degree + 1;
   s->npc = s->dim == 2 ? s->n1 * s->n1 : s->n1 * s->n1 * s->n1;
   double w[MF_MAX_N1];
@@ -474,6 +477,7 @@ void mf_space_release(mf_space s)
   free(s->csr_rowptr);
   free(s->csr_colidx);
   mf_exchange_free(&s->ex);
+  mf_simplex_space_free(s->simplex);
   mf_mesh_release(s->mesh);
   free(s);
 }

@@ -4,6 +4,7 @@
  * from the space's node coordinates on the host; right-hand sides and L2 errors cell by cell, on the
  * CPU here (OpenMP) and on the GPU in lib/cuda/setup.cu. */
 #include "mfree_impl.h"
+#include "simplex/mf_simplex_space.h"
 
 #include <math.h>
 
@@ -479,6 +480,15 @@ int mf_vector_set_random(mf_vector v, uint64_t seed)
 {
   MF_CHECK(v, NULL, MF_ERR_NULL, "vector is NULL");
   MF_CALL(mf_vector_access(v, MF_ACCESS_WRITE, "v"));
+  const mf_space s = v->space;
+  if (s->ncomp > 1) { /* components of one point (simplex spaces, cpu backend): a seed per component */
+#pragma omp parallel for schedule(static)
+    for (int i = 0; i < s->nlocal; i++) {
+      uint64_t sc = seed ^ mix64((uint64_t)(i % s->ncomp) + 1);
+      v->data[i] = random_point(&s->coords[(size_t)i * s->dim], s->dim, &sc);
+    }
+    return mf_vector_written(v, 0);
+  }
   return mf_vector_written(v, fill_points(v, random_point, &seed, 0));
 }
 
@@ -597,6 +607,7 @@ static int assemble_rhs(mf_vector bvec, mf_coefficient_fn f, void *user)
 {
   mf_space s = bvec->space;
   MF_CHECK(f, s->ctx, MF_ERR_NULL, "function f is NULL");
+  if (s->simplex) return mf_simplex_space_rhs(s, f, user, bvec->data); /* one rank, cpu backend */
   mf_basis1d b; /* Gauss q = p + 1: the operators' default; f is evaluated (q/p)^dim times per DoF */
   int ierr = mf_basis1d_setup(s->degree, MF_QUAD_GAUSS, &b);
 #ifdef MFREE_WITH_CUDA
@@ -615,6 +626,16 @@ int mf_vector_l2_error(mf_vector uh, mf_coefficient_fn u, void *user, double *er
   MF_CHECK(u, s->ctx, MF_ERR_NULL, "function u is NULL");
   MF_CHECK(err, s->ctx, MF_ERR_NULL, "output pointer err is NULL");
   MF_CALL(mf_vector_access(uh, MF_ACCESS_READ, "uh"));
+  if (s->simplex) { /* one rank, cpu backend */
+    double *cellsum = NULL, sum = 0.0;
+    MF_CALL(MF_CALLOC_TOUCH(s->ctx, s->ncells, &cellsum));
+    int ierr = mf_simplex_space_l2_cells(s, uh->data, u, user, cellsum);
+    for (int e = 0; e < s->ncells && !ierr; e++) sum += cellsum[e];
+    free(cellsum);
+    MF_CALL(ierr);
+    *err = sqrt(sum);
+    return 0;
+  }
   mf_basis1d b;
   MF_CALL(mf_basis1d_setup(s->degree, MF_QUAD_GAUSS_P2, &b));
   double *cellsum = NULL, sum = 0.0;

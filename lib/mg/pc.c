@@ -79,6 +79,9 @@ int mf_pc_create(mf_operator op, mf_pc_kind kind, mf_pc *pc)
            "preconditioner kind %d unknown here (MF_PC_NONE, MF_PC_JACOBI, MF_PC_CHEBYSHEV or MF_PC_MULTIGRID; shells "
            "come from mf_pc_create_shell)",
            (int)kind);
+  MF_CHECK(kind != MF_PC_MULTIGRID || !op->space->simplex, op->ctx, MF_ERR_UNSUPPORTED,
+           "multigrid needs the p4est forest's coarser copies: not available on simplex meshes (use Jacobi or "
+           "Chebyshev)");
   MF_CHECK(kind != MF_PC_MULTIGRID || op->kind == MF_OP_MASS || op->kind == MF_OP_LAPLACE || op->kind == MF_OP_HELMHOLTZ,
            op->ctx, MF_ERR_UNSUPPORTED, "multigrid needs a matrix-free mass, Laplace or Helmholtz operator (kind %d)",
            (int)op->kind);

@@ -11,7 +11,7 @@ static int cmp_u64(const void *x, const void *y)
 }
 
 /* A facet's key: its sorted vertices packed into 64 bits (nv^dim < 2^64 for the sizes allowed). */
-static uint64_t facet_key(int dim, const int *v, uint64_t nv)
+uint64_t mf_simplex_facet_key(int dim, const int *v, uint64_t nv)
 {
   int s[3] = {v[0], v[1], dim == 3 ? v[2] : 0};
   for (int i = 0; i < dim; i++)
@@ -23,8 +23,7 @@ static uint64_t facet_key(int dim, const int *v, uint64_t nv)
   return dim == 2 ? (uint64_t)s[0] * nv + (uint64_t)s[1] : ((uint64_t)s[0] * nv + (uint64_t)s[1]) * nv + (uint64_t)s[2];
 }
 
-/* The facets that belong to one cell only, tagged 1. */
-static int boundary_facets(mf_context ctx, mf_simplex_mesh *m)
+int mf_simplex_mesh_boundary(mf_context ctx, mf_simplex_mesh *m)
 {
   const int dim = m->dim, nfc = dim + 1; /* facets per cell: leave out vertex f */
   const size_t n = (size_t)m->ncells * nfc;
@@ -35,7 +34,7 @@ static int boundary_facets(mf_context ctx, mf_simplex_mesh *m)
       int v[3], k = 0;
       for (int i = 0; i <= dim; i++)
         if (i != f) v[k++] = m->cells[(size_t)c * nfc + i];
-      keys[(size_t)c * nfc + f] = facet_key(dim, v, (uint64_t)m->nv);
+      keys[(size_t)c * nfc + f] = mf_simplex_facet_key(dim, v, (uint64_t)m->nv);
     }
   qsort(keys, n, sizeof *keys, cmp_u64);
   size_t nb = 0;
@@ -124,7 +123,7 @@ int mf_simplex_mesh_box(mf_context ctx, int dim, int n, mf_simplex_mesh *m)
             memcpy(m->cells + 4 * c, v, sizeof v);
           }
   }
-  ierr = boundary_facets(ctx, m);
+  ierr = mf_simplex_mesh_boundary(ctx, m);
   if (ierr) mf_simplex_mesh_free(m);
   return ierr;
 }

@@ -73,6 +73,11 @@ typedef struct {
  *  (0,0,0) to (1,1,1)): conforming, n = 1..4096 in 2D, 1..128 in 3D. */
 int mf_simplex_mesh_box(mf_context ctx, int dim, int n, mf_simplex_mesh *m);
 void mf_simplex_mesh_free(mf_simplex_mesh *m);
+/** The boundary of m: the facets of one cell only, into m->facets (sorted by mf_simplex_facet_key,
+ *  ascending), each tagged 1. m->facets and m->facet_tag must be NULL before. */
+int mf_simplex_mesh_boundary(mf_context ctx, mf_simplex_mesh *m);
+/** A facet's key: its dim vertices sorted and packed into 64 bits (nv^dim < 2^64). */
+uint64_t mf_simplex_facet_key(int dim, const int *v, uint64_t nv);
 
 /** Continuous P_p DoFs on a simplex mesh, numbered by entity: the vertices (their indices), then p - 1
  *  per edge, (p-1)(p-2)/2 per face, then the cells' interior nodes. Edges and faces are oriented by

@@ -1,0 +1,42 @@
+/* mf_simplex_space.h -- simplex meshes, spaces and operators behind the public handles (mf_mesh,
+ * mf_space, mf_operator): what the generic objects (lib/mesh.c, lib/space.c, lib/vector.c,
+ * lib/operator.c) call when a mesh's cell kind is MF_CELL_SIMPLEX. Internal. One rank only. */
+#ifndef MF_SIMPLEX_SPACE_H
+#define MF_SIMPLEX_SPACE_H
+
+#include "mf_simplex.h"
+
+/** What a simplex space holds besides the generic fields of mf_space_s: the basis (rule of degree 2p),
+ *  a finer rule for the L2 error, the DoFs (mf_simplex_dofs: bc there marks every boundary facet), and
+ *  the Dirichlet tags in force (ntags < 0: every boundary facet). */
+typedef struct {
+  mf_simplex_basis basis;    /* qdegree 2p: operators (MF_QUAD_GAUSS) and right-hand sides */
+  mf_simplex_basis basis_l2; /* qdegree 2p + 3 (at most 2 MF_SIMPLEX_MAX_DEGREE + 2): mf_vector_l2_error */
+  mf_simplex_dofs dofs;
+  int ntags, *tags;
+} mf_simplex_space;
+
+/** The one place that decides which backends run simplex spaces and operators: the cpu backend now;
+ *  the cuda backend is refused until device kernels are wired here. */
+int mf_simplex_backend_check(mf_context ctx);
+
+/** mf_mesh_create for the names "square-tris" and "cube-tets" (1 if name is one of them, else 0). */
+int mf_simplex_mesh_name(const char *name);
+int mf_simplex_mesh_create(mf_context ctx, const char *name, int dim, int level, mf_mesh *mesh);
+/** The mesh's simplex data freed (mf_mesh_release). */
+void mf_simplex_mesh_release(mf_mesh mesh);
+
+/** mf_space_create on a simplex mesh, ncomp components per DoF. */
+int mf_simplex_space_create(mf_mesh mesh, int degree, int ncomp, mf_space *space);
+/** The space's simplex data freed (mf_space_release). */
+void mf_simplex_space_free(void *simplex);
+
+/** Right-hand side b_i = int f phi_i (local array, overwritten) and the per-cell squared L2 errors. */
+int mf_simplex_space_rhs(mf_space space, mf_coefficient_fn f, void *user, double *b);
+int mf_simplex_space_l2_cells(mf_space space, const double *uh, mf_coefficient_fn u, void *user, double *cellsum);
+
+/** The simplex operator kind (mass, Laplace, Helmholtz: a M_c + b K_c), made by mf_operator_create_*. */
+int mf_simplex_operator_create(mf_space space, mf_op_kind kind, mf_quadrature quad, double a, double b,
+                               mf_coefficient_fn c, void *user, mf_operator *op);
+
+#endif

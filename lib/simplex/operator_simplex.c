@@ -1,0 +1,150 @@
+/* operator_simplex.c -- the simplex operator kind: mass, Laplace, Helmholtz (a M_c + b K_c) and linear
+ * elasticity on a simplex space, through the generic flow of lib/operator.c (Dirichlet form, ghost
+ * exchanges: none on one rank). Its table applies the CPU reference kernels of ops_cpu.c and computes
+ * the diagonal exactly at the quadrature points; the kind's data (kdata) is its own basis (the rule)
+ * and the mf_simplex_op. The backend is decided once, in mf_simplex_backend_check. */
+#include "mf_simplex_space.h"
+
+#include <math.h>
+
+typedef struct {
+  mf_simplex_basis basis; /* the space's degree at the operator's rule */
+  mf_simplex_op sop;      /* scalar operators */
+  int elasticity;
+  double lambda, mu;
+} simplex_kind;
+
+static const mf_simplex_mesh *op_mesh(mf_operator op) { return (const mf_simplex_mesh *)op->space->mesh->simplex; }
+static const mf_simplex_dofs *op_dofs(mf_operator op) { return &((const mf_simplex_space *)op->space->simplex)->dofs; }
+
+static int apply_simplex_cpu(mf_operator op, mf_vector x, mf_vector y)
+{
+  const simplex_kind *k = (const simplex_kind *)op->kdata;
+  if (k->elasticity) mf_simplex_elasticity_apply_cpu(op_mesh(op), &k->basis, op_dofs(op), k->lambda, k->mu, x->data, y->data);
+  else mf_simplex_op_apply_cpu(&k->sop, x->data, y->data);
+  return 0;
+}
+
+/* d_i += sum_q w_q |det J| [c_q (a phi_i^2 + b g_i . g_i)] for the scalar operators, with g_i the
+ * physical gradient J^-T grad phi_i; for elasticity the entry of component c of node i,
+ * lambda g_c^2 + mu (|g|^2 + g_c^2) (u = v = phi_i e_c in sigma(u) : eps(v)). */
+static int diagonal_simplex_cpu(mf_operator op, mf_vector dv)
+{
+  const simplex_kind *k = (const simplex_kind *)op->kdata;
+  const mf_simplex_mesh *m = op_mesh(op);
+  const mf_simplex_dofs *dofs = op_dofs(op);
+  const mf_simplex_basis *b = &k->basis;
+  const int dim = m->dim, N = b->nnodes, nq = b->nq, nc = op->space->ncomp;
+  double *d = dv->data, de[84 * 3];
+  for (int e = 0; e < m->ncells; e++) {
+    const int *v = m->cells + (size_t)e * (dim + 1), *cd = dofs->cell_dofs + (size_t)e * N;
+    double X[12], Ji[3][3];
+    for (int i = 0; i <= dim; i++)
+      for (int l = 0; l < dim; l++) X[i * dim + l] = m->coords[3 * v[i] + l];
+    const double det = fabs(mf_simplex_affine(dim, X, Ji, NULL));
+    for (int i = 0; i < N * nc; i++) de[i] = 0.0;
+    for (int q = 0; q < nq; q++) {
+      const double *phi = b->B + (size_t)q * N, *gr = b->G + (size_t)q * N * dim;
+      const double w = b->qwts[q] * det, cq = k->sop.coefq ? k->sop.coefq[(size_t)e * nq + q] : 1.0;
+      for (int i = 0; i < N; i++) {
+        double g[3] = {0, 0, 0}, gg = 0.0;
+        for (int l = 0; l < dim; l++) {
+          for (int r = 0; r < dim; r++) g[l] += Ji[r][l] * gr[i * dim + r];
+          gg += g[l] * g[l];
+        }
+        if (k->elasticity)
+          for (int c = 0; c < dim; c++) de[i * dim + c] += w * (k->lambda * g[c] * g[c] + k->mu * (gg + g[c] * g[c]));
+        else de[i] += w * cq * (k->sop.a * phi[i] * phi[i] + k->sop.b * gg);
+      }
+    }
+    for (int i = 0; i < N; i++)
+      for (int c = 0; c < nc; c++) d[(size_t)cd[i] * nc + c] += de[i * nc + c];
+  }
+  return 0;
+}
+
+static int destroy_simplex(mf_operator op)
+{
+  simplex_kind *k = (simplex_kind *)op->kdata;
+  if (!k) return 0;
+  mf_simplex_op_destroy(&k->sop);
+  mf_simplex_basis_free(&k->basis);
+  free(k);
+  op->kdata = NULL;
+  return 0;
+}
+
+/* The operator object of the simplex kind around its data (k: made here, taken over). */
+static int create(mf_space space, mf_op_kind asked, mf_quadrature quad, int qdegree, double a, double b,
+                  mf_coefficient_fn c, void *user, simplex_kind *k, mf_operator *op)
+{
+  mf_context ctx = space->ctx;
+  const mf_simplex_space *ss = (const mf_simplex_space *)space->simplex;
+  const mf_simplex_mesh *m = (const mf_simplex_mesh *)space->mesh->simplex;
+  mf_operator o = NULL;
+  int ierr = mf_simplex_backend_check(ctx);
+  if (!ierr) ierr = MF_CALLOC(ctx, 1, &o);
+  if (ierr) {
+    free(k);
+    return ierr;
+  }
+  o->ctx = ctx;
+  o->space = space;
+  o->refs = 1;
+  mf_space_retain(space);
+  o->kind = MF_OP_SIMPLEX;
+  o->quad = quad;
+  o->has_mass = asked == MF_OP_MASS || asked == MF_OP_HELMHOLTZ;
+  o->has_grad = asked != MF_OP_MASS;
+  o->coef = c;
+  o->coef_user = user;
+  o->coef_a = a;
+  o->coef_b = b;
+  o->kdata = k;
+  o->ops.apply = apply_simplex_cpu;
+  o->ops.diagonal = diagonal_simplex_cpu;
+  o->ops.destroy = destroy_simplex;
+  const double t0 = mf_phase_begin(ctx);
+  ierr = mf_simplex_basis_setup(ctx, space->dim, space->degree, qdegree, &k->basis);
+  if (!ierr && !k->elasticity) ierr = mf_simplex_op_create(ctx, m, &k->basis, &ss->dofs, a, b, c, user, &k->sop);
+  mf_phase_end(ctx, MF_PHASE_COEFFICIENT, t0);
+  if (!ierr) ierr = mf_vector_create_prec(space, MF_PRECISION_DOUBLE, &o->xwork);
+  if (ierr) {
+    mf_operator_destroy(&o);
+    return ierr;
+  }
+  *op = o;
+  return 0;
+}
+
+int mf_simplex_operator_create(mf_space space, mf_op_kind kind, mf_quadrature quad, double a, double b,
+                               mf_coefficient_fn c, void *user, mf_operator *op)
+{
+  MF_CHECK(space->ncomp == 1, space->ctx, MF_ERR_INCOMPATIBLE,
+           "mass, Laplace and Helmholtz operators act on scalar spaces (this one has %d components)", space->ncomp);
+  simplex_kind *k = NULL;
+  MF_CALL(MF_CALLOC(space->ctx, 1, &k));
+  /* the rule: degree 2p (exact for the mass and stiffness of affine cells), 2p + 2 for MF_QUAD_GAUSS_P2 */
+  const int qdegree = 2 * space->degree + (quad == MF_QUAD_GAUSS_P2 ? 2 : 0);
+  return create(space, kind, quad, qdegree, a, b, c, user, k, op);
+}
+
+int mf_operator_create_elasticity(mf_space space, double lambda, double mu, mf_operator *op)
+{
+  MF_CHECK(space, NULL, MF_ERR_NULL, "space is NULL");
+  mf_context ctx = space->ctx;
+  MF_CHECK(op, ctx, MF_ERR_NULL, "output pointer op is NULL");
+  *op = NULL;
+  MF_CHECK(space->simplex, ctx, MF_ERR_UNSUPPORTED, "elasticity operators are made on simplex spaces only");
+  MF_CHECK(space->ncomp == space->dim, ctx, MF_ERR_INCOMPATIBLE,
+           "elasticity needs a space of %d components (mf_space_create_components), this one has %d", space->dim,
+           space->ncomp);
+  MF_CALL(mf_simplex_elasticity_check(ctx, lambda, mu));
+  simplex_kind *k = NULL;
+  MF_CALL(MF_CALLOC(ctx, 1, &k));
+  k->elasticity = 1;
+  k->lambda = lambda;
+  k->mu = mu;
+  /* degenerate cells were refused when the mesh was made (built-in, Gmsh reader) */
+  return create(space, MF_OP_LAPLACE, MF_QUAD_GAUSS, 2 * space->degree, 0.0, 1.0, NULL, NULL, k, op);
+}

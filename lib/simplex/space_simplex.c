@@ -1,0 +1,428 @@
+/* space_simplex.c -- simplex meshes and P_p spaces behind the public mf_mesh and mf_space handles
+ * (mf_simplex_space.h): the built-in meshes and Gmsh files as mf_mesh, the space's DoFs, points and
+ * Dirichlet marks, and the host integrals of mf_vector_assemble_rhs and mf_vector_l2_error. One rank. */
+#include "mf_simplex_space.h"
+#include "mf_gmsh.h"
+
+#include <math.h>
+
+int mf_simplex_backend_check(mf_context ctx)
+{
+  MF_CHECK(ctx->backend == MF_BACKEND_CPU, ctx, MF_ERR_UNSUPPORTED,
+           "simplex spaces and operators on the cuda backend: not yet (use the cpu backend)");
+  return 0;
+}
+
+/* ------------------------------------------------------------------ meshes */
+
+int mf_simplex_mesh_name(const char *name) { return !strcmp(name, "square-tris") || !strcmp(name, "cube-tets"); }
+
+static int one_rank(mf_context ctx, const char *what)
+{
+  MF_CHECK(ctx->size == 1, ctx, MF_ERR_UNSUPPORTED,
+           "%s: simplex meshes run on one rank only, the communicator has %d ranks", what, ctx->size);
+  return 0;
+}
+
+/* The mf_mesh around a made mf_simplex_mesh (taken over; freed on failure). */
+static int wrap(mf_context ctx, mf_simplex_mesh *sm, mf_mesh *mesh)
+{
+  mf_mesh m = NULL;
+  int ierr = MF_CALLOC(ctx, 1, &m);
+  if (ierr) {
+    mf_simplex_mesh_free(sm);
+    free(sm);
+    return ierr;
+  }
+  m->ctx = ctx;
+  m->refs = 1;
+  mf_context_retain(ctx);
+  m->dim = sm->dim;
+  m->cell_kind = MF_CELL_SIMPLEX;
+  m->simplex = sm;
+  m->ncells_global = m->ncells_local = sm->ncells;
+  *mesh = m;
+  return 0;
+}
+
+int mf_simplex_mesh_create(mf_context ctx, const char *name, int dim, int level, mf_mesh *mesh)
+{
+  const int want = !strcmp(name, "square-tris") ? 2 : 3, maxlevel = dim == 2 ? 12 : 7;
+  MF_CHECK(dim == want, ctx, MF_ERR_ARGUMENT, "mesh '%s' is %dD, dimension %d asked", name, want, dim);
+  MF_CHECK(level >= 0 && level <= maxlevel, ctx, MF_ERR_ARGUMENT,
+           "refinement level %d out of range 0..%d for mesh '%s' (2^level cells per side)", level, maxlevel, name);
+  MF_CALL(one_rank(ctx, name));
+  const double n = ldexp(1.0, level), cells = dim == 2 ? 2.0 * n * n : 6.0 * n * n * n;
+  char what[96];
+  snprintf(what, sizeof what, "mesh '%s' at level %d (%.3g cells)", name, level, cells);
+  MF_CALL(mf_host_require(ctx, cells * (dim + 1) * 4.0 * 3.0 + pow(n + 1, dim) * 24.0, what));
+  mf_simplex_mesh *sm = NULL;
+  MF_CALL(MF_CALLOC(ctx, 1, &sm));
+  int ierr = mf_simplex_mesh_box(ctx, dim, 1 << level, sm);
+  if (ierr) {
+    free(sm);
+    return ierr;
+  }
+  return wrap(ctx, sm, mesh);
+}
+
+static int cmp_long(const void *x, const void *y)
+{
+  const long a = *(const long *)x, b = *(const long *)y;
+  return (a > b) - (a < b);
+}
+
+/* The cells of a Gmsh mesh on the vertices they reference (renumbered in the file's node order), the
+ * boundary computed, each boundary facet tagged with the physical tag of the file's facet on it. */
+static int from_gmsh(mf_context ctx, const mf_gmsh_mesh *g, const char *path, mf_simplex_mesh *m)
+{
+  const int dim = g->dim, nvc = dim + 1;
+  MF_CHECK(g->n_cells > 0, ctx, MF_ERR_ARGUMENT, "%s: no %s in the file", path, dim == 2 ? "triangles" : "tetrahedra");
+  MF_CHECK(g->n_cells <= INT32_MAX / 8 && g->n_nodes <= INT32_MAX, ctx, MF_ERR_ARGUMENT,
+           "%s: %ld cells and %ld nodes exceed the 32-bit indices", path, g->n_cells, g->n_nodes);
+  int *newid = NULL;
+  MF_CALL(MF_CALLOC(ctx, (size_t)g->n_nodes + 1, &newid));
+  for (long i = 0; i < g->n_nodes; i++) newid[i] = -1;
+  for (long k = 0; k < g->n_cells * nvc; k++) newid[g->cells[k]] = 0;
+  int nv = 0;
+  for (long i = 0; i < g->n_nodes; i++)
+    if (newid[i] == 0) newid[i] = nv++;
+  memset(m, 0, sizeof *m);
+  m->dim = dim;
+  m->nv = nv;
+  m->ncells = (int)g->n_cells;
+  int ierr = MF_CALLOC(ctx, (size_t)nv * 3, &m->coords);
+  if (!ierr) ierr = MF_CALLOC(ctx, (size_t)m->ncells * nvc, &m->cells);
+  if (!ierr) {
+    for (long i = 0; i < g->n_nodes; i++)
+      if (newid[i] >= 0)
+        for (int k = 0; k < 3; k++) m->coords[3 * (size_t)newid[i] + k] = k < dim ? g->x[3 * i + k] : 0.0;
+    for (long k = 0; k < g->n_cells * nvc; k++) m->cells[k] = newid[g->cells[k]];
+    ierr = mf_simplex_mesh_boundary(ctx, m);
+  }
+  long *fk = NULL; /* the file's facets: key, tag pairs sorted by key */
+  if (!ierr && g->n_facets) ierr = MF_CALLOC(ctx, (size_t)g->n_facets * 2, &fk);
+  if (!ierr) {
+    long nf = 0;
+    for (long t = 0; t < g->n_facets; t++) {
+      int v[3], ok = 1;
+      for (int k = 0; k < dim; k++) {
+        v[k] = newid[g->facets[t * dim + k]];
+        ok = ok && v[k] >= 0;
+      }
+      if (!ok) continue; /* a facet off the cells' vertices cannot be on their boundary */
+      fk[2 * nf] = (long)mf_simplex_facet_key(dim, v, (uint64_t)nv);
+      fk[2 * nf + 1] = g->facet_tag[t];
+      nf++;
+    }
+    qsort(fk, (size_t)nf, 2 * sizeof(long), cmp_long);
+    for (int t = 0; t < m->nfacets; t++) {
+      const long key = (long)mf_simplex_facet_key(dim, &m->facets[(size_t)t * dim], (uint64_t)nv);
+      long lo = 0, hi = nf;
+      while (lo < hi) {
+        const long mid = lo + (hi - lo) / 2;
+        if (fk[2 * mid] < key) lo = mid + 1;
+        else hi = mid;
+      }
+      m->facet_tag[t] = lo < nf && fk[2 * lo] == key ? (int)fk[2 * lo + 1] : 0;
+    }
+  }
+  free(fk);
+  free(newid);
+  if (ierr) mf_simplex_mesh_free(m);
+  return ierr;
+}
+
+int mf_mesh_create_from_file(mf_context ctx, const char *path, int dim, mf_mesh *mesh)
+{
+  MF_CHECK(ctx, NULL, MF_ERR_NULL, "context is NULL");
+  MF_CHECK(mesh, ctx, MF_ERR_NULL, "output pointer mesh is NULL");
+  *mesh = NULL;
+  MF_CHECK(path, ctx, MF_ERR_NULL, "file name is NULL");
+  MF_CHECK(dim == 2 || dim == 3, ctx, MF_ERR_ARGUMENT, "dimension %d out of range (2 or 3)", dim);
+  MF_CALL(one_rank(ctx, path));
+  const double t0 = mf_phase_begin(ctx);
+  mf_gmsh_mesh g;
+  int ierr = mf_gmsh_read(ctx, path, dim, &g);
+  mf_simplex_mesh *sm = NULL;
+  if (!ierr) ierr = MF_CALLOC(ctx, 1, &sm);
+  if (!ierr) ierr = from_gmsh(ctx, &g, path, sm);
+  mf_gmsh_free(&g);
+  if (!ierr) ierr = wrap(ctx, sm, mesh);
+  else free(sm);
+  mf_phase_end(ctx, MF_PHASE_MESH, t0);
+  return ierr;
+}
+
+void mf_simplex_mesh_release(mf_mesh mesh)
+{
+  mf_simplex_mesh_free((mf_simplex_mesh *)mesh->simplex);
+  free(mesh->simplex);
+  mesh->simplex = NULL;
+}
+
+/* ------------------------------------------------------------------ spaces */
+
+void mf_simplex_space_free(void *p)
+{
+  mf_simplex_space *ss = (mf_simplex_space *)p;
+  if (!ss) return;
+  mf_simplex_basis_free(&ss->basis);
+  mf_simplex_basis_free(&ss->basis_l2);
+  mf_simplex_dofs_free(&ss->dofs);
+  free(ss->tags);
+  free(ss);
+}
+
+/* The Dirichlet marks of the space (bc, nbc, bc_list; every component of a marked DoF) from the DoF
+ * marks dbc. */
+static int set_marks(mf_space s, const unsigned char *dbc)
+{
+  const mf_simplex_space *ss = (const mf_simplex_space *)s->simplex;
+  const int nc = s->ncomp, nd = ss->dofs.ndofs;
+  unsigned char *bc = NULL;
+  int *list = NULL, nbc = 0;
+  for (int i = 0; i < nd; i++) nbc += dbc[i] ? nc : 0;
+  MF_CALL(MF_CALLOC(s->ctx, (size_t)nd * nc + 1, &bc));
+  int ierr = MF_CALLOC(s->ctx, (size_t)nbc + 1, &list);
+  if (ierr) {
+    free(bc);
+    return ierr;
+  }
+  for (int i = 0, k = 0; i < nd; i++)
+    for (int c = 0; c < nc; c++)
+      if (dbc[i]) {
+        bc[(size_t)i * nc + c] = 1;
+        list[k++] = i * nc + c;
+      }
+  free(s->bc);
+  free(s->bc_list);
+  s->bc = bc;
+  s->bc_list = list;
+  s->nbc = nbc;
+  return 0;
+}
+
+int mf_simplex_space_create(mf_mesh mesh, int degree, int ncomp, mf_space *space)
+{
+  mf_context ctx = mesh->ctx;
+  MF_CALL(mf_simplex_backend_check(ctx));
+  MF_CHECK(degree >= 1 && degree <= MF_SIMPLEX_MAX_DEGREE, ctx, MF_ERR_ARGUMENT,
+           "degree %d out of range 1..%d on a simplex mesh", degree, MF_SIMPLEX_MAX_DEGREE);
+  MF_CHECK(ncomp >= 1 && ncomp <= 3, ctx, MF_ERR_ARGUMENT, "components per DoF %d out of range 1..3", ncomp);
+  const mf_simplex_mesh *m = (const mf_simplex_mesh *)mesh->simplex;
+  const int dim = m->dim;
+  double t0 = mf_phase_begin(ctx);
+  mf_space s = NULL;
+  mf_simplex_space *ss = NULL;
+  int ierr = MF_CALLOC(ctx, 1, &s);
+  if (!ierr) ierr = MF_CALLOC(ctx, 1, &ss);
+  if (ierr) {
+    free(s);
+    free(ss);
+    return ierr;
+  }
+  s->ctx = ctx;
+  s->mesh = mesh;
+  s->refs = 1;
+  mf_mesh_retain(mesh);
+  s->simplex = ss;
+  ss->ntags = -1;
+  s->dim = dim;
+  s->degree = degree;
+  s->n1 = degree + 1;
+  s->ncomp = ncomp;
+  s->ncells = m->ncells;
+  ierr = mf_simplex_basis_setup(ctx, dim, degree, 2 * degree, &ss->basis);
+  /* the L2 error's rule: degree 2p + 3, within the rules that exist (2 MF_SIMPLEX_MAX_DEGREE + 2) */
+  const int ql2 = 2 * degree + 3 < 2 * MF_SIMPLEX_MAX_DEGREE + 2 ? 2 * degree + 3 : 2 * MF_SIMPLEX_MAX_DEGREE + 2;
+  if (!ierr) ierr = mf_simplex_basis_setup(ctx, dim, degree, ql2, &ss->basis_l2);
+  if (!ierr) ierr = mf_simplex_dofs_create(ctx, m, &ss->basis, &ss->dofs);
+  if (!ierr && (int64_t)ss->dofs.ndofs * ncomp > INT32_MAX)
+    ierr = mf_error_set(ctx, MF_ERR_ARGUMENT, __FILE__, __LINE__, __func__,
+                        "%d DoFs of %d components exceed the 32-bit indices", ss->dofs.ndofs, ncomp);
+  mf_phase_end(ctx, MF_PHASE_DOFS, t0);
+  if (!ierr) {
+    s->npc = ss->basis.nnodes;
+    s->nowned = s->nlocal = ss->dofs.ndofs * ncomp;
+    s->nglobal = s->nlocal;
+    s->owners_complete = 1;
+    t0 = mf_phase_begin(ctx);
+    ierr = set_marks(s, ss->dofs.bc);
+    mf_phase_end(ctx, MF_PHASE_DIRICHLET, t0);
+  }
+  if (!ierr) { /* the point of every entry: x = v0 + sum_l (v_l+1 - v0) xi_l at the cell's nodes */
+    t0 = mf_phase_begin(ctx);
+    ierr = MF_CALLOC_TOUCH(ctx, (size_t)s->nlocal * dim, &s->coords);
+    const int N = ss->basis.nnodes;
+    for (int e = 0; !ierr && e < m->ncells; e++) {
+      const int *v = m->cells + (size_t)e * (dim + 1), *cd = ss->dofs.cell_dofs + (size_t)e * N;
+      for (int n = 0; n < N; n++)
+        for (int k = 0; k < dim; k++) {
+          double x = m->coords[3 * v[0] + k];
+          for (int l = 0; l < dim; l++) x += (m->coords[3 * v[l + 1] + k] - m->coords[3 * v[0] + k]) * ss->basis.nodes[n * dim + l];
+          for (int c = 0; c < ncomp; c++) s->coords[((size_t)cd[n] * ncomp + c) * dim + k] = x;
+        }
+    }
+    mf_phase_end(ctx, MF_PHASE_COORDINATES, t0);
+  }
+  if (ierr) {
+    mf_space_destroy(&s);
+    return ierr;
+  }
+  *space = s;
+  return 0;
+}
+
+int mf_space_create_components(mf_mesh mesh, int degree, int ncomp, mf_space *space)
+{
+  MF_CHECK(mesh, NULL, MF_ERR_NULL, "mesh is NULL");
+  MF_CHECK(space, mesh->ctx, MF_ERR_NULL, "output pointer space is NULL");
+  *space = NULL;
+  MF_CHECK(mesh->cell_kind == MF_CELL_SIMPLEX, mesh->ctx, MF_ERR_UNSUPPORTED,
+           "spaces of several components are made on simplex meshes only");
+  return mf_simplex_space_create(mesh, degree, ncomp, space);
+}
+
+int mf_space_set_dirichlet_tags(mf_space space, int ntags, const int *tags)
+{
+  MF_CHECK(space, NULL, MF_ERR_NULL, "space is NULL");
+  mf_context ctx = space->ctx;
+  MF_CHECK(space->simplex, ctx, MF_ERR_UNSUPPORTED,
+           "Dirichlet tags select boundary facets of simplex meshes; a hex space's boundary is all Dirichlet");
+  MF_CHECK(space->refs == 1, ctx, MF_ERR_ARGUMENT,
+           "set the Dirichlet tags before making vectors or operators of the space (%d hold it)", space->refs - 1);
+  MF_CHECK(ntags <= 0 || tags, ctx, MF_ERR_NULL, "%d tags but the tag array is NULL", ntags);
+  mf_simplex_space *ss = (mf_simplex_space *)space->simplex;
+  const mf_simplex_mesh *m = (const mf_simplex_mesh *)space->mesh->simplex;
+  if (ntags < 0) { /* every boundary facet: the marks of the DoFs */
+    free(ss->tags);
+    ss->tags = NULL;
+    ss->ntags = -1;
+    return set_marks(space, ss->dofs.bc);
+  }
+  for (int k = 0; k < ntags; k++) {
+    int found = 0;
+    for (int t = 0; t < m->nfacets && !found; t++) found = m->facet_tag[t] == tags[k];
+    MF_CHECK(found, ctx, MF_ERR_ARGUMENT, "Dirichlet tag %d (entry %d): no boundary facet carries it", tags[k], k);
+  }
+  /* the DoFs of the chosen facets: the numbering again on the mesh with those facets only */
+  mf_simplex_mesh view = *m;
+  int *facets = NULL, *ftag = NULL, *keep = NULL;
+  mf_simplex_dofs d;
+  memset(&d, 0, sizeof d);
+  int ierr = MF_CALLOC(ctx, (size_t)m->nfacets * m->dim + 1, &facets);
+  if (!ierr) ierr = MF_CALLOC(ctx, (size_t)m->nfacets + 1, &ftag);
+  if (!ierr) ierr = MF_CALLOC(ctx, (size_t)ntags + 1, &keep);
+  if (!ierr) {
+    view.nfacets = 0;
+    for (int t = 0; t < m->nfacets; t++) {
+      int on = 0;
+      for (int k = 0; k < ntags; k++) on = on || m->facet_tag[t] == tags[k];
+      if (!on) continue;
+      memcpy(&facets[(size_t)view.nfacets * m->dim], &m->facets[(size_t)t * m->dim], sizeof(int) * m->dim);
+      ftag[view.nfacets++] = m->facet_tag[t];
+    }
+    view.facets = facets;
+    view.facet_tag = ftag;
+    ierr = mf_simplex_dofs_create(ctx, &view, &ss->basis, &d);
+  }
+  if (!ierr) ierr = set_marks(space, d.bc);
+  if (!ierr) {
+    if (ntags) memcpy(keep, tags, sizeof(int) * ntags);
+    free(ss->tags);
+    ss->tags = keep;
+    ss->ntags = ntags;
+    keep = NULL;
+  }
+  mf_simplex_dofs_free(&d);
+  free(facets);
+  free(ftag);
+  free(keep);
+  return ierr;
+}
+
+/* ------------------------------------------------------------------ integrals over the cells */
+
+/* Quadrature points of cell e: x_q = v0 + sum_l (v_l+1 - v0) xi_q,l; returns |det J|. */
+static double cell_points(const mf_simplex_mesh *m, const mf_simplex_basis *b, int e, double *xq)
+{
+  const int dim = m->dim, *v = m->cells + (size_t)e * (dim + 1);
+  double X[12], Ji[3][3];
+  for (int i = 0; i <= dim; i++)
+    for (int k = 0; k < dim; k++) X[i * dim + k] = m->coords[3 * v[i] + k];
+  for (int q = 0; q < b->nq; q++)
+    for (int k = 0; k < dim; k++) {
+      double x = X[k];
+      for (int l = 0; l < dim; l++) x += (X[(l + 1) * dim + k] - X[k]) * b->qpts[q * dim + l];
+      xq[q * dim + k] = x;
+    }
+  return fabs(mf_simplex_affine(dim, X, Ji, NULL));
+}
+
+int mf_simplex_space_rhs(mf_space s, mf_coefficient_fn f, void *user, double *bv)
+{
+  const mf_simplex_space *ss = (const mf_simplex_space *)s->simplex;
+  const mf_simplex_mesh *m = (const mf_simplex_mesh *)s->mesh->simplex;
+  const mf_simplex_basis *b = &ss->basis;
+  MF_CHECK(s->ncomp == 1, s->ctx, MF_ERR_UNSUPPORTED, "right-hand sides of spaces of %d components: not supported",
+           s->ncomp);
+  const int dim = s->dim, N = b->nnodes, nq = b->nq;
+  double *xq = NULL, *fq = NULL;
+  int ierr = MF_CALLOC(s->ctx, (size_t)nq * dim, &xq);
+  if (!ierr) ierr = MF_CALLOC(s->ctx, nq, &fq);
+  if (!ierr) {
+    memset(bv, 0, sizeof(double) * (size_t)s->nlocal);
+    for (int e = 0; e < m->ncells; e++) {
+      const double det = cell_points(m, b, e, xq);
+      const int *cd = ss->dofs.cell_dofs + (size_t)e * N;
+      for (int q = 0; q < nq; q++) fq[q] = f(&xq[q * dim], dim, user) * b->qwts[q] * det;
+      for (int i = 0; i < N; i++) {
+        double sum = 0.0;
+        for (int q = 0; q < nq; q++) sum += b->B[(size_t)q * N + i] * fq[q];
+        bv[cd[i]] += sum;
+      }
+    }
+  }
+  free(xq);
+  free(fq);
+  return ierr;
+}
+
+int mf_simplex_space_l2_cells(mf_space s, const double *uh, mf_coefficient_fn u, void *user, double *cellsum)
+{
+  const mf_simplex_space *ss = (const mf_simplex_space *)s->simplex;
+  const mf_simplex_mesh *m = (const mf_simplex_mesh *)s->mesh->simplex;
+  const mf_simplex_basis *b = &ss->basis_l2;
+  MF_CHECK(s->ncomp == 1, s->ctx, MF_ERR_UNSUPPORTED, "L2 errors of spaces of %d components: not supported",
+           s->ncomp);
+  const int dim = s->dim, N = b->nnodes, nq = b->nq;
+  int ierr = 0;
+#pragma omp parallel
+  {
+    double *xq = NULL;
+    int lerr = MF_CALLOC(NULL, (size_t)nq * dim, &xq);
+    if (lerr) {
+#pragma omp atomic write
+      ierr = lerr;
+    }
+#pragma omp for schedule(static)
+    for (int e = 0; e < m->ncells; e++) {
+      if (lerr) continue;
+      const double det = cell_points(m, b, e, xq);
+      const int *cd = ss->dofs.cell_dofs + (size_t)e * N;
+      double sum = 0.0;
+      for (int q = 0; q < nq; q++) {
+        double v = 0.0;
+        for (int i = 0; i < N; i++) v += b->B[(size_t)q * N + i] * uh[cd[i]];
+        const double d = v - u(&xq[q * dim], dim, user);
+        sum += d * d * b->qwts[q] * det;
+      }
+      cellsum[e] = sum;
+    }
+    free(xq);
+  }
+  MF_CHECK(!ierr, s->ctx, MF_ERR_MEMORY, "out of host memory for the work arrays of %d threads (L2 error)",
+           mf_max_threads());
+  return 0;
+}

@@ -1,0 +1,130 @@
+/* t27_simplex_refusals.c -- what simplex meshes, spaces and operators refuse, with a clear message and
+ * no crash: more than one rank, adaptation, multigrid, assembly, VTU output, bad files and arguments,
+ * the cuda backend (the one place that decides it), hex-only and simplex-only calls crossed.
+ *   t27_simplex_refusals cpu GMSHDIR     one rank
+ *   t27_simplex_refusals cpu GMSHDIR     under mpiexec -n 2: the one-rank refusals only           */
+#include "mf_test.h"
+
+#include "simplex/mf_simplex_space.h"
+
+static int refine_all(const double *c, int dim, int level, void *u)
+{
+  (void)c, (void)dim, (void)level, (void)u;
+  return 1;
+}
+
+static char path_buf[4096];
+static const char *path(const char *dir, const char *file)
+{
+  snprintf(path_buf, sizeof path_buf, "%s/%s", dir, file);
+  return path_buf;
+}
+
+int main(int argc, char **argv)
+{
+  MPI_Init(&argc, &argv);
+  const char *be = t_backend(argc, argv);
+  const char *dir = argc > 2 ? argv[2] : ".";
+  mf_context ctx;
+  T_CALL(mf_context_create(MPI_COMM_WORLD, be, &ctx));
+  int size;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  mf_mesh mesh = NULL;
+  if (size > 1) { /* simplex meshes live on one rank */
+    EXPECT(mf_mesh_create(ctx, "square-tris", 2, 1, &mesh), MF_ERR_UNSUPPORTED,
+           "simplex meshes run on one rank only, the communicator has 2 ranks");
+    T_CHECK(mesh == NULL, "no mesh on failure");
+    EXPECT(mf_mesh_create(ctx, "cube-tets", 3, 1, &mesh), MF_ERR_UNSUPPORTED, "one rank only");
+    EXPECT(mf_mesh_create_from_file(ctx, path(dir, "square22.msh"), 2, &mesh), MF_ERR_UNSUPPORTED, "one rank only");
+    mf_context_destroy(&ctx);
+    return t_finish();
+  }
+  /* meshes: names, dimensions, levels, files */
+  EXPECT(mf_mesh_create(ctx, "square-tris", 3, 1, &mesh), MF_ERR_ARGUMENT, "mesh 'square-tris' is 2D, dimension 3");
+  EXPECT(mf_mesh_create(ctx, "cube-tets", 2, 1, &mesh), MF_ERR_ARGUMENT, "mesh 'cube-tets' is 3D, dimension 2");
+  EXPECT(mf_mesh_create(ctx, "cube-tets", 3, 8, &mesh), MF_ERR_ARGUMENT, "refinement level 8 out of range 0..7");
+  EXPECT(mf_mesh_create(ctx, "square-tris", 2, -1, &mesh), MF_ERR_ARGUMENT, "refinement level -1 out of range 0..12");
+  EXPECT(mf_mesh_create(ctx, "tris", 2, 1, &mesh), MF_ERR_ARGUMENT, "\"square-tris\" or \"cube-tets\"");
+  const int trees[3] = {2, 2, 2};
+  EXPECT(mf_mesh_create_box(ctx, "square-tris", 2, trees, 1, &mesh), MF_ERR_ARGUMENT, "has no trees");
+  EXPECT(mf_mesh_create_from_file(ctx, path(dir, "no_such_file.msh"), 2, &mesh), MF_ERR_IO, "no_such_file.msh");
+  EXPECT(mf_mesh_create_from_file(ctx, path(dir, "bad_quad.msh"), 2, &mesh), MF_ERR_ARGUMENT, "bad_quad.msh:");
+  EXPECT(mf_mesh_create_from_file(ctx, path(dir, "bad_truncated.msh"), 2, &mesh), MF_ERR_IO, "bad_truncated.msh:");
+  EXPECT(mf_mesh_create_from_file(ctx, path(dir, "square22.msh"), 3, &mesh), MF_ERR_ARGUMENT, "square22.msh");
+  EXPECT(mf_mesh_create_from_file(ctx, NULL, 2, &mesh), MF_ERR_NULL, "file name is NULL");
+  EXPECT(mf_mesh_create_from_file(ctx, path(dir, "square22.msh"), 4, &mesh), MF_ERR_ARGUMENT, "dimension 4");
+  T_CHECK(mesh == NULL, "no mesh on failure");
+
+  /* a second-order file: its edge nodes are not vertices (every DoF of P1 is a vertex of a cell) */
+  T_CALL(mf_mesh_create_from_file(ctx, path(dir, "square22_order2.msh"), 2, &mesh));
+  mf_space s = NULL;
+  T_CALL(mf_space_create(mesh, 1, &s));
+  int64_t nd;
+  T_CALL(mf_space_num_dofs(s, &nd));
+  const mf_simplex_mesh *sm = (const mf_simplex_mesh *)mesh->simplex;
+  T_CHECK(nd == sm->nv && sm->nv == 4, "order-2 square: %lld P1 DoFs on %d vertices", (long long)nd, sm->nv);
+  mf_space_destroy(&s);
+  mf_mesh_destroy(&mesh);
+
+  /* what needs the p4est forest */
+  T_CALL(mf_mesh_create(ctx, "square-tris", 2, 2, &mesh));
+  EXPECT(mf_mesh_adapt(mesh, refine_all, NULL), MF_ERR_UNSUPPORTED, "simplex meshes are not adapted");
+  EXPECT(mf_mesh_refine_shells(mesh, 1), MF_ERR_UNSUPPORTED, "simplex meshes are not adapted");
+  int64_t nc;
+  T_CALL(mf_mesh_num_cells(mesh, &nc));
+  T_CHECK(nc == 32, "square-tris level 2: %lld cells, expected 32", (long long)nc);
+  EXPECT(mf_space_create(mesh, 7, &s), MF_ERR_ARGUMENT, "degree 7 out of range 1..6 on a simplex mesh");
+  EXPECT(mf_space_create(mesh, 0, &s), MF_ERR_ARGUMENT, "degree 0 out of range");
+  EXPECT(mf_space_create_components(mesh, 1, 4, &s), MF_ERR_ARGUMENT, "components per DoF 4 out of range 1..3");
+  T_CALL(mf_space_create(mesh, 2, &s));
+  mf_operator A = NULL, B = NULL;
+  mf_pc pc = NULL;
+  mf_vector v = NULL;
+  T_CALL(mf_operator_create_laplace(s, MF_QUAD_GAUSS, NULL, NULL, &A));
+  EXPECT(mf_pc_create(A, MF_PC_MULTIGRID, &pc), MF_ERR_UNSUPPORTED, "not available on simplex meshes");
+  EXPECT(mf_operator_create_assembled(A, &B), MF_ERR_UNSUPPORTED, "can be assembled");
+  EXPECT(mf_operator_set_geometry(A, MF_GEOMETRY_ON_THE_FLY), MF_ERR_UNSUPPORTED, "on simplices");
+  EXPECT(mf_operator_set_cells_per_block(A, 0), MF_ERR_UNSUPPORTED, "on hexahedra only");
+  EXPECT(mf_operator_set_kernel_design(A, MF_KERNEL_POINT), MF_ERR_UNSUPPORTED, "on hexahedra only");
+  EXPECT(mf_operator_create_laplace(s, (mf_quadrature)7, NULL, NULL, &B), MF_ERR_ARGUMENT, "quadrature 7 unknown");
+  EXPECT(mf_operator_create_helmholtz(s, MF_QUAD_GAUSS, 0.0, 0.0, NULL, NULL, &B), MF_ERR_ARGUMENT, "not both 0");
+  EXPECT(mf_operator_create_elasticity(s, 1.0, 1.0, &B), MF_ERR_INCOMPATIBLE, "needs a space of 2 components");
+  T_CALL(mf_pc_create(A, MF_PC_CHEBYSHEV, &pc)); /* Chebyshev needs the diagonal and the product only */
+  T_CALL(mf_vector_create(s, &v));
+  EXPECT(mf_vector_write_vtu(v, "t27_simplex", "u"), MF_ERR_UNSUPPORTED, "VTU output of simplex spaces");
+  mf_pc_destroy(&pc);
+  mf_vector_destroy(&v);
+  mf_operator_destroy(&A);
+  mf_space_destroy(&s);
+  T_CALL(mf_space_create_components(mesh, 1, 2, &s));
+  EXPECT(mf_operator_create_mass(s, MF_QUAD_GAUSS, NULL, NULL, &A), MF_ERR_INCOMPATIBLE, "act on scalar spaces");
+  EXPECT(mf_operator_create_elasticity(s, 1.0, 0.0, &A), MF_ERR_ARGUMENT, "shear modulus mu = 0");
+  EXPECT(mf_operator_create_elasticity(s, -1.0, 1.0, &A), MF_ERR_ARGUMENT, "lambda = -1");
+  T_CALL(mf_vector_create(s, &v));
+  EXPECT(mf_vector_assemble_rhs(v, NULL, NULL), MF_ERR_NULL, "function f is NULL");
+  mf_vector_destroy(&v);
+  mf_space_destroy(&s);
+
+  /* the cuda backend: refused in one place (mf_simplex_backend_check), here with the context's backend
+   * set by hand, as no GPU is needed to reach the refusal */
+  ctx->backend = MF_BACKEND_CUDA;
+  EXPECT(mf_space_create(mesh, 1, &s), MF_ERR_UNSUPPORTED, "simplex spaces and operators on the cuda backend: not yet");
+  ctx->backend = MF_BACKEND_CPU;
+  mf_mesh_destroy(&mesh);
+
+  /* simplex-only calls on hex meshes and spaces */
+  T_CALL(mf_mesh_create(ctx, "cube", 2, 1, &mesh));
+  mf_cell_kind kind;
+  T_CALL(mf_mesh_cell_kind(mesh, &kind));
+  T_CHECK(kind == MF_CELL_HEX, "cube: cell kind %d", (int)kind);
+  EXPECT(mf_space_create_components(mesh, 1, 2, &s), MF_ERR_UNSUPPORTED, "simplex meshes only");
+  T_CALL(mf_space_create(mesh, 1, &s));
+  const int tag = 1;
+  EXPECT(mf_space_set_dirichlet_tags(s, 1, &tag), MF_ERR_UNSUPPORTED, "boundary facets of simplex meshes");
+  EXPECT(mf_operator_create_elasticity(s, 1.0, 1.0, &A), MF_ERR_UNSUPPORTED, "simplex spaces only");
+  EXPECT(mf_mesh_cell_kind(mesh, NULL), MF_ERR_NULL, "kind is NULL");
+  mf_space_destroy(&s);
+  mf_mesh_destroy(&mesh);
+  mf_context_destroy(&ctx);
+  return t_finish();
+}
