@@ -28,6 +28,81 @@ static int apply_csr_cpu(mf_operator op, mf_vector x, mf_vector y)
   }
   return 0;
 }
+/* The product in parts (lib/operator.c's overlapped flow, y zeroed first): every row's owned columns,
+ * then the ghost columns of the rows that hold some (mf_csr_ghost_rows); nothing in the second
+ * interior part, since the rows are final after the boundary part. */
+static int apply_part_csr_cpu(mf_operator op, mf_vector x, mf_vector y, mf_cell_part part)
+{
+  const mf_csr_ghost_rows *g = (const mf_csr_ghost_rows *)op->kdata;
+  const int64_t *rowptr = op->rowptr;
+  const int *colidx = op->colidx;
+  const double *vals = op->vals, *xd = x->data;
+  double *yd = y->data;
+  if (part == MF_PART_INTERIOR_A) {
+    const int n = op->space->nlocal, nowned = op->space->nowned;
+#pragma omp parallel for schedule(static)
+    for (int i = 0; i < n; i++) {
+      double acc = 0.0;
+      for (int64_t k = rowptr[i]; k < rowptr[i + 1] && colidx[k] < nowned; k++) acc += vals[k] * xd[colidx[k]];
+      yd[i] += acc;
+    }
+  } else if (part == MF_PART_BOUNDARY) {
+#pragma omp parallel for schedule(static)
+    for (int r = 0; r < g->n; r++) {
+      const int i = g->rows[r];
+      double acc = 0.0;
+      for (int64_t k = g->start[r]; k < rowptr[i + 1]; k++) acc += vals[k] * xd[colidx[k]];
+      yd[i] += acc;
+    }
+  }
+  return 0;
+}
+static int destroy_csr_cpu(mf_operator op)
+{
+  mf_csr_ghost_rows_free(op);
+  return 0;
+}
+
+int mf_csr_ghost_rows_make(mf_operator A)
+{
+  mf_context ctx = A->ctx;
+  const mf_space s = A->space;
+  const int n = s->nlocal, nowned = s->nowned;
+  mf_csr_ghost_rows *g = NULL;
+  MF_CALL(MF_CALLOC(ctx, 1, &g));
+  for (int i = 0; i < n; i++) g->n += A->rowptr[i + 1] > A->rowptr[i] && A->colidx[A->rowptr[i + 1] - 1] >= nowned;
+  int ierr = MF_CALLOC(ctx, (size_t)g->n + 1, &g->rows);
+  if (!ierr) ierr = MF_CALLOC(ctx, (size_t)g->n + 1, &g->start);
+  if (ierr) {
+    free(g->rows);
+    free(g);
+    return ierr;
+  }
+  for (int i = 0, k = 0; i < n; i++) {
+    if (!(A->rowptr[i + 1] > A->rowptr[i] && A->colidx[A->rowptr[i + 1] - 1] >= nowned)) continue;
+    int64_t lo = A->rowptr[i], hi = A->rowptr[i + 1] - 1; /* the first column >= nowned */
+    while (lo < hi) {
+      const int64_t mid = lo + (hi - lo) / 2;
+      if (A->colidx[mid] < nowned) lo = mid + 1;
+      else hi = mid;
+    }
+    g->rows[k] = i;
+    g->start[k++] = lo;
+  }
+  A->kdata = g;
+  return 0;
+}
+
+void mf_csr_ghost_rows_free(mf_operator A)
+{
+  mf_csr_ghost_rows *g = (mf_csr_ghost_rows *)A->kdata;
+  if (!g) return;
+  free(g->rows);
+  free(g->start);
+  free(g);
+  A->kdata = NULL;
+}
+
 static int diagonal_csr_cpu(mf_operator op, mf_vector d)
 {
   const int n = op->space->nlocal;
@@ -144,12 +219,14 @@ static int create_assembled(mf_operator mfop, mf_assembly_variant v, int with_op
   o->dev = NULL;
   o->vals = NULL;
   o->kind = MF_OP_ASSEMBLED;
-  memset(&o->ops, 0, sizeof o->ops); /* apply_part NULL: rows, not cells, so the exchanges are not overlapped */
+  o->kdata = NULL;
+  memset(&o->ops, 0, sizeof o->ops);
   o->rowptr = s->csr_rowptr;
   o->colidx = s->csr_colidx;
   if (!cuda) {
     o->ops.apply = apply_csr_cpu;
     o->ops.diagonal = diagonal_csr_cpu;
+    o->ops.destroy = destroy_csr_cpu;
     ierr = MF_CALLOC(ctx, (size_t)o->rowptr[s->nlocal], &o->vals);
     if (!ierr)
       ierr = v == MF_ASSEMBLY_AUTO ? csr_values(mfop, o->rowptr, o->colidx, o->vals)
@@ -162,6 +239,15 @@ static int create_assembled(mf_operator mfop, mf_assembly_variant v, int with_op
     if (!ierr && with_ops) ierr = mf_cuda_csr_ops(o);
   }
 #endif
+  /* with several ranks, the rows' ghost parts for the overlapped product (apply_part; on cuda
+   * mf_cuda_csr_ghost_rows copies the lists to the device and sets the device's) */
+  if (!ierr && ctx->size > 1 && with_ops) {
+    ierr = mf_csr_ghost_rows_make(o);
+#ifdef MFREE_WITH_CUDA
+    if (!ierr && cuda) ierr = mf_cuda_csr_ghost_rows(o);
+#endif
+    if (!ierr && !cuda) o->ops.apply_part = apply_part_csr_cpu;
+  }
   if (!with_ops) {
     o->ops.apply = apply_values_only;
     o->ops.diagonal = diagonal_values_only;

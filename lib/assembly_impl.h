@@ -45,6 +45,19 @@ double mf_assembly_dof_cells_bytes(mf_space s, int nfree);
 int mf_assembly_dof_cells(mf_space s, const int *cells, int nfree, int64_t **off, int64_t **entries);
 /** Bytes of the table of positions kept with the space (the device's, made by its first table
  *  assembly; 0 before that and on the cpu backend, whose table serves one assembly). */
+/* The rows of an assembled operator that hold ghost columns: in a row the columns ascend and the ghost
+ * DoFs (local index >= nowned) come last, so its entries [start[k], rowptr[rows[k] + 1]) are those of
+ * the ghost columns. The overlapped product (apply_part) adds every row's owned columns while the
+ * import travels (MF_PART_INTERIOR_A), then these rows' ghost columns (MF_PART_BOUNDARY). Kept in the
+ * assembled operator's kdata, made where the communicator has several ranks. */
+typedef struct {
+  int n;          /* rows with ghost columns */
+  int *rows;      /* n local rows, ascending */
+  int64_t *start; /* n positions of their first ghost column */
+} mf_csr_ghost_rows;
+int mf_csr_ghost_rows_make(mf_operator A);
+void mf_csr_ghost_rows_free(mf_operator A);
+
 size_t mf_assembly_table_kept_bytes(mf_space s);
 /** Benchmarks: free the table of positions kept with the space (the next table assembly makes it
  *  again), so that the time of making it can be measured. */

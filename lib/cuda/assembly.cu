@@ -227,15 +227,12 @@ static int launch_fast_shape(mf_context ctx, int mode, const asm_args &a, const 
 }
 
 // The instantiations: (dim, n1, nq) of mf_element_fast, nq = n1 (Gauss p + 1, Gauss-Lobatto) or n1 + 1
-// (Gauss p + 2); each in the three modes.
-static int launch_fast(mf_context ctx, int mode, const asm_args &a, const double *T, const void *table,
-                       const char *what)
+// (Gauss p + 2): L::run<D, N, NQ>(ctx, a) for the shape of a (L: a launcher below).
+template <class L> static int with_fast_shape(mf_context ctx, const asm_args &a, const L &l)
 {
   const int dim = a.sh.dim, n1 = a.sh.n1, p2 = a.sh.nq == n1 + 1;
 #define MF_ASM_FAST(D, N)                                                                                    \
-  if (dim == D && n1 == N)                                                                                   \
-    return p2 ? launch_fast_shape<D, N, N + 1>(ctx, mode, a, T, table, what)                                 \
-              : launch_fast_shape<D, N, N>(ctx, mode, a, T, table, what);
+  if (dim == D && n1 == N) return p2 ? l.template run<D, N, N + 1>(ctx, a) : l.template run<D, N, N>(ctx, a);
   MF_ASM_FAST(2, 2)
   MF_ASM_FAST(2, 3)
   MF_ASM_FAST(2, 4)
@@ -243,7 +240,25 @@ static int launch_fast(mf_context ctx, int mode, const asm_args &a, const double
   MF_ASM_FAST(3, 3)
 #undef MF_ASM_FAST
   return mf_error_set(ctx, MF_ERR_UNSUPPORTED, __FILE__, __LINE__, __func__,
-                      "no column-wise assembly kernel for dim %d, n1 %d, nq %d", dim, n1, a.sh.nq);
+                      "no column-wise %s kernel for dim %d, n1 %d, nq %d", l.what, dim, n1, a.sh.nq);
+}
+
+// The search and table kernels, each in its mode of finding positions.
+struct fast_launcher {
+  int mode;
+  const double *T;
+  const void *table;
+  const char *what;
+  template <int D, int N, int NQ> int run(mf_context ctx, const asm_args &a) const
+  {
+    return launch_fast_shape<D, N, NQ>(ctx, mode, a, T, table, what);
+  }
+};
+
+static int launch_fast(mf_context ctx, int mode, const asm_args &a, const double *T, const void *table,
+                       const char *what)
+{
+  return with_fast_shape(ctx, a, fast_launcher{mode, T, table, what});
 }
 
 // Rowwise, column-wise form: one thread per local DoF r as k_asm_rows, row i of each of its cells'
@@ -292,22 +307,22 @@ static int launch_rows_shape(mf_context ctx, const asm_args &a, const double *T,
   return 0;
 }
 
+// The rowwise kernel.
+struct rows_launcher {
+  const double *T;
+  int nrows;
+  const int64_t *off, *entries;
+  const char *what;
+  template <int D, int N, int NQ> int run(mf_context ctx, const asm_args &a) const
+  {
+    return launch_rows_shape<D, N, NQ>(ctx, a, T, nrows, off, entries);
+  }
+};
+
 static int launch_rows_fast(mf_context ctx, const asm_args &a, const double *T, int nrows, const int64_t *off,
                             const int64_t *entries)
 {
-  const int dim = a.sh.dim, n1 = a.sh.n1, p2 = a.sh.nq == n1 + 1;
-#define MF_ASM_FAST(D, N)                                                                                    \
-  if (dim == D && n1 == N)                                                                                   \
-    return p2 ? launch_rows_shape<D, N, N + 1>(ctx, a, T, nrows, off, entries)                               \
-              : launch_rows_shape<D, N, N>(ctx, a, T, nrows, off, entries);
-  MF_ASM_FAST(2, 2)
-  MF_ASM_FAST(2, 3)
-  MF_ASM_FAST(2, 4)
-  MF_ASM_FAST(3, 2)
-  MF_ASM_FAST(3, 3)
-#undef MF_ASM_FAST
-  return mf_error_set(ctx, MF_ERR_UNSUPPORTED, __FILE__, __LINE__, __func__,
-                      "no column-wise rowwise assembly kernel for dim %d, n1 %d, nq %d", dim, n1, a.sh.nq);
+  return with_fast_shape(ctx, a, rows_launcher{T, nrows, off, entries, "rowwise assembly"});
 }
 
 template <class T>

@@ -28,6 +28,7 @@
 
 #include "mf_cuda_common.cuh"
 #include "mf_csr.h"
+#include "../assembly_impl.h"
 
 #define MF_CSR_THREADS 256
 // The default product: the streamed kernel for rows of at most this many entries on average, the
@@ -49,6 +50,9 @@ struct csr_state {
   void *buffer;           // cuSPARSE's work buffer
   size_t buffer_bytes;
   int preprocessed;
+  int nghost;             // rows with ghost columns (mf_csr_ghost_rows), on the device:
+  int *ghost_rows;        //   their indices
+  int64_t *ghost_start;   //   the positions of their first ghost column
 };
 
 int mf_cuda_cusparse(mf_context ctx, cusparseHandle_t *handle)
@@ -65,39 +69,65 @@ int mf_cuda_cusparse(mf_context ctx, cusparseHandle_t *handle)
 
 // y[row] = row . x with G lanes per row: lane sums (mf_csr_lane_sum), then the shuffle tree of
 // mf_csr_apply_grouped_cpu. Every thread of a warp takes part in the shuffles (rows past n sum 0).
-template <int G>
+// OWNED (the first part of the overlapped product): only the columns below `owned`, added to y.
+template <int G, bool OWNED>
 static __global__ void __launch_bounds__(MF_CSR_THREADS) k_csr_grouped(int n, const int64_t *__restrict__ rowptr,
                                                                const int *__restrict__ colidx,
                                                                const double *__restrict__ vals,
-                                                               const double *__restrict__ x, double *__restrict__ y)
+                                                               const double *__restrict__ x, double *__restrict__ y,
+                                                               int owned)
 {
   const long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;
   const long long row = t / G;
   const int lane = (int)(t % G);
   double s = 0.0;
-  if (row < n) s = mf_csr_lane_sum(vals, colidx, x, rowptr[row], rowptr[row + 1], lane, G);
+  if (row < n) {
+    if (OWNED)
+      for (int64_t k = rowptr[row] + lane; k < rowptr[row + 1]; k += G) s += colidx[k] < owned ? vals[k] * x[colidx[k]] : 0.0;
+    else s = mf_csr_lane_sum(vals, colidx, x, rowptr[row], rowptr[row + 1], lane, G);
+  }
   for (int off = G / 2; off > 0; off /= 2) s += __shfl_down_sync(0xffffffffu, s, off, G);
-  if (row < n && lane == 0) y[row] = s;
+  if (row < n && lane == 0) {
+    if (OWNED) y[row] += s;
+    else y[row] = s;
+  }
 }
 
-template <int G>
+template <int G, bool OWNED>
 static cudaError_t launch_grouped(int n, const int64_t *rowptr, const int *colidx, const double *vals, const double *x,
-                                  double *y)
+                                  double *y, int owned)
 {
   const long long threads = (long long)n * G;
   const unsigned blocks = (unsigned)((threads + MF_CSR_THREADS - 1) / MF_CSR_THREADS);
-  k_csr_grouped<G><<<blocks, MF_CSR_THREADS>>>(n, rowptr, colidx, vals, x, y);
+  k_csr_grouped<G, OWNED><<<blocks, MF_CSR_THREADS>>>(n, rowptr, colidx, vals, x, y, owned);
   return mf_cuda_launch_status();
+}
+
+// The rows with ghost columns, one thread each: y[row] += their ghost part (the overlapped product's
+// second part, after the import).
+static __global__ void k_csr_ghost_part(int nrows, const int *__restrict__ rows, const int64_t *__restrict__ start,
+                                        const int64_t *__restrict__ rowptr, const int *__restrict__ colidx,
+                                        const double *__restrict__ vals, const double *__restrict__ x, double *y)
+{
+  const int r = blockIdx.x * blockDim.x + threadIdx.x;
+  if (r >= nrows) return;
+  const int i = rows[r];
+  double s = 0.0;
+  for (int64_t k = start[r]; k < rowptr[i + 1]; k++) s += vals[k] * x[colidx[k]];
+  y[i] += s;
 }
 
 // Streamed product: block b holds rows [b R, b R + R) (R = MF_CSR_STREAM_ROWS = blockDim.x, one per
 // thread) and walks their entries in chunks of MF_CSR_STREAM_CHUNK: the products of a chunk to shared
 // memory with consecutive threads on consecutive entries, then each thread adds its row's part of the
 // chunk in order (mf_csr_apply_stream_cpu is the twin).
+// OWNED: as the grouped kernel's.
+template <bool OWNED>
 static __global__ void __launch_bounds__(MF_CSR_STREAM_ROWS) k_csr_stream(int n, const int64_t *__restrict__ rowptr,
                                                                   const int *__restrict__ colidx,
                                                                   const double *__restrict__ vals,
-                                                                  const double *__restrict__ x, double *__restrict__ y)
+                                                                  const double *__restrict__ x, double *__restrict__ y,
+                                                                  int owned)
 {
   __shared__ double prod[MF_CSR_STREAM_CHUNK];
   const int r0 = blockIdx.x * MF_CSR_STREAM_ROWS, row = r0 + (int)threadIdx.x;
@@ -111,13 +141,19 @@ static __global__ void __launch_bounds__(MF_CSR_STREAM_ROWS) k_csr_stream(int n,
   double s = 0.0;
   for (int64_t base = tb; base < te; base += MF_CSR_STREAM_CHUNK) {
     const int m = te - base < MF_CSR_STREAM_CHUNK ? (int)(te - base) : MF_CSR_STREAM_CHUNK;
-    for (int t = threadIdx.x; t < m; t += MF_CSR_STREAM_ROWS) prod[t] = vals[base + t] * x[colidx[base + t]];
+    for (int t = threadIdx.x; t < m; t += MF_CSR_STREAM_ROWS) {
+      const int c = colidx[base + t];
+      prod[t] = !OWNED || c < owned ? vals[base + t] * x[c] : 0.0;
+    }
     __syncthreads();
     const int lo = rs > base ? (int)(rs - base) : 0, hi = re < base + m ? (int)(re - base) : m;
     for (int k = lo; k < hi; k++) s += prod[k];
     __syncthreads();
   }
-  if (row < n) y[row] = s;
+  if (row < n) {
+    if (OWNED) y[row] += s;
+    else y[row] = s;
+  }
 }
 
 // d[i] += the diagonal entry of row i (binary search in the row); the CPU twin: diagonal_csr_cpu
@@ -140,31 +176,46 @@ static __global__ void k_rowptr32(int n, const int64_t *__restrict__ in, int *__
 
 static cusparseSpMVAlg_t spmv_alg(int kernel) { return kernel == SPMV_CUSPARSE_ALG1 ? CUSPARSE_SPMV_CSR_ALG1 : CUSPARSE_SPMV_CSR_ALG2; }
 
+// The library's products over all rows; owned >= 0: only the columns below it, added to y (the first
+// part of the overlapped product; cuSPARSE's product then takes the grouped kernel).
+static int library_product(mf_operator A, const csr_state *st, const double *x, double *y, int owned)
+{
+  mf_context ctx = A->ctx;
+  const int n = A->space->nlocal;
+  if (st->kernel == SPMV_STREAM) {
+    const unsigned blocks = (unsigned)((n + MF_CSR_STREAM_ROWS - 1) / MF_CSR_STREAM_ROWS);
+    if (owned >= 0) k_csr_stream<true><<<blocks, MF_CSR_STREAM_ROWS>>>(n, st->rowptr, st->colidx, A->vals, x, y, owned);
+    else k_csr_stream<false><<<blocks, MF_CSR_STREAM_ROWS>>>(n, st->rowptr, st->colidx, A->vals, x, y, 0);
+    MF_CUDA_LAUNCH_CHECK(ctx, "csr product (streamed)");
+    return 0;
+  }
+  {
+    cudaError_t e;
+    const bool own = owned >= 0;
+#define MF_GROUPED(G)                                                                                      \
+  (own ? launch_grouped<G, true>(n, st->rowptr, st->colidx, A->vals, x, y, owned)                           \
+       : launch_grouped<G, false>(n, st->rowptr, st->colidx, A->vals, x, y, 0))
+    switch (st->group) {
+    case 4: e = MF_GROUPED(4); break;
+    case 8: e = MF_GROUPED(8); break;
+    case 16: e = MF_GROUPED(16); break;
+    default: e = MF_GROUPED(32); break;
+    }
+#undef MF_GROUPED
+    if (e != cudaSuccess)
+      return mf_error_set(ctx, MF_ERR_CUDA, __FILE__, __LINE__, __func__, "kernel 'csr product' (%d lanes per row): %s (%s)%s",
+                          st->group, cudaGetErrorString(e), cudaGetErrorName(e), MF_CUDA_LAUNCH_HINT);
+    return 0;
+  }
+}
+
 static int apply_csr_cuda(mf_operator A, mf_vector x, mf_vector y)
 {
   csr_state *st = (csr_state *)A->dev;
   mf_context ctx = A->ctx;
   const int n = A->space->nlocal;
   if (n == 0) return 0;
-  if (st->kernel == SPMV_STREAM) {
-    k_csr_stream<<<(unsigned)((n + MF_CSR_STREAM_ROWS - 1) / MF_CSR_STREAM_ROWS), MF_CSR_STREAM_ROWS>>>(
-        n, st->rowptr, st->colidx, A->vals, x->data, y->data);
-    MF_CUDA_LAUNCH_CHECK(ctx, "csr product (streamed)");
-    return 0;
-  }
-  if (st->kernel == SPMV_VECTOR) {
-    cudaError_t e;
-    switch (st->group) {
-    case 4: e = launch_grouped<4>(n, st->rowptr, st->colidx, A->vals, x->data, y->data); break;
-    case 8: e = launch_grouped<8>(n, st->rowptr, st->colidx, A->vals, x->data, y->data); break;
-    case 16: e = launch_grouped<16>(n, st->rowptr, st->colidx, A->vals, x->data, y->data); break;
-    default: e = launch_grouped<32>(n, st->rowptr, st->colidx, A->vals, x->data, y->data); break;
-    }
-    if (e != cudaSuccess)
-      return mf_error_set(ctx, MF_ERR_CUDA, __FILE__, __LINE__, __func__, "kernel 'csr product' (%d lanes per row): %s (%s)%s",
-                          st->group, cudaGetErrorString(e), cudaGetErrorName(e), MF_CUDA_LAUNCH_HINT);
-    return 0;
-  }
+  if (st->kernel == SPMV_STREAM || st->kernel == SPMV_VECTOR) return library_product(A, st, x->data, y->data, -1);
   cusparseHandle_t h;
   MF_CALL(mf_cuda_cusparse(ctx, &h));
   const double one = 1.0, zero = 0.0;
@@ -192,14 +243,54 @@ static int diagonal_csr_cuda(mf_operator A, mf_vector d)
   return 0;
 }
 
-// Everything the operator holds on the device, its values included (A->vals: device memory here).
+// The product in parts for lib/operator.c's overlapped flow (y zeroed first): every row's owned
+// columns while the import travels, then the ghost columns of the rows that hold some; the rows are
+// final after the boundary part, so the second interior part has nothing to do. CPU twin:
+// apply_part_csr_cpu (lib/assembly.c).
+static int apply_part_csr_cuda(mf_operator A, mf_vector x, mf_vector y, mf_cell_part part)
+{
+  const csr_state *st = (const csr_state *)A->dev;
+  const int n = A->space->nlocal;
+  if (n == 0) return 0;
+  if (part == MF_PART_INTERIOR_A) return library_product(A, st, x->data, y->data, A->space->nowned);
+  if (part == MF_PART_BOUNDARY && st->nghost > 0) {
+    k_csr_ghost_part<<<(st->nghost + MF_CSR_THREADS - 1) / MF_CSR_THREADS, MF_CSR_THREADS>>>(
+        st->nghost, st->ghost_rows, st->ghost_start, st->rowptr, st->colidx, A->vals, x->data, y->data);
+    MF_CUDA_LAUNCH_CHECK(A->ctx, "csr product (ghost columns)");
+  }
+  return 0;
+}
+
+extern "C" int mf_cuda_csr_ghost_rows(mf_operator A)
+{
+  mf_context ctx = A->ctx;
+  csr_state *st = (csr_state *)A->dev;
+  const mf_csr_ghost_rows *g = (const mf_csr_ghost_rows *)A->kdata;
+  MF_CHECK(st && g, ctx, MF_ERR_ARGUMENT, "the assembled operator has no product or no ghost rows");
+  if (g->n > 0) {
+    char what[96];
+    snprintf(what, sizeof what, "the rows with ghost columns (%d) of the overlapped product", g->n);
+    MF_CALL(mf_cuda_require(ctx, (sizeof(int) + sizeof(int64_t)) * (size_t)g->n, what));
+    MF_CALL(mf_cuda_upload(ctx, (void **)&st->ghost_rows, g->rows, sizeof(int) * (size_t)g->n, what));
+    MF_CALL(mf_cuda_upload(ctx, (void **)&st->ghost_start, g->start, sizeof(int64_t) * (size_t)g->n, what));
+  }
+  st->nghost = g->n;
+  A->ops.apply_part = apply_part_csr_cuda;
+  return 0;
+}
+
+// Everything the operator holds on the device, its values included (A->vals: device memory here),
+// and the host lists of its rows with ghost columns.
 static int destroy_csr_cuda(mf_operator A)
 {
   mf_context ctx = A->ctx;
   mf_cuda_free(ctx, A->vals);
   A->vals = NULL;
+  mf_csr_ghost_rows_free(A);
   csr_state *st = (csr_state *)A->dev;
   if (!st) return 0;
+  mf_cuda_free(ctx, st->ghost_rows);
+  mf_cuda_free(ctx, st->ghost_start);
   if (st->mat) cusparseDestroySpMat(st->mat);
   if (st->vx) cusparseDestroyDnVec(st->vx);
   if (st->vy) cusparseDestroyDnVec(st->vy);
