@@ -1,0 +1,93 @@
+/* mf_simplex_cuda.h -- the simplex operators on the GPU (lib/cuda/simplex.cu): the CUDA twins of
+ * mf_simplex_op_apply_cpu and mf_simplex_elasticity_apply_cpu (lib/simplex/ops_cpu.c). Internal to
+ * the library; callable from C. Every function checks its CUDA calls and launches and records
+ * failures on the context.
+ *
+ * A device operator holds the vertex coordinates, the cells' vertex ids, the cell DoFs, the
+ * reference tabulations (B, G, weights) or the reference matrices, and c(x_q) when there is a
+ * coefficient: J, J^-1 and |det J| are computed per cell in the kernel, nothing else per point.
+ * Kernels exist for p = 1..4 in 2D and 3D with the basis's default rule (qdegree 2p). */
+#ifndef MF_SIMPLEX_CUDA_H
+#define MF_SIMPLEX_CUDA_H
+
+#include "../mfree_impl.h"
+
+#ifdef __cplusplus
+extern "C" { /* mf_simplex.h declares C functions without a guard of its own */
+#endif
+#include "../simplex/mf_simplex.h"
+
+#define MF_SIMPLEX_CUDA_MAX_DEGREE 4
+
+typedef struct mf_simplex_cuda_op_s *mf_simplex_cuda_op;
+
+/** Strategy: one cell per thread, or a tile of cells per block with the threads over (cell, node) and
+ *  (cell, point) pairs. */
+typedef enum { MF_SIMPLEX_CUDA_THREAD = 0, MF_SIMPLEX_CUDA_TILED = 1 } mf_simplex_cuda_strategy;
+/** Form of the cell action: values and gradients at the quadrature points (any coefficient), or a
+ *  combination of reference matrices (c = 1 only; elasticity: one cell per thread with the matrices
+ *  in constant memory, where they fit: not 3D p = 4). */
+typedef enum { MF_SIMPLEX_CUDA_QUADRATURE = 0, MF_SIMPLEX_CUDA_REFERENCE = 1 } mf_simplex_cuda_form;
+
+/** A launch configuration with what the cost model says of it. */
+typedef struct {
+  int strategy, form;     /* mf_simplex_cuda_strategy, mf_simplex_cuda_form */
+  int tile, threads;      /* cells per block, threads per block (thread strategy: tile = threads) */
+  int stage;              /* where the tables (or reference matrices) are read: 0 global memory through
+                             L1, 1 copied into shared memory per block, 2 constant memory (reference
+                             form, one cell per thread, when the matrices fit in 60 KiB) */
+  size_t shmem;           /* dynamic shared memory per block, bytes */
+  int regs, local_bytes;  /* registers per thread and local (spill) bytes, cudaFuncGetAttributes */
+  int blocks_per_sm;      /* cudaOccupancyMaxActiveBlocksPerMultiprocessor */
+  double occupancy;       /* resident warps / the SM's maximum */
+  double bytes_per_cell;  /* the fewest bytes moved, per cell */
+  double flops_per_cell;  /* the form's flops per cell */
+  double model_us;        /* the model's time per application, microseconds */
+  double measured_ms;     /* the measured time per application (tuning), 0 when not measured */
+  int tuned;              /* 1: chosen by measurement, 0: by the model, 2: set by the caller */
+} mf_simplex_cuda_config;
+
+/** The scalar operator op (mf_simplex_op_create: y = (a M_c + b K_c) x) on the device of ctx (a cuda
+ *  context; op's mesh, basis and DoFs must outlive nothing: all is copied). tune: 1 measures the
+ *  candidate configurations on the operator and keeps the fastest; 0 keeps the cost model's choice,
+ *  unless the environment variable MFREE_SIMPLEX_TUNE is set to a nonzero value. Refused: degree
+ *  above MF_SIMPLEX_CUDA_MAX_DEGREE or a rule other than the default (MF_ERR_UNSUPPORTED), and
+ *  device memory short of what the arrays need (MF_ERR_MEMORY, naming bytes needed and free). */
+int mf_simplex_cuda_op_create(mf_context ctx, const mf_simplex_op *op, int tune, mf_simplex_cuda_op *out);
+/** Linear elasticity (mf_simplex_elasticity_apply_cpu) on the device: dim components per DoF,
+ *  interleaved. Same refusals, and mf_simplex_elasticity_check's. */
+int mf_simplex_cuda_elasticity_create(mf_context ctx, const mf_simplex_mesh *m, const mf_simplex_basis *b,
+                                      const mf_simplex_dofs *d, double lambda, double mu, int tune,
+                                      mf_simplex_cuda_op *out);
+/** y <- A x, x and y device arrays of ndofs (elasticity: ndofs x dim) doubles; y is zeroed first.
+ *  Asynchronous on the default stream; the launch is checked. */
+int mf_simplex_cuda_apply(mf_simplex_cuda_op op, const double *x, double *y);
+/** The same from and to host arrays (copies through device buffers allocated for the call). */
+int mf_simplex_cuda_apply_host(mf_simplex_cuda_op op, const double *x, double *y);
+/** The configuration in use. */
+int mf_simplex_cuda_get_config(mf_simplex_cuda_op op, mf_simplex_cuda_config *cfg);
+/** The candidate configurations of op (its kernels, forms and tile sizes) with the model's
+ *  figures, into list (at most max; NULL: count only); returns the count, or -1 on error. */
+int mf_simplex_cuda_candidates(mf_simplex_cuda_op op, mf_simplex_cuda_config *list, int max);
+/** Use a configuration: strategy and form, tile (cells per block of the tiled strategy), threads per
+ *  block (0: any) and stage (0, 1, 2 as in mf_simplex_cuda_config; -1: any); among those that match, the
+ *  model's best. Refused when the form does not apply (reference with a coefficient or for
+ *  elasticity) or no such block fits. */
+int mf_simplex_cuda_set_config(mf_simplex_cuda_op op, int strategy, int form, int tile, int threads, int stage);
+/** Measure every candidate (reps timed applications each, CUDA events, after a warm-up) on device
+ *  buffers of the operator's size and keep the fastest. */
+int mf_simplex_cuda_tune(mf_simplex_cuda_op op, int reps);
+/** DoFs (scalar unknowns: ndofs x components) of the operator. */
+long long mf_simplex_cuda_size(mf_simplex_cuda_op op);
+void mf_simplex_cuda_destroy(mf_simplex_cuda_op *op);
+
+/** Device memory for callers written in C (tests, benchmarks): counted on ctx like the library's. */
+int mf_simplex_cuda_alloc(mf_context ctx, size_t bytes, double **p);
+void mf_simplex_cuda_free(mf_context ctx, double *p);
+/** Copies: to_device 1 from host src to device dst, 0 from device src to host dst. */
+int mf_simplex_cuda_copy(mf_context ctx, double *dst, const double *src, size_t n, int to_device);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,508 @@
+// simplex.cu -- the simplex operators on the GPU (mf_simplex_cuda.h): the device object, the cost
+// model that picks a kernel configuration, the measured tuning, and the launchers. The kernels are
+// in simplex_kernels.cuh, instantiated per (dim, p) in generated files.
+#include <math.h>
+
+#include "mf_cuda_common.cuh"
+#include "mf_simplex_cuda.h"
+#include "simplex_kernels.cuh"
+
+#define MF_SX_TABLE_DECL(D, P) extern "C" const mf_sx_table *mf_sx_table_d##D##_p##P(void);
+MF_SX_TABLE_DECL(2, 1) MF_SX_TABLE_DECL(2, 2) MF_SX_TABLE_DECL(2, 3) MF_SX_TABLE_DECL(2, 4)
+MF_SX_TABLE_DECL(3, 1) MF_SX_TABLE_DECL(3, 2) MF_SX_TABLE_DECL(3, 3) MF_SX_TABLE_DECL(3, 4)
+
+static const mf_sx_table *sx_table(int dim, int p)
+{
+  typedef const mf_sx_table *(*fn)(void);
+  static const fn t[2][MF_SIMPLEX_CUDA_MAX_DEGREE] = {
+      {mf_sx_table_d2_p1, mf_sx_table_d2_p2, mf_sx_table_d2_p3, mf_sx_table_d2_p4},
+      {mf_sx_table_d3_p1, mf_sx_table_d3_p2, mf_sx_table_d3_p3, mf_sx_table_d3_p4}};
+  return t[dim - 2][p - 1]();
+}
+
+struct mf_simplex_cuda_op_s {
+  mf_context ctx;
+  int dim, p, N, nq, ncomp, ncells, nv, ndofs;
+  int elasticity, has_coef;
+  double a, b, lambda, mu;
+  double *coords, *B, *G, *w, *S, *coefq; // device
+  int *cells, *cell_dofs;                 // device
+  const mf_sx_table *tab;
+  mf_simplex_cuda_config cfg;
+  // the device, for the model
+  int sms, smem_optin, smem_sm, warps_sm, regs_sm;
+  double bw, peak; // bytes/s and flop/s from the device's attributes
+};
+
+// ---------------------------------------------------------------------------- memory helpers for C
+
+extern "C" int mf_simplex_cuda_alloc(mf_context ctx, size_t bytes, double **p)
+{
+  MF_CALL(mf_cuda_require(ctx, bytes, "a simplex vector"));
+  return mf_cuda_malloc(ctx, (void **)p, bytes, "a simplex vector");
+}
+
+extern "C" void mf_simplex_cuda_free(mf_context ctx, double *p) { mf_cuda_free(ctx, p); }
+
+extern "C" int mf_simplex_cuda_copy(mf_context ctx, double *dst, const double *src, size_t n, int to_device)
+{
+  MF_CUDA_CALL(ctx, cudaMemcpy(dst, src, n * sizeof(double), to_device ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost));
+  return 0;
+}
+
+// ---------------------------------------------------------------------------- the cost model
+
+// Which kernel of the table a (strategy, form) runs
+static int sx_kernel(const mf_simplex_cuda_op_s *o, int strategy, int form, int stage)
+{
+  if (o->elasticity) {
+    if (form == MF_SIMPLEX_CUDA_REFERENCE) return MF_SX_THREAD_EC; // one cell per thread, constant memory only
+    return strategy == MF_SIMPLEX_CUDA_THREAD ? MF_SX_THREAD_E : MF_SX_TILED_E;
+  }
+  if (form == MF_SIMPLEX_CUDA_REFERENCE)
+    return strategy == MF_SIMPLEX_CUDA_TILED ? MF_SX_TILED_R : stage == 2 ? MF_SX_THREAD_RC : MF_SX_THREAD_R;
+  return strategy == MF_SIMPLEX_CUDA_THREAD ? MF_SX_THREAD_Q : MF_SX_TILED_Q;
+}
+
+// Dynamic shared memory of a configuration, bytes
+static size_t sx_shmem(const mf_simplex_cuda_op_s *o, int strategy, int form, int tile, int stage)
+{
+  const int D = o->dim, N = o->N, NQ = o->nq;
+  size_t tables = form == MF_SIMPLEX_CUDA_REFERENCE ? (size_t)(o->elasticity ? mf_sx_elas_doubles(D, N) : mf_sx_ref_doubles(D, N))
+                                                     : (size_t)mf_sx_table_doubles(D, N, NQ);
+  size_t s = stage == 1 ? tables : 0; // stage 2: constant memory
+  if (strategy == MF_SIMPLEX_CUDA_TILED)
+    s += (size_t)tile * (form == MF_SIMPLEX_CUDA_REFERENCE ? mf_sx_tiled_r_cell(D, N) : mf_sx_tiled_q_cell(D, N, NQ, o->ncomp));
+  return s * sizeof(double);
+}
+
+// The fewest bytes of one application, per cell: x read once and y written once, the cell DoFs
+// (4 B x N), the cells' vertex ids (4 B x (dim + 1)), the vertex coordinates, c(x_q) when present
+static double sx_bytes_per_cell(const mf_simplex_cuda_op_s *o)
+{
+  double bytes = 16.0 * o->ndofs * o->ncomp + 8.0 * o->nv * o->dim;
+  bytes += (double)o->ncells * (4.0 * o->N + 4.0 * (o->dim + 1) + (o->has_coef ? 8.0 * o->nq : 0.0));
+  return bytes / o->ncells;
+}
+
+// Flops per cell of a form (2 per multiply-add): the geometry, then
+//   quadrature, scalar: per point the value and gradient (2 N (1 + dim)), the pointwise operator
+//     (2 dim^2 + dim + 3) and the integration back (2 N (1 + dim));
+//   quadrature, elasticity: per point the gradient (2 N dim^2), the strain, stress and pull-back
+//     (4 dim^3 + 4 dim^2), the integration (2 N dim^2);
+//   reference: per reference matrix used, N (2 N + 2); elasticity: per node and pair (l, m) of
+//     reference directions, 2 dim N (the products with K_lm), 4 dim + 2 (two contractions with J^-1),
+//     6 dim + 1 (the update of the dim components).
+static double sx_flops_per_cell(const mf_simplex_cuda_op_s *o, int form)
+{
+  const double D = o->dim, N = o->N, NQ = o->nq;
+  const double geo = o->dim == 2 ? 12.0 : 60.0;
+  if (o->elasticity && form == MF_SIMPLEX_CUDA_REFERENCE) // per node and (l, m): 2 dim N + 10 dim + 3
+    return geo + 2.0 * D * D * D + N * D * D * (2.0 * D * N + 10.0 * D + 3.0);
+  if (o->elasticity) return geo + NQ * (4.0 * N * D * D + 4.0 * D * D * D + 4.0 * D * D);
+  if (form == MF_SIMPLEX_CUDA_QUADRATURE) return geo + 2.0 * D * D + NQ * (4.0 * N * (1.0 + D) + 2.0 * D * D + D + 3.0);
+  const int nm = (o->a != 0.0) + (o->b != 0.0 ? mf_sx_nmat(o->dim) - 1 : 0);
+  return geo + 2.0 * D * D * D + nm * N * (2.0 * N + 2.0);
+}
+
+// Fill the model's figures of configuration c (strategy, form, tile, threads, stage set); returns 0
+// when the block can run (fits, at least one block per SM), 1 when not, or a CUDA error code.
+static int sx_model(mf_simplex_cuda_op_s *o, mf_simplex_cuda_config *c)
+{
+  const int k = sx_kernel(o, c->strategy, c->form, c->stage);
+  const void *fn = o->tab->fn[k];
+  if (!fn) return 1; // the reference matrices do not fit in constant memory
+  c->shmem = sx_shmem(o, c->strategy, c->form, c->tile, c->stage);
+  if (c->shmem > (size_t)o->smem_optin) return 1;
+  cudaFuncAttributes attr;
+  MF_CUDA_CALL(o->ctx, cudaFuncGetAttributes(&attr, fn));
+  if (c->threads > attr.maxThreadsPerBlock) return 1;
+  // allow the largest block the device opts into (the kernels serve every configuration)
+  MF_CUDA_CALL(o->ctx, cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, o->smem_optin));
+  int blocks = 0;
+  MF_CUDA_CALL(o->ctx, cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, fn, c->threads, c->shmem));
+  if (blocks < 1) return 1;
+  c->regs = attr.numRegs;
+  c->local_bytes = (int)attr.localSizeBytes;
+  c->blocks_per_sm = blocks;
+  c->occupancy = (double)blocks * ((c->threads + 31) / 32) / o->warps_sm;
+  c->bytes_per_cell = sx_bytes_per_cell(o);
+  c->flops_per_cell = sx_flops_per_cell(o, c->form);
+  // time = max(memory, arithmetic) + staging. Memory: the fewest bytes at the bandwidth, reached
+  // with a third of the warps resident. Arithmetic: the flops at the FP64 peak, reached with a
+  // quarter of the warps resident, scaled by the share of threads busy in the tiled phases (and 0.85
+  // for the barriers), halved when registers spill, and by where the operands come from (below).
+  // Staging: each block copies the tables from L2 (taken at 2.5x the bandwidth).
+  const double mem_eff = fmin(1.0, c->occupancy / 0.33);
+  double fl_eff = fmin(1.0, c->occupancy / 0.25);
+  if (c->local_bytes > 0) fl_eff *= 0.5;
+  // operands: from the constant bank (stage 2) at full rate; from shared memory one load per
+  // multiply-add, at most half the FP64 rate (1 shared-memory wavefront per clock against 2 warp-wide
+  // FP64 instructions); through L1 lower still
+  fl_eff *= c->stage == 2 ? 1.0 : c->stage == 1 ? 0.5 : 0.35;
+  const double nblocks = ceil((double)o->ncells / c->tile);
+  if (c->strategy == MF_SIMPLEX_CUDA_TILED) {
+    const double work = (double)c->tile * (c->form == MF_SIMPLEX_CUDA_REFERENCE ? o->N : o->nq);
+    fl_eff *= work / (ceil(work / c->threads) * c->threads);
+    fl_eff *= 0.85; // the block's barriers
+  } else if (nblocks < o->sms * blocks) {
+    fl_eff *= nblocks / (o->sms * blocks); // too few cells to fill the device
+  }
+  const double tables = (double)sx_shmem(o, c->strategy, c->form, 0, 1);
+  const double t_mem = c->bytes_per_cell * o->ncells / (o->bw * mem_eff);
+  const double t_flop = c->flops_per_cell * o->ncells / (o->peak * fl_eff);
+  const double t_stage = c->stage == 1 ? nblocks * tables / (2.5 * o->bw) : 0.0;
+  c->model_us = 1e6 * (fmax(t_mem, t_flop) + t_stage);
+  c->measured_ms = 0.0;
+  c->tuned = 0;
+  return 0;
+}
+
+// Every configuration worth trying: forms that apply, threads 64/128/256 (one cell per thread) or
+// 128/256 with tiles of 1..64 cells (tiled), tables read through L1 (stage 0), staged in shared
+// memory (1) or, for the reference form one cell per thread, in constant memory (2). list NULL:
+// count only.
+static int sx_enumerate(mf_simplex_cuda_op_s *o, mf_simplex_cuda_config *list, int max, int *count)
+{
+  int n = 0;
+  const int nforms = o->has_coef || (o->elasticity && !o->tab->fn[MF_SX_THREAD_EC]) ? 1 : 2;
+  for (int form = 0; form < nforms; form++)
+    for (int strategy = 0; strategy < 2; strategy++)
+      for (int stage = 2; stage >= 0; stage--) {
+        if (stage == 2 && (form != MF_SIMPLEX_CUDA_REFERENCE || strategy != MF_SIMPLEX_CUDA_THREAD)) continue;
+        if (o->elasticity && form == MF_SIMPLEX_CUDA_REFERENCE && (stage != 2 || strategy != MF_SIMPLEX_CUDA_THREAD))
+          continue; // elasticity's reference form: one cell per thread, constant memory
+        for (int threads = strategy ? 128 : 64; threads <= 256; threads *= 2)
+          for (int tile = strategy ? 1 : threads; tile <= (strategy ? 64 : threads); tile *= 2) {
+            mf_simplex_cuda_config c;
+            memset(&c, 0, sizeof c);
+            c.strategy = strategy, c.form = form, c.threads = threads, c.tile = tile, c.stage = stage;
+            const int r = sx_model(o, &c);
+            if (r > 1) return r;
+            if (r) continue;
+            if (list && n < max) list[n] = c;
+            n++;
+          }
+      }
+  *count = n;
+  return 0;
+}
+
+// The model's best configuration, optionally restricted to one strategy and form (-1: any)
+static int sx_model_best(mf_simplex_cuda_op_s *o, int strategy, int form, int tile, int threads, int stage,
+                         mf_simplex_cuda_config *best)
+{
+  int n = 0;
+  MF_CALL(sx_enumerate(o, NULL, 0, &n));
+  mf_simplex_cuda_config *list = (mf_simplex_cuda_config *)malloc(sizeof *list * (n ? n : 1));
+  MF_CHECK(list, o->ctx, MF_ERR_MEMORY, "out of host memory (%d configurations)", n);
+  int ierr = sx_enumerate(o, list, n, &n), found = -1;
+  for (int i = 0; !ierr && i < n; i++) {
+    const mf_simplex_cuda_config *c = &list[i];
+    if ((strategy >= 0 && c->strategy != strategy) || (form >= 0 && c->form != form)) continue;
+    if ((tile > 0 && c->strategy == MF_SIMPLEX_CUDA_TILED && c->tile != tile) || (threads > 0 && c->threads != threads) ||
+        (stage >= 0 && c->stage != stage))
+      continue;
+    if (found < 0 || c->model_us < list[found].model_us) found = i;
+  }
+  if (!ierr && found >= 0) *best = list[found];
+  free(list);
+  if (ierr) return ierr;
+  MF_CHECK(found >= 0, o->ctx, MF_ERR_ARGUMENT,
+           "no configuration runs with strategy %d, form %d, tile %d, threads %d, stage %d for this operator (%dD, p = %d)",
+           strategy, form, tile, threads, stage, o->dim, o->p);
+  return 0;
+}
+
+// ---------------------------------------------------------------------------- apply
+
+static int sx_launch(mf_simplex_cuda_op_s *o, const mf_simplex_cuda_config *c, const double *x, double *y)
+{
+  mf_sx_args a;
+  memset(&a, 0, sizeof a);
+  a.coords = o->coords, a.cells = o->cells, a.cell_dofs = o->cell_dofs;
+  a.B = o->B, a.G = o->G, a.w = o->w, a.S = o->S, a.coefq = o->coefq;
+  a.a = o->a, a.b = o->b, a.lambda = o->lambda, a.mu = o->mu;
+  a.ncells = o->ncells, a.tile = c->tile, a.stage = c->stage;
+  a.x = x, a.y = y;
+  const void *fn = o->tab->fn[sx_kernel(o, c->strategy, c->form, c->stage)];
+  MF_CUDA_CALL(o->ctx, cudaMemsetAsync(y, 0, sizeof(double) * (size_t)o->ndofs * o->ncomp, 0));
+  if (o->ncells == 0) return 0;
+  if (c->shmem > 48 * 1024)
+    MF_CUDA_CALL(o->ctx, cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, o->smem_optin));
+  void *args[] = {&a};
+  const unsigned grid = (unsigned)((o->ncells + c->tile - 1) / c->tile);
+  cudaError_t e = cudaLaunchKernel(fn, dim3(grid), dim3(c->threads), args, c->shmem, 0);
+  if (e != cudaSuccess) cudaGetLastError();
+  MF_CHECK(e == cudaSuccess, o->ctx, MF_ERR_CUDA, "kernel 'simplex %s %s, %dD p = %d': %s (%s)",
+           c->strategy == MF_SIMPLEX_CUDA_THREAD ? "thread" : "tiled",
+           c->form == MF_SIMPLEX_CUDA_REFERENCE ? "reference" : "quadrature", o->dim, o->p, cudaGetErrorString(e),
+           cudaGetErrorName(e));
+  MF_CUDA_LAUNCH_CHECK(o->ctx, "simplex action");
+  return 0;
+}
+
+extern "C" int mf_simplex_cuda_apply(mf_simplex_cuda_op o, const double *x, double *y)
+{
+  MF_CHECK(o && x && y, o ? o->ctx : NULL, MF_ERR_NULL, "operator, x or y is NULL");
+  return sx_launch(o, &o->cfg, x, y);
+}
+
+extern "C" long long mf_simplex_cuda_size(mf_simplex_cuda_op o) { return o ? (long long)o->ndofs * o->ncomp : 0; }
+
+extern "C" int mf_simplex_cuda_apply_host(mf_simplex_cuda_op o, const double *x, double *y)
+{
+  MF_CHECK(o && x && y, o ? o->ctx : NULL, MF_ERR_NULL, "operator, x or y is NULL");
+  const size_t n = (size_t)o->ndofs * o->ncomp;
+  double *dx = NULL, *dy = NULL;
+  int ierr = mf_simplex_cuda_alloc(o->ctx, 2 * n * sizeof(double), &dx);
+  if (!ierr) dy = dx + n;
+  if (!ierr) ierr = mf_simplex_cuda_copy(o->ctx, dx, x, n, 1);
+  if (!ierr) ierr = mf_simplex_cuda_apply(o, dx, dy);
+  if (!ierr) ierr = mf_simplex_cuda_copy(o->ctx, y, dy, n, 0);
+  mf_cuda_free(o->ctx, dx);
+  return ierr;
+}
+
+// ---------------------------------------------------------------------------- configuration
+
+extern "C" int mf_simplex_cuda_get_config(mf_simplex_cuda_op o, mf_simplex_cuda_config *cfg)
+{
+  MF_CHECK(o && cfg, o ? o->ctx : NULL, MF_ERR_NULL, "operator or output is NULL");
+  *cfg = o->cfg;
+  return 0;
+}
+
+extern "C" int mf_simplex_cuda_candidates(mf_simplex_cuda_op o, mf_simplex_cuda_config *list, int max)
+{
+  if (!o) return -1;
+  int n = 0;
+  if (sx_enumerate(o, list, max, &n)) return -1;
+  return n;
+}
+
+extern "C" int mf_simplex_cuda_set_config(mf_simplex_cuda_op o, int strategy, int form, int tile, int threads, int stage)
+{
+  MF_CHECK(o, NULL, MF_ERR_NULL, "operator is NULL");
+  MF_CHECK(strategy == MF_SIMPLEX_CUDA_THREAD || strategy == MF_SIMPLEX_CUDA_TILED, o->ctx, MF_ERR_ARGUMENT,
+           "strategy %d (0 thread, 1 tiled)", strategy);
+  MF_CHECK(form == MF_SIMPLEX_CUDA_QUADRATURE || form == MF_SIMPLEX_CUDA_REFERENCE, o->ctx, MF_ERR_ARGUMENT,
+           "form %d (0 quadrature, 1 reference)", form);
+  MF_CHECK(form == MF_SIMPLEX_CUDA_QUADRATURE || !o->has_coef, o->ctx, MF_ERR_UNSUPPORTED,
+           "the reference-matrix form needs a constant coefficient (this operator is weighted by c(x))");
+  mf_simplex_cuda_config c;
+  MF_CALL(sx_model_best(o, strategy, form, tile, threads, stage, &c));
+  c.tuned = 2;
+  o->cfg = c;
+  return 0;
+}
+
+extern "C" int mf_simplex_cuda_tune(mf_simplex_cuda_op o, int reps)
+{
+  MF_CHECK(o, NULL, MF_ERR_NULL, "operator is NULL");
+  MF_CHECK(reps >= 1 && reps <= 1000, o->ctx, MF_ERR_ARGUMENT, "reps = %d (1..1000)", reps);
+  int n = 0;
+  MF_CALL(sx_enumerate(o, NULL, 0, &n));
+  MF_CHECK(n > 0, o->ctx, MF_ERR_UNSUPPORTED, "no configuration fits this device (%dD, p = %d)", o->dim, o->p);
+  const size_t len = (size_t)o->ndofs * o->ncomp;
+  mf_simplex_cuda_config *list = (mf_simplex_cuda_config *)malloc(sizeof *list * n);
+  float *ms = (float *)malloc(sizeof(float) * reps);
+  double *hx = (double *)malloc(sizeof(double) * (len ? len : 1));
+  double *dx = NULL;
+  cudaEvent_t e0 = NULL, e1 = NULL;
+  int ierr = 0, best = -1;
+  MF_CHECK_GOTO(list && ms && hx, o->ctx, MF_ERR_MEMORY, done, "out of host memory tuning (%zu values)", len);
+  for (size_t i = 0; i < len; i++) hx[i] = (double)((i * 2654435761u) % 1000) * 1e-3 - 0.5;
+  MF_CALL_GOTO(sx_enumerate(o, list, n, &n), done);
+  MF_CALL_GOTO(mf_simplex_cuda_alloc(o->ctx, 2 * len * sizeof(double) + 16, &dx), done);
+  MF_CALL_GOTO(mf_simplex_cuda_copy(o->ctx, dx, hx, len, 1), done);
+  MF_CHECK_GOTO(cudaEventCreate(&e0) == cudaSuccess && cudaEventCreate(&e1) == cudaSuccess, o->ctx, MF_ERR_CUDA, done,
+                "cudaEventCreate failed");
+  for (int c = 0; c < n; c++) {
+    MF_CALL_GOTO(sx_launch(o, &list[c], dx, dx + len), done); // warm-up
+    for (int r = 0; r < reps; r++) {
+      MF_CHECK_GOTO(cudaEventRecord(e0, 0) == cudaSuccess, o->ctx, MF_ERR_CUDA, done, "cudaEventRecord failed");
+      MF_CALL_GOTO(sx_launch(o, &list[c], dx, dx + len), done);
+      cudaError_t e = cudaEventRecord(e1, 0);
+      if (e == cudaSuccess) e = cudaEventSynchronize(e1);
+      if (e == cudaSuccess) e = cudaEventElapsedTime(&ms[r], e0, e1);
+      MF_CHECK_GOTO(e == cudaSuccess, o->ctx, MF_ERR_CUDA, done, "timing the simplex kernels: %s", cudaGetErrorString(e));
+    }
+    for (int i = 1; i < reps; i++) // insertion sort: the median
+      for (int j = i; j > 0 && ms[j] < ms[j - 1]; j--) {
+        const float t = ms[j];
+        ms[j] = ms[j - 1], ms[j - 1] = t;
+      }
+    list[c].measured_ms = ms[reps / 2];
+    if (best < 0 || list[c].measured_ms < list[best].measured_ms) best = c;
+  }
+  list[best].tuned = 1;
+  o->cfg = list[best];
+done:
+  if (e0) cudaEventDestroy(e0);
+  if (e1) cudaEventDestroy(e1);
+  mf_cuda_free(o->ctx, dx);
+  free(list), free(ms), free(hx);
+  return ierr;
+}
+
+// ---------------------------------------------------------------------------- create and destroy
+
+extern "C" void mf_simplex_cuda_destroy(mf_simplex_cuda_op *op)
+{
+  if (!op || !*op) return;
+  mf_simplex_cuda_op_s *o = *op;
+  mf_cuda_free(o->ctx, o->coords), mf_cuda_free(o->ctx, o->cells), mf_cuda_free(o->ctx, o->cell_dofs);
+  mf_cuda_free(o->ctx, o->B), mf_cuda_free(o->ctx, o->G), mf_cuda_free(o->ctx, o->w);
+  mf_cuda_free(o->ctx, o->S), mf_cuda_free(o->ctx, o->coefq);
+  free(o);
+  *op = NULL;
+}
+
+// The reference matrices S[m][j][i]: m = 0 the mass B^T W B, then for k <= l the stiffness parts
+// G_k^T W G_k (k = l) and G_k^T W G_l + G_l^T W G_k (k < l) (all symmetric)
+static void sx_reference_matrices(const mf_simplex_basis *b, double *S)
+{
+  const int N = b->nnodes, D = b->dim, nq = b->nq;
+  memset(S, 0, sizeof(double) * (size_t)mf_sx_ref_doubles(D, N));
+  for (int q = 0; q < nq; q++) {
+    const double w = b->qwts[q], *B = b->B + (size_t)q * N, *G = b->G + (size_t)q * N * D;
+    for (int j = 0; j < N; j++)
+      for (int i = 0; i < N; i++) {
+        S[j * N + i] += w * B[i] * B[j];
+        int m = 1;
+        for (int k = 0; k < D; k++)
+          for (int l = k; l < D; l++, m++) {
+            double v = G[i * D + k] * G[j * D + l];
+            if (l != k) v += G[i * D + l] * G[j * D + k];
+            S[((size_t)m * N + j) * N + i] += w * v;
+          }
+      }
+  }
+}
+
+static int sx_create(mf_context ctx, const mf_simplex_mesh *m, const mf_simplex_basis *b, const mf_simplex_dofs *d,
+                     const double *coefq, int elasticity, double a, double bb, double lambda, double mu, int tune,
+                     mf_simplex_cuda_op *out)
+{
+  MF_CHECK(out, ctx, MF_ERR_NULL, "output is NULL");
+  *out = NULL;
+  MF_CHECK(ctx && m && b && d, ctx, MF_ERR_NULL, "context, mesh, basis or DoFs is NULL");
+  MF_CHECK(ctx->backend == MF_BACKEND_CUDA && ctx->cuda, ctx, MF_ERR_BACKEND,
+           "the simplex GPU operator needs a context of backend 'cuda'");
+  MF_CHECK(m->dim == b->dim && (m->dim == 2 || m->dim == 3), ctx, MF_ERR_INCOMPATIBLE, "a %dD basis on a %dD mesh",
+           b->dim, m->dim);
+  MF_CHECK(b->degree >= 1 && b->degree <= MF_SIMPLEX_CUDA_MAX_DEGREE, ctx, MF_ERR_UNSUPPORTED,
+           "degree %d: the simplex GPU kernels are compiled for p = 1..%d", b->degree, MF_SIMPLEX_CUDA_MAX_DEGREE);
+  MF_CHECK(b->nq == mf_sx_nq(b->dim, b->degree), ctx, MF_ERR_UNSUPPORTED,
+           "a rule of %d points: the simplex GPU kernels are compiled for the default rule of degree %d (%d points)", b->nq,
+           2 * b->degree, mf_sx_nq(b->dim, b->degree));
+  MF_CHECK(d->nnodes == b->nnodes, ctx, MF_ERR_INCOMPATIBLE, "DoFs made for %d nodes per cell, the basis has %d",
+           d->nnodes, b->nnodes);
+  const int dim = m->dim, N = b->nnodes, nq = b->nq, ncomp = elasticity ? dim : 1;
+  MF_CHECK((long long)d->ndofs * ncomp < (1LL << 31), ctx, MF_ERR_ARGUMENT, "%lld unknowns (below 2^31)",
+           (long long)d->ndofs * ncomp);
+  const size_t bytes_coords = sizeof(double) * (size_t)m->nv * dim, bytes_cells = sizeof(int) * (size_t)m->ncells * (dim + 1),
+               bytes_dofs = sizeof(int) * (size_t)m->ncells * N, bytes_B = sizeof(double) * (size_t)nq * N,
+               bytes_S = sizeof(double) * (size_t)mf_sx_ref_doubles(dim, N),
+               bytes_coef = coefq ? sizeof(double) * (size_t)m->ncells * nq : 0;
+  const size_t need = bytes_coords + bytes_cells + bytes_dofs + bytes_B * (1 + dim) + sizeof(double) * nq +
+                      (elasticity ? 0 : bytes_S) + bytes_coef;
+  MF_CALL(mf_cuda_require(ctx, need, "the simplex operator"));
+  mf_simplex_cuda_op_s *o = (mf_simplex_cuda_op_s *)calloc(1, sizeof *o);
+  MF_CHECK(o, ctx, MF_ERR_MEMORY, "out of host memory (%zu bytes)", sizeof *o);
+  o->ctx = ctx, o->dim = dim, o->p = b->degree, o->N = N, o->nq = nq, o->ncomp = ncomp;
+  o->ncells = m->ncells, o->nv = m->nv, o->ndofs = d->ndofs;
+  o->elasticity = elasticity, o->has_coef = coefq != NULL;
+  o->a = a, o->b = bb, o->lambda = lambda, o->mu = mu;
+  o->tab = sx_table(dim, b->degree);
+  int ierr = 0;
+  double *hc = (double *)malloc(bytes_coords ? bytes_coords : 8), *hS = NULL;
+  MF_CHECK_GOTO(hc, ctx, MF_ERR_MEMORY, fail, "out of host memory (%zu bytes)", bytes_coords);
+  for (int v = 0; v < m->nv; v++)
+    for (int k = 0; k < dim; k++) hc[(size_t)v * dim + k] = m->coords[3 * (size_t)v + k];
+  MF_CALL_GOTO(mf_cuda_upload(ctx, (void **)&o->coords, hc, bytes_coords, "the simplex vertex coordinates"), fail);
+  MF_CALL_GOTO(mf_cuda_upload(ctx, (void **)&o->cells, m->cells, bytes_cells, "the simplex cells"), fail);
+  MF_CALL_GOTO(mf_cuda_upload(ctx, (void **)&o->cell_dofs, d->cell_dofs, bytes_dofs, "the simplex cell DoFs"), fail);
+  MF_CALL_GOTO(mf_cuda_upload(ctx, (void **)&o->B, b->B, bytes_B, "the simplex basis values"), fail);
+  MF_CALL_GOTO(mf_cuda_upload(ctx, (void **)&o->G, b->G, bytes_B * dim, "the simplex basis gradients"), fail);
+  MF_CALL_GOTO(mf_cuda_upload(ctx, (void **)&o->w, b->qwts, sizeof(double) * nq, "the simplex weights"), fail);
+  if (elasticity && o->tab->set_const_elas) { // K_lm = G_l^T W G_m, the same for every operator of this (dim, p)
+    const size_t nk = (size_t)mf_sx_elas_doubles(dim, N);
+    hS = (double *)calloc(nk, sizeof(double));
+    MF_CHECK_GOTO(hS, ctx, MF_ERR_MEMORY, fail, "out of host memory (%zu bytes)", sizeof(double) * nk);
+    for (int q = 0; q < nq; q++)
+      for (int l = 0; l < dim; l++)
+        for (int mm = 0; mm < dim; mm++)
+          for (int j = 0; j < N; j++)
+            for (int i = 0; i < N; i++)
+              hS[(((size_t)l * dim + mm) * N + j) * N + i] +=
+                  b->qwts[q] * b->G[((size_t)q * N + i) * dim + l] * b->G[((size_t)q * N + j) * dim + mm];
+    const cudaError_t e = o->tab->set_const_elas(hS);
+    if (e != cudaSuccess) cudaGetLastError();
+    MF_CHECK_GOTO(e == cudaSuccess, ctx, MF_ERR_CUDA, fail, "copying the elasticity matrices to constant memory: %s",
+                  cudaGetErrorString(e));
+  }
+  if (!elasticity) {
+    hS = (double *)malloc(bytes_S);
+    MF_CHECK_GOTO(hS, ctx, MF_ERR_MEMORY, fail, "out of host memory (%zu bytes)", bytes_S);
+    sx_reference_matrices(b, hS);
+    MF_CALL_GOTO(mf_cuda_upload(ctx, (void **)&o->S, hS, bytes_S, "the simplex reference matrices"), fail);
+    if (o->tab->set_const) { // the same for every operator of this (dim, p): they depend on the basis only
+      const cudaError_t e = o->tab->set_const(hS);
+      if (e != cudaSuccess) cudaGetLastError();
+      MF_CHECK_GOTO(e == cudaSuccess, ctx, MF_ERR_CUDA, fail, "copying the reference matrices to constant memory: %s",
+                    cudaGetErrorString(e));
+    }
+  }
+  if (coefq) MF_CALL_GOTO(mf_cuda_upload(ctx, (void **)&o->coefq, coefq, bytes_coef, "the coefficient per point"), fail);
+  { // the device, for the model
+    const int dev = mf_cuda_ctx(ctx)->device;
+    int mclock = 0, bus = 0, clock = 0, major = 0, minor = 0, threads_sm = 0;
+    MF_CHECK_GOTO(cudaDeviceGetAttribute(&o->sms, cudaDevAttrMultiProcessorCount, dev) == cudaSuccess &&
+                      cudaDeviceGetAttribute(&o->smem_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev) == cudaSuccess &&
+                      cudaDeviceGetAttribute(&o->smem_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, dev) == cudaSuccess &&
+                      cudaDeviceGetAttribute(&threads_sm, cudaDevAttrMaxThreadsPerMultiProcessor, dev) == cudaSuccess &&
+                      cudaDeviceGetAttribute(&o->regs_sm, cudaDevAttrMaxRegistersPerMultiprocessor, dev) == cudaSuccess &&
+                      cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) == cudaSuccess &&
+                      cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev) == cudaSuccess,
+                  ctx, MF_ERR_CUDA, fail, "cudaDeviceGetAttribute failed on device %d", dev);
+    o->warps_sm = threads_sm / 32;
+    // clocks may be unavailable (0): then the H100's figures; the model compares configurations, the
+    // absolute times only set where memory and arithmetic cross
+    if (cudaDeviceGetAttribute(&mclock, cudaDevAttrMemoryClockRate, dev) != cudaSuccess) mclock = 0, cudaGetLastError();
+    if (cudaDeviceGetAttribute(&bus, cudaDevAttrGlobalMemoryBusWidth, dev) != cudaSuccess) bus = 0, cudaGetLastError();
+    if (cudaDeviceGetAttribute(&clock, cudaDevAttrClockRate, dev) != cudaSuccess) clock = 0, cudaGetLastError();
+    o->bw = mclock > 0 && bus > 0 ? 2.0 * mclock * 1e3 * bus / 8.0 : 3.35e12;
+    const double fma_per_sm = minor == 0 && major >= 6 ? 64.0 : 2.0; // FP64 units of the data-centre parts
+    o->peak = clock > 0 ? o->sms * clock * 1e3 * fma_per_sm * 2.0 : 3.4e13;
+  }
+  {
+    const char *env = getenv("MFREE_SIMPLEX_TUNE");
+    if (env && atoi(env) != 0) tune = 1;
+    // the model's choice first (also the fallback when tuning fails)
+    MF_CALL_GOTO(sx_model_best(o, -1, -1, 0, 0, -1, &o->cfg), fail);
+    if (tune) MF_CALL_GOTO(mf_simplex_cuda_tune(o, 5), fail);
+  }
+  free(hc), free(hS);
+  *out = o;
+  return 0;
+fail:
+  free(hc), free(hS);
+  mf_simplex_cuda_destroy(&o);
+  return ierr;
+}
+
+extern "C" int mf_simplex_cuda_op_create(mf_context ctx, const mf_simplex_op *op, int tune, mf_simplex_cuda_op *out)
+{
+  MF_CHECK(op && op->mesh, ctx, MF_ERR_NULL, "simplex operator is NULL or not created");
+  return sx_create(ctx, op->mesh, op->basis, op->dofs, op->coefq, 0, op->a, op->b, 0.0, 0.0, tune, out);
+}
+
+extern "C" int mf_simplex_cuda_elasticity_create(mf_context ctx, const mf_simplex_mesh *m, const mf_simplex_basis *b,
+                                                 const mf_simplex_dofs *d, double lambda, double mu, int tune,
+                                                 mf_simplex_cuda_op *out)
+{
+  MF_CALL(mf_simplex_elasticity_check(ctx, lambda, mu));
+  return sx_create(ctx, m, b, d, NULL, 1, 0.0, 0.0, lambda, mu, tune, out);
+}

@@ -1,0 +1,653 @@
+// simplex_kernels.cuh -- the action kernels of the simplex operators (lib/cuda/simplex.cu), templated
+// on (DIM, P) so that the node count N and the point count NQ are compile-time; instantiated once per
+// (dim, p) in generated files (simplex_inst.cu.in). The CPU twins are in lib/simplex/ops_cpu.c.
+//
+// Two strategies (after Kulkarni and Kloeckner) and two forms of the cell action:
+//   thread  one cell per thread: the cell's values in registers, the tables read by all the threads of
+//           a warp at the same address (broadcast), from shared memory when staged, else through L1;
+//   tiled   a block takes a tile of cells; the threads cooperate over (cell, node) pairs for the
+//           gather, over (cell, point) pairs for the values and gradients at the points and the
+//           pointwise operator, and over (cell, node) pairs again to integrate back and scatter;
+//   quadrature  u_q, grad u_q at the points, pointwise operator, integration: any coefficient c(x_q),
+//           elasticity;
+//   reference   constant coefficient, scalar operators: the cell matrix is a combination of reference
+//           matrices, A_e = a |det J| M + b |det J| sum_{k<=l} (J^-1 J^-T)_kl S_kl, with M = B^T W B,
+//           S_kk = G_k^T W G_k, S_kl = G_k^T W G_l + G_l^T W G_k (k < l): N^2 (1 + dim(dim+1)/2)
+//           multiply-adds per cell, independent of the number of points; elasticity likewise from the
+//           dim^2 matrices K_lm = G_l^T W G_m (k_thread_ec).
+// Geometry: J, J^-1 and |det J| from the cell's vertices in the kernel (as mf_simplex_affine);
+// nothing is stored per point but c(x_q). Scatter: atomicAdd into y (zeroed by the caller).
+#ifndef MF_SIMPLEX_KERNELS_CUH
+#define MF_SIMPLEX_KERNELS_CUH
+
+#include <cuda_runtime.h>
+
+// kernels of one (dim, p), indices into mf_sx_table::fn
+enum {
+  MF_SX_THREAD_Q = 0, // one cell per thread, quadrature form, scalar
+  MF_SX_TILED_Q,      // tiled, quadrature form, scalar
+  MF_SX_THREAD_R,     // one cell per thread, reference-matrix form (constant coefficient)
+  MF_SX_TILED_R,      // tiled, reference-matrix form
+  MF_SX_THREAD_E,     // one cell per thread, quadrature form, elasticity
+  MF_SX_TILED_E,      // tiled, quadrature form, elasticity
+  MF_SX_THREAD_RC,    // one cell per thread, reference form, matrices in constant memory (NULL when too large)
+  MF_SX_THREAD_EC,    // the same for elasticity (NULL when too large)
+  MF_SX_NKERNELS
+};
+
+struct mf_sx_args {
+  const double *coords;  // nv x dim vertex coordinates
+  const int *cells;      // ncells x (dim + 1) vertex ids
+  const int *cell_dofs;  // ncells x N
+  const double *B, *G, *w; // tables: nq x N, nq x N x dim, nq (global memory)
+  const double *S;       // reference matrices (1 + dim(dim+1)/2) x N x N, S[m][j][i] (i fastest)
+  const double *coefq;   // ncells x nq, or NULL (c = 1)
+  double a, b;           // scalar operators: a M_c + b K_c
+  double lambda, mu;     // elasticity
+  int ncells;
+  int tile;              // cells per block (thread strategy: = threads)
+  int stage;             // tables (quadrature) or reference matrices copied into shared memory (1)
+  const double *x;
+  double *y;
+};
+
+struct mf_sx_table {
+  int dim, p, nnodes, nq;
+  const void *fn[MF_SX_NKERNELS];
+  // copy the reference matrices (mf_sx_ref_doubles, S[m][j][i]) into this (dim, p)'s constant memory;
+  // NULL when they do not fit (MF_SX_CONST_MAX_BYTES)
+  cudaError_t (*set_const)(const double *S);
+  // the same for the dim^2 matrices of elasticity, K[l][m][j][i] = sum_q w G_qil G_qjm (mf_sx_elas_doubles)
+  cudaError_t (*set_const_elas)(const double *K);
+};
+// the reference matrices go to constant memory up to this size (of the 64 KiB of a module)
+#define MF_SX_CONST_MAX_BYTES (60 * 1024)
+
+__host__ __device__ constexpr int mf_sx_nnodes(int dim, int p)
+{
+  return dim == 2 ? (p + 1) * (p + 2) / 2 : (p + 1) * (p + 2) * (p + 3) / 6;
+}
+// points of the default rule (exact to degree 2p): n = ceil((2p + dim) / 2) per direction, n^dim
+__host__ __device__ constexpr int mf_sx_nq(int dim, int p)
+{
+  return dim == 2 ? ((2 * p + 3) / 2) * ((2 * p + 3) / 2)
+                  : ((2 * p + 4) / 2) * ((2 * p + 4) / 2) * ((2 * p + 4) / 2);
+}
+__host__ __device__ constexpr int mf_sx_nmat(int dim) { return 1 + dim * (dim + 1) / 2; }
+// doubles of the quadrature tables B, G, w; of the reference matrices
+__host__ __device__ constexpr int mf_sx_table_doubles(int dim, int N, int NQ) { return NQ * N * (1 + dim) + NQ; }
+__host__ __device__ constexpr int mf_sx_ref_doubles(int dim, int N) { return mf_sx_nmat(dim) * N * N; }
+__host__ __device__ constexpr int mf_sx_elas_doubles(int dim, int N) { return dim * dim * N * N; }
+// per cell of a tile, in doubles: tiled quadrature (geometry, values, point data), tiled reference
+__host__ __device__ constexpr int mf_sx_geo(int dim) { return dim * dim + 1; }
+__host__ __device__ constexpr int mf_sx_tiled_q_cell(int dim, int N, int NQ, int NC)
+{
+  return mf_sx_geo(dim) + N * NC + NQ * (NC == 1 ? 1 + dim : dim * dim) + N; // + N ints counted as doubles
+}
+__host__ __device__ constexpr int mf_sx_tiled_r_cell(int dim, int N) { return mf_sx_nmat(dim) + N; }
+
+namespace mfsx {
+
+// |det J| and J^-1 of cell e (J[k][l] = X_{l+1,k} - X_{0,k}, as mf_simplex_affine)
+template <int DIM>
+__device__ __forceinline__ double geometry(const double *__restrict__ coords, const int *__restrict__ cells, int e,
+                                           double Ji[DIM][DIM])
+{
+  int v[DIM + 1];
+#pragma unroll
+  for (int i = 0; i <= DIM; i++) v[i] = __ldg(cells + (size_t)e * (DIM + 1) + i);
+  double X0[DIM], J[DIM][DIM];
+#pragma unroll
+  for (int k = 0; k < DIM; k++) X0[k] = __ldg(coords + (size_t)v[0] * DIM + k);
+#pragma unroll
+  for (int l = 0; l < DIM; l++)
+#pragma unroll
+    for (int k = 0; k < DIM; k++) J[k][l] = __ldg(coords + (size_t)v[l + 1] * DIM + k) - X0[k];
+  double det;
+  if (DIM == 2) {
+    det = J[0][0] * J[1][1] - J[0][1] * J[1][0];
+    const double id = 1.0 / det; // one division (the CPU divides each entry: equal to rounding)
+    Ji[0][0] = J[1][1] * id, Ji[0][1] = -J[0][1] * id;
+    Ji[1][0] = -J[1][0] * id, Ji[1][1] = J[0][0] * id;
+  } else {
+    det = J[0][0] * (J[1][1] * J[2][2] - J[1][2] * J[2][1]) - J[0][1] * (J[1][0] * J[2][2] - J[1][2] * J[2][0]) +
+          J[0][2] * (J[1][0] * J[2][1] - J[1][1] * J[2][0]);
+    const double id = 1.0 / det;
+#pragma unroll
+    for (int r = 0; r < DIM; r++)
+#pragma unroll
+      for (int c = 0; c < DIM; c++) {
+        const int r1 = (c + 1) % 3, r2 = (c + 2) % 3, c1 = (r + 1) % 3, c2 = (r + 2) % 3;
+        Ji[r][c] = (J[r1][c1] * J[r2][c2] - J[r1][c2] * J[r2][c1]) * id;
+      }
+  }
+  return fabs(det);
+}
+
+// Gm = J^-1 J^-T (reference gradients in, reference gradients out)
+template <int DIM>
+__device__ __forceinline__ void metric(const double Ji[DIM][DIM], double Gm[DIM][DIM])
+{
+#pragma unroll
+  for (int k = 0; k < DIM; k++)
+#pragma unroll
+    for (int l = 0; l < DIM; l++) {
+      double s = 0.0;
+#pragma unroll
+      for (int r = 0; r < DIM; r++) s += Ji[k][r] * Ji[l][r];
+      Gm[k][l] = s;
+    }
+}
+
+// Copy n doubles from global to shared, all threads of the block.
+__device__ __forceinline__ void stage(double *dst, const double *__restrict__ src, int n)
+{
+  for (int i = threadIdx.x; i < n; i += blockDim.x) dst[i] = __ldg(src + i);
+}
+
+// The point data of a scalar operator from u_q and the reference gradient g: f[0] = a w u_q,
+// f[1 + k] = b w (Gm g)_k
+template <int DIM>
+__device__ __forceinline__ void pointwise_scalar(double a, double b, double wq, double uq, const double g[DIM],
+                                                 const double Gm[DIM][DIM], double f[1 + DIM])
+{
+  f[0] = a * wq * uq;
+#pragma unroll
+  for (int k = 0; k < DIM; k++) {
+    double s = 0.0;
+#pragma unroll
+    for (int l = 0; l < DIM; l++) s += Gm[k][l] * g[l];
+    f[1 + k] = b * wq * s;
+  }
+}
+
+// Elasticity at a point: g[c][l] = d u_c / d xi_l in, f[c][l] = sum_k Ji[l][k] sigma_ck out (so that
+// v_ic += sum_l G_il f[c][l]), sigma = w (lambda tr(eps) I + 2 mu eps)
+template <int DIM>
+__device__ __forceinline__ void pointwise_elasticity(double lambda, double mu, double wq, const double g[DIM][DIM],
+                                                     const double Ji[DIM][DIM], double f[DIM][DIM])
+{
+  double gu[DIM][DIM]; // d u_c / d x_k = sum_l g[c][l] Ji[l][k]
+#pragma unroll
+  for (int c = 0; c < DIM; c++)
+#pragma unroll
+    for (int k = 0; k < DIM; k++) {
+      double s = 0.0;
+#pragma unroll
+      for (int l = 0; l < DIM; l++) s += Ji[l][k] * g[c][l];
+      gu[c][k] = s;
+    }
+  double tr = 0.0;
+#pragma unroll
+  for (int c = 0; c < DIM; c++) tr += gu[c][c];
+  double sig[DIM][DIM];
+#pragma unroll
+  for (int c = 0; c < DIM; c++)
+#pragma unroll
+    for (int k = 0; k < DIM; k++) sig[c][k] = wq * (mu * (gu[c][k] + gu[k][c]) + (c == k ? lambda * tr : 0.0));
+#pragma unroll
+  for (int c = 0; c < DIM; c++)
+#pragma unroll
+    for (int l = 0; l < DIM; l++) {
+      double s = 0.0;
+#pragma unroll
+      for (int k = 0; k < DIM; k++) s += Ji[l][k] * sig[c][k];
+      f[c][l] = s;
+    }
+}
+
+// ---------------------------------------------------------------------------- one cell per thread,
+// quadrature form; NC = 1 (scalar) or DIM (elasticity, components interleaved)
+template <int DIM, int P, int NC>
+__global__ void __launch_bounds__(256) k_thread_q(const mf_sx_args a)
+{
+  constexpr int N = mf_sx_nnodes(DIM, P), NQ = mf_sx_nq(DIM, P);
+  extern __shared__ double smem[];
+  const double *tB = a.B, *tG = a.G, *tw = a.w;
+  if (a.stage) {
+    stage(smem, a.B, NQ * N);
+    stage(smem + NQ * N, a.G, NQ * N * DIM);
+    stage(smem + NQ * N * (1 + DIM), a.w, NQ);
+    __syncthreads();
+    tB = smem, tG = smem + NQ * N, tw = smem + NQ * N * (1 + DIM);
+  }
+  const int e = blockIdx.x * blockDim.x + threadIdx.x;
+  if (e >= a.ncells) return;
+  double Ji[DIM][DIM];
+  const double det = geometry<DIM>(a.coords, a.cells, e, Ji);
+  int idx[N];
+  double ue[N * NC], ve[N * NC];
+#pragma unroll
+  for (int i = 0; i < N; i++) {
+    idx[i] = __ldg(a.cell_dofs + (size_t)e * N + i);
+#pragma unroll
+    for (int c = 0; c < NC; c++) ue[i * NC + c] = __ldg(a.x + (size_t)idx[i] * NC + c), ve[i * NC + c] = 0.0;
+  }
+  double Gm[DIM][DIM];
+  if (NC == 1) metric<DIM>(Ji, Gm);
+  const double *cq = a.coefq ? a.coefq + (size_t)e * NQ : nullptr;
+#pragma unroll 1
+  for (int q = 0; q < NQ; q++) {
+    const double *Bq = tB + q * N, *Gq = tG + q * N * DIM;
+    const double wq = tw[q] * det * (cq ? __ldg(cq + q) : 1.0);
+    if (NC == 1) {
+      double uq = 0.0, g[DIM] = {};
+#pragma unroll
+      for (int j = 0; j < N; j++) {
+        uq += Bq[j] * ue[j];
+#pragma unroll
+        for (int k = 0; k < DIM; k++) g[k] += Gq[j * DIM + k] * ue[j];
+      }
+      double f[1 + DIM];
+      pointwise_scalar<DIM>(a.a, a.b, wq, uq, g, Gm, f);
+#pragma unroll
+      for (int i = 0; i < N; i++) {
+        double s = f[0] * Bq[i];
+#pragma unroll
+        for (int k = 0; k < DIM; k++) s += Gq[i * DIM + k] * f[1 + k];
+        ve[i] += s;
+      }
+    } else {
+      double g[DIM][DIM] = {};
+#pragma unroll
+      for (int j = 0; j < N; j++)
+#pragma unroll
+        for (int l = 0; l < DIM; l++) {
+          const double gjl = Gq[j * DIM + l];
+#pragma unroll
+          for (int c = 0; c < DIM; c++) g[c][l] += ue[j * NC + c] * gjl;
+        }
+      double f[DIM][DIM];
+      pointwise_elasticity<DIM>(a.lambda, a.mu, wq, g, Ji, f);
+#pragma unroll
+      for (int i = 0; i < N; i++)
+#pragma unroll
+        for (int l = 0; l < DIM; l++) {
+          const double gil = Gq[i * DIM + l];
+#pragma unroll
+          for (int c = 0; c < DIM; c++) ve[i * NC + c] += gil * f[c][l];
+        }
+    }
+  }
+#pragma unroll
+  for (int i = 0; i < N; i++)
+#pragma unroll
+    for (int c = 0; c < NC; c++) atomicAdd(a.y + (size_t)idx[i] * NC + c, ve[i * NC + c]);
+}
+
+// ---------------------------------------------------------------------------- tiled, quadrature form
+// Shared memory: [tables if staged] | per cell of the tile: geometry (Gm or Ji, |det J|), u (N x NC),
+// point data (NQ x NF), DoF ids (N ints, in double slots)
+template <int DIM, int P, int NC>
+__global__ void __launch_bounds__(256) k_tiled_q(const mf_sx_args a)
+{
+  constexpr int N = mf_sx_nnodes(DIM, P), NQ = mf_sx_nq(DIM, P), NF = NC == 1 ? 1 + DIM : DIM * DIM;
+  constexpr int GEO = mf_sx_geo(DIM);
+  extern __shared__ double smem[];
+  const double *tB = a.B, *tG = a.G, *tw = a.w;
+  double *sp = smem;
+  if (a.stage) {
+    stage(smem, a.B, NQ * N);
+    stage(smem + NQ * N, a.G, NQ * N * DIM);
+    stage(smem + NQ * N * (1 + DIM), a.w, NQ);
+    tB = smem, tG = smem + NQ * N, tw = smem + NQ * N * (1 + DIM);
+    sp = smem + mf_sx_table_doubles(DIM, N, NQ);
+  }
+  const int tile = a.tile, cell0 = blockIdx.x * tile;
+  double *sgeo = sp, *su = sgeo + tile * GEO, *sf = su + tile * N * NC;
+  int *sidx = (int *)(sf + tile * NQ * NF);
+  const int ncell = min(tile, a.ncells - cell0);
+  for (int t = threadIdx.x; t < ncell; t += blockDim.x) { // the geometry of each cell
+    double Ji[DIM][DIM];
+    const double det = geometry<DIM>(a.coords, a.cells, cell0 + t, Ji);
+    double *g = sgeo + t * GEO;
+    if (NC == 1) {
+      double Gm[DIM][DIM];
+      metric<DIM>(Ji, Gm);
+#pragma unroll
+      for (int k = 0; k < DIM; k++)
+#pragma unroll
+        for (int l = 0; l < DIM; l++) g[k * DIM + l] = Gm[k][l];
+    } else {
+#pragma unroll
+      for (int k = 0; k < DIM; k++)
+#pragma unroll
+        for (int l = 0; l < DIM; l++) g[k * DIM + l] = Ji[k][l];
+    }
+    g[DIM * DIM] = det;
+  }
+  for (int r = threadIdx.x; r < ncell * N; r += blockDim.x) { // gather: (cell, node) pairs
+    const int d = __ldg(a.cell_dofs + (size_t)cell0 * N + r);
+    sidx[r] = d;
+#pragma unroll
+    for (int c = 0; c < NC; c++) su[r * NC + c] = __ldg(a.x + (size_t)d * NC + c);
+  }
+  __syncthreads();
+  for (int r = threadIdx.x; r < ncell * NQ; r += blockDim.x) { // (cell, point) pairs
+    const int t = r / NQ, q = r - t * NQ;
+    const double *Bq = tB + q * N, *Gq = tG + q * N * DIM, *ue = su + t * N * NC, *g = sgeo + t * GEO;
+    const double wq = tw[q] * g[DIM * DIM] * (a.coefq ? __ldg(a.coefq + (size_t)(cell0 + t) * NQ + q) : 1.0);
+    double *f = sf + (size_t)r * NF;
+    if (NC == 1) {
+      double uq = 0.0, gr[DIM] = {}, Gm[DIM][DIM], ff[1 + DIM];
+#pragma unroll
+      for (int j = 0; j < N; j++) {
+        const double uj = ue[j];
+        uq += Bq[j] * uj;
+#pragma unroll
+        for (int k = 0; k < DIM; k++) gr[k] += Gq[j * DIM + k] * uj;
+      }
+#pragma unroll
+      for (int k = 0; k < DIM; k++)
+#pragma unroll
+        for (int l = 0; l < DIM; l++) Gm[k][l] = g[k * DIM + l];
+      pointwise_scalar<DIM>(a.a, a.b, wq, uq, gr, Gm, ff);
+#pragma unroll
+      for (int k = 0; k <= DIM; k++) f[k] = ff[k];
+    } else {
+      double gr[DIM][DIM] = {}, Ji[DIM][DIM], ff[DIM][DIM];
+#pragma unroll
+      for (int j = 0; j < N; j++)
+#pragma unroll
+        for (int l = 0; l < DIM; l++) {
+          const double gjl = Gq[j * DIM + l];
+#pragma unroll
+          for (int c = 0; c < DIM; c++) gr[c][l] += ue[j * NC + c] * gjl;
+        }
+#pragma unroll
+      for (int k = 0; k < DIM; k++)
+#pragma unroll
+        for (int l = 0; l < DIM; l++) Ji[k][l] = g[k * DIM + l];
+      pointwise_elasticity<DIM>(a.lambda, a.mu, wq, gr, Ji, ff);
+#pragma unroll
+      for (int c = 0; c < DIM; c++)
+#pragma unroll
+        for (int l = 0; l < DIM; l++) f[c * DIM + l] = ff[c][l];
+    }
+  }
+  __syncthreads();
+  for (int r = threadIdx.x; r < ncell * N; r += blockDim.x) { // integrate back: (cell, node) pairs
+    const int t = r / N, i = r - t * N;
+    const double *f = sf + (size_t)t * NQ * NF;
+    double v[NC] = {};
+#pragma unroll 4
+    for (int q = 0; q < NQ; q++, f += NF) {
+      const double *Gi = tG + (q * N + i) * DIM;
+      if (NC == 1) {
+        double s = f[0] * tB[q * N + i];
+#pragma unroll
+        for (int k = 0; k < DIM; k++) s += Gi[k] * f[1 + k];
+        v[0] += s;
+      } else {
+#pragma unroll
+        for (int l = 0; l < DIM; l++) {
+          const double gil = Gi[l];
+#pragma unroll
+          for (int c = 0; c < NC; c++) v[c] += gil * f[c * DIM + l];
+        }
+      }
+    }
+#pragma unroll
+    for (int c = 0; c < NC; c++) atomicAdd(a.y + (size_t)sidx[r] * NC + c, v[c]);
+  }
+}
+
+// The weights of the reference matrices of one cell: s[0] = a |det J|, s[1..] = b |det J| Gm_kl for
+// k <= l (row by row)
+template <int DIM>
+__device__ __forceinline__ void ref_weights(double a, double b, double det, const double Gm[DIM][DIM],
+                                            double s[mf_sx_nmat(DIM)])
+{
+  s[0] = a * det;
+  int m = 1;
+#pragma unroll
+  for (int k = 0; k < DIM; k++)
+#pragma unroll
+    for (int l = k; l < DIM; l++) s[m++] = b * det * Gm[k][l];
+}
+
+// ---------------------------------------------------------------------------- one cell per thread,
+// reference-matrix form: y_i += sum_m s_m sum_j S_m[j][i] u_j
+template <int DIM, int P>
+__global__ void __launch_bounds__(256) k_thread_r(const mf_sx_args a)
+{
+  constexpr int N = mf_sx_nnodes(DIM, P), NM = mf_sx_nmat(DIM);
+  extern __shared__ double smem[];
+  const double *S = a.S;
+  if (a.stage) {
+    stage(smem, a.S, NM * N * N);
+    __syncthreads();
+    S = smem;
+  }
+  const int e = blockIdx.x * blockDim.x + threadIdx.x;
+  if (e >= a.ncells) return;
+  double Ji[DIM][DIM], Gm[DIM][DIM], s[NM];
+  const double det = geometry<DIM>(a.coords, a.cells, e, Ji);
+  metric<DIM>(Ji, Gm);
+  ref_weights<DIM>(a.a, a.b, det, Gm, s);
+  const int m0 = a.a == 0.0 ? 1 : 0, m1 = a.b == 0.0 ? 1 : NM; // uniform: parts that are zero skipped
+  int idx[N];
+  double ue[N];
+#pragma unroll
+  for (int j = 0; j < N; j++) idx[j] = __ldg(a.cell_dofs + (size_t)e * N + j);
+#pragma unroll
+  for (int j = 0; j < N; j++) ue[j] = __ldg(a.x + idx[j]);
+#pragma unroll
+  for (int i = 0; i < N; i++) {
+    double acc = 0.0;
+#pragma unroll
+    for (int m = 0; m < NM; m++) {
+      if (m < m0 || m >= m1) continue;
+      const double *Sm = S + m * N * N + i;
+      double t = 0.0;
+#pragma unroll
+      for (int j = 0; j < N; j++) t += Sm[j * N] * ue[j];
+      acc += s[m] * t;
+    }
+    atomicAdd(a.y + idx[i], acc);
+  }
+}
+
+// ---------------------------------------------------------------------------- tiled, reference form
+// Shared memory: [reference matrices if staged] | per cell of the tile: the weights s (NM), u (N)
+template <int DIM, int P>
+__global__ void __launch_bounds__(256) k_tiled_r(const mf_sx_args a)
+{
+  constexpr int N = mf_sx_nnodes(DIM, P), NM = mf_sx_nmat(DIM);
+  extern __shared__ double smem[];
+  const double *S = a.S;
+  double *sp = smem;
+  if (a.stage) {
+    stage(smem, a.S, NM * N * N);
+    S = smem;
+    sp = smem + NM * N * N;
+  }
+  const int tile = a.tile, cell0 = blockIdx.x * tile;
+  double *ss = sp, *su = ss + tile * NM;
+  const int ncell = min(tile, a.ncells - cell0);
+  for (int t = threadIdx.x; t < ncell; t += blockDim.x) {
+    double Ji[DIM][DIM], Gm[DIM][DIM], s[NM];
+    const double det = geometry<DIM>(a.coords, a.cells, cell0 + t, Ji);
+    metric<DIM>(Ji, Gm);
+    ref_weights<DIM>(a.a, a.b, det, Gm, s);
+#pragma unroll
+    for (int m = 0; m < NM; m++) ss[t * NM + m] = s[m];
+  }
+  for (int r = threadIdx.x; r < ncell * N; r += blockDim.x) su[r] = __ldg(a.x + __ldg(a.cell_dofs + (size_t)cell0 * N + r));
+  __syncthreads();
+  const int m0 = a.a == 0.0 ? 1 : 0, m1 = a.b == 0.0 ? 1 : NM;
+  for (int r = threadIdx.x; r < ncell * N; r += blockDim.x) { // (cell, node) pairs
+    const int t = r / N, i = r - t * N;
+    const double *ue = su + t * N;
+    double acc = 0.0;
+    for (int m = m0; m < m1; m++) {
+      const double *Sm = S + m * N * N + i;
+      double v = 0.0;
+#pragma unroll
+      for (int j = 0; j < N; j++) v += Sm[j * N] * ue[j];
+      acc += ss[t * NM + m] * v;
+    }
+    atomicAdd(a.y + __ldg(a.cell_dofs + (size_t)cell0 * N + r), acc);
+  }
+}
+
+// ---------------------------------------------------------------------------- one cell per thread,
+// reference form with the matrices in constant memory: every index is known at compile time, so the
+// multiply-adds take the matrix entry from the constant bank as an operand (no load instructions).
+// Defined in the instantiation files only (MF_SX_CONST_DIM, MF_SX_CONST_P: the file's dim and p), each
+// with its own constant array.
+#ifdef MF_SX_CONST_DIM
+// all the reference matrices where they fit; else the stiffness parts alone (3D p = 4: the mass matrix
+// is then read from global memory, cS holding S[1..])
+constexpr int const_nn = mf_sx_nnodes(MF_SX_CONST_DIM, MF_SX_CONST_P) * mf_sx_nnodes(MF_SX_CONST_DIM, MF_SX_CONST_P);
+constexpr bool const_mass = mf_sx_ref_doubles(MF_SX_CONST_DIM, mf_sx_nnodes(MF_SX_CONST_DIM, MF_SX_CONST_P)) * 8 <=
+                            MF_SX_CONST_MAX_BYTES;
+constexpr int const_doubles =
+    const_mass ? mf_sx_ref_doubles(MF_SX_CONST_DIM, mf_sx_nnodes(MF_SX_CONST_DIM, MF_SX_CONST_P))
+    : (mf_sx_nmat(MF_SX_CONST_DIM) - 1) * const_nn * 8 <= MF_SX_CONST_MAX_BYTES ? (mf_sx_nmat(MF_SX_CONST_DIM) - 1) * const_nn
+                                                                               : 0;
+constexpr int const_skip = const_mass ? 0 : const_nn; // doubles of S not in cS (the mass matrix)
+static __constant__ double cS[const_doubles > 0 ? const_doubles : 1];
+constexpr int const_elas_doubles =
+    (const_doubles + mf_sx_elas_doubles(MF_SX_CONST_DIM, mf_sx_nnodes(MF_SX_CONST_DIM, MF_SX_CONST_P))) * 8 <=
+            MF_SX_CONST_MAX_BYTES
+        ? mf_sx_elas_doubles(MF_SX_CONST_DIM, mf_sx_nnodes(MF_SX_CONST_DIM, MF_SX_CONST_P))
+        : 0;
+static __constant__ double cK[const_elas_doubles > 0 ? const_elas_doubles : 1];
+
+template <int DIM, int P>
+__global__ void __launch_bounds__(256) k_thread_rc(const mf_sx_args a)
+{
+  constexpr int N = mf_sx_nnodes(DIM, P), NM = mf_sx_nmat(DIM);
+  const int e = blockIdx.x * blockDim.x + threadIdx.x;
+  if (e >= a.ncells) return;
+  double Ji[DIM][DIM], Gm[DIM][DIM], s[NM];
+  const double det = geometry<DIM>(a.coords, a.cells, e, Ji);
+  metric<DIM>(Ji, Gm);
+  ref_weights<DIM>(a.a, a.b, det, Gm, s);
+  const bool mass = a.a != 0.0, stiff = a.b != 0.0; // uniform: parts that are zero skipped
+  int idx[N];
+  double ue[N];
+#pragma unroll
+  for (int j = 0; j < N; j++) idx[j] = __ldg(a.cell_dofs + (size_t)e * N + j);
+#pragma unroll
+  for (int j = 0; j < N; j++) ue[j] = __ldg(a.x + idx[j]);
+#pragma unroll
+  for (int i = 0; i < N; i++) {
+    double acc = 0.0;
+    if (mass) {
+      double t = 0.0;
+#pragma unroll
+      for (int j = 0; j < N; j++) t += (const_mass ? cS[j * N + i] : __ldg(a.S + j * N + i)) * ue[j];
+      acc = s[0] * t;
+    }
+    if (stiff) {
+#pragma unroll
+      for (int m = 1; m < NM; m++) {
+        double t = 0.0;
+#pragma unroll
+        for (int j = 0; j < N; j++) t += cS[(m * N + j) * N + i - const_skip] * ue[j];
+        acc += s[m] * t;
+      }
+    }
+    atomicAdd(a.y + idx[i], acc);
+  }
+}
+
+// Elasticity, one cell per thread, with the dim^2 matrices K_lm in constant memory:
+//   y_ic = sum_{c', l, m} C[c][c'][l][m] sum_j (K_lm)_ij u_jc',
+//   C[c][c'][l][m] = |det J| (lambda Ji_lc Ji_mc' + mu delta_cc' (J^-1 J^-T)_lm + mu Ji_lc' Ji_mc)
+// (the pointwise stress of mf_simplex_elasticity_apply_cpu integrated exactly by the rule)
+template <int DIM, int P>
+__global__ void __launch_bounds__(256) k_thread_ec(const mf_sx_args a)
+{
+  constexpr int N = mf_sx_nnodes(DIM, P);
+  const int e = blockIdx.x * blockDim.x + threadIdx.x;
+  if (e >= a.ncells) return;
+  double Ji[DIM][DIM], Gm[DIM][DIM];
+  const double det = geometry<DIM>(a.coords, a.cells, e, Ji);
+  metric<DIM>(Ji, Gm);
+  const double ld = a.lambda * det, md = a.mu * det;
+  int idx[N];
+  double ue[N * DIM];
+#pragma unroll
+  for (int j = 0; j < N; j++) idx[j] = __ldg(a.cell_dofs + (size_t)e * N + j);
+#pragma unroll
+  for (int j = 0; j < N; j++)
+#pragma unroll
+    for (int c = 0; c < DIM; c++) ue[j * DIM + c] = __ldg(a.x + (size_t)idx[j] * DIM + c);
+#pragma unroll
+  for (int i = 0; i < N; i++) {
+    double acc[DIM] = {};
+#pragma unroll
+    for (int l = 0; l < DIM; l++)
+#pragma unroll
+      for (int m = 0; m < DIM; m++) {
+        double t[DIM] = {};
+#pragma unroll
+        for (int j = 0; j < N; j++) {
+          const double k = cK[((l * DIM + m) * N + j) * N + i];
+#pragma unroll
+          for (int d = 0; d < DIM; d++) t[d] += k * ue[j * DIM + d];
+        }
+        // sum_d C[c][d][l][m] t_d without storing C (registers): lambda Ji_lc (Ji_m. t) + mu Ji_mc (Ji_l. t)
+        // + mu Gm_lm t_c, all times |det J|
+        double s1 = 0.0, s2 = 0.0;
+#pragma unroll
+        for (int d = 0; d < DIM; d++) s1 += Ji[m][d] * t[d], s2 += Ji[l][d] * t[d];
+        s1 *= ld, s2 *= md;
+        const double g = md * Gm[l][m];
+#pragma unroll
+        for (int c = 0; c < DIM; c++) acc[c] += Ji[l][c] * s1 + Ji[m][c] * s2 + g * t[c];
+      }
+#pragma unroll
+    for (int c = 0; c < DIM; c++) atomicAdd(a.y + (size_t)idx[i] * DIM + c, acc[c]);
+  }
+}
+
+// static, as the constant arrays: each instantiation file writes its own (an inline function would be
+// merged across the files by the linker, and write one file's array only)
+static cudaError_t set_const(const double *S)
+{
+  return cudaMemcpyToSymbol(cS, S + const_skip, sizeof(double) * const_doubles);
+}
+static cudaError_t set_const_elas(const double *K)
+{
+  return cudaMemcpyToSymbol(cK, K, sizeof(double) * const_elas_doubles);
+}
+template <int DIM, int P>
+const void *ec_kernel()
+{
+  if constexpr (const_elas_doubles > 0) return (const void *)k_thread_ec<DIM, P>;
+  else return nullptr;
+}
+
+template <int DIM, int P>
+const void *rc_kernel()
+{
+  if constexpr (const_doubles > 0) return (const void *)k_thread_rc<DIM, P>;
+  else return nullptr;
+}
+
+// The kernels of one (dim, p)
+template <int DIM, int P>
+const mf_sx_table *table()
+{
+  constexpr bool has_const = const_doubles > 0;
+  static const mf_sx_table t = {
+      DIM,
+      P,
+      mf_sx_nnodes(DIM, P),
+      mf_sx_nq(DIM, P),
+      {(const void *)k_thread_q<DIM, P, 1>, (const void *)k_tiled_q<DIM, P, 1>, (const void *)k_thread_r<DIM, P>,
+       (const void *)k_tiled_r<DIM, P>, (const void *)k_thread_q<DIM, P, DIM>, (const void *)k_tiled_q<DIM, P, DIM>,
+       rc_kernel<DIM, P>(), ec_kernel<DIM, P>()},
+      has_const ? set_const : nullptr,
+      const_elas_doubles > 0 ? set_const_elas : nullptr};
+  return &t;
+}
+#endif
+
+} // namespace mfsx
+
+#endif

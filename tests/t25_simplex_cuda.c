@@ -1,0 +1,208 @@
+/* t25_simplex_cuda -- the simplex action kernels on the GPU (lib/cuda/simplex.cu) against their CPU
+ * twins (lib/simplex/ops_cpu.c) on random vectors, on box meshes with jittered interior vertices:
+ * mass, Laplace and Helmholtz with c = 1 and with a coefficient c(x_q), and linear elasticity, dim 2
+ * and 3, p = 1..4, every candidate configuration (strategy thread/tiled, form quadrature/reference,
+ * tile sizes, threads, tables staged in shared memory or not) to 1e-12 relative (max norm); the model's
+ * choice and the measured tuning; refusals (device memory limit, degree, rule, form, backend, Lame
+ * parameters). Exits 77 where no GPU is usable. */
+#include "mf_test.h"
+#include "simplex/mf_simplex.h"
+#ifdef MFREE_WITH_CUDA
+#include "cuda/mf_simplex_cuda.h"
+#endif
+
+#ifdef MFREE_WITH_CUDA
+static double coef(const double *x, int dim, void *user)
+{
+  (void)user;
+  double r2 = 0.0;
+  for (int k = 0; k < dim; k++) r2 += x[k] * x[k];
+  return 1.0 / (0.05 + 2.0 * r2);
+}
+
+static double rel(const double *a, const double *b, long long n)
+{
+  double d = 0.0, s = 0.0;
+  for (long long i = 0; i < n; i++) d = fmax(d, fabs(a[i] - b[i])), s = fmax(s, fabs(b[i]));
+  return s > 0 ? d / s : d;
+}
+
+static uint64_t z = 12345;
+static double rnd(void)
+{
+  z = z * 6364136223846793005ULL + 1442695040888963407ULL;
+  return (double)(z >> 11) / 9007199254740992.0 - 0.5;
+}
+
+static int ncases = 0;
+
+/* every candidate of op against the CPU result yr (x on the host, n values) */
+static void all_configs(mf_simplex_cuda_op op, const double *x, const double *yr, long long n, const char *what, int dim,
+                        int p)
+{
+  double *y = malloc(sizeof(double) * (size_t)n);
+  const int nc = mf_simplex_cuda_candidates(op, NULL, 0);
+  T_CHECK(nc > 0, "%s %dD P%d: no candidate configuration", what, dim, p);
+  mf_simplex_cuda_config *list = malloc(sizeof *list * (size_t)(nc > 0 ? nc : 1));
+  T_CHECK(mf_simplex_cuda_candidates(op, list, nc) == nc, "%s: candidate count changed", what);
+  mf_simplex_cuda_config def;
+  T_CALL(mf_simplex_cuda_get_config(op, &def));
+  for (int c = -1; c < nc; c++) { /* -1: the model's choice */
+    const mf_simplex_cuda_config *k = c < 0 ? &def : &list[c];
+    if (c >= 0) T_CALL(mf_simplex_cuda_set_config(op, k->strategy, k->form, k->tile, k->threads, k->stage));
+    mf_simplex_cuda_config got;
+    T_CALL(mf_simplex_cuda_get_config(op, &got));
+    T_CHECK(got.strategy == k->strategy && got.form == k->form && got.tile == k->tile && got.threads == k->threads &&
+                got.stage == k->stage,
+            "%s: set_config did not take (%d %d %d %d %d)", what, k->strategy, k->form, k->tile, k->threads, k->stage);
+    for (long long i = 0; i < n; i++) y[i] = NAN; /* every entry must be written */
+    T_CALL(mf_simplex_cuda_apply_host(op, x, y));
+    const double r = rel(y, yr, n);
+    T_CHECK(r <= 1e-12, "%s %dD P%d strategy %s form %s tile %d threads %d stage %d: GPU-CPU %.3e rel", what, dim, p,
+            k->strategy ? "tiled" : "thread", k->form ? "reference" : "quadrature", k->tile, k->threads, k->stage, r);
+    ncases++;
+  }
+  free(list);
+  free(y);
+}
+
+static void run(mf_context gc, int dim, int p)
+{
+  mf_simplex_mesh m;
+  mf_simplex_basis b;
+  mf_simplex_dofs d;
+  /* a few hundred cells: several blocks of every configuration */
+  const int n = dim == 2 ? (p <= 2 ? 12 : 8) : (p <= 2 ? 4 : 3);
+  T_CALL(mf_simplex_mesh_box(gc, dim, n, &m));
+  for (int v = 0; v < m.nv; v++) /* jitter the interior vertices: general affine cells */
+    for (int k = 0; k < dim; k++) {
+      const double t = m.coords[3 * v + k];
+      const double r = rnd();
+      if (t > 1e-12 && t < 1 - 1e-12) m.coords[3 * v + k] += 0.15 / n * r;
+    }
+  T_CALL(mf_simplex_basis_setup(gc, dim, p, -1, &b));
+  T_CALL(mf_simplex_dofs_create(gc, &m, &b, &d));
+  const long long nd = d.ndofs, ne = nd * dim;
+  double *x = malloc(sizeof(double) * (size_t)ne), *yr = malloc(sizeof(double) * (size_t)ne);
+  for (long long i = 0; i < ne; i++) x[i] = rnd();
+
+  const double ab[3][2] = {{1, 0}, {0, 1}, {0.7, 1.3}};
+  const char *name[3] = {"mass", "Laplace", "Helmholtz"};
+  for (int withc = 0; withc < 2; withc++)
+    for (int k = 0; k < 3; k++) {
+      if (withc && k == 0) continue; /* mass with c: covered by Helmholtz's mass part */
+      mf_simplex_op op;
+      mf_simplex_cuda_op g;
+      char what[64];
+      snprintf(what, sizeof what, "%s%s", name[k], withc ? " with c(x)" : "");
+      T_CALL(mf_simplex_op_create(gc, &m, &b, &d, ab[k][0], ab[k][1], withc ? coef : NULL, NULL, &op));
+      mf_simplex_op_apply_cpu(&op, x, yr);
+      T_CALL(mf_simplex_cuda_op_create(gc, &op, 0, &g));
+      T_CHECK(mf_simplex_cuda_size(g) == nd, "%s: size %lld, expected %lld", what, mf_simplex_cuda_size(g), nd);
+      all_configs(g, x, yr, nd, what, dim, p);
+      if (withc) /* the reference-matrix form needs c = 1 */
+        EXPECT(mf_simplex_cuda_set_config(g, MF_SIMPLEX_CUDA_THREAD, MF_SIMPLEX_CUDA_REFERENCE, 0, 0, -1),
+               MF_ERR_UNSUPPORTED, "constant coefficient");
+      mf_simplex_cuda_destroy(&g);
+      T_CHECK(g == NULL, "destroy leaves the handle set");
+      if (k == 2 && p == 2) { /* the measured tuning picks a candidate that agrees too */
+        double *y = malloc(sizeof(double) * (size_t)nd);
+        mf_simplex_cuda_config cfg;
+        T_CALL(mf_simplex_cuda_op_create(gc, &op, 1, &g));
+        T_CALL(mf_simplex_cuda_get_config(g, &cfg));
+        T_CHECK(cfg.tuned == 1 && cfg.measured_ms > 0, "%s: tuning left tuned = %d, %g ms", what, cfg.tuned, cfg.measured_ms);
+        T_CALL(mf_simplex_cuda_apply_host(g, x, y));
+        T_CHECK(rel(y, yr, nd) <= 1e-12, "%s %dD P%d tuned: GPU-CPU %.3e", what, dim, p, rel(y, yr, nd));
+        mf_simplex_cuda_destroy(&g);
+        free(y);
+      }
+      mf_simplex_op_destroy(&op);
+    }
+
+  { /* elasticity */
+    const double lambda = 1.7, mu = 0.6;
+    mf_simplex_cuda_op g;
+    mf_simplex_elasticity_apply_cpu(&m, &b, &d, lambda, mu, x, yr);
+    T_CALL(mf_simplex_cuda_elasticity_create(gc, &m, &b, &d, lambda, mu, 0, &g));
+    T_CHECK(mf_simplex_cuda_size(g) == ne, "elasticity: size %lld, expected %lld", mf_simplex_cuda_size(g), ne);
+    all_configs(g, x, yr, ne, "elasticity", dim, p);
+    /* elasticity's reference form runs one cell per thread only */
+    EXPECT(mf_simplex_cuda_set_config(g, MF_SIMPLEX_CUDA_TILED, MF_SIMPLEX_CUDA_REFERENCE, 0, 0, -1), MF_ERR_ARGUMENT,
+           "no configuration runs");
+    mf_simplex_cuda_destroy(&g);
+    EXPECT(mf_simplex_cuda_elasticity_create(gc, &m, &b, &d, 1.0, 0.0, 0, &g), MF_ERR_ARGUMENT, "shear modulus");
+  }
+
+  if (dim == 3 && p == 2) { /* refusals */
+    mf_simplex_op op;
+    mf_simplex_cuda_op g;
+    T_CALL(mf_simplex_op_create(gc, &m, &b, &d, 1.0, 1.0, coef, NULL, &op));
+    size_t in_use = 0;
+    T_CALL(mf_context_device_memory(gc, &in_use, NULL));
+    T_CALL(mf_context_set_device_memory_limit(gc, in_use + 1024));
+    EXPECT(mf_simplex_cuda_op_create(gc, &op, 0, &g), MF_ERR_MEMORY, "the simplex operator needs");
+    T_CHECK(g == NULL, "a refused operator is not NULL");
+    size_t after = 0;
+    T_CALL(mf_context_device_memory(gc, &after, NULL));
+    T_CHECK(after == in_use, "the refusal left %zu bytes allocated", after - in_use);
+    T_CALL(mf_context_set_device_memory_limit(gc, 0));
+    EXPECT(mf_simplex_cuda_set_config(NULL, 0, 0, 0, 0, -1), MF_ERR_NULL, "NULL");
+    T_CALL(mf_simplex_cuda_op_create(gc, &op, 0, &g));
+    EXPECT(mf_simplex_cuda_set_config(g, 2, 0, 0, 0, -1), MF_ERR_ARGUMENT, "strategy 2");
+    EXPECT(mf_simplex_cuda_set_config(g, 1, 0, 3, 0, -1), MF_ERR_ARGUMENT, "no configuration runs");
+    EXPECT(mf_simplex_cuda_tune(g, 0), MF_ERR_ARGUMENT, "reps = 0");
+    mf_simplex_cuda_destroy(&g);
+    mf_simplex_op_destroy(&op);
+    { /* a rule other than the default */
+      mf_simplex_basis b2;
+      T_CALL(mf_simplex_basis_setup(gc, dim, p, 2 * p + 2, &b2));
+      T_CALL(mf_simplex_op_create(gc, &m, &b2, &d, 1.0, 0.0, NULL, NULL, &op));
+      EXPECT(mf_simplex_cuda_op_create(gc, &op, 0, &g), MF_ERR_UNSUPPORTED, "default rule");
+      mf_simplex_op_destroy(&op);
+      mf_simplex_basis_free(&b2);
+    }
+    { /* degree 5 */
+      mf_simplex_basis b5;
+      mf_simplex_dofs d5;
+      T_CALL(mf_simplex_basis_setup(gc, dim, 5, -1, &b5));
+      T_CALL(mf_simplex_dofs_create(gc, &m, &b5, &d5));
+      T_CALL(mf_simplex_op_create(gc, &m, &b5, &d5, 1.0, 0.0, NULL, NULL, &op));
+      EXPECT(mf_simplex_cuda_op_create(gc, &op, 0, &g), MF_ERR_UNSUPPORTED, "p = 1..4");
+      mf_simplex_op_destroy(&op);
+      mf_simplex_dofs_free(&d5);
+      mf_simplex_basis_free(&b5);
+    }
+    { /* a context of the cpu backend */
+      mf_context cc;
+      T_CALL(mf_context_create(MPI_COMM_WORLD, "cpu", &cc));
+      T_CALL(mf_simplex_op_create(cc, &m, &b, &d, 1.0, 0.0, NULL, NULL, &op));
+      EXPECT(mf_simplex_cuda_op_create(cc, &op, 0, &g), MF_ERR_BACKEND, "backend 'cuda'");
+      mf_simplex_op_destroy(&op);
+      mf_context_destroy(&cc);
+    }
+  }
+  free(x), free(yr);
+  mf_simplex_dofs_free(&d);
+  mf_simplex_basis_free(&b);
+  mf_simplex_mesh_free(&m);
+}
+#endif
+
+int main(int argc, char **argv)
+{
+  MPI_Init(&argc, &argv);
+  t_backend(2, (char *[]){argv[0], "cuda", NULL});
+#ifdef MFREE_WITH_CUDA
+  (void)argc;
+  mf_context gc;
+  T_CALL(mf_context_create(MPI_COMM_WORLD, "cuda", &gc));
+  for (int dim = 2; dim <= 3; dim++)
+    for (int p = 1; p <= 4; p++) run(gc, dim, p);
+  T_CHECK(ncases > 0, "no case ran");
+  if (getenv("MFREE_TEST_VERBOSE")) printf("t25: %d configurations compared\n", ncases);
+  mf_context_destroy(&gc);
+#else
+  (void)argc, (void)argv;
+#endif
+  return t_finish();
+}

@@ -1,0 +1,194 @@
+/* t25_simplex_emu -- the simplex GPU kernels (lib/cuda/simplex_kernels.cuh) compiled for the host and
+ * run with an OpenMP team per thread block (tests/simplex_emu/cuda_runtime.h), against the CPU twins
+ * (lib/simplex/ops_cpu.c): every kernel of every (dim, p = 1..4) (one cell per thread and tiled;
+ * quadrature and reference forms; tables in global or shared memory, or constant memory), Helmholtz
+ * with c = 1 and with c(x), and elasticity, on jittered box meshes, tiles 1, 3, 8, 32, to 1e-12
+ * relative. It checks the kernels' indexing, barriers and algebra where no GPU is (t25_simplex_cuda
+ * runs them on the device); and that each instantiation file writes its own constant arrays. */
+#include <cuda_runtime.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "mfree_impl.h"
+extern "C" {
+#include "simplex/mf_simplex.h"
+}
+#include "simplex_kernels.cuh"
+
+mf_emu_dim mf_emu_block;
+
+#define MF_EMU_DECL(D, P) extern "C" const mf_sx_table *mf_emu_table_d##D##_p##P(void);
+MF_EMU_DECL(2, 1) MF_EMU_DECL(2, 2) MF_EMU_DECL(2, 3) MF_EMU_DECL(2, 4)
+MF_EMU_DECL(3, 1) MF_EMU_DECL(3, 2) MF_EMU_DECL(3, 3) MF_EMU_DECL(3, 4)
+
+static const mf_sx_table *table(int dim, int p)
+{
+  const mf_sx_table *(*t[2][4])(void) = {
+      {mf_emu_table_d2_p1, mf_emu_table_d2_p2, mf_emu_table_d2_p3, mf_emu_table_d2_p4},
+      {mf_emu_table_d3_p1, mf_emu_table_d3_p2, mf_emu_table_d3_p3, mf_emu_table_d3_p4}};
+  return t[dim - 2][p - 1]();
+}
+
+static int failures = 0;
+#define CHECK(cond, ...)                                     \
+  do {                                                       \
+    if (!(cond)) {                                           \
+      fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);   \
+      fprintf(stderr, __VA_ARGS__);                          \
+      fprintf(stderr, "\n");                                 \
+      failures++;                                            \
+    }                                                        \
+  } while (0)
+
+static double coef(const double *x, int dim, void *u)
+{
+  (void)u;
+  double r2 = 0;
+  for (int k = 0; k < dim; k++) r2 += x[k] * x[k];
+  return 1.0 / (0.05 + 2.0 * r2);
+}
+
+static uint64_t z = 5;
+static double rnd()
+{
+  z = z * 6364136223846793005ULL + 1442695040888963407ULL;
+  return (double)(z >> 11) / 9007199254740992.0 - 0.5;
+}
+
+typedef void (*kernel_fn)(const mf_sx_args);
+
+/* y zeroed, then every block of the grid run by a team of `threads` */
+static void launch(const void *fn, const mf_sx_args &a, int threads, size_t ny)
+{
+  memset(a.y, 0, sizeof(double) * ny);
+  const int grid = (a.ncells + a.tile - 1) / a.tile;
+  int team_ok = 1;
+  for (int blk = 0; blk < grid; blk++) {
+    mf_emu_block.x = blk;
+#pragma omp parallel num_threads(threads)
+    {
+      if (omp_get_num_threads() != threads) {
+#pragma omp atomic write
+        team_ok = 0;
+      } else {
+        ((kernel_fn)fn)(a);
+      }
+    }
+  }
+  CHECK(team_ok, "OpenMP gave fewer than %d threads (OMP_THREAD_LIMIT?)", threads);
+}
+
+int main(int argc, char **argv)
+{
+  MPI_Init(&argc, &argv);
+  omp_set_dynamic(0);
+  mf_context ctx;
+  if (mf_context_create(MPI_COMM_WORLD, "cpu", &ctx)) return 1;
+  int cases = 0;
+  for (int dim = 2; dim <= 3; dim++)
+    for (int p = 1; p <= 4; p++) {
+      mf_simplex_mesh m;
+      mf_simplex_basis b;
+      mf_simplex_dofs d;
+      const int n = dim == 2 ? 5 : 2;
+      if (mf_simplex_mesh_box(ctx, dim, n, &m) || mf_simplex_basis_setup(ctx, dim, p, -1, &b) ||
+          mf_simplex_dofs_create(ctx, &m, &b, &d)) {
+        fprintf(stderr, "FAIL: %s\n", mf_last_error_message());
+        return 1;
+      }
+      for (int v = 0; v < m.nv; v++) /* jitter the interior vertices */
+        for (int k = 0; k < dim; k++) {
+          const double t = m.coords[3 * v + k], r = rnd();
+          if (t > 1e-12 && t < 1 - 1e-12) m.coords[3 * v + k] += 0.15 / n * r;
+        }
+      const mf_sx_table *T = table(dim, p);
+      const int N = b.nnodes, nq = b.nq, nd = d.ndofs, NM = mf_sx_nmat(dim);
+      CHECK(T->dim == dim && T->p == p && T->nnodes == N && T->nq == nq, "%dD P%d: table of %dD P%d, %d nodes, %d points",
+            dim, p, T->dim, T->p, T->nnodes, T->nq);
+      /* the reference matrices, as lib/cuda/simplex.cu makes them: S[m][j][i], K[l][m][j][i] */
+      double *S = (double *)calloc((size_t)NM * N * N, sizeof(double));
+      double *K = (double *)calloc((size_t)dim * dim * N * N, sizeof(double));
+      double *coords = (double *)malloc(sizeof(double) * m.nv * dim);
+      for (int v = 0; v < m.nv; v++)
+        for (int k = 0; k < dim; k++) coords[v * dim + k] = m.coords[3 * v + k];
+      for (int q = 0; q < nq; q++) {
+        const double w = b.qwts[q], *B = b.B + q * N, *G = b.G + q * N * dim;
+        for (int j = 0; j < N; j++)
+          for (int i = 0; i < N; i++) {
+            S[j * N + i] += w * B[i] * B[j];
+            int mm = 1;
+            for (int k = 0; k < dim; k++)
+              for (int l = k; l < dim; l++, mm++) {
+                double v = G[i * dim + k] * G[j * dim + l];
+                if (l != k) v += G[i * dim + l] * G[j * dim + k];
+                S[(mm * N + j) * N + i] += w * v;
+              }
+            for (int l = 0; l < dim; l++)
+              for (int m2 = 0; m2 < dim; m2++) K[((l * dim + m2) * N + j) * N + i] += w * G[i * dim + l] * G[j * dim + m2];
+          }
+      }
+      if (T->set_const) T->set_const(S);
+      if (T->set_const_elas) T->set_const_elas(K);
+      CHECK(T->fn[MF_SX_THREAD_RC] && T->set_const, "%dD P%d: no constant-memory reference kernel", dim, p);
+      CHECK((T->fn[MF_SX_THREAD_EC] != nullptr) == (T->set_const_elas != nullptr) &&
+                (dim == 2 || p < 4) == (T->set_const_elas != nullptr),
+            "%dD P%d: constant-memory elasticity kernel present %d", dim, p, T->fn[MF_SX_THREAD_EC] != nullptr);
+      double *x = (double *)malloc(sizeof(double) * nd * dim), *y = (double *)malloc(sizeof(double) * nd * dim),
+             *yr = (double *)malloc(sizeof(double) * nd * dim);
+      for (int i = 0; i < nd * dim; i++) x[i] = rnd();
+      for (int kind = 0; kind < 3; kind++) { /* Helmholtz, Helmholtz with c(x), elasticity */
+        mf_simplex_op op;
+        memset(&op, 0, sizeof op);
+        const int ncomp = kind == 2 ? dim : 1;
+        if (kind < 2) {
+          if (mf_simplex_op_create(ctx, &m, &b, &d, 0.7, 1.3, kind ? coef : NULL, NULL, &op)) return 1;
+          mf_simplex_op_apply_cpu(&op, x, yr);
+        } else {
+          mf_simplex_elasticity_apply_cpu(&m, &b, &d, 1.7, 0.6, x, yr);
+        }
+        mf_sx_args a;
+        memset(&a, 0, sizeof a);
+        a.coords = coords, a.cells = m.cells, a.cell_dofs = d.cell_dofs;
+        a.B = b.B, a.G = b.G, a.w = b.qwts, a.S = S, a.coefq = op.coefq;
+        a.a = 0.7, a.b = 1.3, a.lambda = 1.7, a.mu = 0.6;
+        a.ncells = m.ncells, a.x = x, a.y = y;
+        int ks[8], nk = 0;
+        if (kind == 2) {
+          ks[nk++] = MF_SX_THREAD_E, ks[nk++] = MF_SX_TILED_E;
+          if (T->fn[MF_SX_THREAD_EC]) ks[nk++] = MF_SX_THREAD_EC;
+        } else {
+          ks[nk++] = MF_SX_THREAD_Q, ks[nk++] = MF_SX_TILED_Q;
+          if (kind == 0) {
+            ks[nk++] = MF_SX_THREAD_R, ks[nk++] = MF_SX_TILED_R;
+            if (T->fn[MF_SX_THREAD_RC]) ks[nk++] = MF_SX_THREAD_RC;
+          }
+        }
+        for (int ki = 0; ki < nk; ki++)
+          for (int stage = 0; stage < 2; stage++)
+            for (int tile : {1, 3, 8, 32}) {
+              const int k = ks[ki];
+              const bool thread = k == MF_SX_THREAD_Q || k == MF_SX_THREAD_R || k == MF_SX_THREAD_E ||
+                                  k == MF_SX_THREAD_RC || k == MF_SX_THREAD_EC;
+              const bool constant = k == MF_SX_THREAD_RC || k == MF_SX_THREAD_EC;
+              if ((thread && tile > 1) || (constant && stage)) continue;
+              const int threads = thread ? 16 : 64; /* thread: several blocks, the last one partly idle */
+              a.tile = thread ? threads : tile, a.stage = stage;
+              launch(T->fn[k], a, threads, (size_t)nd * ncomp);
+              double dd = 0, sc = 0;
+              for (int i = 0; i < nd * ncomp; i++) dd = fmax(dd, fabs(y[i] - yr[i])), sc = fmax(sc, fabs(yr[i]));
+              CHECK(dd <= 1e-12 * sc, "%dD P%d %s kernel %d stage %d tile %d: kernel-CPU %.3e rel", dim, p,
+                    kind == 2 ? "elasticity" : kind ? "Helmholtz with c(x)" : "Helmholtz", k, stage, a.tile, dd / sc);
+              cases++;
+            }
+        mf_simplex_op_destroy(&op);
+      }
+      free(S), free(K), free(coords), free(x), free(y), free(yr);
+      mf_simplex_dofs_free(&d);
+      mf_simplex_basis_free(&b);
+      mf_simplex_mesh_free(&m);
+    }
+  CHECK(cases > 300, "only %d cases ran", cases);
+  mf_context_destroy(&ctx);
+  MPI_Finalize();
+  return failures ? 1 : 0;
+}
