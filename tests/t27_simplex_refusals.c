@@ -1,6 +1,6 @@
 /* t27_simplex_refusals.c -- what simplex meshes, spaces and operators refuse, with a clear message and
  * no crash: more than one rank, adaptation, multigrid, assembly, VTU output, bad files and arguments,
- * the cuda backend (the one place that decides it), hex-only and simplex-only calls crossed.
+ * degrees above 4 on the cuda backend (the one place that decides it), hex-only and simplex-only calls crossed.
  *   t27_simplex_refusals cpu GMSHDIR     one rank
  *   t27_simplex_refusals cpu GMSHDIR     under mpiexec -n 2: the one-rank refusals only           */
 #include "mf_test.h"
@@ -105,10 +105,14 @@ int main(int argc, char **argv)
   mf_vector_destroy(&v);
   mf_space_destroy(&s);
 
-  /* the cuda backend: refused in one place (mf_simplex_backend_check), here with the context's backend
-   * set by hand, as no GPU is needed to reach the refusal */
+  /* the cuda backend runs degrees 1..4 (t28 on a GPU); above, the space is refused in one place
+   * (mf_simplex_backend_check) before any device call: here with the context's backend set by hand, as
+   * no GPU is needed to reach the refusal */
   ctx->backend = MF_BACKEND_CUDA;
-  EXPECT(mf_space_create(mesh, 1, &s), MF_ERR_UNSUPPORTED, "simplex spaces and operators on the cuda backend: not yet");
+  EXPECT(mf_space_create(mesh, 5, &s), MF_ERR_UNSUPPORTED,
+         "simplex spaces of degree 5 on the cuda backend: its kernels (lib/cuda/simplex.cu) go up to degree 4 (use the "
+         "cpu backend for degree 5..6)");
+  EXPECT(mf_space_create_components(mesh, 6, 2, &s), MF_ERR_UNSUPPORTED, "simplex spaces of degree 6 on the cuda backend");
   ctx->backend = MF_BACKEND_CPU;
   mf_mesh_destroy(&mesh);
 
