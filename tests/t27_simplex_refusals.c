@@ -114,6 +114,13 @@ int main(int argc, char **argv)
          "cpu backend for degree 5..6)");
   EXPECT(mf_space_create_components(mesh, 6, 2, &s), MF_ERR_UNSUPPORTED, "simplex spaces of degree 6 on the cuda backend");
   ctx->backend = MF_BACKEND_CPU;
+  T_CALL(mf_space_create(mesh, 2, &s)); /* made on the cpu backend: no device state to reach */
+  ctx->backend = MF_BACKEND_CUDA;
+  EXPECT(mf_operator_create_laplace(s, MF_QUAD_GAUSS_P2, NULL, NULL, &A), MF_ERR_UNSUPPORTED,
+         "simplex operators on the cuda backend use the rule of degree 2p = 4 (MF_QUAD_GAUSS or MF_QUAD_GLL), not 6");
+  T_CHECK(A == NULL, "a refused operator was returned");
+  ctx->backend = MF_BACKEND_CPU;
+  mf_space_destroy(&s);
   mf_mesh_destroy(&mesh);
 
   /* simplex-only calls on hex meshes and spaces */
