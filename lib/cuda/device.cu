@@ -338,11 +338,11 @@ static int space_setup(mf_space s)
   MF_CALL(mf_cuda_require(ctx, need, "the space"));
   /* a simplex space keeps its cell DoFs in the device operators (lib/cuda/simplex.cu) and needs here
    * only what the vector functions use: the boundary marks */
-  if (s->cell_nodes)
+  if (!s->simplex) {
     MF_CALL(mf_cuda_upload(ctx, (void **)&d->cell_nodes, s->cell_nodes, sizeof(int) * nc * s->npc,
                            "the cell-to-DoF map"));
-  if (s->launch_order)
     MF_CALL(mf_cuda_upload(ctx, (void **)&d->atomic_cells, s->launch_order, sizeof(int) * nc, "the atomic cell order"));
+  }
   if (s->nmasked) {
     MF_CALL(mf_cuda_upload(ctx, (void **)&d->mask, s->face_code, sizeof(int16_t) * nc, "the hanging-node masks"));
     MF_CALL(mf_cuda_upload(ctx, (void **)&d->P, s->hanging_P, sizeof(double) * 2 * s->n1 * s->n1,
