@@ -1,6 +1,6 @@
 /* mfree-poisson -- solves -div(c grad u) = f with a manufactured solution on a square/cube, ball or
  * deformed cube (Q_p on p4est hexahedra), or on triangles/tetrahedra (P_p: the built-in square-tris,
- * cube-tets, or a Gmsh .msh file; one rank, cpu backend) with Jacobi-preconditioned CG on the matrix-free Laplace operator (--method: or its
+ * cube-tets, or a Gmsh .msh file; one rank, cpu or cuda backend) with Jacobi-preconditioned CG on the matrix-free Laplace operator (--method: or its
  * assembled CSR matrix, or both side by side), and reports
  * DoFs, ranks, backend, iterations, times and the L2 error (text and, with --json, one JSON object);
  * --verbose tells on stderr where a long run is. Options are checked before anything runs
@@ -22,8 +22,8 @@ static void usage(FILE *f)
           "  --degree P         polynomial degree 1..8 (default 3)\n"
           "  --mesh M           cube | ball | deformed (default ball), or on simplices: square-tris | cube-tets\n"
           "                     (2^refine cells per side; --dim follows the mesh) | FILE.msh (a Gmsh file of\n"
-          "                     dimension --dim); simplices: degree 1..6, one rank, cpu backend, --pc jacobi,\n"
-          "                     chebyshev or none, no --adapt, --method, --trees or --vtu\n"
+          "                     dimension --dim); simplices: degree 1..6 (cuda: 1..4), one rank, --pc\n"
+          "                     jacobi, chebyshev or none, no --adapt, --method, --trees or --vtu\n"
           "  --refine L         uniform refinement level, 0..12 in 3D, 0..18 in 2D (default 3; square-tris\n"
           "                     0..12, cube-tets 0..7; not with a mesh file)\n"
           "  --trees T          the coarse mesh split T-fold per direction, 1..4096 (cube, deformed: T^dim trees;\n"

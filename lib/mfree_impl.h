@@ -230,6 +230,10 @@ struct mf_space_s {
   void *simplex;        /* spaces on simplex meshes: their basis and DoFs (lib/simplex/mf_simplex_space.h);
                            the p4est fields above (cell_nodes, face_code, colors, ...) stay empty */
 };
+/** The space's device state on the cuda backend (nothing on the cpu backend): made by the first call,
+ *  its Dirichlet marks copied again by the next ones (simplex spaces: made by mf_simplex_space_create,
+ *  marks changed by mf_space_set_dirichlet_tags). */
+int mf_space_device_sync(mf_space space);
 void mf_space_retain(mf_space space);
 void mf_space_release(mf_space space);
 

@@ -450,6 +450,15 @@ void mf_exchange_free(mf_exchange *ex)
   memset(ex, 0, sizeof *ex);
 }
 
+int mf_space_device_sync(mf_space s)
+{
+#ifdef MFREE_WITH_CUDA
+  if (s->ctx->backend == MF_BACKEND_CUDA) return s->dev ? mf_cuda_space_marks(s) : mf_cuda_space_setup(s);
+#endif
+  (void)s;
+  return 0;
+}
+
 void mf_space_retain(mf_space space) { space->refs++; }
 
 void mf_space_release(mf_space s)

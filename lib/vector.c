@@ -603,11 +603,41 @@ static int l2_cells_cpu(mf_vector uh, const mf_basis1d *b, mf_coefficient_fn u, 
   return 0;
 }
 
+/* Simplex spaces (one rank): the integrals on the host, into the vector's array on the cpu backend,
+ * else through a host array copied to the device (rhs) or from it (L2 error). */
+static int simplex_rhs(mf_vector v, mf_coefficient_fn f, void *user)
+{
+  mf_space s = v->space;
+  if (v->backend == MF_BACKEND_CPU && v->prec == MF_PRECISION_DOUBLE) return mf_simplex_space_rhs(s, f, user, v->data);
+  double *h = NULL;
+  MF_CALL(MF_CALLOC_TOUCH(s->ctx, (size_t)v->n + 1, &h));
+  int ierr = mf_simplex_space_rhs(s, f, user, h);
+  if (!ierr) ierr = v->ops.from_host(v, h, v->n);
+  free(h);
+  return ierr;
+}
+static int simplex_l2(mf_vector uh, mf_coefficient_fn u, void *user, double *err)
+{
+  mf_space s = uh->space;
+  double *cellsum = NULL, *h = NULL, sum = 0.0;
+  const int host = uh->backend == MF_BACKEND_CPU && uh->prec == MF_PRECISION_DOUBLE;
+  MF_CALL(MF_CALLOC_TOUCH(s->ctx, s->ncells, &cellsum));
+  int ierr = host ? 0 : MF_CALLOC_TOUCH(s->ctx, (size_t)uh->n + 1, &h);
+  if (!ierr && !host) ierr = uh->ops.to_host(uh, h, uh->n);
+  if (!ierr) ierr = mf_simplex_space_l2_cells(s, host ? uh->data : h, u, user, cellsum);
+  for (int e = 0; e < s->ncells && !ierr; e++) sum += cellsum[e]; /* cell order: deterministic */
+  free(cellsum);
+  free(h);
+  MF_CALL(ierr);
+  *err = sqrt(sum);
+  return 0;
+}
+
 static int assemble_rhs(mf_vector bvec, mf_coefficient_fn f, void *user)
 {
   mf_space s = bvec->space;
   MF_CHECK(f, s->ctx, MF_ERR_NULL, "function f is NULL");
-  if (s->simplex) return mf_simplex_space_rhs(s, f, user, bvec->data); /* one rank, cpu backend */
+  if (s->simplex) return simplex_rhs(bvec, f, user);
   mf_basis1d b; /* Gauss q = p + 1: the operators' default; f is evaluated (q/p)^dim times per DoF */
   int ierr = mf_basis1d_setup(s->degree, MF_QUAD_GAUSS, &b);
 #ifdef MFREE_WITH_CUDA
@@ -626,16 +656,7 @@ int mf_vector_l2_error(mf_vector uh, mf_coefficient_fn u, void *user, double *er
   MF_CHECK(u, s->ctx, MF_ERR_NULL, "function u is NULL");
   MF_CHECK(err, s->ctx, MF_ERR_NULL, "output pointer err is NULL");
   MF_CALL(mf_vector_access(uh, MF_ACCESS_READ, "uh"));
-  if (s->simplex) { /* one rank, cpu backend */
-    double *cellsum = NULL, sum = 0.0;
-    MF_CALL(MF_CALLOC_TOUCH(s->ctx, s->ncells, &cellsum));
-    int ierr = mf_simplex_space_l2_cells(s, uh->data, u, user, cellsum);
-    for (int e = 0; e < s->ncells && !ierr; e++) sum += cellsum[e];
-    free(cellsum);
-    MF_CALL(ierr);
-    *err = sqrt(sum);
-    return 0;
-  }
+  if (s->simplex) return simplex_l2(uh, u, user, err);
   mf_basis1d b;
   MF_CALL(mf_basis1d_setup(s->degree, MF_QUAD_GAUSS_P2, &b));
   double *cellsum = NULL, sum = 0.0;

@@ -1,6 +1,6 @@
 /* t27_simplex_refusals.c -- what simplex meshes, spaces and operators refuse, with a clear message and
  * no crash: more than one rank, adaptation, multigrid, assembly, VTU output, bad files and arguments,
- * the cuda backend (the one place that decides it), hex-only and simplex-only calls crossed.
+ * degrees above 4 on the cuda backend (the one place that decides it), hex-only and simplex-only calls crossed.
  *   t27_simplex_refusals cpu GMSHDIR     one rank
  *   t27_simplex_refusals cpu GMSHDIR     under mpiexec -n 2: the one-rank refusals only           */
 #include "mf_test.h"
@@ -105,11 +105,22 @@ int main(int argc, char **argv)
   mf_vector_destroy(&v);
   mf_space_destroy(&s);
 
-  /* the cuda backend: refused in one place (mf_simplex_backend_check), here with the context's backend
-   * set by hand, as no GPU is needed to reach the refusal */
+  /* the cuda backend runs degrees 1..4 (t28 on a GPU); above, the space is refused in one place
+   * (mf_simplex_backend_check) before any device call: here with the context's backend set by hand, as
+   * no GPU is needed to reach the refusal */
   ctx->backend = MF_BACKEND_CUDA;
-  EXPECT(mf_space_create(mesh, 1, &s), MF_ERR_UNSUPPORTED, "simplex spaces and operators on the cuda backend: not yet");
+  EXPECT(mf_space_create(mesh, 5, &s), MF_ERR_UNSUPPORTED,
+         "simplex spaces of degree 5 on the cuda backend: its kernels (lib/cuda/simplex.cu) go up to degree 4 (use the "
+         "cpu backend for degree 5..6)");
+  EXPECT(mf_space_create_components(mesh, 6, 2, &s), MF_ERR_UNSUPPORTED, "simplex spaces of degree 6 on the cuda backend");
   ctx->backend = MF_BACKEND_CPU;
+  T_CALL(mf_space_create(mesh, 2, &s)); /* made on the cpu backend: no device state to reach */
+  ctx->backend = MF_BACKEND_CUDA;
+  EXPECT(mf_operator_create_laplace(s, MF_QUAD_GAUSS_P2, NULL, NULL, &A), MF_ERR_UNSUPPORTED,
+         "simplex operators on the cuda backend use the rule of degree 2p = 4 (MF_QUAD_GAUSS or MF_QUAD_GLL), not 6");
+  T_CHECK(A == NULL, "a refused operator was returned");
+  ctx->backend = MF_BACKEND_CPU;
+  mf_space_destroy(&s);
   mf_mesh_destroy(&mesh);
 
   /* simplex-only calls on hex meshes and spaces */

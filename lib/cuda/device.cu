@@ -336,9 +336,13 @@ static int space_setup(mf_space s)
                       sizeof(double) * (nl * s->dim + 2 * nb) +
                       (s->coords ? 0 : 6 * nl + 17 * nc + sizeof(double) * (3 * ((size_t)s->mesh->ntrees << s->dim) + 16));
   MF_CALL(mf_cuda_require(ctx, need, "the space"));
-  MF_CALL(mf_cuda_upload(ctx, (void **)&d->cell_nodes, s->cell_nodes, sizeof(int) * nc * s->npc,
-                         "the cell-to-DoF map"));
-  MF_CALL(mf_cuda_upload(ctx, (void **)&d->atomic_cells, s->launch_order, sizeof(int) * nc, "the atomic cell order"));
+  /* a simplex space keeps its cell DoFs in the device operators (lib/cuda/simplex.cu) and needs here
+   * only what the vector functions use: the boundary marks */
+  if (!s->simplex) {
+    MF_CALL(mf_cuda_upload(ctx, (void **)&d->cell_nodes, s->cell_nodes, sizeof(int) * nc * s->npc,
+                           "the cell-to-DoF map"));
+    MF_CALL(mf_cuda_upload(ctx, (void **)&d->atomic_cells, s->launch_order, sizeof(int) * nc, "the atomic cell order"));
+  }
   if (s->nmasked) {
     MF_CALL(mf_cuda_upload(ctx, (void **)&d->mask, s->face_code, sizeof(int16_t) * nc, "the hanging-node masks"));
     MF_CALL(mf_cuda_upload(ctx, (void **)&d->P, s->hanging_P, sizeof(double) * 2 * s->n1 * s->n1,
@@ -348,7 +352,9 @@ static int space_setup(mf_space s)
                          "the cells with hanging nodes"));
   MF_CALL(mf_cuda_upload(ctx, (void **)&d->bc, s->bc, nl, "the boundary marks"));
   MF_CALL(mf_cuda_upload(ctx, (void **)&d->bc_list, s->bc_list, sizeof(int) * (size_t)s->nbc, "the boundary DoFs"));
-  if (s->coords) /* made on the host (several ranks: shared DoFs take the same point on every rank) */
+  if (s->simplex) {
+    /* no device coordinates: the simplex kernels compute their geometry from the vertices */
+  } else if (s->coords) /* made on the host (several ranks: shared DoFs take the same point on every rank) */
     MF_CALL(mf_cuda_upload(ctx, (void **)&d->coords, s->coords, sizeof(double) * nl * s->dim, "the node coordinates"));
   else {
     MF_CALL(mf_cuda_malloc(ctx, (void **)&d->coords, sizeof(double) * nl * s->dim, "the node coordinates"));
@@ -365,6 +371,18 @@ static int space_setup(mf_space s)
              2 * sizeof(double) * nb, cudaGetErrorString(e));
   }
   return 0;
+}
+
+extern "C" int mf_cuda_space_marks(mf_space s)
+{
+  mf_cuda_space *d = (mf_cuda_space *)s->dev;
+  mf_context ctx = s->ctx;
+  mf_cuda_free(ctx, d->bc);
+  mf_cuda_free(ctx, d->bc_list);
+  d->bc = NULL;
+  d->bc_list = NULL;
+  MF_CALL(mf_cuda_upload(ctx, (void **)&d->bc, s->bc, (size_t)s->nlocal, "the boundary marks"));
+  return mf_cuda_upload(ctx, (void **)&d->bc_list, s->bc_list, sizeof(int) * (size_t)s->nbc, "the boundary DoFs");
 }
 
 extern "C" void mf_cuda_space_free(mf_space s)

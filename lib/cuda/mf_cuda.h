@@ -21,6 +21,9 @@ void mf_cuda_memory(mf_context ctx, size_t *in_use, size_t *peak, const size_t *
 void mf_cuda_synchronize(mf_context ctx);
 int mf_cuda_space_setup(mf_space space);
 void mf_cuda_space_free(mf_space space);
+/** The space's boundary marks (bc, bc_list) copied to the device again, after they changed
+ *  (mf_space_set_dirichlet_tags on a simplex space). */
+int mf_cuda_space_marks(mf_space space);
 int mf_cuda_vector_setup(mf_vector v);
 /** The operator on the device: quadrature data computed there (coefficient c evaluated on the host
  *  at points computed there), 1D matrices; phases geometry, coefficient and h2d. */

@@ -16,9 +16,9 @@ typedef struct {
   int ntags, *tags;
 } mf_simplex_space;
 
-/** The one place that decides which backends run simplex spaces and operators: the cpu backend now;
- *  the cuda backend is refused until device kernels are wired here. */
-int mf_simplex_backend_check(mf_context ctx);
+/** The one place that decides which backends run simplex spaces of a degree: the cpu backend every
+ *  degree, the cuda backend up to MF_SIMPLEX_CUDA_MAX_DEGREE (its kernels, lib/cuda/simplex.cu). */
+int mf_simplex_backend_check(mf_context ctx, int degree);
 
 /** mf_mesh_create for the names "square-tris" and "cube-tets" (1 if name is one of them, else 0). */
 int mf_simplex_mesh_name(const char *name);

@@ -1,8 +1,10 @@
 /* operator_simplex.c -- the simplex operator kind: mass, Laplace, Helmholtz (a M_c + b K_c) and linear
  * elasticity on a simplex space, through the generic flow of lib/operator.c (Dirichlet form, ghost
- * exchanges: none on one rank). Its table applies the CPU reference kernels of ops_cpu.c and computes
- * the diagonal exactly at the quadrature points; the kind's data (kdata) is its own basis (the rule)
- * and the mf_simplex_op. The backend is decided once, in mf_simplex_backend_check. */
+ * exchanges: none on one rank). Its table applies, on the cpu backend, the CPU reference kernels of
+ * ops_cpu.c and, on the cuda backend, their device twins (lib/cuda/simplex.cu) on the vectors' device
+ * arrays; the diagonal is computed exactly at the quadrature points, on the host (copied to the device
+ * on the cuda backend). The kind's data (kdata) is its own basis (the rule), the mf_simplex_op and the
+ * device operator. Which degrees a backend takes is decided once, in mf_simplex_backend_check. */
 #include "mf_simplex_space.h"
 
 #include <math.h>
@@ -12,6 +14,7 @@ typedef struct {
   mf_simplex_op sop;      /* scalar operators */
   int elasticity;
   double lambda, mu;
+  struct mf_simplex_cuda_op_s *dev; /* cuda backend: the device operator (mf_simplex_cuda.h) */
 } simplex_kind;
 
 static const mf_simplex_mesh *op_mesh(mf_operator op) { return (const mf_simplex_mesh *)op->space->mesh->simplex; }
@@ -28,14 +31,14 @@ static int apply_simplex_cpu(mf_operator op, mf_vector x, mf_vector y)
 /* d_i += sum_q w_q |det J| [c_q (a phi_i^2 + b g_i . g_i)] for the scalar operators, with g_i the
  * physical gradient J^-T grad phi_i; for elasticity the entry of component c of node i,
  * lambda g_c^2 + mu (|g|^2 + g_c^2) (u = v = phi_i e_c in sigma(u) : eps(v)). */
-static int diagonal_simplex_cpu(mf_operator op, mf_vector dv)
+static void diagonal_host(mf_operator op, double *d)
 {
   const simplex_kind *k = (const simplex_kind *)op->kdata;
   const mf_simplex_mesh *m = op_mesh(op);
   const mf_simplex_dofs *dofs = op_dofs(op);
   const mf_simplex_basis *b = &k->basis;
   const int dim = m->dim, N = b->nnodes, nq = b->nq, nc = op->space->ncomp;
-  double *d = dv->data, de[84 * 3];
+  double de[84 * 3];
   for (int e = 0; e < m->ncells; e++) {
     const int *v = m->cells + (size_t)e * (dim + 1), *cd = dofs->cell_dofs + (size_t)e * N;
     double X[12], Ji[3][3];
@@ -60,13 +63,63 @@ static int diagonal_simplex_cpu(mf_operator op, mf_vector dv)
     for (int i = 0; i < N; i++)
       for (int c = 0; c < nc; c++) d[(size_t)cd[i] * nc + c] += de[i * nc + c];
   }
+}
+
+static int diagonal_simplex_cpu(mf_operator op, mf_vector dv)
+{
+  diagonal_host(op, dv->data);
   return 0;
 }
+
+/* The cuda backend's table: the action on the device arrays of x and y (the kernel zeroes y), the
+ * diagonal from the host (the exact sums above, copied once per call). Without CUDA no cuda context
+ * exists, and the device part is empty. */
+#ifdef MFREE_WITH_CUDA
+#include "../cuda/mf_simplex_cuda.h"
+
+static int apply_simplex_cuda(mf_operator op, mf_vector x, mf_vector y)
+{
+  return mf_simplex_cuda_apply(((const simplex_kind *)op->kdata)->dev, x->data, y->data);
+}
+
+static int diagonal_simplex_cuda(mf_operator op, mf_vector dv)
+{
+  double *d = NULL;
+  MF_CALL(MF_CALLOC_TOUCH(op->ctx, (size_t)dv->n + 1, &d));
+  diagonal_host(op, d);
+  const int ierr = dv->ops.from_host(dv, d, dv->n);
+  free(d);
+  return ierr;
+}
+
+static int device_create(mf_operator o, simplex_kind *k)
+{
+  o->ops.apply = apply_simplex_cuda;
+  o->ops.diagonal = diagonal_simplex_cuda;
+  const double t0 = mf_phase_begin(o->ctx);
+  int ierr;
+  if (k->elasticity)
+    ierr = mf_simplex_cuda_elasticity_create(o->ctx, op_mesh(o), &k->basis, op_dofs(o), k->lambda, k->mu, 0, &k->dev);
+  else ierr = mf_simplex_cuda_op_create(o->ctx, &k->sop, 0, &k->dev);
+  mf_phase_end(o->ctx, MF_PHASE_TRANSFER, t0);
+  return ierr;
+}
+
+static void device_destroy(simplex_kind *k) { mf_simplex_cuda_destroy(&k->dev); }
+#else
+static int device_create(mf_operator o, simplex_kind *k)
+{
+  (void)k;
+  return mf_error_set(o->ctx, MF_ERR_BACKEND, __FILE__, __LINE__, __func__, "backend 'cuda' not compiled in");
+}
+static void device_destroy(simplex_kind *k) { (void)k; }
+#endif
 
 static int destroy_simplex(mf_operator op)
 {
   simplex_kind *k = (simplex_kind *)op->kdata;
   if (!k) return 0;
+  if (k->dev) device_destroy(k);
   mf_simplex_op_destroy(&k->sop);
   mf_simplex_basis_free(&k->basis);
   free(k);
@@ -82,7 +135,11 @@ static int create(mf_space space, mf_op_kind asked, mf_quadrature quad, int qdeg
   const mf_simplex_space *ss = (const mf_simplex_space *)space->simplex;
   const mf_simplex_mesh *m = (const mf_simplex_mesh *)space->mesh->simplex;
   mf_operator o = NULL;
-  int ierr = mf_simplex_backend_check(ctx);
+  int ierr = mf_simplex_backend_check(ctx, space->degree);
+  if (!ierr && ctx->backend == MF_BACKEND_CUDA && qdegree != 2 * space->degree)
+    ierr = mf_error_set(ctx, MF_ERR_UNSUPPORTED, __FILE__, __LINE__, __func__,
+                        "simplex operators on the cuda backend use the rule of degree 2p = %d (MF_QUAD_GAUSS or "
+                        "MF_QUAD_GLL), not %d (MF_QUAD_GAUSS_P2)", 2 * space->degree, qdegree);
   if (!ierr) ierr = MF_CALLOC(ctx, 1, &o);
   if (ierr) {
     free(k);
@@ -108,6 +165,7 @@ static int create(mf_space space, mf_op_kind asked, mf_quadrature quad, int qdeg
   ierr = mf_simplex_basis_setup(ctx, space->dim, space->degree, qdegree, &k->basis);
   if (!ierr && !k->elasticity) ierr = mf_simplex_op_create(ctx, m, &k->basis, &ss->dofs, a, b, c, user, &k->sop);
   mf_phase_end(ctx, MF_PHASE_COEFFICIENT, t0);
+  if (!ierr && ctx->backend == MF_BACKEND_CUDA) ierr = device_create(o, k);
   if (!ierr) ierr = mf_vector_create_prec(space, MF_PRECISION_DOUBLE, &o->xwork);
   if (ierr) {
     mf_operator_destroy(&o);

@@ -3,13 +3,17 @@
  * Dirichlet marks, and the host integrals of mf_vector_assemble_rhs and mf_vector_l2_error. One rank. */
 #include "mf_simplex_space.h"
 #include "mf_gmsh.h"
+#include "../cuda/mf_simplex_cuda.h" /* MF_SIMPLEX_CUDA_MAX_DEGREE (a header usable without CUDA) */
 
 #include <math.h>
 
-int mf_simplex_backend_check(mf_context ctx)
+int mf_simplex_backend_check(mf_context ctx, int degree)
 {
-  MF_CHECK(ctx->backend == MF_BACKEND_CPU, ctx, MF_ERR_UNSUPPORTED,
-           "simplex spaces and operators on the cuda backend: not yet (use the cpu backend)");
+  /* a cuda context exists only where the backend was compiled in (mf_context_create refuses it else) */
+  MF_CHECK(ctx->backend == MF_BACKEND_CPU || degree <= MF_SIMPLEX_CUDA_MAX_DEGREE, ctx, MF_ERR_UNSUPPORTED,
+           "simplex spaces of degree %d on the cuda backend: its kernels (lib/cuda/simplex.cu) go up to degree %d "
+           "(use the cpu backend for degree %d..%d)", degree, MF_SIMPLEX_CUDA_MAX_DEGREE, MF_SIMPLEX_CUDA_MAX_DEGREE + 1,
+           MF_SIMPLEX_MAX_DEGREE);
   return 0;
 }
 
@@ -200,15 +204,15 @@ static int set_marks(mf_space s, const unsigned char *dbc)
   s->bc = bc;
   s->bc_list = list;
   s->nbc = nbc;
-  return 0;
+  return s->dev ? mf_space_device_sync(s) : 0; /* new marks: on the device too, once it has the old */
 }
 
 int mf_simplex_space_create(mf_mesh mesh, int degree, int ncomp, mf_space *space)
 {
   mf_context ctx = mesh->ctx;
-  MF_CALL(mf_simplex_backend_check(ctx));
   MF_CHECK(degree >= 1 && degree <= MF_SIMPLEX_MAX_DEGREE, ctx, MF_ERR_ARGUMENT,
            "degree %d out of range 1..%d on a simplex mesh", degree, MF_SIMPLEX_MAX_DEGREE);
+  MF_CALL(mf_simplex_backend_check(ctx, degree));
   MF_CHECK(ncomp >= 1 && ncomp <= 3, ctx, MF_ERR_ARGUMENT, "components per DoF %d out of range 1..3", ncomp);
   const mf_simplex_mesh *m = (const mf_simplex_mesh *)mesh->simplex;
   const int dim = m->dim;
@@ -266,6 +270,7 @@ int mf_simplex_space_create(mf_mesh mesh, int degree, int ncomp, mf_space *space
     }
     mf_phase_end(ctx, MF_PHASE_COORDINATES, t0);
   }
+  if (!ierr) ierr = mf_space_device_sync(s); /* cuda backend: the boundary marks on the device */
   if (ierr) {
     mf_space_destroy(&s);
     return ierr;

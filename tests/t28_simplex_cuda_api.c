@@ -1,0 +1,230 @@
+/* t28_simplex_cuda_api.c -- simplex spaces and operators on the cuda backend through the public
+ * interface, against the cpu backend on the same meshes (two contexts side by side):
+ *   - mass, Laplace with the coefficient c(x) = 1 / (0.05 + 2|x|^2), Helmholtz (c = 1) and elasticity,
+ *     dim 2 and 3, p = 1..4: y = A x on the same random vector (mf_vector_set_random on each backend),
+ *     with and without the Dirichlet form, and the diagonal, to 1e-12 relative in the max norm;
+ *   - the vector functions of a Poisson solve (interpolate, set_boundary, zero_boundary,
+ *     assemble_rhs, l2_error, dot, axpy) and the Dirichlet tags (the device marks follow them);
+ *   - the Poisson solve of mfree-poisson (apps/poisson.h: CG with Jacobi) for P1..P3 in 2D and 3D: the
+ *     cpu backend's iterations (+-1) and L2 error (1e-10 relative);
+ *   - refusals on cuda: degree above MF_SIMPLEX_CUDA_MAX_DEGREE (4), the rule of degree 2p + 2;
+ *   - device memory back to where it was once everything is destroyed.
+ * Exit 77 where no GPU is usable.                                                                  */
+#include "mf_test.h"
+#include "poisson.h"
+
+enum { MASS, LAPLACE_C, HELMHOLTZ, ELASTICITY, NKINDS };
+static const char *const kind_name[NKINDS] = {"mass", "laplace-c", "helmholtz", "elasticity"};
+
+static double smooth(const double *x, int dim, void *u)
+{
+  (void)u;
+  double s = 1.0;
+  for (int k = 0; k < dim; k++) s += sin(1.0 + (k + 1) * x[k]);
+  return s;
+}
+
+/* max_i |a_i - b_i| / max_i |b_i| */
+static double relerr(const double *a, const double *b, int n)
+{
+  double d = 0.0, m = 0.0;
+  for (int i = 0; i < n; i++) {
+    d = fmax(d, fabs(a[i] - b[i]));
+    m = fmax(m, fabs(b[i]));
+  }
+  return m > 0.0 ? d / m : d;
+}
+
+static void make_op(mf_space s, int kind, mf_operator *A)
+{
+  switch (kind) {
+  case MASS: T_CALL(mf_operator_create_mass(s, MF_QUAD_GAUSS, NULL, NULL, A)); break;
+  case LAPLACE_C: T_CALL(mf_operator_create_laplace(s, MF_QUAD_GAUSS, t_ljungkvist, NULL, A)); break;
+  case HELMHOLTZ: T_CALL(mf_operator_create_helmholtz(s, MF_QUAD_GAUSS, 0.7, 1.3, NULL, NULL, A)); break;
+  default: T_CALL(mf_operator_create_elasticity(s, 1.5, 0.8, A)); break;
+  }
+}
+
+typedef struct {
+  mf_mesh mesh;
+  mf_space s;
+  mf_operator A;
+  mf_vector x, y, d;
+} side;
+
+static void side_make(mf_context ctx, int dim, int level, int p, int kind, side *w)
+{
+  T_CALL(mf_mesh_create(ctx, dim == 2 ? "square-tris" : "cube-tets", dim, level, &w->mesh));
+  if (kind == ELASTICITY) T_CALL(mf_space_create_components(w->mesh, p, dim, &w->s));
+  else T_CALL(mf_space_create(w->mesh, p, &w->s));
+  make_op(w->s, kind, &w->A);
+  T_CALL(mf_vector_create(w->s, &w->x));
+  T_CALL(mf_vector_create(w->s, &w->y));
+  T_CALL(mf_vector_create(w->s, &w->d));
+}
+
+static void side_free(side *w)
+{
+  mf_vector_destroy(&w->x);
+  mf_vector_destroy(&w->y);
+  mf_vector_destroy(&w->d);
+  mf_operator_destroy(&w->A);
+  mf_space_destroy(&w->s);
+  mf_mesh_destroy(&w->mesh);
+}
+
+/* the operator's action (without and with the Dirichlet form) and diagonal on both backends */
+static void check_operator(mf_context cc, mf_context gc, int dim, int level, int p, int kind)
+{
+  side c, g;
+  side_make(cc, dim, level, p, kind, &c);
+  side_make(gc, dim, level, p, kind, &g);
+  int n, ng;
+  T_CALL(mf_space_local_sizes(c.s, NULL, &n));
+  T_CALL(mf_space_local_sizes(g.s, NULL, &ng));
+  T_CHECK(n == ng, "%dD P%d %s: %d DoFs on cpu, %d on cuda", dim, p, kind_name[kind], n, ng);
+  double *hc = calloc((size_t)n, sizeof(double)), *hg = calloc((size_t)n, sizeof(double));
+  T_CALL(mf_vector_set_random(c.x, 1234u + (unsigned)p));
+  T_CALL(mf_vector_set_random(g.x, 1234u + (unsigned)p));
+  T_CALL(mf_vector_get_values(c.x, hc));
+  T_CALL(mf_vector_get_values(g.x, hg));
+  T_CHECK(relerr(hg, hc, n) == 0.0, "%dD P%d %s: random vectors differ", dim, p, kind_name[kind]);
+  for (int bc = 0; bc < 2; bc++) {
+    T_CALL(mf_operator_set_dirichlet(c.A, bc));
+    T_CALL(mf_operator_set_dirichlet(g.A, bc));
+    T_CALL(mf_operator_apply(c.A, c.x, c.y));
+    T_CALL(mf_operator_apply(g.A, g.x, g.y));
+    T_CALL(mf_vector_get_values(c.y, hc));
+    T_CALL(mf_vector_get_values(g.y, hg));
+    const double e = relerr(hg, hc, n);
+    T_CHECK(e <= 1e-12, "%dD P%d %s%s: cuda A x differs from cpu by %.3e relative", dim, p, kind_name[kind],
+            bc ? " (Dirichlet form)" : "", e);
+    T_CALL(mf_operator_diagonal(c.A, c.d));
+    T_CALL(mf_operator_diagonal(g.A, g.d));
+    T_CALL(mf_vector_get_values(c.d, hc));
+    T_CALL(mf_vector_get_values(g.d, hg));
+    const double ed = relerr(hg, hc, n);
+    T_CHECK(ed <= 1e-12, "%dD P%d %s%s: cuda diagonal differs from cpu by %.3e relative", dim, p, kind_name[kind],
+            bc ? " (Dirichlet form)" : "", ed);
+  }
+  free(hc);
+  free(hg);
+  side_free(&c);
+  side_free(&g);
+}
+
+/* interpolate, set_boundary, zero_boundary, assemble_rhs, l2_error, dot, axpy; the Dirichlet tags */
+static void check_vectors(mf_context cc, mf_context gc, int dim, int level, int p)
+{
+  mf_mesh m[2];
+  mf_space s[2];
+  mf_vector u[2], b[2];
+  double l2[2], dot[2], *h[2];
+  int n = 0;
+  mf_context ctx[2] = {cc, gc};
+  for (int k = 0; k < 2; k++) {
+    T_CALL(mf_mesh_create(ctx[k], dim == 2 ? "square-tris" : "cube-tets", dim, level, &m[k]));
+    T_CALL(mf_space_create(m[k], p, &s[k]));
+    T_CALL(mf_space_local_sizes(s[k], NULL, &n));
+    T_CALL(mf_vector_create(s[k], &u[k]));
+    T_CALL(mf_vector_create(s[k], &b[k]));
+    T_CALL(mf_vector_interpolate(u[k], smooth, NULL));
+    T_CALL(mf_vector_assemble_rhs(b[k], smooth, NULL));
+    T_CALL(mf_vector_axpy(b[k], 0.5, u[k]));
+    T_CALL(mf_vector_dot(b[k], u[k], &dot[k]));
+    T_CALL(mf_vector_l2_error(u[k], t_ljungkvist, NULL, &l2[k]));
+    T_CALL(mf_vector_zero_boundary(u[k]));
+    T_CALL(mf_vector_set_boundary(b[k], t_ljungkvist, NULL));
+    T_CALL(mf_vector_axpy(b[k], 1.0, u[k])); /* boundary values plus the interior of u */
+    h[k] = calloc((size_t)n, sizeof(double));
+    T_CALL(mf_vector_get_values(b[k], h[k]));
+  }
+  T_CHECK(relerr(h[1], h[0], n) <= 1e-13, "%dD P%d: vector functions on cuda differ from cpu by %.3e", dim, p,
+          relerr(h[1], h[0], n));
+  T_CHECK(fabs(dot[1] - dot[0]) <= 1e-12 * fabs(dot[0]), "%dD P%d: dot %.17g on cuda, %.17g on cpu", dim, p, dot[1], dot[0]);
+  T_CHECK(fabs(l2[1] - l2[0]) <= 1e-12 * fabs(l2[0]), "%dD P%d: L2 error %.17g on cuda, %.17g on cpu", dim, p, l2[1], l2[0]);
+  for (int k = 0; k < 2; k++) {
+    mf_vector_destroy(&u[k]);
+    mf_vector_destroy(&b[k]);
+    mf_space_destroy(&s[k]);
+    free(h[k]);
+  }
+  /* Dirichlet tags: none (the device marks made at creation must follow), then every facet again */
+  for (int ntags = 0; ntags >= -1; ntags--) {
+    for (int k = 0; k < 2; k++) {
+      T_CALL(mf_space_create(m[k], p, &s[k]));
+      T_CALL(mf_space_set_dirichlet_tags(s[k], ntags, NULL));
+      T_CALL(mf_vector_create(s[k], &u[k]));
+      T_CALL(mf_vector_set_value(u[k], 1.0));
+      T_CALL(mf_vector_zero_boundary(u[k]));
+      T_CALL(mf_vector_dot(u[k], u[k], &dot[k]));
+      mf_vector_destroy(&u[k]);
+      mf_space_destroy(&s[k]);
+    }
+    T_CHECK(dot[0] == dot[1], "%dD P%d, Dirichlet tags %d: %g interior entries on cuda, %g on cpu", dim, p, ntags, dot[1],
+            dot[0]);
+    if (ntags == 0) T_CHECK(dot[1] == (double)n, "%dD P%d: no Dirichlet tags, yet %g of %d entries left", dim, p, dot[1], n);
+  }
+  mf_mesh_destroy(&m[0]);
+  mf_mesh_destroy(&m[1]);
+}
+
+/* Poisson with CG and Jacobi (apps/poisson.h) on both backends */
+static void check_poisson(mf_context cc, mf_context gc, int dim, int level, int p)
+{
+  poisson_result r[2];
+  mf_context ctx[2] = {cc, gc};
+  for (int k = 0; k < 2; k++) {
+    mf_mesh mesh;
+    T_CALL(mf_mesh_create(ctx[k], dim == 2 ? "square-tris" : "cube-tets", dim, level, &mesh));
+    T_CALL(poisson_solve(mesh, p, POISSON_COEF_CONSTANT, 1e-12, &r[k]));
+    mf_mesh_destroy(&mesh);
+  }
+  T_CHECK(r[1].converged && abs(r[1].iterations - r[0].iterations) <= 1,
+          "%dD P%d: cuda CG %d iterations (converged %d), cpu %d", dim, p, r[1].iterations, r[1].converged,
+          r[0].iterations);
+  T_CHECK(fabs(r[1].l2_error - r[0].l2_error) <= 1e-10 * r[0].l2_error, "%dD P%d: L2 error %.17g on cuda, %.17g on cpu",
+          dim, p, r[1].l2_error, r[0].l2_error);
+}
+
+int main(int argc, char **argv)
+{
+  MPI_Init(&argc, &argv);
+  if (!mf_cuda_available()) {
+    fprintf(stderr, "SKIP: backend 'cuda' not usable here (no GPU or not compiled in)\n");
+    MPI_Finalize();
+    return 77;
+  }
+  mf_context cc, gc;
+  T_CALL(mf_context_create(MPI_COMM_WORLD, "cpu", &cc));
+  T_CALL(mf_context_create(MPI_COMM_WORLD, "cuda", &gc));
+  size_t before = 0, after = 0;
+  T_CALL(mf_context_device_memory(gc, &before, NULL));
+
+  for (int dim = 2; dim <= 3; dim++)
+    for (int p = 1; p <= 4; p++)
+      for (int kind = 0; kind < NKINDS; kind++) check_operator(cc, gc, dim, dim == 2 ? 3 : 2, p, kind);
+  for (int dim = 2; dim <= 3; dim++)
+    for (int p = 1; p <= 3; p++) check_vectors(cc, gc, dim, dim == 2 ? 3 : 1, p);
+  for (int dim = 2; dim <= 3; dim++)
+    for (int p = 1; p <= 3; p++) check_poisson(cc, gc, dim, dim == 2 ? 4 : (p == 1 ? 3 : 2), p);
+
+  /* refusals on cuda, with the reason */
+  mf_mesh mesh;
+  mf_space s;
+  mf_operator A;
+  T_CALL(mf_mesh_create(gc, "square-tris", 2, 1, &mesh));
+  EXPECT(mf_space_create(mesh, 5, &s), MF_ERR_UNSUPPORTED,
+         "simplex spaces of degree 5 on the cuda backend: its kernels (lib/cuda/simplex.cu) go up to degree 4");
+  T_CALL(mf_space_create(mesh, 2, &s));
+  EXPECT(mf_operator_create_laplace(s, MF_QUAD_GAUSS_P2, NULL, NULL, &A), MF_ERR_UNSUPPORTED,
+         "use the rule of degree 2p = 4 (MF_QUAD_GAUSS or MF_QUAD_GLL), not 6");
+  mf_space_destroy(&s);
+  mf_mesh_destroy(&mesh);
+
+  T_CALL(mf_context_device_memory(gc, &after, NULL));
+  T_CHECK(after == before, "device memory: %zu bytes held before, %zu after everything was destroyed", before, after);
+  mf_context_destroy(&gc);
+  mf_context_destroy(&cc);
+  return t_finish();
+}
