@@ -146,6 +146,26 @@ MF_HD static inline void mf_element_point_values(const double *t, double *d0, do
 #endif
 }
 
+/** col[i] += grad phi_i(q) . t + phi_i(q) m_j for every i (tq: the point table at q); mass and grad are
+ *  constants where it is called, so that the parts an operator lacks cost nothing. */
+MF_HD static inline void mf_element_rows(int npc, int dim, int mass, int grad, const double *tq, double t0, double t1,
+                                         double t2, double mj, double *col)
+{
+  MF_ELEMENT_UNROLL
+  for (int i = 0; i < npc; i++) {
+    double i0, i1, i2, i3;
+    mf_element_point_values(tq + 4 * i, &i0, &i1, &i2, &i3);
+    double c = col[i]; /* a chain of multiply-adds (fused on the device) */
+    if (grad) {
+      c += i0 * t0;
+      c += i1 * t1;
+      if (dim == 3) c += i2 * t2;
+    }
+    if (mass) c += i3 * mj;
+    col[i] = c;
+  }
+}
+
 /** Column j of the element matrix into col[0 .. npc): qd points at the cell's quadrature data (component
  *  c of point q at qd[c * sh->block_stride + q]), T at the point table. */
 MF_HD static inline void mf_element_column(const mf_element_shape *sh, const double *qd, const double *T, int j,
@@ -175,17 +195,9 @@ MF_HD static inline void mf_element_column(const mf_element_shape *sh, const dou
       }
     }
     if (sh->has_mass) mj = qd[q] * j3;
-    MF_ELEMENT_UNROLL
-    for (int i = 0; i < npc; i++) {
-      double i0, i1, i2, i3;
-      mf_element_point_values(tq + 4 * i, &i0, &i1, &i2, &i3);
-      double c = col[i]; /* a chain of multiply-adds (fused on the device) */
-      c += i0 * t0;
-      c += i1 * t1;
-      if (dim == 3) c += i2 * t2;
-      c += i3 * mj;
-      col[i] = c;
-    }
+    if (sh->has_grad && sh->has_mass) mf_element_rows(npc, dim, 1, 1, tq, t0, t1, t2, mj, col);
+    else if (sh->has_grad) mf_element_rows(npc, dim, 0, 1, tq, t0, t1, t2, mj, col);
+    else mf_element_rows(npc, dim, 1, 0, tq, t0, t1, t2, mj, col);
   }
 }
 
