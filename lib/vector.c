@@ -481,13 +481,20 @@ int mf_vector_set_random(mf_vector v, uint64_t seed)
   MF_CHECK(v, NULL, MF_ERR_NULL, "vector is NULL");
   MF_CALL(mf_vector_access(v, MF_ACCESS_WRITE, "v"));
   const mf_space s = v->space;
-  if (s->ncomp > 1) { /* components of one point (simplex spaces, cpu backend): a seed per component */
+  if (s->ncomp > 1) { /* components of one point (simplex spaces): a seed per component, made on the host */
+    double *h = v->data;
+    if (v->backend != MF_BACKEND_CPU) MF_CALL(MF_CALLOC_TOUCH(s->ctx, (size_t)s->nlocal + 1, &h));
 #pragma omp parallel for schedule(static)
     for (int i = 0; i < s->nlocal; i++) {
       uint64_t sc = seed ^ mix64((uint64_t)(i % s->ncomp) + 1);
-      v->data[i] = random_point(&s->coords[(size_t)i * s->dim], s->dim, &sc);
+      h[i] = random_point(&s->coords[(size_t)i * s->dim], s->dim, &sc);
     }
-    return mf_vector_written(v, 0);
+    int ierr = 0;
+    if (v->backend != MF_BACKEND_CPU) {
+      ierr = v->ops.from_host(v, h, s->nlocal);
+      free(h);
+    }
+    return mf_vector_written(v, ierr);
   }
   return mf_vector_written(v, fill_points(v, random_point, &seed, 0));
 }
