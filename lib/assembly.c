@@ -63,6 +63,12 @@ static int destroy_csr_cpu(mf_operator op)
   return 0;
 }
 
+/* Row i's last column, its largest, is a ghost DoF. */
+static int has_ghost_column(const mf_operator A, int i, int nowned)
+{
+  return A->rowptr[i + 1] > A->rowptr[i] && A->colidx[A->rowptr[i + 1] - 1] >= nowned;
+}
+
 int mf_csr_ghost_rows_make(mf_operator A)
 {
   mf_context ctx = A->ctx;
@@ -70,7 +76,7 @@ int mf_csr_ghost_rows_make(mf_operator A)
   const int n = s->nlocal, nowned = s->nowned;
   mf_csr_ghost_rows *g = NULL;
   MF_CALL(MF_CALLOC(ctx, 1, &g));
-  for (int i = 0; i < n; i++) g->n += A->rowptr[i + 1] > A->rowptr[i] && A->colidx[A->rowptr[i + 1] - 1] >= nowned;
+  for (int i = 0; i < n; i++) g->n += has_ghost_column(A, i, nowned);
   int ierr = MF_CALLOC(ctx, (size_t)g->n + 1, &g->rows);
   if (!ierr) ierr = MF_CALLOC(ctx, (size_t)g->n + 1, &g->start);
   if (ierr) {
@@ -79,15 +85,9 @@ int mf_csr_ghost_rows_make(mf_operator A)
     return ierr;
   }
   for (int i = 0, k = 0; i < n; i++) {
-    if (!(A->rowptr[i + 1] > A->rowptr[i] && A->colidx[A->rowptr[i + 1] - 1] >= nowned)) continue;
-    int64_t lo = A->rowptr[i], hi = A->rowptr[i + 1] - 1; /* the first column >= nowned */
-    while (lo < hi) {
-      const int64_t mid = lo + (hi - lo) / 2;
-      if (A->colidx[mid] < nowned) lo = mid + 1;
-      else hi = mid;
-    }
+    if (!has_ghost_column(A, i, nowned)) continue;
     g->rows[k] = i;
-    g->start[k++] = lo;
+    g->start[k++] = mf_csr_find(A->rowptr, A->colidx, i, nowned); /* the first column >= nowned */
   }
   A->kdata = g;
   return 0;

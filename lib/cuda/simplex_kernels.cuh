@@ -139,6 +139,18 @@ __device__ __forceinline__ void metric(const double Ji[DIM][DIM], double Gm[DIM]
     }
 }
 
+// The cell's DoFs and the values of x on them, NC components a DoF (interleaved)
+template <int N, int NC>
+__device__ __forceinline__ void gather_cell(const mf_sx_args &a, int e, int idx[N], double ue[N * NC])
+{
+#pragma unroll
+  for (int j = 0; j < N; j++) idx[j] = __ldg(a.cell_dofs + (size_t)e * N + j);
+#pragma unroll
+  for (int j = 0; j < N; j++)
+#pragma unroll
+    for (int c = 0; c < NC; c++) ue[j * NC + c] = __ldg(a.x + (size_t)idx[j] * NC + c);
+}
+
 // Copy n doubles from global to shared, all threads of the block.
 __device__ __forceinline__ void stage(double *dst, const double *__restrict__ src, int n)
 {
@@ -216,13 +228,8 @@ __global__ void __launch_bounds__(256) k_thread_q(const mf_sx_args a)
   double Ji[DIM][DIM];
   const double det = geometry<DIM>(a.coords, a.cells, e, Ji);
   int idx[N];
-  double ue[N * NC], ve[N * NC];
-#pragma unroll
-  for (int i = 0; i < N; i++) {
-    idx[i] = __ldg(a.cell_dofs + (size_t)e * N + i);
-#pragma unroll
-    for (int c = 0; c < NC; c++) ue[i * NC + c] = __ldg(a.x + (size_t)idx[i] * NC + c), ve[i * NC + c] = 0.0;
-  }
+  double ue[N * NC], ve[N * NC] = {};
+  gather_cell<N, NC>(a, e, idx, ue);
   double Gm[DIM][DIM];
   if (NC == 1) metric<DIM>(Ji, Gm);
   const double *cq = a.coefq ? a.coefq + (size_t)e * NQ : nullptr;
@@ -428,10 +435,7 @@ __global__ void __launch_bounds__(256) k_thread_r(const mf_sx_args a)
   const int m0 = a.a == 0.0 ? 1 : 0, m1 = a.b == 0.0 ? 1 : NM; // uniform: parts that are zero skipped
   int idx[N];
   double ue[N];
-#pragma unroll
-  for (int j = 0; j < N; j++) idx[j] = __ldg(a.cell_dofs + (size_t)e * N + j);
-#pragma unroll
-  for (int j = 0; j < N; j++) ue[j] = __ldg(a.x + idx[j]);
+  gather_cell<N, 1>(a, e, idx, ue);
 #pragma unroll
   for (int i = 0; i < N; i++) {
     double acc = 0.0;
@@ -528,10 +532,7 @@ __global__ void __launch_bounds__(256) k_thread_rc(const mf_sx_args a)
   const bool mass = a.a != 0.0, stiff = a.b != 0.0; // uniform: parts that are zero skipped
   int idx[N];
   double ue[N];
-#pragma unroll
-  for (int j = 0; j < N; j++) idx[j] = __ldg(a.cell_dofs + (size_t)e * N + j);
-#pragma unroll
-  for (int j = 0; j < N; j++) ue[j] = __ldg(a.x + idx[j]);
+  gather_cell<N, 1>(a, e, idx, ue);
 #pragma unroll
   for (int i = 0; i < N; i++) {
     double acc = 0.0;
@@ -570,12 +571,7 @@ __global__ void __launch_bounds__(256) k_thread_ec(const mf_sx_args a)
   const double ld = a.lambda * det, md = a.mu * det;
   int idx[N];
   double ue[N * DIM];
-#pragma unroll
-  for (int j = 0; j < N; j++) idx[j] = __ldg(a.cell_dofs + (size_t)e * N + j);
-#pragma unroll
-  for (int j = 0; j < N; j++)
-#pragma unroll
-    for (int c = 0; c < DIM; c++) ue[j * DIM + c] = __ldg(a.x + (size_t)idx[j] * DIM + c);
+  gather_cell<N, DIM>(a, e, idx, ue);
 #pragma unroll
   for (int i = 0; i < N; i++) {
     double acc[DIM] = {};
