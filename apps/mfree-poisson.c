@@ -23,7 +23,8 @@ static void usage(FILE *f)
           "  --mesh M           cube | ball | deformed (default ball), or on simplices: square-tris | cube-tets\n"
           "                     (2^refine cells per side; --dim follows the mesh) | FILE.msh (a Gmsh file of\n"
           "                     dimension --dim); simplices: degree 1..6 (cuda: 1..4), one rank, --pc\n"
-          "                     jacobi, chebyshev or none, no --adapt, --method, --trees or --vtu\n"
+          "                     jacobi, chebyshev or none, no --adapt, --trees or --vtu; --method assembled\n"
+          "                     and both assemble rowwise\n"
           "  --refine L         uniform refinement level, 0..12 in 3D, 0..18 in 2D (default 3; square-tris\n"
           "                     0..12, cube-tets 0..7; not with a mesh file)\n"
           "  --trees T          the coarse mesh split T-fold per direction, 1..4096 (cube, deformed: T^dim trees;\n"
@@ -183,7 +184,9 @@ int main(int argc, char **argv)
     else if (given_trees) opt_error(&P, "option --trees does not apply to simplex meshes (--mesh %s)", mesh_arg);
     else if (adapt_i) opt_error(&P, "option --adapt %s: simplex meshes are not adapted (--mesh %s)", adapts[adapt_i], mesh_arg);
     else if (pc_i == 2) opt_error(&P, "option --pc mg: multigrid needs a p4est mesh, not simplices (--mesh %s)", mesh_arg);
-    else if (method_i) opt_error(&P, "option --method %s: simplex operators are matrix-free only (--mesh %s)", methods[method_i], mesh_arg);
+    else if (variant_i == 1 || variant_i == 2)
+      opt_error(&P, "option --assembly-variant %s: simplex operators are assembled rowwise (auto or rowwise; --mesh %s)",
+                variants[variant_i], mesh_arg);
     else if (vtu) opt_error(&P, "option --vtu: VTU output of simplex spaces is not supported yet (--mesh %s)", mesh_arg);
   }
   /* options that depend on others: none is ignored in silence */

@@ -6,6 +6,7 @@
  * shares the apply flow of lib/operator.c (ghost exchange, Dirichlet form): rows and columns are the
  * local DoFs (owned then ghost), and each rank's product is summed onto the owners. */
 #include "assembly_impl.h"
+#include "simplex/mf_simplex_space.h"
 
 #ifdef MFREE_WITH_CUDA
 #include "cuda/mf_cuda.h"
@@ -184,11 +185,14 @@ static int create_assembled(mf_operator mfop, mf_assembly_variant v, int with_op
            MF_ERR_ARGUMENT,
            "assembly variant %d unknown (MF_ASSEMBLY_AUTO, MF_ASSEMBLY_SEARCH, MF_ASSEMBLY_TABLE or MF_ASSEMBLY_ROWWISE)",
            (int)v);
-  MF_CHECK(mfop->kind == MF_OP_MASS || mfop->kind == MF_OP_LAPLACE || mfop->kind == MF_OP_HELMHOLTZ, ctx,
+  /* simplex operators (lib/simplex/): their own rowwise values into the same sparsity and product */
+  const int simplex = mfop->kind == MF_OP_SIMPLEX;
+  MF_CHECK(simplex || mfop->kind == MF_OP_MASS || mfop->kind == MF_OP_LAPLACE || mfop->kind == MF_OP_HELMHOLTZ, ctx,
            MF_ERR_UNSUPPORTED, "only matrix-free mass, Laplace and Helmholtz operators can be assembled (kind %d)",
            (int)mfop->kind);
+  if (simplex) MF_CALL(mf_simplex_assembly_check(mfop, v));
   MF_CHECK(mfop->prec == MF_PRECISION_DOUBLE, ctx, MF_ERR_UNSUPPORTED, "a single-precision operator copy cannot be assembled");
-  MF_CHECK(mfop->geometry == MF_GEOMETRY_STORED, ctx, MF_ERR_UNSUPPORTED,
+  MF_CHECK(simplex || mfop->geometry == MF_GEOMETRY_STORED, ctx, MF_ERR_UNSUPPORTED,
            "the operator computes its geometry on the fly: assemble it with stored geometry "
            "(mf_operator_set_geometry(op, MF_GEOMETRY_STORED) first)");
   const int cuda = ctx->backend == MF_BACKEND_CUDA;
@@ -201,7 +205,7 @@ static int create_assembled(mf_operator mfop, mf_assembly_variant v, int with_op
    * bytes available */
   int ierr = mf_assembly_pattern(s, what, !cuda);
   if (!ierr && !cuda) ierr = mf_host_require(ctx, mf_assembly_matrix_bytes(s->nlocal, s->csr_rowptr[s->nlocal], 0), what);
-  if (!ierr && !cuda && v == MF_ASSEMBLY_AUTO) ierr = mf_space_colors(s);
+  if (!ierr && !cuda && v == MF_ASSEMBLY_AUTO && !simplex) ierr = mf_space_colors(s);
 #ifdef MFREE_WITH_CUDA
   if (!ierr && cuda) ierr = mf_cuda_csr_pattern(s);
 #endif
@@ -229,13 +233,15 @@ static int create_assembled(mf_operator mfop, mf_assembly_variant v, int with_op
     o->ops.destroy = destroy_csr_cpu;
     ierr = MF_CALLOC(ctx, (size_t)o->rowptr[s->nlocal], &o->vals);
     if (!ierr)
-      ierr = v == MF_ASSEMBLY_AUTO ? csr_values(mfop, o->rowptr, o->colidx, o->vals)
-                                   : mf_assembly_values_cpu(mfop, v, o->rowptr, o->colidx, o->vals);
+      ierr = simplex ? mf_simplex_operator_assemble(mfop, o)
+             : v == MF_ASSEMBLY_AUTO ? csr_values(mfop, o->rowptr, o->colidx, o->vals)
+                                     : mf_assembly_values_cpu(mfop, v, o->rowptr, o->colidx, o->vals);
   }
 #ifdef MFREE_WITH_CUDA
   else {
     /* o->vals in device memory, freed by o->ops.destroy (the assembly's, then the product's) */
-    ierr = mf_cuda_assemble(mfop, v, o); /* auto: the table or the search, by the memory free */
+    if (simplex) ierr = mf_simplex_operator_assemble(mfop, o); /* rowwise */
+    else ierr = mf_cuda_assemble(mfop, v, o); /* auto: the table or the search, by the memory free */
     if (!ierr && with_ops) ierr = mf_cuda_csr_ops(o);
   }
 #endif

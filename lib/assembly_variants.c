@@ -46,6 +46,7 @@ int mf_assembly_dof_cells(mf_space s, const int *cells, int nfree, int64_t **off
   mf_context ctx = s->ctx;
   const int n = s->nlocal, npc = s->npc;
   const size_t nent = (size_t)nfree * (size_t)npc;
+  const int *cell_nodes = mf_assembly_cell_nodes(s);
   *off = NULL;
   *entries = NULL;
   MF_CALL(mf_host_require(ctx, mf_assembly_dof_cells_bytes(s, nfree), "the DoF-to-cell lists of the rowwise assembly"));
@@ -58,14 +59,14 @@ int mf_assembly_dof_cells(mf_space s, const int *cells, int nfree, int64_t **off
     return ierr;
   }
   for (int k = 0; k < nfree; k++) {
-    const int *nodes = &s->cell_nodes[(size_t)(cells ? cells[k] : k) * npc];
+    const int *nodes = &cell_nodes[(size_t)(cells ? cells[k] : k) * npc];
     for (int i = 0; i < npc; i++) o[nodes[i] + 1]++;
   }
   for (int r = 0; r < n; r++) o[r + 1] += o[r];
   /* fill, cells ascending: o[r] moves to the next row's start, then back */
   for (int k = 0; k < nfree; k++) {
     const int e = cells ? cells[k] : k;
-    const int *nodes = &s->cell_nodes[(size_t)e * npc];
+    const int *nodes = &cell_nodes[(size_t)e * npc];
     for (int i = 0; i < npc; i++) en[o[nodes[i]]++] = (int64_t)e * npc + i;
   }
   for (int r = n; r > 0; r--) o[r] = o[r - 1];

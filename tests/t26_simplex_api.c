@@ -2,12 +2,14 @@
  * Gmsh files as mf_mesh, P_p spaces, the simplex operator kind behind mf_operator_create_*, and the
  * Poisson solve of mfree-poisson (apps/poisson.h) with CG.
  *   t26_simplex_api cpu                 operators (mass = volume, symmetry, element matrices, diagonal,
- *                                       elasticity), Dirichlet tags, convergence P1..P3 in 2D and 3D
+ *                                       elasticity), assembled = matrix-free, Dirichlet tags,
+ *                                       convergence P1..P3 in 2D and 3D
  *   t26_simplex_api cpu gmsh GEODIR OUT convergence on meshes that gmsh makes from GEODIR/square.geo and
  *                                       cube.geo (77 where gmsh is not installed)                     */
 #include "mf_test.h"
 #include "poisson.h"
 
+#include "mf_element.h" /* mf_csr_find */
 #include "simplex/mf_simplex_space.h"
 
 static double rnd(unsigned *s)
@@ -142,6 +144,70 @@ static void check_operator(mf_context ctx, const char *name, int dim, int level,
   mf_vector_destroy(&w);
   free(Me), free(Ke), free(x), free(y), free(z), free(r), free(d);
   mf_operator_destroy(&A);
+  mf_space_destroy(&s);
+  mf_mesh_destroy(&mesh);
+}
+
+/* The assembled operator (rowwise, lib/simplex/assembly_simplex.c) against the matrix-free one: mass and
+ * Laplace with c(x) = 1 + |x|^2 (the quadrature entries), Helmholtz with c = 1 (the reference matrices)
+ * and Laplace on the rule of degree 2p + 2; A x on random vectors with and without the Dirichlet form,
+ * the diagonal, and the CSR matrix symmetric. */
+static void check_assembled(mf_context ctx, const char *name, int dim, int level, int p)
+{
+  mf_mesh mesh;
+  mf_space s;
+  T_CALL(mf_mesh_create(ctx, name, dim, level, &mesh));
+  T_CALL(mf_space_create(mesh, p, &s));
+  int n;
+  T_CALL(mf_space_local_sizes(s, &n, NULL));
+  double *x = malloc(sizeof(double) * n), *y = malloc(sizeof(double) * n), *z = malloc(sizeof(double) * n);
+  unsigned seed = 777u + (unsigned)p;
+  for (int i = 0; i < n; i++) x[i] = rnd(&seed);
+  for (int kind = 0; kind < 4; kind++) {
+    mf_operator A = NULL, B = NULL;
+    if (kind == 0) T_CALL(mf_operator_create_mass(s, MF_QUAD_GAUSS, coef_var, NULL, &A));
+    else if (kind == 1) T_CALL(mf_operator_create_laplace(s, MF_QUAD_GAUSS, coef_var, NULL, &A));
+    else if (kind == 2) T_CALL(mf_operator_create_helmholtz(s, MF_QUAD_GAUSS, 0.7, 1.3, NULL, NULL, &A));
+    else T_CALL(mf_operator_create_laplace(s, MF_QUAD_GAUSS_P2, NULL, NULL, &A));
+    T_CALL(mf_operator_create_assembled_variant(A, kind == 3 ? MF_ASSEMBLY_ROWWISE : MF_ASSEMBLY_AUTO, &B));
+    for (int dir = 0; dir < 2; dir++) {
+      T_CALL(mf_operator_set_dirichlet(A, dir));
+      T_CALL(mf_operator_set_dirichlet(B, dir));
+      apply_host(A, s, x, y);
+      apply_host(B, s, x, z);
+      double e = 0.0, m = 0.0;
+      for (int i = 0; i < n; i++) e = fmax(e, fabs(y[i] - z[i])), m = fmax(m, fabs(y[i]));
+      T_CHECK(e <= 1e-12 * m, "%s P%d kind %d dirichlet %d: assembled A x differs by %.3e (max %.3e)", name, p, kind, dir,
+              e, m);
+      mf_vector vd;
+      T_CALL(mf_vector_create(s, &vd));
+      T_CALL(mf_operator_diagonal(A, vd));
+      T_CALL(mf_vector_get_values(vd, y));
+      T_CALL(mf_vector_set_value(vd, 0.0));
+      T_CALL(mf_operator_diagonal(B, vd));
+      T_CALL(mf_vector_get_values(vd, z));
+      mf_vector_destroy(&vd);
+      e = 0.0, m = 0.0;
+      for (int i = 0; i < n; i++) e = fmax(e, fabs(y[i] - z[i])), m = fmax(m, fabs(y[i]));
+      T_CHECK(e <= 1e-12 * m, "%s P%d kind %d dirichlet %d: assembled diagonal differs by %.3e", name, p, kind, dir, e);
+    }
+    int64_t nnz = 0;
+    T_CALL(mf_operator_local_nnz(B, &nnz));
+    double *v = malloc(sizeof(double) * (size_t)nnz), asym = 0.0, vmax = 0.0;
+    T_CALL(mf_operator_csr_values_host(B, v));
+    for (int i = 0; i < n; i++)
+      for (int64_t k = s->csr_rowptr[i]; k < s->csr_rowptr[i + 1]; k++) {
+        const int j = s->csr_colidx[k];
+        const int64_t kt = mf_csr_find(s->csr_rowptr, s->csr_colidx, j, i);
+        T_CHECK(s->csr_colidx[kt] == i, "%s P%d: pattern not symmetric at (%d, %d)", name, p, i, j);
+        asym = fmax(asym, fabs(v[k] - v[kt])), vmax = fmax(vmax, fabs(v[k]));
+      }
+    T_CHECK(asym <= 1e-14 * vmax, "%s P%d kind %d: assembled matrix asymmetric by %.3e (max %.3e)", name, p, kind, asym, vmax);
+    free(v);
+    mf_operator_destroy(&B);
+    mf_operator_destroy(&A);
+  }
+  free(x), free(y), free(z);
   mf_space_destroy(&s);
   mf_mesh_destroy(&mesh);
 }
@@ -329,6 +395,8 @@ int main(int argc, char **argv)
   } else {
     for (int p = 1; p <= 4; p++) check_operator(ctx, "square-tris", 2, 2, p);
     for (int p = 1; p <= 3; p++) check_operator(ctx, "cube-tets", 3, 1, p);
+    for (int p = 1; p <= 4; p++) check_assembled(ctx, "square-tris", 2, 2, p);
+    for (int p = 1; p <= 3; p++) check_assembled(ctx, "cube-tets", 3, 1, p);
     check_elasticity(ctx, "square-tris", 2, 2, 2);
     check_elasticity(ctx, "cube-tets", 3, 1, 2);
     check_tags(ctx);

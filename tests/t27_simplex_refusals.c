@@ -82,7 +82,9 @@ int main(int argc, char **argv)
   mf_vector v = NULL;
   T_CALL(mf_operator_create_laplace(s, MF_QUAD_GAUSS, NULL, NULL, &A));
   EXPECT(mf_pc_create(A, MF_PC_MULTIGRID, &pc), MF_ERR_UNSUPPORTED, "not available on simplex meshes");
-  EXPECT(mf_operator_create_assembled(A, &B), MF_ERR_UNSUPPORTED, "can be assembled");
+  EXPECT(mf_operator_create_assembled_variant(A, MF_ASSEMBLY_TABLE, &B), MF_ERR_UNSUPPORTED,
+         "assembled rowwise (MF_ASSEMBLY_AUTO or MF_ASSEMBLY_ROWWISE), not by the table variant");
+  EXPECT(mf_operator_create_assembled_variant(A, MF_ASSEMBLY_SEARCH, &B), MF_ERR_UNSUPPORTED, "not by the search variant");
   EXPECT(mf_operator_set_geometry(A, MF_GEOMETRY_ON_THE_FLY), MF_ERR_UNSUPPORTED, "on simplices");
   EXPECT(mf_operator_set_cells_per_block(A, 0), MF_ERR_UNSUPPORTED, "on hexahedra only");
   EXPECT(mf_operator_set_kernel_design(A, MF_KERNEL_POINT), MF_ERR_UNSUPPORTED, "on hexahedra only");
@@ -100,6 +102,10 @@ int main(int argc, char **argv)
   EXPECT(mf_operator_create_mass(s, MF_QUAD_GAUSS, NULL, NULL, &A), MF_ERR_INCOMPATIBLE, "act on scalar spaces");
   EXPECT(mf_operator_create_elasticity(s, 1.0, 0.0, &A), MF_ERR_ARGUMENT, "shear modulus mu = 0");
   EXPECT(mf_operator_create_elasticity(s, -1.0, 1.0, &A), MF_ERR_ARGUMENT, "lambda = -1");
+  T_CALL(mf_operator_create_elasticity(s, 1.0, 1.0, &A));
+  EXPECT(mf_operator_create_assembled(A, &B), MF_ERR_UNSUPPORTED, "simplex elasticity operators are not assembled");
+  T_CHECK(B == NULL, "a refused assembly leaves its output NULL");
+  mf_operator_destroy(&A);
   T_CALL(mf_vector_create(s, &v));
   EXPECT(mf_vector_assemble_rhs(v, NULL, NULL), MF_ERR_NULL, "function f is NULL");
   mf_vector_destroy(&v);

@@ -7,11 +7,15 @@
  *     assemble_rhs, l2_error, dot, axpy) and the Dirichlet tags (the device marks follow them);
  *   - the Poisson solve of mfree-poisson (apps/poisson.h: CG with Jacobi) for P1..P3 in 2D and 3D: the
  *     cpu backend's iterations (+-1) and L2 error (1e-10 relative);
+ *   - the assembled operators (mass, Laplace, Helmholtz; p = 1..4): values, A x and diagonal against the
+ *     cpu backend's, and the Poisson solve with them (assembly and CG on the device);
  *   - refusals on cuda: degree above MF_SIMPLEX_CUDA_MAX_DEGREE (4), the rule of degree 2p + 2;
  *   - device memory back to where it was once everything is destroyed.
  * Exit 77 where no GPU is usable.                                                                  */
 #include "mf_test.h"
 #include "poisson.h"
+
+#include "mfree_impl.h" /* mf_operator_csr_values_host */
 
 enum { MASS, LAPLACE_C, HELMHOLTZ, ELASTICITY, NKINDS };
 static const char *const kind_name[NKINDS] = {"mass", "laplace-c", "helmholtz", "elasticity"};
@@ -113,6 +117,62 @@ static void check_operator(mf_context cc, mf_context gc, int dim, int level, int
   side_free(&g);
 }
 
+/* The assembled operator on the device (lib/cuda/simplex_assembly.cu) against the cpu backend's (the same
+ * rowwise sums): its values, A x with and without the Dirichlet form and the diagonal, and assembling
+ * twice on one space (the DoF-to-cell lists kept from the first); scalar kinds only. */
+static void check_assembled(mf_context cc, mf_context gc, int dim, int level, int p, int kind)
+{
+  side c, g;
+  side_make(cc, dim, level, p, kind, &c);
+  side_make(gc, dim, level, p, kind, &g);
+  mf_operator Bc = NULL, Bg = NULL, Bg2 = NULL;
+  T_CALL(mf_operator_create_assembled(c.A, &Bc));
+  T_CALL(mf_operator_create_assembled(g.A, &Bg));
+  T_CALL(mf_operator_create_assembled(g.A, &Bg2));
+  int64_t nc = 0, ng = 0;
+  T_CALL(mf_operator_local_nnz(Bc, &nc));
+  T_CALL(mf_operator_local_nnz(Bg, &ng));
+  T_CHECK(nc == ng && nc > 0, "%dD P%d %s: %lld nonzeros on cpu, %lld on cuda", dim, p, kind_name[kind], (long long)nc,
+          (long long)ng);
+  double *vc = malloc(sizeof(double) * (size_t)nc), *vg = malloc(sizeof(double) * (size_t)nc),
+         *vg2 = malloc(sizeof(double) * (size_t)nc);
+  T_CALL(mf_operator_csr_values_host(Bc, vc));
+  T_CALL(mf_operator_csr_values_host(Bg, vg));
+  T_CALL(mf_operator_csr_values_host(Bg2, vg2));
+  const double ev = relerr(vg, vc, (int)nc);
+  T_CHECK(ev <= 1e-13, "%dD P%d %s: assembled values on cuda differ from cpu by %.3e relative", dim, p, kind_name[kind], ev);
+  T_CHECK(relerr(vg2, vg, (int)nc) == 0.0, "%dD P%d %s: a second assembly on the device differs", dim, p, kind_name[kind]);
+  int n;
+  T_CALL(mf_space_local_sizes(c.s, NULL, &n));
+  double *hc = calloc((size_t)n, sizeof(double)), *hg = calloc((size_t)n, sizeof(double));
+  T_CALL(mf_vector_set_random(c.x, 99u + (unsigned)p));
+  T_CALL(mf_vector_set_random(g.x, 99u + (unsigned)p));
+  for (int bc = 0; bc < 2; bc++) {
+    T_CALL(mf_operator_set_dirichlet(Bc, bc));
+    T_CALL(mf_operator_set_dirichlet(Bg, bc));
+    T_CALL(mf_operator_apply(Bc, c.x, c.y));
+    T_CALL(mf_operator_apply(Bg, g.x, g.y));
+    T_CALL(mf_vector_get_values(c.y, hc));
+    T_CALL(mf_vector_get_values(g.y, hg));
+    const double e = relerr(hg, hc, n);
+    T_CHECK(e <= 1e-12, "%dD P%d %s%s: assembled cuda A x differs from cpu by %.3e relative", dim, p, kind_name[kind],
+            bc ? " (Dirichlet form)" : "", e);
+    T_CALL(mf_operator_diagonal(Bc, c.d));
+    T_CALL(mf_operator_diagonal(Bg, g.d));
+    T_CALL(mf_vector_get_values(c.d, hc));
+    T_CALL(mf_vector_get_values(g.d, hg));
+    const double ed = relerr(hg, hc, n);
+    T_CHECK(ed <= 1e-12, "%dD P%d %s%s: assembled cuda diagonal differs from cpu by %.3e relative", dim, p,
+            kind_name[kind], bc ? " (Dirichlet form)" : "", ed);
+  }
+  free(vc), free(vg), free(vg2), free(hc), free(hg);
+  mf_operator_destroy(&Bc);
+  mf_operator_destroy(&Bg);
+  mf_operator_destroy(&Bg2);
+  side_free(&c);
+  side_free(&g);
+}
+
 /* interpolate, set_boundary, zero_boundary, assemble_rhs, l2_error, dot, axpy; the Dirichlet tags */
 static void check_vectors(mf_context cc, mf_context gc, int dim, int level, int p)
 {
@@ -169,20 +229,24 @@ static void check_vectors(mf_context cc, mf_context gc, int dim, int level, int 
   mf_mesh_destroy(&m[1]);
 }
 
-/* Poisson with CG and Jacobi (apps/poisson.h) on both backends */
-static void check_poisson(mf_context cc, mf_context gc, int dim, int level, int p)
+/* Poisson with CG and Jacobi (apps/poisson.h) on both backends, matrix-free or assembled (the
+ * assembly and the solve on the device, no host transfer between) */
+static void check_poisson(mf_context cc, mf_context gc, int dim, int level, int p, int assembled)
 {
   poisson_result r[2];
   mf_context ctx[2] = {cc, gc};
+  poisson_pc pc;
+  memset(&pc, 0, sizeof pc);
+  pc.assembled = assembled;
   for (int k = 0; k < 2; k++) {
     mf_mesh mesh;
     T_CALL(mf_mesh_create(ctx[k], dim == 2 ? "square-tris" : "cube-tets", dim, level, &mesh));
-    T_CALL(poisson_solve(mesh, p, POISSON_COEF_CONSTANT, 1e-12, &r[k]));
+    T_CALL(poisson_solve_pc(mesh, p, POISSON_COEF_CONSTANT, 1e-12, &pc, &r[k]));
     mf_mesh_destroy(&mesh);
   }
   T_CHECK(r[1].converged && abs(r[1].iterations - r[0].iterations) <= 1,
-          "%dD P%d: cuda CG %d iterations (converged %d), cpu %d", dim, p, r[1].iterations, r[1].converged,
-          r[0].iterations);
+          "%dD P%d%s: cuda CG %d iterations (converged %d), cpu %d", dim, p, assembled ? " assembled" : "",
+          r[1].iterations, r[1].converged, r[0].iterations);
   T_CHECK(fabs(r[1].l2_error - r[0].l2_error) <= 1e-10 * r[0].l2_error, "%dD P%d: L2 error %.17g on cuda, %.17g on cpu",
           dim, p, r[1].l2_error, r[0].l2_error);
 }
@@ -207,7 +271,11 @@ int main(int argc, char **argv)
   for (int dim = 2; dim <= 3; dim++)
     for (int p = 1; p <= 3; p++) check_vectors(cc, gc, dim, dim == 2 ? 3 : 1, p);
   for (int dim = 2; dim <= 3; dim++)
-    for (int p = 1; p <= 3; p++) check_poisson(cc, gc, dim, dim == 2 ? 4 : (p == 1 ? 3 : 2), p);
+    for (int p = 1; p <= 3; p++)
+      for (int assembled = 0; assembled < 2; assembled++) check_poisson(cc, gc, dim, dim == 2 ? 4 : (p == 1 ? 3 : 2), p, assembled);
+  for (int dim = 2; dim <= 3; dim++)
+    for (int p = 1; p <= 4; p++)
+      for (int kind = 0; kind < ELASTICITY; kind++) check_assembled(cc, gc, dim, dim == 2 ? 3 : 2, p, kind);
 
   /* refusals on cuda, with the reason */
   mf_mesh mesh;

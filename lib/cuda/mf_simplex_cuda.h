@@ -81,6 +81,28 @@ int mf_simplex_cuda_tune(mf_simplex_cuda_op op, int reps);
 long long mf_simplex_cuda_size(mf_simplex_cuda_op op);
 void mf_simplex_cuda_destroy(mf_simplex_cuda_op *op);
 
+/** The device arrays of an operator (read only; they live as long as it does), for the assembly. */
+typedef struct {
+  int dim, p, N, nq, ncells, elasticity;
+  double a, b;
+  const double *coords;   /* nv x dim */
+  const int *cells;       /* ncells x (dim + 1) */
+  const int *cell_dofs;   /* ncells x N */
+  const double *B, *G, *w; /* the rule's tables */
+  const double *S;        /* reference matrices (scalar operators) */
+  const double *coefq;    /* ncells x nq, or NULL */
+} mf_simplex_cuda_arrays;
+int mf_simplex_cuda_get_arrays(mf_simplex_cuda_op op, mf_simplex_cuda_arrays *a);
+
+/** Assembly (lib/cuda/simplex_assembly.cu): the values of the scalar operator op (mass, Laplace,
+ *  Helmholtz) of space s into A (its rows and columns: the space's sparsity, on the device already,
+ *  mf_cuda_csr_pattern), rowwise as the CPU twin (lib/simplex/mf_simplex_asm.h). A->vals is allocated
+ *  here (device memory checked first) and freed by A->ops.destroy. *kept: the DoF-to-cell lists on the
+ *  device, made by the first call on the space and kept (mf_simplex_cuda_asm_free). Returns when the
+ *  values are done. */
+int mf_simplex_cuda_assemble(mf_simplex_cuda_op op, mf_space s, void **kept, mf_operator A);
+void mf_simplex_cuda_asm_free(void *kept);
+
 /** Device memory for callers written in C (tests, benchmarks): counted on ctx like the library's. */
 int mf_simplex_cuda_alloc(mf_context ctx, size_t bytes, double **p);
 void mf_simplex_cuda_free(mf_context ctx, double *p);

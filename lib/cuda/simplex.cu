@@ -359,28 +359,6 @@ extern "C" void mf_simplex_cuda_destroy(mf_simplex_cuda_op *op)
   *op = NULL;
 }
 
-// The reference matrices S[m][j][i]: m = 0 the mass B^T W B, then for k <= l the stiffness parts
-// G_k^T W G_k (k = l) and G_k^T W G_l + G_l^T W G_k (k < l) (all symmetric)
-static void sx_reference_matrices(const mf_simplex_basis *b, double *S)
-{
-  const int N = b->nnodes, D = b->dim, nq = b->nq;
-  memset(S, 0, sizeof(double) * (size_t)mf_sx_ref_doubles(D, N));
-  for (int q = 0; q < nq; q++) {
-    const double w = b->qwts[q], *B = b->B + (size_t)q * N, *G = b->G + (size_t)q * N * D;
-    for (int j = 0; j < N; j++)
-      for (int i = 0; i < N; i++) {
-        S[j * N + i] += w * B[i] * B[j];
-        int m = 1;
-        for (int k = 0; k < D; k++)
-          for (int l = k; l < D; l++, m++) {
-            double v = G[i * D + k] * G[j * D + l];
-            if (l != k) v += G[i * D + l] * G[j * D + k];
-            S[((size_t)m * N + j) * N + i] += w * v;
-          }
-      }
-  }
-}
-
 static int sx_create(mf_context ctx, const mf_simplex_mesh *m, const mf_simplex_basis *b, const mf_simplex_dofs *d,
                      const double *coefq, int elasticity, double a, double bb, double lambda, double mu, int tune,
                      mf_simplex_cuda_op *out)
@@ -446,7 +424,7 @@ static int sx_create(mf_context ctx, const mf_simplex_mesh *m, const mf_simplex_
   if (!elasticity) {
     hS = (double *)malloc(bytes_S);
     MF_CHECK_GOTO(hS, ctx, MF_ERR_MEMORY, fail, "out of host memory (%zu bytes)", bytes_S);
-    sx_reference_matrices(b, hS);
+    mf_simplex_reference_matrices(b, hS); // symmetric: S[m][j][i] as the kernels read them
     MF_CALL_GOTO(mf_cuda_upload(ctx, (void **)&o->S, hS, bytes_S, "the simplex reference matrices"), fail);
     if (o->tab->set_const) { // the same for every operator of this (dim, p): they depend on the basis only
       const cudaError_t e = o->tab->set_const(hS);
@@ -505,4 +483,14 @@ extern "C" int mf_simplex_cuda_elasticity_create(mf_context ctx, const mf_simple
 {
   MF_CALL(mf_simplex_elasticity_check(ctx, lambda, mu));
   return sx_create(ctx, m, b, d, NULL, 1, 0.0, 0.0, lambda, mu, tune, out);
+}
+
+extern "C" int mf_simplex_cuda_get_arrays(mf_simplex_cuda_op o, mf_simplex_cuda_arrays *a)
+{
+  if (!o || !a) return MF_ERR_NULL;
+  a->dim = o->dim, a->p = o->p, a->N = o->N, a->nq = o->nq, a->ncells = o->ncells, a->elasticity = o->elasticity;
+  a->a = o->a, a->b = o->b;
+  a->coords = o->coords, a->cells = o->cells, a->cell_dofs = o->cell_dofs;
+  a->B = o->B, a->G = o->G, a->w = o->w, a->S = o->S, a->coefq = o->coefq;
+  return 0;
 }

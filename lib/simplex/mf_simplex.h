@@ -53,7 +53,11 @@ double mf_simplex_affine(int dim, const double *X, double Ji[3][3], double *scal
  *  NULL). Returns MF_ERR_ARGUMENT for a degenerate cell (|det J| below 1e-14 of its edges' scale). */
 int mf_simplex_element_matrices(mf_context ctx, const mf_simplex_basis *b, const double *X, double *M, double *K,
                                 double *detJ);
-
+/** The reference matrices of b at its rule (1 + dim(dim+1)/2 of N x N, N = nnodes; all symmetric):
+ *  S_0 = B^T W B, then for k <= l S_kk = G_k^T W G_k and S_kl = G_k^T W G_l + G_l^T W G_k (k < l), at
+ *  S[(m N + i) N + j]. The cell matrices of a M + b K with a constant coefficient combine them
+ *  (lib/simplex/mf_simplex_asm.h; the reference form of lib/cuda/simplex_kernels.cuh). */
+void mf_simplex_reference_matrices(const mf_simplex_basis *b, double *S);
 
 /* ------------------------------------------------------------------ meshes and DoFs (mesh.c, dofs.c) */
 

@@ -14,6 +14,8 @@ typedef struct {
   mf_simplex_basis basis_l2; /* qdegree 2p + 3 (at most 2 MF_SIMPLEX_MAX_DEGREE + 2): mf_vector_l2_error */
   mf_simplex_dofs dofs;
   int ntags, *tags;
+  void *dev_asm; /* cuda backend: the DoF-to-cell lists of the assembly, kept on the device once made
+                    (lib/cuda/simplex_assembly.cu; freed with the space) */
 } mf_simplex_space;
 
 /** The one place that decides which backends run simplex spaces of a degree: the cpu backend every
@@ -38,5 +40,19 @@ int mf_simplex_space_l2_cells(mf_space space, const double *uh, mf_coefficient_f
 /** The simplex operator kind (mass, Laplace, Helmholtz: a M_c + b K_c), made by mf_operator_create_*. */
 int mf_simplex_operator_create(mf_space space, mf_op_kind kind, mf_quadrature quad, double a, double b,
                                mf_coefficient_fn c, void *user, mf_operator *op);
+
+/* ------------------------------------------------------------------ assembled operators */
+
+/** Whether op (of the simplex kind) can be assembled by variant v: mass, Laplace and Helmholtz, rowwise
+ *  (MF_ASSEMBLY_AUTO or MF_ASSEMBLY_ROWWISE); elasticity and the search and table variants refused. */
+int mf_simplex_assembly_check(mf_operator op, mf_assembly_variant v);
+/** The values of the assembled op into A (A->rowptr, A->colidx: the space's sparsity): on the cpu
+ *  backend into A->vals (allocated by the caller), on the cuda backend into device values allocated here
+ *  (A->vals, freed by A->ops.destroy), the call returning when they are done. */
+int mf_simplex_operator_assemble(mf_operator op, mf_operator A);
+/** The host rows (assembly_simplex.c): S the reference matrices (mf_simplex_reference_matrices), off
+ *  and ent the lists of mf_assembly_dof_cells over all cells. */
+void mf_simplex_assembly_values_cpu(const mf_simplex_op *op, const double *S, const int64_t *rowptr, const int *colidx,
+                                    const int64_t *off, const int64_t *ent, int nrows, double *vals);
 
 #endif

@@ -6,6 +6,7 @@
  * on the cuda backend). The kind's data (kdata) is its own basis (the rule), the mf_simplex_op and the
  * device operator. Which degrees a backend takes is decided once, in mf_simplex_backend_check. */
 #include "mf_simplex_space.h"
+#include "../assembly_impl.h"
 
 #include <math.h>
 
@@ -205,4 +206,53 @@ int mf_operator_create_elasticity(mf_space space, double lambda, double mu, mf_o
   k->mu = mu;
   /* degenerate cells were refused when the mesh was made (built-in, Gmsh reader) */
   return create(space, MF_OP_LAPLACE, MF_QUAD_GAUSS, 2 * space->degree, 0.0, 1.0, NULL, NULL, k, op);
+}
+
+/* ------------------------------------------------------------------ assembled operators */
+
+int mf_simplex_assembly_check(mf_operator op, mf_assembly_variant v)
+{
+  const simplex_kind *k = (const simplex_kind *)op->kdata;
+  MF_CHECK(!k->elasticity, op->ctx, MF_ERR_UNSUPPORTED,
+           "simplex elasticity operators are not assembled (mass, Laplace and Helmholtz are)");
+  MF_CHECK(v == MF_ASSEMBLY_AUTO || v == MF_ASSEMBLY_ROWWISE, op->ctx, MF_ERR_UNSUPPORTED,
+           "simplex operators are assembled rowwise (MF_ASSEMBLY_AUTO or MF_ASSEMBLY_ROWWISE), not by the %s variant",
+           v == MF_ASSEMBLY_SEARCH ? "search" : "table");
+  return 0;
+}
+
+#ifdef MFREE_WITH_CUDA
+static int assemble_cuda(mf_operator op, mf_operator A)
+{
+  mf_simplex_space *ss = (mf_simplex_space *)op->space->simplex;
+  return mf_simplex_cuda_assemble(((const simplex_kind *)op->kdata)->dev, op->space, &ss->dev_asm, A);
+}
+#else
+static int assemble_cuda(mf_operator op, mf_operator A)
+{
+  (void)A;
+  return mf_error_set(op->ctx, MF_ERR_BACKEND, __FILE__, __LINE__, __func__, "backend 'cuda' not compiled in");
+}
+#endif
+
+int mf_simplex_operator_assemble(mf_operator op, mf_operator A)
+{
+  mf_context ctx = op->ctx;
+  if (ctx->backend == MF_BACKEND_CUDA) return assemble_cuda(op, A);
+  const simplex_kind *k = (const simplex_kind *)op->kdata;
+  const mf_simplex_basis *b = &k->basis;
+  const int nm = 1 + b->dim * (b->dim + 1) / 2;
+  mf_space s = op->space;
+  double *S = NULL;
+  int64_t *off = NULL, *ent = NULL;
+  int ierr = MF_CALLOC(ctx, (size_t)nm * b->nnodes * b->nnodes, &S);
+  if (!ierr) ierr = mf_assembly_dof_cells(s, NULL, s->ncells, &off, &ent);
+  if (!ierr) {
+    mf_simplex_reference_matrices(b, S);
+    mf_simplex_assembly_values_cpu(&k->sop, S, A->rowptr, A->colidx, off, ent, s->nlocal, A->vals);
+  }
+  free(S);
+  free(off);
+  free(ent);
+  return ierr;
 }

@@ -175,6 +175,9 @@ void mf_simplex_space_free(void *p)
   mf_simplex_basis_free(&ss->basis_l2);
   mf_simplex_dofs_free(&ss->dofs);
   free(ss->tags);
+#ifdef MFREE_WITH_CUDA
+  mf_simplex_cuda_asm_free(ss->dev_asm);
+#endif
   free(ss);
 }
 
