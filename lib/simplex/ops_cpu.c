@@ -2,6 +2,7 @@
  * its quadrature points, affine geometry from the cell's vertices. */
 #include "mf_simplex.h"
 
+#include <limits.h>
 #include <math.h>
 
 /* |det J| and J^-1 (row-major, dim x dim) of affine cell c; scale: its edges' (may be NULL). */
@@ -14,6 +15,17 @@ static double cell_geometry(const mf_simplex_mesh *m, int c, double Ji[3][3], do
   return fabs(mf_simplex_affine(dim, X, Ji, scale));
 }
 
+/* x (3 entries, z = 0 in 2D) <- point q of the basis's rule in cell e */
+static void point_of(const mf_simplex_mesh *m, const mf_simplex_basis *b, int e, int q, double *x)
+{
+  const int dim = m->dim, *v = m->cells + (size_t)e * (dim + 1);
+  x[0] = x[1] = x[2] = 0.0;
+  for (int k = 0; k < dim; k++) {
+    x[k] = m->coords[3 * v[0] + k];
+    for (int l = 0; l < dim; l++) x[k] += (m->coords[3 * v[l + 1] + k] - m->coords[3 * v[0] + k]) * b->qpts[q * dim + l];
+  }
+}
+
 int mf_simplex_op_create(mf_context ctx, const mf_simplex_mesh *m, const mf_simplex_basis *b, const mf_simplex_dofs *d,
                          double a, double bb, mf_coefficient_fn c, void *user, mf_simplex_op *op)
 {
@@ -24,11 +36,20 @@ int mf_simplex_op_create(mf_context ctx, const mf_simplex_mesh *m, const mf_simp
            "DoFs made for %d nodes per cell, the degree-%d basis has %d", d->nnodes, b->degree, b->nnodes);
   MF_CHECK(isfinite(a) && isfinite(bb) && (a != 0.0 || bb != 0.0), ctx, MF_ERR_ARGUMENT,
            "operator weights a = %g, b = %g (finite, not both 0)", a, bb);
-  for (int e = 0; e < m->ncells; e++) { /* every cell invertible, as the element matrices require */
+  /* every cell invertible, as the element matrices require: the first one that is not is named (OpenMP
+   * over the cells, the smallest index kept) */
+  int bad = INT_MAX;
+#pragma omp parallel for schedule(static) reduction(min : bad)
+  for (int e = 0; e < m->ncells; e++) {
     double Ji[3][3], scale;
     const double det = cell_geometry(m, e, Ji, &scale);
-    MF_CHECK(isfinite(det) && det > 1e-14 * pow(scale, m->dim), ctx, MF_ERR_ARGUMENT,
-             "degenerate cell %d: |det J| = %.3e for edges of size %.3e", e, det, scale);
+    if (!(isfinite(det) && det > 1e-14 * pow(scale, m->dim)) && e < bad) bad = e;
+  }
+  if (bad < INT_MAX) {
+    double Ji[3][3], scale;
+    const double det = cell_geometry(m, bad, Ji, &scale);
+    return mf_error_set(ctx, MF_ERR_ARGUMENT, __FILE__, __LINE__, __func__,
+                        "degenerate cell %d: |det J| = %.3e for edges of size %.3e", bad, det, scale);
   }
   op->mesh = m;
   op->basis = b;
@@ -38,22 +59,27 @@ int mf_simplex_op_create(mf_context ctx, const mf_simplex_mesh *m, const mf_simp
   if (!c) return 0;
   const int dim = m->dim, nq = b->nq;
   MF_CALL(MF_CALLOC(ctx, (size_t)m->ncells * nq, &op->coefq));
+  /* c at the points, OpenMP over the cells (c is called from several threads at once); the first
+   * non-finite value (smallest cell, then point) is reported */
+  long long badq = LLONG_MAX;
+#pragma omp parallel for schedule(static) reduction(min : badq)
   for (int e = 0; e < m->ncells; e++) {
-    const int *v = m->cells + (size_t)e * (dim + 1);
     for (int q = 0; q < nq; q++) {
-      double x[3] = {0, 0, 0};
-      for (int k = 0; k < dim; k++) {
-        x[k] = m->coords[3 * v[0] + k];
-        for (int l = 0; l < dim; l++) x[k] += (m->coords[3 * v[l + 1] + k] - m->coords[3 * v[0] + k]) * b->qpts[q * dim + l];
-      }
+      double x[3];
+      point_of(m, b, e, q, x);
       const double cv = c(x, dim, user);
-      if (!isfinite(cv)) {
-        mf_simplex_op_destroy(op);
-        return mf_error_set(ctx, MF_ERR_ARGUMENT, __FILE__, __LINE__, __func__,
-                            "the coefficient is %g at (%g, %g, %g) (cell %d)", cv, x[0], x[1], x[2], e);
-      }
       op->coefq[(size_t)e * nq + q] = cv;
+      if (!isfinite(cv) && (long long)e * nq + q < badq) badq = (long long)e * nq + q;
     }
+  }
+  if (badq < LLONG_MAX) {
+    const int e = (int)(badq / nq), q = (int)(badq % nq);
+    double x[3];
+    point_of(m, b, e, q, x);
+    const double cv = op->coefq[badq];
+    mf_simplex_op_destroy(op);
+    return mf_error_set(ctx, MF_ERR_ARGUMENT, __FILE__, __LINE__, __func__, "the coefficient is %g at (%g, %g, %g) (cell %d)",
+                        cv, x[0], x[1], x[2], e);
   }
   return 0;
 }

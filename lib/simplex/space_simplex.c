@@ -368,6 +368,14 @@ static double cell_points(const mf_simplex_mesh *m, const mf_simplex_basis *b, i
   return fabs(mf_simplex_affine(dim, X, Ji, NULL));
 }
 
+/* The cells in chunks: the element vectors of a chunk computed by OpenMP threads (f is called from
+ * several threads at once, as for the L2 error), then added into b in cell order by one thread, so
+ * that b is the same whatever the number of threads. */
+#define MF_SX_RHS_CHUNK 65536
+/* the most points of a rule: degree 2 MF_SIMPLEX_MAX_DEGREE + 2 in 3D, ceil((q + 3) / 2)^3 */
+#define MF_SX_MAX_NQ_1D ((2 * MF_SIMPLEX_MAX_DEGREE + 2 + 4) / 2)
+#define MF_SX_MAX_NQ (MF_SX_MAX_NQ_1D * MF_SX_MAX_NQ_1D * MF_SX_MAX_NQ_1D)
+
 int mf_simplex_space_rhs(mf_space s, mf_coefficient_fn f, void *user, double *bv)
 {
   const mf_simplex_space *ss = (const mf_simplex_space *)s->simplex;
@@ -376,24 +384,34 @@ int mf_simplex_space_rhs(mf_space s, mf_coefficient_fn f, void *user, double *bv
   MF_CHECK(s->ncomp == 1, s->ctx, MF_ERR_UNSUPPORTED, "right-hand sides of spaces of %d components: not supported",
            s->ncomp);
   const int dim = s->dim, N = b->nnodes, nq = b->nq;
-  double *xq = NULL, *fq = NULL;
-  int ierr = MF_CALLOC(s->ctx, (size_t)nq * dim, &xq);
-  if (!ierr) ierr = MF_CALLOC(s->ctx, nq, &fq);
-  if (!ierr) {
-    memset(bv, 0, sizeof(double) * (size_t)s->nlocal);
-    for (int e = 0; e < m->ncells; e++) {
-      const double det = cell_points(m, b, e, xq);
-      const int *cd = ss->dofs.cell_dofs + (size_t)e * N;
-      for (int q = 0; q < nq; q++) fq[q] = f(&xq[q * dim], dim, user) * b->qwts[q] * det;
-      for (int i = 0; i < N; i++) {
-        double sum = 0.0;
-        for (int q = 0; q < nq; q++) sum += b->B[(size_t)q * N + i] * fq[q];
-        bv[cd[i]] += sum;
+  double *be = NULL;
+  int ierr = MF_CALLOC(s->ctx, (size_t)MF_SX_RHS_CHUNK * N, &be);
+  if (ierr) return ierr;
+  memset(bv, 0, sizeof(double) * (size_t)s->nlocal);
+  for (int c0 = 0; c0 < m->ncells && !ierr; c0 += MF_SX_RHS_CHUNK) {
+    const int c1 = m->ncells - c0 < MF_SX_RHS_CHUNK ? m->ncells : c0 + MF_SX_RHS_CHUNK;
+#pragma omp parallel
+    {
+      double xq[3 * MF_SX_MAX_NQ], fq[MF_SX_MAX_NQ];
+#pragma omp for schedule(static)
+      for (int e = c0; e < c1; e++) {
+        const double det = cell_points(m, b, e, xq);
+        for (int q = 0; q < nq; q++) fq[q] = f(&xq[q * dim], dim, user) * b->qwts[q] * det;
+        double *out = be + (size_t)(e - c0) * N;
+        for (int i = 0; i < N; i++) {
+          double sum = 0.0;
+          for (int q = 0; q < nq; q++) sum += b->B[(size_t)q * N + i] * fq[q];
+          out[i] = sum;
+        }
       }
     }
+    for (int e = c0; e < c1; e++) {
+      const int *cd = ss->dofs.cell_dofs + (size_t)e * N;
+      const double *out = be + (size_t)(e - c0) * N;
+      for (int i = 0; i < N; i++) bv[cd[i]] += out[i];
+    }
   }
-  free(xq);
-  free(fq);
+  free(be);
   return ierr;
 }
 
