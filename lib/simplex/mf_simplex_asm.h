@@ -80,11 +80,45 @@ MF_HD static inline void mf_sx_asm_geometry(int dim, const double *X, mf_sx_asm_
     }
 }
 
+/** (J^-1 J^-T)_kl from the packed upper triangle. */
+MF_HD static inline double mf_sx_asm_G(const mf_sx_asm_cell *c, int dim, int k, int l)
+{
+  if (k > l) {
+    const int t = k;
+    k = l, l = t;
+  }
+  return c->Gm[k * dim - k * (k - 1) / 2 + (l - k)];
+}
+
+/** Entry (i, j) of P1, constant coefficient, without tables: with g_0 = -(g_1 + ... + g_dim) and g_k
+ *  (k >= 1) row k - 1 of J^-1, the physical gradients, K_ij = |T| g_i . g_j from the entries of
+ *  J^-1 J^-T, and M_ij = |T| (1 + delta_ij) / ((dim + 1)(dim + 2)); |T| = |det J| / dim!. */
+MF_HD static inline double mf_sx_asm_entry_p1(int dim, const mf_sx_asm_cell *c, double a, double b, int i, int j)
+{
+  double k = 0.0;
+  if (i > 0 && j > 0) k = mf_sx_asm_G(c, dim, i - 1, j - 1);
+  else if (i > 0 || j > 0) {
+    const int l = (i > 0 ? i : j) - 1;
+    MF_SX_UNROLL
+    for (int r = 0; r < 3; r++)
+      if (r < dim) k -= mf_sx_asm_G(c, dim, r, l);
+  } else {
+    MF_SX_UNROLL
+    for (int r = 0; r < 3; r++)
+      MF_SX_UNROLL
+      for (int l = 0; l < 3; l++)
+        if (r < dim && l < dim) k += mf_sx_asm_G(c, dim, r, l);
+  }
+  const double vol = c->det / (dim == 2 ? 2.0 : 6.0), m = (i == j ? 2.0 : 1.0) / ((dim + 1) * (dim + 2));
+  return vol * (a * m + b * k);
+}
+
 /** Entry (i, j), constant coefficient: S the reference matrices, (1 + dim(dim+1)/2) x N x N,
- *  S[(m N + i) N + j] (symmetric in i, j). */
+ *  S[(m N + i) N + j] (symmetric in i, j); P1 without them (mf_sx_asm_entry_p1). */
 MF_HD static inline double mf_sx_asm_entry_ref(int dim, int N, const double *S, const mf_sx_asm_cell *c, double a,
                                                double b, int i, int j)
 {
+  if (N == dim + 1) return mf_sx_asm_entry_p1(dim, c, a, b, i, j);
   const int nm = dim * (dim + 1) / 2;
   const size_t NN = (size_t)N * N, ij = (size_t)i * N + j;
   double k = 0.0;
