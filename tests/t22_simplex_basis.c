@@ -24,7 +24,9 @@ static double poly(int dim, int p, const double *x) /* a polynomial of total deg
 static void test_quadrature(int dim)
 {
   for (int q = 0; q <= 14; q++) {
-    const int nq = mf_simplex_quadrature(dim, q, NULL, NULL);
+    const int nq = mf_simplex_quadrature(dim, q, NULL, NULL), n1 = (q + 2) / 2;
+    /* Gauss-Jacobi in the collapsed coordinates: ceil((q + 1) / 2) points per direction */
+    T_CHECK(nq == (dim == 2 ? n1 * n1 : n1 * n1 * n1), "dim %d rule %d: %d points, expected %d^%d", dim, q, nq, n1, dim);
     double *pts = malloc(sizeof(double) * nq * dim), *w = malloc(sizeof(double) * nq);
     mf_simplex_quadrature(dim, q, pts, w);
     for (int a = 0; a <= q; a++)

@@ -67,11 +67,10 @@ __host__ __device__ constexpr int mf_sx_nnodes(int dim, int p)
 {
   return dim == 2 ? (p + 1) * (p + 2) / 2 : (p + 1) * (p + 2) * (p + 3) / 6;
 }
-// points of the default rule (exact to degree 2p): n = ceil((2p + dim) / 2) per direction, n^dim
+// points of the default rule (exact to degree 2p): n = p + 1 Gauss-Jacobi points per direction, n^dim
 __host__ __device__ constexpr int mf_sx_nq(int dim, int p)
 {
-  return dim == 2 ? ((2 * p + 3) / 2) * ((2 * p + 3) / 2)
-                  : ((2 * p + 4) / 2) * ((2 * p + 4) / 2) * ((2 * p + 4) / 2);
+  return dim == 2 ? (p + 1) * (p + 1) : (p + 1) * (p + 1) * (p + 1);
 }
 __host__ __device__ constexpr int mf_sx_nmat(int dim) { return 1 + dim * (dim + 1) / 2; }
 // doubles of the quadrature tables B, G, w; of the reference matrices

@@ -117,27 +117,77 @@ static int invert(int n, double *A, double *work)
   return 0;
 }
 
+/* Gauss-Jacobi rule of n points for the weight (1 - t)^alpha on [0, 1] (alpha = 0: Gauss-Legendre):
+ * the zeros x_k of the Jacobi polynomial P_n^(alpha,0) on [-1, 1] by Newton's method with the found
+ * zeros deflated, t_k = (1 + x_k) / 2 ascending, and the weights 1 / ((1 - x_k^2) P_n'(x_k)^2) (the
+ * [-1, 1] weights 2^(alpha+1) / ((1 - x^2) P_n'^2) scaled to [0, 1]). */
+static void jacobi_eval(int n, double alpha, double x, double *p, double *dp)
+{
+  /* P_0 = 1, P_1 = ((alpha + 2) x + alpha) / 2, the three-term recurrence (beta = 0); P' from
+   * (2n + alpha)(1 - x^2) P_n' = n [alpha - (2n + alpha) x] P_n + 2 n (n + alpha) P_{n-1} */
+  double p0 = 1.0, p1 = n > 0 ? 0.5 * ((alpha + 2.0) * x + alpha) : 1.0;
+  for (int k = 2; k <= n; k++) {
+    const double a1 = 2.0 * k * (k + alpha) * (2.0 * k + alpha - 2.0);
+    const double a2 = (2.0 * k + alpha - 1.0) * alpha * alpha;
+    const double a3 = (2.0 * k + alpha - 2.0) * (2.0 * k + alpha - 1.0) * (2.0 * k + alpha);
+    const double a4 = 2.0 * (k + alpha - 1.0) * (k - 1.0) * (2.0 * k + alpha);
+    const double p2 = ((a2 + a3 * x) * p1 - a4 * p0) / a1;
+    p0 = p1, p1 = p2;
+  }
+  *p = p1;
+  *dp = n > 0 ? (n * (alpha - (2.0 * n + alpha) * x) * p1 + 2.0 * n * (n + alpha) * p0) / ((2.0 * n + alpha) * (1.0 - x * x))
+              : 0.0;
+}
+
+static void gauss_jacobi(int n, double alpha, double *t, double *w)
+{
+  double x[2 * MF_SIMPLEX_MAX_DEGREE + 4];
+  for (int k = 0; k < n; k++) {
+    double r = -cos((2.0 * k + 1.0) * M_PI / (2.0 * n)); /* Chebyshev guess, averaged with the last zero */
+    if (k > 0) r = 0.5 * (r + x[k - 1]);
+    for (int it = 0; it < 100; it++) {
+      double p, dp, s = 0.0;
+      jacobi_eval(n, alpha, r, &p, &dp);
+      for (int j = 0; j < k; j++) s += 1.0 / (r - x[j]);
+      const double delta = -p / (dp - s * p);
+      r += delta;
+      if (fabs(delta) < 1e-16) break;
+    }
+    x[k] = r;
+  }
+  for (int k = 0; k < n; k++) {
+    double p, dp;
+    jacobi_eval(n, alpha, x[k], &p, &dp);
+    t[k] = 0.5 * (1.0 + x[k]);
+    w[k] = 1.0 / ((1.0 - x[k] * x[k]) * dp * dp);
+  }
+}
+
+/* Collapsed coordinates with the Jacobian's factors in the weights of Gauss-Jacobi rules: x = s (1 - t),
+ * y = t with weight (1 - t) in 2D; x = s (1 - t)(1 - u), y = t (1 - u), z = u with (1 - t)(1 - u)^2 in
+ * 3D. A polynomial of total degree q is of degree <= q in each of s, t, u, so n = ceil((q + 1) / 2)
+ * points per direction integrate it exactly. */
 int mf_simplex_quadrature(int dim, int qdegree, double *pts, double *wts)
 {
-  const int n = (qdegree + dim + 1) / 2 < 1 ? 1 : (qdegree + dim + 1) / 2;
+  const int n = (qdegree + 2) / 2 < 1 ? 1 : (qdegree + 2) / 2;
   const int nq = dim == 2 ? n * n : n * n * n;
   if (!pts || !wts) return nq;
-  double g[2 * MF_SIMPLEX_MAX_DEGREE + 4], w[2 * MF_SIMPLEX_MAX_DEGREE + 4];
-  mf_gauss(n, g, w); /* on [0, 1] */
+  double g[3][2 * MF_SIMPLEX_MAX_DEGREE + 4], w[3][2 * MF_SIMPLEX_MAX_DEGREE + 4];
+  for (int d = 0; d < dim; d++) gauss_jacobi(n, (double)d, g[d], w[d]); /* s: Legendre, t: alpha 1, u: alpha 2 */
   int q = 0;
   for (int c = 0; c < (dim == 3 ? n : 1); c++)
     for (int b = 0; b < n; b++)
       for (int a = 0; a < n; a++, q++) {
-        const double s = g[a], t = g[b], u = dim == 3 ? g[c] : 0.0;
+        const double s = g[0][a], t = g[1][b], u = dim == 3 ? g[2][c] : 0.0;
         if (dim == 2) {
           pts[2 * q] = s * (1.0 - t);
           pts[2 * q + 1] = t;
-          wts[q] = w[a] * w[b] * (1.0 - t);
+          wts[q] = w[0][a] * w[1][b];
         } else {
           pts[3 * q] = s * (1.0 - t) * (1.0 - u);
           pts[3 * q + 1] = t * (1.0 - u);
           pts[3 * q + 2] = u;
-          wts[q] = w[a] * w[b] * w[c] * (1.0 - t) * (1.0 - u) * (1.0 - u);
+          wts[q] = w[0][a] * w[1][b] * w[2][c];
         }
       }
   return nq;

@@ -14,9 +14,10 @@
  * Basis: phi_n = sum_m C[m][n] y1^a y2^b y3^c over the monomials of degree <= p in the centred
  * coordinates y = 2 (x - centroid) (C = V^-1 with V[k][m] = monomial m at node k), so
  * phi_n(node_k) = delta_nk.
- * Quadrature of degree q (exact for polynomials of total degree <= q): Gauss points in the collapsed
- * coordinates, x = s (1 - t), y = t (2D; weight factor 1 - t), and x = s (1 - t)(1 - u), y = t (1 - u),
- * z = u (3D; (1 - t)(1 - u)^2), n = ceil((q + dim) / 2) points per direction. */
+ * Quadrature of degree q (exact for polynomials of total degree <= q): Gauss-Jacobi points in the
+ * collapsed coordinates, x = s (1 - t), y = t (2D; the weight factor 1 - t in t's rule), and
+ * x = s (1 - t)(1 - u), y = t (1 - u), z = u (3D; (1 - t) in t's, (1 - u)^2 in u's), n = ceil((q + 1) / 2)
+ * points per direction. */
 #ifndef MF_SIMPLEX_H
 #define MF_SIMPLEX_H
 
@@ -42,7 +43,7 @@ int mf_simplex_basis_setup(mf_context ctx, int dim, int degree, int qdegree, mf_
 void mf_simplex_basis_free(mf_simplex_basis *b);
 /** phi (nnodes) and, when grad is not NULL, grad phi (nnodes x dim) at reference point x. */
 void mf_simplex_basis_eval(const mf_simplex_basis *b, const double *x, double *phi, double *grad);
-/** The rule alone: n = ceil((qdegree + dim) / 2) collapsed Gauss points per direction, n^dim points,
+/** The rule alone: n = ceil((qdegree + 1) / 2) collapsed Gauss-Jacobi points per direction, n^dim points,
  *  into pts (n^dim x dim) and wts (n^dim); returns n^dim. pts/wts NULL: the count only. */
 int mf_simplex_quadrature(int dim, int qdegree, double *pts, double *wts);
 /** Affine map of the cell with vertices X (dim + 1 points, dim each): returns det J (signed), fills
