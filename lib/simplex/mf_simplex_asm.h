@@ -90,25 +90,21 @@ MF_HD static inline double mf_sx_asm_G(const mf_sx_asm_cell *c, int dim, int k, 
   return c->Gm[k * dim - k * (k - 1) / 2 + (l - k)];
 }
 
-/** Entry (i, j) of P1, constant coefficient, without tables: with g_0 = -(g_1 + ... + g_dim) and g_k
- *  (k >= 1) row k - 1 of J^-1, the physical gradients, K_ij = |T| g_i . g_j from the entries of
- *  J^-1 J^-T, and M_ij = |T| (1 + delta_ij) / ((dim + 1)(dim + 2)); |T| = |det J| / dim!. */
+/** Entry (i, j) of P1, constant coefficient, without tables: the physical gradients are
+ *  g_i = sum_r w_ir (row r of J^-1), w_0r = -1, w_ir = delta_{r,i-1} (i >= 1), so
+ *  K_ij = |T| sum_rl w_ir w_jl (J^-1 J^-T)_rl, and M_ij = |T| (1 + delta_ij) / ((dim + 1)(dim + 2));
+ *  |T| = |det J| / dim!. The loops have fixed bounds (the packed entries indexed by constants). */
 MF_HD static inline double mf_sx_asm_entry_p1(int dim, const mf_sx_asm_cell *c, double a, double b, int i, int j)
 {
   double k = 0.0;
-  if (i > 0 && j > 0) k = mf_sx_asm_G(c, dim, i - 1, j - 1);
-  else if (i > 0 || j > 0) {
-    const int l = (i > 0 ? i : j) - 1;
+  MF_SX_UNROLL
+  for (int r = 0; r < 3; r++)
     MF_SX_UNROLL
-    for (int r = 0; r < 3; r++)
-      if (r < dim) k -= mf_sx_asm_G(c, dim, r, l);
-  } else {
-    MF_SX_UNROLL
-    for (int r = 0; r < 3; r++)
-      MF_SX_UNROLL
-      for (int l = 0; l < 3; l++)
-        if (r < dim && l < dim) k += mf_sx_asm_G(c, dim, r, l);
-  }
+    for (int l = 0; l < 3; l++) {
+      if (r >= dim || l >= dim) continue;
+      const double wi = i == 0 ? -1.0 : (r == i - 1 ? 1.0 : 0.0), wj = j == 0 ? -1.0 : (l == j - 1 ? 1.0 : 0.0);
+      k += wi * wj * mf_sx_asm_G(c, dim, r, l);
+    }
   const double vol = c->det / (dim == 2 ? 2.0 : 6.0), m = (i == j ? 2.0 : 1.0) / ((dim + 1) * (dim + 2));
   return vol * (a * m + b * k);
 }
