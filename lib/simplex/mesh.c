@@ -74,7 +74,7 @@ int mf_simplex_mesh_box(mf_context ctx, int dim, int n, mf_simplex_mesh *m)
   MF_CHECK(m, ctx, MF_ERR_NULL, "output pointer m is NULL");
   memset(m, 0, sizeof *m);
   MF_CHECK(dim == 2 || dim == 3, ctx, MF_ERR_ARGUMENT, "simplex mesh dimension %d is not 2 or 3", dim);
-  const int nmax = dim == 2 ? 4096 : 128;
+  const int nmax = dim == 2 ? MF_SIMPLEX_BOX_MAX_2D : MF_SIMPLEX_BOX_MAX_3D;
   MF_CHECK(n >= 1 && n <= nmax, ctx, MF_ERR_ARGUMENT, "%d cells per direction out of range 1..%d for the %s", n, nmax,
            dim == 2 ? "square" : "cube");
   const int n1 = n + 1;

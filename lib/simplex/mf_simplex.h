@@ -68,9 +68,12 @@ typedef struct {
   int *facet_tag; /* nfacets */
 } mf_simplex_mesh;
 
+/** Cells per side of the box meshes: at most 4096 in 2D, MF_SIMPLEX_BOX_MAX_3D in 3D. */
+#define MF_SIMPLEX_BOX_MAX_2D 4096
+#define MF_SIMPLEX_BOX_MAX_3D 128
 /** The unit square split into 2 n^2 triangles (every square by its diagonal from (0,0) to (1,1)) or
  *  the unit cube into 6 n^3 tetrahedra (the Kuhn split of every cube along its diagonal from
- *  (0,0,0) to (1,1,1)): conforming, n = 1..4096 in 2D, 1..128 in 3D. */
+ *  (0,0,0) to (1,1,1)): conforming, n = 1..MF_SIMPLEX_BOX_MAX_2D in 2D, 1..MF_SIMPLEX_BOX_MAX_3D in 3D. */
 int mf_simplex_mesh_box(mf_context ctx, int dim, int n, mf_simplex_mesh *m);
 void mf_simplex_mesh_free(mf_simplex_mesh *m);
 /** The boundary of m: the facets of one cell only, into m->facets (sorted by mf_simplex_facet_key,
