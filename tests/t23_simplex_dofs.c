@@ -397,7 +397,7 @@ int main(int argc, char **argv)
     }
   mf_simplex_mesh m;
   EXPECT(mf_simplex_mesh_box(ctx, 4, 2, &m), MF_ERR_ARGUMENT, "dimension 4 is not 2 or 3");
-  EXPECT(mf_simplex_mesh_box(ctx, 3, 0, &m), MF_ERR_ARGUMENT, "0 cells per direction out of range 1..128");
+  EXPECT(mf_simplex_mesh_box(ctx, 3, 0, &m), MF_ERR_ARGUMENT, "0 cells per direction out of range 1..256");
   mf_simplex_basis b;
   mf_simplex_dofs d;
   T_CALL(mf_simplex_mesh_box(ctx, 2, 2, &m));

@@ -70,7 +70,7 @@ typedef struct {
 
 /** Cells per side of the box meshes: at most 4096 in 2D, MF_SIMPLEX_BOX_MAX_3D in 3D. */
 #define MF_SIMPLEX_BOX_MAX_2D 4096
-#define MF_SIMPLEX_BOX_MAX_3D 128
+#define MF_SIMPLEX_BOX_MAX_3D 256
 /** The unit square split into 2 n^2 triangles (every square by its diagonal from (0,0) to (1,1)) or
  *  the unit cube into 6 n^3 tetrahedra (the Kuhn split of every cube along its diagonal from
  *  (0,0,0) to (1,1,1)): conforming, n = 1..MF_SIMPLEX_BOX_MAX_2D in 2D, 1..MF_SIMPLEX_BOX_MAX_3D in 3D. */

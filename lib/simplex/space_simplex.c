@@ -51,7 +51,8 @@ static int wrap(mf_context ctx, mf_simplex_mesh *sm, mf_mesh *mesh)
 
 int mf_simplex_mesh_create(mf_context ctx, const char *name, int dim, int level, mf_mesh *mesh)
 {
-  const int want = !strcmp(name, "square-tris") ? 2 : 3, maxlevel = dim == 2 ? 12 : 7;
+  /* 2^level cells per side within mf_simplex_mesh_box's range: 4096 = 2^12, 256 = 2^8 */
+  const int want = !strcmp(name, "square-tris") ? 2 : 3, maxlevel = dim == 2 ? 12 : 8;
   MF_CHECK(dim == want, ctx, MF_ERR_ARGUMENT, "mesh '%s' is %dD, dimension %d asked", name, want, dim);
   MF_CHECK(level >= 0 && level <= maxlevel, ctx, MF_ERR_ARGUMENT,
            "refinement level %d out of range 0..%d for mesh '%s' (2^level cells per side)", level, maxlevel, name);
