@@ -6,8 +6,9 @@
  *
  *   simplex-setup-time [--dim 2|3] [--n N] [--degree p] [--reps r]
  *
- * Each step is run r times (default 3); printed: the fastest wall time of each, with the cells, DoFs
- * and OpenMP threads, one CSV line after a header. --n must be a power of two for the space step
+ * Each step is run r times (default 3); printed: the fastest wall time of each (box_mesh_s,
+ * boundary_s, numbering_s: mf_simplex_dofs_create; mesh_and_space_s and its phases phase_*_s), with
+ * the cells, facets, DoFs and OpenMP threads, one CSV line after a header. --n must be a power of two for the space step
  * (mf_mesh_create's refinement levels); other n time the steps on mf_simplex_mesh_box alone. */
 #include "simplex/mf_simplex.h"
 
@@ -87,8 +88,8 @@ int main(int argc, char **argv)
       mf_mesh_destroy(&mesh);
     }
   }
-  printf("dim,n,p,cells,facets,dofs,threads,mesh_box_s,boundary_s,dofs_s,mesh_and_space_s");
-  for (int k = 0; k < MF_PHASE_COUNT; k++) printf(",%s_s", mf_phase_name((mf_phase)k));
+  printf("dim,n,p,cells,facets,dofs,threads,box_mesh_s,boundary_s,numbering_s,mesh_and_space_s");
+  for (int k = 0; k < MF_PHASE_COUNT; k++) printf(",phase_%s_s", mf_phase_name((mf_phase)k));
   printf("\n%d,%d,%d,%d,%d,%d,%d,%.3f,%.3f,%.3f,", dim, n, p, ncells, nfacets, ndofs, mf_max_threads(), best[0],
          best[1], best[2]);
   if (pow2) printf("%.3f", best[3]);

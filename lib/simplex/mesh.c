@@ -145,8 +145,8 @@ int mf_simplex_mesh_boundary(mf_context ctx, mf_simplex_mesh *m)
   const size_t nb = (size_t)e.n;
   int ierr = 0;
   if (e.n > INT32_MAX / 3)
-    ierr = mf_error_set(ctx, MF_ERR_ARGUMENT, __FILE__, __LINE__, __func__, "%lld boundary facets exceed the 32-bit indices",
-                        (long long)e.n);
+    ierr = mf_error_set(ctx, MF_ERR_ARGUMENT, __FILE__, __LINE__, __func__,
+                        "%lld boundary facets exceed the 32-bit indices", (long long)e.n);
   if (!ierr) ierr = MF_CALLOC(ctx, nb * dim + 1, &m->facets);
   if (!ierr) ierr = MF_CALLOC(ctx, nb + 1, &m->facet_tag);
   if (!ierr) {
