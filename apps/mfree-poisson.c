@@ -26,7 +26,7 @@ static void usage(FILE *f)
           "                     jacobi, chebyshev or none, no --adapt, --trees or --vtu; --method assembled\n"
           "                     and both assemble rowwise\n"
           "  --refine L         uniform refinement level, 0..12 in 3D, 0..18 in 2D (default 3; square-tris\n"
-          "                     0..12, cube-tets 0..7; not with a mesh file)\n"
+          "                     0..12, cube-tets 0..8; not with a mesh file)\n"
           "  --trees T          the coarse mesh split T-fold per direction, 1..4096 (cube, deformed: T^dim trees;\n"
           "                     ball: each tree T^dim-fold), for sizes between powers of 2 (default 1)\n"
           "  --backend B        cpu | cuda | auto (default auto)\n"
@@ -175,8 +175,8 @@ int main(int argc, char **argv)
     const int mdim = !strcmp(mesh_arg, "square-tris") ? 2 : 3;
     if (given_dim && dim != mdim) opt_error(&P, "option --dim %d: mesh '%s' is %dD", dim, mesh_arg, mdim);
     dim = mdim;
-    if (!P.bad && refine > (dim == 2 ? 12 : 7))
-      opt_error(&P, "option --refine: %d out of range 0..%d for --mesh %s", refine, dim == 2 ? 12 : 7, mesh_arg);
+    if (!P.bad && refine > (dim == 2 ? 12 : 8))
+      opt_error(&P, "option --refine: %d out of range 0..%d for --mesh %s", refine, dim == 2 ? 12 : 8, mesh_arg);
   }
   if (!P.bad && simplex) { /* what needs the p4est forest, or Q_p, is refused on simplices */
     if (degree > 6) opt_error(&P, "option --degree: %d out of range 1..6 on simplices (--mesh %s)", degree, mesh_arg);

@@ -129,7 +129,7 @@ int mf_context_phase_reset(mf_context ctx);
 int mf_mesh_create(mf_context ctx, const char *name, int dim, int level, mf_mesh *mesh);
 /* Simplex meshes (docs/simplex.md): mf_mesh_create also makes the built-in
  *   "square-tris"  (dim 2) the unit square in 2 n^2 triangles, n = 2^level cells per side, level 0..12;
- *   "cube-tets"    (dim 3) the unit cube in 6 n^3 tetrahedra (Kuhn split), n = 2^level, level 0..7;
+ *   "cube-tets"    (dim 3) the unit cube in 6 n^3 tetrahedra (Kuhn split), n = 2^level, level 0..8;
  * their boundary facets carry the tag 1. Simplex meshes live on ONE rank: a communicator of more ranks is
  * refused (MF_ERR_UNSUPPORTED). What needs the p4est forest is refused on them with MF_ERR_UNSUPPORTED:
  * adaptation, shell refinement, multigrid, assembled operators, VTU output; so is the cuda backend (their

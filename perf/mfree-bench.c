@@ -48,6 +48,15 @@
  * (mf_operator_set_geometry) have the design suffixed `-otf` (`point-otf`; `cpu-otf` on the cpu
  * backend); their setup_s includes the switch. Their byte model (otf_bytes) and flop model
  * (otf_flops_per_dof) are printed as a `# model` line per case on stdout; bytes_per_dof is otf_bytes.
+ *
+ * Simplex problems (perf/bench_simplex.c has their models): simplex-mass, simplex-laplace,
+ * simplex-helmholtz, simplex-elasticity (simplex-all: the four) run the simplex action kernels on the
+ * GPU (cuda backend only; degrees 1..4; --tune measures the launch configurations) on the box meshes of
+ * --dim, sizes from --min-dofs, --max-dofs and --sizes. Their CSV has the columns of the other problems
+ * and frac_of_roofline: DoF/s over the smaller of triad / bytes_per_dof and fp64 / flops_per_dof.
+ * Without a usable GPU they exit with status 77. Options that do not apply to them (--method,
+ * --geometry, --design, --cells-per-block, --scatter colored, --cg, --setup-phases, --backend cpu) are
+ * refused.
  */
 #include <errno.h>
 #include <math.h>
@@ -58,6 +67,10 @@
 #include "mfree_impl.h"
 #include "assembly_impl.h"
 #include "options.h"
+#include "cuda/mf_simplex_cuda.h" /* MF_SIMPLEX_CUDA_MAX_DEGREE (a header usable without CUDA) */
+#ifdef MFREE_WITH_CUDA
+#include "bench_simplex.h"
+#endif
 
 #ifdef MFREE_WITH_CUDA
 double mf_bench_triad(size_t n, int reps);
@@ -487,7 +500,8 @@ static double otf_switch(mf_operator op, double *bpd, double *fpd, const char *p
 
 static void usage(void)
 {
-  printf("usage: mfree-bench [--problem bp1|bp3|bp5|ljungkvist|all|ljungkvist-adaptive] [--degrees 1,2,...] [--dim 2|3]\n"
+  printf("usage: mfree-bench [--problem bp1|bp3|bp5|ljungkvist|all|ljungkvist-adaptive|simplex-mass|simplex-laplace|\n"
+         "                              simplex-helmholtz|simplex-elasticity|simplex-all] [--degrees 1,2,...] [--dim 2|3]\n"
          "                   [--min-dofs N] [--max-dofs N] [--sizes K] [--scatter colored|atomic|both]\n"
          "                   [--backend cuda|cpu|auto] [--cells-per-block N,M,...] [--reps R] [--csv FILE]\n"
          "                   [--design auto|point|column,...]   (CUDA kernel designs to time, a row each)\n"
@@ -502,21 +516,28 @@ static void usage(void)
          "                                       each variant timed on a \"# assembly\" line, the row with auto)\n"
          "                   [--geometry stored|on-the-fly|both]  (on the fly: rows with design <design>-otf\n"
          "                                       and a '# model' line of bytes and flops per DoF)\n"
-         "  degrees 1..8, dim 2|3, 0 < min-dofs <= max-dofs <= 1e10, sizes 1..100, reps 1..64,\n"
+         "                   [--tune]           (simplex problems: the measured fastest launch configuration)\n"
+         "  degrees 1..8 (simplex problems 1..4, default 1..4), dim 2|3, 0 < min-dofs <= max-dofs <= 1e10,\n"
+         "  sizes 1..100, reps 1..64,\n"
          "  cells per block 1..1024 (a value a degree cannot take is skipped with a note)\n"
-         "Exit status: 0 done (failed cases are reported and skipped), 1 the run failed, 2 a bad option.\n");
+         "Exit status: 0 done (failed cases are reported and skipped), 1 the run failed (simplex problems: a\n"
+         "case failed), 2 a bad option, 77 a simplex problem without a usable GPU.\n");
 }
 
 int main(int argc, char **argv)
 {
-  static const char *const problem_names[] = {"all", "bp1", "bp3", "bp5", "ljungkvist", "ljungkvist-adaptive"},
+  /* simplex-*: index 6 + the problem of perf/bench_simplex.c, simplex-all last */
+  static const char *const problem_names[] = {"all", "bp1", "bp3", "bp5", "ljungkvist", "ljungkvist-adaptive",
+                                              "simplex-mass", "simplex-laplace", "simplex-helmholtz",
+                                              "simplex-elasticity", "simplex-all"},
                            *const scatters[] = {"both", "colored", "atomic"}, *const backends[] = {"cuda", "cpu", "auto"};
   int problem_i = 0, scatter_i = 0, backend_i = 0;
   const char *csv = NULL;
   int degrees[8] = {1, 2, 3, 4, 5, 6, 7, 8}, ndeg = 8, dim = 3, nsizes = 5, reps = 11;
   int cpbs[16] = {0}, ncpb = 1; /* 0: the default table */
   double min_dofs = 1e4, max_dofs = 3.5e7;
-  int setup_phases = 0, cg_iters = 0, method_i = 0;
+  int setup_phases = 0, cg_iters = 0, method_i = 0, tune = 0, degrees_given = 0;
+  int given[5] = {0}; /* --design, --cells-per-block, --geometry, --scatter, --backend given */
   static const char *const methods[] = {"mf", "assembled", "both"};
   mf_kernel_design designs[3] = {MF_KERNEL_AUTO};
   int ndesign = 1;
@@ -535,21 +556,23 @@ int main(int argc, char **argv)
     else if (opt_is(&P, "--verbose")) verbose = 1;
     else if (opt_is(&P, "--cg")) opt_int(&P, 0, 100000, &cg_iters);
     else if (opt_is(&P, "--cg-steps")) cg_steps = 1;
-    else if (opt_is(&P, "--problem")) opt_choice(&P, problem_names, 6, &problem_i);
-    else if (opt_is(&P, "--backend")) opt_choice(&P, backends, 3, &backend_i);
-    else if (opt_is(&P, "--scatter")) opt_choice(&P, scatters, 3, &scatter_i);
+    else if (opt_is(&P, "--tune")) tune = 1;
+    else if (opt_is(&P, "--problem")) opt_choice(&P, problem_names, 11, &problem_i);
+    else if (opt_is(&P, "--backend")) opt_choice(&P, backends, 3, &backend_i), given[4] = 1;
+    else if (opt_is(&P, "--scatter")) opt_choice(&P, scatters, 3, &scatter_i), given[3] = 1;
     else if (opt_is(&P, "--method")) opt_choice(&P, methods, 3, &method_i);
     else if (opt_is(&P, "--assembly-variant")) opt_choice(&P, assembly_variants, 5, &assembly_variant_i);
-    else if (opt_is(&P, "--geometry")) opt_choice(&P, geometries, 3, &geometry_i);
+    else if (opt_is(&P, "--geometry")) opt_choice(&P, geometries, 3, &geometry_i), given[2] = 1;
     else if (opt_is(&P, "--csv")) opt_string(&P, &csv);
     else if (opt_is(&P, "--dim")) opt_int(&P, 2, 3, &dim);
     else if (opt_is(&P, "--sizes")) opt_int(&P, 1, 100, &nsizes);
     else if (opt_is(&P, "--reps")) opt_int(&P, 1, 64, &reps);
-    else if (opt_is(&P, "--cells-per-block")) opt_int_list(&P, 1, 1024, 16, cpbs, &ncpb);
+    else if (opt_is(&P, "--cells-per-block")) opt_int_list(&P, 1, 1024, 16, cpbs, &ncpb), given[1] = 1;
     else if (opt_is(&P, "--min-dofs")) opt_double(&P, 0.0, 1, 1e10, 0, &min_dofs);
     else if (opt_is(&P, "--max-dofs")) opt_double(&P, 0.0, 1, 1e10, 0, &max_dofs);
-    else if (opt_is(&P, "--degrees")) opt_int_list(&P, 1, 8, 8, degrees, &ndeg);
+    else if (opt_is(&P, "--degrees")) opt_int_list(&P, 1, 8, 8, degrees, &ndeg), degrees_given = 1;
     else if (opt_is(&P, "--design")) {
+      given[0] = 1;
       const char *v = NULL;
       if (opt_string(&P, &v) == 0 && v) {
         ndesign = 0;
@@ -572,6 +595,26 @@ int main(int argc, char **argv)
     opt_error(&P, "option --method %s: not available with --problem ljungkvist-adaptive", methods[method_i]);
   if (!P.bad && assembly_variant_i && !method_i)
     opt_error(&P, "option --assembly-variant %s needs --method assembled or both", assembly_variants[assembly_variant_i]);
+  const int simplex = problem_i >= 6;
+  if (!P.bad && tune && !simplex)
+    opt_error(&P, "option --tune needs a simplex problem (--problem simplex-...), not '%s'", problem_names[problem_i]);
+  if (!P.bad && simplex) { /* the simplex kernels on the GPU: what does not apply to them is refused */
+    const char *pn = problem_names[problem_i];
+    static const char *const nopt[5] = {"--design", "--cells-per-block", "--geometry", "--scatter", "--backend"};
+    if (backend_i == 1) opt_error(&P, "option --backend cpu: --problem %s runs on the cuda backend only", pn);
+    else if (method_i) opt_error(&P, "option --method %s: --problem %s is matrix-free only", methods[method_i], pn);
+    else if (cg_iters) opt_error(&P, "option --cg: not available with --problem %s", pn);
+    else if (setup_phases) opt_error(&P, "option --setup-phases: not available with --problem %s", pn);
+    else if (given[3] && scatter_i == 1) opt_error(&P, "option --scatter colored: --problem %s scatters with atomics", pn);
+    else
+      for (int k = 0; k < 3 && !P.bad; k++)
+        if (given[k]) opt_error(&P, "option %s: not available with --problem %s", nopt[k], pn);
+    if (!P.bad && !degrees_given) ndeg = MF_SIMPLEX_CUDA_MAX_DEGREE; /* 1..4 */
+    for (int k = 0; k < ndeg && !P.bad; k++)
+      if (degrees[k] > MF_SIMPLEX_CUDA_MAX_DEGREE)
+        opt_error(&P, "option --degrees: %d out of range 1..%d for --problem %s (the simplex kernels on the GPU)",
+                  degrees[k], MF_SIMPLEX_CUDA_MAX_DEGREE, pn);
+  }
   if (P.bad) return 2;
   const char *problem = problem_names[problem_i], *scatter = scatters[scatter_i], *backend = backends[backend_i];
 
@@ -593,14 +636,20 @@ int main(int argc, char **argv)
     MPI_Finalize();
     return 2;
   }
+  if (simplex && !mf_cuda_available()) { /* a run that cannot happen here: skipped, as the tests read it */
+    fprintf(stderr, "mfree-bench: --problem %s: no usable GPU (or CUDA not compiled in)\n", problem);
+    if (out) fclose(out), remove(csv);
+    MPI_Finalize();
+    return 77;
+  }
   mf_context ctx;
-  if (mf_context_create(MPI_COMM_WORLD, backend, &ctx)) {
+  if (mf_context_create(MPI_COMM_WORLD, simplex ? "cuda" : backend, &ctx)) {
     fprintf(stderr, "mfree-bench: option --backend: %s\n", mf_last_error_message());
     if (out) fclose(out), remove(csv); /* no results: no file that looks like some */
     MPI_Finalize();
     return 2;
   }
-  int on_gpu = ctx->backend == MF_BACKEND_CUDA;
+  int on_gpu = ctx->backend == MF_BACKEND_CUDA, status = 0;
   char device[256] = "cpu";
   double triad = 0.0, fp64 = 0.0;
 #ifdef MFREE_WITH_CUDA
@@ -614,6 +663,14 @@ int main(int argc, char **argv)
   bench_triad = triad;
   printf("# device %s, triad %.1f GB/s, fp64 %.0f GFLOP/s\n", device, triad, fp64);
   const char *hdr = "device,problem,dim,p,q,scatter,ndofs,ms_per_apply,gdofs_per_s,bytes_per_dof,gb_per_s,frac_of_triad";
+#ifdef MFREE_WITH_CUDA
+  if (simplex) {
+    mf_bench_simplex_opts so = {problem_i == 10 ? -1 : problem_i - 6, dim, degrees, ndeg, min_dofs, max_dofs, nsizes,
+                                reps, tune, device, triad, fp64, progress};
+    if (mf_bench_simplex_run(ctx, &so, out)) status = 1;
+    goto done;
+  }
+#endif
   if (!strcmp(problem, "ljungkvist-adaptive")) {
     run_adaptive(ctx, device, on_gpu, dim, degrees, ndeg, max_dofs, reps, out);
     goto done;
@@ -771,5 +828,5 @@ done:
   if (out) fclose(out);
   mf_context_destroy(&ctx);
   MPI_Finalize();
-  return 0;
+  return status;
 }

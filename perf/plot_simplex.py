@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Fraction of the roofline per simplex case (after Kulkarni and Klöckner's Figure 5): one bar per
-(problem, dim, p) of mfree-simplex-bench CSV rows, the roofline being the smaller of the bandwidth-bound
+(problem, dim, p) of the CSV rows of mfree-bench's simplex problems (--problem simplex-...), the roofline being the smaller of the bandwidth-bound
 (triad / bytes_per_dof) and FP64-bound (peak / flops_per_dof) throughputs of the same run; a line at the
 0.6 goal. Where a case appears in several files the last one wins (e.g. a tuned run after the model's).
 

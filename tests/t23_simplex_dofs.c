@@ -3,7 +3,11 @@
  * (n p + 1)^dim, boundary DoFs (n p + 1)^dim - (n p - 1)^dim, conformity (every cell places each of
  * its DoFs at the same point), and a Poisson solve (-lap u = f, u = prod sin(pi x_d), zero Dirichlet
  * data) assembled from the element matrices, whose L2 error converges at rate >= p + 0.8 for
- * p = 1..3 in 2D and 3D. Also refusals (dimension, size, mismatched basis). */
+ * p = 1..3 in 2D and 3D. The numbering against a reference (global sorted keys of the edges, faces
+ * and boundary facets) on box meshes with their vertices and cells shuffled: edges and faces numbered
+ * in the order of their sorted vertices, the boundary facets in that order too; run with several
+ * OpenMP threads as well (test simplex_dofs_threads), this checks that the threads change nothing.
+ * Also refusals (dimension, size, mismatched basis). */
 #include "mf_test.h"
 #include "simplex/mf_simplex.h"
 
@@ -243,6 +247,133 @@ static void test_structure(mf_context ctx, int dim, int n, int p)
   mf_simplex_mesh_free(&m);
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+  const uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+  return (x > y) - (x < y);
+}
+
+/* Sorted vertices of k (2 or 3) packed: the reference key (nv^3 < 2^64 for these small meshes). */
+static uint64_t ref_key(int k, const int *v, uint64_t nv)
+{
+  int s[3] = {v[0], v[1], k == 3 ? v[2] : 0};
+  for (int i = 0; i < k; i++)
+    for (int j = i + 1; j < k; j++)
+      if (s[j] < s[i]) {
+        const int t = s[i];
+        s[i] = s[j], s[j] = t;
+      }
+  return k == 2 ? (uint64_t)s[0] * nv + s[1] : ((uint64_t)s[0] * nv + s[1]) * nv + s[2];
+}
+
+/* Sorted distinct keys; once: only those found exactly once. Returns their count. */
+static size_t ref_unique(uint64_t *x, size_t n, int once)
+{
+  qsort(x, n, sizeof *x, cmp_u64);
+  size_t u = 0;
+  for (size_t i = 0; i < n;) {
+    size_t j = i + 1;
+    while (j < n && x[j] == x[i]) j++;
+    if (!once || j - i == 1) x[u++] = x[i];
+    i = j;
+  }
+  return u;
+}
+
+static size_t ref_find(const uint64_t *x, size_t n, uint64_t k)
+{
+  size_t lo = 0, hi = n;
+  while (lo < hi) {
+    const size_t mid = lo + (hi - lo) / 2;
+    if (x[mid] < k) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/* The box mesh with its vertices renumbered and its cells reordered at random, boundary made again; the
+ * edges' DoFs (p = 2), the faces' (3D, p = 3) and the boundary facets against the reference order. */
+static void test_reference(mf_context ctx, int dim, int n, int p, unsigned seed)
+{
+  mf_simplex_mesh m;
+  mf_simplex_basis b;
+  mf_simplex_dofs d;
+  T_CALL(mf_simplex_mesh_box(ctx, dim, n, &m));
+  const int nvc = dim + 1, nv = m.nv;
+  int *perm = malloc(sizeof(int) * nv), *cells = malloc(sizeof(int) * (size_t)m.ncells * nvc);
+  double *coords = malloc(sizeof(double) * 3 * nv);
+  for (int i = 0; i < nv; i++) perm[i] = i;
+  for (int i = nv - 1; i > 0; i--) { /* Fisher-Yates with a fixed generator */
+    seed = seed * 1103515245u + 12345u;
+    const int j = (int)((seed >> 8) % (unsigned)(i + 1)), t = perm[i];
+    perm[i] = perm[j], perm[j] = t;
+  }
+  for (int i = 0; i < nv; i++) memcpy(coords + 3 * perm[i], m.coords + 3 * i, sizeof(double) * 3);
+  for (int c = 0; c < m.ncells; c++) { /* cell c goes to (c * 7919) mod ncells: a permutation when coprime */
+    int to = (int)(((long)c * 7919) % m.ncells);
+    if (m.ncells % 7919 == 0) to = c;
+    for (int k = 0; k < nvc; k++) cells[(size_t)to * nvc + k] = perm[m.cells[(size_t)c * nvc + k]];
+  }
+  memcpy(m.coords, coords, sizeof(double) * 3 * nv);
+  memcpy(m.cells, cells, sizeof(int) * (size_t)m.ncells * nvc);
+  free(m.facets), free(m.facet_tag);
+  m.facets = NULL, m.facet_tag = NULL, m.nfacets = 0;
+  T_CALL(mf_simplex_mesh_boundary(ctx, &m));
+  T_CALL(mf_simplex_basis_setup(ctx, dim, p, -1, &b));
+  T_CALL(mf_simplex_dofs_create(ctx, &m, &b, &d));
+  const int ne = dim == 2 ? 3 : 6, nf = dim == 2 ? 0 : 4, N = b.nnodes;
+  static const int tri_e[3][2] = {{0, 1}, {0, 2}, {1, 2}}, tet_e[6][2] = {{0, 1}, {0, 2}, {0, 3}, {1, 2}, {1, 3}, {2, 3}};
+  static const int tet_f[4][3] = {{0, 1, 2}, {0, 1, 3}, {0, 2, 3}, {1, 2, 3}};
+  static const int tri_s[3][2] = {{1, 2}, {0, 2}, {0, 1}};
+  uint64_t *ek = malloc(sizeof(uint64_t) * (size_t)m.ncells * 6), *fk = malloc(sizeof(uint64_t) * (size_t)m.ncells * 4);
+  for (int c = 0; c < m.ncells; c++) {
+    const int *v = m.cells + (size_t)c * nvc;
+    for (int e = 0; e < ne; e++) {
+      const int *l = dim == 2 ? tri_e[e] : tet_e[e], ev[2] = {v[l[0]], v[l[1]]};
+      ek[(size_t)c * ne + e] = ref_key(2, ev, nv);
+    }
+    for (int f = 0; f < nvc; f++) { /* facets: all but vertex f */
+      int fv[3];
+      if (dim == 2) fv[0] = v[tri_s[f][0]], fv[1] = v[tri_s[f][1]];
+      else fv[0] = v[tet_f[3 - f][0]], fv[1] = v[tet_f[3 - f][1]], fv[2] = v[tet_f[3 - f][2]];
+      fk[(size_t)c * nvc + f] = ref_key(dim, fv, nv);
+    }
+  }
+  const size_t nb = ref_unique(fk, (size_t)m.ncells * nvc, 1);
+  int bad = nb != (size_t)m.nfacets;
+  for (size_t t = 0; !bad && t < nb; t++) bad = ref_key(dim, m.facets + t * dim, nv) != fk[t];
+  T_CHECK(!bad, "%dD n %d: boundary facets (%d) differ from the reference (%zu) in number or order", dim, n, m.nfacets, nb);
+  const size_t nek = ref_unique(ek, (size_t)m.ncells * ne, 0);
+  T_CHECK(nek == (size_t)d.nedges, "%dD n %d: %d edges, the reference has %zu", dim, n, d.nedges, nek);
+  int wrong = 0;
+  if (p == 2)
+    for (int c = 0; c < m.ncells; c++)
+      for (int e = 0; e < ne; e++) {
+        const int *v = m.cells + (size_t)c * nvc, *l = dim == 2 ? tri_e[e] : tet_e[e], ev[2] = {v[l[0]], v[l[1]]};
+        wrong += d.cell_dofs[(size_t)c * N + nvc + e] - nv != (int)ref_find(ek, nek, ref_key(2, ev, nv));
+      }
+  if (p == 3 && dim == 3) {
+    for (int c = 0; c < m.ncells; c++)
+      for (int f = 0; f < nf; f++) {
+        const int *v = m.cells + (size_t)c * nvc, fv[3] = {v[tet_f[f][0]], v[tet_f[f][1]], v[tet_f[f][2]]};
+        fk[(size_t)c * nf + f] = ref_key(3, fv, nv);
+      }
+    const size_t nfk = ref_unique(fk, (size_t)m.ncells * nf, 0);
+    T_CHECK(nfk == (size_t)d.nfaces, "3D n %d: %d faces, the reference has %zu", n, d.nfaces, nfk);
+    for (int c = 0; c < m.ncells; c++)
+      for (int f = 0; f < nf; f++) {
+        const int *v = m.cells + (size_t)c * nvc, fv[3] = {v[tet_f[f][0]], v[tet_f[f][1]], v[tet_f[f][2]]};
+        wrong += d.cell_dofs[(size_t)c * N + nvc + 2 * ne + f] - (nv + 2 * d.nedges) !=
+                 (int)ref_find(fk, nfk, ref_key(3, fv, nv));
+      }
+  }
+  T_CHECK(wrong == 0, "%dD n %d P%d: %d entity DoFs differ from the reference numbering", dim, n, p, wrong);
+  free(ek), free(fk), free(perm), free(cells), free(coords);
+  mf_simplex_dofs_free(&d);
+  mf_simplex_basis_free(&b);
+  mf_simplex_mesh_free(&m);
+}
+
 int main(int argc, char **argv)
 {
   MPI_Init(&argc, &argv);
@@ -251,6 +382,8 @@ int main(int argc, char **argv)
   for (int dim = 2; dim <= 3; dim++)
     for (int p = 1; p <= 4; p++)
       for (int n = 1; n <= 3; n++) test_structure(ctx, dim, n, p);
+  for (int dim = 2; dim <= 3; dim++)
+    for (int p = 2; p <= 3; p++) test_reference(ctx, dim, dim == 2 ? 24 : 7, p, 12345u + (unsigned)p);
   for (int dim = 2; dim <= 3; dim++)
     for (int p = 1; p <= 3; p++) {
       const int n0 = dim == 2 ? 4 : 2, nlev = dim == 2 ? 3 : (p == 1 ? 4 : 2);
@@ -264,7 +397,7 @@ int main(int argc, char **argv)
     }
   mf_simplex_mesh m;
   EXPECT(mf_simplex_mesh_box(ctx, 4, 2, &m), MF_ERR_ARGUMENT, "dimension 4 is not 2 or 3");
-  EXPECT(mf_simplex_mesh_box(ctx, 3, 0, &m), MF_ERR_ARGUMENT, "0 cells per direction out of range 1..128");
+  EXPECT(mf_simplex_mesh_box(ctx, 3, 0, &m), MF_ERR_ARGUMENT, "0 cells per direction out of range 1..256");
   mf_simplex_basis b;
   mf_simplex_dofs d;
   T_CALL(mf_simplex_mesh_box(ctx, 2, 2, &m));

@@ -42,7 +42,7 @@ int main(int argc, char **argv)
   /* meshes: names, dimensions, levels, files */
   EXPECT(mf_mesh_create(ctx, "square-tris", 3, 1, &mesh), MF_ERR_ARGUMENT, "mesh 'square-tris' is 2D, dimension 3");
   EXPECT(mf_mesh_create(ctx, "cube-tets", 2, 1, &mesh), MF_ERR_ARGUMENT, "mesh 'cube-tets' is 3D, dimension 2");
-  EXPECT(mf_mesh_create(ctx, "cube-tets", 3, 8, &mesh), MF_ERR_ARGUMENT, "refinement level 8 out of range 0..7");
+  EXPECT(mf_mesh_create(ctx, "cube-tets", 3, 9, &mesh), MF_ERR_ARGUMENT, "refinement level 9 out of range 0..8");
   EXPECT(mf_mesh_create(ctx, "square-tris", 2, -1, &mesh), MF_ERR_ARGUMENT, "refinement level -1 out of range 0..12");
   EXPECT(mf_mesh_create(ctx, "tris", 2, 1, &mesh), MF_ERR_ARGUMENT, "\"square-tris\" or \"cube-tets\"");
   const int trees[3] = {2, 2, 2};

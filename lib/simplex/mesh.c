@@ -10,52 +10,158 @@ static int cmp_u64(const void *x, const void *y)
   return (a > b) - (a < b);
 }
 
-/* A facet's key: its sorted vertices packed into 64 bits (nv^dim < 2^64 for the sizes allowed). */
-uint64_t mf_simplex_facet_key(int dim, const int *v, uint64_t nv)
+/* The smallest of the k vertices v (k = 2 or 3) and the key of the others (mf_simplex_entities). */
+static inline int entity_key(int k, const int *v, uint64_t nv, uint64_t *key)
 {
-  int s[3] = {v[0], v[1], dim == 3 ? v[2] : 0};
-  for (int i = 0; i < dim; i++)
-    for (int j = i + 1; j < dim; j++)
-      if (s[j] < s[i]) {
-        const int t = s[i];
-        s[i] = s[j], s[j] = t;
-      }
-  return dim == 2 ? (uint64_t)s[0] * nv + (uint64_t)s[1] : ((uint64_t)s[0] * nv + (uint64_t)s[1]) * nv + (uint64_t)s[2];
+  int a = v[0], b = v[1], c = k == 3 ? v[2] : INT32_MAX, t;
+  if (b < a) t = a, a = b, b = t;
+  if (c < b) t = b, b = c, c = t;
+  if (b < a) t = a, a = b, b = t;
+  *key = k == 2 ? (uint64_t)b : (uint64_t)b * nv + (uint64_t)c;
+  return a;
+}
+
+static void sort_u64(uint64_t *x, int64_t n)
+{
+  if (n > 64) {
+    qsort(x, (size_t)n, sizeof *x, cmp_u64);
+    return;
+  }
+  for (int64_t i = 1; i < n; i++) { /* the usual bucket is a few dozen keys (Kuhn edges: ~36): insertion */
+    const uint64_t t = x[i];
+    int64_t j = i;
+    for (; j > 0 && x[j - 1] > t; j--) x[j] = x[j - 1];
+    x[j] = t;
+  }
+}
+
+void mf_simplex_entities_free(mf_simplex_entities *e)
+{
+  if (!e) return;
+  free(e->off);
+  free(e->keys);
+  memset(e, 0, sizeof *e);
+}
+
+/* Counting sort of the cells' entities by their smallest vertex (two passes over the cells), then each
+ * vertex's bucket sorted and reduced on its own (threads over the vertices), then the buckets packed.
+ * Every step's result is independent of the threads' number and schedule. */
+int mf_simplex_entities_create(mf_context ctx, const mf_simplex_mesh *m, int k, int nsub, const int (*sub)[3],
+                               int once, mf_simplex_entities *e)
+{
+  memset(e, 0, sizeof *e);
+  const int nvc = m->dim + 1, nv = m->nv;
+  const uint64_t nvu = (uint64_t)nv;
+  const size_t total = (size_t)m->ncells * nsub;
+  int64_t *pos = NULL;
+  int ierr = MF_CALLOC(ctx, (size_t)nv + 1, &e->off);
+  if (!ierr) ierr = MF_CALLOC(ctx, (size_t)nv + 1, &pos);
+  if (!ierr) ierr = MF_CALLOC(ctx, total + 1, &e->keys);
+  if (ierr) {
+    free(pos);
+    mf_simplex_entities_free(e);
+    return ierr;
+  }
+  int64_t *off = e->off;
+  uint64_t *keys = e->keys;
+  /* the buckets' sizes, then the keys put in; the order within a bucket depends on the threads, the
+   * sort after does not */
+#pragma omp parallel for schedule(static)
+  for (int c = 0; c < m->ncells; c++) {
+    const int *cv = m->cells + (size_t)c * nvc;
+    for (int s = 0; s < nsub; s++) {
+      const int v[3] = {cv[sub[s][0]], cv[sub[s][1]], k == 3 ? cv[sub[s][2]] : 0};
+      uint64_t key;
+      const int a = entity_key(k, v, nvu, &key);
+#pragma omp atomic update
+      pos[a + 1]++;
+    }
+  }
+  for (int v = 0; v < nv; v++) pos[v + 1] += pos[v];
+  memcpy(off, pos, sizeof(int64_t) * ((size_t)nv + 1));
+#pragma omp parallel for schedule(static)
+  for (int c = 0; c < m->ncells; c++) {
+    const int *cv = m->cells + (size_t)c * nvc;
+    for (int s = 0; s < nsub; s++) {
+      const int v[3] = {cv[sub[s][0]], cv[sub[s][1]], k == 3 ? cv[sub[s][2]] : 0};
+      uint64_t key;
+      const int a = entity_key(k, v, nvu, &key);
+      int64_t at;
+#pragma omp atomic capture
+      at = pos[a]++;
+      keys[at] = key;
+    }
+  }
+  /* pos[v] <- what bucket v keeps: every distinct key, or (once) the keys found exactly once */
+#pragma omp parallel for schedule(dynamic, 4096)
+  for (int v = 0; v < nv; v++) {
+    uint64_t *x = keys + off[v];
+    const int64_t n = off[v + 1] - off[v];
+    sort_u64(x, n);
+    int64_t u = 0;
+    for (int64_t i = 0; i < n;) {
+      int64_t j = i + 1;
+      while (j < n && x[j] == x[i]) j++;
+      if (!once || j - i == 1) x[u++] = x[i];
+      i = j;
+    }
+    pos[v] = u;
+  }
+  int64_t n = 0; /* pack: the buckets move down, in order, never over a bucket not yet moved */
+  for (int v = 0; v < nv; v++) {
+    const int64_t u = pos[v];
+    if (n != off[v]) memmove(keys + n, keys + off[v], sizeof *keys * (size_t)u);
+    off[v] = n;
+    n += u;
+  }
+  off[nv] = n;
+  e->n = n;
+  free(pos);
+  uint64_t *shrunk = realloc(keys, sizeof *keys * ((size_t)n + 1));
+  if (shrunk) e->keys = shrunk;
+  return 0;
+}
+
+int64_t mf_simplex_entities_find(const mf_simplex_entities *e, int k, const int *v, uint64_t nv)
+{
+  uint64_t key;
+  const int a = entity_key(k, v, nv, &key);
+  int64_t lo = e->off[a], hi = e->off[a + 1];
+  while (lo < hi) {
+    const int64_t mid = lo + (hi - lo) / 2;
+    if (e->keys[mid] < key) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < e->off[a + 1] && e->keys[lo] == key ? lo : -1;
 }
 
 int mf_simplex_mesh_boundary(mf_context ctx, mf_simplex_mesh *m)
 {
-  const int dim = m->dim, nfc = dim + 1; /* facets per cell: leave out vertex f */
-  const size_t n = (size_t)m->ncells * nfc;
-  uint64_t *keys = NULL;
-  MF_CALL(MF_CALLOC(ctx, n + 1, &keys));
-  for (int c = 0; c < m->ncells; c++)
-    for (int f = 0; f < nfc; f++) {
-      int v[3], k = 0;
-      for (int i = 0; i <= dim; i++)
-        if (i != f) v[k++] = m->cells[(size_t)c * nfc + i];
-      keys[(size_t)c * nfc + f] = mf_simplex_facet_key(dim, v, (uint64_t)m->nv);
-    }
-  qsort(keys, n, sizeof *keys, cmp_u64);
-  size_t nb = 0;
-  for (size_t i = 0; i < n;) {
-    size_t j = i;
-    while (j < n && keys[j] == keys[i]) j++;
-    if (j - i == 1) keys[nb++] = keys[i];
-    i = j;
-  }
-  int ierr = MF_CALLOC(ctx, nb * dim + 1, &m->facets);
+  const int dim = m->dim; /* facet f of a cell: all vertices but f */
+  static const int tri[3][3] = {{1, 2, 0}, {0, 2, 0}, {0, 1, 0}};
+  static const int tet[4][3] = {{1, 2, 3}, {0, 2, 3}, {0, 1, 3}, {0, 1, 2}};
+  mf_simplex_entities e;
+  MF_CALL(mf_simplex_entities_create(ctx, m, dim, dim + 1, dim == 2 ? tri : tet, 1, &e));
+  const size_t nb = (size_t)e.n;
+  int ierr = 0;
+  if (e.n > INT32_MAX / 3)
+    ierr = mf_error_set(ctx, MF_ERR_ARGUMENT, __FILE__, __LINE__, __func__,
+                        "%lld boundary facets exceed the 32-bit indices", (long long)e.n);
+  if (!ierr) ierr = MF_CALLOC(ctx, nb * dim + 1, &m->facets);
   if (!ierr) ierr = MF_CALLOC(ctx, nb + 1, &m->facet_tag);
   if (!ierr) {
     const uint64_t nv = (uint64_t)m->nv;
-    for (size_t i = 0; i < nb; i++) {
-      uint64_t k = keys[i];
-      for (int d = dim - 1; d >= 0; d--) m->facets[i * dim + d] = (int)(k % nv), k /= nv;
-      m->facet_tag[i] = 1;
-    }
+    for (int v = 0; v < m->nv; v++)
+      for (int64_t i = e.off[v]; i < e.off[v + 1]; i++) {
+        int *f = m->facets + (size_t)i * dim;
+        f[0] = v;
+        if (dim == 2) f[1] = (int)e.keys[i];
+        else f[1] = (int)(e.keys[i] / nv), f[2] = (int)(e.keys[i] % nv);
+        m->facet_tag[i] = 1;
+      }
     m->nfacets = (int)nb;
   }
-  free(keys);
+  mf_simplex_entities_free(&e);
   return ierr;
 }
 
@@ -74,7 +180,7 @@ int mf_simplex_mesh_box(mf_context ctx, int dim, int n, mf_simplex_mesh *m)
   MF_CHECK(m, ctx, MF_ERR_NULL, "output pointer m is NULL");
   memset(m, 0, sizeof *m);
   MF_CHECK(dim == 2 || dim == 3, ctx, MF_ERR_ARGUMENT, "simplex mesh dimension %d is not 2 or 3", dim);
-  const int nmax = dim == 2 ? 4096 : 128;
+  const int nmax = dim == 2 ? MF_SIMPLEX_BOX_MAX_2D : MF_SIMPLEX_BOX_MAX_3D;
   MF_CHECK(n >= 1 && n <= nmax, ctx, MF_ERR_ARGUMENT, "%d cells per direction out of range 1..%d for the %s", n, nmax,
            dim == 2 ? "square" : "cube");
   const int n1 = n + 1;
@@ -102,7 +208,7 @@ int mf_simplex_mesh_box(mf_context ctx, int dim, int n, mf_simplex_mesh *m)
       for (int i = 0; i < n; i++) {
         const int v00 = i + n1 * j, v10 = v00 + 1, v01 = v00 + n1, v11 = v01 + 1;
         const int t[2][3] = {{v00, v10, v11}, {v00, v11, v01}}; /* both positively oriented */
-        for (int k = 0; k < 2; k++, c++) memcpy(m->cells + 3 * c, t[k], sizeof t[k]);
+        for (int k = 0; k < 2; k++, c++) memcpy(m->cells + 3 * (size_t)c, t[k], sizeof t[k]);
       }
   } else {
     static const int perm[6][3] = {{0, 1, 2}, {0, 2, 1}, {1, 0, 2}, {1, 2, 0}, {2, 0, 1}, {2, 1, 0}};
@@ -120,7 +226,7 @@ int mf_simplex_mesh_box(mf_context ctx, int dim, int n, mf_simplex_mesh *m)
               const int t = v[1];
               v[1] = v[2], v[2] = t;
             }
-            memcpy(m->cells + 4 * c, v, sizeof v);
+            memcpy(m->cells + 4 * (size_t)c, v, sizeof v);
           }
   }
   ierr = mf_simplex_mesh_boundary(ctx, m);

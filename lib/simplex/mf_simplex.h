@@ -73,16 +73,35 @@ typedef struct {
   int *facet_tag; /* nfacets */
 } mf_simplex_mesh;
 
+/** Cells per side of the box meshes: at most 4096 in 2D, MF_SIMPLEX_BOX_MAX_3D in 3D. */
+#define MF_SIMPLEX_BOX_MAX_2D 4096
+#define MF_SIMPLEX_BOX_MAX_3D 256
 /** The unit square split into 2 n^2 triangles (every square by its diagonal from (0,0) to (1,1)) or
  *  the unit cube into 6 n^3 tetrahedra (the Kuhn split of every cube along its diagonal from
- *  (0,0,0) to (1,1,1)): conforming, n = 1..4096 in 2D, 1..128 in 3D. */
+ *  (0,0,0) to (1,1,1)): conforming, n = 1..MF_SIMPLEX_BOX_MAX_2D in 2D, 1..MF_SIMPLEX_BOX_MAX_3D in 3D. */
 int mf_simplex_mesh_box(mf_context ctx, int dim, int n, mf_simplex_mesh *m);
 void mf_simplex_mesh_free(mf_simplex_mesh *m);
-/** The boundary of m: the facets of one cell only, into m->facets (sorted by mf_simplex_facet_key,
- *  ascending), each tagged 1. m->facets and m->facet_tag must be NULL before. */
+/** Entities of a mesh (edges, triangles) grouped by their smallest vertex s0: off[s0]..off[s0 + 1)
+ *  index keys, ascending, each the key of the entity's other vertices (edges: s1; triangles:
+ *  s1 nv + s2; s0 < s1 < s2). An entity's index is its position in keys: the order of (s0, s1, s2). */
+typedef struct {
+  int64_t *off;   /* nv + 1 */
+  uint64_t *keys; /* n */
+  int64_t n;
+} mf_simplex_entities;
+/** The entities of k vertices (2 or 3) that the cells of m have as sub[0..nsub) (k local vertex ids
+ *  each): every distinct one, or with once = 1 those of exactly one cell (the boundary facets when
+ *  k = dim). A counting sort by s0 and a sort per vertex (OpenMP threads over the vertices); the
+ *  result does not depend on the number of threads. */
+int mf_simplex_entities_create(mf_context ctx, const mf_simplex_mesh *m, int k, int nsub, const int (*sub)[3],
+                               int once, mf_simplex_entities *e);
+/** The index of the entity with the k vertices v (any order) in e, -1 when it is none of e's. */
+int64_t mf_simplex_entities_find(const mf_simplex_entities *e, int k, const int *v, uint64_t nv);
+void mf_simplex_entities_free(mf_simplex_entities *e);
+/** The boundary of m: the facets of one cell only, into m->facets (each with its vertices ascending,
+ *  the facets in the lexicographic order of those), each tagged 1. m->facets and m->facet_tag must be
+ *  NULL before. */
 int mf_simplex_mesh_boundary(mf_context ctx, mf_simplex_mesh *m);
-/** A facet's key: its dim vertices sorted and packed into 64 bits (nv^dim < 2^64). */
-uint64_t mf_simplex_facet_key(int dim, const int *v, uint64_t nv);
 
 /** Continuous P_p DoFs on a simplex mesh, numbered by entity: the vertices (their indices), then p - 1
  *  per edge, (p-1)(p-2)/2 per face, then the cells' interior nodes. Edges and faces are oriented by

@@ -51,7 +51,8 @@ static int wrap(mf_context ctx, mf_simplex_mesh *sm, mf_mesh *mesh)
 
 int mf_simplex_mesh_create(mf_context ctx, const char *name, int dim, int level, mf_mesh *mesh)
 {
-  const int want = !strcmp(name, "square-tris") ? 2 : 3, maxlevel = dim == 2 ? 12 : 7;
+  /* 2^level cells per side within mf_simplex_mesh_box's range: 4096 = 2^12, 256 = 2^8 */
+  const int want = !strcmp(name, "square-tris") ? 2 : 3, maxlevel = dim == 2 ? 12 : 8;
   MF_CHECK(dim == want, ctx, MF_ERR_ARGUMENT, "mesh '%s' is %dD, dimension %d asked", name, want, dim);
   MF_CHECK(level >= 0 && level <= maxlevel, ctx, MF_ERR_ARGUMENT,
            "refinement level %d out of range 0..%d for mesh '%s' (2^level cells per side)", level, maxlevel, name);
@@ -62,18 +63,39 @@ int mf_simplex_mesh_create(mf_context ctx, const char *name, int dim, int level,
   MF_CALL(mf_host_require(ctx, cells * (dim + 1) * 4.0 * 3.0 + pow(n + 1, dim) * 24.0, what));
   mf_simplex_mesh *sm = NULL;
   MF_CALL(MF_CALLOC(ctx, 1, &sm));
+  const double t0 = mf_phase_begin(ctx);
   int ierr = mf_simplex_mesh_box(ctx, dim, 1 << level, sm);
-  if (ierr) {
-    free(sm);
-    return ierr;
-  }
-  return wrap(ctx, sm, mesh);
+  if (ierr) free(sm);
+  else ierr = wrap(ctx, sm, mesh);
+  mf_phase_end(ctx, MF_PHASE_MESH, t0);
+  return ierr;
 }
 
-static int cmp_long(const void *x, const void *y)
+/* A file facet: its smallest vertex and the key of the others (mf_simplex_entities), its tag. */
+typedef struct {
+  int s0, tag;
+  uint64_t key;
+} file_facet;
+
+static int cmp_file_facet(const void *x, const void *y)
 {
-  const long a = *(const long *)x, b = *(const long *)y;
-  return (a > b) - (a < b);
+  const file_facet *a = (const file_facet *)x, *b = (const file_facet *)y;
+  if (a->s0 != b->s0) return a->s0 < b->s0 ? -1 : 1;
+  return (a->key > b->key) - (a->key < b->key);
+}
+
+/* The smallest of the k sorted-to-be vertices v and the key of the others, as mf_simplex_entities. */
+static file_facet facet_of(int k, const int *v, uint64_t nv)
+{
+  int s[3] = {v[0], v[1], k == 3 ? v[2] : INT32_MAX};
+  for (int i = 0; i < 3; i++)
+    for (int j = i + 1; j < 3; j++)
+      if (s[j] < s[i]) {
+        const int t = s[i];
+        s[i] = s[j], s[j] = t;
+      }
+  file_facet f = {s[0], 0, k == 2 ? (uint64_t)s[1] : (uint64_t)s[1] * nv + (uint64_t)s[2]};
+  return f;
 }
 
 /* The cells of a Gmsh mesh on the vertices they reference (renumbered in the file's node order), the
@@ -104,31 +126,31 @@ static int from_gmsh(mf_context ctx, const mf_gmsh_mesh *g, const char *path, mf
     for (long k = 0; k < g->n_cells * nvc; k++) m->cells[k] = newid[g->cells[k]];
     ierr = mf_simplex_mesh_boundary(ctx, m);
   }
-  long *fk = NULL; /* the file's facets: key, tag pairs sorted by key */
-  if (!ierr && g->n_facets) ierr = MF_CALLOC(ctx, (size_t)g->n_facets * 2, &fk);
+  file_facet *fk = NULL; /* the file's facets sorted by their vertices */
+  if (!ierr && g->n_facets) ierr = MF_CALLOC(ctx, (size_t)g->n_facets, &fk);
   if (!ierr) {
     long nf = 0;
     for (long t = 0; t < g->n_facets; t++) {
-      int v[3], ok = 1;
+      int v[3] = {0, 0, 0}, ok = 1;
       for (int k = 0; k < dim; k++) {
         v[k] = newid[g->facets[t * dim + k]];
         ok = ok && v[k] >= 0;
       }
       if (!ok) continue; /* a facet off the cells' vertices cannot be on their boundary */
-      fk[2 * nf] = (long)mf_simplex_facet_key(dim, v, (uint64_t)nv);
-      fk[2 * nf + 1] = g->facet_tag[t];
+      fk[nf] = facet_of(dim, v, (uint64_t)nv);
+      fk[nf].tag = g->facet_tag[t];
       nf++;
     }
-    qsort(fk, (size_t)nf, 2 * sizeof(long), cmp_long);
+    if (nf) qsort(fk, (size_t)nf, sizeof *fk, cmp_file_facet);
     for (int t = 0; t < m->nfacets; t++) {
-      const long key = (long)mf_simplex_facet_key(dim, &m->facets[(size_t)t * dim], (uint64_t)nv);
+      const file_facet f = facet_of(dim, &m->facets[(size_t)t * dim], (uint64_t)nv);
       long lo = 0, hi = nf;
       while (lo < hi) {
         const long mid = lo + (hi - lo) / 2;
-        if (fk[2 * mid] < key) lo = mid + 1;
+        if (cmp_file_facet(&fk[mid], &f) < 0) lo = mid + 1;
         else hi = mid;
       }
-      m->facet_tag[t] = lo < nf && fk[2 * lo] == key ? (int)fk[2 * lo + 1] : 0;
+      m->facet_tag[t] = lo < nf && !cmp_file_facet(&fk[lo], &f) ? fk[lo].tag : 0;
     }
   }
   free(fk);
@@ -261,15 +283,25 @@ int mf_simplex_space_create(mf_mesh mesh, int degree, int ncomp, mf_space *space
   if (!ierr) { /* the point of every entry: x = v0 + sum_l (v_l+1 - v0) xi_l at the cell's nodes */
     t0 = mf_phase_begin(ctx);
     ierr = MF_CALLOC_TOUCH(ctx, (size_t)s->nlocal * dim, &s->coords);
+    /* cells in order, a shared DoF keeping the last cell's value (one thread: what a DoF gets does not
+     * depend on the threads); the cell's vertex and edge vectors read once */
     const int N = ss->basis.nnodes;
+    const double *xi = ss->basis.nodes;
     for (int e = 0; !ierr && e < m->ncells; e++) {
       const int *v = m->cells + (size_t)e * (dim + 1), *cd = ss->dofs.cell_dofs + (size_t)e * N;
-      for (int n = 0; n < N; n++)
+      double x0[3], ed[3][3];
+      for (int k = 0; k < dim; k++) {
+        x0[k] = m->coords[3 * v[0] + k];
+        for (int l = 0; l < dim; l++) ed[l][k] = m->coords[3 * v[l + 1] + k] - x0[k];
+      }
+      for (int n = 0; n < N; n++) {
+        double *xd = s->coords + (size_t)cd[n] * ncomp * dim;
         for (int k = 0; k < dim; k++) {
-          double x = m->coords[3 * v[0] + k];
-          for (int l = 0; l < dim; l++) x += (m->coords[3 * v[l + 1] + k] - m->coords[3 * v[0] + k]) * ss->basis.nodes[n * dim + l];
-          for (int c = 0; c < ncomp; c++) s->coords[((size_t)cd[n] * ncomp + c) * dim + k] = x;
+          double x = x0[k];
+          for (int l = 0; l < dim; l++) x += ed[l][k] * xi[n * dim + l];
+          for (int c = 0; c < ncomp; c++) xd[c * dim + k] = x;
         }
+      }
     }
     mf_phase_end(ctx, MF_PHASE_COORDINATES, t0);
   }
