@@ -653,9 +653,13 @@ struct mf_sx_cM { // the mass matrix: in constant memory (cS[0..N^2)) where it i
   }
 };
 
+// Blocks of 256 per SM for k_thread_gc: ptxas's own choice but for the 3D P2 Laplacian, 74 registers
+// (3 blocks), which fits 64 without spilling (4 blocks: half the SM's warps resident, for the gather)
+__host__ __device__ constexpr int mf_sx_gradc_minb(int dim, int p, bool mass) { return !mass && dim == 3 && p == 2 ? 4 : 1; }
+
 // Gradient form, one cell per thread, E in constant memory (and the mass matrix where it is there)
 template <int DIM, int P, bool MASS>
-__global__ void __launch_bounds__(256) k_thread_gc(const mf_sx_args a)
+__global__ void __launch_bounds__(256, mf_sx_gradc_minb(DIM, P, MASS)) k_thread_gc(const mf_sx_args a)
 {
   const int e = blockIdx.x * blockDim.x + threadIdx.x;
   if (e >= a.ncells) return;
