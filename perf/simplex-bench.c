@@ -20,7 +20,7 @@
  * points, the pointwise operator and the integration; the reference form N (2N + 2) per reference
  * matrix; the gradient form 2 dim n1 (2N + dim) and, with a mass part, 2 N^2 + N) times cells / DoFs.
  * The roofline takes the fewest flops of any candidate form of the operator (min_flops_per_dof in the
- * "# model" line: the gradient form's for Laplace and Helmholtz with c = 1), so a configuration of a
+ * "# model" line: the gradient form's for Laplace, Helmholtz and elasticity but 3D P4), so a configuration of a
  * costlier form is measured against the cheapest form's ceiling. Both models are printed per case as a
  * "# model" line. frac_of_triad = gb_per_s / triad; frac_of_roofline = DoF/s / min(triad /
  * bytes_per_dof, fp64 / min_flops_per_dof).

@@ -3,7 +3,7 @@
  * mass, Laplace and Helmholtz with c = 1 and with a coefficient c(x_q), and linear elasticity, dim 2
  * and 3, p = 1..4, every candidate configuration (strategy thread/tiled, form quadrature/reference/
  * gradient, tile sizes, threads, tables in global, shared or constant memory; the gradient form a
- * candidate of every Laplace and Helmholtz operator with c = 1) to 1e-12 relative (max norm); the model's
+ * candidate of every Laplace and Helmholtz operator with c = 1 and of elasticity but in 3D P4) to 1e-12 relative (max norm); the model's
  * choice and the measured tuning; refusals (device memory limit, degree, rule, form, backend, Lame
  * parameters). Exits 77 where no GPU is usable. */
 #include "mf_test.h"
@@ -143,9 +143,13 @@ static void run(mf_context gc, int dim, int p)
     mf_simplex_elasticity_apply_cpu(&m, &b, &d, lambda, mu, x, yr);
     T_CALL(mf_simplex_cuda_elasticity_create(gc, &m, &b, &d, lambda, mu, 0, &g));
     T_CHECK(mf_simplex_cuda_size(g) == ne, "elasticity: size %lld, expected %lld", mf_simplex_cuda_size(g), ne);
-    all_configs(g, x, yr, ne, "elasticity", dim, p, 0);
-    EXPECT(mf_simplex_cuda_set_config(g, MF_SIMPLEX_CUDA_THREAD, MF_SIMPLEX_CUDA_GRADIENT, 0, 0, -1), MF_ERR_UNSUPPORTED,
-           "scalar operators");
+    all_configs(g, x, yr, ne, "elasticity", dim, p, dim == 2 || p < 4);
+    if (dim == 3 && p == 4) /* elasticity's gradient form: not compiled for 3D P4 (registers) */
+      EXPECT(mf_simplex_cuda_set_config(g, MF_SIMPLEX_CUDA_THREAD, MF_SIMPLEX_CUDA_GRADIENT, 0, 0, -1),
+             MF_ERR_UNSUPPORTED, "not compiled for 3D p = 4");
+    else
+      EXPECT(mf_simplex_cuda_set_config(g, MF_SIMPLEX_CUDA_TILED, MF_SIMPLEX_CUDA_GRADIENT, 0, 0, -1), MF_ERR_ARGUMENT,
+             "no configuration runs");
     /* elasticity's reference form runs one cell per thread only */
     EXPECT(mf_simplex_cuda_set_config(g, MF_SIMPLEX_CUDA_TILED, MF_SIMPLEX_CUDA_REFERENCE, 0, 0, -1), MF_ERR_ARGUMENT,
            "no configuration runs");

@@ -2,7 +2,8 @@
  * run with an OpenMP team per thread block (tests/simplex_emu/cuda_runtime.h), against the CPU twins
  * (lib/simplex/ops_cpu.c): every kernel of every (dim, p = 1..4) (one cell per thread and tiled;
  * quadrature, reference and gradient forms; tables in global or shared memory, or constant memory),
- * Helmholtz with c = 1 and with c(x), Laplace with c = 1 (gradient form), and elasticity, on jittered box meshes, tiles 1, 3, 8, 32, to 1e-12
+ * Helmholtz with c = 1 and with c(x), Laplace with c = 1 (gradient form), and elasticity (also its
+ * gradient form), on jittered box meshes, tiles 1, 3, 8, 32, to 1e-12
  * relative. It checks the kernels' indexing, barriers and algebra where no GPU is (t25_simplex_cuda
  * runs them on the device); and that each instantiation file writes its own constant arrays. */
 #include <cuda_runtime.h>
@@ -168,6 +169,10 @@ int main(int argc, char **argv)
         if (kind == 2) {
           ks[nk++] = MF_SX_THREAD_E, ks[nk++] = MF_SX_TILED_E;
           if (T->fn[MF_SX_THREAD_EC]) ks[nk++] = MF_SX_THREAD_EC;
+          CHECK((T->fn[MF_SX_THREAD_GE] != nullptr) == (dim == 2 || p < 4) &&
+                    (T->fn[MF_SX_THREAD_GEC] != nullptr) == (dim == 2 || p < 4),
+                "%dD P%d: elasticity's gradient kernels present %d", dim, p, T->fn[MF_SX_THREAD_GE] != nullptr);
+          if (T->fn[MF_SX_THREAD_GE]) ks[nk++] = MF_SX_THREAD_GE, ks[nk++] = MF_SX_THREAD_GEC;
         } else if (kind == 3) {
           ks[nk++] = MF_SX_THREAD_G, ks[nk++] = MF_SX_THREAD_GC;
         } else {
@@ -185,9 +190,10 @@ int main(int argc, char **argv)
               const int k = ks[ki];
               const bool thread = k == MF_SX_THREAD_Q || k == MF_SX_THREAD_R || k == MF_SX_THREAD_E ||
                                   k == MF_SX_THREAD_RC || k == MF_SX_THREAD_EC || k == MF_SX_THREAD_G ||
-                                  k == MF_SX_THREAD_GC || k == MF_SX_THREAD_GM || k == MF_SX_THREAD_GMC;
-              const bool constant =
-                  k == MF_SX_THREAD_RC || k == MF_SX_THREAD_EC || k == MF_SX_THREAD_GC || k == MF_SX_THREAD_GMC;
+                                  k == MF_SX_THREAD_GC || k == MF_SX_THREAD_GM || k == MF_SX_THREAD_GMC ||
+                                  k == MF_SX_THREAD_GE || k == MF_SX_THREAD_GEC;
+              const bool constant = k == MF_SX_THREAD_RC || k == MF_SX_THREAD_EC || k == MF_SX_THREAD_GC ||
+                                    k == MF_SX_THREAD_GMC || k == MF_SX_THREAD_GEC;
               if ((thread && tile > 1) || (constant && stage)) continue;
               const int threads = thread ? 16 : 64; /* thread: several blocks, the last one partly idle */
               a.tile = thread ? threads : tile, a.stage = stage;

@@ -26,9 +26,9 @@ typedef struct mf_simplex_cuda_op_s *mf_simplex_cuda_op;
 typedef enum { MF_SIMPLEX_CUDA_THREAD = 0, MF_SIMPLEX_CUDA_TILED = 1 } mf_simplex_cuda_strategy;
 /** Form of the cell action: values and gradients at the quadrature points (any coefficient), a
  *  combination of reference matrices (c = 1 only; elasticity: one cell per thread with the matrices
- *  in constant memory, where they fit: not 3D p = 4), or the gradient form (c = 1, scalar operators
- *  with a stiffness part, one cell per thread: the reference gradient on the P_{p-1} nodes,
- *  mf_simplex_gradient_table; the mass part by the reference mass matrix). */
+ *  in constant memory, where they fit: not 3D p = 4), or the gradient form (c = 1, one cell per
+ *  thread: the reference gradient on the P_{p-1} nodes, mf_simplex_gradient_table; scalar operators
+ *  with a stiffness part, the mass part by the reference mass matrix; elasticity but in 3D p = 4). */
 typedef enum {
   MF_SIMPLEX_CUDA_QUADRATURE = 0,
   MF_SIMPLEX_CUDA_REFERENCE = 1,
@@ -79,7 +79,7 @@ int mf_simplex_cuda_candidates(mf_simplex_cuda_op op, mf_simplex_cuda_config *li
 /** Use a configuration: strategy and form, tile (cells per block of the tiled strategy), threads per
  *  block (0: any) and stage (0, 1, 2 as in mf_simplex_cuda_config; -1: any); among those that match, the
  *  model's best. Refused when the form does not apply (reference or gradient with a coefficient,
- *  gradient for elasticity or a mass operator) or no such block fits. */
+ *  gradient for a mass operator or for elasticity in 3D p = 4) or no such block fits. */
 int mf_simplex_cuda_set_config(mf_simplex_cuda_op op, int strategy, int form, int tile, int threads, int stage);
 /** Measure every candidate (reps timed applications each, CUDA events, after a warm-up) on device
  *  buffers of the operator's size and keep the fastest. */

@@ -53,18 +53,21 @@ extern "C" int mf_simplex_cuda_copy(mf_context ctx, double *dst, const double *s
 // ---------------------------------------------------------------------------- the cost model
 
 // Whether a form applies to the operator: quadrature always; reference with c = 1 (elasticity: where its
-// matrices fit in constant memory); gradient for the scalar operators with c = 1 and a stiffness part
+// matrices fit in constant memory); gradient with c = 1 for the scalar operators with a stiffness part
+// and for elasticity where its kernels exist (not 3D p = 4)
 static int sx_form_applies(const mf_simplex_cuda_op_s *o, int form)
 {
   if (form == MF_SIMPLEX_CUDA_QUADRATURE) return 1;
   if (o->has_coef) return 0;
   if (form == MF_SIMPLEX_CUDA_REFERENCE) return !o->elasticity || o->tab->fn[MF_SX_THREAD_EC] != NULL;
-  return form == MF_SIMPLEX_CUDA_GRADIENT && !o->elasticity && o->b != 0.0;
+  if (form != MF_SIMPLEX_CUDA_GRADIENT) return 0;
+  return o->elasticity ? o->tab->fn[MF_SX_THREAD_GEC] != NULL : o->b != 0.0;
 }
 
 // Which kernel of the table a (strategy, form) runs
 static int sx_kernel(const mf_simplex_cuda_op_s *o, int strategy, int form, int stage)
 {
+  if (form == MF_SIMPLEX_CUDA_GRADIENT && o->elasticity) return stage == 2 ? MF_SX_THREAD_GEC : MF_SX_THREAD_GE;
   if (form == MF_SIMPLEX_CUDA_GRADIENT) // one cell per thread; with the mass part when a != 0
     return o->a != 0.0 ? (stage == 2 ? MF_SX_THREAD_GMC : MF_SX_THREAD_GM) : (stage == 2 ? MF_SX_THREAD_GC : MF_SX_THREAD_G);
   if (o->elasticity) {
@@ -107,11 +110,14 @@ static double sx_bytes_per_cell(const mf_simplex_cuda_op_s *o)
 //     reference directions, 2 dim N (the products with K_lm), 4 dim + 2 (two contractions with J^-1),
 //     6 dim + 1 (the update of the dim components);
 //   gradient: dim^2 to scale J^-1 J^-T, then per node r of P_{p-1} 2 dim (2 N + dim) (E u, the metric,
-//     E^T f), and with the mass part 2 N^2 + N.
+//     E^T f), and with the mass part 2 N^2 + N; elasticity: per node r, 4 dim^2 N (E u and E^T f for
+//     dim components) and the pointwise stress as at a quadrature point (4 dim^3 + 4 dim^2).
 static double sx_flops_per_cell(const mf_simplex_cuda_op_s *o, int form)
 {
   const double D = o->dim, N = o->N, NQ = o->nq;
   const double geo = o->dim == 2 ? 12.0 : 60.0;
+  if (form == MF_SIMPLEX_CUDA_GRADIENT && o->elasticity)
+    return geo + mf_sx_n1(o->dim, o->p) * (4.0 * D * D * N + 4.0 * D * D * D + 4.0 * D * D);
   if (form == MF_SIMPLEX_CUDA_GRADIENT)
     return geo + 2.0 * D * D * D + D * D + mf_sx_n1(o->dim, o->p) * 2.0 * D * (2.0 * N + D) +
            (o->a != 0.0 ? 2.0 * N * N + N : 0.0);
@@ -345,9 +351,10 @@ extern "C" int mf_simplex_cuda_set_config(mf_simplex_cuda_op o, int strategy, in
   MF_CHECK(form == MF_SIMPLEX_CUDA_QUADRATURE || !o->has_coef, o->ctx, MF_ERR_UNSUPPORTED,
            "the %s form needs a constant coefficient (this operator is weighted by c(x))",
            form == MF_SIMPLEX_CUDA_GRADIENT ? "gradient" : "reference-matrix");
-  MF_CHECK(form != MF_SIMPLEX_CUDA_GRADIENT || !o->elasticity, o->ctx, MF_ERR_UNSUPPORTED,
-           "the gradient form is for the scalar operators (not elasticity)");
-  MF_CHECK(form != MF_SIMPLEX_CUDA_GRADIENT || o->b != 0.0, o->ctx, MF_ERR_UNSUPPORTED,
+  MF_CHECK(form != MF_SIMPLEX_CUDA_GRADIENT || !o->elasticity || o->tab->fn[MF_SX_THREAD_GEC], o->ctx,
+           MF_ERR_UNSUPPORTED, "elasticity's gradient form is not compiled for %dD p = %d (its values do not fit in registers)",
+           o->dim, o->p);
+  MF_CHECK(form != MF_SIMPLEX_CUDA_GRADIENT || o->elasticity || o->b != 0.0, o->ctx, MF_ERR_UNSUPPORTED,
            "the gradient form needs a stiffness part (this operator is a mass matrix)");
   mf_simplex_cuda_config c;
   MF_CALL(sx_model_best(o, strategy, form, tile, threads, stage, &c));
@@ -467,7 +474,7 @@ static int sx_create(mf_context ctx, const mf_simplex_mesh *m, const mf_simplex_
                bytes_E = sizeof(double) * (size_t)mf_sx_grad_doubles(dim, b->degree),
                bytes_coef = coefq ? sizeof(double) * (size_t)m->ncells * nq : 0;
   const size_t need = bytes_coords + bytes_cells + bytes_dofs + bytes_B * (1 + dim) + sizeof(double) * nq +
-                      (elasticity ? 0 : bytes_S + bytes_E) + bytes_coef;
+                      (elasticity ? 0 : bytes_S) + bytes_E + bytes_coef;
   MF_CALL(mf_cuda_require(ctx, need, "the simplex operator"));
   mf_simplex_cuda_op_s *o = (mf_simplex_cuda_op_s *)calloc(1, sizeof *o);
   MF_CHECK(o, ctx, MF_ERR_MEMORY, "out of host memory (%zu bytes)", sizeof *o);
@@ -477,7 +484,7 @@ static int sx_create(mf_context ctx, const mf_simplex_mesh *m, const mf_simplex_
   o->a = a, o->b = bb, o->lambda = lambda, o->mu = mu;
   o->tab = sx_table(dim, b->degree);
   int ierr = 0;
-  double *hc = (double *)malloc(bytes_coords ? bytes_coords : 8), *hS = NULL;
+  double *hc = (double *)malloc(bytes_coords ? bytes_coords : 8), *hS = NULL, *hE = NULL;
   MF_CHECK_GOTO(hc, ctx, MF_ERR_MEMORY, fail, "out of host memory (%zu bytes)", bytes_coords);
   for (int v = 0; v < m->nv; v++)
     for (int k = 0; k < dim; k++) hc[(size_t)v * dim + k] = m->coords[3 * (size_t)v + k];
@@ -514,16 +521,16 @@ static int sx_create(mf_context ctx, const mf_simplex_mesh *m, const mf_simplex_
       MF_CHECK_GOTO(e == cudaSuccess, ctx, MF_ERR_CUDA, fail, "copying the reference matrices to constant memory: %s",
                     cudaGetErrorString(e));
     }
-    // the gradient table E (mf_simplex_gradient_table), global and constant memory; it fits in hS:
-    // dim n1 N < (1 + dim(dim+1)/2) N^2
-    MF_CALL_GOTO(mf_simplex_gradient_table(ctx, b, hS), fail);
-    MF_CALL_GOTO(mf_cuda_upload(ctx, (void **)&o->E, hS, bytes_E, "the simplex gradient table"), fail);
-    {
-      const cudaError_t e = o->tab->set_const_grad(hS);
-      if (e != cudaSuccess) cudaGetLastError();
-      MF_CHECK_GOTO(e == cudaSuccess, ctx, MF_ERR_CUDA, fail, "copying the gradient table to constant memory: %s",
-                    cudaGetErrorString(e));
-    }
+  }
+  { // the gradient table E (mf_simplex_gradient_table), global and constant memory; every operator
+    hE = (double *)malloc(bytes_E);
+    MF_CHECK_GOTO(hE, ctx, MF_ERR_MEMORY, fail, "out of host memory (%zu bytes)", bytes_E);
+    MF_CALL_GOTO(mf_simplex_gradient_table(ctx, b, hE), fail);
+    MF_CALL_GOTO(mf_cuda_upload(ctx, (void **)&o->E, hE, bytes_E, "the simplex gradient table"), fail);
+    const cudaError_t e = o->tab->set_const_grad(hE);
+    if (e != cudaSuccess) cudaGetLastError();
+    MF_CHECK_GOTO(e == cudaSuccess, ctx, MF_ERR_CUDA, fail, "copying the gradient table to constant memory: %s",
+                  cudaGetErrorString(e));
   }
   if (coefq) MF_CALL_GOTO(mf_cuda_upload(ctx, (void **)&o->coefq, coefq, bytes_coef, "the coefficient per point"), fail);
   { // the device, for the model
@@ -554,11 +561,11 @@ static int sx_create(mf_context ctx, const mf_simplex_mesh *m, const mf_simplex_
     MF_CALL_GOTO(sx_model_best(o, -1, -1, 0, 0, -1, &o->cfg), fail);
     if (tune) MF_CALL_GOTO(mf_simplex_cuda_tune(o, 5), fail);
   }
-  free(hc), free(hS);
+  free(hc), free(hS), free(hE);
   *out = o;
   return 0;
 fail:
-  free(hc), free(hS);
+  free(hc), free(hS), free(hE);
   mf_simplex_cuda_destroy(&o);
   return ierr;
 }

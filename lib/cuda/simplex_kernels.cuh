@@ -19,7 +19,8 @@
 //           u in P_p lies in P_{p-1}, so the stiffness is |det J| sum_{k,l} (J^-1 J^-T)_kl E_k^T E_l with
 //           E_k = L^T D_k (n1 x N), D_k the derivatives at the n1 nodes of P_{p-1} and L L^T the P_{p-1}
 //           reference mass (mf_simplex_gradient_table): 2 dim n1 N + dim^2 n1 multiply-adds, the mass
-//           part the reference mass matrix (N^2) as in the reference form (k_thread_g, k_thread_gc).
+//           part the reference mass matrix (N^2) as in the reference form (k_thread_g, k_thread_gc);
+//           elasticity likewise, the pointwise stress at the n1 nodes (k_thread_ge, k_thread_gec).
 // Geometry: J, J^-1 and |det J| from the cell's vertices in the kernel (as mf_simplex_affine);
 // nothing is stored per point but c(x_q). Scatter: atomicAdd into y (zeroed by the caller).
 #ifndef MF_SIMPLEX_KERNELS_CUH
@@ -41,6 +42,8 @@ enum {
   MF_SX_THREAD_GC,    // the same with the gradient table in constant memory
   MF_SX_THREAD_GM,    // gradient form with the mass part (a != 0), tables in global/shared memory (NULL: 3D p = 4)
   MF_SX_THREAD_GMC,   // the same with the tables in constant memory (the mass matrix where it fits)
+  MF_SX_THREAD_GE,    // gradient form of elasticity, table in global/shared memory (NULL where it would spill)
+  MF_SX_THREAD_GEC,   // the same with the table in constant memory (NULL where it would spill)
   MF_SX_NKERNELS
 };
 
@@ -576,6 +579,63 @@ __device__ __forceinline__ void thread_g(const mf_sx_args &a, int e, TE E, TM M)
   }
 }
 
+// gradient form of elasticity, the same two sweeps: g[r][c][l] = (E_l u_c)_r (n1 dim^2 values live),
+// the pointwise stress at weight |det J| (pointwise_elasticity), y_ic += sum_{r,l} (E_l)_ri f[r][c][l]
+template <int DIM, int P, class TE>
+__device__ __forceinline__ void thread_ge(const mf_sx_args &a, int e, TE E)
+{
+  constexpr int N = mf_sx_nnodes(DIM, P), N1 = mf_sx_n1(DIM, P);
+  const int *__restrict__ cd = a.cell_dofs + (size_t)e * N;
+  double g[N1][DIM][DIM];
+#pragma unroll
+  for (int r = 0; r < N1; r++)
+#pragma unroll
+    for (int c = 0; c < DIM; c++)
+#pragma unroll
+      for (int l = 0; l < DIM; l++) g[r][c][l] = 0.0;
+#pragma unroll(TE::constant ? N : 1)
+  for (int j = 0; j < N; j++) {
+    const int d = __ldg(cd + j);
+    double u[DIM];
+#pragma unroll
+    for (int c = 0; c < DIM; c++) u[c] = __ldg(a.x + (size_t)d * DIM + c);
+#pragma unroll
+    for (int r = 0; r < N1; r++)
+#pragma unroll
+      for (int l = 0; l < DIM; l++) {
+        const double el = E((r * DIM + l) * N + j);
+#pragma unroll
+        for (int c = 0; c < DIM; c++) g[r][c][l] += el * u[c];
+      }
+  }
+  double Ji[DIM][DIM];
+  const double det = geometry<DIM>(a.coords, a.cells, e, Ji);
+#pragma unroll
+  for (int r = 0; r < N1; r++) {
+    double f[DIM][DIM];
+    pointwise_elasticity<DIM>(a.lambda, a.mu, det, g[r], Ji, f);
+#pragma unroll
+    for (int c = 0; c < DIM; c++)
+#pragma unroll
+      for (int l = 0; l < DIM; l++) g[r][c][l] = f[c][l];
+  }
+#pragma unroll(TE::constant ? N : 1)
+  for (int i = 0; i < N; i++) {
+    double t[DIM] = {};
+#pragma unroll
+    for (int r = 0; r < N1; r++)
+#pragma unroll
+      for (int l = 0; l < DIM; l++) {
+        const double el = E((r * DIM + l) * N + i);
+#pragma unroll
+        for (int c = 0; c < DIM; c++) t[c] += el * g[r][c][l];
+      }
+    const int d = __ldg(cd + i);
+#pragma unroll
+    for (int c = 0; c < DIM; c++) atomicAdd(a.y + (size_t)d * DIM + c, t[c]);
+  }
+}
+
 struct mf_sx_ldg { // a table in global memory, read through L1
   static constexpr bool constant = false;
   const double *p;
@@ -609,6 +669,21 @@ __global__ void __launch_bounds__(256, mf_sx_grad_minb(DIM, P, MASS)) k_thread_g
     if (e < a.ncells) thread_g<DIM, P, MASS>(a, e, mf_sx_lds{smem}, mf_sx_lds{smem + NG});
   } else if (e < a.ncells) {
     thread_g<DIM, P, MASS>(a, e, mf_sx_ldg{a.E}, mf_sx_ldg{a.S});
+  }
+}
+
+// Elasticity's gradient form; shared memory when staged: E
+template <int DIM, int P>
+__global__ void __launch_bounds__(256) k_thread_ge(const mf_sx_args a)
+{
+  extern __shared__ double smem[];
+  const int e = blockIdx.x * blockDim.x + threadIdx.x;
+  if (a.stage) {
+    stage(smem, a.E, mf_sx_grad_doubles(DIM, P));
+    __syncthreads();
+    if (e < a.ncells) thread_ge<DIM, P>(a, e, mf_sx_lds{smem});
+  } else if (e < a.ncells) {
+    thread_ge<DIM, P>(a, e, mf_sx_ldg{a.E});
   }
 }
 
@@ -652,6 +727,15 @@ struct mf_sx_cM { // the mass matrix: in constant memory (cS[0..N^2)) where it i
     else return __ldg(p + i);
   }
 };
+
+// Elasticity's gradient form, E in constant memory
+template <int DIM, int P>
+__global__ void __launch_bounds__(256) k_thread_gec(const mf_sx_args a)
+{
+  const int e = blockIdx.x * blockDim.x + threadIdx.x;
+  if (e >= a.ncells) return;
+  thread_ge<DIM, P>(a, e, mf_sx_cE{});
+}
 
 // Blocks of 256 per SM for k_thread_gc: ptxas's own choice but for the 3D P2 Laplacian, 74 registers
 // (3 blocks), which fits 64 without spilling (4 blocks: half the SM's warps resident, for the gather)
@@ -779,6 +863,16 @@ const void *gm_kernel()
   else return (const void *)k_thread_g<DIM, P, true>;
 }
 
+// elasticity's gradient form: not 3D p = 4, where its n1 dim^2 = 180 accumulated values
+// do not fit in registers (ptxas -v for sm_90: 6 KiB of spills in global/shared, 83 KiB in constant)
+template <int DIM, int P, bool CONSTANT>
+const void *ge_kernel()
+{
+  if constexpr (DIM == 3 && P == 4) return nullptr;
+  else if constexpr (CONSTANT) return (const void *)k_thread_gec<DIM, P>;
+  else return (const void *)k_thread_ge<DIM, P>;
+}
+
 template <int DIM, int P>
 const void *rc_kernel()
 {
@@ -799,7 +893,7 @@ const mf_sx_table *table()
       {(const void *)k_thread_q<DIM, P, 1>, (const void *)k_tiled_q<DIM, P, 1>, (const void *)k_thread_r<DIM, P>,
        (const void *)k_tiled_r<DIM, P>, (const void *)k_thread_q<DIM, P, DIM>, (const void *)k_tiled_q<DIM, P, DIM>,
        rc_kernel<DIM, P>(), ec_kernel<DIM, P>(), (const void *)k_thread_g<DIM, P, false>, (const void *)k_thread_gc<DIM, P, false>,
-       gm_kernel<DIM, P>(), (const void *)k_thread_gc<DIM, P, true>},
+       gm_kernel<DIM, P>(), (const void *)k_thread_gc<DIM, P, true>, ge_kernel<DIM, P, false>(), ge_kernel<DIM, P, true>()},
       has_const ? set_const : nullptr,
       const_elas_doubles > 0 ? set_const_elas : nullptr,
       set_const_grad};

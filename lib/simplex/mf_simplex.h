@@ -139,5 +139,12 @@ void mf_simplex_op_apply_gradient_cpu(const mf_simplex_op *op, const double *E, 
 int mf_simplex_elasticity_check(mf_context ctx, double lambda, double mu);
 void mf_simplex_elasticity_apply_cpu(const mf_simplex_mesh *m, const mf_simplex_basis *b, const mf_simplex_dofs *d,
                                      double lambda, double mu, const double *x, double *y);
+/** The gradient form of elasticity (the twin of the GPU's): the same operator from the table E of
+ *  mf_simplex_gradient_table. The dim reference gradients of each component at the n1 nodes of
+ *  P_{p-1}, scaled by L^T, g[r][c][l] = (E_l u_c)_r, go through the pointwise stress with weight
+ *  |det J| (exact: the integrand is a quadratic form in the reference gradients with constant
+ *  coefficients per cell, and Mhat = L L^T), and back through E^T. */
+void mf_simplex_elasticity_apply_gradient_cpu(const mf_simplex_mesh *m, const mf_simplex_basis *b, const mf_simplex_dofs *d,
+                                              const double *E, double lambda, double mu, const double *x, double *y);
 
 #endif

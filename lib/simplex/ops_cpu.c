@@ -241,3 +241,40 @@ void mf_simplex_elasticity_apply_cpu(const mf_simplex_mesh *m, const mf_simplex_
       for (int c = 0; c < dim; c++) y[(size_t)cd[i] * dim + c] += ve[i * dim + c];
   }
 }
+
+void mf_simplex_elasticity_apply_gradient_cpu(const mf_simplex_mesh *m, const mf_simplex_basis *b, const mf_simplex_dofs *d,
+                                              const double *E, double lambda, double mu, const double *x, double *y)
+{
+  const int dim = m->dim, N = b->nnodes, n1 = mf_simplex_gradient_n1(dim, b->degree);
+  memset(y, 0, sizeof(double) * (size_t)d->ndofs * dim);
+  double ue[84 * 3], ve[84 * 3];
+  for (int e = 0; e < m->ncells; e++) {
+    const int *cd = d->cell_dofs + (size_t)e * N;
+    for (int i = 0; i < N; i++)
+      for (int c = 0; c < dim; c++) ue[i * dim + c] = x[(size_t)cd[i] * dim + c], ve[i * dim + c] = 0.0;
+    double Ji[3][3];
+    const double det = cell_geometry(m, e, Ji, NULL);
+    for (int r = 0; r < n1; r++) {
+      const double *Er = E + (size_t)r * dim * N;
+      double g[3][3] = {{0}}, gu[3][3] = {{0}}, sig[3][3], f[3][3] = {{0}}; /* g[c][l] = (E_l u_c)_r */
+      for (int c = 0; c < dim; c++)
+        for (int l = 0; l < dim; l++)
+          for (int j = 0; j < N; j++) g[c][l] += Er[l * N + j] * ue[j * dim + c];
+      for (int c = 0; c < dim; c++) /* physical: gu[c][k] = sum_l g[c][l] Ji[l][k] */
+        for (int k = 0; k < dim; k++)
+          for (int l = 0; l < dim; l++) gu[c][k] += g[c][l] * Ji[l][k];
+      double tr = 0.0;
+      for (int c = 0; c < dim; c++) tr += gu[c][c];
+      for (int c = 0; c < dim; c++)
+        for (int k = 0; k < dim; k++) sig[c][k] = det * (mu * (gu[c][k] + gu[k][c]) + (c == k ? lambda * tr : 0.0));
+      for (int c = 0; c < dim; c++) /* back to reference directions: f[c][l] = sum_k Ji[l][k] sig[c][k] */
+        for (int l = 0; l < dim; l++)
+          for (int k = 0; k < dim; k++) f[c][l] += Ji[l][k] * sig[c][k];
+      for (int i = 0; i < N; i++)
+        for (int c = 0; c < dim; c++)
+          for (int l = 0; l < dim; l++) ve[i * dim + c] += Er[l * N + i] * f[c][l];
+    }
+    for (int i = 0; i < N; i++)
+      for (int c = 0; c < dim; c++) y[(size_t)cd[i] * dim + c] += ve[i * dim + c];
+  }
+}
