@@ -25,7 +25,7 @@ struct mf_simplex_cuda_op_s {
   int dim, p, N, nq, ncomp, ncells, nv, ndofs;
   int elasticity, has_coef;
   double a, b, lambda, mu;
-  double *coords, *B, *G, *w, *S, *E, *coefq; // device (E: the gradient table, scalar operators)
+  double *coords, *B, *G, *w, *S, *E, *coefq; // device (E: the gradient table)
   int *cells, *cell_dofs;                 // device
   const mf_sx_table *tab;
   mf_simplex_cuda_config cfg;

@@ -15,7 +15,7 @@
 //           S_kk = G_k^T W G_k, S_kl = G_k^T W G_l + G_l^T W G_k (k < l): N^2 (1 + dim(dim+1)/2)
 //           multiply-adds per cell, independent of the number of points; elasticity likewise from the
 //           dim^2 matrices K_lm = G_l^T W G_m (k_thread_ec);
-//   gradient    constant coefficient, scalar operators, one cell per thread: the reference gradient of
+//   gradient    constant coefficient, one cell per thread: the reference gradient of
 //           u in P_p lies in P_{p-1}, so the stiffness is |det J| sum_{k,l} (J^-1 J^-T)_kl E_k^T E_l with
 //           E_k = L^T D_k (n1 x N), D_k the derivatives at the n1 nodes of P_{p-1} and L L^T the P_{p-1}
 //           reference mass (mf_simplex_gradient_table): 2 dim n1 N + dim^2 n1 multiply-adds, the mass
