@@ -19,13 +19,15 @@
  * (none here). Flop model (flops_per_dof): the fewest flops per cell among the operator's forms
  * (mf_simplex_cuda_config.flops_per_cell of every candidate: the quadrature form counts the values and
  * gradients at the points, the pointwise operator and the integration; the reference form N (2N + 2)
- * per reference matrix) times cells / DoFs; gflop_per_s counts the flops of the form that ran. Both
+ * per reference matrix; the gradient form 2 dim n1 (2N + dim) and, with a mass part, 2 N^2 + N) times
+ * cells / DoFs (the gradient form's for Laplace, Helmholtz and elasticity but 3D P4); gflop_per_s counts the flops of the form that ran. Both
  * models are printed per case as a "# model" line.
  * frac_of_triad = gb_per_s / triad; frac_of_roofline = DoF/s / min(triad / bytes_per_dof,
  * fp64 / flops_per_dof).
  * Timing: CUDA events around repeated applications after a warm-up, median of reps repeats
  * (mf_bench_time_ms). The configuration is the cost model's, or the measured fastest with tune (or
- * MFREE_SIMPLEX_TUNE=1); the design column names it: strategy-form-tTILE-bTHREADS-sSTAGE[-tuned].
+ * MFREE_SIMPLEX_TUNE=1); the design column names it: strategy-form-tTILE-bTHREADS-sSTAGE[-tuned], form
+ * quad, ref or grad.
  * setup_s: the device operator's creation (uploads, model, tuning when asked), the device
  * synchronised. No CG runs here: cg_ms_per_iter and cg_vs_apply are empty. */
 #include "bench_simplex.h"
@@ -115,7 +117,10 @@ static int run_case(mf_context ctx, const mf_bench_simplex_opts *o, int pi, int 
     const double gbs = bpd * dofs_s / 1e9;
     const double roof = fmin(triad > 0 ? triad * 1e9 / bpd : INFINITY, fp64 > 0 ? fp64 * 1e9 / fpd : INFINITY);
     char design[96];
-    snprintf(design, sizeof design, "%s-%s-t%d-b%d-s%d%s", cfg.strategy ? "tiled" : "thread", cfg.form ? "ref" : "quad",
+    snprintf(design, sizeof design, "%s-%s-t%d-b%d-s%d%s", cfg.strategy ? "tiled" : "thread",
+             cfg.form == MF_SIMPLEX_CUDA_GRADIENT    ? "grad"
+             : cfg.form == MF_SIMPLEX_CUDA_REFERENCE ? "ref"
+                                                     : "quad",
              cfg.tile, cfg.threads, cfg.stage, cfg.tuned == 1 ? "-tuned" : "");
     printf("# model %s %dD P%d: n %d, cells %d, bytes_per_dof %.2f (bytes per cell %.1f), flops_per_dof %.1f "
            "(flops per cell %.0f, the fewest of the forms; %.0f in the form run), roofline %.3f GDoF/s (%s-bound), "

@@ -2,9 +2,11 @@
  * affine geometry from the vertices) against matrices assembled from element matrices, on a box mesh
  * with jittered interior vertices, 2D and 3D, p = 1..4: mass, Laplace and Helmholtz with constant
  * coefficient against mf_simplex_element_matrices (1e-13), Laplace with a variable coefficient
- * against dense element matrices built here, symmetry, the mass of 1 is the area/volume, the Laplacian
+ * against dense element matrices built here, the gradient form (mf_simplex_op_apply_gradient_cpu)
+ * against the element matrices (1e-12), symmetry, the mass of 1 is the area/volume, the Laplacian
  * of an affine function vanishes at interior DoFs, and refusals; linear elasticity (dim components)
- * against element matrices built here, symmetry, and zero on the rigid-body modes. */
+ * against element matrices built here (also its gradient form, 1e-12), symmetry, and zero on the
+ * rigid-body modes. */
 #include "mf_test.h"
 #include "simplex/mf_simplex.h"
 
@@ -115,6 +117,14 @@ static void run(mf_context ctx, int dim, int p)
     assembled_apply(ctx, &m, &b, &d, ab[k][0], ab[k][1], c, x, yr);
     const double r = rel(y, yr, nd);
     T_CHECK(r < 1e-13, "%s P%d %dD: matrix-free against assembled %.3e", name[k], p, dim, r);
+    if (!c) { /* the gradient form (the twin of the GPU's): the same operator from the P_{p-1} table */
+      double *E = malloc(sizeof(double) * (size_t)mf_simplex_gradient_n1(dim, p) * dim * b.nnodes);
+      T_CALL(mf_simplex_gradient_table(ctx, &b, E));
+      mf_simplex_op_apply_gradient_cpu(&op, E, x, y2);
+      const double rg = rel(y2, yr, nd);
+      T_CHECK(rg < 1e-12, "%s P%d %dD: gradient form against assembled %.3e", name[k], p, dim, rg);
+      free(E);
+    }
     /* symmetry: x2 . A x = x . A x2 */
     mf_simplex_op_apply_cpu(&op, x2, y2);
     double s1 = 0.0, s2 = 0.0, sc = 0.0;
@@ -231,6 +241,13 @@ static void run_elasticity(mf_context ctx, int dim, int p)
     }
   }
   T_CHECK(rel(y, yr, nd) < 1e-13, "elasticity P%d %dD: matrix-free against assembled %.3e", p, dim, rel(y, yr, nd));
+  { /* the gradient form (the twin of the GPU's) against the same assembled matrices */
+    double *E = malloc(sizeof(double) * (size_t)mf_simplex_gradient_n1(dim, p) * dim * b.nnodes);
+    T_CALL(mf_simplex_gradient_table(ctx, &b, E));
+    mf_simplex_elasticity_apply_gradient_cpu(&m, &b, &d, E, lambda, mu, x, y2);
+    T_CHECK(rel(y2, yr, nd) < 1e-12, "elasticity P%d %dD: gradient form against assembled %.3e", p, dim, rel(y2, yr, nd));
+    free(E);
+  }
   mf_simplex_elasticity_apply_cpu(&m, &b, &d, lambda, mu, x2, y2);
   double s1 = 0.0, s2 = 0.0, sc = 0.0;
   for (int i = 0; i < nd; i++) s1 += x2[i] * y[i], s2 += x[i] * y2[i], sc += fabs(x2[i] * y[i]);

@@ -1,8 +1,9 @@
 /* t25_simplex_cuda -- the simplex action kernels on the GPU (lib/cuda/simplex.cu) against their CPU
  * twins (lib/simplex/ops_cpu.c) on random vectors, on box meshes with jittered interior vertices:
  * mass, Laplace and Helmholtz with c = 1 and with a coefficient c(x_q), and linear elasticity, dim 2
- * and 3, p = 1..4, every candidate configuration (strategy thread/tiled, form quadrature/reference,
- * tile sizes, threads, tables staged in shared memory or not) to 1e-12 relative (max norm); the model's
+ * and 3, p = 1..4, every candidate configuration (strategy thread/tiled, form quadrature/reference/
+ * gradient, tile sizes, threads, tables in global, shared or constant memory; the gradient form a
+ * candidate of every Laplace and Helmholtz operator with c = 1 and of elasticity but in 3D P4) to 1e-12 relative (max norm); the model's
  * choice and the measured tuning; refusals (device memory limit, degree, rule, form, backend, Lame
  * parameters). Exits 77 where no GPU is usable. */
 #include "mf_test.h"
@@ -36,15 +37,23 @@ static double rnd(void)
 
 static int ncases = 0;
 
-/* every candidate of op against the CPU result yr (x on the host, n values) */
+static const char *form_name(int form)
+{
+  return form == MF_SIMPLEX_CUDA_GRADIENT ? "gradient" : form == MF_SIMPLEX_CUDA_REFERENCE ? "reference" : "quadrature";
+}
+
+/* every candidate of op against the CPU result yr; want_gradient: the gradient form must be among them */
 static void all_configs(mf_simplex_cuda_op op, const double *x, const double *yr, long long n, const char *what, int dim,
-                        int p)
+                        int p, int want_gradient)
 {
   double *y = malloc(sizeof(double) * (size_t)n);
   const int nc = mf_simplex_cuda_candidates(op, NULL, 0);
   T_CHECK(nc > 0, "%s %dD P%d: no candidate configuration", what, dim, p);
   mf_simplex_cuda_config *list = malloc(sizeof *list * (size_t)(nc > 0 ? nc : 1));
   T_CHECK(mf_simplex_cuda_candidates(op, list, nc) == nc, "%s: candidate count changed", what);
+  int ngrad = 0;
+  for (int c = 0; c < nc; c++) ngrad += list[c].form == MF_SIMPLEX_CUDA_GRADIENT;
+  T_CHECK(want_gradient ? ngrad >= 3 : ngrad == 0, "%s %dD P%d: %d gradient-form candidates", what, dim, p, ngrad);
   mf_simplex_cuda_config def;
   T_CALL(mf_simplex_cuda_get_config(op, &def));
   for (int c = -1; c < nc; c++) { /* -1: the model's choice */
@@ -59,7 +68,7 @@ static void all_configs(mf_simplex_cuda_op op, const double *x, const double *yr
     T_CALL(mf_simplex_cuda_apply_host(op, x, y));
     const double r = rel(y, yr, n);
     T_CHECK(r <= 1e-12, "%s %dD P%d strategy %s form %s tile %d threads %d stage %d: GPU-CPU %.3e rel", what, dim, p,
-            k->strategy ? "tiled" : "thread", k->form ? "reference" : "quadrature", k->tile, k->threads, k->stage, r);
+            k->strategy ? "tiled" : "thread", form_name(k->form), k->tile, k->threads, k->stage, r);
     ncases++;
   }
   free(list);
@@ -99,10 +108,19 @@ static void run(mf_context gc, int dim, int p)
       mf_simplex_op_apply_cpu(&op, x, yr);
       T_CALL(mf_simplex_cuda_op_create(gc, &op, 0, &g));
       T_CHECK(mf_simplex_cuda_size(g) == nd, "%s: size %lld, expected %lld", what, mf_simplex_cuda_size(g), nd);
-      all_configs(g, x, yr, nd, what, dim, p);
-      if (withc) /* the reference-matrix form needs c = 1 */
+      all_configs(g, x, yr, nd, what, dim, p, !withc && k > 0);
+      if (withc) { /* the reference-matrix and gradient forms need c = 1 */
         EXPECT(mf_simplex_cuda_set_config(g, MF_SIMPLEX_CUDA_THREAD, MF_SIMPLEX_CUDA_REFERENCE, 0, 0, -1),
                MF_ERR_UNSUPPORTED, "constant coefficient");
+        EXPECT(mf_simplex_cuda_set_config(g, MF_SIMPLEX_CUDA_THREAD, MF_SIMPLEX_CUDA_GRADIENT, 0, 0, -1),
+               MF_ERR_UNSUPPORTED, "gradient form needs a constant coefficient");
+      } else if (k == 0) { /* the gradient form is for the stiffness */
+        EXPECT(mf_simplex_cuda_set_config(g, MF_SIMPLEX_CUDA_THREAD, MF_SIMPLEX_CUDA_GRADIENT, 0, 0, -1),
+               MF_ERR_UNSUPPORTED, "needs a stiffness part");
+      } else { /* the gradient form runs one cell per thread only */
+        EXPECT(mf_simplex_cuda_set_config(g, MF_SIMPLEX_CUDA_TILED, MF_SIMPLEX_CUDA_GRADIENT, 0, 0, -1), MF_ERR_ARGUMENT,
+               "no configuration runs");
+      }
       mf_simplex_cuda_destroy(&g);
       T_CHECK(g == NULL, "destroy leaves the handle set");
       if (k == 2 && p == 2) { /* the measured tuning picks a candidate that agrees too */
@@ -125,7 +143,13 @@ static void run(mf_context gc, int dim, int p)
     mf_simplex_elasticity_apply_cpu(&m, &b, &d, lambda, mu, x, yr);
     T_CALL(mf_simplex_cuda_elasticity_create(gc, &m, &b, &d, lambda, mu, 0, &g));
     T_CHECK(mf_simplex_cuda_size(g) == ne, "elasticity: size %lld, expected %lld", mf_simplex_cuda_size(g), ne);
-    all_configs(g, x, yr, ne, "elasticity", dim, p);
+    all_configs(g, x, yr, ne, "elasticity", dim, p, dim == 2 || p < 4);
+    if (dim == 3 && p == 4) /* elasticity's gradient form: not compiled for 3D P4 (registers) */
+      EXPECT(mf_simplex_cuda_set_config(g, MF_SIMPLEX_CUDA_THREAD, MF_SIMPLEX_CUDA_GRADIENT, 0, 0, -1),
+             MF_ERR_UNSUPPORTED, "not compiled for 3D p = 4");
+    else
+      EXPECT(mf_simplex_cuda_set_config(g, MF_SIMPLEX_CUDA_TILED, MF_SIMPLEX_CUDA_GRADIENT, 0, 0, -1), MF_ERR_ARGUMENT,
+             "no configuration runs");
     /* elasticity's reference form runs one cell per thread only */
     EXPECT(mf_simplex_cuda_set_config(g, MF_SIMPLEX_CUDA_TILED, MF_SIMPLEX_CUDA_REFERENCE, 0, 0, -1), MF_ERR_ARGUMENT,
            "no configuration runs");
@@ -149,6 +173,7 @@ static void run(mf_context gc, int dim, int p)
     EXPECT(mf_simplex_cuda_set_config(NULL, 0, 0, 0, 0, -1), MF_ERR_NULL, "NULL");
     T_CALL(mf_simplex_cuda_op_create(gc, &op, 0, &g));
     EXPECT(mf_simplex_cuda_set_config(g, 2, 0, 0, 0, -1), MF_ERR_ARGUMENT, "strategy 2");
+    EXPECT(mf_simplex_cuda_set_config(g, 0, 3, 0, 0, -1), MF_ERR_ARGUMENT, "form 3");
     EXPECT(mf_simplex_cuda_set_config(g, 1, 0, 3, 0, -1), MF_ERR_ARGUMENT, "no configuration runs");
     EXPECT(mf_simplex_cuda_tune(g, 0), MF_ERR_ARGUMENT, "reps = 0");
     mf_simplex_cuda_destroy(&g);

@@ -1,8 +1,9 @@
 /* t25_simplex_emu -- the simplex GPU kernels (lib/cuda/simplex_kernels.cuh) compiled for the host and
  * run with an OpenMP team per thread block (tests/simplex_emu/cuda_runtime.h), against the CPU twins
  * (lib/simplex/ops_cpu.c): every kernel of every (dim, p = 1..4) (one cell per thread and tiled;
- * quadrature and reference forms; tables in global or shared memory, or constant memory), Helmholtz
- * with c = 1 and with c(x), and elasticity, on jittered box meshes, tiles 1, 3, 8, 32, to 1e-12
+ * quadrature, reference and gradient forms; tables in global or shared memory, or constant memory),
+ * Helmholtz with c = 1 and with c(x), Laplace with c = 1 (gradient form), and elasticity (also its
+ * gradient form), on jittered box meshes, tiles 1, 3, 8, 32, to 1e-12
  * relative. It checks the kernels' indexing, barriers and algebra where no GPU is (t25_simplex_cuda
  * runs them on the device); and that each instantiation file writes its own constant arrays. */
 #include <cuda_runtime.h>
@@ -127,21 +128,33 @@ int main(int argc, char **argv)
               for (int m2 = 0; m2 < dim; m2++) K[((l * dim + m2) * N + j) * N + i] += w * G[i * dim + l] * G[j * dim + m2];
           }
       }
+      /* the gradient table, as lib/cuda/simplex.cu makes it */
+      double *E = (double *)malloc(sizeof(double) * mf_sx_grad_doubles(dim, p));
+      CHECK(mf_simplex_gradient_n1(dim, p) == mf_sx_n1(dim, p), "%dD P%d: n1 %d, kernels %d", dim, p,
+            mf_simplex_gradient_n1(dim, p), mf_sx_n1(dim, p));
+      if (mf_simplex_gradient_table(ctx, &b, E)) return 1;
       if (T->set_const) T->set_const(S);
       if (T->set_const_elas) T->set_const_elas(K);
-      CHECK(T->fn[MF_SX_THREAD_RC] && T->set_const, "%dD P%d: no constant-memory reference kernel", dim, p);
+      CHECK(T->set_const_grad && T->fn[MF_SX_THREAD_G] && T->fn[MF_SX_THREAD_GC] && T->fn[MF_SX_THREAD_GMC] &&
+                (T->fn[MF_SX_THREAD_GM] != nullptr) == (dim == 2 || p < 4),
+            "%dD P%d: gradient kernels missing", dim, p);
+      T->set_const_grad(E);
+      /* constant memory goes to the gradient table first: 3D P4 has no room left for the reference matrices */
+      CHECK((T->fn[MF_SX_THREAD_RC] != nullptr) == (dim == 2 || p < 4) && (T->set_const != nullptr) == (dim == 2 || p < 4),
+            "%dD P%d: constant-memory reference kernel present %d", dim, p, T->fn[MF_SX_THREAD_RC] != nullptr);
       CHECK((T->fn[MF_SX_THREAD_EC] != nullptr) == (T->set_const_elas != nullptr) &&
                 (dim == 2 || p < 4) == (T->set_const_elas != nullptr),
             "%dD P%d: constant-memory elasticity kernel present %d", dim, p, T->fn[MF_SX_THREAD_EC] != nullptr);
       double *x = (double *)malloc(sizeof(double) * nd * dim), *y = (double *)malloc(sizeof(double) * nd * dim),
              *yr = (double *)malloc(sizeof(double) * nd * dim);
       for (int i = 0; i < nd * dim; i++) x[i] = rnd();
-      for (int kind = 0; kind < 3; kind++) { /* Helmholtz, Helmholtz with c(x), elasticity */
+      for (int kind = 0; kind < 4; kind++) { /* Helmholtz, Helmholtz with c(x), elasticity, Laplace */
         mf_simplex_op op;
         memset(&op, 0, sizeof op);
         const int ncomp = kind == 2 ? dim : 1;
-        if (kind < 2) {
-          if (mf_simplex_op_create(ctx, &m, &b, &d, 0.7, 1.3, kind ? coef : NULL, NULL, &op)) return 1;
+        const double wa = kind == 3 ? 0.0 : 0.7;
+        if (kind != 2) {
+          if (mf_simplex_op_create(ctx, &m, &b, &d, wa, 1.3, kind == 1 ? coef : NULL, NULL, &op)) return 1;
           mf_simplex_op_apply_cpu(&op, x, yr);
         } else {
           mf_simplex_elasticity_apply_cpu(&m, &b, &d, 1.7, 0.6, x, yr);
@@ -149,16 +162,24 @@ int main(int argc, char **argv)
         mf_sx_args a;
         memset(&a, 0, sizeof a);
         a.coords = coords, a.cells = m.cells, a.cell_dofs = d.cell_dofs;
-        a.B = b.B, a.G = b.G, a.w = b.qwts, a.S = S, a.coefq = op.coefq;
-        a.a = 0.7, a.b = 1.3, a.lambda = 1.7, a.mu = 0.6;
+        a.B = b.B, a.G = b.G, a.w = b.qwts, a.S = S, a.E = E, a.coefq = op.coefq;
+        a.a = wa, a.b = 1.3, a.lambda = 1.7, a.mu = 0.6;
         a.ncells = m.ncells, a.x = x, a.y = y;
         int ks[8], nk = 0;
         if (kind == 2) {
           ks[nk++] = MF_SX_THREAD_E, ks[nk++] = MF_SX_TILED_E;
           if (T->fn[MF_SX_THREAD_EC]) ks[nk++] = MF_SX_THREAD_EC;
+          CHECK((T->fn[MF_SX_THREAD_GE] != nullptr) == (dim == 2 || p < 4) &&
+                    (T->fn[MF_SX_THREAD_GEC] != nullptr) == (dim == 2 || p < 4),
+                "%dD P%d: elasticity's gradient kernels present %d", dim, p, T->fn[MF_SX_THREAD_GE] != nullptr);
+          if (T->fn[MF_SX_THREAD_GE]) ks[nk++] = MF_SX_THREAD_GE, ks[nk++] = MF_SX_THREAD_GEC;
+        } else if (kind == 3) {
+          ks[nk++] = MF_SX_THREAD_G, ks[nk++] = MF_SX_THREAD_GC;
         } else {
           ks[nk++] = MF_SX_THREAD_Q, ks[nk++] = MF_SX_TILED_Q;
           if (kind == 0) {
+            ks[nk++] = MF_SX_THREAD_GMC;
+            if (T->fn[MF_SX_THREAD_GM]) ks[nk++] = MF_SX_THREAD_GM;
             ks[nk++] = MF_SX_THREAD_R, ks[nk++] = MF_SX_TILED_R;
             if (T->fn[MF_SX_THREAD_RC]) ks[nk++] = MF_SX_THREAD_RC;
           }
@@ -168,8 +189,11 @@ int main(int argc, char **argv)
             for (int tile : {1, 3, 8, 32}) {
               const int k = ks[ki];
               const bool thread = k == MF_SX_THREAD_Q || k == MF_SX_THREAD_R || k == MF_SX_THREAD_E ||
-                                  k == MF_SX_THREAD_RC || k == MF_SX_THREAD_EC;
-              const bool constant = k == MF_SX_THREAD_RC || k == MF_SX_THREAD_EC;
+                                  k == MF_SX_THREAD_RC || k == MF_SX_THREAD_EC || k == MF_SX_THREAD_G ||
+                                  k == MF_SX_THREAD_GC || k == MF_SX_THREAD_GM || k == MF_SX_THREAD_GMC ||
+                                  k == MF_SX_THREAD_GE || k == MF_SX_THREAD_GEC;
+              const bool constant = k == MF_SX_THREAD_RC || k == MF_SX_THREAD_EC || k == MF_SX_THREAD_GC ||
+                                    k == MF_SX_THREAD_GMC || k == MF_SX_THREAD_GEC;
               if ((thread && tile > 1) || (constant && stage)) continue;
               const int threads = thread ? 16 : 64; /* thread: several blocks, the last one partly idle */
               a.tile = thread ? threads : tile, a.stage = stage;
@@ -177,12 +201,12 @@ int main(int argc, char **argv)
               double dd = 0, sc = 0;
               for (int i = 0; i < nd * ncomp; i++) dd = fmax(dd, fabs(y[i] - yr[i])), sc = fmax(sc, fabs(yr[i]));
               CHECK(dd <= 1e-12 * sc, "%dD P%d %s kernel %d stage %d tile %d: kernel-CPU %.3e rel", dim, p,
-                    kind == 2 ? "elasticity" : kind ? "Helmholtz with c(x)" : "Helmholtz", k, stage, a.tile, dd / sc);
+                    kind == 3 ? "Laplace" : kind == 2 ? "elasticity" : kind ? "Helmholtz with c(x)" : "Helmholtz", k, stage, a.tile, dd / sc);
               cases++;
             }
         mf_simplex_op_destroy(&op);
       }
-      free(S), free(K), free(coords), free(x), free(y), free(yr);
+      free(S), free(K), free(E), free(coords), free(x), free(y), free(yr);
       mf_simplex_dofs_free(&d);
       mf_simplex_basis_free(&b);
       mf_simplex_mesh_free(&m);

@@ -4,7 +4,7 @@
  * failures on the context.
  *
  * A device operator holds the vertex coordinates, the cells' vertex ids, the cell DoFs, the
- * reference tabulations (B, G, weights) or the reference matrices, and c(x_q) when there is a
+ * reference tabulations (B, G, weights), the reference matrices and the gradient table, and c(x_q) when there is a
  * coefficient: J, J^-1 and |det J| are computed per cell in the kernel, nothing else per point.
  * Kernels exist for p = 1..4 in 2D and 3D with the basis's default rule (qdegree 2p). */
 #ifndef MF_SIMPLEX_CUDA_H
@@ -24,10 +24,16 @@ typedef struct mf_simplex_cuda_op_s *mf_simplex_cuda_op;
 /** Strategy: one cell per thread, or a tile of cells per block with the threads over (cell, node) and
  *  (cell, point) pairs. */
 typedef enum { MF_SIMPLEX_CUDA_THREAD = 0, MF_SIMPLEX_CUDA_TILED = 1 } mf_simplex_cuda_strategy;
-/** Form of the cell action: values and gradients at the quadrature points (any coefficient), or a
+/** Form of the cell action: values and gradients at the quadrature points (any coefficient), a
  *  combination of reference matrices (c = 1 only; elasticity: one cell per thread with the matrices
- *  in constant memory, where they fit: not 3D p = 4). */
-typedef enum { MF_SIMPLEX_CUDA_QUADRATURE = 0, MF_SIMPLEX_CUDA_REFERENCE = 1 } mf_simplex_cuda_form;
+ *  in constant memory, where they fit: not 3D p = 4), or the gradient form (c = 1, one cell per
+ *  thread: the reference gradient on the P_{p-1} nodes, mf_simplex_gradient_table; scalar operators
+ *  with a stiffness part, the mass part by the reference mass matrix; elasticity but in 3D p = 4). */
+typedef enum {
+  MF_SIMPLEX_CUDA_QUADRATURE = 0,
+  MF_SIMPLEX_CUDA_REFERENCE = 1,
+  MF_SIMPLEX_CUDA_GRADIENT = 2
+} mf_simplex_cuda_form;
 
 /** A launch configuration with what the cost model says of it. */
 typedef struct {
@@ -35,7 +41,8 @@ typedef struct {
   int tile, threads;      /* cells per block, threads per block (thread strategy: tile = threads) */
   int stage;              /* where the tables (or reference matrices) are read: 0 global memory through
                              L1, 1 copied into shared memory per block, 2 constant memory (reference
-                             form, one cell per thread, when the matrices fit in 60 KiB) */
+                             and gradient forms, one cell per thread, where the matrices fit in the
+                             60 KiB of each (dim, p)) */
   size_t shmem;           /* dynamic shared memory per block, bytes */
   int regs, local_bytes;  /* registers per thread and local (spill) bytes, cudaFuncGetAttributes */
   int blocks_per_sm;      /* cudaOccupancyMaxActiveBlocksPerMultiprocessor */
@@ -71,8 +78,8 @@ int mf_simplex_cuda_get_config(mf_simplex_cuda_op op, mf_simplex_cuda_config *cf
 int mf_simplex_cuda_candidates(mf_simplex_cuda_op op, mf_simplex_cuda_config *list, int max);
 /** Use a configuration: strategy and form, tile (cells per block of the tiled strategy), threads per
  *  block (0: any) and stage (0, 1, 2 as in mf_simplex_cuda_config; -1: any); among those that match, the
- *  model's best. Refused when the form does not apply (reference with a coefficient or for
- *  elasticity) or no such block fits. */
+ *  model's best. Refused when the form does not apply (reference or gradient with a coefficient,
+ *  gradient for a mass operator or for elasticity in 3D p = 4) or no such block fits. */
 int mf_simplex_cuda_set_config(mf_simplex_cuda_op op, int strategy, int form, int tile, int threads, int stage);
 /** Measure every candidate (reps timed applications each, CUDA events, after a warm-up) on device
  *  buffers of the operator's size and keep the fastest. */

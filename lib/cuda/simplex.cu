@@ -25,7 +25,7 @@ struct mf_simplex_cuda_op_s {
   int dim, p, N, nq, ncomp, ncells, nv, ndofs;
   int elasticity, has_coef;
   double a, b, lambda, mu;
-  double *coords, *B, *G, *w, *S, *coefq; // device
+  double *coords, *B, *G, *w, *S, *E, *coefq; // device (E: the gradient table)
   int *cells, *cell_dofs;                 // device
   const mf_sx_table *tab;
   mf_simplex_cuda_config cfg;
@@ -52,9 +52,24 @@ extern "C" int mf_simplex_cuda_copy(mf_context ctx, double *dst, const double *s
 
 // ---------------------------------------------------------------------------- the cost model
 
+// Whether a form applies to the operator: quadrature always; reference with c = 1 (elasticity: where its
+// matrices fit in constant memory); gradient with c = 1 for the scalar operators with a stiffness part
+// and for elasticity where its kernels exist (not 3D p = 4)
+static int sx_form_applies(const mf_simplex_cuda_op_s *o, int form)
+{
+  if (form == MF_SIMPLEX_CUDA_QUADRATURE) return 1;
+  if (o->has_coef) return 0;
+  if (form == MF_SIMPLEX_CUDA_REFERENCE) return !o->elasticity || o->tab->fn[MF_SX_THREAD_EC] != NULL;
+  if (form != MF_SIMPLEX_CUDA_GRADIENT) return 0;
+  return o->elasticity ? o->tab->fn[MF_SX_THREAD_GEC] != NULL : o->b != 0.0;
+}
+
 // Which kernel of the table a (strategy, form) runs
 static int sx_kernel(const mf_simplex_cuda_op_s *o, int strategy, int form, int stage)
 {
+  if (form == MF_SIMPLEX_CUDA_GRADIENT && o->elasticity) return stage == 2 ? MF_SX_THREAD_GEC : MF_SX_THREAD_GE;
+  if (form == MF_SIMPLEX_CUDA_GRADIENT) // one cell per thread; with the mass part when a != 0
+    return o->a != 0.0 ? (stage == 2 ? MF_SX_THREAD_GMC : MF_SX_THREAD_GM) : (stage == 2 ? MF_SX_THREAD_GC : MF_SX_THREAD_G);
   if (o->elasticity) {
     if (form == MF_SIMPLEX_CUDA_REFERENCE) return MF_SX_THREAD_EC; // one cell per thread, constant memory only
     return strategy == MF_SIMPLEX_CUDA_THREAD ? MF_SX_THREAD_E : MF_SX_TILED_E;
@@ -69,6 +84,7 @@ static size_t sx_shmem(const mf_simplex_cuda_op_s *o, int strategy, int form, in
 {
   const int D = o->dim, N = o->N, NQ = o->nq;
   size_t tables = form == MF_SIMPLEX_CUDA_REFERENCE ? (size_t)(o->elasticity ? mf_sx_elas_doubles(D, N) : mf_sx_ref_doubles(D, N))
+                  : form == MF_SIMPLEX_CUDA_GRADIENT ? (size_t)mf_sx_grad_doubles(D, o->p) + (o->a != 0.0 ? (size_t)N * N : 0)
                                                      : (size_t)mf_sx_table_doubles(D, N, NQ);
   size_t s = stage == 1 ? tables : 0; // stage 2: constant memory
   if (strategy == MF_SIMPLEX_CUDA_TILED)
@@ -92,17 +108,44 @@ static double sx_bytes_per_cell(const mf_simplex_cuda_op_s *o)
 //     (4 dim^3 + 4 dim^2), the integration (2 N dim^2);
 //   reference: per reference matrix used, N (2 N + 2); elasticity: per node and pair (l, m) of
 //     reference directions, 2 dim N (the products with K_lm), 4 dim + 2 (two contractions with J^-1),
-//     6 dim + 1 (the update of the dim components).
+//     6 dim + 1 (the update of the dim components);
+//   gradient: dim^2 to scale J^-1 J^-T, then per node r of P_{p-1} 2 dim (2 N + dim) (E u, the metric,
+//     E^T f), and with the mass part 2 N^2 + N; elasticity: per node r, 4 dim^2 N (E u and E^T f for
+//     dim components) and the pointwise stress as at a quadrature point (4 dim^3 + 4 dim^2).
 static double sx_flops_per_cell(const mf_simplex_cuda_op_s *o, int form)
 {
   const double D = o->dim, N = o->N, NQ = o->nq;
   const double geo = o->dim == 2 ? 12.0 : 60.0;
+  if (form == MF_SIMPLEX_CUDA_GRADIENT && o->elasticity)
+    return geo + mf_sx_n1(o->dim, o->p) * (4.0 * D * D * N + 4.0 * D * D * D + 4.0 * D * D);
+  if (form == MF_SIMPLEX_CUDA_GRADIENT)
+    return geo + 2.0 * D * D * D + D * D + mf_sx_n1(o->dim, o->p) * 2.0 * D * (2.0 * N + D) +
+           (o->a != 0.0 ? 2.0 * N * N + N : 0.0);
   if (o->elasticity && form == MF_SIMPLEX_CUDA_REFERENCE) // per node and (l, m): 2 dim N + 10 dim + 3
     return geo + 2.0 * D * D * D + N * D * D * (2.0 * D * N + 10.0 * D + 3.0);
   if (o->elasticity) return geo + NQ * (4.0 * N * D * D + 4.0 * D * D * D + 4.0 * D * D);
   if (form == MF_SIMPLEX_CUDA_QUADRATURE) return geo + 2.0 * D * D + NQ * (4.0 * N * (1.0 + D) + 2.0 * D * D + D + 3.0);
   const int nm = (o->a != 0.0) + (o->b != 0.0 ? mf_sx_nmat(o->dim) - 1 : 0);
   return geo + 2.0 * D * D * D + nm * N * (2.0 * N + 2.0);
+}
+
+// The constant memory a stage-2 configuration reads per cell: its bytes (the matrices or tables used)
+// and its reads (one per multiply-add that takes its operand from the constant bank)
+static void sx_const_use(const mf_simplex_cuda_op_s *o, int form, double *bytes, double *reads)
+{
+  const double D = o->dim, N = o->N;
+  if (form == MF_SIMPLEX_CUDA_GRADIENT) {
+    const double mass = o->a != 0.0 && o->tab->set_const ? N * N : 0.0; // 3D p = 4: the mass through L1
+    *bytes = 8.0 * (mf_sx_grad_doubles(o->dim, o->p) + mass);
+    *reads = 2.0 * mf_sx_n1(o->dim, o->p) * D * N + mass;
+  } else if (o->elasticity) {
+    *bytes = 8.0 * D * D * N * N;
+    *reads = D * D * N * N;
+  } else {
+    const int nm = (o->a != 0.0) + (o->b != 0.0 ? mf_sx_nmat(o->dim) - 1 : 0);
+    *bytes = 8.0 * nm * N * N;
+    *reads = nm * N * N;
+  }
 }
 
 // Fill the model's figures of configuration c (strategy, form, tile, threads, stage set); returns 0
@@ -152,7 +195,20 @@ static int sx_model(mf_simplex_cuda_op_s *o, mf_simplex_cuda_config *c)
   const double t_mem = c->bytes_per_cell * o->ncells / (o->bw * mem_eff);
   const double t_flop = c->flops_per_cell * o->ncells / (o->peak * fl_eff);
   const double t_stage = c->stage == 1 ? nblocks * tables / (2.5 * o->bw) : 0.0;
-  c->model_us = 1e6 * (fmax(t_mem, t_flop) + t_stage);
+  // Constant-bank operands reach the FP64 rate only while the matrices stay in the SM's constant
+  // cache. Measured on an H200 (perf/results/simplex-h200-2026-11-24): with 0.8-1.2 KiB of matrices
+  // the constant-memory kernels ran at 10-18 TFLOP/s; with 2.4-7.2 KiB at 1.2-3.4 x 10^12 constant
+  // reads a second whatever the flops per read (Helmholtz 2D P3 at half the speed of Laplace 2D P3,
+  // which reads a quarter less; Helmholtz 3D P2 at 3.58 GDoF/s, Laplace 3D P2 at 7.58 with the
+  // matrices in shared memory; elasticity 3D P3, 28 KiB, at 1.28). So above 2 KiB the reads are
+  // limited to 0.15 of the FP64 multiply-add rate (2.5 x 10^12 a second on the H200).
+  double t_const = 0.0;
+  if (c->stage == 2) {
+    double cbytes = 0.0, creads = 0.0;
+    sx_const_use(o, c->form, &cbytes, &creads);
+    if (cbytes > 2048.0) t_const = creads * o->ncells / (0.15 * 0.5 * o->peak * fmin(1.0, c->occupancy / 0.25));
+  }
+  c->model_us = 1e6 * (fmax(t_mem, fmax(t_flop, t_const)) + t_stage);
   c->measured_ms = 0.0;
   c->tuned = 0;
   return 0;
@@ -160,16 +216,17 @@ static int sx_model(mf_simplex_cuda_op_s *o, mf_simplex_cuda_config *c)
 
 // Every configuration worth trying: forms that apply, threads 64/128/256 (one cell per thread) or
 // 128/256 with tiles of 1..64 cells (tiled), tables read through L1 (stage 0), staged in shared
-// memory (1) or, for the reference form one cell per thread, in constant memory (2). list NULL:
-// count only.
+// memory (1) or, for the reference and gradient forms one cell per thread, in constant memory (2).
+// The gradient form runs one cell per thread only. list NULL: count only.
 static int sx_enumerate(mf_simplex_cuda_op_s *o, mf_simplex_cuda_config *list, int max, int *count)
 {
   int n = 0;
-  const int nforms = o->has_coef || (o->elasticity && !o->tab->fn[MF_SX_THREAD_EC]) ? 1 : 2;
-  for (int form = 0; form < nforms; form++)
+  for (int form = 0; form < 3; form++)
     for (int strategy = 0; strategy < 2; strategy++)
       for (int stage = 2; stage >= 0; stage--) {
-        if (stage == 2 && (form != MF_SIMPLEX_CUDA_REFERENCE || strategy != MF_SIMPLEX_CUDA_THREAD)) continue;
+        if (!sx_form_applies(o, form)) continue;
+        if (stage == 2 && (form == MF_SIMPLEX_CUDA_QUADRATURE || strategy != MF_SIMPLEX_CUDA_THREAD)) continue;
+        if (form == MF_SIMPLEX_CUDA_GRADIENT && strategy != MF_SIMPLEX_CUDA_THREAD) continue;
         if (o->elasticity && form == MF_SIMPLEX_CUDA_REFERENCE && (stage != 2 || strategy != MF_SIMPLEX_CUDA_THREAD))
           continue; // elasticity's reference form: one cell per thread, constant memory
         for (int threads = strategy ? 128 : 64; threads <= 256; threads *= 2)
@@ -221,7 +278,7 @@ static int sx_launch(mf_simplex_cuda_op_s *o, const mf_simplex_cuda_config *c, c
   mf_sx_args a;
   memset(&a, 0, sizeof a);
   a.coords = o->coords, a.cells = o->cells, a.cell_dofs = o->cell_dofs;
-  a.B = o->B, a.G = o->G, a.w = o->w, a.S = o->S, a.coefq = o->coefq;
+  a.B = o->B, a.G = o->G, a.w = o->w, a.S = o->S, a.E = o->E, a.coefq = o->coefq;
   a.a = o->a, a.b = o->b, a.lambda = o->lambda, a.mu = o->mu;
   a.ncells = o->ncells, a.tile = c->tile, a.stage = c->stage;
   a.x = x, a.y = y;
@@ -236,7 +293,10 @@ static int sx_launch(mf_simplex_cuda_op_s *o, const mf_simplex_cuda_config *c, c
   if (e != cudaSuccess) cudaGetLastError();
   MF_CHECK(e == cudaSuccess, o->ctx, MF_ERR_CUDA, "kernel 'simplex %s %s, %dD p = %d': %s (%s)",
            c->strategy == MF_SIMPLEX_CUDA_THREAD ? "thread" : "tiled",
-           c->form == MF_SIMPLEX_CUDA_REFERENCE ? "reference" : "quadrature", o->dim, o->p, cudaGetErrorString(e),
+           c->form == MF_SIMPLEX_CUDA_REFERENCE  ? "reference"
+           : c->form == MF_SIMPLEX_CUDA_GRADIENT ? "gradient"
+                                                 : "quadrature",
+           o->dim, o->p, cudaGetErrorString(e),
            cudaGetErrorName(e));
   MF_CUDA_LAUNCH_CHECK(o->ctx, "simplex action");
   return 0;
@@ -286,10 +346,16 @@ extern "C" int mf_simplex_cuda_set_config(mf_simplex_cuda_op o, int strategy, in
   MF_CHECK(o, NULL, MF_ERR_NULL, "operator is NULL");
   MF_CHECK(strategy == MF_SIMPLEX_CUDA_THREAD || strategy == MF_SIMPLEX_CUDA_TILED, o->ctx, MF_ERR_ARGUMENT,
            "strategy %d (0 thread, 1 tiled)", strategy);
-  MF_CHECK(form == MF_SIMPLEX_CUDA_QUADRATURE || form == MF_SIMPLEX_CUDA_REFERENCE, o->ctx, MF_ERR_ARGUMENT,
-           "form %d (0 quadrature, 1 reference)", form);
+  MF_CHECK(form == MF_SIMPLEX_CUDA_QUADRATURE || form == MF_SIMPLEX_CUDA_REFERENCE || form == MF_SIMPLEX_CUDA_GRADIENT,
+           o->ctx, MF_ERR_ARGUMENT, "form %d (0 quadrature, 1 reference, 2 gradient)", form);
   MF_CHECK(form == MF_SIMPLEX_CUDA_QUADRATURE || !o->has_coef, o->ctx, MF_ERR_UNSUPPORTED,
-           "the reference-matrix form needs a constant coefficient (this operator is weighted by c(x))");
+           "the %s form needs a constant coefficient (this operator is weighted by c(x))",
+           form == MF_SIMPLEX_CUDA_GRADIENT ? "gradient" : "reference-matrix");
+  MF_CHECK(form != MF_SIMPLEX_CUDA_GRADIENT || !o->elasticity || o->tab->fn[MF_SX_THREAD_GEC], o->ctx,
+           MF_ERR_UNSUPPORTED, "elasticity's gradient form is not compiled for %dD p = %d (its values do not fit in registers)",
+           o->dim, o->p);
+  MF_CHECK(form != MF_SIMPLEX_CUDA_GRADIENT || o->elasticity || o->b != 0.0, o->ctx, MF_ERR_UNSUPPORTED,
+           "the gradient form needs a stiffness part (this operator is a mass matrix)");
   mf_simplex_cuda_config c;
   MF_CALL(sx_model_best(o, strategy, form, tile, threads, stage, &c));
   c.tuned = 2;
@@ -354,7 +420,7 @@ extern "C" void mf_simplex_cuda_destroy(mf_simplex_cuda_op *op)
   mf_simplex_cuda_op_s *o = *op;
   mf_cuda_free(o->ctx, o->coords), mf_cuda_free(o->ctx, o->cells), mf_cuda_free(o->ctx, o->cell_dofs);
   mf_cuda_free(o->ctx, o->B), mf_cuda_free(o->ctx, o->G), mf_cuda_free(o->ctx, o->w);
-  mf_cuda_free(o->ctx, o->S), mf_cuda_free(o->ctx, o->coefq);
+  mf_cuda_free(o->ctx, o->S), mf_cuda_free(o->ctx, o->E), mf_cuda_free(o->ctx, o->coefq);
   free(o);
   *op = NULL;
 }
@@ -383,9 +449,10 @@ static int sx_create(mf_context ctx, const mf_simplex_mesh *m, const mf_simplex_
   const size_t bytes_coords = sizeof(double) * (size_t)m->nv * dim, bytes_cells = sizeof(int) * (size_t)m->ncells * (dim + 1),
                bytes_dofs = sizeof(int) * (size_t)m->ncells * N, bytes_B = sizeof(double) * (size_t)nq * N,
                bytes_S = sizeof(double) * (size_t)mf_sx_ref_doubles(dim, N),
+               bytes_E = sizeof(double) * (size_t)mf_sx_grad_doubles(dim, b->degree),
                bytes_coef = coefq ? sizeof(double) * (size_t)m->ncells * nq : 0;
   const size_t need = bytes_coords + bytes_cells + bytes_dofs + bytes_B * (1 + dim) + sizeof(double) * nq +
-                      (elasticity ? 0 : bytes_S) + bytes_coef;
+                      (elasticity ? 0 : bytes_S) + bytes_E + bytes_coef;
   MF_CALL(mf_cuda_require(ctx, need, "the simplex operator"));
   mf_simplex_cuda_op_s *o = (mf_simplex_cuda_op_s *)calloc(1, sizeof *o);
   MF_CHECK(o, ctx, MF_ERR_MEMORY, "out of host memory (%zu bytes)", sizeof *o);
@@ -395,7 +462,7 @@ static int sx_create(mf_context ctx, const mf_simplex_mesh *m, const mf_simplex_
   o->a = a, o->b = bb, o->lambda = lambda, o->mu = mu;
   o->tab = sx_table(dim, b->degree);
   int ierr = 0;
-  double *hc = (double *)malloc(bytes_coords ? bytes_coords : 8), *hS = NULL;
+  double *hc = (double *)malloc(bytes_coords ? bytes_coords : 8), *hS = NULL, *hE = NULL;
   MF_CHECK_GOTO(hc, ctx, MF_ERR_MEMORY, fail, "out of host memory (%zu bytes)", bytes_coords);
   for (int v = 0; v < m->nv; v++)
     for (int k = 0; k < dim; k++) hc[(size_t)v * dim + k] = m->coords[3 * (size_t)v + k];
@@ -433,6 +500,16 @@ static int sx_create(mf_context ctx, const mf_simplex_mesh *m, const mf_simplex_
                     cudaGetErrorString(e));
     }
   }
+  { // the gradient table E (mf_simplex_gradient_table), global and constant memory; every operator
+    hE = (double *)malloc(bytes_E);
+    MF_CHECK_GOTO(hE, ctx, MF_ERR_MEMORY, fail, "out of host memory (%zu bytes)", bytes_E);
+    MF_CALL_GOTO(mf_simplex_gradient_table(ctx, b, hE), fail);
+    MF_CALL_GOTO(mf_cuda_upload(ctx, (void **)&o->E, hE, bytes_E, "the simplex gradient table"), fail);
+    const cudaError_t e = o->tab->set_const_grad(hE);
+    if (e != cudaSuccess) cudaGetLastError();
+    MF_CHECK_GOTO(e == cudaSuccess, ctx, MF_ERR_CUDA, fail, "copying the gradient table to constant memory: %s",
+                  cudaGetErrorString(e));
+  }
   if (coefq) MF_CALL_GOTO(mf_cuda_upload(ctx, (void **)&o->coefq, coefq, bytes_coef, "the coefficient per point"), fail);
   { // the device, for the model
     const int dev = mf_cuda_ctx(ctx)->device;
@@ -462,11 +539,11 @@ static int sx_create(mf_context ctx, const mf_simplex_mesh *m, const mf_simplex_
     MF_CALL_GOTO(sx_model_best(o, -1, -1, 0, 0, -1, &o->cfg), fail);
     if (tune) MF_CALL_GOTO(mf_simplex_cuda_tune(o, 5), fail);
   }
-  free(hc), free(hS);
+  free(hc), free(hS), free(hE);
   *out = o;
   return 0;
 fail:
-  free(hc), free(hS);
+  free(hc), free(hS), free(hE);
   mf_simplex_cuda_destroy(&o);
   return ierr;
 }

@@ -14,7 +14,13 @@
 //           matrices, A_e = a |det J| M + b |det J| sum_{k<=l} (J^-1 J^-T)_kl S_kl, with M = B^T W B,
 //           S_kk = G_k^T W G_k, S_kl = G_k^T W G_l + G_l^T W G_k (k < l): N^2 (1 + dim(dim+1)/2)
 //           multiply-adds per cell, independent of the number of points; elasticity likewise from the
-//           dim^2 matrices K_lm = G_l^T W G_m (k_thread_ec).
+//           dim^2 matrices K_lm = G_l^T W G_m (k_thread_ec);
+//   gradient    constant coefficient, one cell per thread: the reference gradient of
+//           u in P_p lies in P_{p-1}, so the stiffness is |det J| sum_{k,l} (J^-1 J^-T)_kl E_k^T E_l with
+//           E_k = L^T D_k (n1 x N), D_k the derivatives at the n1 nodes of P_{p-1} and L L^T the P_{p-1}
+//           reference mass (mf_simplex_gradient_table): 2 dim n1 N + dim^2 n1 multiply-adds, the mass
+//           part the reference mass matrix (N^2) as in the reference form (k_thread_g, k_thread_gc);
+//           elasticity likewise, the pointwise stress at the n1 nodes (k_thread_ge, k_thread_gec).
 // Geometry: J, J^-1 and |det J| from the cell's vertices in the kernel (as mf_simplex_affine);
 // nothing is stored per point but c(x_q). Scatter: atomicAdd into y (zeroed by the caller).
 #ifndef MF_SIMPLEX_KERNELS_CUH
@@ -32,6 +38,12 @@ enum {
   MF_SX_TILED_E,      // tiled, quadrature form, elasticity
   MF_SX_THREAD_RC,    // one cell per thread, reference form, matrices in constant memory (NULL when too large)
   MF_SX_THREAD_EC,    // the same for elasticity (NULL when too large)
+  MF_SX_THREAD_G,     // one cell per thread, gradient form (constant coefficient, a = 0), tables in global/shared memory
+  MF_SX_THREAD_GC,    // the same with the gradient table in constant memory
+  MF_SX_THREAD_GM,    // gradient form with the mass part (a != 0), tables in global/shared memory (NULL: 3D p = 4)
+  MF_SX_THREAD_GMC,   // the same with the tables in constant memory (the mass matrix where it fits)
+  MF_SX_THREAD_GE,    // gradient form of elasticity, table in global/shared memory (NULL where it would spill)
+  MF_SX_THREAD_GEC,   // the same with the table in constant memory (NULL where it would spill)
   MF_SX_NKERNELS
 };
 
@@ -41,6 +53,7 @@ struct mf_sx_args {
   const int *cell_dofs;  // ncells x N
   const double *B, *G, *w; // tables: nq x N, nq x N x dim, nq (global memory)
   const double *S;       // reference matrices (1 + dim(dim+1)/2) x N x N, S[m][j][i] (i fastest)
+  const double *E;       // gradient table n1 x dim x N, E[r][k][j] (mf_simplex_gradient_table)
   const double *coefq;   // ncells x nq, or NULL (c = 1)
   double a, b;           // scalar operators: a M_c + b K_c
   double lambda, mu;     // elasticity
@@ -59,6 +72,8 @@ struct mf_sx_table {
   cudaError_t (*set_const)(const double *S);
   // the same for the dim^2 matrices of elasticity, K[l][m][j][i] = sum_q w G_qil G_qjm (mf_sx_elas_doubles)
   cudaError_t (*set_const_elas)(const double *K);
+  // the same for the gradient table E (mf_sx_grad_doubles; it always fits)
+  cudaError_t (*set_const_grad)(const double *E);
 };
 // the reference matrices go to constant memory up to this size (of the 64 KiB of a module)
 #define MF_SX_CONST_MAX_BYTES (60 * 1024)
@@ -77,6 +92,9 @@ __host__ __device__ constexpr int mf_sx_nmat(int dim) { return 1 + dim * (dim + 
 __host__ __device__ constexpr int mf_sx_table_doubles(int dim, int N, int NQ) { return NQ * N * (1 + dim) + NQ; }
 __host__ __device__ constexpr int mf_sx_ref_doubles(int dim, int N) { return mf_sx_nmat(dim) * N * N; }
 __host__ __device__ constexpr int mf_sx_elas_doubles(int dim, int N) { return dim * dim * N * N; }
+// nodes of P_{p-1} (1 for p = 1) and doubles of the gradient table E
+__host__ __device__ constexpr int mf_sx_n1(int dim, int p) { return mf_sx_nnodes(dim, p - 1); }
+__host__ __device__ constexpr int mf_sx_grad_doubles(int dim, int p) { return dim * mf_sx_n1(dim, p) * mf_sx_nnodes(dim, p); }
 // per cell of a tile, in doubles: tiled quadrature (geometry, values, point data), tiled reference
 __host__ __device__ constexpr int mf_sx_geo(int dim) { return dim * dim + 1; }
 __host__ __device__ constexpr int mf_sx_tiled_q_cell(int dim, int N, int NQ, int NC)
@@ -495,28 +513,241 @@ __global__ void __launch_bounds__(256) k_tiled_r(const mf_sx_args a)
 }
 
 // ---------------------------------------------------------------------------- one cell per thread,
+// gradient form, in two sweeps that keep few values live (registers):
+//   over the nodes j: u_j = x[dof_j] (kept only with the mass part, MASS), g[r][l] += (E_l)_rj u_j;
+//   f[r] = b |det J| (J^-1 J^-T) g[r];
+//   over the nodes i: y[dof_i] += a |det J| sum_j M_ji u_j + sum_{r,k} (E_k)_ri f[r][k] (the DoF ids
+//   read again).
+// Live: n1 dim doubles (Laplace), n1 dim + N (Helmholtz). TE, TM read the table E (n1 x dim x N) and the
+// mass matrix (N x N); in constant memory (TE::constant) every index must be known at compile time, so
+// all is unrolled and the entry is an operand of the multiply-add; from global or shared memory the
+// node loops stay loops where they can, which keeps the loads in flight (registers) few.
+template <int DIM, int P, bool MASS, class TE, class TM>
+__device__ __forceinline__ void thread_g(const mf_sx_args &a, int e, TE E, TM M)
+{
+  constexpr int N = mf_sx_nnodes(DIM, P), N1 = mf_sx_n1(DIM, P);
+  const int *__restrict__ cd = a.cell_dofs + (size_t)e * N;
+  double g[N1][DIM], ue[MASS ? N : 1];
+#pragma unroll
+  for (int r = 0; r < N1; r++)
+#pragma unroll
+    for (int k = 0; k < DIM; k++) g[r][k] = 0.0;
+#pragma unroll(TE::constant || MASS ? N : 1)
+  for (int j = 0; j < N; j++) {
+    const double u = __ldg(a.x + __ldg(cd + j));
+    if (MASS) ue[MASS ? j : 0] = u;
+#pragma unroll
+    for (int r = 0; r < N1; r++)
+#pragma unroll
+      for (int k = 0; k < DIM; k++) g[r][k] += E((r * DIM + k) * N + j) * u;
+  }
+  double Ji[DIM][DIM], Gm[DIM][DIM]; // the geometry after the first sweep: not live during it
+  const double det = geometry<DIM>(a.coords, a.cells, e, Ji);
+  metric<DIM>(Ji, Gm);
+  const double bd = a.b * det, ad = a.a * det;
+#pragma unroll
+  for (int k = 0; k < DIM; k++)
+#pragma unroll
+    for (int l = 0; l < DIM; l++) Gm[k][l] *= bd;
+#pragma unroll
+  for (int r = 0; r < N1; r++) {
+    double f[DIM];
+#pragma unroll
+    for (int k = 0; k < DIM; k++) {
+      double t = 0.0;
+#pragma unroll
+      for (int l = 0; l < DIM; l++) t += Gm[k][l] * g[r][l];
+      f[k] = t;
+    }
+#pragma unroll
+    for (int k = 0; k < DIM; k++) g[r][k] = f[k];
+  }
+#pragma unroll(TE::constant ? N : 1)
+  for (int i = 0; i < N; i++) {
+    double t = 0.0;
+    if (MASS) {
+#pragma unroll
+      for (int j = 0; j < N; j++) t += M(j * N + i) * ue[MASS ? j : 0];
+      t *= ad;
+    }
+#pragma unroll
+    for (int r = 0; r < N1; r++)
+#pragma unroll
+      for (int k = 0; k < DIM; k++) t += E((r * DIM + k) * N + i) * g[r][k];
+    atomicAdd(a.y + __ldg(cd + i), t);
+  }
+}
+
+// gradient form of elasticity, the same two sweeps: g[r][c][l] = (E_l u_c)_r (n1 dim^2 values live),
+// the pointwise stress at weight |det J| (pointwise_elasticity), y_ic += sum_{r,l} (E_l)_ri f[r][c][l]
+template <int DIM, int P, class TE>
+__device__ __forceinline__ void thread_ge(const mf_sx_args &a, int e, TE E)
+{
+  constexpr int N = mf_sx_nnodes(DIM, P), N1 = mf_sx_n1(DIM, P);
+  const int *__restrict__ cd = a.cell_dofs + (size_t)e * N;
+  double g[N1][DIM][DIM];
+#pragma unroll
+  for (int r = 0; r < N1; r++)
+#pragma unroll
+    for (int c = 0; c < DIM; c++)
+#pragma unroll
+      for (int l = 0; l < DIM; l++) g[r][c][l] = 0.0;
+#pragma unroll(TE::constant ? N : 1)
+  for (int j = 0; j < N; j++) {
+    const int d = __ldg(cd + j);
+    double u[DIM];
+#pragma unroll
+    for (int c = 0; c < DIM; c++) u[c] = __ldg(a.x + (size_t)d * DIM + c);
+#pragma unroll
+    for (int r = 0; r < N1; r++)
+#pragma unroll
+      for (int l = 0; l < DIM; l++) {
+        const double el = E((r * DIM + l) * N + j);
+#pragma unroll
+        for (int c = 0; c < DIM; c++) g[r][c][l] += el * u[c];
+      }
+  }
+  double Ji[DIM][DIM];
+  const double det = geometry<DIM>(a.coords, a.cells, e, Ji);
+#pragma unroll
+  for (int r = 0; r < N1; r++) {
+    double f[DIM][DIM];
+    pointwise_elasticity<DIM>(a.lambda, a.mu, det, g[r], Ji, f);
+#pragma unroll
+    for (int c = 0; c < DIM; c++)
+#pragma unroll
+      for (int l = 0; l < DIM; l++) g[r][c][l] = f[c][l];
+  }
+#pragma unroll(TE::constant ? N : 1)
+  for (int i = 0; i < N; i++) {
+    double t[DIM] = {};
+#pragma unroll
+    for (int r = 0; r < N1; r++)
+#pragma unroll
+      for (int l = 0; l < DIM; l++) {
+        const double el = E((r * DIM + l) * N + i);
+#pragma unroll
+        for (int c = 0; c < DIM; c++) t[c] += el * g[r][c][l];
+      }
+    const int d = __ldg(cd + i);
+#pragma unroll
+    for (int c = 0; c < DIM; c++) atomicAdd(a.y + (size_t)d * DIM + c, t[c]);
+  }
+}
+
+struct mf_sx_ldg { // a table in global memory, read through L1
+  static constexpr bool constant = false;
+  const double *p;
+  __device__ __forceinline__ double operator()(int i) const { return __ldg(p + i); }
+};
+struct mf_sx_lds { // a table in shared memory
+  static constexpr bool constant = false;
+  const double *p;
+  __device__ __forceinline__ double operator()(int i) const { return p[i]; }
+};
+
+// Blocks of 256 per SM the register budget of k_thread_g must allow: left alone, ptxas gives the
+// variants with the mass part up to 254 registers (the mass matrix's loads in flight); 2 (128
+// registers) where that does not spill (ptxas -v for sm_90: 2D p = 2, 3 and 3D p = 2).
+__host__ __device__ constexpr int mf_sx_grad_minb(int dim, int p, bool mass)
+{
+  return mass && (p == 2 || (dim == 2 && p == 3)) ? 2 : 1;
+}
+
+// Shared memory when staged (stage 1): E (n1 x dim x N), then the mass matrix (N x N) with MASS
+template <int DIM, int P, bool MASS>
+__global__ void __launch_bounds__(256, mf_sx_grad_minb(DIM, P, MASS)) k_thread_g(const mf_sx_args a)
+{
+  constexpr int N = mf_sx_nnodes(DIM, P), NG = mf_sx_grad_doubles(DIM, P);
+  extern __shared__ double smem[];
+  const int e = blockIdx.x * blockDim.x + threadIdx.x;
+  if (a.stage) {
+    stage(smem, a.E, NG);
+    if (MASS) stage(smem + NG, a.S, N * N);
+    __syncthreads();
+    if (e < a.ncells) thread_g<DIM, P, MASS>(a, e, mf_sx_lds{smem}, mf_sx_lds{smem + NG});
+  } else if (e < a.ncells) {
+    thread_g<DIM, P, MASS>(a, e, mf_sx_ldg{a.E}, mf_sx_ldg{a.S});
+  }
+}
+
+// Elasticity's gradient form; shared memory when staged: E
+template <int DIM, int P>
+__global__ void __launch_bounds__(256) k_thread_ge(const mf_sx_args a)
+{
+  extern __shared__ double smem[];
+  const int e = blockIdx.x * blockDim.x + threadIdx.x;
+  if (a.stage) {
+    stage(smem, a.E, mf_sx_grad_doubles(DIM, P));
+    __syncthreads();
+    if (e < a.ncells) thread_ge<DIM, P>(a, e, mf_sx_lds{smem});
+  } else if (e < a.ncells) {
+    thread_ge<DIM, P>(a, e, mf_sx_ldg{a.E});
+  }
+}
+
+// ---------------------------------------------------------------------------- one cell per thread,
 // reference form with the matrices in constant memory: every index is known at compile time, so the
 // multiply-adds take the matrix entry from the constant bank as an operand (no load instructions).
 // Defined in the instantiation files only (MF_SX_CONST_DIM, MF_SX_CONST_P: the file's dim and p), each
 // with its own constant array.
 #ifdef MF_SX_CONST_DIM
-// all the reference matrices where they fit; else the stiffness parts alone (3D p = 4: the mass matrix
-// is then read from global memory, cS holding S[1..])
+// Constant memory, MF_SX_CONST_MAX_BYTES per file, in this order of priority: the gradient table E (at
+// most 16.4 KiB, 3D p = 4); all the reference matrices where they fit, else the stiffness parts alone,
+// else none (3D p = 4: the reference form then reads its matrices from global or shared memory, and the
+// gradient form its mass matrix through L1); the elasticity matrices where they fit too.
+constexpr int const_grad_doubles = mf_sx_grad_doubles(MF_SX_CONST_DIM, MF_SX_CONST_P);
+static_assert(const_grad_doubles * 8 <= MF_SX_CONST_MAX_BYTES, "the gradient table fits in constant memory");
+static __constant__ double cE[const_grad_doubles];
+constexpr int const_left = MF_SX_CONST_MAX_BYTES / 8 - const_grad_doubles; // doubles left for cS and cK
 constexpr int const_nn = mf_sx_nnodes(MF_SX_CONST_DIM, MF_SX_CONST_P) * mf_sx_nnodes(MF_SX_CONST_DIM, MF_SX_CONST_P);
-constexpr bool const_mass = mf_sx_ref_doubles(MF_SX_CONST_DIM, mf_sx_nnodes(MF_SX_CONST_DIM, MF_SX_CONST_P)) * 8 <=
-                            MF_SX_CONST_MAX_BYTES;
-constexpr int const_doubles =
-    const_mass ? mf_sx_ref_doubles(MF_SX_CONST_DIM, mf_sx_nnodes(MF_SX_CONST_DIM, MF_SX_CONST_P))
-    : (mf_sx_nmat(MF_SX_CONST_DIM) - 1) * const_nn * 8 <= MF_SX_CONST_MAX_BYTES ? (mf_sx_nmat(MF_SX_CONST_DIM) - 1) * const_nn
-                                                                               : 0;
+constexpr bool const_mass = mf_sx_ref_doubles(MF_SX_CONST_DIM, mf_sx_nnodes(MF_SX_CONST_DIM, MF_SX_CONST_P)) <= const_left;
+constexpr int const_doubles = const_mass ? mf_sx_ref_doubles(MF_SX_CONST_DIM, mf_sx_nnodes(MF_SX_CONST_DIM, MF_SX_CONST_P))
+                              : (mf_sx_nmat(MF_SX_CONST_DIM) - 1) * const_nn <= const_left
+                                  ? (mf_sx_nmat(MF_SX_CONST_DIM) - 1) * const_nn
+                                  : 0;
 constexpr int const_skip = const_mass ? 0 : const_nn; // doubles of S not in cS (the mass matrix)
 static __constant__ double cS[const_doubles > 0 ? const_doubles : 1];
 constexpr int const_elas_doubles =
-    (const_doubles + mf_sx_elas_doubles(MF_SX_CONST_DIM, mf_sx_nnodes(MF_SX_CONST_DIM, MF_SX_CONST_P))) * 8 <=
-            MF_SX_CONST_MAX_BYTES
+    const_doubles + mf_sx_elas_doubles(MF_SX_CONST_DIM, mf_sx_nnodes(MF_SX_CONST_DIM, MF_SX_CONST_P)) <= const_left
         ? mf_sx_elas_doubles(MF_SX_CONST_DIM, mf_sx_nnodes(MF_SX_CONST_DIM, MF_SX_CONST_P))
         : 0;
 static __constant__ double cK[const_elas_doubles > 0 ? const_elas_doubles : 1];
+
+struct mf_sx_cE { // the gradient table in constant memory
+  static constexpr bool constant = true;
+  __device__ __forceinline__ double operator()(int i) const { return cE[i]; }
+};
+struct mf_sx_cM { // the mass matrix: in constant memory (cS[0..N^2)) where it is there, else through L1
+  const double *p;
+  __device__ __forceinline__ double operator()(int i) const
+  {
+    if constexpr (const_mass) return cS[i];
+    else return __ldg(p + i);
+  }
+};
+
+// Elasticity's gradient form, E in constant memory
+template <int DIM, int P>
+__global__ void __launch_bounds__(256) k_thread_gec(const mf_sx_args a)
+{
+  const int e = blockIdx.x * blockDim.x + threadIdx.x;
+  if (e >= a.ncells) return;
+  thread_ge<DIM, P>(a, e, mf_sx_cE{});
+}
+
+// Blocks of 256 per SM for k_thread_gc: ptxas's own choice but for the 3D P2 Laplacian, 74 registers
+// (3 blocks), which fits 64 without spilling (4 blocks: half the SM's warps resident, for the gather)
+__host__ __device__ constexpr int mf_sx_gradc_minb(int dim, int p, bool mass) { return !mass && dim == 3 && p == 2 ? 4 : 1; }
+
+// Gradient form, one cell per thread, E in constant memory (and the mass matrix where it is there)
+template <int DIM, int P, bool MASS>
+__global__ void __launch_bounds__(256, mf_sx_gradc_minb(DIM, P, MASS)) k_thread_gc(const mf_sx_args a)
+{
+  const int e = blockIdx.x * blockDim.x + threadIdx.x;
+  if (e >= a.ncells) return;
+  thread_g<DIM, P, MASS>(a, e, mf_sx_cE{}, mf_sx_cM{a.S});
+}
 
 template <int DIM, int P>
 __global__ void __launch_bounds__(256) k_thread_rc(const mf_sx_args a)
@@ -610,11 +841,35 @@ static cudaError_t set_const_elas(const double *K)
 {
   return cudaMemcpyToSymbol(cK, K, sizeof(double) * const_elas_doubles);
 }
+static cudaError_t set_const_grad(const double *E)
+{
+  return cudaMemcpyToSymbol(cE, E, sizeof(double) * const_grad_doubles);
+}
 template <int DIM, int P>
 const void *ec_kernel()
 {
   if constexpr (const_elas_doubles > 0) return (const void *)k_thread_ec<DIM, P>;
   else return nullptr;
+}
+
+// the gradient form with the mass part, tables in global or shared memory: not 3D p = 4, where the
+// mass matrix and the table do not fit in registers without spilling (56 bytes, ptxas -v for sm_90);
+// the constant-memory variant serves it
+template <int DIM, int P>
+const void *gm_kernel()
+{
+  if constexpr (DIM == 3 && P == 4) return nullptr;
+  else return (const void *)k_thread_g<DIM, P, true>;
+}
+
+// elasticity's gradient form: not 3D p = 4, where its n1 dim^2 = 180 accumulated values
+// do not fit in registers (ptxas -v for sm_90: 6 KiB of spills in global/shared, 83 KiB in constant)
+template <int DIM, int P, bool CONSTANT>
+const void *ge_kernel()
+{
+  if constexpr (DIM == 3 && P == 4) return nullptr;
+  else if constexpr (CONSTANT) return (const void *)k_thread_gec<DIM, P>;
+  else return (const void *)k_thread_ge<DIM, P>;
 }
 
 template <int DIM, int P>
@@ -636,9 +891,11 @@ const mf_sx_table *table()
       mf_sx_nq(DIM, P),
       {(const void *)k_thread_q<DIM, P, 1>, (const void *)k_tiled_q<DIM, P, 1>, (const void *)k_thread_r<DIM, P>,
        (const void *)k_tiled_r<DIM, P>, (const void *)k_thread_q<DIM, P, DIM>, (const void *)k_tiled_q<DIM, P, DIM>,
-       rc_kernel<DIM, P>(), ec_kernel<DIM, P>()},
+       rc_kernel<DIM, P>(), ec_kernel<DIM, P>(), (const void *)k_thread_g<DIM, P, false>, (const void *)k_thread_gc<DIM, P, false>,
+       gm_kernel<DIM, P>(), (const void *)k_thread_gc<DIM, P, true>, ge_kernel<DIM, P, false>(), ge_kernel<DIM, P, true>()},
       has_const ? set_const : nullptr,
-      const_elas_doubles > 0 ? set_const_elas : nullptr};
+      const_elas_doubles > 0 ? set_const_elas : nullptr,
+      set_const_grad};
   return &t;
 }
 #endif

@@ -140,6 +140,22 @@ void mf_simplex_op_destroy(mf_simplex_op *op);
 /** y <- A x over all DoFs (y overwritten; no boundary conditions). */
 void mf_simplex_op_apply_cpu(const mf_simplex_op *op, const double *x, double *y);
 
+/** The gradient form of the constant-coefficient stiffness. For P_p the reference gradient of u is a
+ *  polynomial of degree p - 1, so each of its dim components is exactly its interpolant on the n1 =
+ *  C(p - 1 + dim, dim) nodes of P_{p-1} (the centroid for p = 1): D_k[r][j] = d phi_j / d xhat_k at
+ *  node r. With Mhat the reference mass matrix of P_{p-1} (the reference volume 1/dim! for p = 1) and
+ *  its Cholesky factor Mhat = L L^T, the table E_k = L^T D_k gives the cell stiffness exactly,
+ *    K_e = |det J| sum_{k,l} (J^-1 J^-T)_kl D_k^T Mhat D_l = |det J| sum_{k,l} (J^-1 J^-T)_kl E_k^T E_l,
+ *  so a cell's stiffness action costs 2 dim n1 N + dim^2 n1 multiply-adds (no mass product: it is
+ *  folded into E). mf_simplex_gradient_n1 gives n1; mf_simplex_gradient_table fills
+ *  E[(r dim + k) N + j] (n1 x dim x N doubles) for basis b (any rule). */
+int mf_simplex_gradient_n1(int dim, int p);
+int mf_simplex_gradient_table(mf_context ctx, const mf_simplex_basis *b, double *E);
+/** The CPU twin of the gradient-form kernels: y <- (a M + b K) x for an operator with c = 1 (op->coefq
+ *  NULL), the mass part at the quadrature points as mf_simplex_op_apply_cpu, the stiffness part from
+ *  the table E of mf_simplex_gradient_table. */
+void mf_simplex_op_apply_gradient_cpu(const mf_simplex_op *op, const double *E, const double *x, double *y);
+
 /** Linear isotropic elasticity, dim components per DoF stored interleaved (x[dof * dim + c]):
  *  y = A x with A the form sum over cells of int sigma(u) : eps(v), eps(u) = sym grad u,
  *  sigma = lambda tr(eps) I + 2 mu eps (Lame parameters, mu > 0, lambda > -2 mu / 3). Affine
@@ -147,5 +163,12 @@ void mf_simplex_op_apply_cpu(const mf_simplex_op *op, const double *x, double *y
 int mf_simplex_elasticity_check(mf_context ctx, double lambda, double mu);
 void mf_simplex_elasticity_apply_cpu(const mf_simplex_mesh *m, const mf_simplex_basis *b, const mf_simplex_dofs *d,
                                      double lambda, double mu, const double *x, double *y);
+/** The gradient form of elasticity (the twin of the GPU's): the same operator from the table E of
+ *  mf_simplex_gradient_table. The dim reference gradients of each component at the n1 nodes of
+ *  P_{p-1}, scaled by L^T, g[r][c][l] = (E_l u_c)_r, go through the pointwise stress with weight
+ *  |det J| (exact: the integrand is a quadratic form in the reference gradients with constant
+ *  coefficients per cell, and Mhat = L L^T), and back through E^T. */
+void mf_simplex_elasticity_apply_gradient_cpu(const mf_simplex_mesh *m, const mf_simplex_basis *b, const mf_simplex_dofs *d,
+                                              const double *E, double lambda, double mu, const double *x, double *y);
 
 #endif

@@ -128,6 +128,98 @@ void mf_simplex_op_apply_cpu(const mf_simplex_op *op, const double *x, double *y
   }
 }
 
+int mf_simplex_gradient_n1(int dim, int p)
+{
+  return dim == 2 ? p * (p + 1) / 2 : p * (p + 1) * (p + 2) / 6; /* C(p - 1 + dim, dim) */
+}
+
+int mf_simplex_gradient_table(mf_context ctx, const mf_simplex_basis *b, double *E)
+{
+  MF_CHECK(b && E, ctx, MF_ERR_NULL, "basis or table is NULL");
+  const int dim = b->dim, p = b->degree, N = b->nnodes, n1 = mf_simplex_gradient_n1(dim, p);
+  mf_simplex_basis b1;
+  memset(&b1, 0, sizeof b1);
+  double *L = NULL, *D = NULL, *phi = NULL;
+  int ierr = MF_CALLOC(ctx, (size_t)n1 * n1, &L);
+  if (!ierr) ierr = MF_CALLOC(ctx, (size_t)n1 * N * dim, &D);
+  if (!ierr) ierr = MF_CALLOC(ctx, (size_t)N, &phi);
+  if (!ierr && p > 1) ierr = mf_simplex_basis_setup(ctx, dim, p - 1, -1, &b1); /* rule of degree 2(p - 1) */
+  if (ierr) goto done;
+  for (int r = 0; r < n1; r++) { /* D[r][j][k] = d phi_j / d xhat_k at node r of P_{p-1} */
+    double x[3] = {1.0 / (dim + 1), 1.0 / (dim + 1), 1.0 / (dim + 1)};
+    if (p > 1)
+      for (int k = 0; k < dim; k++) x[k] = b1.nodes[r * dim + k];
+    mf_simplex_basis_eval(b, x, phi, D + (size_t)r * N * dim);
+  }
+  if (p == 1) L[0] = dim == 2 ? 0.5 : 1.0 / 6.0; /* the P0 mass: the reference volume */
+  else                                          /* Mhat[r][s] = sum_q w_q psi_r psi_s (exact) */
+    for (int q = 0; q < b1.nq; q++)
+      for (int r = 0; r < n1; r++)
+        for (int s = 0; s < n1; s++) L[r * n1 + s] += b1.qwts[q] * b1.B[q * n1 + r] * b1.B[q * n1 + s];
+  for (int j = 0; j < n1; j++) { /* Cholesky in place: Mhat = L L^T, L lower (row-major) */
+    double d = L[j * n1 + j];
+    for (int s = 0; s < j; s++) d -= L[j * n1 + s] * L[j * n1 + s];
+    MF_CHECK_GOTO(d > 0.0, ctx, MF_ERR_ARGUMENT, done, "the P%d reference mass matrix is not positive definite", p - 1);
+    L[j * n1 + j] = sqrt(d);
+    for (int i = j + 1; i < n1; i++) {
+      double t = L[i * n1 + j];
+      for (int s = 0; s < j; s++) t -= L[i * n1 + s] * L[j * n1 + s];
+      L[i * n1 + j] = t / L[j * n1 + j];
+    }
+  }
+  for (int r = 0; r < n1; r++) /* E_k = L^T D_k: E[r][k][j] = sum_{s >= r} L[s][r] D_k[s][j] */
+    for (int k = 0; k < dim; k++)
+      for (int j = 0; j < N; j++) {
+        double t = 0.0;
+        for (int s = r; s < n1; s++) t += L[s * n1 + r] * D[((size_t)s * N + j) * dim + k];
+        E[((size_t)r * dim + k) * N + j] = t;
+      }
+done:
+  mf_simplex_basis_free(&b1);
+  free(L), free(D), free(phi);
+  return ierr;
+}
+
+void mf_simplex_op_apply_gradient_cpu(const mf_simplex_op *op, const double *E, const double *x, double *y)
+{
+  const mf_simplex_mesh *m = op->mesh;
+  const mf_simplex_basis *b = op->basis;
+  const int dim = m->dim, N = b->nnodes, nq = b->nq, n1 = mf_simplex_gradient_n1(dim, b->degree);
+  memset(y, 0, sizeof(double) * (size_t)op->dofs->ndofs);
+  double ue[84], ve[84];
+  for (int e = 0; e < m->ncells; e++) {
+    const int *cd = op->dofs->cell_dofs + (size_t)e * N;
+    for (int i = 0; i < N; i++) ue[i] = x[cd[i]], ve[i] = 0.0;
+    double Ji[3][3], G[3][3] = {{0}};
+    const double det = cell_geometry(m, e, Ji, NULL);
+    for (int k = 0; k < dim; k++) /* b |det J| J^-1 J^-T */
+      for (int l = 0; l < dim; l++) {
+        for (int r = 0; r < dim; r++) G[k][l] += Ji[k][r] * Ji[l][r];
+        G[k][l] *= op->b * det;
+      }
+    if (op->a != 0.0)
+      for (int q = 0; q < nq; q++) { /* a M u at the points */
+        const double *phi = b->B + (size_t)q * N;
+        double uq = 0.0;
+        for (int j = 0; j < N; j++) uq += phi[j] * ue[j];
+        const double f = op->a * b->qwts[q] * det * uq;
+        for (int i = 0; i < N; i++) ve[i] += f * phi[i];
+      }
+    if (op->b != 0.0)
+      for (int r = 0; r < n1; r++) { /* g_k = (E_k u)_r, f = G g, v += sum_k f_k (E_k)_r */
+        const double *Er = E + (size_t)r * dim * N;
+        double g[3] = {0, 0, 0}, f[3] = {0, 0, 0};
+        for (int k = 0; k < dim; k++)
+          for (int j = 0; j < N; j++) g[k] += Er[k * N + j] * ue[j];
+        for (int k = 0; k < dim; k++)
+          for (int l = 0; l < dim; l++) f[k] += G[k][l] * g[l];
+        for (int k = 0; k < dim; k++)
+          for (int i = 0; i < N; i++) ve[i] += f[k] * Er[k * N + i];
+      }
+    for (int i = 0; i < N; i++) y[cd[i]] += ve[i];
+  }
+}
+
 int mf_simplex_elasticity_check(mf_context ctx, double lambda, double mu)
 {
   MF_CHECK(isfinite(mu) && mu > 0.0, ctx, MF_ERR_ARGUMENT, "shear modulus mu = %g (positive)", mu);
@@ -170,6 +262,43 @@ void mf_simplex_elasticity_apply_cpu(const mf_simplex_mesh *m, const mf_simplex_
           for (int k = 0; k < dim; k++) s += sig[c][k] * gx[i * dim + k];
           ve[i * dim + c] += s;
         }
+    }
+    for (int i = 0; i < N; i++)
+      for (int c = 0; c < dim; c++) y[(size_t)cd[i] * dim + c] += ve[i * dim + c];
+  }
+}
+
+void mf_simplex_elasticity_apply_gradient_cpu(const mf_simplex_mesh *m, const mf_simplex_basis *b, const mf_simplex_dofs *d,
+                                              const double *E, double lambda, double mu, const double *x, double *y)
+{
+  const int dim = m->dim, N = b->nnodes, n1 = mf_simplex_gradient_n1(dim, b->degree);
+  memset(y, 0, sizeof(double) * (size_t)d->ndofs * dim);
+  double ue[84 * 3], ve[84 * 3];
+  for (int e = 0; e < m->ncells; e++) {
+    const int *cd = d->cell_dofs + (size_t)e * N;
+    for (int i = 0; i < N; i++)
+      for (int c = 0; c < dim; c++) ue[i * dim + c] = x[(size_t)cd[i] * dim + c], ve[i * dim + c] = 0.0;
+    double Ji[3][3];
+    const double det = cell_geometry(m, e, Ji, NULL);
+    for (int r = 0; r < n1; r++) {
+      const double *Er = E + (size_t)r * dim * N;
+      double g[3][3] = {{0}}, gu[3][3] = {{0}}, sig[3][3], f[3][3] = {{0}}; /* g[c][l] = (E_l u_c)_r */
+      for (int c = 0; c < dim; c++)
+        for (int l = 0; l < dim; l++)
+          for (int j = 0; j < N; j++) g[c][l] += Er[l * N + j] * ue[j * dim + c];
+      for (int c = 0; c < dim; c++) /* physical: gu[c][k] = sum_l g[c][l] Ji[l][k] */
+        for (int k = 0; k < dim; k++)
+          for (int l = 0; l < dim; l++) gu[c][k] += g[c][l] * Ji[l][k];
+      double tr = 0.0;
+      for (int c = 0; c < dim; c++) tr += gu[c][c];
+      for (int c = 0; c < dim; c++)
+        for (int k = 0; k < dim; k++) sig[c][k] = det * (mu * (gu[c][k] + gu[k][c]) + (c == k ? lambda * tr : 0.0));
+      for (int c = 0; c < dim; c++) /* back to reference directions: f[c][l] = sum_k Ji[l][k] sig[c][k] */
+        for (int l = 0; l < dim; l++)
+          for (int k = 0; k < dim; k++) f[c][l] += Ji[l][k] * sig[c][k];
+      for (int i = 0; i < N; i++)
+        for (int c = 0; c < dim; c++)
+          for (int l = 0; l < dim; l++) ve[i * dim + c] += Er[l * N + i] * f[c][l];
     }
     for (int i = 0; i < N; i++)
       for (int c = 0; c < dim; c++) y[(size_t)cd[i] * dim + c] += ve[i * dim + c];

@@ -18,7 +18,7 @@ typedef int cudaError_t;
 #define __device__
 #define __host__
 #define __forceinline__ inline
-#define __launch_bounds__(x)
+#define __launch_bounds__(...)
 #define __constant__
 #define __shared__
 struct mf_emu_dim {
