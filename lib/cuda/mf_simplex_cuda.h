@@ -90,7 +90,7 @@ void mf_simplex_cuda_destroy(mf_simplex_cuda_op *op);
 
 /** The device arrays of an operator (read only; they live as long as it does), for the assembly. */
 typedef struct {
-  int dim, p, N, nq, ncells, nv, elasticity;
+  int dim, p, N, nq, ncells, elasticity;
   double a, b;
   const double *coords;   /* nv x dim */
   const int *cells;       /* ncells x (dim + 1) */

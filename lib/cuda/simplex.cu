@@ -565,7 +565,7 @@ extern "C" int mf_simplex_cuda_elasticity_create(mf_context ctx, const mf_simple
 extern "C" int mf_simplex_cuda_get_arrays(mf_simplex_cuda_op o, mf_simplex_cuda_arrays *a)
 {
   if (!o || !a) return MF_ERR_NULL;
-  a->dim = o->dim, a->p = o->p, a->N = o->N, a->nq = o->nq, a->ncells = o->ncells, a->nv = o->nv, a->elasticity = o->elasticity;
+  a->dim = o->dim, a->p = o->p, a->N = o->N, a->nq = o->nq, a->ncells = o->ncells, a->elasticity = o->elasticity;
   a->a = o->a, a->b = o->b;
   a->coords = o->coords, a->cells = o->cells, a->cell_dofs = o->cell_dofs;
   a->B = o->B, a->G = o->G, a->w = o->w, a->S = o->S, a->coefq = o->coefq;

@@ -13,8 +13,7 @@
 // DoF-to-cell lists (mf_assembly_dof_cells over all cells, made on the host, copied with 4-byte entries
 // where cells x N < 2^31, else 8-byte) by the first assembly on a space, and kept with the space
 // (mf_simplex_space.dev_asm) for the next ones; the values are allocated per assembly. The reference
-// matrices (constant coefficient) are read from shared memory where they fit; in 3D the vertex
-// coordinates are read from a copy padded to 4 doubles (kept with the lists: two 16-byte loads a vertex).
+// matrices (constant coefficient) are read from shared memory where they fit.
 #include <stdio.h>
 
 #include "mf_cuda_common.cuh"
@@ -30,7 +29,6 @@ struct sx_asm_lists {
   int64_t *off;    // nrows + 1
   void *ent;       // (cell * N + i), int32 or int64
   uint32_t *places; // per entry ceil(N / 4) words: byte j = the place of column cell_dofs[e][j] in the row
-  double *xyz4;     // 3D: the vertex coordinates padded to 4 doubles
   int wide;
   int rmax;        // the longest row
   long long nent;
@@ -38,7 +36,6 @@ struct sx_asm_lists {
 
 struct sx_asm_args {
   mf_simplex_cuda_arrays d;
-  const double *xyz4; // 3D: the vertex coordinates padded to 4 doubles (two 16-byte loads a vertex)
   int nrows;
   int shared_S; // the reference matrices staged in shared memory
   const int64_t *rowptr;
@@ -48,9 +45,8 @@ struct sx_asm_args {
 
 // The geometry of cell e from its vertices.
 template <int DIM>
-__device__ __forceinline__ void sx_asm_cell_of(const sx_asm_args &a, int e, mf_sx_asm_cell *c)
+__device__ __forceinline__ void sx_asm_cell_of(const mf_simplex_cuda_arrays &d, int e, mf_sx_asm_cell *c)
 {
-  const mf_simplex_cuda_arrays &d = a.d;
   double X[(DIM + 1) * DIM];
   int vi[DIM + 1];
   if constexpr (DIM == 3) { // the four vertex ids in one 16-byte load (cells: 4 ints per cell, the array 16-byte aligned)
@@ -60,19 +56,10 @@ __device__ __forceinline__ void sx_asm_cell_of(const sx_asm_args &a, int e, mf_s
 #pragma unroll
     for (int v = 0; v <= DIM; v++) vi[v] = __ldg(d.cells + (size_t)e * (DIM + 1) + v);
   }
-  if constexpr (DIM == 3) {
 #pragma unroll
-    for (int v = 0; v <= DIM; v++) {
-      const double2 p = __ldg(reinterpret_cast<const double2 *>(a.xyz4) + 2 * (size_t)vi[v]),
-                    q = __ldg(reinterpret_cast<const double2 *>(a.xyz4) + 2 * (size_t)vi[v] + 1);
-      X[v * 3] = p.x, X[v * 3 + 1] = p.y, X[v * 3 + 2] = q.x;
-    }
-  } else {
+  for (int v = 0; v <= DIM; v++)
 #pragma unroll
-    for (int v = 0; v <= DIM; v++)
-#pragma unroll
-      for (int k = 0; k < DIM; k++) X[v * DIM + k] = __ldg(d.coords + (size_t)vi[v] * DIM + k);
-  }
+    for (int k = 0; k < DIM; k++) X[v * DIM + k] = __ldg(d.coords + (size_t)vi[v] * DIM + k);
   mf_sx_asm_geometry(DIM, X, c);
 }
 
@@ -97,7 +84,7 @@ __global__ void __launch_bounds__(MF_SX_ASM_THREADS) k_sx_asm_rows(sx_asm_args a
       const long long en = (long long)ent[t];
       const int e = (int)(en / N), i = (int)(en % N);
       mf_sx_asm_cell c;
-      sx_asm_cell_of<DIM>(a, e, &c);
+      sx_asm_cell_of<DIM>(a.d, e, &c);
       const int *cd = a.d.cell_dofs + (size_t)e * N;
 #pragma unroll
       for (int j = 0; j < N; j++) {
@@ -114,15 +101,6 @@ __global__ void __launch_bounds__(MF_SX_ASM_THREADS) k_sx_asm_rows(sx_asm_args a
         a.vals[lo] += v;
       }
     }
-  }
-}
-
-// The 3D vertex coordinates padded to 4 doubles.
-__global__ void k_sx_asm_pad(int nv, const double *__restrict__ xyz, double *__restrict__ xyz4)
-{
-  for (int v = blockIdx.x * blockDim.x + threadIdx.x; v < nv; v += gridDim.x * blockDim.x) {
-    xyz4[4 * (size_t)v] = xyz[3 * (size_t)v], xyz4[4 * (size_t)v + 1] = xyz[3 * (size_t)v + 1];
-    xyz4[4 * (size_t)v + 2] = xyz[3 * (size_t)v + 2], xyz4[4 * (size_t)v + 3] = 0.0;
   }
 }
 
@@ -185,7 +163,7 @@ __global__ void __launch_bounds__(MF_SX_ASM_THREADS) k_sx_asm_rows_sh(sx_asm_arg
       const long long en = (long long)ent[t];
       const int e = (int)(en / N), i = (int)(en % N);
       mf_sx_asm_cell c;
-      sx_asm_cell_of<DIM>(a, e, &c);
+      sx_asm_cell_of<DIM>(a.d, e, &c);
       uint32_t w[PW];
 #pragma unroll
       for (int q = 0; q < PW; q++) w[q] = __ldg(places + (size_t)t * PW + q);
@@ -262,7 +240,6 @@ extern "C" void mf_simplex_cuda_asm_free(void *kept)
   mf_cuda_free(l->ctx, l->off);
   mf_cuda_free(l->ctx, l->ent);
   mf_cuda_free(l->ctx, l->places);
-  mf_cuda_free(l->ctx, l->xyz4);
   free(l);
 }
 
@@ -280,9 +257,8 @@ static int sx_asm_lists_make(mf_space s, const sx_asm_args &a, int coef, sx_asm_
     const int len = (int)(s->csr_rowptr[r + 1] - s->csr_rowptr[r]);
     rmax = len > rmax ? len : rmax;
   }
-  const size_t bytes_places = rmax <= 255 ? sizeof(uint32_t) * (size_t)PW * (size_t)nent : 0,
-               bytes_xyz4 = a.d.dim == 3 ? 4 * sizeof(double) * (size_t)a.d.nv : 0;
-  MF_CALL(mf_cuda_require(ctx, sizeof(int64_t) * ((size_t)s->nlocal + 1) + esz * (size_t)nent + bytes_places + bytes_xyz4,
+  const size_t bytes_places = rmax <= 255 ? sizeof(uint32_t) * (size_t)PW * (size_t)nent : 0;
+  MF_CALL(mf_cuda_require(ctx, sizeof(int64_t) * ((size_t)s->nlocal + 1) + esz * (size_t)nent + bytes_places,
                           "the DoF-to-cell lists of the simplex assembly"));
   int64_t *hoff = NULL, *hent = NULL;
   MF_CALL(mf_assembly_dof_cells(s, NULL, s->ncells, &hoff, &hent));
@@ -301,16 +277,6 @@ static int sx_asm_lists_make(mf_space s, const sx_asm_args &a, int coef, sx_asm_
   }
   free(hoff);
   free(hent);
-  if (!ierr && bytes_xyz4) {
-    ierr = mf_cuda_malloc(ctx, (void **)&l->xyz4, bytes_xyz4, "the padded vertex coordinates of the simplex assembly");
-    if (!ierr) {
-      k_sx_asm_pad<<<sx_asm_blocks(a.d.nv, MF_SX_ASM_THREADS), MF_SX_ASM_THREADS>>>(a.d.nv, a.d.coords, l->xyz4);
-      const cudaError_t e = cudaGetLastError();
-      if (e != cudaSuccess)
-        ierr = mf_error_set(ctx, MF_ERR_CUDA, __FILE__, __LINE__, __func__,
-                            "launch of the padded coordinates of the simplex assembly failed: %s", cudaGetErrorString(e));
-    }
-  }
   if (!ierr && bytes_places) {
     int ok = 0;
     const sx_asm_kernels k = sx_asm_kernel(a.d.dim, a.d.p, wide, coef, &ok);
@@ -370,12 +336,10 @@ extern "C" int mf_simplex_cuda_assemble(mf_simplex_cuda_op op, mf_space s, void 
   a.rowptr = ds->csr_rowptr;
   a.colidx = ds->csr_colidx;
   a.vals = NULL;
-  a.xyz4 = NULL;
   const size_t sbytes = sizeof(double) * (size_t)mf_sx_ref_doubles(d.dim, d.N);
   a.shared_S = !coef && sbytes <= 48 * 1024;
   if (!*kept) MF_CALL(sx_asm_lists_make(s, a, coef, (sx_asm_lists **)kept));
   const sx_asm_lists *l = (const sx_asm_lists *)*kept;
-  a.xyz4 = l->xyz4;
   char what[160];
   snprintf(what, sizeof what, "the assembled values (%lld nonzeros)", (long long)nnz);
   MF_CALL(mf_cuda_require(ctx, sizeof(double) * ((size_t)nnz + (size_t)s->nlocal), what));
