@@ -33,6 +33,12 @@ int mf_simplex_space_create(mf_mesh mesh, int degree, int ncomp, mf_space *space
 /** The space's simplex data freed (mf_space_release). */
 void mf_simplex_space_free(void *simplex);
 
+/** sum[cell_dofs[e N + i] nc + c] += v_e[i nc + c] over the ncells cells, v_e (N nc values) made by
+ *  cell(e, v_e, user): a chunk of cells at a time on OpenMP threads (cell is called from several threads
+ *  at once), then added in cell order by one thread, so that sum is the same whatever the number of
+ *  threads. The right-hand side and the operators' diagonals. */
+int mf_simplex_cells_sum(mf_context ctx, int ncells, int N, int nc, const int *cell_dofs,
+                         void (*cell)(int e, double *ve, void *user), void *user, double *sum);
 /** Right-hand side b_i = int f phi_i (local array, overwritten) and the per-cell squared L2 errors. */
 int mf_simplex_space_rhs(mf_space space, mf_coefficient_fn f, void *user, double *b);
 int mf_simplex_space_l2_cells(mf_space space, const double *uh, mf_coefficient_fn u, void *user, double *cellsum);

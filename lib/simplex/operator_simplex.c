@@ -29,56 +29,44 @@ static int apply_simplex_cpu(mf_operator op, mf_vector x, mf_vector y)
   return 0;
 }
 
-/* d_i += sum_q w_q |det J| [c_q (a phi_i^2 + b g_i . g_i)] for the scalar operators, with g_i the
- * physical gradient J^-T grad phi_i; for elasticity the entry of component c of node i,
- * lambda g_c^2 + mu (|g|^2 + g_c^2) (u = v = phi_i e_c in sigma(u) : eps(v)). */
-#define MF_SX_DIAG_CHUNK 65536
+/* The diagonal of cell e: d_i += sum_q w_q |det J| [c_q (a phi_i^2 + b g_i . g_i)] for the scalar
+ * operators, with g_i the physical gradient J^-T grad phi_i; for elasticity the entry of component c of
+ * node i, lambda g_c^2 + mu (|g|^2 + g_c^2) (u = v = phi_i e_c in sigma(u) : eps(v)). */
+static void diagonal_cell(int e, double *de, void *p)
+{
+  const mf_operator op = (mf_operator)p;
+  const simplex_kind *k = (const simplex_kind *)op->kdata;
+  const mf_simplex_mesh *m = op_mesh(op);
+  const mf_simplex_basis *b = &k->basis;
+  const int dim = m->dim, N = b->nnodes, nq = b->nq, nc = op->space->ncomp;
+  const int *v = m->cells + (size_t)e * (dim + 1);
+  double X[12], Ji[3][3];
+  for (int i = 0; i <= dim; i++)
+    for (int l = 0; l < dim; l++) X[i * dim + l] = m->coords[3 * v[i] + l];
+  const double det = fabs(mf_simplex_affine(dim, X, Ji, NULL));
+  for (int i = 0; i < N * nc; i++) de[i] = 0.0;
+  for (int q = 0; q < nq; q++) {
+    const double *phi = b->B + (size_t)q * N, *gr = b->G + (size_t)q * N * dim;
+    const double w = b->qwts[q] * det, cq = k->sop.coefq ? k->sop.coefq[(size_t)e * nq + q] : 1.0;
+    for (int i = 0; i < N; i++) {
+      double g[3] = {0, 0, 0}, gg = 0.0;
+      for (int l = 0; l < dim; l++) {
+        for (int r = 0; r < dim; r++) g[l] += Ji[r][l] * gr[i * dim + r];
+        gg += g[l] * g[l];
+      }
+      if (k->elasticity)
+        for (int c = 0; c < dim; c++) de[i * dim + c] += w * (k->lambda * g[c] * g[c] + k->mu * (gg + g[c] * g[c]));
+      else de[i] += w * cq * (k->sop.a * phi[i] * phi[i] + k->sop.b * gg);
+    }
+  }
+}
 
-/* The cells in chunks: a chunk's cell diagonals computed by OpenMP threads, then added into d in cell
- * order by one thread (d the same whatever the number of threads). */
+/* d += the operator's diagonal (every cell's, in cell order) */
 static int diagonal_host(mf_operator op, double *d)
 {
   const simplex_kind *k = (const simplex_kind *)op->kdata;
-  const mf_simplex_mesh *m = op_mesh(op);
-  const mf_simplex_dofs *dofs = op_dofs(op);
-  const mf_simplex_basis *b = &k->basis;
-  const int dim = m->dim, N = b->nnodes, nq = b->nq, nc = op->space->ncomp;
-  double *dall = NULL;
-  MF_CALL(MF_CALLOC(op->ctx, (size_t)MF_SX_DIAG_CHUNK * N * nc, &dall));
-  for (int c0 = 0; c0 < m->ncells; c0 += MF_SX_DIAG_CHUNK) {
-    const int c1 = m->ncells - c0 < MF_SX_DIAG_CHUNK ? m->ncells : c0 + MF_SX_DIAG_CHUNK;
-#pragma omp parallel for schedule(static)
-    for (int e = c0; e < c1; e++) {
-      const int *v = m->cells + (size_t)e * (dim + 1);
-      double X[12], Ji[3][3], *de = dall + (size_t)(e - c0) * N * nc;
-      for (int i = 0; i <= dim; i++)
-        for (int l = 0; l < dim; l++) X[i * dim + l] = m->coords[3 * v[i] + l];
-      const double det = fabs(mf_simplex_affine(dim, X, Ji, NULL));
-      for (int i = 0; i < N * nc; i++) de[i] = 0.0;
-      for (int q = 0; q < nq; q++) {
-        const double *phi = b->B + (size_t)q * N, *gr = b->G + (size_t)q * N * dim;
-        const double w = b->qwts[q] * det, cq = k->sop.coefq ? k->sop.coefq[(size_t)e * nq + q] : 1.0;
-        for (int i = 0; i < N; i++) {
-          double g[3] = {0, 0, 0}, gg = 0.0;
-          for (int l = 0; l < dim; l++) {
-            for (int r = 0; r < dim; r++) g[l] += Ji[r][l] * gr[i * dim + r];
-            gg += g[l] * g[l];
-          }
-          if (k->elasticity)
-            for (int c = 0; c < dim; c++) de[i * dim + c] += w * (k->lambda * g[c] * g[c] + k->mu * (gg + g[c] * g[c]));
-          else de[i] += w * cq * (k->sop.a * phi[i] * phi[i] + k->sop.b * gg);
-        }
-      }
-    }
-    for (int e = c0; e < c1; e++) {
-      const int *cd = dofs->cell_dofs + (size_t)e * N;
-      const double *de = dall + (size_t)(e - c0) * N * nc;
-      for (int i = 0; i < N; i++)
-        for (int c = 0; c < nc; c++) d[(size_t)cd[i] * nc + c] += de[i * nc + c];
-    }
-  }
-  free(dall);
-  return 0;
+  return mf_simplex_cells_sum(op->ctx, op_mesh(op)->ncells, k->basis.nnodes, op->space->ncomp,
+                              op_dofs(op)->cell_dofs, diagonal_cell, op, d);
 }
 
 static int diagonal_simplex_cpu(mf_operator op, mf_vector dv) { return diagonal_host(op, dv->data); }

@@ -15,6 +15,18 @@ static double cell_geometry(const mf_simplex_mesh *m, int c, double Ji[3][3], do
   return fabs(mf_simplex_affine(dim, X, Ji, scale));
 }
 
+/* |det J| of cell c, with J^-1 in Ji and G = J^-1 J^-T (reference gradients in, reference gradients out) */
+static double cell_metric(const mf_simplex_mesh *m, int c, double Ji[3][3], double G[3][3])
+{
+  const double det = cell_geometry(m, c, Ji, NULL);
+  for (int k = 0; k < m->dim; k++)
+    for (int l = 0; l < m->dim; l++) {
+      G[k][l] = 0.0;
+      for (int r = 0; r < m->dim; r++) G[k][l] += Ji[k][r] * Ji[l][r];
+    }
+  return det;
+}
+
 /* x (3 entries, z = 0 in 2D) <- point q of the basis's rule in cell e */
 static void point_of(const mf_simplex_mesh *m, const mf_simplex_basis *b, int e, int q, double *x)
 {
@@ -101,11 +113,8 @@ void mf_simplex_op_apply_cpu(const mf_simplex_op *op, const double *x, double *y
   for (int e = 0; e < m->ncells; e++) {
     const int *cd = op->dofs->cell_dofs + (size_t)e * N;
     for (int i = 0; i < N; i++) ue[i] = x[cd[i]], ve[i] = 0.0;
-    double Ji[3][3], G[3][3] = {{0}};
-    const double det = cell_geometry(m, e, Ji, NULL);
-    for (int k = 0; k < dim; k++) /* G = J^-1 J^-T: reference gradients in, reference gradients out */
-      for (int l = 0; l < dim; l++)
-        for (int r = 0; r < dim; r++) G[k][l] += Ji[k][r] * Ji[l][r];
+    double Ji[3][3], G[3][3];
+    const double det = cell_metric(m, e, Ji, G);
     for (int q = 0; q < nq; q++) {
       const double *phi = b->B + (size_t)q * N, *gr = b->G + (size_t)q * N * dim;
       const double wq = b->qwts[q] * det * (op->coefq ? op->coefq[(size_t)e * nq + q] : 1.0);
@@ -190,13 +199,10 @@ void mf_simplex_op_apply_gradient_cpu(const mf_simplex_op *op, const double *E, 
   for (int e = 0; e < m->ncells; e++) {
     const int *cd = op->dofs->cell_dofs + (size_t)e * N;
     for (int i = 0; i < N; i++) ue[i] = x[cd[i]], ve[i] = 0.0;
-    double Ji[3][3], G[3][3] = {{0}};
-    const double det = cell_geometry(m, e, Ji, NULL);
+    double Ji[3][3], G[3][3];
+    const double det = cell_metric(m, e, Ji, G);
     for (int k = 0; k < dim; k++) /* b |det J| J^-1 J^-T */
-      for (int l = 0; l < dim; l++) {
-        for (int r = 0; r < dim; r++) G[k][l] += Ji[k][r] * Ji[l][r];
-        G[k][l] *= op->b * det;
-      }
+      for (int l = 0; l < dim; l++) G[k][l] *= op->b * det;
     if (op->a != 0.0)
       for (int q = 0; q < nq; q++) { /* a M u at the points */
         const double *phi = b->B + (size_t)q * N;

@@ -400,51 +400,64 @@ static double cell_points(const mf_simplex_mesh *m, const mf_simplex_basis *b, i
   return fabs(mf_simplex_affine(dim, X, Ji, NULL));
 }
 
-/* The cells in chunks: the element vectors of a chunk computed by OpenMP threads (f is called from
- * several threads at once, as for the L2 error), then added into b in cell order by one thread, so
- * that b is the same whatever the number of threads. */
-#define MF_SX_RHS_CHUNK 65536
+#define MF_SX_CELLS_CHUNK 65536
+
+int mf_simplex_cells_sum(mf_context ctx, int ncells, int N, int nc, const int *cell_dofs,
+                         void (*cell)(int e, double *ve, void *user), void *user, double *sum)
+{
+  const size_t per = (size_t)N * nc;
+  double *buf = NULL;
+  MF_CALL(MF_CALLOC(ctx, (size_t)MF_SX_CELLS_CHUNK * per, &buf));
+  for (int c0 = 0; c0 < ncells; c0 += MF_SX_CELLS_CHUNK) {
+    const int c1 = ncells - c0 < MF_SX_CELLS_CHUNK ? ncells : c0 + MF_SX_CELLS_CHUNK;
+#pragma omp parallel for schedule(static)
+    for (int e = c0; e < c1; e++) cell(e, buf + (size_t)(e - c0) * per, user);
+    for (int e = c0; e < c1; e++) {
+      const int *cd = cell_dofs + (size_t)e * N;
+      const double *ve = buf + (size_t)(e - c0) * per;
+      for (int i = 0; i < N; i++)
+        for (int c = 0; c < nc; c++) sum[(size_t)cd[i] * nc + c] += ve[i * nc + c];
+    }
+  }
+  free(buf);
+  return 0;
+}
+
 /* the most points of a rule: degree 2 MF_SIMPLEX_MAX_DEGREE + 2 in 3D, ceil((q + 3) / 2)^3 */
 #define MF_SX_MAX_NQ_1D ((2 * MF_SIMPLEX_MAX_DEGREE + 2 + 4) / 2)
 #define MF_SX_MAX_NQ (MF_SX_MAX_NQ_1D * MF_SX_MAX_NQ_1D * MF_SX_MAX_NQ_1D)
 
+typedef struct {
+  const mf_simplex_mesh *m;
+  const mf_simplex_basis *b;
+  mf_coefficient_fn f;
+  void *user;
+} rhs_cells;
+
+/* b_e[i] = sum_q w_q |det J| f(x_q) phi_i(x_q) of cell e */
+static void rhs_cell(int e, double *be, void *p)
+{
+  const rhs_cells *r = (const rhs_cells *)p;
+  const mf_simplex_basis *b = r->b;
+  const int dim = r->m->dim, N = b->nnodes, nq = b->nq;
+  double xq[3 * MF_SX_MAX_NQ], fq[MF_SX_MAX_NQ];
+  const double det = cell_points(r->m, b, e, xq);
+  for (int q = 0; q < nq; q++) fq[q] = r->f(&xq[q * dim], dim, r->user) * b->qwts[q] * det;
+  for (int i = 0; i < N; i++) {
+    double sum = 0.0;
+    for (int q = 0; q < nq; q++) sum += b->B[(size_t)q * N + i] * fq[q];
+    be[i] = sum;
+  }
+}
+
 int mf_simplex_space_rhs(mf_space s, mf_coefficient_fn f, void *user, double *bv)
 {
   const mf_simplex_space *ss = (const mf_simplex_space *)s->simplex;
-  const mf_simplex_mesh *m = (const mf_simplex_mesh *)s->mesh->simplex;
-  const mf_simplex_basis *b = &ss->basis;
   MF_CHECK(s->ncomp == 1, s->ctx, MF_ERR_UNSUPPORTED, "right-hand sides of spaces of %d components: not supported",
            s->ncomp);
-  const int dim = s->dim, N = b->nnodes, nq = b->nq;
-  double *be = NULL;
-  int ierr = MF_CALLOC(s->ctx, (size_t)MF_SX_RHS_CHUNK * N, &be);
-  if (ierr) return ierr;
+  rhs_cells r = {(const mf_simplex_mesh *)s->mesh->simplex, &ss->basis, f, user};
   memset(bv, 0, sizeof(double) * (size_t)s->nlocal);
-  for (int c0 = 0; c0 < m->ncells && !ierr; c0 += MF_SX_RHS_CHUNK) {
-    const int c1 = m->ncells - c0 < MF_SX_RHS_CHUNK ? m->ncells : c0 + MF_SX_RHS_CHUNK;
-#pragma omp parallel
-    {
-      double xq[3 * MF_SX_MAX_NQ], fq[MF_SX_MAX_NQ];
-#pragma omp for schedule(static)
-      for (int e = c0; e < c1; e++) {
-        const double det = cell_points(m, b, e, xq);
-        for (int q = 0; q < nq; q++) fq[q] = f(&xq[q * dim], dim, user) * b->qwts[q] * det;
-        double *out = be + (size_t)(e - c0) * N;
-        for (int i = 0; i < N; i++) {
-          double sum = 0.0;
-          for (int q = 0; q < nq; q++) sum += b->B[(size_t)q * N + i] * fq[q];
-          out[i] = sum;
-        }
-      }
-    }
-    for (int e = c0; e < c1; e++) {
-      const int *cd = ss->dofs.cell_dofs + (size_t)e * N;
-      const double *out = be + (size_t)(e - c0) * N;
-      for (int i = 0; i < N; i++) bv[cd[i]] += out[i];
-    }
-  }
-  free(be);
-  return ierr;
+  return mf_simplex_cells_sum(s->ctx, r.m->ncells, ss->basis.nnodes, 1, ss->dofs.cell_dofs, rhs_cell, &r, bv);
 }
 
 int mf_simplex_space_l2_cells(mf_space s, const double *uh, mf_coefficient_fn u, void *user, double *cellsum)
