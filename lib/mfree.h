@@ -119,6 +119,11 @@ int mf_context_phase_reset(mf_context ctx);
 
 /* ---------------------------------------------------------------- mesh */
 
+/** The names of the meshes mf_mesh_create makes, as the library's messages list them (and
+ *  mfree-poisson's --mesh): the p4est meshes, which mf_mesh_create_box also takes, then the simplex
+ *  ones. Gmsh files: mf_mesh_create_from_file. */
+#define MF_MESH_NAMES "cube | ball | deformed | square-tris | cube-tets"
+
 /** @brief Create a uniformly refined, partitioned mesh.
  *  @param[in] name  "cube" (unit square/cube), "ball" (disk/ball of radius 1, curved boundary) or
  *                   "deformed" (unit cube mapped by x -> 0.5 + sin(2pi/3 (x-0.5))/sqrt(3) per coordinate)
