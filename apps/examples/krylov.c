@@ -4,7 +4,8 @@
  * is built with it) over device arrays with cuBLAS, so no value crosses to the host. The result is
  * compared with mfree's own CG on the same problem: the same iterations (+-1) and the same solution
  * (1e-10 relative); the exit status says whether they agree.
- *   example-krylov [backend [level]]           backend "cpu" (default), "cuda" or "auto"       */
+ *   example-krylov [backend [level]]           backend "cpu" (default), "cuda" or "auto"
+ * A level that is not a whole number, or a third argument, exits 2 (a typo must not run level 0). */
 #include <errno.h>
 #include <limits.h>
 #include <math.h>

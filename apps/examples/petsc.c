@@ -4,7 +4,8 @@
  * solution (1e-8 relative); the exit status says whether they agree. PETSc's Vec holds the rank's
  * owned entries in mfree's order, so the copies between the two are plain copies of nowned values
  * (through host arrays: on the cuda backend each product uploads x and downloads y once).
- *   example-petsc [backend [level]]           backend "cpu" (default), "cuda" or "auto"         */
+ *   example-petsc [backend [level]]           backend "cpu" (default), "cuda" or "auto"
+ * A level that is not a whole number, or a third argument, exits 2 (a typo must not run level 0). */
 #include <errno.h>
 #include <limits.h>
 #include <petscksp.h>
