@@ -40,7 +40,10 @@ static double address_space_left(double *limit)
 static double host_available(mf_context ctx, char *why, size_t n)
 {
   if (why && n) why[0] = '\0';
-  if (mf_test_host_avail > 0.0) return mf_test_host_avail;
+  if (mf_test_host_avail > 0.0) {
+    if (why && n) snprintf(why, n, "a test limit");
+    return mf_test_host_avail;
+  }
   double bytes = -1.0;
   FILE *f = fopen("/proc/meminfo", "r");
   if (f) {
@@ -59,6 +62,7 @@ static double host_available(mf_context ctx, char *why, size_t n)
   const int ranks = ctx->node_size > 0 ? ctx->node_size : 1;
   double avail = bytes < 0.0 ? 1e300 : bytes / ranks; /* unknown: refuse nothing */
   if (why && bytes >= 0.0) snprintf(why, n, "%d rank(s) on this node", ranks);
+  else if (why) snprintf(why, n, "the node's memory unknown");
   double limit, left = address_space_left(&limit);
   if (left >= 0.0 && left < avail) {
     avail = left;
