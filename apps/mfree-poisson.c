@@ -50,8 +50,8 @@ static void usage(FILE *f)
           "  --verbose          progress on stderr: each set-up step with its phase times, CG residuals\n"
           "  --verbose-every N  a CG line every N iterations (default 10)\n"
           "  --help             this text\n"
-          "Exit status: 0 solved, 1 the run failed, 2 a bad option (the message names it), 3 CG did not\n"
-          "converge.\n");
+          "Exit status: 0 solved, 1 the run failed, 2 a bad option (the message names it; also a problem\n"
+          "larger than the machine holds, naming the options that set its size), 3 CG did not converge.\n");
 }
 
 /* --verbose: progress lines on stderr (rank 0), each with the time since the start and the set-up
@@ -95,20 +95,36 @@ static int on_iteration(int it, double residual, void *user)
   return 0;
 }
 
-/* A library error: where an option's value fed the failing call, name the option (exit 2); a failed
- * allocation names the options that set the problem's size (exit 1); anything else exits 1. */
-static int report(int ierr, const char *option)
+/* A library error: where an option's value fed the failing call, name the option (exit 2); a problem
+ * too large for this machine (memory, host or device) names the options that set its size and exits 2
+ * too, as the p4est and DoF-index limits do for the same options; anything else exits 1. */
+static int report(int ierr, const char *option, const char *size_options)
 {
   const char *msg = mf_last_error_message();
-  if (option && ierr != MF_ERR_MEMORY && ierr != MF_ERR_CUDA && ierr != MF_ERR_MPI) {
+  if (ierr == MF_ERR_MEMORY) {
+    fprintf(stderr, "mfree-poisson: the problem is too large for this machine (its size comes from %s): %s\n",
+            size_options, msg);
+    return 2;
+  }
+  if (option && ierr != MF_ERR_CUDA && ierr != MF_ERR_MPI) {
     fprintf(stderr, "mfree-poisson: option %s: %s\n", option, msg);
     return 2;
   }
-  if (ierr == MF_ERR_MEMORY)
-    fprintf(stderr, "mfree-poisson: out of memory: the problem is too large (its size comes from --refine, --trees, "
-                    "--degree, --levels): %s\n", msg);
-  else fprintf(stderr, "mfree-poisson: error %d: %s\n", ierr, msg);
+  fprintf(stderr, "mfree-poisson: error %d: %s\n", ierr, msg);
   return 1;
+}
+
+/* Whether path can be written (0, or the errno of the failure): opened for appending, so that a file
+ * there keeps its contents, and removed again if it was not there before. */
+static int probe_writable(const char *path)
+{
+  const int existed = access(path, F_OK) == 0;
+  errno = 0;
+  FILE *f = fopen(path, "a");
+  if (!f) return errno ? errno : EIO;
+  fclose(f);
+  if (!existed) remove(path);
+  return 0;
 }
 
 int main(int argc, char **argv)
@@ -138,7 +154,7 @@ int main(int argc, char **argv)
     }
     if (opt_is(&P, "--dim")) given_dim = !opt_int(&P, 2, 3, &dim);
     else if (opt_is(&P, "--degree")) opt_int(&P, 1, 8, &degree);
-    else if (opt_is(&P, "--refine")) given_refine = !opt_int(&P, 0, 18, &refine); /* 3D: 0..12, checked below */
+    else if (opt_is(&P, "--refine")) given_refine = !opt_int(&P, INT_MIN, INT_MAX, &refine); /* range: below, by mesh and dim */
     else if (opt_is(&P, "--trees")) given_trees = !opt_int(&P, 1, 4096, &trees);
     else if (opt_is(&P, "--mesh")) opt_string(&P, &mesh_arg);
     else if (opt_is(&P, "--backend")) opt_choice(&P, backends, 3, &backend_i);
@@ -168,14 +184,13 @@ int main(int argc, char **argv)
     if (!strcmp(mesh_arg, "square-tris") || !strcmp(mesh_arg, "cube-tets")) simplex = 1;
     else if (len > 4 && !strcmp(mesh_arg + len - 4, ".msh")) simplex = 2;
     else if (mesh_i < 0)
-      opt_error(&P, "option --mesh: unknown value '%s' (cube | ball | deformed | square-tris | cube-tets | FILE.msh)",
-                mesh_arg);
+      opt_error(&P, "option --mesh: unknown value '%s' (" MF_MESH_NAMES " | FILE.msh)", mesh_arg);
   }
   if (!P.bad && simplex == 1) { /* the dimension follows the mesh */
     const int mdim = !strcmp(mesh_arg, "square-tris") ? 2 : 3;
     if (given_dim && dim != mdim) opt_error(&P, "option --dim %d: mesh '%s' is %dD", dim, mesh_arg, mdim);
     dim = mdim;
-    if (!P.bad && refine > (dim == 2 ? 12 : 8))
+    if (!P.bad && (refine < 0 || refine > (dim == 2 ? 12 : 8)))
       opt_error(&P, "option --refine: %d out of range 0..%d for --mesh %s", refine, dim == 2 ? 12 : 8, mesh_arg);
   }
   if (!P.bad && simplex) { /* what needs the p4est forest, or Q_p, is refused on simplices */
@@ -193,7 +208,8 @@ int main(int argc, char **argv)
   pcopt.kind = pc_kinds[pc_i];
   pcopt.profile = pcopt.kind == MF_PC_MULTIGRID;
   pcopt.precision = prec_i ? MF_PRECISION_FLOAT : MF_PRECISION_DOUBLE;
-  if (!P.bad && dim == 3 && refine > 12) opt_error(&P, "option --refine: %d out of range 0..12 for --dim 3", refine);
+  if (!P.bad && !simplex && (refine < 0 || refine > (dim == 3 ? 12 : 18)))
+    opt_error(&P, "option --refine: %d out of range 0..%d for --dim %d", refine, dim == 3 ? 12 : 18, dim);
   if (!P.bad && given_levels && adapt_i == 0) opt_error(&P, "option --levels needs --adapt shells");
   if (!P.bad && given_pc_degree && pcopt.kind != MF_PC_CHEBYSHEV && pcopt.kind != MF_PC_MULTIGRID)
     opt_error(&P, "option --pc-degree needs --pc chebyshev or --pc mg (not '%s')", pcs[pc_i]);
@@ -242,24 +258,31 @@ int main(int argc, char **argv)
       if (jf) fclose(jf), jf = NULL, remove(json);
     }
   }
-  if (vtu && !rank && !jerr) { /* the same for the ParaView files: rank 0's .pvtu, opened without
-                                * truncating it (an earlier run's file stays until the new one is
-                                * written) and removed again if it was not there */
+  MPI_Bcast(&jerr, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  if (vtu && !jerr) { /* the same for the ParaView files: every rank's piece PREFIX_<rank>.vtu and rank
+                       * 0's PREFIX.pvtu, each opened without truncating it (an earlier run's file stays
+                       * until the new one is written) and removed again if it was not there; rank 0
+                       * names the lowest rank that cannot write its file */
     char path[4096];
-    FILE *vf = NULL;
-    int existed = 0;
-    if (snprintf(path, sizeof path, "%s.pvtu", vtu) >= (int)sizeof path) errno = ENAMETOOLONG;
-    else existed = access(path, F_OK) == 0, vf = fopen(path, "a");
-    if (!vf) {
-      fprintf(stderr, "mfree-poisson: option --vtu: cannot open '%s.pvtu' for writing: %s\n", vtu, strerror(errno));
+    int e = 0, in[2], out[2];
+    for (int k = 0; k < (rank ? 1 : 2) && !e; k++) { /* the piece, then (rank 0) the .pvtu */
+      if (snprintf(path, sizeof path, k ? "%s.pvtu" : "%s_%d.vtu", vtu, rank) >= (int)sizeof path) e = ENAMETOOLONG;
+      else e = probe_writable(path);
+    }
+    in[0] = e ? rank : nranks, in[1] = e;
+    MPI_Allreduce(in, out, 1, MPI_2INT, MPI_MINLOC, MPI_COMM_WORLD);
+    if (out[0] < nranks) {
+      if (!rank) { /* rank 0's failure is its piece or its .pvtu: path names it; another rank's is its piece */
+        char rpath[4096], who[32] = "";
+        if (out[0]) snprintf(rpath, sizeof rpath, "%s_%d.vtu", vtu, out[0]);
+        else snprintf(rpath, sizeof rpath, "%s", path);
+        if (nranks > 1) snprintf(who, sizeof who, "rank %d: ", out[0]);
+        fprintf(stderr, "mfree-poisson: option --vtu: %scannot open '%s' for writing: %s\n", who, rpath, strerror(out[1]));
+      }
       jerr = 1;
       if (jf) fclose(jf), jf = NULL, remove(json);
-    } else {
-      fclose(vf);
-      if (!existed) remove(path);
     }
   }
-  MPI_Bcast(&jerr, 1, MPI_INT, 0, MPI_COMM_WORLD);
   if (jerr) {
     MPI_Finalize();
     return 2;
@@ -329,7 +352,11 @@ int main(int argc, char **argv)
   size_t mem_in_use = 0, mem_peak = 0;
   if (!ierr) ierr = mf_context_device_memory(ctx, &mem_in_use, &mem_peak);
   if (ierr) {
-    int rc = report(ierr, failed);
+    const char *size_options = simplex == 2   ? "--mesh, --degree, --method"
+                               : simplex == 1 ? "--mesh, --refine, --degree, --method"
+                               : adapt_i      ? "--refine, --trees, --degree, --levels, --method, --pc"
+                                              : "--refine, --trees, --degree, --method, --pc";
+    int rc = report(ierr, failed, size_options);
     if (jf) fclose(jf), remove(json); /* no result: no file that looks like one */
     mf_mesh_destroy(&mesh);
     mf_context_destroy(&ctx);

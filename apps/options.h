@@ -1,7 +1,8 @@
 /* options.h -- strict command-line options for mfree's programs (mfree-poisson, mfree-bench).
  *
  * Every value is checked whole: integers and numbers must be nothing but a number (no trailing text,
- * no NaN or infinity, no overflow) within the option's range; a value that is missing -- the option
+ * no NaN or infinity; one too large or too small for its type, 1e400 say, is out of range) within the
+ * option's range; a value that is missing -- the option
  * is last, or the next word is another option -- is reported as missing instead of being taken from
  * the next option; every message names the option. The programs parse before MPI_Init, so a bad
  * option costs no MPI start-up; under a launcher every process parses the same words, and only the
@@ -144,6 +145,8 @@ static inline int opt_parse_int(opt_parser *P, const char *s, int lo, int hi, in
   long long x = strtoll(s, &end, 10);
   if (end == s || *end || isspace((unsigned char)*s))
     return opt_error(P, "option %s: '%s' is not an integer", P->name, s);
+  if ((errno == ERANGE || x < INT_MIN || x > INT_MAX) && lo == INT_MIN && hi == INT_MAX) /* range checked later */
+    return opt_error(P, "option %s: %s out of range (beyond the integers of %d..%d)", P->name, s, INT_MIN, INT_MAX);
   if (errno == ERANGE || x < lo || x > hi) return opt_error(P, "option %s: %s out of range %d..%d", P->name, s, lo, hi);
   *v = (int)x;
   return 0;
@@ -165,7 +168,8 @@ static inline int opt_double(opt_parser *P, double lo, int lo_open, double hi, i
   errno = 0;
   double x = strtod(s, &end);
   if (end == s || *end || isspace((unsigned char)*s)) return opt_error(P, "option %s: '%s' is not a number", P->name, s);
-  if (!isfinite(x)) return opt_error(P, "option %s: '%s' is not a finite number", P->name, s);
+  /* an overflow (1e400) gives an infinite x with ERANGE: a number out of range, not the word inf */
+  if (!isfinite(x) && errno != ERANGE) return opt_error(P, "option %s: '%s' is not a finite number", P->name, s);
   if (errno == ERANGE || (lo_open ? x <= lo : x < lo) || (hi_open ? x >= hi : x > hi))
     return opt_error(P, "option %s: %s out of range %c%g, %g%c", P->name, s, lo_open ? '(' : '[', lo, hi,
                      hi_open ? ')' : ']');

@@ -188,8 +188,8 @@ static int create_assembled(mf_operator mfop, mf_assembly_variant v, int with_op
   /* simplex operators (lib/simplex/): their own rowwise values into the same sparsity and product */
   const int simplex = mfop->kind == MF_OP_SIMPLEX;
   MF_CHECK(simplex || mfop->kind == MF_OP_MASS || mfop->kind == MF_OP_LAPLACE || mfop->kind == MF_OP_HELMHOLTZ, ctx,
-           MF_ERR_UNSUPPORTED, "only matrix-free mass, Laplace and Helmholtz operators can be assembled (kind %d)",
-           (int)mfop->kind);
+           MF_ERR_UNSUPPORTED, "only mass, Laplace and Helmholtz operators can be assembled, not %s operator",
+           mf_operator_kind_name(mfop));
   if (simplex) MF_CALL(mf_simplex_assembly_check(mfop, v));
   MF_CHECK(mfop->prec == MF_PRECISION_DOUBLE, ctx, MF_ERR_UNSUPPORTED, "a single-precision operator copy cannot be assembled");
   MF_CHECK(simplex || mfop->geometry == MF_GEOMETRY_STORED, ctx, MF_ERR_UNSUPPORTED,

@@ -93,9 +93,10 @@ int mf_cg_set_pc(mf_cg cg, mf_pc pc)
     cg->pc = cg->own;
     return 0;
   }
+  char why[192];
   MF_CHECK(mf_pc_operator(pc)->space == cg->op->space, cg->op->ctx, MF_ERR_INCOMPATIBLE,
-           "preconditioner of another space (%lld DoFs) than the cg's operator (%lld)",
-           (long long)mf_pc_operator(pc)->space->nglobal, (long long)cg->op->space->nglobal);
+           "preconditioner of another space%s",
+           mf_space_mismatch(mf_pc_operator(pc)->space, cg->op->space, "the cg's operator has", why, sizeof why));
   cg->pc = pc;
   return 0;
 }
@@ -278,8 +279,11 @@ int mf_cg_solve(mf_cg c, mf_vector b, mf_vector x, mf_cg_info *info)
   mf_context ctx = c->op->ctx;
   MF_CHECK(b, ctx, MF_ERR_NULL, "right-hand side b is NULL");
   MF_CHECK(x, ctx, MF_ERR_NULL, "solution x is NULL");
-  MF_CHECK(b->space == c->op->space && x->space == c->op->space, ctx, MF_ERR_INCOMPATIBLE,
-           "b and x must belong to the operator's space (%lld DoFs)", (long long)c->op->space->nglobal);
+  char why[192];
+  MF_CHECK(b->space == c->op->space, ctx, MF_ERR_INCOMPATIBLE, "right-hand side b belongs to another space%s",
+           mf_space_mismatch(b->space, c->op->space, "operator has", why, sizeof why));
+  MF_CHECK(x->space == c->op->space, ctx, MF_ERR_INCOMPATIBLE, "solution x belongs to another space%s",
+           mf_space_mismatch(x->space, c->op->space, "operator has", why, sizeof why));
   MF_CHECK(b != x, ctx, MF_ERR_ARGUMENT, "b and x must be different vectors");
   MF_CALL(mf_vector_access(b, MF_ACCESS_READ, "b"));
   MF_CALL(mf_vector_access(x, MF_ACCESS_READ_WRITE, "x"));

@@ -113,18 +113,42 @@ void mf_eval_points(mf_coefficient_fn f, void *user, int dim, size_t n, const do
   for (size_t i = 0; i < n; i++) out[i] = f(&x[i * dim], dim, user);
 }
 
-int mf_coefficient_check(mf_context ctx, int dim, int nqp, int first_cell, int first_q, size_t n, const double *x,
-                         const double *vals)
+/* "(x, y)" or "(x, y, z)" */
+static void point_text(int dim, const double *p, char *buf, size_t n)
+{
+  if (dim == 3) snprintf(buf, n, "(%g, %g, %g)", p[0], p[1], p[2]);
+  else snprintf(buf, n, "(%g, %g)", p[0], p[1]);
+}
+
+int mf_point_value_check(mf_context ctx, const char *role, const char *sym, int dim, int nqp, int first_cell,
+                         int first_q, size_t n, const double *x, const double *vals)
 {
   for (size_t i = 0; i < n; i++) {
     if (isfinite(vals[i])) continue;
-    const double *p = &x[i * dim];
+    char pt[96];
+    point_text(dim, &x[i * dim], pt, sizeof pt);
     return mf_error_set(ctx, MF_ERR_ARGUMENT, __FILE__, __LINE__, __func__,
-                        "coefficient c = %g at quadrature point %d of cell %d (rank %d), x = (%g, %g%s%.*g%s): c must "
-                        "be finite", vals[i], (int)((first_q + i) % nqp), first_cell + (int)((first_q + i) / nqp), ctx ? ctx->rank : 0, p[0],
-                        p[1], dim == 3 ? ", " : "", dim == 3 ? 6 : 0, dim == 3 ? p[2] : 0.0, ")");
+                        "%s %s = %g at quadrature point %d of cell %d (rank %d), x = %s: %s must be finite", role, sym,
+                        vals[i], (int)((first_q + i) % nqp), first_cell + (int)((first_q + i) / nqp), ctx ? ctx->rank : 0,
+                        pt, sym);
   }
   return 0;
+}
+
+int mf_coefficient_check(mf_context ctx, int dim, int nqp, int first_cell, int first_q, size_t n, const double *x,
+                         const double *vals)
+{
+  return mf_point_value_check(ctx, "coefficient", "c", dim, nqp, first_cell, first_q, n, x, vals);
+}
+
+int mf_dof_value_check(mf_context ctx, const char *role, const char *sym, int dim, int dof, const double *x, double value)
+{
+  if (isfinite(value)) return 0;
+  char pt[96];
+  point_text(dim, x, pt, sizeof pt);
+  return mf_error_set(ctx, MF_ERR_ARGUMENT, __FILE__, __LINE__, __func__,
+                      "%s %s = %g at the point of DoF %d (rank %d), x = %s: %s must be finite", role, sym, value, dof,
+                      ctx ? ctx->rank : 0, pt, sym);
 }
 
 /* The cells-per-block table, retuned on an H100 (docs/performance.md): 3D keeps the seed paper's

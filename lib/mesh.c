@@ -5,6 +5,7 @@
 #include <math.h>
 
 #include <stdio.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #define MF_MAX_LEVEL_2D 18
@@ -15,11 +16,34 @@ static double mf_test_host_avail; /* test hook: at most this many bytes availabl
 
 void mf_test_set_host_available(double bytes) { mf_test_host_avail = bytes > 0.0 ? bytes : 0.0; }
 
-/* Host memory this rank may use: the node's available memory (MemAvailable of /proc/meminfo, else
- * the free pages) shared by the ranks on the node. */
-double mf_host_available(mf_context ctx)
+/* The address space this process may still map: RLIMIT_AS (ulimit -v) less what it has mapped already
+ * (the first field of /proc/self/statm, in pages); -1 without a limit. *limit: the limit in bytes. */
+static double address_space_left(double *limit)
 {
-  if (mf_test_host_avail > 0.0) return mf_test_host_avail;
+  struct rlimit rl;
+  *limit = -1.0;
+  if (getrlimit(RLIMIT_AS, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY) return -1.0;
+  *limit = (double)rl.rlim_cur;
+  double mapped = 0.0;
+  FILE *f = fopen("/proc/self/statm", "r");
+  if (f) {
+    unsigned long long pages;
+    if (fscanf(f, "%llu", &pages) == 1) mapped = (double)pages * (double)sysconf(_SC_PAGESIZE);
+    fclose(f);
+  }
+  return *limit > mapped ? *limit - mapped : 0.0;
+}
+
+/* Host memory this rank may use: the node's available memory (MemAvailable of /proc/meminfo, else
+ * the free pages) shared by the ranks on the node, or, where less, the address space the process may
+ * still map (ulimit -v). *why (may be NULL) says which bound it is, for messages. */
+static double host_available(mf_context ctx, char *why, size_t n)
+{
+  if (why && n) why[0] = '\0';
+  if (mf_test_host_avail > 0.0) {
+    if (why && n) snprintf(why, n, "a test limit");
+    return mf_test_host_avail;
+  }
   double bytes = -1.0;
   FILE *f = fopen("/proc/meminfo", "r");
   if (f) {
@@ -35,16 +59,29 @@ double mf_host_available(mf_context ctx)
 #if defined(_SC_AVPHYS_PAGES) && defined(_SC_PAGESIZE)
   if (bytes < 0.0) bytes = (double)sysconf(_SC_AVPHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
 #endif
-  if (bytes < 0.0) return 1e300; /* unknown: refuse nothing */
-  return bytes / (ctx->node_size > 0 ? ctx->node_size : 1);
+  const int ranks = ctx->node_size > 0 ? ctx->node_size : 1;
+  double avail = bytes < 0.0 ? 1e300 : bytes / ranks; /* unknown: refuse nothing */
+  if (why && bytes >= 0.0) snprintf(why, n, "%d rank(s) on this node", ranks);
+  else if (why) snprintf(why, n, "the node's memory unknown");
+  double limit, left = address_space_left(&limit);
+  if (left >= 0.0 && left < avail) {
+    avail = left;
+    if (why)
+      snprintf(why, n, "the address-space limit of this process, ulimit -v, is %.3g GB, %.3g GB of it mapped already",
+               limit / 1e9, (limit - left) / 1e9);
+  }
+  return avail;
 }
+
+double mf_host_available(mf_context ctx) { return host_available(ctx, NULL, 0); }
 
 int mf_host_require(mf_context ctx, double bytes, const char *what)
 {
-  const double avail = mf_host_available(ctx);
+  char why[160];
+  const double avail = host_available(ctx, why, sizeof why);
   MF_CHECK(bytes <= avail, ctx, MF_ERR_MEMORY,
-           "%s needs about %.3g GB of host memory per rank, but %.3g GB are available per rank (%d rank(s) on this "
-           "node)", what, bytes / 1e9, avail / 1e9, ctx->node_size);
+           "%s needs about %.3g GB of host memory per rank, but %.3g GB are available per rank (%s)", what, bytes / 1e9,
+           avail / 1e9, why);
   return 0;
 }
 
@@ -75,7 +112,7 @@ int mf_mesh_create_box(mf_context ctx, const char *name, int dim, const int tree
   MF_CHECK(ctx, NULL, MF_ERR_NULL, "context is NULL");
   MF_CHECK(mesh, ctx, MF_ERR_NULL, "output pointer mesh is NULL");
   *mesh = NULL;
-  MF_CHECK(name, ctx, MF_ERR_NULL, "mesh name is NULL (use \"cube\", \"ball\" or \"deformed\")");
+  MF_CHECK(name, ctx, MF_ERR_NULL, "mesh name is NULL (" MF_MESH_NAMES ")");
   MF_CHECK(!mf_simplex_mesh_name(name), ctx, MF_ERR_ARGUMENT,
            "mesh '%s' has no trees: make it with mf_mesh_create (level: 2^level cells per side)", name);
   MF_CHECK(dim == 2 || dim == 3, ctx, MF_ERR_ARGUMENT, "dimension %d out of range (2 or 3)", dim);
@@ -88,8 +125,7 @@ int mf_mesh_create_box(mf_context ctx, const char *name, int dim, const int tree
   else if (!strcmp(name, "deformed")) map = MF_MAP_DEFORMED;
   else
     return mf_error_set(ctx, MF_ERR_ARGUMENT, __FILE__, __LINE__, __func__,
-                        "unknown mesh '%s' (use \"cube\", \"ball\", \"deformed\", \"square-tris\" or \"cube-tets\")",
-                        name);
+                        "unknown mesh '%s' (" MF_MESH_NAMES "; Gmsh files: mf_mesh_create_from_file)", name);
 
   MF_CHECK(trees, ctx, MF_ERR_NULL, "trees per direction is NULL");
   for (int k = 0; k < dim; k++)

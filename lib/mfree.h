@@ -119,13 +119,20 @@ int mf_context_phase_reset(mf_context ctx);
 
 /* ---------------------------------------------------------------- mesh */
 
+/** The names of the meshes mf_mesh_create makes, as the library's messages list them (and
+ *  mfree-poisson's --mesh): the p4est meshes, which mf_mesh_create_box also takes, then the simplex
+ *  ones. Gmsh files: mf_mesh_create_from_file. */
+#define MF_MESH_NAMES "cube | ball | deformed | square-tris | cube-tets"
+
 /** @brief Create a uniformly refined, partitioned mesh.
  *  @param[in] name  "cube" (unit square/cube), "ball" (disk/ball of radius 1, curved boundary) or
  *                   "deformed" (unit cube mapped by x -> 0.5 + sin(2pi/3 (x-0.5))/sqrt(3) per coordinate)
  *  @param[in] dim   2 or 3
  *  @param[in] level uniform refinement level, 0..(12 in 3D, 18 in 2D); a mesh that would not fit is
  *                   refused before any allocation (MF_ERR_MEMORY, with the estimated and the available
- *                   host memory per rank), as is one of more than 2^31 - 1 cells per rank or trees */
+ *                   host memory per rank: the node's available memory over its ranks, or the address
+ *                   space that RLIMIT_AS, ulimit -v, leaves where less), as is one of more than
+ *                   2^31 - 1 cells per rank or trees */
 int mf_mesh_create(mf_context ctx, const char *name, int dim, int level, mf_mesh *mesh);
 /* Simplex meshes (docs/simplex.md): mf_mesh_create also makes the built-in
  *   "square-tris"  (dim 2) the unit square in 2 n^2 triangles, n = 2^level cells per side, level 0..12;
@@ -144,7 +151,9 @@ typedef enum {
  *  boundary facet tagged with the physical tag of the file's facet element on it (0 where the file has
  *  none), for mf_space_set_dirichlet_tags. Vertices that no cell references (the edge nodes of
  *  second-order files) are dropped. One rank only (MF_ERR_UNSUPPORTED on more); a malformed file gives
- *  MF_ERR_IO or MF_ERR_ARGUMENT with "FILE:LINE: problem" (docs/simplex.md). */
+ *  MF_ERR_IO or MF_ERR_ARGUMENT with "FILE:LINE: problem" (docs/simplex.md); so do a path that is a
+ *  folder or a named pipe (MF_ERR_IO), and cells that overlap where they meet: a cell given twice or
+ *  a facet of three cells or more (MF_ERR_ARGUMENT, naming the elements). */
 int mf_mesh_create_from_file(mf_context ctx, const char *path, int dim, mf_mesh *mesh);
 /** @brief The mesh's cell kind (MF_CELL_HEX or MF_CELL_SIMPLEX). */
 int mf_mesh_cell_kind(mf_mesh mesh, mf_cell_kind *kind);
@@ -205,7 +214,9 @@ int mf_space_local_sizes(mf_space space, int *nowned, int *nlocal);
 int mf_vector_create(mf_space space, mf_vector *v);
 int mf_vector_destroy(mf_vector *v);
 int mf_vector_set_value(mf_vector v, double value);
-/** @brief Interpolate f at the DoF points (owned and ghost entries). */
+/** @brief Interpolate f at the DoF points (owned and ghost entries). A value of f that is not finite
+ *  (NaN, infinite) is refused (MF_ERR_ARGUMENT) naming the DoF and its point; collective, so that a
+ *  refusal on one rank is every rank's. */
 int mf_vector_interpolate(mf_vector v, mf_coefficient_fn f, void *user);
 /** @brief Fill owned entries with reproducible pseudo-random values in [-1,1] that depend on the
  *  DoF's position, not on the partition (so 1 and N ranks give the same vector). */
@@ -380,9 +391,15 @@ int mf_operator_local_nnz(mf_operator op, int64_t *nnz);
 /* ---------------------------------------------------------------- right-hand sides, errors */
 
 /** @brief b_i = integral f phi_i over the domain (Gauss q = p + 1), owned entries. f is called once
- *  per quadrature point, from several OpenMP threads at once: it must be thread-safe. */
+ *  per quadrature point, from several OpenMP threads at once: it must be thread-safe.
+ *
+ *  The callbacks of this section and mf_vector_interpolate must return finite values: NaN or an
+ *  infinity is refused with MF_ERR_ARGUMENT, naming the function ("right-hand side f", "boundary
+ *  value g", "exact solution u"), the quadrature point and its cell (or the DoF) and the coordinates,
+ *  as the operators' coefficients are, on both backends and every rank. */
 int mf_vector_assemble_rhs(mf_vector b, mf_coefficient_fn f, void *user);
-/** @brief Set the boundary DoFs of x to g(x) at the nodes, others to 0. */
+/** @brief Set the boundary DoFs of x to g(x) at the nodes, others to 0 (collective: a refused value
+ *  of g on one rank is every rank's error). */
 int mf_vector_set_boundary(mf_vector x, mf_coefficient_fn g, void *user);
 /** @brief Set the boundary DoFs of x to 0. */
 int mf_vector_zero_boundary(mf_vector x);
@@ -402,8 +419,9 @@ int mf_vector_l2_error(mf_vector uh, mf_coefficient_fn u, void *user, double *er
  *  values are read, v is not changed. Docs: docs/output.md.
  *  @param[in] prefix  path without extension (not ending in '/')
  *  @param[in] name    the field's name: 1..200 characters, none of < > & " '
- *  A file that cannot be written gives MF_ERR_IO with its path on every rank; the .pvtu is written
- *  only when every piece was. */
+ *  A file that cannot be written gives MF_ERR_IO on every rank with the failing rank's path ("rank R:
+ *  " first on several ranks); the .pvtu is written only when every piece was, and a failed write
+ *  removes the files it made on every rank. */
 int mf_vector_write_vtu(mf_vector v, const char *prefix, const char *name);
 
 /* ---------------------------------------------------------------- preconditioners */

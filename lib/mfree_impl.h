@@ -154,7 +154,8 @@ struct mf_mesh_s {
 void mf_mesh_retain(mf_mesh mesh);
 void mf_mesh_release(mf_mesh mesh);
 
-/** Host memory available to this rank (bytes): the node's available memory over its ranks. */
+/** Host memory available to this rank (bytes): the node's available memory over its ranks, or the
+ *  address space the process may still map under RLIMIT_AS (ulimit -v) where that is less. */
 double mf_host_available(mf_context ctx);
 /** Test hook, for tests only: mf_host_available returns `bytes` on the calling process (0: the real
  *  figure again), so that refusals before allocation can be tested with a small limit. */
@@ -242,6 +243,10 @@ void mf_space_release(mf_space space);
 int mf_space_host_coords(mf_space space);
 /** The point of one DoF, from its owner cell (owners_complete) or the host array. */
 void mf_space_dof_point(mf_space space, int dof, double *x);
+/** For messages about an object of space a where space b was expected (a != b), the words after
+ *  "belongs to another space": " (125 DoFs, <b_has> 64)" where the sizes differ, and where they do not
+ *  " object of the same size (125 DoFs): ..." (two spaces alike are still two); into buf, returned. */
+const char *mf_space_mismatch(mf_space a, mf_space b, const char *b_has, char *buf, size_t n);
 /** Lower corner and edge length of a cell in its tree's reference cube [0,1]^dim (exact: dyadic). */
 static inline void mf_space_cell_box(const struct mf_space_s *s, int cell, double *origin, double *size)
 {
@@ -444,6 +449,13 @@ void mf_eval_points(mf_coefficient_fn f, void *user, int dim, size_t n, const do
  *  Both backends call it on the host values before they enter the quadrature data. */
 int mf_coefficient_check(mf_context ctx, int dim, int nqp, int first_cell, int first_q, size_t n, const double *x,
                          const double *vals);
+/** The same for any callback evaluated at quadrature points: "<role> <sym> = nan at quadrature point q
+ *  of cell e (rank r), x = (...): <sym> must be finite" (role "right-hand side", sym "f", say). */
+int mf_point_value_check(mf_context ctx, const char *role, const char *sym, int dim, int nqp, int first_cell,
+                         int first_q, size_t n, const double *x, const double *vals);
+/** The same for a callback evaluated at the point x of DoF dof (interpolation, boundary values). */
+int mf_dof_value_check(mf_context ctx, const char *role, const char *sym, int dim, int dof, const double *x,
+                       double value);
 double mf_det(int dim, const double *J);
 /** Tensor quadrature weight of point q (x fastest). */
 double mf_qweight(int dim, const mf_basis1d *b, int q);
@@ -486,6 +498,10 @@ typedef enum {
   MF_OP_ASSEMBLED = 4,
   MF_OP_SIMPLEX = 5 /* on a simplex space: mass, Laplace, Helmholtz or elasticity (lib/simplex/operator_simplex.c) */
 } mf_op_kind;
+struct mf_operator_s;
+/** The operator's kind in words with its article, for messages ("a shell", "a matrix-free Laplace",
+ *  "an assembled (CSR)", "a simplex elasticity"): "... not %s operator". */
+const char *mf_operator_kind_name(const struct mf_operator_s *op);
 
 /* The cells of a space in three parts for overlapping the ghost exchanges (mf_space_parts): the first
  * half of the cells that touch no ghost DoF, the cells that touch one, the second half. */

@@ -98,12 +98,28 @@ static int operator_create(mf_space space, mf_op_kind kind, mf_quadrature quad, 
   return 0;
 }
 
+const char *mf_operator_kind_name(const struct mf_operator_s *op)
+{
+  switch (op->kind) {
+  case MF_OP_MASS: return "a matrix-free mass";
+  case MF_OP_LAPLACE: return "a matrix-free Laplace";
+  case MF_OP_HELMHOLTZ: return "a matrix-free Helmholtz";
+  case MF_OP_SHELL: return "a shell";
+  case MF_OP_ASSEMBLED: return "an assembled (CSR)";
+  case MF_OP_SIMPLEX: /* elasticity is the one of several components */
+    return op->space->ncomp > 1 ? "a simplex elasticity"
+           : op->has_mass && op->has_grad ? "a simplex Helmholtz"
+           : op->has_mass ? "a simplex mass" : "a simplex Laplace";
+  }
+  return "an unknown";
+}
+
 int mf_operator_create_like(mf_operator like, mf_space space, mf_operator *op)
 {
   MF_CHECK(like, NULL, MF_ERR_NULL, "operator is NULL");
   MF_CHECK(like->kind == MF_OP_MASS || like->kind == MF_OP_LAPLACE || like->kind == MF_OP_HELMHOLTZ, like->ctx,
-           MF_ERR_UNSUPPORTED, "only matrix-free mass, Laplace and Helmholtz operators can be made again (kind %d)",
-           (int)like->kind);
+           MF_ERR_UNSUPPORTED, "only matrix-free mass, Laplace and Helmholtz operators can be made again, not %s operator",
+           mf_operator_kind_name(like));
   MF_CALL(operator_create(space, like->kind, like->quad, like->coef_a, like->coef_b, like->coef, like->coef_user, op));
   (*op)->dirichlet = like->dirichlet;
   (*op)->scatter = like->scatter;
@@ -118,8 +134,9 @@ int mf_operator_create_single(mf_operator like, mf_operator *op)
   MF_CHECK(op, ctx, MF_ERR_NULL, "output pointer op is NULL");
   *op = NULL;
   MF_CHECK(like->kind == MF_OP_MASS || like->kind == MF_OP_LAPLACE || like->kind == MF_OP_HELMHOLTZ, ctx,
-           MF_ERR_UNSUPPORTED, "only matrix-free mass, Laplace and Helmholtz operators have a single-precision copy (kind %d)",
-           (int)like->kind);
+           MF_ERR_UNSUPPORTED,
+           "only matrix-free mass, Laplace and Helmholtz operators have a single-precision copy, not %s operator",
+           mf_operator_kind_name(like));
   MF_CHECK(like->prec == MF_PRECISION_DOUBLE, ctx, MF_ERR_ARGUMENT, "the operator is a single-precision copy already");
   mf_operator o = NULL;
   int ierr = MF_CALLOC(ctx, 1, &o);
@@ -403,12 +420,11 @@ int mf_operator_apply(mf_operator op, mf_vector x, mf_vector y)
   mf_context ctx = op->ctx;
   MF_CHECK(x, ctx, MF_ERR_NULL, "input vector x is NULL");
   MF_CHECK(y, ctx, MF_ERR_NULL, "output vector y is NULL");
-  MF_CHECK(x->space == op->space, ctx, MF_ERR_INCOMPATIBLE,
-           "input vector x belongs to another space (%lld DoFs, operator has %lld)",
-           (long long)x->space->nglobal, (long long)op->space->nglobal);
-  MF_CHECK(y->space == op->space, ctx, MF_ERR_INCOMPATIBLE,
-           "output vector y belongs to another space (%lld DoFs, operator has %lld)",
-           (long long)y->space->nglobal, (long long)op->space->nglobal);
+  char why[192];
+  MF_CHECK(x->space == op->space, ctx, MF_ERR_INCOMPATIBLE, "input vector x belongs to another space%s",
+           mf_space_mismatch(x->space, op->space, "operator has", why, sizeof why));
+  MF_CHECK(y->space == op->space, ctx, MF_ERR_INCOMPATIBLE, "output vector y belongs to another space%s",
+           mf_space_mismatch(y->space, op->space, "operator has", why, sizeof why));
   MF_CHECK(x != y, ctx, MF_ERR_ARGUMENT, "x and y must be different vectors");
   MF_CHECK(x->prec == op->prec && y->prec == op->prec, ctx, MF_ERR_INCOMPATIBLE,
            "vectors x (%s) and y (%s) for an operator in %s", mf_precision_name(x->prec), mf_precision_name(y->prec),
@@ -455,9 +471,9 @@ int mf_operator_diagonal(mf_operator op, mf_vector d)
 {
   MF_CHECK(op, NULL, MF_ERR_NULL, "operator is NULL");
   MF_CHECK(d, op->ctx, MF_ERR_NULL, "diagonal vector is NULL");
-  MF_CHECK(d->space == op->space, op->ctx, MF_ERR_INCOMPATIBLE,
-           "diagonal vector belongs to another space (%lld DoFs, operator has %lld)",
-           (long long)d->space->nglobal, (long long)op->space->nglobal);
+  char why[192];
+  MF_CHECK(d->space == op->space, op->ctx, MF_ERR_INCOMPATIBLE, "diagonal vector belongs to another space%s",
+           mf_space_mismatch(d->space, op->space, "operator has", why, sizeof why));
   MF_CHECK(op->prec == MF_PRECISION_DOUBLE && d->prec == MF_PRECISION_DOUBLE, op->ctx, MF_ERR_UNSUPPORTED,
            "the diagonal is computed in double only (operator %s, vector %s)", mf_precision_name(op->prec),
            mf_precision_name(d->prec));

@@ -500,6 +500,16 @@ int mf_space_destroy(mf_space *space)
   return 0;
 }
 
+const char *mf_space_mismatch(mf_space a, mf_space b, const char *b_has, char *buf, size_t n)
+{
+  if (a->nglobal != b->nglobal)
+    snprintf(buf, n, " (%lld DoFs, %s %lld)", (long long)a->nglobal, b_has, (long long)b->nglobal);
+  else /* the sizes say nothing: two handles, each from its own mf_space_create */
+    snprintf(buf, n, " object of the same size (%lld DoFs): a space made twice is two spaces; make both from one mf_space",
+             (long long)a->nglobal);
+  return buf;
+}
+
 int mf_space_degree(mf_space space, int *degree)
 {
   MF_CHECK(space, NULL, MF_ERR_NULL, "space is NULL");

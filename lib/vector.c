@@ -86,13 +86,25 @@ int mf_vector_destroy(mf_vector *v)
   return 0;
 }
 
+/* " (125 and 64 DoFs)", or where the sizes are equal, that the spaces are two objects alike (a message's
+ * end; one thread's buffer) */
+static const char *different_spaces(mf_space a, mf_space b)
+{
+  static _Thread_local char buf[192];
+  if (a->nglobal != b->nglobal)
+    snprintf(buf, sizeof buf, " (%lld and %lld DoFs)", (long long)a->nglobal, (long long)b->nglobal);
+  else
+    snprintf(buf, sizeof buf, ": two space objects of the same size (%lld DoFs); a space made twice is two spaces, make "
+             "both from one mf_space", (long long)a->nglobal);
+  return buf;
+}
+
 int mf_vector_check_pair(mf_vector a, mf_vector b, const char *an, const char *bn)
 {
   MF_CHECK(a, NULL, MF_ERR_NULL, "vector %s is NULL", an);
   MF_CHECK(b, a->space->ctx, MF_ERR_NULL, "vector %s is NULL", bn);
-  MF_CHECK(a->space == b->space, a->space->ctx, MF_ERR_INCOMPATIBLE,
-           "vectors %s and %s belong to different spaces (%lld and %lld DoFs)", an, bn,
-           (long long)a->space->nglobal, (long long)b->space->nglobal);
+  MF_CHECK(a->space == b->space, a->space->ctx, MF_ERR_INCOMPATIBLE, "vectors %s and %s belong to different spaces%s",
+           an, bn, different_spaces(a->space, b->space));
   MF_CHECK(a->prec == b->prec, a->space->ctx, MF_ERR_INCOMPATIBLE, "vectors %s (%s) and %s (%s) differ in precision",
            an, mf_precision_name(a->prec), bn, mf_precision_name(b->prec));
   return 0;
@@ -104,8 +116,7 @@ int mf_vector_convert(mf_vector dst, mf_vector src)
 {
   MF_CHECK(dst && src, NULL, MF_ERR_NULL, "vector is NULL");
   MF_CHECK(dst->space == src->space, dst->space->ctx, MF_ERR_INCOMPATIBLE,
-           "conversion between vectors of different spaces (%lld and %lld DoFs)", (long long)dst->space->nglobal,
-           (long long)src->space->nglobal);
+           "conversion between vectors of different spaces%s", different_spaces(dst->space, src->space));
   if (dst->prec == src->prec) return dst->ops.copy(dst, src);
   return dst->ops.convert(dst, src);
 }
@@ -397,9 +408,11 @@ void mf_vector_copy_counts(mf_vector v, long long *to_host, long long *to_device
 /* ------------------------------------------------------------------ geometry-aware functions */
 
 /* Values at the DoF points: v[i] = fn(coords_i) for the local DoFs (all, or the boundary ones with the
- * rest zero), computed on the host from the space's node coordinates, OpenMP over the DoFs. */
+ * rest zero), computed on the host from the space's node coordinates, OpenMP over the DoFs. With a
+ * role and symbol (a user's function), a value that is not finite is refused, naming the first such
+ * DoF and its point. */
 typedef double (*point_fn)(const double *x, int dim, void *data);
-static int fill_points(mf_vector v, point_fn fn, void *data, int boundary_only)
+static int fill_points(mf_vector v, point_fn fn, void *data, int boundary_only, const char *role, const char *sym)
 {
   mf_space s = v->space;
   const int dim = s->dim, n = s->nlocal;
@@ -412,7 +425,14 @@ static int fill_points(mf_vector v, point_fn fn, void *data, int boundary_only)
       mf_space_dof_point(s, s->bc_list[k], x);
       vals[k] = fn(x, dim, data);
     }
-    int ierr = v->ops.bc_values(v, vals);
+    int ierr = 0;
+    for (int k = 0; k < s->nbc && role && !ierr; k++)
+      if (!isfinite(vals[k])) {
+        double x[3];
+        mf_space_dof_point(s, s->bc_list[k], x);
+        ierr = mf_dof_value_check(s->ctx, role, sym, dim, s->bc_list[k], x, vals[k]);
+      }
+    if (!ierr) ierr = v->ops.bc_values(v, vals);
     free(vals);
     return ierr;
   }
@@ -421,8 +441,11 @@ static int fill_points(mf_vector v, point_fn fn, void *data, int boundary_only)
   if (v->backend != MF_BACKEND_CPU) MF_CALL(MF_CALLOC_TOUCH(s->ctx, n, &h));
 #pragma omp parallel for schedule(static)
   for (int i = 0; i < n; i++) h[i] = fn(&s->coords[(size_t)i * dim], dim, data);
-  if (v->backend == MF_BACKEND_CPU) return 0;
-  int ierr = v->ops.from_host(v, h, n);
+  int ierr = 0;
+  for (int i = 0; i < n && role && !ierr; i++)
+    if (!isfinite(h[i])) ierr = mf_dof_value_check(s->ctx, role, sym, dim, i, &s->coords[(size_t)i * dim], h[i]);
+  if (v->backend == MF_BACKEND_CPU) return ierr;
+  if (!ierr) ierr = v->ops.from_host(v, h, n);
   free(h);
   return ierr;
 }
@@ -443,13 +466,15 @@ int mf_vector_interpolate(mf_vector v, mf_coefficient_fn f, void *user)
   MF_CHECK(f, v->space->ctx, MF_ERR_NULL, "function f is NULL");
   MF_CALL(mf_vector_access(v, MF_ACCESS_WRITE, "v"));
   user_fn u = {f, user};
-  return mf_vector_written(v, fill_points(v, call_user, &u, 0));
+  /* a value refused on one rank is every rank's error (mf_agree): none goes on to an exchange alone */
+  const int ierr = fill_points(v, call_user, &u, 0, "function", "f");
+  return mf_vector_written(v, mf_agree(v->space->ctx, ierr));
 }
 
 static int set_boundary(mf_vector x, mf_coefficient_fn g, void *user)
 {
   user_fn u = {g, user};
-  return fill_points(x, call_user, &u, 1);
+  return mf_agree(x->space->ctx, fill_points(x, call_user, &u, 1, "boundary value", "g"));
 }
 
 int mf_vector_zero_boundary(mf_vector x)
@@ -496,7 +521,7 @@ int mf_vector_set_random(mf_vector v, uint64_t seed)
     }
     return mf_vector_written(v, ierr);
   }
-  return mf_vector_written(v, fill_points(v, random_point, &seed, 0));
+  return mf_vector_written(v, fill_points(v, random_point, &seed, 0, NULL, NULL));
 }
 
 /* Integration over the cells on the host: per cell, points and w |det J|. */
@@ -505,6 +530,14 @@ typedef struct {
   mf_geom_work gw;
   double *xq, *jac, *wdet, *fq, *be;
 } cell_quad;
+
+/* quadrature points per cell */
+static int cells_nqp(int dim, const mf_basis1d *b)
+{
+  int n = 1;
+  for (int k = 0; k < dim; k++) n *= b->nq;
+  return n;
+}
 
 /* per thread (no context: a failure is reported once by the caller) */
 static int cell_quad_init(mf_space s, const mf_basis1d *b, cell_quad *cq)
@@ -543,7 +576,8 @@ static int rhs_cpu(mf_vector bvec, const mf_basis1d *b, mf_coefficient_fn f, voi
   mf_space s = bvec->space;
   const int dim = s->dim, npc = s->npc;
   double *h = bvec->data;
-  int ierr = 0;
+  int ierr = 0, bad_cell = -1, bad_q = 0;
+  double bad_x[3] = {0.0, 0.0, 0.0}, bad_f = 0.0;
 #pragma omp parallel for schedule(static)
   for (int i = 0; i < s->nlocal; i++) h[i] = 0.0;
 #pragma omp parallel
@@ -560,7 +594,17 @@ static int rhs_cpu(mf_vector bvec, const mf_basis1d *b, mf_coefficient_fn f, voi
         if (lerr) continue;
         const int e = s->color_cells[k];
         cell_quad_geometry(s, b, e, &cq);
-        for (int q = 0; q < cq.nqp; q++) cq.fq[q] = f(&cq.xq[q * dim], dim, user) * cq.wdet[q];
+        for (int q = 0; q < cq.nqp; q++) {
+          const double fv = f(&cq.xq[q * dim], dim, user);
+          if (!isfinite(fv)) { /* refused below: the first cell with such a value, whatever the thread count */
+#pragma omp critical(mf_rhs_bad)
+            if (bad_cell < 0 || e < bad_cell || (e == bad_cell && q < bad_q)) {
+              bad_cell = e, bad_q = q, bad_f = fv;
+              memcpy(bad_x, &cq.xq[q * dim], sizeof(double) * dim);
+            }
+          }
+          cq.fq[q] = fv * cq.wdet[q];
+        }
         mf_tensor_integrate(dim, b, cq.fq, cq.be, cq.gw.t1, cq.gw.t2); /* be = (B^T x B^T x B^T) fq */
         mf_hanging_apply(dim, s->n1, s->face_code[e], s->hanging_P, cq.be, 1);
         const int *nodes = &s->cell_nodes[(size_t)e * npc];
@@ -571,6 +615,9 @@ static int rhs_cpu(mf_vector bvec, const mf_basis1d *b, mf_coefficient_fn f, voi
   }
   MF_CHECK(!ierr, s->ctx, MF_ERR_MEMORY, "out of host memory for the work arrays of %d threads (right-hand side)",
            mf_max_threads());
+  if (bad_cell >= 0)
+    return mf_point_value_check(s->ctx, "right-hand side", "f", dim, cells_nqp(dim, b), bad_cell, bad_q, 1, bad_x,
+                                &bad_f);
   return 0;
 }
 
@@ -579,7 +626,8 @@ static int l2_cells_cpu(mf_vector uh, const mf_basis1d *b, mf_coefficient_fn u, 
 {
   mf_space s = uh->space;
   const int dim = s->dim, npc = s->npc;
-  int ierr = 0;
+  int ierr = 0, bad_cell = -1, bad_q = 0;
+  double bad_x[3] = {0.0, 0.0, 0.0}, bad_u = 0.0;
 #pragma omp parallel
   {
     cell_quad cq;
@@ -598,7 +646,15 @@ static int l2_cells_cpu(mf_vector uh, const mf_basis1d *b, mf_coefficient_fn u, 
       mf_tensor_interpolate(dim, b, ue, cq.fq, cq.gw.t1, cq.gw.t2);
       double sum = 0.0;
       for (int q = 0; q < cq.nqp; q++) {
-        const double d = cq.fq[q] - u(&cq.xq[q * dim], dim, user);
+        const double uq = u(&cq.xq[q * dim], dim, user);
+        if (!isfinite(uq)) { /* refused below, as in rhs_cpu */
+#pragma omp critical(mf_l2_bad)
+          if (bad_cell < 0 || e < bad_cell || (e == bad_cell && q < bad_q)) {
+            bad_cell = e, bad_q = q, bad_u = uq;
+            memcpy(bad_x, &cq.xq[q * dim], sizeof(double) * dim);
+          }
+        }
+        const double d = cq.fq[q] - uq;
         sum += d * d * cq.wdet[q];
       }
       cellsum[e] = sum;
@@ -607,6 +663,9 @@ static int l2_cells_cpu(mf_vector uh, const mf_basis1d *b, mf_coefficient_fn u, 
   }
   MF_CHECK(!ierr, s->ctx, MF_ERR_MEMORY, "out of host memory for the work arrays of %d threads (L2 error)",
            mf_max_threads());
+  if (bad_cell >= 0)
+    return mf_point_value_check(s->ctx, "exact solution", "u", dim, cells_nqp(dim, b), bad_cell, bad_q, 1, bad_x,
+                                &bad_u);
   return 0;
 }
 

@@ -94,9 +94,10 @@ static void to_vtk_points(vtu_work *w, const double *in, double *out, int stride
   for (int l = 0; l < s->npc; l++) out[(size_t)w->perm[l] * stride] = x[l];
 }
 
-/* A failure while writing: its errno (0: none so far; later writes are skipped). */
+/* A failure while writing: its errno (0: none so far; later writes are skipped); opened: the file was
+ * created (and is to be removed if the write as a whole fails). */
 typedef struct {
-  int err;
+  int err, opened;
 } io_status;
 
 static int put(FILE *f, const void *p, size_t size, size_t n, io_status *st)
@@ -150,6 +151,7 @@ static int write_piece(vtu_work *w, const char *path, const char *name, int rank
   errno = 0;
   FILE *f = fopen(path, "wb");
   if (!f) return st->err = errno ? errno : EIO;
+  st->opened = 1;
   if (fprintf(f,
               "<?xml version=\"1.0\"?>\n"
               "<VTKFile type=\"UnstructuredGrid\" version=\"2.2\" byte_order=\"%s\" header_type=\"UInt64\">\n"
@@ -239,6 +241,7 @@ static int write_master(const char *path, const char *base, const char *name, in
   errno = 0;
   FILE *f = fopen(path, "w");
   if (!f) return st->err = errno ? errno : EIO;
+  st->opened = 1;
   int bad = fprintf(f,
                     "<?xml version=\"1.0\"?>\n"
                     "<VTKFile type=\"PUnstructuredGrid\" version=\"2.2\" byte_order=\"%s\" header_type=\"UInt64\">\n"
@@ -270,16 +273,15 @@ static void first_failure(mf_context ctx, int code, int *rank, int *rank_code)
   *rank_code = out[1];
 }
 
-/* A file error of one rank, made collective: every rank records the path and the reason. */
-static int agree_io(mf_context ctx, const io_status *st, const char *prefix, int master)
+/* A file error of one rank, made collective: the failing rank names its own file and the reason, and
+ * every rank returns that message, "rank R: " before it on several ranks (mf_agree). */
+static int agree_io(mf_context ctx, const io_status *st, const char *path)
 {
-  int r, err;
-  first_failure(ctx, st->err, &r, &err);
-  if (r == ctx->size) return 0;
-  if (master) return mf_error_set(ctx, MF_ERR_IO, __FILE__, __LINE__, __func__, "cannot write '%s.pvtu' (rank 0): %s",
-                                  prefix, strerror(err));
-  return mf_error_set(ctx, MF_ERR_IO, __FILE__, __LINE__, __func__, "cannot write '%s_%d.vtu' (rank %d): %s", prefix,
-                      r, r, strerror(err));
+  int ierr = 0;
+  if (st->err)
+    ierr = mf_error_set(ctx, MF_ERR_IO, __FILE__, __LINE__, "mf_vector_write_vtu", "cannot write '%s': %s", path,
+                        strerror(st->err));
+  return mf_agree(ctx, ierr);
 }
 
 int mf_vector_write_vtu(mf_vector v, const char *prefix, const char *name)
@@ -332,17 +334,24 @@ int mf_vector_write_vtu(mf_vector v, const char *prefix, const char *name)
     }
   }
 
-  /* the pieces, then (when all were written) the .pvtu */
-  io_status st = {0};
-  snprintf(path, plen + 32, "%s_%d.vtu", prefix, ctx->rank);
-  write_piece(&w, path, name, ctx->rank, &st);
-  MF_CALL_GOTO(agree_io(ctx, &st, prefix, 0), done);
-  st.err = 0;
-  if (ctx->rank == 0) {
-    snprintf(path, plen + 32, "%s.pvtu", prefix);
-    write_master(path, base, name, ctx->size, &st);
+  /* the pieces, then (when all were written) the .pvtu; a failure anywhere leaves no file of this
+   * write behind: each rank removes the piece it created, rank 0 the .pvtu it created */
+  {
+    io_status st = {0, 0}, mst = {0, 0};
+    snprintf(path, plen + 32, "%s_%d.vtu", prefix, ctx->rank);
+    write_piece(&w, path, name, ctx->rank, &st);
+    ierr = agree_io(ctx, &st, path);
+    if (!ierr && ctx->rank == 0) {
+      snprintf(path, plen + 32, "%s.pvtu", prefix);
+      write_master(path, base, name, ctx->size, &mst);
+    }
+    if (!ierr) ierr = agree_io(ctx, &mst, path);
+    if (ierr) {
+      if (mst.opened) remove(path); /* rank 0's .pvtu: path names it still */
+      snprintf(path, plen + 32, "%s_%d.vtu", prefix, ctx->rank);
+      if (st.opened) remove(path);
+    }
   }
-  MF_CALL_GOTO(agree_io(ctx, &st, prefix, 1), done);
 done:
   free(u);
   free(path);

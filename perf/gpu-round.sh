@@ -38,10 +38,10 @@ if [ -n "${MFREE_SETUP:-}" ]; then
   done
   rm -f "$out/app.json"
   tail -40 "$out/app-setup.log"
-  bench="$b/perf/mfree-bench --setup-phases --sizes 1 --reps 3 --scatter atomic --problem ${MFREE_SETUP_PROBLEM:-bp3}"
+  bench="$b/perf/mfree-bench --backend cuda --setup-phases --sizes 1 --reps 3 --scatter atomic --problem ${MFREE_SETUP_PROBLEM:-bp3}"
   $bench --degrees 1 --max-dofs 7.5e6 --csv "$out/setup-bench-p1.csv" 2>&1 | tail -2
   $bench --degrees "${MFREE_SETUP_DEGREES:-2,4,8}" --max-dofs 3.5e7 --csv "$out/setup-bench.csv" 2>&1 | tail -8
 fi
 if [ $# -gt 0 ]; then
-  "$b/perf/mfree-bench" "$@" --csv "$out/bench.csv" 2>&1 | tee "$out/bench.log" | tail -60
+  "$b/perf/mfree-bench" --backend cuda "$@" --csv "$out/bench.csv" 2>&1 | tee "$out/bench.log" | tail -60
 fi

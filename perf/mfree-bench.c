@@ -503,7 +503,8 @@ static void usage(void)
   printf("usage: mfree-bench [--problem bp1|bp3|bp5|ljungkvist|all|ljungkvist-adaptive|simplex-mass|simplex-laplace|\n"
          "                              simplex-helmholtz|simplex-elasticity|simplex-all] [--degrees 1,2,...] [--dim 2|3]\n"
          "                   [--min-dofs N] [--max-dofs N] [--sizes K] [--scatter colored|atomic|both]\n"
-         "                   [--backend cuda|cpu|auto] [--cells-per-block N,M,...] [--reps R] [--csv FILE]\n"
+         "                   [--backend auto|cuda|cpu] [--cells-per-block N,M,...] [--reps R] [--csv FILE]\n"
+         "                                      (default auto: cuda where a GPU is usable, else cpu)\n"
          "                   [--design auto|point|column,...]   (CUDA kernel designs to time, a row each)\n"
          "                   [--setup-phases]   (setup_s split into the library's set-up phases, extra columns)\n"
          "                   [--verbose]        (progress on stderr: case i of n, elapsed time)\n"
@@ -531,7 +532,7 @@ int main(int argc, char **argv)
                                               "simplex-mass", "simplex-laplace", "simplex-helmholtz",
                                               "simplex-elasticity", "simplex-all"},
                            *const scatters[] = {"both", "colored", "atomic"}, *const backends[] = {"cuda", "cpu", "auto"};
-  int problem_i = 0, scatter_i = 0, backend_i = 0;
+  int problem_i = 0, scatter_i = 0, backend_i = 2; /* auto, as mfree-poisson: the GPU where one is usable */
   const char *csv = NULL;
   int degrees[8] = {1, 2, 3, 4, 5, 6, 7, 8}, ndeg = 8, dim = 3, nsizes = 5, reps = 11;
   int cpbs[16] = {0}, ncpb = 1; /* 0: the default table */

@@ -120,14 +120,15 @@ static void errors(mf_context ctx, const char *tag)
   EXPECT(mf_vector_write_vtu(u, "x", "a\"b"), MF_ERR_ARGUMENT, "field name 'a\"b'");
   EXPECT(mf_vector_write_vtu(u, "dir/a<b", "u"), MF_ERR_ARGUMENT, "file prefix 'dir/a<b'");
 
-  /* a folder that does not exist: every rank fails, naming rank 0's piece */
+  /* a folder that does not exist: every rank fails, naming rank 0's piece ("rank 0: " first on
+   * several ranks) */
   snprintf(prefix, sizeof prefix, "%s_no_such_folder/sol", tag);
   EXPECT(mf_vector_write_vtu(u, prefix, "u"), MF_ERR_IO, "cannot write '");
-  snprintf(path, sizeof path, "'%s_0.vtu' (rank 0): No such file or directory", prefix);
+  snprintf(path, sizeof path, "%scannot write '%s_0.vtu': No such file or directory", size > 1 ? "rank 0: " : "", prefix);
   T_CHECK(strstr(mf_last_error_message(), path), "message '%s' lacks %s", mf_last_error_message(), path);
 
-  /* the last rank's piece cannot be opened (a folder holds its name); the other ranks wrote theirs,
-   * and all return the error naming that piece; no .pvtu */
+  /* the last rank's piece cannot be opened (a folder holds its name): all return the error naming that
+   * piece and its rank; the pieces the other ranks wrote are removed again; no .pvtu */
   snprintf(prefix, sizeof prefix, "%s_piece", tag);
   snprintf(path, sizeof path, "%s.pvtu", prefix);
   if (rank == 0) remove(path); /* left by an earlier failed run */
@@ -135,16 +136,31 @@ static void errors(mf_context ctx, const char *tag)
   if (rank == size - 1) T_CHECK(mkdir(path, 0755) == 0 || exists(path), "cannot make the folder %s", path);
   MPI_Barrier(MPI_COMM_WORLD);
   EXPECT(mf_vector_write_vtu(u, prefix, "u"), MF_ERR_IO, path);
-  snprintf(path, sizeof path, "(rank %d): Is a directory", size - 1);
-  T_CHECK(strstr(mf_last_error_message(), path), "message '%s' lacks %s", mf_last_error_message(), path);
+  char want[400];
+  if (size > 1) snprintf(want, sizeof want, "rank %d: cannot write '%s': Is a directory", size - 1, path);
+  else snprintf(want, sizeof want, "cannot write '%s': Is a directory", path);
+  T_CHECK(strstr(mf_last_error_message(), want), "message '%s' lacks %s", mf_last_error_message(), want);
   snprintf(path, sizeof path, "%s.pvtu", prefix);
   T_CHECK(!exists(path), "%s written although a piece failed", path);
   MPI_Barrier(MPI_COMM_WORLD);
   snprintf(path, sizeof path, "%s_%d.vtu", prefix, rank);
-  if (rank == size - 1) rmdir(path);
-  else remove(path);
+  if (rank == size - 1) T_CHECK(exists(path) && rmdir(path) == 0, "the folder %s was removed", path);
+  else T_CHECK(!exists(path), "%s left behind although the piece of rank %d failed", path, size - 1);
 
-  /* the .pvtu cannot be written: every rank learns it */
+  /* prefixes that differ by rank (a folder each, say), the last rank's in a folder that does not exist:
+   * every rank reports that rank's own path, not rank 0's prefix with that rank's number */
+  if (rank == size - 1) snprintf(prefix, sizeof prefix, "%s_missing_folder/sol", tag);
+  else snprintf(prefix, sizeof prefix, "%s_own%d", tag, rank);
+  EXPECT(mf_vector_write_vtu(u, prefix, "u"), MF_ERR_IO, "_missing_folder/sol_");
+  if (size > 1)
+    snprintf(want, sizeof want, "rank %d: cannot write '%s_missing_folder/sol_%d.vtu': No such file", size - 1, tag,
+             size - 1);
+  else snprintf(want, sizeof want, "cannot write '%s_missing_folder/sol_0.vtu': No such file", tag);
+  T_CHECK(strstr(mf_last_error_message(), want), "message '%s' lacks %s", mf_last_error_message(), want);
+  snprintf(path, sizeof path, "%s_%d.vtu", prefix, rank);
+  T_CHECK(!exists(path), "%s left behind although the piece of rank %d failed", path, size - 1);
+
+  /* the .pvtu cannot be written: every rank learns it, and removes its piece */
   snprintf(prefix, sizeof prefix, "%s_master", tag);
   snprintf(path, sizeof path, "%s.pvtu", prefix);
   if (rank == 0) T_CHECK(mkdir(path, 0755) == 0 || exists(path), "cannot make the folder %s", path);
@@ -152,9 +168,9 @@ static void errors(mf_context ctx, const char *tag)
   EXPECT(mf_vector_write_vtu(u, prefix, "u"), MF_ERR_IO, "cannot write '");
   T_CHECK(strstr(mf_last_error_message(), path), "message '%s' lacks %s", mf_last_error_message(), path);
   MPI_Barrier(MPI_COMM_WORLD);
-  if (rank == 0) rmdir(path);
+  if (rank == 0) T_CHECK(exists(path) && rmdir(path) == 0, "the folder %s was removed", path);
   snprintf(path, sizeof path, "%s_%d.vtu", prefix, rank);
-  remove(path);
+  T_CHECK(!exists(path), "%s left behind although the .pvtu failed", path);
 
   /* written: the vector is unchanged, the files are there (their contents: tests/vtu_check.py) */
   int nowned, nlocal;

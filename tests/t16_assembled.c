@@ -260,12 +260,12 @@ static void check_bad_input(mf_context ctx)
   T_CALL(mf_operator_create_shell(space, shell_apply, NULL, NULL, &shell));
   EXPECT(mf_operator_create_assembled(NULL, &S), MF_ERR_NULL, "operator is NULL");
   EXPECT(mf_operator_create_assembled(A, NULL), MF_ERR_NULL, "output pointer assembled is NULL");
-  EXPECT(mf_operator_create_assembled(shell, &S), MF_ERR_UNSUPPORTED, "can be assembled (kind 3)");
+  EXPECT(mf_operator_create_assembled(shell, &S), MF_ERR_UNSUPPORTED, "can be assembled, not a shell operator");
   T_CHECK(S == NULL, "refused assembly of a shell operator left an operator");
   T_CALL(mf_operator_create_single(A, &single));
   EXPECT(mf_operator_create_assembled(single, &S), MF_ERR_UNSUPPORTED, "single-precision");
   T_CALL(mf_operator_create_assembled(A, &S));
-  EXPECT(mf_operator_create_assembled(S, &S2), MF_ERR_UNSUPPORTED, "can be assembled (kind 4)");
+  EXPECT(mf_operator_create_assembled(S, &S2), MF_ERR_UNSUPPORTED, "can be assembled, not an assembled (CSR) operator");
   T_CHECK(S2 == NULL, "refused assembly of an assembled operator left an operator");
   mf_operator_destroy(&S);
   mf_operator_destroy(&single);

@@ -220,9 +220,9 @@ static void check_errors(mf_context ctx)
   EXPECT(mf_operator_create_assembled_variant(A, (mf_assembly_variant)-1, &S), MF_ERR_ARGUMENT, "variant -1 unknown");
   for (int v = MF_ASSEMBLY_AUTO; v <= MF_ASSEMBLY_ROWWISE; v++) {
     EXPECT(mf_operator_create_assembled_variant(shell, (mf_assembly_variant)v, &S), MF_ERR_UNSUPPORTED,
-           "can be assembled (kind 3)");
+           "can be assembled, not a shell operator");
     EXPECT(mf_operator_create_assembled_variant(R, (mf_assembly_variant)v, &S), MF_ERR_UNSUPPORTED,
-           "can be assembled (kind 4)");
+           "can be assembled, not an assembled (CSR) operator");
     EXPECT(mf_operator_create_assembled_variant(single, (mf_assembly_variant)v, &S), MF_ERR_UNSUPPORTED,
            "single-precision operator copy cannot be assembled");
     T_CHECK(S == NULL, "refused assembly (variant %d) left an operator", v);

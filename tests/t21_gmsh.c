@@ -141,6 +141,11 @@ static void check_refusals(mf_context ctx, const char *dir)
       {"bad_huge_count.msh", 2, MF_ERR_IO, "bad_huge_count.msh:11:", "number of nodes 1000000000000 is more than"},
       {"bad_binary.msh", 2, MF_ERR_IO, "bad_binary.msh:2:", "binary .msh is not supported; save as ASCII"},
       {"bad_unterminated_section.msh", 2, MF_ERR_IO, "bad_unterminated_section.msh:28:", "$Periodic (line 17) has no $EndPeriodic"},
+      /* hostile inputs (docs/testing.md): a number beyond the doubles is out of range, not "non-numeric";
+       * a negative count says so; coordinates whose differences overflow are not a "degenerate" cell */
+      {"bad_out_of_range.msh", 2, MF_ERR_IO, "bad_out_of_range.msh:14:", "number 1e400 out of range (beyond 1.79769e+308, the largest double)"},
+      {"bad_negative_count.msh", 2, MF_ERR_IO, "bad_negative_count.msh:11:", "the number of nodes is negative (-4)"},
+      {"bad_overflow.msh", 2, MF_ERR_ARGUMENT, "bad_overflow.msh:23:", "the coordinates of this triangle overflow: its edge lengths or |det J| are not finite"},
   };
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     memset(&m, 0x5a, sizeof m); /* the reader zeroes it first */

@@ -44,7 +44,7 @@ int main(int argc, char **argv)
   EXPECT(mf_mesh_create(ctx, "cube-tets", 2, 1, &mesh), MF_ERR_ARGUMENT, "mesh 'cube-tets' is 3D, dimension 2");
   EXPECT(mf_mesh_create(ctx, "cube-tets", 3, 9, &mesh), MF_ERR_ARGUMENT, "refinement level 9 out of range 0..8");
   EXPECT(mf_mesh_create(ctx, "square-tris", 2, -1, &mesh), MF_ERR_ARGUMENT, "refinement level -1 out of range 0..12");
-  EXPECT(mf_mesh_create(ctx, "tris", 2, 1, &mesh), MF_ERR_ARGUMENT, "\"square-tris\" or \"cube-tets\"");
+  EXPECT(mf_mesh_create(ctx, "tris", 2, 1, &mesh), MF_ERR_ARGUMENT, "(cube | ball | deformed | square-tris | cube-tets;");
   const int trees[3] = {2, 2, 2};
   EXPECT(mf_mesh_create_box(ctx, "square-tris", 2, trees, 1, &mesh), MF_ERR_ARGUMENT, "has no trees");
   EXPECT(mf_mesh_create_from_file(ctx, path(dir, "no_such_file.msh"), 2, &mesh), MF_ERR_IO, "no_such_file.msh");
@@ -53,6 +53,17 @@ int main(int argc, char **argv)
   EXPECT(mf_mesh_create_from_file(ctx, path(dir, "square22.msh"), 3, &mesh), MF_ERR_ARGUMENT, "square22.msh");
   EXPECT(mf_mesh_create_from_file(ctx, NULL, 2, &mesh), MF_ERR_NULL, "file name is NULL");
   EXPECT(mf_mesh_create_from_file(ctx, path(dir, "square22.msh"), 4, &mesh), MF_ERR_ARGUMENT, "dimension 4");
+  T_CHECK(mesh == NULL, "no mesh on failure");
+  /* cells that overlap where they meet, each valid alone: a cell given twice (any vertex order), or a
+   * facet of three cells; named by their element ids and lines in the file */
+  EXPECT(mf_mesh_create_from_file(ctx, path(dir, "bad_duplicate_triangle.msh"), 2, &mesh), MF_ERR_ARGUMENT,
+         "bad_duplicate_triangle.msh:25: element 7 repeats element 5 (line 23): the same triangle (nodes 1 2 3) given twice");
+  EXPECT(mf_mesh_create_from_file(ctx, path(dir, "bad_duplicate_tet.msh"), 3, &mesh), MF_ERR_ARGUMENT,
+         "bad_duplicate_tet.msh:42: element 19 repeats element 15 (line 38): the same tetrahedron (nodes 1 3 4 8) given twice");
+  EXPECT(mf_mesh_create_from_file(ctx, path(dir, "bad_overlap.msh"), 2, &mesh), MF_ERR_ARGUMENT,
+         "bad_overlap.msh:26: the edge of nodes 1 3 is a facet of 3 cells, elements 5 (line 24), 6 (line 25), 7 (line 26)");
+  EXPECT(mf_mesh_create_from_file(ctx, path(dir, "bad_overlap_tets.msh"), 3, &mesh), MF_ERR_ARGUMENT,
+         "bad_overlap_tets.msh:43: the triangle of nodes 1 2 8 is a facet of 3 cells, elements 13 (line 37), 14 (line 38), 19 (line 43)");
   T_CHECK(mesh == NULL, "no mesh on failure");
 
   /* a second-order file: its edge nodes are not vertices (every DoF of P1 is a vertex of a cell) */

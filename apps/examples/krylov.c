@@ -4,7 +4,10 @@
  * is built with it) over device arrays with cuBLAS, so no value crosses to the host. The result is
  * compared with mfree's own CG on the same problem: the same iterations (+-1) and the same solution
  * (1e-10 relative); the exit status says whether they agree.
- *   example-krylov [backend [level]]           backend "cpu" (default), "cuda" or "auto"       */
+ *   example-krylov [backend [level]]           backend "cpu" (default), "cuda" or "auto"
+ * A level that is not a whole number, or a third argument, exits 2 (a typo must not run level 0). */
+#include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -140,13 +143,32 @@ static double one(const double *x, int dim, void *user)
   return 1.0;
 }
 
+/* The level argument: a whole number (the library checks its range), anything else refused. */
+static int parse_level(const char *s, int *level)
+{
+  char *end;
+  errno = 0;
+  const long v = strtol(s, &end, 10);
+  if (end == s || *end || errno || v < INT_MIN || v > INT_MAX) return 1;
+  *level = (int)v;
+  return 0;
+}
+
 int main(int argc, char **argv)
 {
   MPI_Init(&argc, &argv);
   const char *backend = argc > 1 ? argv[1] : "cpu";
-  const int level = argc > 2 ? atoi(argv[2]) : 3;
-  int rank;
+  int level = 3, rank;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  if (argc > 3 || (argc > 2 && parse_level(argv[2], &level))) { /* a typo must not run another problem */
+    if (rank == 0) {
+      if (argc > 3) fprintf(stderr, "krylov: unexpected argument '%s'", argv[3]);
+      else fprintf(stderr, "krylov: level '%s' is not a whole number", argv[2]);
+      fprintf(stderr, " (usage: example-krylov [backend [level]])\n");
+    }
+    MPI_Finalize();
+    return 2;
+  }
   mf_context ctx;
   mf_mesh mesh;
   mf_space space;

@@ -4,7 +4,10 @@
  * solution (1e-8 relative); the exit status says whether they agree. PETSc's Vec holds the rank's
  * owned entries in mfree's order, so the copies between the two are plain copies of nowned values
  * (through host arrays: on the cuda backend each product uploads x and downloads y once).
- *   example-petsc [backend [level]]           backend "cpu" (default), "cuda" or "auto"         */
+ *   example-petsc [backend [level]]           backend "cpu" (default), "cuda" or "auto"
+ * A level that is not a whole number, or a third argument, exits 2 (a typo must not run level 0). */
+#include <errno.h>
+#include <limits.h>
 #include <petscksp.h>
 
 #include "poisson.h"
@@ -72,14 +75,33 @@ static PetscErrorCode shell_diagonal(Mat M, Vec d)
   PetscFunctionReturn(0);
 }
 
+/* The level argument: a whole number (the library checks its range), anything else refused. */
+static int parse_level(const char *s, int *level)
+{
+  char *end;
+  errno = 0;
+  const long v = strtol(s, &end, 10);
+  if (end == s || *end || errno || v < INT_MIN || v > INT_MAX) return 1;
+  *level = (int)v;
+  return 0;
+}
+
 int main(int argc, char **argv)
 {
   MPI_Init(&argc, &argv); /* before PETSc, which then leaves MPI_Finalize to us */
-  PetscCall(PetscInitializeNoArguments());
   const char *backend = argc > 1 ? argv[1] : "cpu";
-  const int level = argc > 2 ? atoi(argv[2]) : 3;
-  int rank;
+  int level = 3, rank;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  if (argc > 3 || (argc > 2 && parse_level(argv[2], &level))) { /* a typo must not run another problem */
+    if (rank == 0) {
+      if (argc > 3) fprintf(stderr, "petsc: unexpected argument '%s'", argv[3]);
+      else fprintf(stderr, "petsc: level '%s' is not a whole number", argv[2]);
+      fprintf(stderr, " (usage: example-petsc [backend [level]])\n");
+    }
+    MPI_Finalize();
+    return 2;
+  }
+  PetscCall(PetscInitializeNoArguments());
   mf_context ctx;
   mf_mesh mesh;
   mf_space space;

@@ -248,7 +248,7 @@ int check_degenerate(mf_space s, const mf_basis1d *b, unsigned long long *bad_de
 template <class Produce, class Consume>
 int pipeline(mf_context ctx, int ncells, int cells_per_batch, int nqp, int dim, double *const xq_dev[2],
              double *const val_dev[2], mf_coefficient_fn f, void *user, Produce produce, Consume consume,
-             int check_finite = 0)
+             const char *check_role = NULL, const char *check_sym = NULL)
 {
   const size_t bp = (size_t)cells_per_batch * nqp;
   double *host = NULL;
@@ -282,7 +282,7 @@ int pipeline(mf_context ctx, int ncells, int cells_per_batch, int nqp, int dim, 
       cudaError_t e = cudaEventSynchronize(ev[s]);
       if (e == cudaSuccess) {
         mf_eval_points(f, user, dim, n, xq_h[s], val_h[s]);
-        if (check_finite) ierr = mf_coefficient_check(ctx, dim, nqp, b0, 0, n, xq_h[s], val_h[s]);
+        if (check_role) ierr = mf_point_value_check(ctx, check_role, check_sym, dim, nqp, b0, 0, n, xq_h[s], val_h[s]);
         if (!ierr) e = cudaMemcpyAsync(val_dev[s], val_h[s], sizeof(double) * n, cudaMemcpyHostToDevice, st[s]);
       }
       if (ierr) break;
@@ -377,7 +377,7 @@ extern "C" int mf_cuda_operator_qdata(mf_operator op, const double *B, const dou
           MF_CUDA_LAUNCH_CHECK(ctx, "scale");
           return 0;
         },
-        1); /* the coefficient's values are refused unless finite, on the host as on the cpu backend */
+        "coefficient", "c"); /* the coefficient's values are refused unless finite, on the host as on the cpu backend */
   }
   mf_cuda_free(ctx, buf);
   mf_phase_end(ctx, MF_PHASE_COEFFICIENT, t0);
@@ -416,7 +416,7 @@ extern "C" int mf_cuda_otf_coefficient(mf_operator op, double *coefq)
                                             sizeof(double) * (size_t)(b1 - b0) * cs.nqp, cudaMemcpyDeviceToDevice, st));
           return 0;
         },
-        1);
+        "coefficient", "c");
   }
   mf_cuda_free(ctx, buf);
   mf_phase_end(ctx, MF_PHASE_COEFFICIENT, t0);
@@ -527,7 +527,8 @@ extern "C" int mf_cuda_assemble_rhs(mf_vector bvec, const mf_basis1d *b, mf_coef
           k_rhs<<<blocks, r.cells_per_block * cs.nqp, rhs_shared(cs, r.cells_per_block), st>>>(r);
           MF_CUDA_LAUNCH_CHECK(ctx, "rhs");
           return 0;
-        });
+        },
+        "right-hand side", "f"); /* refused unless finite, on the host as on the cpu backend */
   }
   if (!ierr) ierr = check_degenerate(s, b, bad);
   mf_cuda_free(ctx, buf);
@@ -570,7 +571,8 @@ extern "C" int mf_cuda_l2_cells(mf_vector uh, const mf_basis1d *b, mf_coefficien
           k_l2<<<(b1 - b0 + 127) / 128, 128, 0, st>>>(b0, b1, cs.nqp, uq[slot], val_dev[slot], wdet[slot], sums);
           MF_CUDA_LAUNCH_CHECK(ctx, "l2");
           return 0;
-        });
+        },
+        "exact solution", "u");
   }
   if (!ierr && cudaMemcpy(cellsum, sums, sizeof(double) * (size_t)s->ncells, cudaMemcpyDeviceToHost) != cudaSuccess)
     ierr = mf_error_set(ctx, MF_ERR_CUDA, __FILE__, __LINE__, __func__, "copying per-cell sums: %s",

@@ -51,6 +51,19 @@ int mf_pc_pointwise(mf_pc pc, mf_vector *dinv)
   return 1;
 }
 
+/* A preconditioner's kind in words and its enumerator, for messages */
+static const char *pc_kind_name(mf_pc_kind kind)
+{
+  switch (kind) {
+  case MF_PC_NONE: return "none (MF_PC_NONE)";
+  case MF_PC_JACOBI: return "Jacobi (MF_PC_JACOBI)";
+  case MF_PC_CHEBYSHEV: return "Chebyshev (MF_PC_CHEBYSHEV)";
+  case MF_PC_MULTIGRID: return "multigrid (MF_PC_MULTIGRID)";
+  case MF_PC_SHELL: return "shell (MF_PC_SHELL)";
+  }
+  return "of an unknown kind";
+}
+
 static int pc_new(mf_operator op, mf_pc_kind kind, mf_pc *pc)
 {
   MF_CHECK(op, NULL, MF_ERR_NULL, "operator is NULL");
@@ -83,8 +96,8 @@ int mf_pc_create(mf_operator op, mf_pc_kind kind, mf_pc *pc)
            "multigrid needs the p4est forest's coarser copies: not available on simplex meshes (use Jacobi or "
            "Chebyshev)");
   MF_CHECK(kind != MF_PC_MULTIGRID || op->kind == MF_OP_MASS || op->kind == MF_OP_LAPLACE || op->kind == MF_OP_HELMHOLTZ,
-           op->ctx, MF_ERR_UNSUPPORTED, "multigrid needs a matrix-free mass, Laplace or Helmholtz operator (kind %d)",
-           (int)op->kind);
+           op->ctx, MF_ERR_UNSUPPORTED, "multigrid needs a matrix-free mass, Laplace or Helmholtz operator, not %s operator",
+           mf_operator_kind_name(op));
   return pc_new(op, kind, pc);
 }
 
@@ -102,8 +115,8 @@ int mf_pc_set_chebyshev(mf_pc pc, int degree, double range, int eig_steps)
 {
   MF_CHECK(pc, NULL, MF_ERR_NULL, "preconditioner is NULL");
   mf_context ctx = pc->op->ctx;
-  MF_CHECK(pc->kind == MF_PC_CHEBYSHEV, ctx, MF_ERR_ARGUMENT, "preconditioner kind %d is not MF_PC_CHEBYSHEV",
-           (int)pc->kind);
+  MF_CHECK(pc->kind == MF_PC_CHEBYSHEV, ctx, MF_ERR_ARGUMENT, "preconditioner %s is not MF_PC_CHEBYSHEV",
+           pc_kind_name(pc->kind));
   MF_CHECK(degree >= 1 && degree <= 64, ctx, MF_ERR_ARGUMENT, "Chebyshev degree %d out of range 1..64", degree);
   MF_CHECK(range > 1.0 && isfinite(range), ctx, MF_ERR_ARGUMENT, "Chebyshev range %g must be a finite number > 1",
            range);
@@ -295,8 +308,8 @@ int mf_pc_set_multigrid(mf_pc pc, int smoother_degree, double smoothing_range, d
 {
   MF_CHECK(pc, NULL, MF_ERR_NULL, "preconditioner is NULL");
   mf_context ctx = pc->op->ctx;
-  MF_CHECK(pc->kind == MF_PC_MULTIGRID, ctx, MF_ERR_ARGUMENT, "preconditioner kind %d is not MF_PC_MULTIGRID",
-           (int)pc->kind);
+  MF_CHECK(pc->kind == MF_PC_MULTIGRID, ctx, MF_ERR_ARGUMENT, "preconditioner %s is not MF_PC_MULTIGRID",
+           pc_kind_name(pc->kind));
   MF_CHECK(smoother_degree >= 1 && smoother_degree <= 64, ctx, MF_ERR_ARGUMENT,
            "smoother degree %d out of range 1..64", smoother_degree);
   MF_CHECK(smoothing_range > 1.0 && isfinite(smoothing_range), ctx, MF_ERR_ARGUMENT,
@@ -315,8 +328,8 @@ int mf_pc_set_multigrid_precision(mf_pc pc, mf_precision prec)
 {
   MF_CHECK(pc, NULL, MF_ERR_NULL, "preconditioner is NULL");
   mf_context ctx = pc->op->ctx;
-  MF_CHECK(pc->kind == MF_PC_MULTIGRID, ctx, MF_ERR_ARGUMENT, "preconditioner kind %d is not MF_PC_MULTIGRID",
-           (int)pc->kind);
+  MF_CHECK(pc->kind == MF_PC_MULTIGRID, ctx, MF_ERR_ARGUMENT, "preconditioner %s is not MF_PC_MULTIGRID",
+           pc_kind_name(pc->kind));
   MF_CHECK(prec == MF_PRECISION_DOUBLE || prec == MF_PRECISION_FLOAT, ctx, MF_ERR_ARGUMENT,
            "precision %d unknown (MF_PRECISION_DOUBLE or MF_PRECISION_FLOAT)", (int)prec);
   MF_CHECK(prec == MF_PRECISION_DOUBLE || pc->mg_coarse_kind == MF_MG_COARSE_MATRIX_FREE, ctx, MF_ERR_UNSUPPORTED,
@@ -332,8 +345,8 @@ int mf_pc_set_multigrid_coarse(mf_pc pc, mf_mg_coarse kind)
 {
   MF_CHECK(pc, NULL, MF_ERR_NULL, "preconditioner is NULL");
   mf_context ctx = pc->op->ctx;
-  MF_CHECK(pc->kind == MF_PC_MULTIGRID, ctx, MF_ERR_ARGUMENT, "preconditioner kind %d is not MF_PC_MULTIGRID",
-           (int)pc->kind);
+  MF_CHECK(pc->kind == MF_PC_MULTIGRID, ctx, MF_ERR_ARGUMENT, "preconditioner %s is not MF_PC_MULTIGRID",
+           pc_kind_name(pc->kind));
   MF_CHECK(kind == MF_MG_COARSE_MATRIX_FREE || kind == MF_MG_COARSE_ASSEMBLED, ctx, MF_ERR_ARGUMENT,
            "multigrid coarse level kind %d unknown (MF_MG_COARSE_MATRIX_FREE or MF_MG_COARSE_ASSEMBLED)", (int)kind);
   MF_CHECK(kind == MF_MG_COARSE_MATRIX_FREE || pc->mg_prec == MF_PRECISION_DOUBLE, ctx, MF_ERR_UNSUPPORTED,
@@ -426,9 +439,9 @@ int mf_pc_apply(mf_pc pc, mf_vector r, mf_vector z)
   MF_CALL(mf_vector_check_pair(r, z, "r", "z"));
   MF_CHECK(r->prec == pc->op->prec, ctx, MF_ERR_INCOMPATIBLE,
            "vectors in %s for a preconditioner in %s", mf_precision_name(r->prec), mf_precision_name(pc->op->prec));
-  MF_CHECK(r->space == pc->op->space, ctx, MF_ERR_INCOMPATIBLE,
-           "vectors of another space (%lld DoFs) than the preconditioner's operator (%lld)",
-           (long long)r->space->nglobal, (long long)pc->op->space->nglobal);
+  char why[192];
+  MF_CHECK(r->space == pc->op->space, ctx, MF_ERR_INCOMPATIBLE, "vectors r and z belong to another space%s",
+           mf_space_mismatch(r->space, pc->op->space, "the preconditioner's operator has", why, sizeof why));
   MF_CHECK(r != z, ctx, MF_ERR_ARGUMENT, "r and z must be different vectors");
   MF_CALL(mf_vector_access(r, MF_ACCESS_READ, "r"));
   MF_CALL(mf_vector_access(z, MF_ACCESS_READ_WRITE, "z"));
@@ -440,7 +453,7 @@ int mf_pc_eigenvalue(mf_pc pc, double *lambda_max)
   MF_CHECK(pc, NULL, MF_ERR_NULL, "preconditioner is NULL");
   MF_CHECK(lambda_max, pc->op->ctx, MF_ERR_NULL, "output pointer lambda_max is NULL");
   MF_CHECK(pc->kind == MF_PC_CHEBYSHEV, pc->op->ctx, MF_ERR_ARGUMENT,
-           "only a Chebyshev preconditioner estimates eigenvalues (kind %d)", (int)pc->kind);
+           "only a Chebyshev preconditioner estimates eigenvalues, not %s", pc_kind_name(pc->kind));
   MF_CALL(mf_pc_setup(pc));
   *lambda_max = pc->lambda_max;
   return 0;

@@ -7,11 +7,14 @@
  * undefined nodes are found whatever the section order. */
 #include <ctype.h>
 #include <errno.h>
+#include <float.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "mf_gmsh.h"
 #include "mfree_impl.h"
@@ -77,9 +80,14 @@ static int read_long(parser *p, const char *what, long *v)
   errno = 0;
   if (p->tok[0] == '$')
     return PERR(p, MF_ERR_IO, "found '%s' where %s was expected: fewer entries than announced (truncated?)", p->tok, what);
+  if (p->tok_long)
+    return PERR(p, MF_ERR_IO, "a token of more than %zu characters ('%s...') where %s (an integer) was expected",
+                sizeof p->tok - 1, p->tok, what);
   long x = strtol(p->tok, &end, 10);
-  if (p->tok_long || end == p->tok || *end || errno)
-    return PERR(p, MF_ERR_IO, "non-numeric or out-of-range token '%s' where %s (an integer) was expected", p->tok, what);
+  if (end == p->tok || *end)
+    return PERR(p, MF_ERR_IO, "non-numeric token '%s' where %s (an integer) was expected", p->tok, what);
+  if (errno == ERANGE)
+    return PERR(p, MF_ERR_IO, "integer %s out of range (beyond %ld) where %s was expected", p->tok, LONG_MAX, what);
   *v = x;
   return 0;
 }
@@ -99,9 +107,19 @@ static int read_double(parser *p, const char *what, double *v)
   char *end;
   if (p->tok[0] == '$')
     return PERR(p, MF_ERR_IO, "found '%s' where %s was expected: fewer entries than announced (truncated?)", p->tok, what);
+  if (p->tok_long)
+    return PERR(p, MF_ERR_IO, "a token of more than %zu characters ('%s...') where %s (a number) was expected",
+                sizeof p->tok - 1, p->tok, what);
+  errno = 0;
   double x = strtod(p->tok, &end);
-  if (p->tok_long || end == p->tok || *end || !isfinite(x))
+  if (end == p->tok || *end)
     return PERR(p, MF_ERR_IO, "non-numeric token '%s' where %s (a number) was expected", p->tok, what);
+  /* strtod's overflow gives +-HUGE_VAL (infinite) with ERANGE: a number too large for a double, not
+   * the words inf or nan */
+  if (errno == ERANGE && !isfinite(x))
+    return PERR(p, MF_ERR_IO, "number %s out of range (beyond %g, the largest double) where %s was expected", p->tok,
+                DBL_MAX, what);
+  if (!isfinite(x)) return PERR(p, MF_ERR_IO, "'%s' is not a finite number where %s was expected", p->tok, what);
   *v = x;
   return 0;
 }
@@ -118,7 +136,7 @@ static int expect(parser *p, const char *word)
 static int read_count(parser *p, const char *what, long bytes_each, long *n)
 {
   MF_CALL(read_long(p, what, n));
-  if (*n < 0) return PERR(p, MF_ERR_IO, "negative %s %ld", what, *n);
+  if (*n < 0) return PERR(p, MF_ERR_IO, "%s is negative (%ld)", what, *n);
   if ((unsigned long)*n > (p->len - p->pos) / (unsigned long)bytes_each + 1)
     return PERR(p, MF_ERR_IO, "%s %ld is more than the %zu bytes left in the file can hold (truncated or corrupt)",
                 what, *n, p->len - p->pos);
@@ -154,6 +172,7 @@ static eltype element_type(long t)
 
 typedef struct {
   long *ids;       /* raw node ids of the cells or facets, nv each */
+  long *elem;      /* the file's element id of each */
   long *lines;     /* the file line of each */
   int *tags;
   long n, cap;
@@ -183,28 +202,30 @@ static int raw_reserve(reader *r, rawlist *l, int nv, long more)
   if (l->n + more <= l->cap) return 0;
   long cap = l->cap ? 2 * l->cap : 16;
   while (cap < l->n + more) cap *= 2;
-  long *ids = NULL, *lines = NULL;
+  long *ids = NULL, *lines = NULL, *elem = NULL;
   int *tags = NULL;
   int ierr = 0;
   MF_CALL_GOTO(MF_CALLOC(r->p.ctx, (size_t)cap * (size_t)nv, &ids), fail);
   MF_CALL_GOTO(MF_CALLOC(r->p.ctx, cap, &lines), fail);
+  MF_CALL_GOTO(MF_CALLOC(r->p.ctx, cap, &elem), fail);
   MF_CALL_GOTO(MF_CALLOC(r->p.ctx, cap, &tags), fail);
   if (l->n) {
     memcpy(ids, l->ids, (size_t)l->n * (size_t)nv * sizeof *ids);
     memcpy(lines, l->lines, (size_t)l->n * sizeof *lines);
+    memcpy(elem, l->elem, (size_t)l->n * sizeof *elem);
     memcpy(tags, l->tags, (size_t)l->n * sizeof *tags);
   }
-  free(l->ids); free(l->lines); free(l->tags);
-  l->ids = ids; l->lines = lines; l->tags = tags; l->cap = cap;
+  free(l->ids); free(l->lines); free(l->elem); free(l->tags);
+  l->ids = ids; l->lines = lines; l->elem = elem; l->tags = tags; l->cap = cap;
   return 0;
 fail:
-  free(ids); free(lines); free(tags);
+  free(ids); free(lines); free(elem); free(tags);
   return ierr;
 }
 
 static void raw_free(rawlist *l)
 {
-  free(l->ids); free(l->lines); free(l->tags);
+  free(l->ids); free(l->lines); free(l->elem); free(l->tags);
   memset(l, 0, sizeof *l);
 }
 
@@ -271,6 +292,7 @@ static int add_element(reader *r, long elem_id, long t, const long *nodes, int t
   MF_CALL(raw_reserve(r, l, nv, 1));
   for (int i = 0; i < nv; i++) l->ids[(size_t)l->n * nv + i] = nodes[i]; /* vertices come first */
   l->lines[l->n] = line;
+  l->elem[l->n] = elem_id;
   l->tags[l->n] = tag;
   l->n++;
   return 0;
@@ -557,6 +579,15 @@ static int check_cells(reader *r, const long *cells)
             e[0][2] * (e[1][0] * e[2][1] - e[1][1] * e[2][0]);
     double scale = d == 2 ? h * h : h * h * h;
     p->tok_line = r->cells.lines[c];
+    if (!isfinite(h) || !isfinite(det)) { /* finite coordinates whose differences or products overflow */
+      double big = 0;
+      for (int i = 0; i <= d; i++)
+        for (int k = 0; k < d; k++) big = fmax(big, fabs(v[i][k]));
+      return PERR(p, MF_ERR_ARGUMENT,
+                  "the coordinates of this %s overflow: its edge lengths or |det J| are not finite in double precision "
+                  "(coordinates up to %g in magnitude); rescale the mesh",
+                  d == 2 ? "triangle" : "tetrahedron", big);
+    }
     if (!(fabs(det) > MF_GMSH_DEGENERATE_TOL * scale))
       return PERR(p, MF_ERR_ARGUMENT, "degenerate %s: |det| = %g <= %g * (longest edge %g)^%d",
                   d == 2 ? "triangle" : "tetrahedron", fabs(det), MF_GMSH_DEGENERATE_TOL, h, d);
@@ -597,6 +628,8 @@ static int finish(reader *r, mf_gmsh_mesh *out)
   out->node_id = r->node_id; r->node_id = NULL;
   out->n_cells = r->cells.n;
   out->cell_tag = r->cells.tags; r->cells.tags = NULL;
+  out->cell_id = r->cells.elem; r->cells.elem = NULL;
+  out->cell_line = r->cells.lines; r->cells.lines = NULL;
   out->n_facets = r->facets.n;
   out->facet_tag = r->facets.tags; r->facets.tags = NULL;
   out->n_names = r->n_names;
@@ -655,6 +688,15 @@ int mf_gmsh_read(mf_context ctx, const char *path, int dim, mf_gmsh_mesh *out)
   MF_CHECK(out, ctx, MF_ERR_NULL, "mf_gmsh_read: out is NULL");
   memset(out, 0, sizeof *out);
   MF_CHECK(path, ctx, MF_ERR_NULL, "mf_gmsh_read: path is NULL");
+  /* what is not a regular file is named before it is opened: a folder opens and reports a size of
+   * LONG_MAX, a named pipe blocks the open until a writer comes; character devices read as empty */
+  struct stat sb;
+  if (stat(path, &sb) == 0) {
+    MF_CHECK(!S_ISDIR(sb.st_mode), ctx, MF_ERR_IO, "%s:0: is a directory, not a .msh file", path);
+    MF_CHECK(!S_ISFIFO(sb.st_mode) && !S_ISSOCK(sb.st_mode), ctx, MF_ERR_IO,
+             "%s:0: is a %s, not a regular file (.msh files are read whole, from regular files)", path,
+             S_ISFIFO(sb.st_mode) ? "named pipe (FIFO)" : "socket");
+  }
   FILE *f = fopen(path, "rb");
   MF_CHECK(f, ctx, MF_ERR_IO, "%s:0: cannot open: %s", path, strerror(errno));
   char *buf = NULL;
@@ -675,7 +717,7 @@ done:
 void mf_gmsh_free(mf_gmsh_mesh *m)
 {
   if (!m) return;
-  free(m->x); free(m->node_id); free(m->cells); free(m->cell_tag);
+  free(m->x); free(m->node_id); free(m->cells); free(m->cell_tag); free(m->cell_id); free(m->cell_line);
   free(m->facets); free(m->facet_tag); free(m->names);
   memset(m, 0, sizeof *m);
 }

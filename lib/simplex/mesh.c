@@ -47,7 +47,7 @@ void mf_simplex_entities_free(mf_simplex_entities *e)
  * vertex's bucket sorted and reduced on its own (threads over the vertices), then the buckets packed.
  * Every step's result is independent of the threads' number and schedule. */
 int mf_simplex_entities_create(mf_context ctx, const mf_simplex_mesh *m, int k, int nsub, const int (*sub)[3],
-                               int once, mf_simplex_entities *e)
+                               int select, mf_simplex_entities *e)
 {
   memset(e, 0, sizeof *e);
   const int nvc = m->dim + 1, nv = m->nv;
@@ -92,7 +92,8 @@ int mf_simplex_entities_create(mf_context ctx, const mf_simplex_mesh *m, int k, 
       keys[at] = key;
     }
   }
-  /* pos[v] <- what bucket v keeps: every distinct key, or (once) the keys found exactly once */
+  /* pos[v] <- what bucket v keeps: every distinct key (select 0), the keys found exactly once (1), or
+   * those found three times or more (3) */
 #pragma omp parallel for schedule(dynamic, 4096)
   for (int v = 0; v < nv; v++) {
     uint64_t *x = keys + off[v];
@@ -102,7 +103,7 @@ int mf_simplex_entities_create(mf_context ctx, const mf_simplex_mesh *m, int k, 
     for (int64_t i = 0; i < n;) {
       int64_t j = i + 1;
       while (j < n && x[j] == x[i]) j++;
-      if (!once || j - i == 1) x[u++] = x[i];
+      if (select == 0 || (select == 1 ? j - i == 1 : j - i >= select)) x[u++] = x[i];
       i = j;
     }
     pos[v] = u;

@@ -26,6 +26,8 @@ typedef struct {
   long n_cells;
   long *cells;       /**< [(dim+1) * n_cells] vertices, positively oriented */
   int *cell_tag;     /**< [n_cells] physical tag (0: none) */
+  long *cell_id;     /**< [n_cells] the file's element id of each cell (for messages) */
+  long *cell_line;   /**< [n_cells] the file line of each cell (for messages) */
   long n_facets;
   long *facets;      /**< [dim * n_facets] the file's facet elements (lines in 2D, triangles in 3D) */
   int *facet_tag;    /**< [n_facets] physical tag (0: none) */

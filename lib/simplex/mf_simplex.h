@@ -90,11 +90,12 @@ typedef struct {
   int64_t n;
 } mf_simplex_entities;
 /** The entities of k vertices (2 or 3) that the cells of m have as sub[0..nsub) (k local vertex ids
- *  each): every distinct one, or with once = 1 those of exactly one cell (the boundary facets when
- *  k = dim). A counting sort by s0 and a sort per vertex (OpenMP threads over the vertices); the
- *  result does not depend on the number of threads. */
+ *  each): every distinct one (select = 0), those of exactly one cell (select = 1: the boundary facets
+ *  when k = dim), or those of three cells or more (select = 3: facets where cells overlap). A counting
+ *  sort by s0 and a sort per vertex (OpenMP threads over the vertices); the result does not depend on
+ *  the number of threads. */
 int mf_simplex_entities_create(mf_context ctx, const mf_simplex_mesh *m, int k, int nsub, const int (*sub)[3],
-                               int once, mf_simplex_entities *e);
+                               int select, mf_simplex_entities *e);
 /** The index of the entity with the k vertices v (any order) in e, -1 when it is none of e's. */
 int64_t mf_simplex_entities_find(const mf_simplex_entities *e, int k, const int *v, uint64_t nv);
 void mf_simplex_entities_free(mf_simplex_entities *e);

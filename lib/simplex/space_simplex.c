@@ -98,6 +98,90 @@ static file_facet facet_of(int k, const int *v, uint64_t nv)
   return f;
 }
 
+/* A cell's vertices ascending, and the cell, for finding cells given twice. */
+typedef struct {
+  int v[4], cell;
+} sorted_cell;
+
+static int cmp_sorted_cell(const void *x, const void *y)
+{
+  const sorted_cell *a = (const sorted_cell *)x, *b = (const sorted_cell *)y;
+  for (int k = 0; k < 4; k++)
+    if (a->v[k] != b->v[k]) return a->v[k] < b->v[k] ? -1 : 1;
+  return (a->cell > b->cell) - (a->cell < b->cell);
+}
+
+/* Cells that overlap where they meet: a cell given twice (the same vertices, in any order), or a facet
+ * of more than two cells. Either passes every other check of the file (each cell alone is valid) and
+ * would give a slightly wrong operator; refused naming the cells by their element ids and lines in
+ * the file. orig[v]: the file's node id of vertex v. */
+static int check_overlaps(mf_context ctx, const mf_gmsh_mesh *g, const char *path, const mf_simplex_mesh *m,
+                          const long *orig)
+{
+  const int dim = m->dim, nvc = dim + 1;
+  const char *cell_name = dim == 2 ? "triangle" : "tetrahedron";
+  sorted_cell *sc = NULL;
+  MF_CALL(MF_CALLOC(ctx, (size_t)m->ncells + 1, &sc));
+  for (int c = 0; c < m->ncells; c++) {
+    int *v = sc[c].v;
+    for (int i = 0; i < 4; i++) v[i] = i < nvc ? m->cells[(size_t)c * nvc + i] : INT32_MAX;
+    for (int i = 1; i < nvc; i++) /* insertion sort of 3 or 4 */
+      for (int j = i; j > 0 && v[j] < v[j - 1]; j--) {
+        const int t = v[j];
+        v[j] = v[j - 1], v[j - 1] = t;
+      }
+    sc[c].cell = c;
+  }
+  qsort(sc, (size_t)m->ncells, sizeof *sc, cmp_sorted_cell);
+  for (int i = 1; i < m->ncells; i++)
+    if (!memcmp(sc[i].v, sc[i - 1].v, sizeof sc[i].v)) {
+      const int a = sc[i - 1].cell, b = sc[i].cell; /* a < b: b repeats a */
+      char nodes[96] = "";
+      for (int k = 0; k < nvc; k++)
+        snprintf(nodes + strlen(nodes), sizeof nodes - strlen(nodes), " %ld", orig[sc[i].v[k]]);
+      free(sc);
+      return mf_error_set(ctx, MF_ERR_ARGUMENT, __FILE__, __LINE__, "mf_gmsh_read",
+                          "%s:%ld: element %ld repeats element %ld (line %ld): the same %s (nodes%s) given twice",
+                          path, g->cell_line[b], g->cell_id[b], g->cell_id[a], g->cell_line[a], cell_name, nodes);
+    }
+  free(sc);
+  /* facets of three cells or more: the first such (by its vertices), and every cell that has it */
+  static const int tri[3][3] = {{1, 2, 0}, {0, 2, 0}, {0, 1, 0}};
+  static const int tet[4][3] = {{1, 2, 3}, {0, 2, 3}, {0, 1, 3}, {0, 1, 2}};
+  mf_simplex_entities e;
+  MF_CALL(mf_simplex_entities_create(ctx, m, dim, nvc, dim == 2 ? tri : tet, 3, &e));
+  if (e.n == 0) {
+    mf_simplex_entities_free(&e);
+    return 0;
+  }
+  int f[3] = {0, 0, 0};
+  while (e.off[f[0] + 1] == 0) f[0]++; /* the first vertex whose bucket is not empty */
+  const uint64_t key = e.keys[0], nv = (uint64_t)m->nv;
+  if (dim == 2) f[1] = (int)key;
+  else f[1] = (int)(key / nv), f[2] = (int)(key % nv);
+  mf_simplex_entities_free(&e);
+  char cells[512] = "", nodes[96] = "";
+  int count = 0;
+  long last_line = 0;
+  for (int c = 0; c < m->ncells; c++) {
+    int has = 0;
+    for (int i = 0; i < nvc; i++)
+      for (int k = 0; k < dim; k++) has += m->cells[(size_t)c * nvc + i] == f[k];
+    if (has < dim) continue;
+    if (count < 6)
+      snprintf(cells + strlen(cells), sizeof cells - strlen(cells), "%s%ld (line %ld)", count ? ", " : "",
+               g->cell_id[c], g->cell_line[c]);
+    else if (count == 6) snprintf(cells + strlen(cells), sizeof cells - strlen(cells), ", ...");
+    if (count == 2) last_line = g->cell_line[c];
+    count++;
+  }
+  for (int k = 0; k < dim; k++) snprintf(nodes + strlen(nodes), sizeof nodes - strlen(nodes), " %ld", orig[f[k]]);
+  return mf_error_set(ctx, MF_ERR_ARGUMENT, __FILE__, __LINE__, "mf_gmsh_read",
+                      "%s:%ld: the %s of nodes%s is a facet of %d cells, elements %s: a facet belongs to one cell (on "
+                      "the boundary) or two; the cells overlap",
+                      path, last_line, dim == 2 ? "edge" : "triangle", nodes, count, cells);
+}
+
 /* The cells of a Gmsh mesh on the vertices they reference (renumbered in the file's node order), the
  * boundary computed, each boundary facet tagged with the physical tag of the file's facet on it. */
 static int from_gmsh(mf_context ctx, const mf_gmsh_mesh *g, const char *path, mf_simplex_mesh *m)
@@ -124,7 +208,15 @@ static int from_gmsh(mf_context ctx, const mf_gmsh_mesh *g, const char *path, mf
       if (newid[i] >= 0)
         for (int k = 0; k < 3; k++) m->coords[3 * (size_t)newid[i] + k] = k < dim ? g->x[3 * i + k] : 0.0;
     for (long k = 0; k < g->n_cells * nvc; k++) m->cells[k] = newid[g->cells[k]];
-    ierr = mf_simplex_mesh_boundary(ctx, m);
+    long *orig = NULL; /* the file's node id of each vertex, for the messages */
+    ierr = MF_CALLOC(ctx, (size_t)nv + 1, &orig);
+    if (!ierr) {
+      for (long i = 0; i < g->n_nodes; i++)
+        if (newid[i] >= 0) orig[newid[i]] = g->node_id[i];
+      ierr = check_overlaps(ctx, g, path, m, orig);
+    }
+    free(orig);
+    if (!ierr) ierr = mf_simplex_mesh_boundary(ctx, m);
   }
   file_facet *fk = NULL; /* the file's facets sorted by their vertices */
   if (!ierr && g->n_facets) ierr = MF_CALLOC(ctx, (size_t)g->n_facets, &fk);
@@ -432,7 +524,21 @@ typedef struct {
   const mf_simplex_basis *b;
   mf_coefficient_fn f;
   void *user;
+  int bad_cell, bad_q; /* the first point where f is not finite (bad_cell -1: none) */
+  double bad_x[3], bad_f;
 } rhs_cells;
+
+/* Record a value that is not finite at point q of cell e, keeping the first (smallest cell, then point)
+ * whatever the threads' order. */
+static void note_bad(int *bad_cell, int *bad_q, double *bad_x, double *bad_v, int e, int q, const double *x, int dim,
+                     double v)
+{
+#pragma omp critical(mf_simplex_bad_value)
+  if (*bad_cell < 0 || e < *bad_cell || (e == *bad_cell && q < *bad_q)) {
+    *bad_cell = e, *bad_q = q, *bad_v = v;
+    memcpy(bad_x, x, sizeof(double) * dim);
+  }
+}
 
 /* b_e[i] = sum_q w_q |det J| f(x_q) phi_i(x_q) of cell e */
 static void rhs_cell(int e, double *be, void *p)
@@ -442,7 +548,14 @@ static void rhs_cell(int e, double *be, void *p)
   const int dim = r->m->dim, N = b->nnodes, nq = b->nq;
   double xq[3 * MF_SX_MAX_NQ], fq[MF_SX_MAX_NQ];
   const double det = cell_points(r->m, b, e, xq);
-  for (int q = 0; q < nq; q++) fq[q] = r->f(&xq[q * dim], dim, r->user) * b->qwts[q] * det;
+  for (int q = 0; q < nq; q++) {
+    const double fv = r->f(&xq[q * dim], dim, r->user);
+    if (!isfinite(fv)) {
+      rhs_cells *w = (rhs_cells *)p;
+      note_bad(&w->bad_cell, &w->bad_q, w->bad_x, &w->bad_f, e, q, &xq[q * dim], dim, fv);
+    }
+    fq[q] = fv * b->qwts[q] * det;
+  }
   for (int i = 0; i < N; i++) {
     double sum = 0.0;
     for (int q = 0; q < nq; q++) sum += b->B[(size_t)q * N + i] * fq[q];
@@ -455,9 +568,13 @@ int mf_simplex_space_rhs(mf_space s, mf_coefficient_fn f, void *user, double *bv
   const mf_simplex_space *ss = (const mf_simplex_space *)s->simplex;
   MF_CHECK(s->ncomp == 1, s->ctx, MF_ERR_UNSUPPORTED, "right-hand sides of spaces of %d components: not supported",
            s->ncomp);
-  rhs_cells r = {(const mf_simplex_mesh *)s->mesh->simplex, &ss->basis, f, user};
+  rhs_cells r = {(const mf_simplex_mesh *)s->mesh->simplex, &ss->basis, f, user, -1, 0, {0.0, 0.0, 0.0}, 0.0};
   memset(bv, 0, sizeof(double) * (size_t)s->nlocal);
-  return mf_simplex_cells_sum(s->ctx, r.m->ncells, ss->basis.nnodes, 1, ss->dofs.cell_dofs, rhs_cell, &r, bv);
+  MF_CALL(mf_simplex_cells_sum(s->ctx, r.m->ncells, ss->basis.nnodes, 1, ss->dofs.cell_dofs, rhs_cell, &r, bv));
+  if (r.bad_cell >= 0)
+    return mf_point_value_check(s->ctx, "right-hand side", "f", s->dim, ss->basis.nq, r.bad_cell, r.bad_q, 1, r.bad_x,
+                                &r.bad_f);
+  return 0;
 }
 
 int mf_simplex_space_l2_cells(mf_space s, const double *uh, mf_coefficient_fn u, void *user, double *cellsum)
@@ -468,7 +585,8 @@ int mf_simplex_space_l2_cells(mf_space s, const double *uh, mf_coefficient_fn u,
   MF_CHECK(s->ncomp == 1, s->ctx, MF_ERR_UNSUPPORTED, "L2 errors of spaces of %d components: not supported",
            s->ncomp);
   const int dim = s->dim, N = b->nnodes, nq = b->nq;
-  int ierr = 0;
+  int ierr = 0, bad_cell = -1, bad_q = 0;
+  double bad_x[3] = {0.0, 0.0, 0.0}, bad_u = 0.0;
 #pragma omp parallel
   {
     double *xq = NULL;
@@ -486,7 +604,9 @@ int mf_simplex_space_l2_cells(mf_space s, const double *uh, mf_coefficient_fn u,
       for (int q = 0; q < nq; q++) {
         double v = 0.0;
         for (int i = 0; i < N; i++) v += b->B[(size_t)q * N + i] * uh[cd[i]];
-        const double d = v - u(&xq[q * dim], dim, user);
+        const double uq = u(&xq[q * dim], dim, user);
+        if (!isfinite(uq)) note_bad(&bad_cell, &bad_q, bad_x, &bad_u, e, q, &xq[q * dim], dim, uq);
+        const double d = v - uq;
         sum += d * d * b->qwts[q] * det;
       }
       cellsum[e] = sum;
@@ -495,5 +615,7 @@ int mf_simplex_space_l2_cells(mf_space s, const double *uh, mf_coefficient_fn u,
   }
   MF_CHECK(!ierr, s->ctx, MF_ERR_MEMORY, "out of host memory for the work arrays of %d threads (L2 error)",
            mf_max_threads());
+  if (bad_cell >= 0)
+    return mf_point_value_check(s->ctx, "exact solution", "u", dim, nq, bad_cell, bad_q, 1, bad_x, &bad_u);
   return 0;
 }
