@@ -24,6 +24,7 @@ struct mf_cg_s {
 
 int mf_cg_create(mf_operator op, mf_cg *cg)
 {
+  if (cg) *cg = NULL; /* NULL on every failure, the first argument's included */
   MF_CHECK(op, NULL, MF_ERR_NULL, "operator is NULL");
   MF_CHECK(cg, op->ctx, MF_ERR_NULL, "output pointer cg is NULL");
   *cg = NULL;

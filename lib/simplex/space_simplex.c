@@ -161,6 +161,7 @@ static int from_gmsh(mf_context ctx, const mf_gmsh_mesh *g, const char *path, mf
 
 int mf_mesh_create_from_file(mf_context ctx, const char *path, int dim, mf_mesh *mesh)
 {
+  if (mesh) *mesh = NULL; /* NULL on every failure, the first argument's included */
   MF_CHECK(ctx, NULL, MF_ERR_NULL, "context is NULL");
   MF_CHECK(mesh, ctx, MF_ERR_NULL, "output pointer mesh is NULL");
   *mesh = NULL;
@@ -253,6 +254,7 @@ int mf_simplex_space_create(mf_mesh mesh, int degree, int ncomp, mf_space *space
   }
   s->ctx = ctx;
   s->mesh = mesh;
+  s->mesh_revision = mesh->revision; /* simplex meshes are not adapted: always current */
   s->refs = 1;
   mf_mesh_retain(mesh);
   s->simplex = ss;
@@ -316,6 +318,7 @@ int mf_simplex_space_create(mf_mesh mesh, int degree, int ncomp, mf_space *space
 
 int mf_space_create_components(mf_mesh mesh, int degree, int ncomp, mf_space *space)
 {
+  if (space) *space = NULL; /* NULL on every failure, the first argument's included */
   MF_CHECK(mesh, NULL, MF_ERR_NULL, "mesh is NULL");
   MF_CHECK(space, mesh->ctx, MF_ERR_NULL, "output pointer space is NULL");
   *space = NULL;
