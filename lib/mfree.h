@@ -18,7 +18,8 @@
  * waiting in a collective call. Argument checks that fail alike on every rank return at once.
  *
  * Lifetimes: a mesh holds its context, a space its mesh, a vector or operator its space, a
- * preconditioner its operator (references, as in libCEED). Handles may be destroyed in any order;
+ * preconditioner its operator, a cg its operator and the preconditioner set for it (references, as
+ * in libCEED). Handles may be destroyed in any order;
  * an object goes when its last holder does.
  *
  * Data path (see docs/architecture.md):
@@ -202,7 +203,7 @@ int mf_space_create_components(mf_mesh mesh, int degree, int ncomp, mf_space *sp
 /** @brief Simplex spaces: the Dirichlet DoFs become those on the boundary facets whose tag is one of
  *  tags[0..ntags) (the physical tags of a Gmsh file; the built-in meshes tag every boundary facet 1).
  *  ntags = 0: no Dirichlet DoFs (pure Neumann); tags NULL with ntags < 0: every boundary facet again
- *  (the default). Call it before making operators and vectors of the space (MF_ERR_ARGUMENT after).
+ *  (the default; a negative ntags with a tag array is refused, MF_ERR_ARGUMENT). Call it before making operators and vectors of the space (MF_ERR_ARGUMENT after).
  *  A tag that no boundary facet carries is refused (MF_ERR_ARGUMENT, naming it). Hex spaces:
  *  MF_ERR_UNSUPPORTED. */
 int mf_space_set_dirichlet_tags(mf_space space, int ntags, const int *tags);
@@ -528,8 +529,8 @@ int mf_cg_set_tolerance(mf_cg cg, double rtol, int max_iterations);
 /** @brief Use the Jacobi preconditioner (on, default) or none (off); drops a preconditioner set by
  *  mf_cg_set_pc. */
 int mf_cg_set_jacobi(mf_cg cg, int on);
-/** @brief Precondition with pc (of the same operator's space): the cg uses it, does not own it, and it
- *  must live until the cg's last solve. NULL goes back to the cg's own Jacobi. */
+/** @brief Precondition with pc (of the same operator's space): the cg holds a reference to it, so the
+ *  pc's handle may be destroyed before the cg. NULL goes back to the cg's own Jacobi. */
 int mf_cg_set_pc(mf_cg cg, mf_pc pc);
 /** @brief Solve A x = b from the initial guess in x. Not reaching the tolerance returns 0 with
  *  info.converged = 0 (the caller decides). info is filled on every return, an error's included

@@ -559,6 +559,9 @@ int mf_operator_create_single(mf_operator like, mf_operator *op);
 /** The kernel design that applies op on the CUDA backend (MF_KERNEL_AUTO resolved). */
 mf_kernel_design mf_operator_design(const mf_operator op);
 
+/** References to a preconditioner: a cg holds the one set by mf_cg_set_pc (lib/mg/pc.c). */
+void mf_pc_retain(mf_pc pc);
+void mf_pc_release(mf_pc pc);
 /** The operator a preconditioner was made for (lib/mg/pc.c). */
 mf_operator mf_pc_operator(mf_pc pc);
 /** 1 if the set-up pc is z = dinv .* r (Jacobi: *dinv its inverse diagonal) or z = r (none: *dinv

@@ -21,6 +21,7 @@
 struct mf_pc_s {
   mf_operator op;
   mf_pc_kind kind;
+  int refs; /* the user's handle and the cgs that use it (mf_cg_set_pc) */
   int ready;
   mf_vector dinv; /* 1/diag(A) (Jacobi, Chebyshev) */
   /* Chebyshev */
@@ -61,6 +62,7 @@ static int pc_new(mf_operator op, mf_pc_kind kind, mf_pc *pc)
   MF_CALL(MF_CALLOC_AGREED(op->ctx, 1, &p)); /* collective, as every creation */
   p->op = op;
   mf_operator_retain(op);
+  p->refs = 1;
   p->kind = kind;
   p->degree = 4;
   p->range = 20.0;
@@ -455,10 +457,11 @@ int mf_pc_eigenvalue(mf_pc pc, double *lambda_max)
   return 0;
 }
 
-int mf_pc_destroy(mf_pc *pc)
+void mf_pc_retain(mf_pc pc) { pc->refs++; }
+
+void mf_pc_release(mf_pc p)
 {
-  if (!pc || !*pc) return 0;
-  mf_pc p = *pc;
+  if (!p || --p->refs > 0) return;
   mf_vector_destroy(&p->dinv);
   mf_vector_destroy(&p->d);
   mf_vector_destroy(&p->res);
@@ -466,6 +469,13 @@ int mf_pc_destroy(mf_pc *pc)
   mf_mg_destroy(&p->mg);
   mf_operator_release(p->op);
   free(p);
+}
+
+int mf_pc_destroy(mf_pc *pc)
+{
+  if (!pc || !*pc) return 0;
+  mf_pc p = *pc;
   *pc = NULL;
+  mf_pc_release(p);
   return 0;
 }

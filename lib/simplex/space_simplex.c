@@ -336,6 +336,9 @@ int mf_space_set_dirichlet_tags(mf_space space, int ntags, const int *tags)
   MF_CHECK(space->refs == 1, ctx, MF_ERR_ARGUMENT,
            "set the Dirichlet tags before making vectors or operators of the space (%d hold it)", space->refs - 1);
   MF_CHECK(ntags <= 0 || tags, ctx, MF_ERR_NULL, "%d tags but the tag array is NULL", ntags);
+  MF_CHECK(ntags >= 0 || !tags, ctx, MF_ERR_ARGUMENT,
+           "negative number of tags %d with a tag array (tags NULL with ntags < 0 goes back to every boundary facet)",
+           ntags);
   mf_simplex_space *ss = (mf_simplex_space *)space->simplex;
   const mf_simplex_mesh *m = (const mf_simplex_mesh *)space->mesh->simplex;
   if (ntags < 0) { /* every boundary facet: the marks of the DoFs */
