@@ -38,6 +38,7 @@ typedef struct {
   mf_pc smoother;   /* Chebyshev; on level 0 the coarse solver */
   mf_vector r, x, res, t;
   mf_transfer tr;   /* from the next coarser level (NULL on level 0) */
+  int64_t ncells;   /* cells of the level's mesh at set-up (the fine mesh may be adapted later) */
   double seconds;   /* profile */
 } mg_level;
 
@@ -114,6 +115,7 @@ static int build_levels(mf_mg m, mf_operator A)
     m->lv[k] = m->lv[n - 1 - k];
     m->lv[n - 1 - k] = t;
   }
+  for (int k = 0; k < n; k++) m->lv[k].ncells = m->lv[k].space->mesh->ncells_global;
   return ierr;
 }
 
@@ -252,7 +254,7 @@ int mf_pc_multigrid_level(mf_pc pc, int level, int *degree, int64_t *ndofs, int6
   const mf_space s = m->lv[level].space;
   if (degree) *degree = s->degree;
   if (ndofs) *ndofs = s->nglobal;
-  if (ncells) *ncells = s->mesh->ncells_global;
+  if (ncells) *ncells = m->lv[level].ncells;
   return 0;
 }
 
