@@ -974,6 +974,12 @@ static void stale_space(mf_context ctx, int shells)
   T_CHECK(nrm > 0.0, "apply of the operator made before the adaptation: norm %g", nrm);
   T_CALL(mf_pc_apply(jac, y, x));
   T_CALL(mf_pc_apply(mgready, y, x));
+  int nl = 0;
+  int64_t nc = 0;
+  T_CALL(mf_pc_multigrid_levels(mgready, &nl));
+  T_CALL(mf_pc_multigrid_level(mgready, nl - 1, NULL, NULL, &nc));
+  T_CHECK(nc == before, "the finest level of a hierarchy set up before the adaptation: %lld cells, its mesh had %lld",
+          (long long)nc, (long long)before);
   T_CALL(mf_cg_set_pc(cg, NULL));
   T_CALL(mf_vector_set_value(x, 0.0));
   T_CALL(mf_cg_solve(cg, y, x, &info));
