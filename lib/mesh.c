@@ -64,10 +64,7 @@ int mf_mesh_create(mf_context ctx, const char *name, int dim, int level, mf_mesh
 {
   const int one[3] = {1, 1, 1};
   if (mesh) *mesh = NULL; /* NULL on every failure, the first argument's included */
-  if (ctx && mesh && name && mf_simplex_mesh_name(name)) {
-    *mesh = NULL;
-    return mf_simplex_mesh_create(ctx, name, dim, level, mesh);
-  }
+  if (ctx && mesh && name && mf_simplex_mesh_name(name)) return mf_simplex_mesh_create(ctx, name, dim, level, mesh);
   return mf_mesh_create_box(ctx, name, dim, one, level, mesh);
 }
 

@@ -19,8 +19,7 @@
  *
  * Lifetimes: a mesh holds its context, a space its mesh, a vector or operator its space, a
  * preconditioner its operator, a cg its operator and the preconditioner set for it (references, as
- * in libCEED). Handles may be destroyed in any order;
- * an object goes when its last holder does.
+ * in libCEED). Handles may be destroyed in any order; an object goes when its last holder does.
  *
  * Data path (see docs/architecture.md):
  *   mf_context (MPI comm, backend) -> mf_mesh (p4est forest) -> mf_space (Q_p DoFs, lnodes)
@@ -203,9 +202,9 @@ int mf_space_create_components(mf_mesh mesh, int degree, int ncomp, mf_space *sp
 /** @brief Simplex spaces: the Dirichlet DoFs become those on the boundary facets whose tag is one of
  *  tags[0..ntags) (the physical tags of a Gmsh file; the built-in meshes tag every boundary facet 1).
  *  ntags = 0: no Dirichlet DoFs (pure Neumann); tags NULL with ntags < 0: every boundary facet again
- *  (the default; a negative ntags with a tag array is refused, MF_ERR_ARGUMENT). Call it before making operators and vectors of the space (MF_ERR_ARGUMENT after).
- *  A tag that no boundary facet carries is refused (MF_ERR_ARGUMENT, naming it). Hex spaces:
- *  MF_ERR_UNSUPPORTED. */
+ *  (the default; a negative ntags with a tag array is refused, MF_ERR_ARGUMENT). Call it before making
+ *  operators and vectors of the space (MF_ERR_ARGUMENT after). A tag that no boundary facet carries is
+ *  refused (MF_ERR_ARGUMENT, naming it). Hex spaces: MF_ERR_UNSUPPORTED. */
 int mf_space_set_dirichlet_tags(mf_space space, int ntags, const int *tags);
 int mf_space_destroy(mf_space *space);
 /** @brief The space's polynomial degree p. */
@@ -486,15 +485,17 @@ typedef enum {
  *  V-cycle in double (MF_ERR_UNSUPPORTED with MF_PRECISION_FLOAT, either order of the two calls).
  *  Takes effect at the next set-up (docs/multigrid.md). */
 int mf_pc_set_multigrid_coarse(mf_pc pc, mf_mg_coarse kind);
-/** @brief Levels of the hierarchy, finest last, and one level's degree, DoFs and cells (level 0..nlevels-1;
- *  the outputs may be NULL). These and the two below set the preconditioner up if it is not yet, and
- *  refuse one of another kind (MF_ERR_ARGUMENT) before any set-up. */
+/** @brief Levels of the hierarchy, finest last, and one level's degree, DoFs and cells (level
+ *  0..nlevels-1; the outputs may be NULL; the cells as they were at set-up). These and the two below
+ *  set the preconditioner up if it is not yet, and refuse one of another kind (MF_ERR_ARGUMENT)
+ *  before any set-up. */
 int mf_pc_multigrid_levels(mf_pc pc, int *nlevels);
 int mf_pc_multigrid_level(mf_pc pc, int level, int *degree, int64_t *ndofs, int64_t *ncells);
 /** @brief Time per level: with on != 0 every V-cycle synchronises the device at each level and adds
  *  the wall time of the level's own work (smoothing, residuals, transfers) to seconds[level]
  *  (mf_pc_multigrid_times); costs a little speed, off by default. Each call sets the times to zero;
- *  the choice holds for the hierarchies of later set-ups too (new parameters). Off, the times stay zero. */
+ *  the choice holds for the hierarchies of later set-ups too (new parameters). Off, the times stay
+ *  zero. */
 int mf_pc_multigrid_profile(mf_pc pc, int on);
 /** @brief The times of mf_pc_multigrid_profile: seconds[0..nlevels) (coarsest first) are written. */
 int mf_pc_multigrid_times(mf_pc pc, double *seconds);
