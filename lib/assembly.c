@@ -177,6 +177,7 @@ static int diagonal_values_only(mf_operator op, mf_vector d)
  * variant); with_ops: the product too (on cuda lib/cuda/csr.cu's), else a refusal (tests). */
 static int create_assembled(mf_operator mfop, mf_assembly_variant v, int with_ops, mf_operator *assembled)
 {
+  if (assembled) *assembled = NULL; /* NULL on every failure, the first argument's included */
   MF_CHECK(mfop, NULL, MF_ERR_NULL, "operator is NULL");
   mf_context ctx = mfop->ctx;
   MF_CHECK(assembled, ctx, MF_ERR_NULL, "output pointer assembled is NULL");
@@ -195,6 +196,7 @@ static int create_assembled(mf_operator mfop, mf_assembly_variant v, int with_op
   MF_CHECK(simplex || mfop->geometry == MF_GEOMETRY_STORED, ctx, MF_ERR_UNSUPPORTED,
            "the operator computes its geometry on the fly: assemble it with stored geometry "
            "(mf_operator_set_geometry(op, MF_GEOMETRY_STORED) first)");
+  MF_CALL(mf_space_check_mesh(mfop->space)); /* the sparsity comes from the space's cells */
   const int cuda = ctx->backend == MF_BACKEND_CUDA;
   mf_space s = mfop->space;
   mf_operator o = NULL;

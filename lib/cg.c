@@ -14,7 +14,7 @@ struct mf_cg_s {
   int maxit;
   mf_vector r, z, p, Ap;
   mf_pc own; /* the cg's own preconditioner (Jacobi or none) */
-  mf_pc pc;  /* the one in use: own, or the user's */
+  mf_pc pc;  /* the one in use: own, or the user's (a reference held: the user may destroy the handle) */
   double *history;
   int nhistory, capacity; /* entries used, entries allocated */
   mf_cg_monitor_fn monitor;
@@ -24,6 +24,7 @@ struct mf_cg_s {
 
 int mf_cg_create(mf_operator op, mf_cg *cg)
 {
+  if (cg) *cg = NULL; /* NULL on every failure, the first argument's included */
   MF_CHECK(op, NULL, MF_ERR_NULL, "operator is NULL");
   MF_CHECK(cg, op->ctx, MF_ERR_NULL, "output pointer cg is NULL");
   *cg = NULL;
@@ -59,6 +60,7 @@ int mf_cg_destroy(mf_cg *cg)
   mf_vector_destroy(&c->z);
   mf_vector_destroy(&c->p);
   mf_vector_destroy(&c->Ap);
+  if (c->pc != c->own) mf_pc_release(c->pc);
   mf_pc_destroy(&c->own);
   free(c->history);
   free(c);
@@ -81,6 +83,7 @@ int mf_cg_set_jacobi(mf_cg cg, int on)
   MF_CHECK(cg, NULL, MF_ERR_NULL, "cg is NULL");
   mf_pc pc = NULL;
   MF_CALL(mf_pc_create(cg->op, on ? MF_PC_JACOBI : MF_PC_NONE, &pc));
+  if (cg->pc != cg->own) mf_pc_release(cg->pc);
   mf_pc_destroy(&cg->own);
   cg->own = cg->pc = pc;
   return 0;
@@ -89,15 +92,13 @@ int mf_cg_set_jacobi(mf_cg cg, int on)
 int mf_cg_set_pc(mf_cg cg, mf_pc pc)
 {
   MF_CHECK(cg, NULL, MF_ERR_NULL, "cg is NULL");
-  if (!pc) {
-    cg->pc = cg->own;
-    return 0;
-  }
   char why[192];
-  MF_CHECK(mf_pc_operator(pc)->space == cg->op->space, cg->op->ctx, MF_ERR_INCOMPATIBLE,
+  MF_CHECK(!pc || mf_pc_operator(pc)->space == cg->op->space, cg->op->ctx, MF_ERR_INCOMPATIBLE,
            "preconditioner of another space%s",
-           mf_space_mismatch(mf_pc_operator(pc)->space, cg->op->space, "the cg's operator has", why, sizeof why));
-  cg->pc = pc;
+           pc ? mf_space_mismatch(mf_pc_operator(pc)->space, cg->op->space, "the cg's operator has", why, sizeof why) : "");
+  if (pc) mf_pc_retain(pc); /* before the release: the same pc set again */
+  if (cg->pc != cg->own) mf_pc_release(cg->pc);
+  cg->pc = pc ? pc : cg->own;
   return 0;
 }
 

@@ -100,15 +100,14 @@ double mf_mesh_bytes(int dim, int64_t ntrees, double cells)
 int mf_mesh_create(mf_context ctx, const char *name, int dim, int level, mf_mesh *mesh)
 {
   const int one[3] = {1, 1, 1};
-  if (ctx && mesh && name && mf_simplex_mesh_name(name)) {
-    *mesh = NULL;
-    return mf_simplex_mesh_create(ctx, name, dim, level, mesh);
-  }
+  if (mesh) *mesh = NULL; /* NULL on every failure, the first argument's included */
+  if (ctx && mesh && name && mf_simplex_mesh_name(name)) return mf_simplex_mesh_create(ctx, name, dim, level, mesh);
   return mf_mesh_create_box(ctx, name, dim, one, level, mesh);
 }
 
 int mf_mesh_create_box(mf_context ctx, const char *name, int dim, const int trees[3], int level, mf_mesh *mesh)
 {
+  if (mesh) *mesh = NULL; /* NULL on every failure, the first argument's included */
   MF_CHECK(ctx, NULL, MF_ERR_NULL, "context is NULL");
   MF_CHECK(mesh, ctx, MF_ERR_NULL, "output pointer mesh is NULL");
   *mesh = NULL;
@@ -266,7 +265,9 @@ int mf_mesh_adapt(mf_mesh mesh, mf_adapt_fn fn, void *user)
   MF_CHECK(fn, mesh->ctx, MF_ERR_NULL, "adaptation callback is NULL");
   MF_CHECK(mesh->cell_kind == MF_CELL_HEX, mesh->ctx, MF_ERR_UNSUPPORTED,
            "adaptation needs a p4est mesh: simplex meshes are not adapted");
-  return mesh->dim == 2 ? mf_forest_adapt_2d(mesh, fn, user) : mf_forest_adapt_3d(mesh, fn, user);
+  MF_CALL(mesh->dim == 2 ? mf_forest_adapt_2d(mesh, fn, user) : mf_forest_adapt_3d(mesh, fn, user));
+  mesh->revision++; /* the spaces made before are stale (mf_space_check_mesh) */
+  return 0;
 }
 
 /* Shells: centres and radii chosen so that the spheres cross each other and no axis. */

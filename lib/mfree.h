@@ -2,8 +2,10 @@
  *
  * Everything a user may call is declared here. Objects are opaque handles named mf_<object>;
  * functions are mf_<object>_<verb>, return 0 on success and a nonzero mf_error_code otherwise, with
- * the message readable from the context (mf_context_error_message). Destroy functions take the
- * address of a handle and set it to NULL; destroying NULL is a no-op.
+ * the message readable from the context (mf_context_error_message). Functions that create an object
+ * set its handle to NULL on every failure (where the pointer to the handle is not NULL). Destroy
+ * functions take the address of a handle and set it to NULL; destroying NULL is a no-op, and a
+ * destroyed handle, being NULL, is refused with MF_ERR_NULL.
  *
  * Errors under MPI: every function that creates or sets up an object (context, mesh, space, vector,
  * operator, preconditioner, CG) and every reduction (dot, norm, sum, solve) is collective on the
@@ -16,8 +18,8 @@
  * waiting in a collective call. Argument checks that fail alike on every rank return at once.
  *
  * Lifetimes: a mesh holds its context, a space its mesh, a vector or operator its space, a
- * preconditioner its operator (references, as in libCEED). Handles may be destroyed in any order;
- * an object goes when its last holder does.
+ * preconditioner its operator, a cg its operator and the preconditioner set for it (references, as
+ * in libCEED). Handles may be destroyed in any order; an object goes when its last holder does.
  *
  * Data path (see docs/architecture.md):
  *   mf_context (MPI comm, backend) -> mf_mesh (p4est forest) -> mf_space (Q_p DoFs, lnodes)
@@ -80,6 +82,8 @@ const char *mf_context_error_message(mf_context ctx);
 const char *mf_last_error_message(void);
 /** @brief The backend actually in use: "cpu" or "cuda". */
 const char *mf_context_backend(mf_context ctx);
+/** @brief The context's communicator: the duplicate of mf_context_create's, owned by the context (do
+ *  not free it). */
 int mf_context_comm(mf_context ctx, MPI_Comm *comm);
 /** @brief Whether the CUDA backend was compiled in and a device is usable (1) or not (0). */
 int mf_cuda_available(void);
@@ -115,6 +119,7 @@ typedef enum {
 const char *mf_phase_name(mf_phase phase);
 /** @brief Seconds spent in each phase on this rank since the context was made or last reset. */
 int mf_context_phase_times(mf_context ctx, double seconds[MF_PHASE_COUNT]);
+/** @brief Set every phase's time to zero. */
 int mf_context_phase_reset(mf_context ctx);
 
 /* ---------------------------------------------------------------- mesh */
@@ -164,6 +169,7 @@ int mf_mesh_cell_kind(mf_mesh mesh, mf_cell_kind *kind);
  *  the 3D ball, 7 t^3 trees, t <= 674). */
 int mf_mesh_create_box(mf_context ctx, const char *name, int dim, const int trees[3], int level, mf_mesh *mesh);
 int mf_mesh_destroy(mf_mesh *mesh);
+/** @brief The mesh's dimension (2 or 3). */
 int mf_mesh_dim(mf_mesh mesh, int *dim);
 /** @brief Number of cells over all ranks. */
 int mf_mesh_num_cells(mf_mesh mesh, int64_t *ncells);
@@ -173,11 +179,19 @@ int mf_mesh_num_cells(mf_mesh mesh, int64_t *ncells);
 typedef int (*mf_adapt_fn)(const double *centre, int dim, int level, void *user);
 /** @brief One round of adaptation: refine/coarsen by fn, then 2:1 balance across faces, edges and
  *  corners, and repartition across ranks. Spaces made before refer to the old mesh: destroy them
- *  before and create new ones after. The callback must give the same answer on every rank. A round
- *  whose cells would not fit in the host memory is refused before p4est allocates (MF_ERR_MEMORY). */
+ *  and create new ones after. Such a space is refused (MF_ERR_INCOMPATIBLE, "the space was made on the
+ *  mesh before it was adapted") wherever it would make something new or evaluate a function at its
+ *  points: vectors and operators made on it (mf_operator_create_assembled of its operators too),
+ *  mf_vector_interpolate, mf_vector_set_random, mf_vector_set_boundary, mf_vector_assemble_rhs,
+ *  mf_vector_l2_error, mf_vector_write_vtu of its vectors, and the set-up of a multigrid preconditioner
+ *  of its operators. What was made before keeps working on the old mesh (operators, vectors, vector
+ *  algebra, Jacobi and Chebyshev preconditioners, a multigrid hierarchy set up before, CG). The
+ *  callback must give the same answer on every rank. A round whose cells would not fit in the host
+ *  memory is refused before p4est allocates (MF_ERR_MEMORY). */
 int mf_mesh_adapt(mf_mesh mesh, mf_adapt_fn fn, void *user);
-/** @brief The built-in pattern: `levels` rounds refining the cells that several non-concentric
- *  spherical shells (as of wave fronts) pass through; any mesh, made for the ball. */
+/** @brief The built-in pattern: `levels` rounds (0..10) refining the cells that several non-concentric
+ *  spherical shells (as of wave fronts) pass through; any mesh, made for the ball. Each round is one
+ *  mf_mesh_adapt (its rules for the spaces made before apply). */
 int mf_mesh_refine_shells(mf_mesh mesh, int levels);
 
 /* ---------------------------------------------------------------- space */
@@ -197,15 +211,18 @@ int mf_space_create_components(mf_mesh mesh, int degree, int ncomp, mf_space *sp
 /** @brief Simplex spaces: the Dirichlet DoFs become those on the boundary facets whose tag is one of
  *  tags[0..ntags) (the physical tags of a Gmsh file; the built-in meshes tag every boundary facet 1).
  *  ntags = 0: no Dirichlet DoFs (pure Neumann); tags NULL with ntags < 0: every boundary facet again
- *  (the default). Call it before making operators and vectors of the space (MF_ERR_ARGUMENT after).
- *  A tag that no boundary facet carries is refused (MF_ERR_ARGUMENT, naming it). Hex spaces:
- *  MF_ERR_UNSUPPORTED. */
+ *  (the default; a negative ntags with a tag array is refused, MF_ERR_ARGUMENT). Call it before making
+ *  operators and vectors of the space (MF_ERR_ARGUMENT after). A tag that no boundary facet carries is
+ *  refused (MF_ERR_ARGUMENT, naming it). Hex spaces: MF_ERR_UNSUPPORTED. */
 int mf_space_set_dirichlet_tags(mf_space space, int ntags, const int *tags);
 int mf_space_destroy(mf_space *space);
+/** @brief The space's polynomial degree p. */
 int mf_space_degree(mf_space space, int *degree);
-/** @brief Global number of DoFs (all ranks). */
+/** @brief Global number of DoFs (all ranks); for a space of ncomp components, the vector entries
+ *  (DoFs times ncomp). */
 int mf_space_num_dofs(mf_space space, int64_t *ndofs);
-/** @brief DoFs owned by this rank, and owned plus ghost. */
+/** @brief DoFs owned by this rank, and owned plus ghost (entries, as mf_space_num_dofs); either
+ *  pointer may be NULL. */
 int mf_space_local_sizes(mf_space space, int *nowned, int *nlocal);
 
 /* ---------------------------------------------------------------- vectors */
@@ -486,13 +503,19 @@ typedef enum {
  *  V-cycle in double (MF_ERR_UNSUPPORTED with MF_PRECISION_FLOAT, either order of the two calls).
  *  Takes effect at the next set-up (docs/multigrid.md). */
 int mf_pc_set_multigrid_coarse(mf_pc pc, mf_mg_coarse kind);
-/** @brief Levels of the hierarchy (after set-up), finest last, and one level's degree, DoFs and cells. */
+/** @brief Levels of the hierarchy, finest last, and one level's degree, DoFs and cells (level
+ *  0..nlevels-1; the outputs may be NULL; the cells as they were at set-up). These and the two below
+ *  set the preconditioner up if it is not yet, and refuse one of another kind (MF_ERR_ARGUMENT)
+ *  before any set-up. */
 int mf_pc_multigrid_levels(mf_pc pc, int *nlevels);
 int mf_pc_multigrid_level(mf_pc pc, int level, int *degree, int64_t *ndofs, int64_t *ncells);
 /** @brief Time per level: with on != 0 every V-cycle synchronises the device at each level and adds
  *  the wall time of the level's own work (smoothing, residuals, transfers) to seconds[level]
- *  (mf_pc_multigrid_times); costs a little speed, off by default. */
+ *  (mf_pc_multigrid_times); costs a little speed, off by default. Each call sets the times to zero;
+ *  the choice holds for the hierarchies of later set-ups too (new parameters). Off, the times stay
+ *  zero. */
 int mf_pc_multigrid_profile(mf_pc pc, int on);
+/** @brief The times of mf_pc_multigrid_profile: seconds[0..nlevels) (coarsest first) are written. */
 int mf_pc_multigrid_times(mf_pc pc, double *seconds);
 /** @brief The estimated largest eigenvalue of D^-1 A (MF_PC_CHEBYSHEV, after set-up). */
 int mf_pc_eigenvalue(mf_pc pc, double *lambda_max);
@@ -525,8 +548,8 @@ int mf_cg_set_tolerance(mf_cg cg, double rtol, int max_iterations);
 /** @brief Use the Jacobi preconditioner (on, default) or none (off); drops a preconditioner set by
  *  mf_cg_set_pc. */
 int mf_cg_set_jacobi(mf_cg cg, int on);
-/** @brief Precondition with pc (of the same operator's space): the cg uses it, does not own it, and it
- *  must live until the cg's last solve. NULL goes back to the cg's own Jacobi. */
+/** @brief Precondition with pc (of the same operator's space): the cg holds a reference to it, so the
+ *  pc's handle may be destroyed before the cg. NULL goes back to the cg's own Jacobi. */
 int mf_cg_set_pc(mf_cg cg, mf_pc pc);
 /** @brief Solve A x = b from the initial guess in x. Not reaching the tolerance returns 0 with
  *  info.converged = 0 (the caller decides). info is filled on every return, an error's included

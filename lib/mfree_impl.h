@@ -150,6 +150,7 @@ struct mf_mesh_s {
   struct mf_mesh_s *parent; /* a coarsened copy: the mesh whose connectivity it shares (held) */
   mf_cell_kind cell_kind;   /* MF_CELL_HEX (the p4est fields above) or MF_CELL_SIMPLEX (`simplex`) */
   void *simplex;            /* simplex meshes: the mf_simplex_mesh (lib/simplex/mf_simplex.h), one rank */
+  int revision;             /* rounds of adaptation so far (mf_mesh_adapt): a space made at another is stale */
 };
 void mf_mesh_retain(mf_mesh mesh);
 void mf_mesh_release(mf_mesh mesh);
@@ -230,6 +231,7 @@ struct mf_space_s {
   int ncomp;            /* components per DoF, interleaved (entry dof * ncomp + c); 1 for scalar spaces */
   void *simplex;        /* spaces on simplex meshes: their basis and DoFs (lib/simplex/mf_simplex_space.h);
                            the p4est fields above (cell_nodes, face_code, colors, ...) stay empty */
+  int mesh_revision;    /* the mesh's revision when the space was made (mf_space_check_mesh) */
 };
 /** The space's device state on the cuda backend (nothing on the cpu backend): made by the first call,
  *  its Dirichlet marks copied again by the next ones (simplex spaces: made by mf_simplex_space_create,
@@ -237,6 +239,13 @@ struct mf_space_s {
 int mf_space_device_sync(mf_space space);
 void mf_space_retain(mf_space space);
 void mf_space_release(mf_space space);
+/** Refuse (MF_ERR_INCOMPATIBLE) a space whose mesh was adapted after the space was made: the space keeps
+ *  the old cells, so what is made from it or evaluated at its points now would silently belong to a
+ *  mesh that no longer exists. Called at the public entries that make objects on a space (vectors,
+ *  operators, multigrid hierarchies) or evaluate functions at its points (interpolation, random values,
+ *  boundary values, right-hand sides, L2 errors, VTU output); what was made before keeps working. The
+ *  revisions are the same on every rank (adaptation is collective): the refusal is too. */
+int mf_space_check_mesh(mf_space space);
 
 /** The host array of node coordinates, made on first use (not thread-safe: call before parallel use).
  *  Collective where it is not made yet on several ranks; set-up makes it there already. */
@@ -378,6 +387,9 @@ int mf_vector_written(mf_vector v, int ierr);
  *  an error naming `what` and the vector (an, bn). */
 int mf_vector_call_user(int (*fn)(mf_vector, mf_vector, void *), mf_vector a, mf_vector b, void *user,
                         const char *what, const char *an, const char *bn);
+/** mf_vector_set_random without the check of the space's mesh: for the library's own vectors (the
+ *  eigenvalue estimate of a preconditioner made before an adaptation keeps working). */
+int mf_vector_random_values(mf_vector v, uint64_t seed);
 /** Copies of the whole vector between host and device so far (mirrored vectors; 0 otherwise). */
 void mf_vector_copy_counts(mf_vector v, long long *to_host, long long *to_device);
 
@@ -563,6 +575,9 @@ int mf_operator_create_single(mf_operator like, mf_operator *op);
 /** The kernel design that applies op on the CUDA backend (MF_KERNEL_AUTO resolved). */
 mf_kernel_design mf_operator_design(const mf_operator op);
 
+/** References to a preconditioner: a cg holds the one set by mf_cg_set_pc (lib/mg/pc.c). */
+void mf_pc_retain(mf_pc pc);
+void mf_pc_release(mf_pc pc);
 /** The operator a preconditioner was made for (lib/mg/pc.c). */
 mf_operator mf_pc_operator(mf_pc pc);
 /** 1 if the set-up pc is z = dinv .* r (Jacobi: *dinv its inverse diagonal) or z = r (none: *dinv
@@ -584,6 +599,13 @@ int mf_mg_setup(mf_pc pc, mf_mg *mg, int smoother_degree, double smoothing_range
 int mf_mg_apply(mf_mg mg, mf_vector r, mf_vector x);
 void mf_mg_destroy(mf_mg *mg);
 mf_mg mf_pc_multigrid(mf_pc pc);
+/** 1 if pc is of kind MF_PC_MULTIGRID (set up or not). */
+int mf_pc_is_multigrid(mf_pc pc);
+/** Profile the V-cycles (on) or not: the flag every hierarchy of the preconditioner starts with, so
+ *  that a new set-up (new parameters) keeps it. */
+void mf_pc_multigrid_keep_profile(mf_pc pc, int on);
+/** Set the profile flag of a hierarchy and its level times to zero. */
+void mf_mg_profile(mf_mg m, int on);
 /** An operator of the same kind, rule and coefficient as `like`, on another space (its Dirichlet
  *  form too). */
 int mf_operator_create_like(mf_operator like, mf_space space, mf_operator *op);

@@ -49,6 +49,7 @@ static int destroy_mf_cpu(mf_operator op)
 static int operator_create(mf_space space, mf_op_kind kind, mf_quadrature quad, double a, double b,
                            mf_coefficient_fn c, void *user, mf_operator *op)
 {
+  if (op) *op = NULL; /* NULL on every failure, the first argument's included */
   MF_CHECK(space, NULL, MF_ERR_NULL, "space is NULL");
   mf_context ctx = space->ctx;
   MF_CHECK(op, ctx, MF_ERR_NULL, "output pointer op is NULL");
@@ -56,6 +57,7 @@ static int operator_create(mf_space space, mf_op_kind kind, mf_quadrature quad, 
   MF_CHECK(quad == MF_QUAD_GAUSS || quad == MF_QUAD_GAUSS_P2 || quad == MF_QUAD_GLL, ctx, MF_ERR_ARGUMENT,
            "quadrature %d unknown (MF_QUAD_GAUSS, MF_QUAD_GAUSS_P2 or MF_QUAD_GLL)", (int)quad);
   MF_CHECK(isfinite(a) && isfinite(b), ctx, MF_ERR_ARGUMENT, "Helmholtz coefficients a = %g, b = %g must be finite", a, b);
+  MF_CALL(mf_space_check_mesh(space));
   if (space->simplex) return mf_simplex_operator_create(space, kind, quad, a, b, c, user, op); /* the simplex kind */
   mf_operator o = NULL;
   int ierr = MF_CALLOC(ctx, 1, &o);
@@ -195,10 +197,12 @@ int mf_operator_create_helmholtz(mf_space space, mf_quadrature quad, double a, d
 int mf_operator_create_shell(mf_space space, mf_shell_apply_fn apply, mf_shell_apply_fn diag, void *user,
                              mf_operator *op)
 {
+  if (op) *op = NULL; /* NULL on every failure, the first argument's included */
   MF_CHECK(space, NULL, MF_ERR_NULL, "space is NULL");
   MF_CHECK(op, space->ctx, MF_ERR_NULL, "output pointer op is NULL");
   *op = NULL;
   MF_CHECK(apply, space->ctx, MF_ERR_NULL, "shell apply function is NULL");
+  MF_CALL(mf_space_check_mesh(space));
   mf_operator o;
   MF_CALL(MF_CALLOC_AGREED(space->ctx, 1, &o));
   o->ctx = space->ctx;

@@ -360,6 +360,7 @@ static double space_bytes(const struct mf_mesh_s *m, int degree, double *ndofs)
 
 int mf_space_create(mf_mesh mesh, int degree, mf_space *space)
 {
+  if (space) *space = NULL; /* NULL on every failure, the first argument's included */
   MF_CHECK(mesh, NULL, MF_ERR_NULL, "mesh is NULL");
   mf_context ctx = mesh->ctx;
   MF_CHECK(space, ctx, MF_ERR_NULL, "output pointer space is NULL");
@@ -390,6 +391,7 @@ int mf_space_create(mf_mesh mesh, int degree, mf_space *space)
   }
   s->ctx = ctx;
   s->mesh = mesh;
+  s->mesh_revision = mesh->revision;
   s->refs = 1;
   mf_mesh_retain(mesh);
   s->dim = mesh->dim;
@@ -508,6 +510,15 @@ const char *mf_space_mismatch(mf_space a, mf_space b, const char *b_has, char *b
     snprintf(buf, n, " object of the same size (%lld DoFs): a space made twice is two spaces; make both from one mf_space",
              (long long)a->nglobal);
   return buf;
+}
+
+int mf_space_check_mesh(mf_space s)
+{
+  const int rounds = s->mesh->revision - s->mesh_revision;
+  MF_CHECK(rounds == 0, s->ctx, MF_ERR_INCOMPATIBLE,
+           "the space was made on the mesh before it was adapted (%d round(s) of mf_mesh_adapt since): destroy it and "
+           "create a new space on the adapted mesh", rounds);
+  return 0;
 }
 
 int mf_space_degree(mf_space space, int *degree)

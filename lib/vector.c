@@ -35,7 +35,11 @@
 
 int mf_vector_create(mf_space space, mf_vector *v)
 {
+  if (v) *v = NULL; /* NULL on every failure, the first argument's included */
   MF_CHECK(space, NULL, MF_ERR_NULL, "space is NULL");
+  MF_CHECK(v, space->ctx, MF_ERR_NULL, "output pointer v is NULL");
+  *v = NULL;
+  MF_CALL(mf_space_check_mesh(space));
   /* collective: a rank that cannot allocate fails every rank */
   return mf_agree(space->ctx, mf_vector_create_prec(space, MF_PRECISION_DOUBLE, v));
 }
@@ -464,6 +468,7 @@ int mf_vector_interpolate(mf_vector v, mf_coefficient_fn f, void *user)
 {
   MF_CHECK(v, NULL, MF_ERR_NULL, "vector is NULL");
   MF_CHECK(f, v->space->ctx, MF_ERR_NULL, "function f is NULL");
+  MF_CALL(mf_space_check_mesh(v->space));
   MF_CALL(mf_vector_access(v, MF_ACCESS_WRITE, "v"));
   user_fn u = {f, user};
   /* a value refused on one rank is every rank's error (mf_agree): none goes on to an exchange alone */
@@ -501,14 +506,16 @@ static double random_point(const double *x, int dim, void *p)
   return 2.0 * ((double)(h >> 11) * (1.0 / 9007199254740992.0)) - 1.0;
 }
 
-int mf_vector_set_random(mf_vector v, uint64_t seed)
+int mf_vector_random_values(mf_vector v, uint64_t seed)
 {
-  MF_CHECK(v, NULL, MF_ERR_NULL, "vector is NULL");
   MF_CALL(mf_vector_access(v, MF_ACCESS_WRITE, "v"));
   const mf_space s = v->space;
   if (s->ncomp > 1) { /* components of one point (simplex spaces): a seed per component, made on the host */
     double *h = v->data;
-    if (v->backend != MF_BACKEND_CPU) MF_CALL(MF_CALLOC_TOUCH(s->ctx, (size_t)s->nlocal + 1, &h));
+    if (v->backend != MF_BACKEND_CPU) {
+      const int ierr = MF_CALLOC_TOUCH(s->ctx, (size_t)s->nlocal + 1, &h);
+      if (ierr) return mf_vector_written(v, ierr); /* not left busy */
+    }
 #pragma omp parallel for schedule(static)
     for (int i = 0; i < s->nlocal; i++) {
       uint64_t sc = seed ^ mix64((uint64_t)(i % s->ncomp) + 1);
@@ -522,6 +529,13 @@ int mf_vector_set_random(mf_vector v, uint64_t seed)
     return mf_vector_written(v, ierr);
   }
   return mf_vector_written(v, fill_points(v, random_point, &seed, 0, NULL, NULL));
+}
+
+int mf_vector_set_random(mf_vector v, uint64_t seed)
+{
+  MF_CHECK(v, NULL, MF_ERR_NULL, "vector is NULL");
+  MF_CALL(mf_space_check_mesh(v->space));
+  return mf_vector_random_values(v, seed);
 }
 
 /* Integration over the cells on the host: per cell, points and w |det J|. */
@@ -721,6 +735,7 @@ int mf_vector_l2_error(mf_vector uh, mf_coefficient_fn u, void *user, double *er
   mf_space s = uh->space;
   MF_CHECK(u, s->ctx, MF_ERR_NULL, "function u is NULL");
   MF_CHECK(err, s->ctx, MF_ERR_NULL, "output pointer err is NULL");
+  MF_CALL(mf_space_check_mesh(s));
   MF_CALL(mf_vector_access(uh, MF_ACCESS_READ, "uh"));
   if (s->simplex) return simplex_l2(uh, u, user, err);
   mf_basis1d b;
@@ -747,6 +762,7 @@ int mf_vector_set_boundary(mf_vector x, mf_coefficient_fn g, void *user)
   MF_CHECK(x, NULL, MF_ERR_NULL, "vector is NULL");
   mf_context ctx = x->space->ctx;
   MF_CHECK(g, ctx, MF_ERR_NULL, "function g is NULL");
+  MF_CALL(mf_space_check_mesh(x->space));
   MF_CALL(mf_vector_access(x, MF_ACCESS_WRITE, "x"));
   double t0 = mf_phase_begin(ctx);
   int ierr = set_boundary(x, g, user);
@@ -758,6 +774,8 @@ int mf_vector_assemble_rhs(mf_vector b, mf_coefficient_fn f, void *user)
 {
   MF_CHECK(b, NULL, MF_ERR_NULL, "vector is NULL");
   mf_context ctx = b->space->ctx;
+  MF_CHECK(f, ctx, MF_ERR_NULL, "function f is NULL");
+  MF_CALL(mf_space_check_mesh(b->space));
   MF_CALL(mf_vector_access(b, MF_ACCESS_READ_WRITE, "b"));
   double t0 = mf_phase_begin(ctx);
   int ierr = assemble_rhs(b, f, user);

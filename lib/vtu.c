@@ -292,6 +292,7 @@ int mf_vector_write_vtu(mf_vector v, const char *prefix, const char *name)
   MF_CHECK(prefix, ctx, MF_ERR_NULL, "file prefix is NULL");
   MF_CHECK(name, ctx, MF_ERR_NULL, "field name is NULL");
   MF_CHECK(!s->simplex, ctx, MF_ERR_UNSUPPORTED, "VTU output of simplex spaces: not supported yet");
+  MF_CALL(mf_space_check_mesh(s));
   const size_t plen = strlen(prefix);
   MF_CHECK(plen > 0 && prefix[plen - 1] != '/', ctx, MF_ERR_ARGUMENT,
            "file prefix '%s' names no file (PREFIX.pvtu and PREFIX_<rank>.vtu are written)", prefix);

@@ -38,6 +38,7 @@ typedef struct {
   mf_pc smoother;   /* Chebyshev; on level 0 the coarse solver */
   mf_vector r, x, res, t;
   mf_transfer tr;   /* from the next coarser level (NULL on level 0) */
+  int64_t ncells;   /* cells of the level's mesh at set-up (the fine mesh may be adapted later) */
   double seconds;   /* profile */
 } mg_level;
 
@@ -114,6 +115,7 @@ static int build_levels(mf_mg m, mf_operator A)
     m->lv[k] = m->lv[n - 1 - k];
     m->lv[n - 1 - k] = t;
   }
+  for (int k = 0; k < n; k++) m->lv[k].ncells = m->lv[k].space->mesh->ncells_global;
   return ierr;
 }
 
@@ -217,16 +219,20 @@ int mf_mg_apply(mf_mg m, mf_vector r, mf_vector x)
   return mf_vector_convert(x, top->x);
 }
 
+/* The hierarchy of a multigrid preconditioner, set up if it is not yet. Another kind is refused
+ * before any set-up (which could fail for reasons of its own: a shell operator has no diagonal). */
 static int get_mg(mf_pc pc, mf_mg *m)
 {
+  *m = NULL;
   MF_CHECK(pc, NULL, MF_ERR_NULL, "preconditioner is NULL");
   mf_context ctx = mf_pc_operator(pc)->ctx;
+  MF_CHECK(mf_pc_is_multigrid(pc), ctx, MF_ERR_ARGUMENT, "the preconditioner is not MF_PC_MULTIGRID");
   *m = mf_pc_multigrid(pc);
   if (!*m) {
     MF_CALL(mf_pc_setup(pc));
     *m = mf_pc_multigrid(pc);
   }
-  MF_CHECK(*m, ctx, MF_ERR_ARGUMENT, "the preconditioner is not MF_PC_MULTIGRID");
+  MF_CHECK(*m, ctx, MF_ERR_ARGUMENT, "the multigrid preconditioner has no hierarchy after its set-up");
   return 0;
 }
 
@@ -248,16 +254,22 @@ int mf_pc_multigrid_level(mf_pc pc, int level, int *degree, int64_t *ndofs, int6
   const mf_space s = m->lv[level].space;
   if (degree) *degree = s->degree;
   if (ndofs) *ndofs = s->nglobal;
-  if (ncells) *ncells = s->mesh->ncells_global;
+  if (ncells) *ncells = m->lv[level].ncells;
   return 0;
+}
+
+void mf_mg_profile(mf_mg m, int on)
+{
+  m->profile = on != 0;
+  for (int k = 0; k < m->nlevels; k++) m->lv[k].seconds = 0.0;
 }
 
 int mf_pc_multigrid_profile(mf_pc pc, int on)
 {
   mf_mg m;
   MF_CALL(get_mg(pc, &m));
-  m->profile = on != 0;
-  for (int k = 0; k < m->nlevels; k++) m->lv[k].seconds = 0.0;
+  mf_pc_multigrid_keep_profile(pc, on != 0); /* for the hierarchies of later set-ups too */
+  mf_mg_profile(m, on);
   return 0;
 }
 

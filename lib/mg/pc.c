@@ -21,6 +21,7 @@
 struct mf_pc_s {
   mf_operator op;
   mf_pc_kind kind;
+  int refs; /* the user's handle and the cgs that use it (mf_cg_set_pc) */
   int ready;
   mf_vector dinv; /* 1/diag(A) (Jacobi, Chebyshev) */
   /* Chebyshev */
@@ -35,6 +36,7 @@ struct mf_pc_s {
   double mg_range, mg_coarse;
   mf_precision mg_prec;
   mf_mg_coarse mg_coarse_kind;
+  int mg_profile; /* mf_pc_multigrid_profile: kept for the hierarchies that later set-ups make */
   /* shell */
   mf_pc_apply_fn shell;
   void *user;
@@ -73,6 +75,7 @@ static int pc_new(mf_operator op, mf_pc_kind kind, mf_pc *pc)
   MF_CALL(MF_CALLOC_AGREED(op->ctx, 1, &p)); /* collective, as every creation */
   p->op = op;
   mf_operator_retain(op);
+  p->refs = 1;
   p->kind = kind;
   p->degree = 4;
   p->range = 20.0;
@@ -86,6 +89,7 @@ static int pc_new(mf_operator op, mf_pc_kind kind, mf_pc *pc)
 
 int mf_pc_create(mf_operator op, mf_pc_kind kind, mf_pc *pc)
 {
+  if (pc) *pc = NULL; /* NULL on every failure, the first argument's included */
   MF_CHECK(op, NULL, MF_ERR_NULL, "operator is NULL");
   MF_CHECK(kind == MF_PC_NONE || kind == MF_PC_JACOBI || kind == MF_PC_CHEBYSHEV || kind == MF_PC_MULTIGRID,
            op->ctx, MF_ERR_ARGUMENT,
@@ -103,6 +107,7 @@ int mf_pc_create(mf_operator op, mf_pc_kind kind, mf_pc *pc)
 
 int mf_pc_create_shell(mf_operator op, mf_pc_apply_fn apply, void *user, mf_pc *pc)
 {
+  if (pc) *pc = NULL; /* NULL on every failure, the first argument's included */
   MF_CHECK(op, NULL, MF_ERR_NULL, "operator is NULL");
   MF_CHECK(apply, op->ctx, MF_ERR_NULL, "shell preconditioner apply function is NULL");
   MF_CALL(pc_new(op, MF_PC_SHELL, pc));
@@ -201,7 +206,7 @@ static int estimate_eigenvalue(mf_pc pc)
   if (!ierr) ierr = mf_vector_create_prec(s, MF_PRECISION_DOUBLE, &Ap);
   ierr = mf_agree(ctx, ierr); /* the dot products below need the vectors on every rank */
   if (ierr) goto done;
-  ierr = mf_vector_set_random(r, 7); /* b: the same on any partition */
+  ierr = mf_vector_random_values(r, 7); /* b: the same on any partition */
   if (!ierr) ierr = z->ops.pmult(z, pc->dinv, r);
   if (!ierr) ierr = p->ops.copy(p, z);
   double rz = 0.0;
@@ -260,8 +265,10 @@ int mf_pc_setup(mf_pc pc)
   MF_CHECK(pc, NULL, MF_ERR_NULL, "preconditioner is NULL");
   if (pc->ready || pc->kind == MF_PC_NONE || pc->kind == MF_PC_SHELL) return 0;
   if (pc->kind == MF_PC_MULTIGRID) { /* the hierarchy, each level with its own smoother set-up */
+    MF_CALL(mf_space_check_mesh(pc->op->space)); /* its levels are made on the mesh as it is now */
     int ierr = mf_mg_setup(pc, &pc->mg, pc->mg_degree, pc->mg_range, pc->mg_coarse, pc->mg_prec,
                            pc->mg_coarse_kind);
+    if (!ierr) mf_mg_profile(pc->mg, pc->mg_profile);
     pc->ready = !ierr;
     return ierr;
   }
@@ -386,6 +393,10 @@ int mf_pc_to_single(mf_pc pc, mf_operator op)
 
 mf_mg mf_pc_multigrid(mf_pc pc) { return pc && pc->kind == MF_PC_MULTIGRID ? pc->mg : NULL; }
 
+int mf_pc_is_multigrid(mf_pc pc) { return pc->kind == MF_PC_MULTIGRID; }
+
+void mf_pc_multigrid_keep_profile(mf_pc pc, int on) { pc->mg_profile = on; }
+
 static int chebyshev(mf_pc pc, mf_vector r, mf_vector x)
 {
   const double b = 1.2 * pc->lambda_max, a = pc->solve_reduction > 0.0 ? solver_lower(pc) : b / pc->range;
@@ -459,10 +470,11 @@ int mf_pc_eigenvalue(mf_pc pc, double *lambda_max)
   return 0;
 }
 
-int mf_pc_destroy(mf_pc *pc)
+void mf_pc_retain(mf_pc pc) { pc->refs++; }
+
+void mf_pc_release(mf_pc p)
 {
-  if (!pc || !*pc) return 0;
-  mf_pc p = *pc;
+  if (!p || --p->refs > 0) return;
   mf_vector_destroy(&p->dinv);
   mf_vector_destroy(&p->d);
   mf_vector_destroy(&p->res);
@@ -470,6 +482,13 @@ int mf_pc_destroy(mf_pc *pc)
   mf_mg_destroy(&p->mg);
   mf_operator_release(p->op);
   free(p);
+}
+
+int mf_pc_destroy(mf_pc *pc)
+{
+  if (!pc || !*pc) return 0;
+  mf_pc p = *pc;
   *pc = NULL;
+  mf_pc_release(p);
   return 0;
 }

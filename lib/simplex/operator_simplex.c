@@ -189,6 +189,7 @@ int mf_simplex_operator_create(mf_space space, mf_op_kind kind, mf_quadrature qu
 
 int mf_operator_create_elasticity(mf_space space, double lambda, double mu, mf_operator *op)
 {
+  if (op) *op = NULL; /* NULL on every failure, the first argument's included */
   MF_CHECK(space, NULL, MF_ERR_NULL, "space is NULL");
   mf_context ctx = space->ctx;
   MF_CHECK(op, ctx, MF_ERR_NULL, "output pointer op is NULL");
@@ -197,6 +198,7 @@ int mf_operator_create_elasticity(mf_space space, double lambda, double mu, mf_o
   MF_CHECK(space->ncomp == space->dim, ctx, MF_ERR_INCOMPATIBLE,
            "elasticity needs a space of %d components (mf_space_create_components), this one has %d", space->dim,
            space->ncomp);
+  MF_CALL(mf_space_check_mesh(space));
   MF_CALL(mf_simplex_elasticity_check(ctx, lambda, mu));
   simplex_kind *k = NULL;
   MF_CALL(MF_CALLOC(ctx, 1, &k));

@@ -253,6 +253,7 @@ static int from_gmsh(mf_context ctx, const mf_gmsh_mesh *g, const char *path, mf
 
 int mf_mesh_create_from_file(mf_context ctx, const char *path, int dim, mf_mesh *mesh)
 {
+  if (mesh) *mesh = NULL; /* NULL on every failure, the first argument's included */
   MF_CHECK(ctx, NULL, MF_ERR_NULL, "context is NULL");
   MF_CHECK(mesh, ctx, MF_ERR_NULL, "output pointer mesh is NULL");
   *mesh = NULL;
@@ -345,6 +346,7 @@ int mf_simplex_space_create(mf_mesh mesh, int degree, int ncomp, mf_space *space
   }
   s->ctx = ctx;
   s->mesh = mesh;
+  s->mesh_revision = mesh->revision; /* simplex meshes are not adapted: always current */
   s->refs = 1;
   mf_mesh_retain(mesh);
   s->simplex = ss;
@@ -408,6 +410,7 @@ int mf_simplex_space_create(mf_mesh mesh, int degree, int ncomp, mf_space *space
 
 int mf_space_create_components(mf_mesh mesh, int degree, int ncomp, mf_space *space)
 {
+  if (space) *space = NULL; /* NULL on every failure, the first argument's included */
   MF_CHECK(mesh, NULL, MF_ERR_NULL, "mesh is NULL");
   MF_CHECK(space, mesh->ctx, MF_ERR_NULL, "output pointer space is NULL");
   *space = NULL;
@@ -425,6 +428,9 @@ int mf_space_set_dirichlet_tags(mf_space space, int ntags, const int *tags)
   MF_CHECK(space->refs == 1, ctx, MF_ERR_ARGUMENT,
            "set the Dirichlet tags before making vectors or operators of the space (%d hold it)", space->refs - 1);
   MF_CHECK(ntags <= 0 || tags, ctx, MF_ERR_NULL, "%d tags but the tag array is NULL", ntags);
+  MF_CHECK(ntags >= 0 || !tags, ctx, MF_ERR_ARGUMENT,
+           "negative number of tags %d with a tag array (tags NULL with ntags < 0 goes back to every boundary facet)",
+           ntags);
   mf_simplex_space *ss = (mf_simplex_space *)space->simplex;
   const mf_simplex_mesh *m = (const mf_simplex_mesh *)space->mesh->simplex;
   if (ntags < 0) { /* every boundary facet: the marks of the DoFs */
