@@ -621,7 +621,7 @@ static void preconditioners(mf_context ctx)
 
   /* multigrid's parameters at and beyond their limits */
   EXPECT(mf_pc_set_multigrid(NULL, 4, 15.0, 1e-3), MF_ERR_NULL, "preconditioner is NULL");
-  EXPECT(mf_pc_set_multigrid(jac, 4, 15.0, 1e-3), MF_ERR_ARGUMENT, "preconditioner kind 1 is not MF_PC_MULTIGRID");
+  EXPECT(mf_pc_set_multigrid(jac, 4, 15.0, 1e-3), MF_ERR_ARGUMENT, "preconditioner Jacobi (MF_PC_JACOBI) is not MF_PC_MULTIGRID");
   EXPECT(mf_pc_set_multigrid(mg, 0, 15.0, 1e-3), MF_ERR_ARGUMENT, "smoother degree 0 out of range 1..64");
   EXPECT(mf_pc_set_multigrid(mg, 65, 15.0, 1e-3), MF_ERR_ARGUMENT, "smoother degree 65 out of range 1..64");
   EXPECT(mf_pc_set_multigrid(mg, 4, 1.0, 1e-3), MF_ERR_ARGUMENT, "smoothing range 1 must be a finite number > 1");
