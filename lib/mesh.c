@@ -75,7 +75,7 @@ int mf_mesh_create_box(mf_context ctx, const char *name, int dim, const int tree
   MF_CHECK(ctx, NULL, MF_ERR_NULL, "context is NULL");
   MF_CHECK(mesh, ctx, MF_ERR_NULL, "output pointer mesh is NULL");
   *mesh = NULL;
-  MF_CHECK(name, ctx, MF_ERR_NULL, "mesh name is NULL (use \"cube\", \"ball\" or \"deformed\")");
+  MF_CHECK(name, ctx, MF_ERR_NULL, "mesh name is NULL (use \"cube\", \"ball\", \"deformed\" or \"sheared\")");
   MF_CHECK(!mf_simplex_mesh_name(name), ctx, MF_ERR_ARGUMENT,
            "mesh '%s' has no trees: make it with mf_mesh_create (level: 2^level cells per side)", name);
   MF_CHECK(dim == 2 || dim == 3, ctx, MF_ERR_ARGUMENT, "dimension %d out of range (2 or 3)", dim);
@@ -86,9 +86,10 @@ int mf_mesh_create_box(mf_context ctx, const char *name, int dim, const int tree
   if (!strcmp(name, "cube")) map = MF_MAP_CUBE;
   else if (!strcmp(name, "ball")) map = MF_MAP_BALL;
   else if (!strcmp(name, "deformed")) map = MF_MAP_DEFORMED;
+  else if (!strcmp(name, "sheared")) map = MF_MAP_SHEARED;
   else
     return mf_error_set(ctx, MF_ERR_ARGUMENT, __FILE__, __LINE__, __func__,
-                        "unknown mesh '%s' (use \"cube\", \"ball\", \"deformed\", \"square-tris\" or \"cube-tets\")",
+                        "unknown mesh '%s' (use \"cube\", \"ball\", \"deformed\", \"sheared\", \"square-tris\" or \"cube-tets\")",
                         name);
 
   MF_CHECK(trees, ctx, MF_ERR_NULL, "trees per direction is NULL");
