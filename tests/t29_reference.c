@@ -9,18 +9,19 @@
  * (mf_vector_interpolate of x, y, z), so that no numbering is shared either.
  *
  *   - Q_p on affine cells (one cell, and 2^dim cells, where the reference matrix is assembled here by
- *     position, which checks the scatter too): "cube" and "sheared", 2D p = 1..8, 3D p = 1..6 (one
- *     cell) and 1..4 (8 cells); mass, mass with c, Laplace with c, Helmholtz a M + b K(c) (Gauss
+ *     position, which checks the scatter too): "cube" and "sheared", 2D p = 1..8 (one cell) and 1..6
+ *     (4 cells), 3D p = 1..6 (one cell) and 1..3 (8 cells); mass, mass with c, Laplace with c, Helmholtz a M + b K(c) (Gauss
  *     q = p + 1 and p + 2, geometry on the fly, assembled). c(x) = 1 + x + 2y (+ 0.5 z) is linear, so
  *     the library's Gauss rules are exact and so is the reference.
  *   - P_p on simplices from Gmsh files written here (the reference cell, a sheared and scaled cell, a
- *     few cells of a sheared square or cube), 2D and 3D p = 1..6 (cuda: 1..4): the same operators (the
+ *     few cells of a sheared square or cube), 2D and 3D p = 1..6 (the 6 tetrahedra of the cube up to
+ *     P4; cuda: p = 1..4): the same operators (the
  *     simplex rule of degree 2p is exact for all of them but mass with a linear c, which takes
  *     MF_QUAD_GAUSS_P2) and linear elasticity, sigma = lambda tr(eps) I + 2 mu eps.
  *   - Helmholtz(a, b, c) x = a M x + b K(c) x on random x with a variable c, on curved meshes too
  *     (ball, deformed), for hexahedra (stored, on the fly, assembled) and simplices.
  *   - Polynomials with known results: u^T M u = int u^2, u^T K u = int |grad u|^2 for an interpolated
- *     u of degree <= p (closed forms), K 1 = 0, 1^T M 1 = the volume, 1^T M_c 1 = int c, and
+ *     u of degree <= p (closed forms; Gauss-Lobatto on hexahedra: degree p - 1), K 1 = 0, 1^T M 1 = the volume, 1^T M_c 1 = int c, and
  *     (K u)_i = 0 at the interior DoFs for a linear u; for elasticity u^T A u of a linear field and
  *     A u = 0 for a rigid motion.
  *
@@ -288,7 +289,6 @@ static void hex_tables_make(int p, hex_tables *h)
     }
     memcpy(L[a], c, sizeof(ld) * (p + 1));
     for (int k = 0; k < p; k++) dL[a][k] = (k + 1) * L[a][k + 1] * 2.0L; /* d/dxi = 2 d/dt */
-    if (p == 0) dL[a][0] = 0.0L;
   }
   /* the Lagrange property, which the rest relies on */
   for (int a = 0; a <= p; a++)
