@@ -20,15 +20,15 @@ static void usage(FILE *f)
           "usage: mfree-poisson [options]\n"
           "  --dim D            2 or 3 (default 3)\n"
           "  --degree P         polynomial degree 1..8 (default 3)\n"
-          "  --mesh M           cube | ball | deformed (default ball), or on simplices: square-tris | cube-tets\n"
-          "                     (2^refine cells per side; --dim follows the mesh) | FILE.msh (a Gmsh file of\n"
-          "                     dimension --dim); simplices: degree 1..6 (cuda: 1..4), one rank, --pc\n"
+          "  --mesh M           cube | ball | deformed | sheared (default ball), or on simplices: square-tris |\n"
+          "                     cube-tets (2^refine cells per side; --dim follows the mesh) | FILE.msh (a Gmsh\n"
+          "                     file of dimension --dim); simplices: degree 1..6 (cuda: 1..4), one rank, --pc\n"
           "                     jacobi, chebyshev or none, no --adapt, --trees or --vtu; --method assembled\n"
           "                     and both assemble rowwise\n"
           "  --refine L         uniform refinement level, 0..12 in 3D, 0..18 in 2D (default 3; square-tris\n"
           "                     0..12, cube-tets 0..8; not with a mesh file)\n"
-          "  --trees T          the coarse mesh split T-fold per direction, 1..4096 (cube, deformed: T^dim trees;\n"
-          "                     ball: each tree T^dim-fold), for sizes between powers of 2 (default 1)\n"
+          "  --trees T          the coarse mesh split T-fold per direction, 1..4096 (cube, deformed, sheared: T^dim\n"
+          "                     trees; ball: each tree T^dim-fold), for sizes between powers of 2 (default 1)\n"
           "  --backend B        cpu | cuda | auto (default auto)\n"
           "  --coefficient C    constant | ljungkvist, c(x) = 1/(0.05 + 2|x|^2) (default ljungkvist)\n"
           "  --tol T            relative CG tolerance in (0, 1) (default 1e-10)\n"
@@ -133,7 +133,7 @@ int main(int argc, char **argv)
   int given_levels = 0, given_pc_degree = 0, given_every = 0, given_dim = 0, given_refine = 0, given_trees = 0;
   const char *mesh_arg = NULL; /* --mesh as given */
   const char *json = NULL, *vtu = NULL;
-  static const char *const mesh_names[] = {"cube", "ball", "deformed"}, *const backends[] = {"cpu", "cuda", "auto"},
+  static const char *const mesh_names[] = {"cube", "ball", "deformed", "sheared"}, *const backends[] = {"cpu", "cuda", "auto"},
                            *const coefs[] = {"constant", "ljungkvist"}, *const adapts[] = {"none", "shells"},
                            *const pcs[] = {"jacobi", "chebyshev", "mg", "none"}, *const precs[] = {"double", "float"},
                            *const methods[] = {"mf", "assembled", "both"},
@@ -179,7 +179,7 @@ int main(int argc, char **argv)
   if (!P.bad && mesh_arg) {
     const size_t len = strlen(mesh_arg);
     mesh_i = -1;
-    for (int k = 0; k < 3; k++)
+    for (int k = 0; k < 4; k++)
       if (!strcmp(mesh_arg, mesh_names[k])) mesh_i = k;
     if (!strcmp(mesh_arg, "square-tris") || !strcmp(mesh_arg, "cube-tets")) simplex = 1;
     else if (len > 4 && !strcmp(mesh_arg + len - 4, ".msh")) simplex = 2;

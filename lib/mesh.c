@@ -122,6 +122,7 @@ int mf_mesh_create_box(mf_context ctx, const char *name, int dim, const int tree
   if (!strcmp(name, "cube")) map = MF_MAP_CUBE;
   else if (!strcmp(name, "ball")) map = MF_MAP_BALL;
   else if (!strcmp(name, "deformed")) map = MF_MAP_DEFORMED;
+  else if (!strcmp(name, "sheared")) map = MF_MAP_SHEARED;
   else
     return mf_error_set(ctx, MF_ERR_ARGUMENT, __FILE__, __LINE__, __func__,
                         "unknown mesh '%s' (" MF_MESH_NAMES "; Gmsh files: mf_mesh_create_from_file)", name);

@@ -1,7 +1,7 @@
 /* mf_map.h -- the geometry of the built-in meshes, one definition for host and device: a point s of a
  * tree's reference cube [0,1]^dim -> the multilinear tree map from its corner vertices V (2^dim x 3,
  * z-order) -> the mesh's map (cube: identity; deformed: the CEED benchmark map per coordinate; ball:
- * the blend of the cube shell onto the sphere, see docs/architecture.md). */
+ * the blend of the cube shell onto the sphere; sheared: a fixed affine map, see docs/architecture.md). */
 #ifndef MF_MAP_H
 #define MF_MAP_H
 
@@ -13,7 +13,7 @@
 #define M_PI 3.14159265358979323846
 #endif
 
-typedef enum { MF_MAP_CUBE = 0, MF_MAP_BALL = 1, MF_MAP_DEFORMED = 2 } mf_map_kind;
+typedef enum { MF_MAP_CUBE = 0, MF_MAP_BALL = 1, MF_MAP_DEFORMED = 2, MF_MAP_SHEARED = 3 } mf_map_kind;
 
 /* The ball: a point X of the cube [-1,1]^dim at max-norm m lies in the inner cube (m <= a, kept as
  * is) or in the shell between the inner cube and the unit cube, which is blended linearly onto the
@@ -53,6 +53,17 @@ MF_HD static inline void mf_map_point(int dim, mf_map_kind map, double ball_inne
     for (int k = 0; k < dim; k++) x[k] = 0.5 + sin(2.0 * M_PI / 3.0 * (X[k] - 0.5)) / sqrt(3.0);
     break;
   case MF_MAP_BALL: mf_map_ball(dim, ball_inner, X, x); break;
+  case MF_MAP_SHEARED: /* affine, with shear and unequal stretch: the cells are parallelograms and
+                          parallelepipeds, not rectangles (the 2D map is the 3D one's first two rows at z = 0) */
+    if (dim == 2) {
+      x[0] = X[0] + 0.5 * X[1];
+      x[1] = 1.2 * X[1];
+    } else {
+      x[0] = X[0] + 0.5 * X[1] + 0.25 * X[2];
+      x[1] = 1.2 * X[1] + 0.3 * X[2];
+      x[2] = 0.8 * X[2];
+    }
+    break;
   }
 }
 

@@ -127,11 +127,13 @@ int mf_context_phase_reset(mf_context ctx);
 /** The names of the meshes mf_mesh_create makes, as the library's messages list them (and
  *  mfree-poisson's --mesh): the p4est meshes, which mf_mesh_create_box also takes, then the simplex
  *  ones. Gmsh files: mf_mesh_create_from_file. */
-#define MF_MESH_NAMES "cube | ball | deformed | square-tris | cube-tets"
+#define MF_MESH_NAMES "cube | ball | deformed | sheared | square-tris | cube-tets"
 
 /** @brief Create a uniformly refined, partitioned mesh.
- *  @param[in] name  "cube" (unit square/cube), "ball" (disk/ball of radius 1, curved boundary) or
- *                   "deformed" (unit cube mapped by x -> 0.5 + sin(2pi/3 (x-0.5))/sqrt(3) per coordinate)
+ *  @param[in] name  "cube" (unit square/cube), "ball" (disk/ball of radius 1, curved boundary),
+ *                   "deformed" (unit cube mapped by x -> 0.5 + sin(2pi/3 (x-0.5))/sqrt(3) per coordinate) or
+ *                   "sheared" (unit cube mapped by the affine x -> (x + 0.5 y + 0.25 z, 1.2 y + 0.3 z, 0.8 z),
+ *                   in 2D x -> (x + 0.5 y, 1.2 y): parallelogram/parallelepiped cells; area 1.2, volume 0.96)
  *  @param[in] dim   2 or 3
  *  @param[in] level uniform refinement level, 0..(12 in 3D, 18 in 2D); a mesh that would not fit is
  *                   refused before any allocation (MF_ERR_MEMORY, with the estimated and the available
@@ -162,7 +164,7 @@ typedef enum {
 int mf_mesh_create_from_file(mf_context ctx, const char *path, int dim, mf_mesh *mesh);
 /** @brief The mesh's cell kind (MF_CELL_HEX or MF_CELL_SIMPLEX). */
 int mf_mesh_cell_kind(mf_mesh mesh, mf_cell_kind *kind);
-/** @brief Like mf_mesh_create, with a finer coarse mesh: for "cube" and "deformed" the unit box split into
+/** @brief Like mf_mesh_create, with a finer coarse mesh: for "cube", "deformed" and "sheared" the unit box split into
  *  trees[0] x trees[1] (x trees[2]) trees; for "ball" each of its 1 + 2 dim trees split t^dim-fold
  *  (t = trees[0] = trees[1] (= trees[2])). Gives sizes between the powers of 2^dim. Trees per
  *  direction 1..4096, within the limits of mf_mesh_create (memory; at most 2^31 - 1 trees in all: for

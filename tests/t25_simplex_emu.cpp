@@ -148,13 +148,14 @@ int main(int argc, char **argv)
       double *x = (double *)malloc(sizeof(double) * nd * dim), *y = (double *)malloc(sizeof(double) * nd * dim),
              *yr = (double *)malloc(sizeof(double) * nd * dim);
       for (int i = 0; i < nd * dim; i++) x[i] = rnd();
-      for (int kind = 0; kind < 4; kind++) { /* Helmholtz, Helmholtz with c(x), elasticity, Laplace */
+      for (int kind = 0; kind < 5; kind++) { /* Helmholtz, Helmholtz with c(x), elasticity, Laplace, mass with c(x) */
         mf_simplex_op op;
         memset(&op, 0, sizeof op);
         const int ncomp = kind == 2 ? dim : 1;
-        const double wa = kind == 3 ? 0.0 : 0.7;
+        const double wa = kind == 3 ? 0.0 : kind == 4 ? 1.0 : 0.7, wb = kind == 4 ? 0.0 : 1.3;
         if (kind != 2) {
-          if (mf_simplex_op_create(ctx, &m, &b, &d, wa, 1.3, kind == 1 ? coef : NULL, NULL, &op)) return 1;
+          if (mf_simplex_op_create(ctx, &m, &b, &d, wa, wb, kind == 1 || kind == 4 ? coef : NULL, NULL, &op)) return 1;
+          op.mass_coef = kind == 4; /* the mass operator: c weights the mass term (Helmholtz: the stiffness only) */
           mf_simplex_op_apply_cpu(&op, x, yr);
         } else {
           mf_simplex_elasticity_apply_cpu(&m, &b, &d, 1.7, 0.6, x, yr);
@@ -162,8 +163,8 @@ int main(int argc, char **argv)
         mf_sx_args a;
         memset(&a, 0, sizeof a);
         a.coords = coords, a.cells = m.cells, a.cell_dofs = d.cell_dofs;
-        a.B = b.B, a.G = b.G, a.w = b.qwts, a.S = S, a.E = E, a.coefq = op.coefq;
-        a.a = wa, a.b = 1.3, a.lambda = 1.7, a.mu = 0.6;
+        a.B = b.B, a.G = b.G, a.w = b.qwts, a.S = S, a.E = E, a.coefq = op.coefq, a.mass_coef = op.mass_coef;
+        a.a = wa, a.b = wb, a.lambda = 1.7, a.mu = 0.6;
         a.ncells = m.ncells, a.x = x, a.y = y;
         int ks[8], nk = 0;
         if (kind == 2) {
@@ -201,7 +202,12 @@ int main(int argc, char **argv)
               double dd = 0, sc = 0;
               for (int i = 0; i < nd * ncomp; i++) dd = fmax(dd, fabs(y[i] - yr[i])), sc = fmax(sc, fabs(yr[i]));
               CHECK(dd <= 1e-12 * sc, "%dD P%d %s kernel %d stage %d tile %d: kernel-CPU %.3e rel", dim, p,
-                    kind == 3 ? "Laplace" : kind == 2 ? "elasticity" : kind ? "Helmholtz with c(x)" : "Helmholtz", k, stage, a.tile, dd / sc);
+                    kind == 4   ? "mass with c(x)"
+                    : kind == 3 ? "Laplace"
+                    : kind == 2 ? "elasticity"
+                    : kind      ? "Helmholtz with c(x)"
+                                : "Helmholtz",
+                    k, stage, a.tile, dd / sc);
               cases++;
             }
         mf_simplex_op_destroy(&op);

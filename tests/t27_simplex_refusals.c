@@ -44,7 +44,7 @@ int main(int argc, char **argv)
   EXPECT(mf_mesh_create(ctx, "cube-tets", 2, 1, &mesh), MF_ERR_ARGUMENT, "mesh 'cube-tets' is 3D, dimension 2");
   EXPECT(mf_mesh_create(ctx, "cube-tets", 3, 9, &mesh), MF_ERR_ARGUMENT, "refinement level 9 out of range 0..8");
   EXPECT(mf_mesh_create(ctx, "square-tris", 2, -1, &mesh), MF_ERR_ARGUMENT, "refinement level -1 out of range 0..12");
-  EXPECT(mf_mesh_create(ctx, "tris", 2, 1, &mesh), MF_ERR_ARGUMENT, "(cube | ball | deformed | square-tris | cube-tets;");
+  EXPECT(mf_mesh_create(ctx, "tris", 2, 1, &mesh), MF_ERR_ARGUMENT, "(cube | ball | deformed | sheared | square-tris | cube-tets;");
   const int trees[3] = {2, 2, 2};
   EXPECT(mf_mesh_create_box(ctx, "square-tris", 2, trees, 1, &mesh), MF_ERR_ARGUMENT, "has no trees");
   EXPECT(mf_mesh_create_from_file(ctx, path(dir, "no_such_file.msh"), 2, &mesh), MF_ERR_IO, "no_such_file.msh");

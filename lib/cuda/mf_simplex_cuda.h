@@ -54,8 +54,9 @@ typedef struct {
   int tuned;              /* 1: chosen by measurement, 0: by the model, 2: set by the caller */
 } mf_simplex_cuda_config;
 
-/** The scalar operator op (mf_simplex_op_create: y = (a M_c + b K_c) x) on the device of ctx (a cuda
- *  context; op's mesh, basis and DoFs must outlive nothing: all is copied). tune: 1 measures the
+/** The scalar operator op (mf_simplex_op_create: y = (a M + b K_c) x; with op->mass_coef the mass
+ *  weighted by c too) on the device of ctx (a cuda context; op's mesh, basis and DoFs must outlive
+ *  nothing: all is copied). tune: 1 measures the
  *  candidate configurations on the operator and keeps the fastest; 0 keeps the cost model's choice,
  *  unless the environment variable MFREE_SIMPLEX_TUNE is set to a nonzero value. Refused: degree
  *  above MF_SIMPLEX_CUDA_MAX_DEGREE or a rule other than the default (MF_ERR_UNSUPPORTED), and
@@ -92,6 +93,7 @@ void mf_simplex_cuda_destroy(mf_simplex_cuda_op *op);
 typedef struct {
   int dim, p, N, nq, ncells, elasticity;
   double a, b;
+  int mass_coef;          /* the mass term weighted by coefq too (the mass operator) */
   const double *coords;   /* nv x dim */
   const int *cells;       /* ncells x (dim + 1) */
   const int *cell_dofs;   /* ncells x N */

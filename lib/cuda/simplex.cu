@@ -23,7 +23,7 @@ static const mf_sx_table *sx_table(int dim, int p)
 struct mf_simplex_cuda_op_s {
   mf_context ctx;
   int dim, p, N, nq, ncomp, ncells, nv, ndofs;
-  int elasticity, has_coef;
+  int elasticity, has_coef, mass_coef;
   double a, b, lambda, mu;
   double *coords, *B, *G, *w, *S, *E, *coefq; // device (E: the gradient table)
   int *cells, *cell_dofs;                 // device
@@ -279,7 +279,7 @@ static int sx_launch(mf_simplex_cuda_op_s *o, const mf_simplex_cuda_config *c, c
   memset(&a, 0, sizeof a);
   a.coords = o->coords, a.cells = o->cells, a.cell_dofs = o->cell_dofs;
   a.B = o->B, a.G = o->G, a.w = o->w, a.S = o->S, a.E = o->E, a.coefq = o->coefq;
-  a.a = o->a, a.b = o->b, a.lambda = o->lambda, a.mu = o->mu;
+  a.a = o->a, a.b = o->b, a.lambda = o->lambda, a.mu = o->mu, a.mass_coef = o->mass_coef;
   a.ncells = o->ncells, a.tile = c->tile, a.stage = c->stage;
   a.x = x, a.y = y;
   const void *fn = o->tab->fn[sx_kernel(o, c->strategy, c->form, c->stage)];
@@ -426,8 +426,8 @@ extern "C" void mf_simplex_cuda_destroy(mf_simplex_cuda_op *op)
 }
 
 static int sx_create(mf_context ctx, const mf_simplex_mesh *m, const mf_simplex_basis *b, const mf_simplex_dofs *d,
-                     const double *coefq, int elasticity, double a, double bb, double lambda, double mu, int tune,
-                     mf_simplex_cuda_op *out)
+                     const double *coefq, int mass_coef, int elasticity, double a, double bb, double lambda, double mu,
+                     int tune, mf_simplex_cuda_op *out)
 {
   MF_CHECK(out, ctx, MF_ERR_NULL, "output is NULL");
   *out = NULL;
@@ -458,7 +458,7 @@ static int sx_create(mf_context ctx, const mf_simplex_mesh *m, const mf_simplex_
   MF_CHECK(o, ctx, MF_ERR_MEMORY, "out of host memory (%zu bytes)", sizeof *o);
   o->ctx = ctx, o->dim = dim, o->p = b->degree, o->N = N, o->nq = nq, o->ncomp = ncomp;
   o->ncells = m->ncells, o->nv = m->nv, o->ndofs = d->ndofs;
-  o->elasticity = elasticity, o->has_coef = coefq != NULL;
+  o->elasticity = elasticity, o->has_coef = coefq != NULL, o->mass_coef = mass_coef;
   o->a = a, o->b = bb, o->lambda = lambda, o->mu = mu;
   o->tab = sx_table(dim, b->degree);
   int ierr = 0;
@@ -551,7 +551,7 @@ fail:
 extern "C" int mf_simplex_cuda_op_create(mf_context ctx, const mf_simplex_op *op, int tune, mf_simplex_cuda_op *out)
 {
   MF_CHECK(op && op->mesh, ctx, MF_ERR_NULL, "simplex operator is NULL or not created");
-  return sx_create(ctx, op->mesh, op->basis, op->dofs, op->coefq, 0, op->a, op->b, 0.0, 0.0, tune, out);
+  return sx_create(ctx, op->mesh, op->basis, op->dofs, op->coefq, op->mass_coef, 0, op->a, op->b, 0.0, 0.0, tune, out);
 }
 
 extern "C" int mf_simplex_cuda_elasticity_create(mf_context ctx, const mf_simplex_mesh *m, const mf_simplex_basis *b,
@@ -559,14 +559,14 @@ extern "C" int mf_simplex_cuda_elasticity_create(mf_context ctx, const mf_simple
                                                  mf_simplex_cuda_op *out)
 {
   MF_CALL(mf_simplex_elasticity_check(ctx, lambda, mu));
-  return sx_create(ctx, m, b, d, NULL, 1, 0.0, 0.0, lambda, mu, tune, out);
+  return sx_create(ctx, m, b, d, NULL, 0, 1, 0.0, 0.0, lambda, mu, tune, out);
 }
 
 extern "C" int mf_simplex_cuda_get_arrays(mf_simplex_cuda_op o, mf_simplex_cuda_arrays *a)
 {
   if (!o || !a) return MF_ERR_NULL;
   a->dim = o->dim, a->p = o->p, a->N = o->N, a->nq = o->nq, a->ncells = o->ncells, a->elasticity = o->elasticity;
-  a->a = o->a, a->b = o->b;
+  a->a = o->a, a->b = o->b, a->mass_coef = o->mass_coef;
   a->coords = o->coords, a->cells = o->cells, a->cell_dofs = o->cell_dofs;
   a->B = o->B, a->G = o->G, a->w = o->w, a->S = o->S, a->coefq = o->coefq;
   return 0;

@@ -1,5 +1,5 @@
 // simplex_assembly.cu -- the assembled simplex operators on the device (mf_simplex_cuda.h): the values
-// of a M_c + b K_c on P_p (p = 1..4, 2D and 3D) into the space's sparsity, rowwise, with the entries of
+// of a M + b K_c (the mass operator: a M_c) on P_p (p = 1..4, 2D and 3D) into the space's sparsity, rowwise, with the entries of
 // lib/simplex/mf_simplex_asm.h (the CPU twin: lib/simplex/assembly_simplex.c). A thread per DoF r owns
 // row r: for every (cell, i) of r's list (cells ascending) it computes the cell's geometry from its
 // vertices and adds row i of the element matrix at the columns' places in the row. No atomics; the sums
@@ -89,7 +89,7 @@ __global__ void __launch_bounds__(MF_SX_ASM_THREADS) k_sx_asm_rows(sx_asm_args a
 #pragma unroll
       for (int j = 0; j < N; j++) {
         const double v = COEF ? mf_sx_asm_entry_quad(DIM, N, NQ, a.d.B, a.d.G, a.d.w, a.d.coefq + (size_t)e * NQ, &c,
-                                                     a.d.a, a.d.b, i, j)
+                                                     a.d.a, a.d.b, a.d.mass_coef, i, j)
                               : mf_sx_asm_entry_ref(DIM, N, S, &c, a.d.a, a.d.b, i, j);
         const int col = __ldg(cd + j);
         int64_t lo = r0, hi = r1 - 1; // mf_csr_find within the row
@@ -170,7 +170,7 @@ __global__ void __launch_bounds__(MF_SX_ASM_THREADS) k_sx_asm_rows_sh(sx_asm_arg
 #pragma unroll
       for (int j = 0; j < N; j++) {
         const double v = COEF ? mf_sx_asm_entry_quad(DIM, N, NQ, a.d.B, a.d.G, a.d.w, a.d.coefq + (size_t)e * NQ, &c,
-                                                     a.d.a, a.d.b, i, j)
+                                                     a.d.a, a.d.b, a.d.mass_coef, i, j)
                               : mf_sx_asm_entry_ref(DIM, N, S, &c, a.d.a, a.d.b, i, j);
         acc[(int)((w[j >> 2] >> (8 * (j & 3))) & 255u) * bd] += v;
       }

@@ -55,7 +55,8 @@ struct mf_sx_args {
   const double *S;       // reference matrices (1 + dim(dim+1)/2) x N x N, S[m][j][i] (i fastest)
   const double *E;       // gradient table n1 x dim x N, E[r][k][j] (mf_simplex_gradient_table)
   const double *coefq;   // ncells x nq, or NULL (c = 1)
-  double a, b;           // scalar operators: a M_c + b K_c
+  double a, b;           // scalar operators: a M + b K_c (mass_coef: a M_c + b K_c)
+  int mass_coef;          // the mass term weighted by coefq too (the mass operator)
   double lambda, mu;     // elasticity
   int ncells;
   int tile;              // cells per block (thread strategy: = threads)
@@ -174,13 +175,13 @@ __device__ __forceinline__ void stage(double *dst, const double *__restrict__ sr
   for (int i = threadIdx.x; i < n; i += blockDim.x) dst[i] = __ldg(src + i);
 }
 
-// The point data of a scalar operator from u_q and the reference gradient g: f[0] = a w u_q,
-// f[1 + k] = b w (Gm g)_k
+// The point data of a scalar operator from u_q and the reference gradient g: f[0] = a wm u_q,
+// f[1 + k] = b wq (Gm g)_k (wm: the weight of the mass term, without the coefficient for Helmholtz)
 template <int DIM>
-__device__ __forceinline__ void pointwise_scalar(double a, double b, double wq, double uq, const double g[DIM],
+__device__ __forceinline__ void pointwise_scalar(double a, double b, double wm, double wq, double uq, const double g[DIM],
                                                  const double Gm[DIM][DIM], double f[1 + DIM])
 {
-  f[0] = a * wq * uq;
+  f[0] = a * wm * uq;
 #pragma unroll
   for (int k = 0; k < DIM; k++) {
     double s = 0.0;
@@ -253,7 +254,7 @@ __global__ void __launch_bounds__(256) k_thread_q(const mf_sx_args a)
 #pragma unroll 1
   for (int q = 0; q < NQ; q++) {
     const double *Bq = tB + q * N, *Gq = tG + q * N * DIM;
-    const double wq = tw[q] * det * (cq ? __ldg(cq + q) : 1.0);
+    const double wd = tw[q] * det, wq = wd * (cq ? __ldg(cq + q) : 1.0);
     if (NC == 1) {
       double uq = 0.0, g[DIM] = {};
 #pragma unroll
@@ -263,7 +264,7 @@ __global__ void __launch_bounds__(256) k_thread_q(const mf_sx_args a)
         for (int k = 0; k < DIM; k++) g[k] += Gq[j * DIM + k] * ue[j];
       }
       double f[1 + DIM];
-      pointwise_scalar<DIM>(a.a, a.b, wq, uq, g, Gm, f);
+      pointwise_scalar<DIM>(a.a, a.b, a.mass_coef ? wq : wd, wq, uq, g, Gm, f);
 #pragma unroll
       for (int i = 0; i < N; i++) {
         double s = f[0] * Bq[i];
@@ -350,7 +351,7 @@ __global__ void __launch_bounds__(256) k_tiled_q(const mf_sx_args a)
   for (int r = threadIdx.x; r < ncell * NQ; r += blockDim.x) { // (cell, point) pairs
     const int t = r / NQ, q = r - t * NQ;
     const double *Bq = tB + q * N, *Gq = tG + q * N * DIM, *ue = su + t * N * NC, *g = sgeo + t * GEO;
-    const double wq = tw[q] * g[DIM * DIM] * (a.coefq ? __ldg(a.coefq + (size_t)(cell0 + t) * NQ + q) : 1.0);
+    const double wd = tw[q] * g[DIM * DIM], wq = wd * (a.coefq ? __ldg(a.coefq + (size_t)(cell0 + t) * NQ + q) : 1.0);
     double *f = sf + (size_t)r * NF;
     if (NC == 1) {
       double uq = 0.0, gr[DIM] = {}, Gm[DIM][DIM], ff[1 + DIM];
@@ -365,7 +366,7 @@ __global__ void __launch_bounds__(256) k_tiled_q(const mf_sx_args a)
       for (int k = 0; k < DIM; k++)
 #pragma unroll
         for (int l = 0; l < DIM; l++) Gm[k][l] = g[k * DIM + l];
-      pointwise_scalar<DIM>(a.a, a.b, wq, uq, gr, Gm, ff);
+      pointwise_scalar<DIM>(a.a, a.b, a.mass_coef ? wq : wd, wq, uq, gr, Gm, ff);
 #pragma unroll
       for (int k = 0; k <= DIM; k++) f[k] = ff[k];
     } else {

@@ -27,7 +27,7 @@ void mf_simplex_reference_matrices(const mf_simplex_basis *b, double *S)
   }
 }
 
-/* vals <- the rows of the assembled a M_c + b K_c, rowwise: row r zeroed, then row i of the element
+/* vals <- the rows of the assembled a M + b K_c (the mass operator: a M_c), rowwise: row r zeroed, then row i of the element
  * matrix of every (cell, i) in r's list (off, ent: mf_assembly_dof_cells) added at the searched
  * positions. One thread per row: the order of every sum is the device kernel's. */
 void mf_simplex_assembly_values_cpu(const mf_simplex_op *op, const double *S, const int64_t *rowptr, const int *colidx,
@@ -50,7 +50,8 @@ void mf_simplex_assembly_values_cpu(const mf_simplex_op *op, const double *S, co
       mf_sx_asm_geometry(dim, X, &c);
       const double *cq = op->coefq ? op->coefq + (size_t)e * nq : NULL;
       for (int j = 0; j < N; j++) {
-        const double a = cq ? mf_sx_asm_entry_quad(dim, N, nq, b->B, b->G, b->qwts, cq, &c, op->a, op->b, i, j)
+        const double a = cq ? mf_sx_asm_entry_quad(dim, N, nq, b->B, b->G, b->qwts, cq, &c, op->a, op->b, op->mass_coef,
+                                                   i, j)
                             : mf_sx_asm_entry_ref(dim, N, S, &c, op->a, op->b, i, j);
         vals[mf_csr_find(rowptr, colidx, r, cd[j])] += a;
       }

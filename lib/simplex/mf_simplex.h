@@ -120,19 +120,23 @@ void mf_simplex_dofs_free(mf_simplex_dofs *d);
 
 /* ------------------------------------------------------------------ operators, CPU reference (ops_cpu.c) */
 
-/** A matrix-free operator on simplices: y = (a M_c + b K_c) x, with M_c the mass and K_c the stiffness
- *  weighted by the coefficient c (1 when NULL). Affine geometry: J and |det J| of each cell computed
- *  from its vertices at every application, nothing stored per point except c(x_q) (ncells x nq,
- *  evaluated once; none when c is NULL). The action of a cell: u_q = sum_j u_j phi_j(q) and
- *  g_q = sum_j u_j grad phi_j(q) at the basis's quadrature points, then
- *  v_i = sum_q w_q |det J| c_q [a phi_i u_q + b grad phi_i . (J^-1 J^-T g_q)]. Creation refuses DoFs
- *  of another degree and degenerate cells (as mf_simplex_element_matrices does). */
+/** A matrix-free operator on simplices: y = (a M + b K_c) x, with M the mass and K_c the stiffness
+ *  weighted by the coefficient c (1 when NULL): the Helmholtz operator of lib/mfree.h. With mass_coef
+ *  set (the mass operator, b = 0: mf_operator_create_mass) the mass is weighted by c as well,
+ *  y = (a M_c + b K_c) x. Affine geometry: J and |det J| of each cell computed from its vertices at
+ *  every application, nothing stored per point except c(x_q) (ncells x nq, evaluated once; none when c
+ *  is NULL). The action of a cell: u_q = sum_j u_j phi_j(q) and g_q = sum_j u_j grad phi_j(q) at the
+ *  basis's quadrature points, then
+ *  v_i = sum_q w_q |det J| [a c_m phi_i u_q + b c_q grad phi_i . (J^-1 J^-T g_q)], c_m = c_q with
+ *  mass_coef, else 1. Creation refuses DoFs of another degree and degenerate cells (as
+ *  mf_simplex_element_matrices does); it leaves mass_coef 0. */
 typedef struct {
   const mf_simplex_mesh *mesh;
   const mf_simplex_basis *basis;
   const mf_simplex_dofs *dofs;
   double a, b;
   double *coefq; /* ncells x nq, or NULL */
+  int mass_coef; /* 1: the mass term carries c too (the mass operator); 0: only the stiffness does */
 } mf_simplex_op;
 
 int mf_simplex_op_create(mf_context ctx, const mf_simplex_mesh *m, const mf_simplex_basis *b, const mf_simplex_dofs *d,

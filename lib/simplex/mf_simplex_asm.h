@@ -1,4 +1,5 @@
-/* mf_simplex_asm.h -- the assembled simplex operators (mass, Laplace, Helmholtz: a M_c + b K_c on P_p):
+/* mf_simplex_asm.h -- the assembled simplex operators (mass, Laplace, Helmholtz: a M + b K_c on P_p, the
+ * mass operator a M_c):
  * the entries of a cell's element matrix, one source for the CPU twin (lib/simplex/assembly_simplex.c)
  * and the device kernel (lib/cuda/simplex_assembly.cu), so that the two compute the same numbers the
  * same way. Internal to the library.
@@ -12,8 +13,9 @@
  *   constant coefficient  |det J| (a S_0 + b sum_{k<=l} (J^-1 J^-T)_kl S_kl)_ij, with the reference
  *                         matrices S (mf_simplex_reference_matrices): S_0 = B^T W B, S_kk = G_k^T W G_k,
  *                         S_kl = G_k^T W G_l + G_l^T W G_k (k < l), all symmetric;
- *   coefficient c(x_q)    sum_q w_q |det J| c_q (a phi_i phi_j + b (J^-T grad phi_i) . (J^-T grad phi_j))
- *                         at the points of the operator's rule. */
+ *   coefficient c(x_q)    sum_q w_q |det J| (a c_m phi_i phi_j + b c_q (J^-T grad phi_i) . (J^-T grad phi_j))
+ *                         at the points of the operator's rule, c_m = c_q for the mass operator
+ *                         (mass_coef), 1 for Helmholtz. */
 #ifndef MF_SIMPLEX_ASM_H
 #define MF_SIMPLEX_ASM_H
 
@@ -125,10 +127,10 @@ MF_HD static inline double mf_sx_asm_entry_ref(int dim, int N, const double *S, 
 }
 
 /** Entry (i, j) with the coefficient cq (nq values of the cell) at the rule's points: B (nq x N),
- *  G (nq x N x dim), w (nq). */
+ *  G (nq x N x dim), w (nq); mass_coef: the mass term is weighted by cq too. */
 MF_HD static inline double mf_sx_asm_entry_quad(int dim, int N, int nq, const double *B, const double *G,
                                                 const double *w, const double *cq, const mf_sx_asm_cell *c, double a,
-                                                double b, int i, int j)
+                                                double b, int mass_coef, int i, int j)
 {
   double s = 0.0;
   for (int q = 0; q < nq; q++) {
@@ -143,7 +145,7 @@ MF_HD static inline double mf_sx_asm_entry_quad(int dim, int N, int nq, const do
         if (r < dim) pi += c->Ji[r * 3 + l] * gi[r], pj += c->Ji[r * 3 + l] * gj[r];
       gg += pi * pj;
     }
-    s += w[q] * cq[q] * (a * B[(size_t)q * N + i] * B[(size_t)q * N + j] + b * gg);
+    s += w[q] * (a * (mass_coef ? cq[q] : 1.0) * B[(size_t)q * N + i] * B[(size_t)q * N + j] + b * cq[q] * gg);
   }
   return c->det * s;
 }

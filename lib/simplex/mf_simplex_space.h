@@ -43,7 +43,7 @@ int mf_simplex_cells_sum(mf_context ctx, int ncells, int N, int nc, const int *c
 int mf_simplex_space_rhs(mf_space space, mf_coefficient_fn f, void *user, double *b);
 int mf_simplex_space_l2_cells(mf_space space, const double *uh, mf_coefficient_fn u, void *user, double *cellsum);
 
-/** The simplex operator kind (mass, Laplace, Helmholtz: a M_c + b K_c), made by mf_operator_create_*. */
+/** The simplex operator kind (mass M_c, Laplace K_c, Helmholtz a M + b K_c), made by mf_operator_create_*. */
 int mf_simplex_operator_create(mf_space space, mf_op_kind kind, mf_quadrature quad, double a, double b,
                                mf_coefficient_fn c, void *user, mf_operator *op);
 

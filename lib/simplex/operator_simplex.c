@@ -1,4 +1,4 @@
-/* operator_simplex.c -- the simplex operator kind: mass, Laplace, Helmholtz (a M_c + b K_c) and linear
+/* operator_simplex.c -- the simplex operator kind: mass (M_c), Laplace (K_c), Helmholtz (a M + b K_c) and linear
  * elasticity on a simplex space, through the generic flow of lib/operator.c (Dirichlet form, ghost
  * exchanges: none on one rank). Its table applies, on the cpu backend, the CPU reference kernels of
  * ops_cpu.c and, on the cuda backend, their device twins (lib/cuda/simplex.cu) on the vectors' device
@@ -29,8 +29,8 @@ static int apply_simplex_cpu(mf_operator op, mf_vector x, mf_vector y)
   return 0;
 }
 
-/* The diagonal of cell e: d_i += sum_q w_q |det J| [c_q (a phi_i^2 + b g_i . g_i)] for the scalar
- * operators, with g_i the physical gradient J^-T grad phi_i; for elasticity the entry of component c of
+/* The diagonal of cell e: d_i += sum_q w_q |det J| [a c_m phi_i^2 + b c_q g_i . g_i] for the scalar
+ * operators (c_m = c_q for the mass operator, 1 for Helmholtz), with g_i the physical gradient J^-T grad phi_i; for elasticity the entry of component c of
  * node i, lambda g_c^2 + mu (|g|^2 + g_c^2) (u = v = phi_i e_c in sigma(u) : eps(v)). */
 static void diagonal_cell(int e, double *de, void *p)
 {
@@ -56,7 +56,7 @@ static void diagonal_cell(int e, double *de, void *p)
       }
       if (k->elasticity)
         for (int c = 0; c < dim; c++) de[i * dim + c] += w * (k->lambda * g[c] * g[c] + k->mu * (gg + g[c] * g[c]));
-      else de[i] += w * cq * (k->sop.a * phi[i] * phi[i] + k->sop.b * gg);
+      else de[i] += w * (k->sop.a * (k->sop.mass_coef ? cq : 1.0) * phi[i] * phi[i] + k->sop.b * cq * gg);
     }
   }
 }
@@ -164,6 +164,7 @@ static int create(mf_space space, mf_op_kind asked, mf_quadrature quad, int qdeg
   const double t0 = mf_phase_begin(ctx);
   ierr = mf_simplex_basis_setup(ctx, space->dim, space->degree, qdegree, &k->basis);
   if (!ierr && !k->elasticity) ierr = mf_simplex_op_create(ctx, m, &k->basis, &ss->dofs, a, b, c, user, &k->sop);
+  k->sop.mass_coef = asked == MF_OP_MASS; /* Helmholtz a M + b K(c): its mass term has no coefficient */
   mf_phase_end(ctx, MF_PHASE_COEFFICIENT, t0);
   if (!ierr && ctx->backend == MF_BACKEND_CUDA) ierr = device_create(o, k);
   if (!ierr) ierr = mf_vector_create_prec(space, MF_PRECISION_DOUBLE, &o->xwork);

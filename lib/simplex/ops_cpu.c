@@ -117,7 +117,7 @@ void mf_simplex_op_apply_cpu(const mf_simplex_op *op, const double *x, double *y
     const double det = cell_metric(m, e, Ji, G);
     for (int q = 0; q < nq; q++) {
       const double *phi = b->B + (size_t)q * N, *gr = b->G + (size_t)q * N * dim;
-      const double wq = b->qwts[q] * det * (op->coefq ? op->coefq[(size_t)e * nq + q] : 1.0);
+      const double wd = b->qwts[q] * det, wq = wd * (op->coefq ? op->coefq[(size_t)e * nq + q] : 1.0);
       double uq = 0.0, g[3] = {0, 0, 0};
       for (int j = 0; j < N; j++) {
         uq += phi[j] * ue[j];
@@ -126,7 +126,7 @@ void mf_simplex_op_apply_cpu(const mf_simplex_op *op, const double *x, double *y
       double f[3] = {0, 0, 0};
       for (int k = 0; k < dim; k++)
         for (int l = 0; l < dim; l++) f[k] += op->b * wq * G[k][l] * g[l];
-      const double mu = op->a * wq * uq;
+      const double mu = op->a * (op->mass_coef ? wq : wd) * uq; /* Helmholtz: the mass has no c */
       for (int i = 0; i < N; i++) {
         double s = mu * phi[i];
         for (int k = 0; k < dim; k++) s += gr[i * dim + k] * f[k];
