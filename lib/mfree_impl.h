@@ -444,6 +444,9 @@ void mf_eval_points(mf_coefficient_fn f, void *user, int dim, size_t n, const do
  *  Both backends call it on the host values before they enter the quadrature data. */
 int mf_coefficient_check(mf_context ctx, int dim, int nqp, int first_cell, int first_q, size_t n, const double *x,
                          const double *vals);
+/** Refuse the gradient g (dim values) of the H1 error's callback at point q of cell, x, if one of its
+ *  entries is not finite (MF_ERR_ARGUMENT naming the point; 0 otherwise). lib/vector.c. */
+int mf_gradient_check(mf_context ctx, int dim, int cell, int q, const double *x, const double *g);
 double mf_det(int dim, const double *J);
 /** Tensor quadrature weight of point q (x fastest). */
 double mf_qweight(int dim, const mf_basis1d *b, int q);
