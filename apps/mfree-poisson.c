@@ -2,7 +2,8 @@
  * deformed cube (Q_p on p4est hexahedra), or on triangles/tetrahedra (P_p: the built-in square-tris,
  * cube-tets, or a Gmsh .msh file; one rank, cpu or cuda backend) with Jacobi-preconditioned CG on the matrix-free Laplace operator (--method: or its
  * assembled CSR matrix, or both side by side), and reports
- * DoFs, ranks, backend, iterations, times and the L2 error (text and, with --json, one JSON object);
+ * DoFs, ranks, backend, iterations, times and the L2 and H1 (seminorm) errors (text and, with --json, one
+ * JSON object);
  * --verbose tells on stderr where a long run is. Options are checked before anything runs
  * (options.h); an error of the library that an option's value caused is reported naming the option. */
 #include <errno.h>
@@ -412,10 +413,11 @@ int main(int argc, char **argv)
            "  setup time     %.3f s (mesh to solver ready)\n"
            "  solve time     %.3f s (%.3e s per iteration, %.3e DoF/s per iteration)\n"
            "  L2 error       %.6e (%.3f s)\n"
+           "  H1 error       %.6e (seminorm, ||grad(u_h - u)||_L2)\n"
            "  device memory  %.3f GB peak (rank 0)\n",
            mesh_line, degree_line, coef_name, (long long)res.ndofs, nranks, be,
            pc_name, res.iterations, res.converged ? "converged" : "NOT converged", res.residual, tol, setup,
-           res.solve_s, res.s_per_iter, dofs_per_s, res.l2_error, res.error_s, mem_peak / 1e9);
+           res.solve_s, res.s_per_iter, dofs_per_s, res.l2_error, res.error_s, res.h1_error, mem_peak / 1e9);
     printf("  setup          phase          seconds   share\n");
     for (int k = 0; k < MF_PHASE_COUNT; k++)
       printf("                 %-12s %9.4f  %5.1f%%\n", mf_phase_name((mf_phase)k), phases[k],
@@ -458,6 +460,7 @@ int main(int argc, char **argv)
                dmf, res_asm.op_device_bytes / 1e6, dpk, res_asm.device_peak / 1e9);
       }
       printf("  L2 error       %-22.6e %.6e\n", r[0]->l2_error, r[1]->l2_error);
+      printf("  H1 error       %-22.6e %.6e\n", r[0]->h1_error, r[1]->h1_error);
     }
     if (res.levels) {
       printf("  multigrid      %d levels in %s, coarsest %s, set-up %.3f s (within the set-up above), V-cycle %.3e s\n"
@@ -474,11 +477,12 @@ int main(int argc, char **argv)
               "{\"ndofs\": %lld, \"ranks\": %d, \"backend\": \"%s\", \"degree\": %d, \"dim\": %d, "
               "\"mesh\": \"%s\", \"trees\": %d, \"refine\": %d, \"adapt\": \"%s\", \"cells\": %lld, \"coefficient\": \"%s\", \"iterations\": %d, "
               "\"converged\": %s, \"setup_s\": %.6e, \"solve_s\": %.6e, \"s_per_iteration\": %.6e, "
-              "\"dofs_per_s_per_iteration\": %.6e, \"l2_error\": %.10e, \"l2_error_s\": %.6e, \"device_mem_peak_bytes\": %zu, \"setup_phases_s\": {",
+              "\"dofs_per_s_per_iteration\": %.6e, \"l2_error\": %.10e, \"l2_error_s\": %.6e, \"h1_error\": %.10e, "
+              "\"device_mem_peak_bytes\": %zu, \"setup_phases_s\": {",
               (long long)res.ndofs, nranks, be, degree, dim, mesh_name, trees, refine, adapt, (long long)ncells, coef_name,
               res.iterations,
               res.converged ? "true" : "false", setup, res.solve_s, res.s_per_iter, dofs_per_s,
-              res.l2_error, res.error_s, mem_peak);
+              res.l2_error, res.error_s, res.h1_error, mem_peak);
       for (int k = 0; k < MF_PHASE_COUNT; k++) fprintf(f, "\"%s\": %.6e, ", mf_phase_name((mf_phase)k), phases[k]);
       fprintf(f, "\"other\": %.6e}, \"pc\": \"%s\", \"pc_setup_s\": %.6e, \"solve_dofs_per_s\": %.6e",
               other, pc_name, res.pc_setup_s, res.solve_s > 0 ? res.ndofs / res.solve_s : 0.0);
@@ -493,9 +497,9 @@ int main(int argc, char **argv)
         fprintf(f,
                 ", \"assembled\": {\"iterations\": %d, \"setup_s\": %.6e, \"assembly_s\": %.6e, \"s_per_iteration\": %.6e, "
                 "\"apply_s\": %.6e, \"matrix_bytes_rank0\": %.6e, \"matrix_bytes\": %.6e, \"operator_device_bytes\": %zu, "
-                "\"device_mem_peak_bytes\": %zu, \"l2_error\": %.10e}",
+                "\"device_mem_peak_bytes\": %zu, \"l2_error\": %.10e, \"h1_error\": %.10e}",
                 res_asm.iterations, setup_mf[1], setup_mf[2], res_asm.s_per_iter, apply_s[1], res_asm.local_bytes,
-                matrix_mb[1] * 1e6, res_asm.op_device_bytes, res_asm.device_peak, res_asm.l2_error);
+                matrix_mb[1] * 1e6, res_asm.op_device_bytes, res_asm.device_peak, res_asm.l2_error, res_asm.h1_error);
       if (res.levels) {
         fprintf(f, ", \"mg_precision\": \"%s\", \"mg_coarse\": \"%s\", \"vcycle_s\": %.6e, \"mg_levels\": [", mg_prec,
                 mg_coarse, res.vcycle_s);

@@ -2,6 +2,7 @@
  *   -div(c grad u) = f in the domain, u = g on the boundary, with
  *   u(x) = prod_k sin(pi x_k + phi_k)   (phi = 0.3, 0.5, 0.7: nonzero on every boundary)
  *   c(x) = 1 (constant) or 1/(0.05 + 2|x|^2) (ljungkvist).
+ * Errors of the solution u_h: ||u_h - u||_L2 and the H1 seminorm |u_h - u|_H1 = ||grad(u_h - u)||_L2.
  * Solve: u_h = w + g_h, g_h the boundary interpolant, A_0 w = b - A g_h with A_0 the Dirichlet
  * form of A (boundary rows and columns replaced by the identity).                               */
 #ifndef MFREE_POISSON_H
@@ -24,6 +25,23 @@ static double poisson_u(const double *x, int dim, void *user)
   double u = 1.0;
   for (int k = 0; k < dim; k++) u *= sin(M_PI * x[k] + poisson_phi[k]);
   return u;
+}
+
+/* grad u: d u / d x_k = pi cos(pi x_k + phi_k) prod_{j != k} sin(pi x_j + phi_j) (for the H1 error) */
+static void poisson_grad_u(const double *x, int dim, double *grad, void *user)
+{
+  (void)user;
+  double s[3], c[3];
+  for (int k = 0; k < dim; k++) {
+    s[k] = sin(M_PI * x[k] + poisson_phi[k]);
+    c[k] = cos(M_PI * x[k] + poisson_phi[k]);
+  }
+  for (int k = 0; k < dim; k++) {
+    double g = M_PI * c[k];
+    for (int j = 0; j < dim; j++)
+      if (j != k) g *= s[j];
+    grad[k] = g;
+  }
 }
 
 static double poisson_c(const double *x, int dim, void *user)
@@ -56,7 +74,7 @@ static double poisson_f(const double *x, int dim, void *user)
 }
 
 /* Progress of a solve: called after each step ("space", "operator", "right-hand side", "solver",
- * "solve", "L2 error", "multigrid profile") with a short description of what it made. */
+ * "solve", "L2 error", "H1 error", "multigrid profile") with a short description of what it made. */
 typedef void (*poisson_progress_fn)(const char *step, const char *detail, void *user);
 
 /* The preconditioner of the solve (mfree-poisson --pc, --pc-degree, --mg-precision, --mg-coarse) and what watches
@@ -87,6 +105,7 @@ typedef struct {
   int64_t level_dofs[POISSON_MAX_LEVELS], level_cells[POISSON_MAX_LEVELS];
   double vcycle_s, level_s[POISSON_MAX_LEVELS];
   double setup_s, solve_s, s_per_iter, l2_error, residual;
+  double h1_error; /* the H1 seminorm of the error, |u_h - u|_H1 */
   double error_s; /* time of the L2 error after the solve */
   double assembly_s;  /* assembled: the assembly's time (within setup_s) */
   int64_t local_nnz;  /* assembled: nonzeros of this rank's matrix */
@@ -233,6 +252,8 @@ static int poisson_solve_vtu(mf_mesh mesh, int degree, poisson_coef coef, double
   POISSON_CALL(mf_vector_l2_error(x, poisson_u, NULL, &res->l2_error));
   res->error_s = MPI_Wtime() - t0;
   poisson_progress(pcopt, "L2 error", "%.6e", res->l2_error);
+  POISSON_CALL(mf_vector_h1_error(x, poisson_grad_u, NULL, &res->h1_error));
+  poisson_progress(pcopt, "H1 error", "%.6e (seminorm)", res->h1_error);
   if (vtu) {
     POISSON_CALL_OPT("--vtu", mf_vector_write_vtu(x, vtu, "u"));
     poisson_progress(pcopt, "output", "%s.pvtu", vtu);

@@ -208,7 +208,7 @@ int mf_space_create(mf_mesh mesh, int degree, mf_space *space);
  *  The vectors of mf_operator_create_elasticity (ncomp = dim). mf_vector_interpolate and
  *  mf_vector_set_boundary give every component of a DoF the function's value at the DoF
  *  (mf_vector_set_random: a different value per component);
- *  mf_vector_assemble_rhs and mf_vector_l2_error refuse ncomp > 1. Simplex meshes only. */
+ *  mf_vector_assemble_rhs, mf_vector_l2_error and mf_vector_h1_error refuse ncomp > 1. Simplex meshes only. */
 int mf_space_create_components(mf_mesh mesh, int degree, int ncomp, mf_space *space);
 /** @brief Simplex spaces: the Dirichlet DoFs become those on the boundary facets whose tag is one of
  *  tags[0..ntags) (the physical tags of a Gmsh file; the built-in meshes tag every boundary facet 1).
@@ -422,9 +422,29 @@ int mf_vector_assemble_rhs(mf_vector b, mf_coefficient_fn f, void *user);
 int mf_vector_set_boundary(mf_vector x, mf_coefficient_fn g, void *user);
 /** @brief Set the boundary DoFs of x to 0. */
 int mf_vector_zero_boundary(mf_vector x);
-/** @brief ||u_h - u||_L2 (Gauss q = p + 2; u must be thread-safe). The sum over cells is in cell
- *  order on every backend and thread count (deterministic). */
+/** @brief ||u_h - u||_L2 (Gauss q = p + 2; simplex P_p: the rule of degree 2p + 3, at most 14; u must be
+ *  thread-safe). The sum over cells is in cell order on every backend and thread count (deterministic).
+ *  Errors: MF_ERR_NULL (uh, u or err NULL), MF_ERR_UNSUPPORTED (a simplex space of several components). */
 int mf_vector_l2_error(mf_vector uh, mf_coefficient_fn u, void *user, double *err);
+/** The gradient of a function at x (dim entries): grad[k] = d u / d x_k for k < dim. Called from several
+ *  OpenMP threads at once: it must be thread-safe, and give the same values for the same x. */
+typedef void (*mf_gradient_fn)(const double *x, int dim, double *grad, void *user);
+/** @brief The H1 seminorm of the error, |u_h - u|_H1 = ||grad(u_h - u)||_L2 = sqrt(sum over cells of the
+ *  integral of |grad u_h - grad u|^2), u given by its gradient grad_u.
+ *
+ *  Rule: that of mf_vector_l2_error (hex Q_p: Gauss q = p + 2 per direction, the geometry isoparametric;
+ *  simplex P_p: the rule of degree 2p + 3, at most 14), exact where grad u_h - grad u is a polynomial on
+ *  affine cells. Hanging-node constraints apply (u_h is the conforming function). On every backend the
+ *  cells are summed on the host (the cuda backend copies the vector's local values there first), in
+ *  cell order on every rank, then over the ranks: the result does not depend on the number of threads
+ *  (deterministic). Collective.
+ *  @param[in]  uh      a vector of a scalar space (hex, or simplex of one component)
+ *  @param[in]  grad_u  the exact gradient; a value that is not finite is refused (MF_ERR_ARGUMENT, naming
+ *                      the quadrature point, its cell and x: the first such cell)
+ *  @param[out] err     the error (not touched on failure)
+ *  Errors: MF_ERR_NULL (uh, grad_u or err NULL), MF_ERR_UNSUPPORTED (a space of several components),
+ *  MF_ERR_ARGUMENT (a non-finite gradient; an array of uh checked out for writing), MF_ERR_MEMORY. */
+int mf_vector_h1_error(mf_vector uh, mf_gradient_fn grad_u, void *user, double *err);
 
 /* ---------------------------------------------------------------- output */
 

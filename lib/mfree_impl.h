@@ -468,6 +468,9 @@ int mf_point_value_check(mf_context ctx, const char *role, const char *sym, int 
 /** The same for a callback evaluated at the point x of DoF dof (interpolation, boundary values). */
 int mf_dof_value_check(mf_context ctx, const char *role, const char *sym, int dim, int dof, const double *x,
                        double value);
+/** Refuse the gradient g (dim values) of the H1 error's callback at point q of cell, x, if one of its
+ *  entries is not finite (MF_ERR_ARGUMENT naming the point; 0 otherwise). lib/vector.c. */
+int mf_gradient_check(mf_context ctx, int dim, int cell, int q, const double *x, const double *g);
 double mf_det(int dim, const double *J);
 /** Tensor quadrature weight of point q (x fastest). */
 double mf_qweight(int dim, const mf_basis1d *b, int q);

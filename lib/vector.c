@@ -2,7 +2,7 @@
  * access to their arrays (host and device copies synchronised lazily), and the vector functions that
  * need the mesh geometry: values at the DoF points (interpolation, boundary values, random vectors)
  * from the space's node coordinates on the host; right-hand sides and L2 errors cell by cell, on the
- * CPU here (OpenMP) and on the GPU in lib/cuda/setup.cu. */
+ * CPU here (OpenMP) and on the GPU in lib/cuda/setup.cu; H1 seminorm errors on the host for both. */
 #include "mfree_impl.h"
 #include "simplex/mf_simplex_space.h"
 
@@ -683,6 +683,141 @@ static int l2_cells_cpu(mf_vector uh, const mf_basis1d *b, mf_coefficient_fn u, 
   return 0;
 }
 
+/* ------------------------------------------------------------------ H1 seminorm of the error
+ *
+ * Hex cells, at the Gauss q = p + 2 points of the L2 error: the reference gradient of u_h from the
+ * cell's nodal values through B and Bg (the derivatives of the nodal basis at the points), the
+ * Jacobian the same way from the cell's geometry nodes, and J^-1 by the adjugate written out here.
+ * The measure shares neither the operators' collocation derivative D nor their pointwise
+ * J^-1 J^-T (lib/mf_pointwise.h): a fault there cannot hide in the measure as well. */
+
+/* out[l nqp + q] = d u / d xi_l at point q: (B x .. Bg along l .. x B) u, u nodal (n1^dim values);
+ * t1, t2 scratch of nqp values */
+static void ref_gradient(int dim, const mf_basis1d *b, const double *u, int nqp, double *out, double *t1, double *t2)
+{
+  for (int l = 0; l < dim; l++) {
+    int n[3] = {b->n1, b->n1, b->n1};
+    const double *in = u;
+    for (int d = 0; d < dim; d++) {
+      double *o = d == dim - 1 ? out + (size_t)l * nqp : d % 2 ? t2 : t1;
+      mf_tensor_apply(dim, n, d, d == l ? b->Bg : b->B, b->nq, 0, in, o, 0);
+      n[d] = b->nq;
+      in = o;
+    }
+  }
+}
+
+/* Ji = J^-1 (both row-major 3 x 3, J[3k + l] = d x_k / d xi_l, so Ji[3l + k] = d xi_l / d x_k);
+ * returns det J */
+static double jacobian_inverse(int dim, const double *J, double *Ji)
+{
+  if (dim == 2) {
+    const double det = J[0] * J[4] - J[1] * J[3];
+    Ji[0] = J[4] / det, Ji[1] = -J[1] / det, Ji[3] = -J[3] / det, Ji[4] = J[0] / det;
+    return det;
+  }
+  const double det = J[0] * (J[4] * J[8] - J[5] * J[7]) - J[1] * (J[3] * J[8] - J[5] * J[6]) +
+                     J[2] * (J[3] * J[7] - J[4] * J[6]);
+  for (int r = 0; r < 3; r++)
+    for (int c = 0; c < 3; c++) { /* (J^-1)_rc = cofactor_cr / det; cyclic indices carry the sign */
+      const int r1 = (r + 1) % 3, r2 = (r + 2) % 3, c1 = (c + 1) % 3, c2 = (c + 2) % 3;
+      Ji[3 * r + c] = (J[3 * c1 + r1] * J[3 * c2 + r2] - J[3 * c1 + r2] * J[3 * c2 + r1]) / det;
+    }
+  return det;
+}
+
+/* "(v0, v1)" or "(v0, v1, v2)" */
+static const char *tuple(char *buf, size_t n, int dim, const double *v)
+{
+  if (dim == 2) snprintf(buf, n, "(%g, %g)", v[0], v[1]);
+  else snprintf(buf, n, "(%g, %g, %g)", v[0], v[1], v[2]);
+  return buf;
+}
+
+int mf_gradient_check(mf_context ctx, int dim, int cell, int q, const double *x, const double *g)
+{
+  for (int k = 0; k < dim; k++)
+    if (!isfinite(g[k])) {
+      char gs[96], xs[96];
+      return mf_error_set(ctx, MF_ERR_ARGUMENT, __FILE__, __LINE__, __func__,
+                          "gradient of u = %s at quadrature point %d of cell %d (rank %d), x = %s: the gradient must "
+                          "be finite", tuple(gs, sizeof gs, dim, g), q, cell, ctx ? ctx->rank : 0,
+                          tuple(xs, sizeof xs, dim, x));
+    }
+  return 0;
+}
+
+/* Per-cell sums of |grad u_h - grad u|^2 w |det J| into cellsum, uh the local values (owned and
+ * ghost); the first cell (lowest index, whatever the threads) where grad_u is not finite is refused. */
+static int h1_cells_cpu(mf_space s, const double *uh, const mf_basis1d *b, mf_gradient_fn grad_u, void *user,
+                        double *cellsum)
+{
+  const int dim = s->dim, npc = s->npc;
+  int nqp = 1;
+  for (int k = 0; k < dim; k++) nqp *= b->nq;
+  int ierr = 0, bad_cell = -1, bad_q = 0;
+  double bad_x[3] = {0.0, 0.0, 0.0}, bad_g[3] = {0.0, 0.0, 0.0};
+#pragma omp parallel
+  {
+    /* X: geometry nodes (npc x dim); per point: x (dim), J (9), the reference gradient (dim, direction-major) */
+    double *work = NULL, ue[MF_MAX_N1 * MF_MAX_N1 * MF_MAX_N1], comp[MF_MAX_N1 * MF_MAX_N1 * MF_MAX_N1];
+    int lerr = MF_CALLOC(NULL, (size_t)npc * dim + (size_t)nqp * (3 + 9 + 3 + 3 + 2), &work);
+    if (lerr) {
+#pragma omp atomic write
+      ierr = lerr;
+    }
+    double *X = work, *xq = X + (size_t)npc * dim, *jac = xq + (size_t)nqp * 3, *gref = jac + (size_t)nqp * 9;
+    double *xk = gref + (size_t)nqp * 3, *t1 = xk + (size_t)nqp * 3, *t2 = t1 + nqp;
+#pragma omp for schedule(static)
+    for (int e = 0; e < s->ncells; e++) {
+      if (lerr) continue;
+      mf_space_cell_coords(s, e, X);
+      for (int k = 0; k < dim; k++) { /* x_k and d x_k / d xi_l at the points */
+        for (int node = 0; node < npc; node++) comp[node] = X[node * dim + k];
+        mf_tensor_interpolate(dim, b, comp, xk, t1, t2);
+        ref_gradient(dim, b, comp, nqp, gref, t1, t2);
+        for (int q = 0; q < nqp; q++) {
+          xq[q * dim + k] = xk[q];
+          for (int l = 0; l < dim; l++) jac[9 * q + 3 * k + l] = gref[(size_t)l * nqp + q];
+        }
+      }
+      for (int k = 0; k < npc; k++) ue[k] = uh[s->cell_nodes[(size_t)e * npc + k]];
+      mf_hanging_apply(dim, s->n1, s->face_code[e], s->hanging_P, ue, 0);
+      ref_gradient(dim, b, ue, nqp, gref, t1, t2);
+      double sum = 0.0;
+      for (int q = 0; q < nqp; q++) {
+        double Ji[9], g[3] = {0.0, 0.0, 0.0};
+        const double det = jacobian_inverse(dim, &jac[9 * q], Ji);
+        grad_u(&xq[q * dim], dim, g, user);
+        int finite = 1;
+        for (int k = 0; k < dim; k++) finite = finite && isfinite(g[k]);
+        if (!finite) {
+#pragma omp critical(mf_h1_bad)
+          if (bad_cell < 0 || e < bad_cell) {
+            bad_cell = e, bad_q = q;
+            memcpy(bad_x, &xq[q * dim], sizeof(double) * dim);
+            memcpy(bad_g, g, sizeof g);
+          }
+          break;
+        }
+        double d2 = 0.0;
+        for (int k = 0; k < dim; k++) { /* d u_h / d x_k = sum_l d u_h / d xi_l  d xi_l / d x_k */
+          double gk = 0.0;
+          for (int l = 0; l < dim; l++) gk += Ji[3 * l + k] * gref[(size_t)l * nqp + q];
+          d2 += (gk - g[k]) * (gk - g[k]);
+        }
+        sum += d2 * mf_qweight(dim, b, q) * fabs(det);
+      }
+      cellsum[e] = sum;
+    }
+    free(work);
+  }
+  MF_CHECK(!ierr, s->ctx, MF_ERR_MEMORY, "out of host memory for the work arrays of %d threads (H1 error)",
+           mf_max_threads());
+  if (bad_cell >= 0) return mf_gradient_check(s->ctx, dim, bad_cell, bad_q, bad_x, bad_g);
+  return 0;
+}
+
 /* Simplex spaces (one rank): the integrals on the host, into the vector's array on the cpu backend,
  * else through a host array copied to the device (rhs) or from it (L2 error). */
 static int simplex_rhs(mf_vector v, mf_coefficient_fn f, void *user)
@@ -705,6 +840,23 @@ static int simplex_l2(mf_vector uh, mf_coefficient_fn u, void *user, double *err
   int ierr = host ? 0 : MF_CALLOC_TOUCH(s->ctx, (size_t)uh->n + 1, &h);
   if (!ierr && !host) ierr = uh->ops.to_host(uh, h, uh->n);
   if (!ierr) ierr = mf_simplex_space_l2_cells(s, host ? uh->data : h, u, user, cellsum);
+  for (int e = 0; e < s->ncells && !ierr; e++) sum += cellsum[e]; /* cell order: deterministic */
+  free(cellsum);
+  free(h);
+  MF_CALL(ierr);
+  *err = sqrt(sum);
+  return 0;
+}
+
+static int simplex_h1(mf_vector uh, mf_gradient_fn grad_u, void *user, double *err)
+{
+  mf_space s = uh->space;
+  double *cellsum = NULL, *h = NULL, sum = 0.0;
+  const int host = uh->backend == MF_BACKEND_CPU && uh->prec == MF_PRECISION_DOUBLE;
+  MF_CALL(MF_CALLOC_TOUCH(s->ctx, s->ncells, &cellsum));
+  int ierr = host ? 0 : MF_CALLOC_TOUCH(s->ctx, (size_t)uh->n + 1, &h);
+  if (!ierr && !host) ierr = uh->ops.to_host(uh, h, uh->n);
+  if (!ierr) ierr = mf_simplex_space_h1_cells(s, host ? uh->data : h, grad_u, user, cellsum);
   for (int e = 0; e < s->ncells && !ierr; e++) sum += cellsum[e]; /* cell order: deterministic */
   free(cellsum);
   free(h);
@@ -751,6 +903,35 @@ int mf_vector_l2_error(mf_vector uh, mf_coefficient_fn u, void *user, double *er
     if (!ierr) ierr = l2_cells_cpu(uh, &b, u, user, cellsum);
   for (int e = 0; e < s->ncells && !ierr; e++) sum += cellsum[e]; /* cell order: deterministic */
   free(cellsum);
+  MF_CALL(allreduce_sum(s->ctx, &sum, ierr));
+  *err = sqrt(sum);
+  return 0;
+}
+
+/* The cells on the host on every backend: the cpu backend reads the vector's array, the cuda backend
+ * copies its local values (owned and ghost) to the host first. */
+int mf_vector_h1_error(mf_vector uh, mf_gradient_fn grad_u, void *user, double *err)
+{
+  MF_CHECK(uh, NULL, MF_ERR_NULL, "vector is NULL");
+  mf_space s = uh->space;
+  MF_CHECK(grad_u, s->ctx, MF_ERR_NULL, "gradient function grad_u is NULL");
+  MF_CHECK(err, s->ctx, MF_ERR_NULL, "output pointer err is NULL");
+  MF_CHECK(s->ncomp == 1, s->ctx, MF_ERR_UNSUPPORTED, "H1 errors of spaces of %d components: not supported", s->ncomp);
+  MF_CALL(mf_vector_access(uh, MF_ACCESS_READ, "uh"));
+  if (s->simplex) return simplex_h1(uh, grad_u, user, err);
+  mf_basis1d b;
+  MF_CALL(mf_basis1d_setup(s->degree, MF_QUAD_GAUSS_P2, &b));
+  const int host = uh->backend == MF_BACKEND_CPU && uh->prec == MF_PRECISION_DOUBLE;
+  double *cellsum = NULL, *h = NULL, sum = 0.0;
+  /* collective: the import runs on every rank, a local failure travels with the sum */
+  int ierr = uh->ops.import(uh);
+  if (!ierr) ierr = MF_CALLOC_TOUCH(s->ctx, s->ncells, &cellsum);
+  if (!ierr && !host) ierr = MF_CALLOC_TOUCH(s->ctx, (size_t)uh->n + 1, &h);
+  if (!ierr && !host) ierr = uh->ops.to_host(uh, h, uh->n);
+  if (!ierr) ierr = h1_cells_cpu(s, host ? uh->data : h, &b, grad_u, user, cellsum);
+  for (int e = 0; e < s->ncells && !ierr; e++) sum += cellsum[e]; /* cell order: deterministic */
+  free(cellsum);
+  free(h);
   MF_CALL(allreduce_sum(s->ctx, &sum, ierr));
   *err = sqrt(sum);
   return 0;

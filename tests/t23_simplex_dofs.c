@@ -2,8 +2,8 @@
  * facets (4n edges of the square, 12 n^2 triangles of the cube), DoF counts equal to the lattice's
  * (n p + 1)^dim, boundary DoFs (n p + 1)^dim - (n p - 1)^dim, conformity (every cell places each of
  * its DoFs at the same point), and a Poisson solve (-lap u = f, u = prod sin(pi x_d), zero Dirichlet
- * data) assembled from the element matrices, whose L2 error converges at rate >= p + 0.8 for
- * p = 1..3 in 2D and 3D. The numbering against a reference (global sorted keys of the edges, faces
+ * data) assembled from the element matrices, whose L2 error (computed here) converges at a rate in
+ * [p + 0.8, p + 1.3] for p = 1..3 in 2D and 3D (the runs: p + 1 within 0.06). The numbering against a reference (global sorted keys of the edges, faces
  * and boundary facets) on box meshes with their vertices and cells shuffled: edges and faces numbered
  * in the order of their sorted vertices, the boundary facets in that order too; run with several
  * OpenMP threads as well (test simplex_dofs_threads), this checks that the threads change nothing.
@@ -390,8 +390,8 @@ int main(int argc, char **argv)
       double e[4];
       for (int l = 0; l < nlev; l++) e[l] = poisson_error(ctx, dim, p, n0 << l);
       const double rate = log2(e[nlev - 2] / e[nlev - 1]);
-      T_CHECK(rate >= p + 0.8, "P%d %dD: L2 errors %.3e -> %.3e, rate %.2f < %.1f", p, dim, e[nlev - 2], e[nlev - 1], rate,
-              p + 0.8);
+      T_CHECK(rate >= p + 0.8 && rate <= p + 1.3, "P%d %dD: L2 errors %.3e -> %.3e, rate %.2f outside [%.1f, %.1f]", p, dim,
+              e[nlev - 2], e[nlev - 1], rate, p + 0.8, p + 1.3);
       if (getenv("MFREE_TEST_VERBOSE"))
         printf("P%d %dD: L2 errors %.3e -> %.3e, rate %.2f\n", p, dim, e[nlev - 2], e[nlev - 1], rate);
     }

@@ -3,7 +3,8 @@
  * Poisson solve of mfree-poisson (apps/poisson.h) with CG.
  *   t26_simplex_api cpu                 operators (mass = volume, symmetry, element matrices, diagonal,
  *                                       elasticity), assembled = matrix-free, Dirichlet tags,
- *                                       convergence P1..P3 in 2D and 3D
+ *                                       convergence P1..P3 in 2D and 3D, P6 in 2D (L2 and H1
+ *                                       seminorm rates bounded from both sides)
  *   t26_simplex_api cpu gmsh GEODIR OUT convergence on meshes that gmsh makes from GEODIR/square.geo and
  *                                       cube.geo (77 where gmsh is not installed)                     */
 #include "mf_test.h"
@@ -276,12 +277,6 @@ static void check_elasticity(mf_context ctx, const char *name, int dim, int leve
   mf_mesh_destroy(&mesh);
 }
 
-/* L2 errors of the manufactured Poisson problem (apps/poisson.h) on two meshes; the rate from the DoF
- * counts, h ~ N^(-1/dim). */
-static double rate(const poisson_result *r0, const poisson_result *r1, int dim)
-{
-  return log(r0->l2_error / r1->l2_error) / (log((double)r1->ndofs / (double)r0->ndofs) / dim);
-}
 
 static void check_convergence_builtin(mf_context ctx, const char *name, int dim, int p, int l0, poisson_coef coef)
 {
@@ -293,11 +288,16 @@ static void check_convergence_builtin(mf_context ctx, const char *name, int dim,
     T_CHECK(r[k].converged, "%s P%d level %d: CG did not converge", name, p, l0 + k);
     mf_mesh_destroy(&mesh);
   }
-  const double q = log(r[0].l2_error / r[1].l2_error) / log(2.0);
+  /* expected p + 1 (L2) and p (H1); the runs give them within 0.07, but for cube-tets P3 between levels 1
+   * and 2 (two cells per side: its H1 rate is 2.85) */
+  const double q = log2(r[0].l2_error / r[1].l2_error), qh = log2(r[0].h1_error / r[1].h1_error);
   if (getenv("T26_VERBOSE"))
-    printf("%s P%d levels %d-%d: errors %.3e %.3e rate %.2f\n", name, p, l0, l0 + 1, r[0].l2_error, r[1].l2_error, q);
-  T_CHECK(q >= p + 0.8, "%s P%d levels %d-%d: L2 rate %.2f < %.1f (errors %.3e, %.3e)", name, p, l0, l0 + 1, q, p + 0.8,
-          r[0].l2_error, r[1].l2_error);
+    printf("%s P%d levels %d-%d: L2 errors %.3e %.3e rate %.2f, H1 errors %.3e %.3e rate %.2f\n", name, p, l0, l0 + 1,
+           r[0].l2_error, r[1].l2_error, q, r[0].h1_error, r[1].h1_error, qh);
+  T_CHECK(q >= p + 0.8 && q <= p + 1.3, "%s P%d levels %d-%d: L2 rate %.2f outside [%.1f, %.1f] (errors %.3e, %.3e)", name,
+          p, l0, l0 + 1, q, p + 0.8, p + 1.3, r[0].l2_error, r[1].l2_error);
+  T_CHECK(qh >= p - 0.2 && qh <= p + 0.3, "%s P%d levels %d-%d: H1 rate %.2f outside [%.1f, %.1f] (errors %.3e, %.3e)", name,
+          p, l0, l0 + 1, qh, p - 0.2, p + 0.3, r[0].h1_error, r[1].h1_error);
 }
 
 /* Dirichlet tags: on the unit square of the built-in mesh every boundary facet has tag 1 */
@@ -351,12 +351,17 @@ static int check_gmsh(mf_context ctx, const char *geodir, const char *out)
         T_CALL(poisson_solve(mesh, p, POISSON_COEF_CONSTANT, 1e-10, &r[k]));
         mf_mesh_destroy(&mesh);
       }
-      const double q = rate(&r[0], &r[1], dim);
+      /* the rates for the meshes' nominal sizes, h and h / 2 (-clscale): the DoF counts would say less (30 and
+       * 98 DoFs for P1 in 2D, the boundary's share shrinking) and inflate them by 0.2-0.4 */
+      const double q = log2(r[0].l2_error / r[1].l2_error), qh = log2(r[0].h1_error / r[1].h1_error);
       if (getenv("T26_VERBOSE"))
-        printf("gmsh %dD P%d: DoFs %lld %lld errors %.3e %.3e rate %.2f\n", dim, p, (long long)r[0].ndofs,
-               (long long)r[1].ndofs, r[0].l2_error, r[1].l2_error, q);
-      T_CHECK(q >= p + 0.8, "gmsh %dD P%d: L2 rate %.2f < %.1f (errors %.3e, %.3e)", dim, p, q, p + 0.8, r[0].l2_error,
-              r[1].l2_error);
+        printf("gmsh %dD P%d: DoFs %lld %lld L2 errors %.3e %.3e rate %.2f, H1 errors %.3e %.3e rate %.2f\n", dim, p,
+               (long long)r[0].ndofs, (long long)r[1].ndofs, r[0].l2_error, r[1].l2_error, q, r[0].h1_error,
+               r[1].h1_error, qh);
+      T_CHECK(q >= p + 0.8 && q <= p + 1.3, "gmsh %dD P%d: L2 rate %.2f outside [%.1f, %.1f] (errors %.3e, %.3e)", dim, p, q,
+              p + 0.8, p + 1.3, r[0].l2_error, r[1].l2_error);
+      T_CHECK(qh >= p - 0.2 && qh <= p + 0.3, "gmsh %dD P%d: H1 rate %.2f outside [%.1f, %.1f] (errors %.3e, %.3e)", dim, p,
+              qh, p - 0.2, p + 0.3, r[0].h1_error, r[1].h1_error);
     }
     /* the physical groups: the mass of 1 on the file's mesh is its volume; the tags select boundary DoFs */
     mf_mesh mesh;
@@ -400,14 +405,10 @@ int main(int argc, char **argv)
     check_elasticity(ctx, "square-tris", 2, 2, 2);
     check_elasticity(ctx, "cube-tets", 3, 1, 2);
     check_tags(ctx);
-    { /* the highest degree solves (its L2 rule is the finest there is) */
-      mf_mesh mesh;
-      poisson_result r;
-      T_CALL(mf_mesh_create(ctx, "square-tris", 2, 1, &mesh));
-      T_CALL(poisson_solve(mesh, 6, POISSON_COEF_CONSTANT, 1e-10, &r));
-      T_CHECK(r.converged && r.l2_error < 1e-4, "square-tris P6: converged %d, L2 error %.3e", r.converged, r.l2_error);
-      mf_mesh_destroy(&mesh);
-    }
+    /* the highest degree solves (its L2 rule is the finest there is) and converges: on 2 x 2 x 2 triangles
+     * its L2 error is 9.1e-6, the discretization error of h = 1/2 at rate 7 (levels 1, 2, 3: 9.10e-6,
+     * 7.44e-8, 5.9e-10) */
+    check_convergence_builtin(ctx, "square-tris", 2, 6, 1, POISSON_COEF_CONSTANT);
     { /* random vectors of several components: a different value per component */
       mf_mesh mesh;
       mf_space s;
@@ -429,7 +430,7 @@ int main(int argc, char **argv)
     check_convergence_builtin(ctx, "square-tris", 2, 2, 3, POISSON_COEF_CONSTANT);
     check_convergence_builtin(ctx, "square-tris", 2, 3, 3, POISSON_COEF_CONSTANT);
     check_convergence_builtin(ctx, "cube-tets", 3, 1, 3, POISSON_COEF_CONSTANT);
-    check_convergence_builtin(ctx, "cube-tets", 3, 2, 1, POISSON_COEF_LJUNGKVIST);
+    check_convergence_builtin(ctx, "cube-tets", 3, 2, 2, POISSON_COEF_LJUNGKVIST);
     check_convergence_builtin(ctx, "cube-tets", 3, 3, 1, POISSON_COEF_CONSTANT);
   }
   mf_context_destroy(&ctx);

@@ -11,7 +11,8 @@
  *  the Dirichlet tags in force (ntags < 0: every boundary facet). */
 typedef struct {
   mf_simplex_basis basis;    /* qdegree 2p: operators (MF_QUAD_GAUSS) and right-hand sides */
-  mf_simplex_basis basis_l2; /* qdegree 2p + 3 (at most 2 MF_SIMPLEX_MAX_DEGREE + 2): mf_vector_l2_error */
+  mf_simplex_basis basis_l2; /* qdegree 2p + 3 (at most 2 MF_SIMPLEX_MAX_DEGREE + 2): mf_vector_l2_error and
+                                mf_vector_h1_error */
   mf_simplex_dofs dofs;
   int ntags, *tags;
   void *dev_asm; /* cuda backend: the DoF-to-cell lists of the assembly, kept on the device once made
@@ -42,6 +43,9 @@ int mf_simplex_cells_sum(mf_context ctx, int ncells, int N, int nc, const int *c
 /** Right-hand side b_i = int f phi_i (local array, overwritten) and the per-cell squared L2 errors. */
 int mf_simplex_space_rhs(mf_space space, mf_coefficient_fn f, void *user, double *b);
 int mf_simplex_space_l2_cells(mf_space space, const double *uh, mf_coefficient_fn u, void *user, double *cellsum);
+/** The per-cell squared H1 seminorm errors |grad(u_h - u)|^2 (the L2 error's rule); a non-finite value of
+ *  grad_u is refused, naming the first such point (lowest cell). */
+int mf_simplex_space_h1_cells(mf_space space, const double *uh, mf_gradient_fn grad_u, void *user, double *cellsum);
 
 /** The simplex operator kind (mass M_c, Laplace K_c, Helmholtz a M + b K_c), made by mf_operator_create_*. */
 int mf_simplex_operator_create(mf_space space, mf_op_kind kind, mf_quadrature quad, double a, double b,

@@ -1,6 +1,7 @@
 /* space_simplex.c -- simplex meshes and P_p spaces behind the public mf_mesh and mf_space handles
  * (mf_simplex_space.h): the built-in meshes and Gmsh files as mf_mesh, the space's DoFs, points and
- * Dirichlet marks, and the host integrals of mf_vector_assemble_rhs and mf_vector_l2_error. One rank. */
+ * Dirichlet marks, and the host integrals of mf_vector_assemble_rhs, mf_vector_l2_error and
+ * mf_vector_h1_error. One rank. */
 #include "mf_simplex_space.h"
 #include "mf_gmsh.h"
 #include "../cuda/mf_simplex_cuda.h" /* MF_SIMPLEX_CUDA_MAX_DEGREE (a header usable without CUDA) */
@@ -623,5 +624,69 @@ int mf_simplex_space_l2_cells(mf_space s, const double *uh, mf_coefficient_fn u,
            mf_max_threads());
   if (bad_cell >= 0)
     return mf_point_value_check(s->ctx, "exact solution", "u", dim, nq, bad_cell, bad_q, 1, bad_x, &bad_u);
+  return 0;
+}
+
+/* grad u_h at a point: J^-T times the reference gradient (affine cell, J^-1 from the vertices) */
+int mf_simplex_space_h1_cells(mf_space s, const double *uh, mf_gradient_fn grad_u, void *user, double *cellsum)
+{
+  const mf_simplex_space *ss = (const mf_simplex_space *)s->simplex;
+  const mf_simplex_mesh *m = (const mf_simplex_mesh *)s->mesh->simplex;
+  const mf_simplex_basis *b = &ss->basis_l2;
+  MF_CHECK(s->ncomp == 1, s->ctx, MF_ERR_UNSUPPORTED, "H1 errors of spaces of %d components: not supported",
+           s->ncomp);
+  const int dim = s->dim, N = b->nnodes, nq = b->nq;
+  int ierr = 0, bad_cell = -1, bad_q = 0;
+  double bad_x[3] = {0.0, 0.0, 0.0}, bad_g[3] = {0.0, 0.0, 0.0};
+#pragma omp parallel
+  {
+    double *xq = NULL;
+    int lerr = MF_CALLOC(NULL, (size_t)nq * dim, &xq);
+    if (lerr) {
+#pragma omp atomic write
+      ierr = lerr;
+    }
+#pragma omp for schedule(static)
+    for (int e = 0; e < m->ncells; e++) {
+      if (lerr) continue;
+      const int *v = m->cells + (size_t)e * (dim + 1), *cd = ss->dofs.cell_dofs + (size_t)e * N;
+      double X[12], Ji[3][3];
+      for (int i = 0; i <= dim; i++)
+        for (int k = 0; k < dim; k++) X[i * dim + k] = m->coords[3 * v[i] + k];
+      mf_simplex_affine(dim, X, Ji, NULL);
+      const double det = cell_points(m, b, e, xq);
+      double sum = 0.0;
+      for (int q = 0; q < nq; q++) {
+        const double *gr = b->G + (size_t)q * N * dim;
+        double gh[3] = {0.0, 0.0, 0.0}, g[3] = {0.0, 0.0, 0.0};
+        for (int i = 0; i < N; i++)
+          for (int l = 0; l < dim; l++) gh[l] += gr[i * dim + l] * uh[cd[i]];
+        grad_u(&xq[q * dim], dim, g, user);
+        int finite = 1;
+        for (int k = 0; k < dim; k++) finite = finite && isfinite(g[k]);
+        if (!finite) { /* refused below, at the first such cell (the same for any thread count) */
+#pragma omp critical(mf_simplex_h1_bad)
+          if (bad_cell < 0 || e < bad_cell) {
+            bad_cell = e, bad_q = q;
+            memcpy(bad_x, &xq[q * dim], sizeof(double) * dim);
+            memcpy(bad_g, g, sizeof g);
+          }
+          break;
+        }
+        double d2 = 0.0;
+        for (int k = 0; k < dim; k++) { /* d u_h / d x_k = sum_l d u_h / d xi_l (J^-1)_lk */
+          double gk = 0.0;
+          for (int l = 0; l < dim; l++) gk += Ji[l][k] * gh[l];
+          d2 += (gk - g[k]) * (gk - g[k]);
+        }
+        sum += d2 * b->qwts[q] * det;
+      }
+      cellsum[e] = sum;
+    }
+    free(xq);
+  }
+  MF_CHECK(!ierr, s->ctx, MF_ERR_MEMORY, "out of host memory for the work arrays of %d threads (H1 error)",
+           mf_max_threads());
+  if (bad_cell >= 0) return mf_gradient_check(s->ctx, dim, bad_cell, bad_q, bad_x, bad_g);
   return 0;
 }
