@@ -11,7 +11,7 @@
  *     cpu backend's, and the Poisson solve with them (assembly and CG on the device);
  *   - refusals on cuda: degree above MF_SIMPLEX_CUDA_MAX_DEGREE (4), the rule of degree 2p + 2;
  *   - device memory back to where it was once everything is destroyed.
- * Exit 77 where no GPU is usable.                                                                  */
+ * Exit 77 where no GPU is usable (a failure under MFREE_TEST_REQUIRE_GPU=1).                      */
 #include "mf_test.h"
 #include "poisson.h"
 
@@ -256,11 +256,7 @@ static void check_poisson(mf_context cc, mf_context gc, int dim, int level, int 
 int main(int argc, char **argv)
 {
   MPI_Init(&argc, &argv);
-  if (!mf_cuda_available()) {
-    fprintf(stderr, "SKIP: backend 'cuda' not usable here (no GPU or not compiled in)\n");
-    MPI_Finalize();
-    return 77;
-  }
+  t_need_cuda(); /* 77 where no GPU is usable; a failure under MFREE_TEST_REQUIRE_GPU=1 */
   mf_context cc, gc;
   T_CALL(mf_context_create(MPI_COMM_WORLD, "cpu", &cc));
   T_CALL(mf_context_create(MPI_COMM_WORLD, "cuda", &gc));
