@@ -1,13 +1,14 @@
-/* t29_cuda_status.c -- mf_cuda_status: why the cuda backend is usable or not, on any machine.
- *   t29_cuda_status            the plain environment: a valid state, the same on every call, agreeing
+/* t32_cuda_status.c -- mf_cuda_status: why the cuda backend is usable or not, on any machine.
+ *   t32_cuda_status            the plain environment: a valid state, the same on every call, agreeing
  *                              with mf_cuda_available, and with mf_context_create: "cuda" succeeds
  *                              where usable and is refused with the same reason elsewhere; "auto" takes
- *                              the GPU exactly where it is usable; a NULL state refused
- *   t29_cuda_status no-device  run with CUDA_VISIBLE_DEVICES=-1: MF_CUDA_NO_DEVICE, the CUDA error named
+ *                              the GPU exactly where it is usable; a NULL state refused. Under
+ *                              MFREE_TEST_REQUIRE_GPU=1 (GPU machines) the state must be usable.
+ *   t32_cuda_status no-device  run with CUDA_VISIBLE_DEVICES=-1: MF_CUDA_NO_DEVICE, the CUDA error named
  *                              (cudaErrorNoDevice; on a machine without a CUDA driver
  *                              cudaErrorInsufficientDriver, "no CUDA driver is installed"); built
  *                              without CUDA: MF_CUDA_NOT_COMPILED
- *   t29_cuda_status fault      run with the stand-in driver tests/fake_libcuda.c first on
+ *   t32_cuda_status fault      run with the stand-in driver tests/fake_libcuda.c first on
  *                              LD_LIBRARY_PATH (a driver older than the runtime): MF_CUDA_FAULT naming
  *                              cudaErrorInsufficientDriver and the driver's version, not available,
  *                              "cuda" refused with that reason, "auto" on the cpu
@@ -98,6 +99,10 @@ int main(int argc, char **argv)
             state_name(state), first);
   } else {
     T_CHECK(!strcmp(mode, "plain"), "unknown mode '%s' (plain, no-device or fault)", mode);
+    /* on a GPU machine (MFREE_TEST_REQUIRE_GPU=1) anything but usable is a failure, with the reason */
+    if (t_require_gpu())
+      T_CHECK(state == MF_CUDA_USABLE, "MFREE_TEST_REQUIRE_GPU=1 but the cuda backend is not usable (%s): %s",
+              state_name(state), first);
   }
   check_contexts(state, first);
   return t_finish();
