@@ -142,7 +142,7 @@ int main(int argc, char **argv)
                            *const coarses[] = {"matrix-free", "assembled"};
   static const mf_pc_kind pc_kinds[] = {MF_PC_JACOBI, MF_PC_CHEBYSHEV, MF_PC_MULTIGRID, MF_PC_NONE};
   int mesh_i = 1, backend_i = 2, coef_i = 1, adapt_i = 0, pc_i = 0, prec_i = 0, method_i = 0, variant_i = 0, coarse_i = 0;
-  poisson_pc pcopt = {MF_PC_JACOBI, 0, 0, MF_PRECISION_DOUBLE, NULL, NULL, NULL, 0, MF_ASSEMBLY_AUTO, NULL, MF_MG_COARSE_MATRIX_FREE};
+  poisson_pc pcopt = {MF_PC_JACOBI, 0, 0, MF_PRECISION_DOUBLE, NULL, NULL, NULL, 0, MF_ASSEMBLY_AUTO, NULL, MF_MG_COARSE_MATRIX_FREE, NULL};
   double tol = 1e-10;
 
   /* Options first, before MPI starts: a bad one costs nothing and stops before any work. */

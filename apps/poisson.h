@@ -91,6 +91,8 @@ typedef struct {
   mf_assembly_variant variant;  /* assembled: how its values are computed (MF_ASSEMBLY_AUTO: the default) */
   mf_context ctx;               /* the mesh's context, for the device memory figures (NULL: none) */
   mf_mg_coarse coarse;          /* multigrid: the coarsest level's operator (default matrix-free) */
+  double *solution;             /* if not NULL: u_h's local values (mf_space_local_sizes' nlocal of them)
+                                   copied here after the solve */
 } poisson_pc;
 
 #define POISSON_MAX_LEVELS 48
@@ -248,6 +250,7 @@ static int poisson_solve_vtu(mf_mesh mesh, int degree, poisson_coef coef, double
   poisson_progress(pcopt, "solve", "%d iterations, %s, %.3f s", info.iterations,
                    info.converged ? "converged" : "NOT converged", info.seconds);
   POISSON_CALL(mf_vector_axpy(x, 1.0, g)); /* u_h = w + g_h */
+  if (pcopt && pcopt->solution) POISSON_CALL(mf_vector_get_values(x, pcopt->solution));
   t0 = MPI_Wtime();
   POISSON_CALL(mf_vector_l2_error(x, poisson_u, NULL, &res->l2_error));
   res->error_s = MPI_Wtime() - t0;

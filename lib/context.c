@@ -222,6 +222,21 @@ int mf_cuda_available(void)
 #endif
 }
 
+int mf_cuda_status(mf_cuda_state *state, const char **reason)
+{
+  static _Thread_local char why[512];
+  MF_CHECK(state, NULL, MF_ERR_NULL, "output pointer state is NULL");
+#ifdef MFREE_WITH_CUDA
+  *state = mf_cuda_probe(why, sizeof why);
+#else
+  *state = MF_CUDA_NOT_COMPILED;
+  snprintf(why, sizeof why,
+           "mfree was built without the CUDA backend (configure with nvcc present and -DMFREE_WITH_CUDA=ON)");
+#endif
+  if (reason) *reason = why;
+  return 0;
+}
+
 #ifdef MFREE_WITH_CUDA
 /* Two ranks of a node on one physical GPU (found by its PCI bus id, so that ranks which each see one
  * GPU through CUDA_VISIBLE_DEVICES are told apart) are refused unless MFREE_CUDA_SHARE=1. Collective
@@ -281,14 +296,21 @@ int mf_context_create(MPI_Comm comm, const char *backend, mf_context *ctx)
     return mf_error_set(NULL, MF_ERR_BACKEND, __FILE__, __LINE__, __func__,
                         "unknown backend '%s' (use \"cpu\", \"cuda\" or \"auto\")", backend);
 #ifndef MFREE_WITH_CUDA
-  MF_CHECK(be != MF_BACKEND_CUDA, NULL, MF_ERR_BACKEND,
-           "backend 'cuda' not compiled in (configure with nvcc present and -DMFREE_WITH_CUDA=ON)");
+  if (be == MF_BACKEND_CUDA) {
+    mf_cuda_state state;
+    const char *why = "";
+    mf_cuda_status(&state, &why);
+    return mf_error_set(NULL, MF_ERR_BACKEND, __FILE__, __LINE__, __func__, "backend 'cuda' not compiled in: %s", why);
+  }
 #else
   /* "auto" may pick differently on ranks that see different devices: the choice is agreed below */
-  ierr = be != MF_BACKEND_CUDA || mf_cuda_available()
-             ? 0
-             : mf_error_set(NULL, MF_ERR_BACKEND, __FILE__, __LINE__, __func__,
-                            "backend 'cuda' requested but no usable CUDA device was found");
+  if (be == MF_BACKEND_CUDA && !mf_cuda_available()) {
+    mf_cuda_state state;
+    const char *why = "";
+    mf_cuda_status(&state, &why); /* why: no device, or the fault, with the CUDA error's name */
+    ierr = mf_error_set(NULL, MF_ERR_BACKEND, __FILE__, __LINE__, __func__,
+                        "backend 'cuda' requested but no usable CUDA device was found: %s", why);
+  }
 #endif
 
   mf_context c = NULL;

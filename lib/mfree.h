@@ -85,8 +85,40 @@ const char *mf_context_backend(mf_context ctx);
 /** @brief The context's communicator: the duplicate of mf_context_create's, owned by the context (do
  *  not free it). */
 int mf_context_comm(mf_context ctx, MPI_Comm *comm);
-/** @brief Whether the CUDA backend was compiled in and a device is usable (1) or not (0). */
+/** @brief Whether the CUDA backend was compiled in and a device is usable (1) or not (0).
+ *  mf_cuda_status says why not. */
 int mf_cuda_available(void);
+
+/** What mf_cuda_status found. */
+typedef enum {
+  MF_CUDA_USABLE = 0,   /**< compiled in, and the CUDA runtime counts at least one device */
+  MF_CUDA_NOT_COMPILED, /**< mfree was built without the CUDA backend */
+  MF_CUDA_NO_DEVICE,    /**< no device to use: cudaErrorNoDevice (no GPU, or CUDA_VISIBLE_DEVICES hides
+                         *   them all), or no CUDA driver installed at all (the runtime answers
+                         *   cudaErrorInsufficientDriver and cudaDriverGetVersion gives 0): a machine
+                         *   without a GPU */
+  MF_CUDA_FAULT         /**< a CUDA driver is installed but the runtime cannot start on it: any other
+                         *   error of cudaGetDeviceCount (a driver older than the runtime,
+                         *   cudaErrorInitializationError, a device in an error state, ...): a GPU
+                         *   machine that is broken */
+} mf_cuda_state;
+
+/** @brief Whether the CUDA backend is usable here and, if not, why; mf_cuda_available() is 1
+ *  exactly where *state is MF_CUDA_USABLE.
+ *  @param[out] state   the answer (required)
+ *  @param[out] reason  if not NULL: a text for people, naming the CUDA error and its name, e.g.
+ *                      "no CUDA device: cudaGetDeviceCount failed: no CUDA-capable device is detected
+ *                      (cudaErrorNoDevice)" or "cudaGetDeviceCount failed: CUDA driver version is
+ *                      insufficient for CUDA runtime version (cudaErrorInsufficientDriver); the driver
+ *                      supports CUDA 11.0, the runtime is 13.0"; with MF_CUDA_USABLE it says how many
+ *                      devices were found. Owned by the library and kept per thread until this
+ *                      thread's next call of mf_cuda_status.
+ *  Asks the CUDA runtime for its devices (cudaGetDeviceCount), which creates no CUDA context and
+ *  takes no device memory; a device that is counted but then cannot be used (cudaSetDevice or its
+ *  first allocation failing: out of memory, exclusive mode taken, a fault) is reported by
+ *  mf_context_create(.., "cuda", ..) as MF_ERR_CUDA, "cannot use CUDA device D: ...". Needs no MPI
+ *  and no context. Returns MF_ERR_NULL if state is NULL, else 0. */
+int mf_cuda_status(mf_cuda_state *state, const char **reason);
 
 /** @brief Limit the device memory this context may hold (bytes; 0: no limit beyond the device's free
  *  memory). Set-up that would pass it is refused before allocating, with MF_ERR_MEMORY and the bytes

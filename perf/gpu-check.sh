@@ -3,6 +3,9 @@
 # (memcheck, racecheck, synccheck) on small adaptive solves. Logs go to OUTDIR.
 #   perf/gpu-check.sh OUTDIR
 set -uo pipefail
+# a GPU machine: a cuda test that finds no usable GPU (driver or device fault) fails, naming the CUDA
+# error, instead of being skipped (docs/testing.md, "GPU runs")
+export MFREE_TEST_REQUIRE_GPU=1
 out=${1:?output folder}
 b=${MFREE_GPU_BUILD:-/tmp/mfree-gpu-build}
 mkdir -p "$out"

@@ -3,6 +3,9 @@
 #   perf/gpu-round.sh OUTDIR [BENCH_ARGS...]        (BENCH_ARGS: passed to mfree-bench; none: skip)
 # Expects p4est/MPI on the paths (see README "GPU"). Logs go to OUTDIR.
 set -uo pipefail
+# a GPU machine: a cuda test that finds no usable GPU (driver or device fault) fails, naming the CUDA
+# error, instead of being skipped (docs/testing.md, "GPU runs")
+export MFREE_TEST_REQUIRE_GPU=1
 out=${1:?output folder}
 shift
 b=${MFREE_GPU_BUILD:-/tmp/mfree-gpu-build}

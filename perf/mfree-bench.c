@@ -638,7 +638,10 @@ int main(int argc, char **argv)
     return 2;
   }
   if (simplex && !mf_cuda_available()) { /* a run that cannot happen here: skipped, as the tests read it */
-    fprintf(stderr, "mfree-bench: --problem %s: no usable GPU (or CUDA not compiled in)\n", problem);
+    mf_cuda_state state;
+    const char *why = "";
+    mf_cuda_status(&state, &why);
+    fprintf(stderr, "mfree-bench: --problem %s: no usable GPU: %s\n", problem, why);
     if (out) fclose(out), remove(csv);
     MPI_Finalize();
     return 77;

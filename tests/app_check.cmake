@@ -9,12 +9,14 @@
 # may be; each item of OUT_EXPECT must be in the standard output; QUIET=1: the error output must be
 # empty; ABSENT: a file the run must not leave behind. SKIP_NO_GPU=1: a run that fails because backend
 # 'cuda' is not usable here (mfree-bench's simplex problems: exit status 77) prints "SKIP: no usable GPU" and passes (the test's SKIP_REGULAR_EXPRESSION
-# makes it skipped). SAME_L2=1 (MODE=json, --method both): the assembled run's L2 error equals the
-# matrix-free one's in its first five digits. L2=<value>, H1=<value> (MODE=json): the run's l2_error and h1_error
-# (with --method both, the assembled run's too) equal these within the relative tolerance REL (default 1e-6):
-# the known errors of the case, so that a wrong error measure or a wrong solution fails (0 < l2_error < 1e-2 is
-# asked of every JSON run). The recorded values repeat to all their 11 digits over rank counts, methods and CG
-# tolerances: 1e-6 leaves room for rounding elsewhere (other compilers, the GPU) and catches a real change.
+# makes it skipped), unless the environment has MFREE_TEST_REQUIRE_GPU=1 (GPU machines): then it fails
+# with the program's message, which names the CUDA error. SAME_L2=1 (MODE=json, --method both): the assembled
+# run's L2 error equals the matrix-free one's in its first five digits. L2=<value>, H1=<value> (MODE=json): the
+# run's l2_error and h1_error (with --method both, the assembled run's too) equal these within the relative
+# tolerance REL (default 1e-6): the known errors of the case, so that a wrong error measure or a wrong solution
+# fails (0 < l2_error < 1e-2 is asked of every JSON run). The recorded values repeat to all their 11 digits over
+# rank counts, methods and CG tolerances: 1e-6 leaves room for rounding elsewhere (other compilers, the GPU) and
+# catches a real change.
 # Variables: APP, ARGS (space-separated), MODE, FILE, CSV_PROBLEMS, CSV_VALUES, EXPECT, OUT_EXPECT, FORBID, EXIT, QUIET,
 # ABSENT, SKIP_NO_GPU, SAME_L2, L2, H1, REL,
 # MPIEXEC (optional launcher ;-list)
@@ -95,6 +97,10 @@ separate_arguments(arglist UNIX_COMMAND "${ARGS}")
 get_filename_component(app_name "${APP}" NAME)
 execute_process(COMMAND ${MPIEXEC} ${APP} ${arglist} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 if(SKIP_NO_GPU AND NOT rc EQUAL 0 AND (err MATCHES "option --backend: backend 'cuda'" OR rc EQUAL 77))
+  if("$ENV{MFREE_TEST_REQUIRE_GPU}" STREQUAL "1")
+    string(REPLACE "\n" "\n  " shown "  ${app_name} ${ARGS}\n${err}") # indented: CMake prints it unwrapped
+    message(FATAL_ERROR "no usable GPU and MFREE_TEST_REQUIRE_GPU=1 (exit ${rc}):\n${shown}")
+  endif()
   message("SKIP: no usable GPU")
   return()
 endif()

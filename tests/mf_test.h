@@ -50,15 +50,34 @@ static int t_finish(void)
   return all ? 1 : 0;
 }
 
-/* Backend from argv[1] ("cpu" default). A "cuda" run without a usable GPU exits 77 (skipped). */
+/* MFREE_TEST_REQUIRE_GPU=1 (set on GPU machines): a GPU must be usable, so that a broken driver or
+ * device shows as failures, never as skipped tests. */
+static int t_require_gpu(void)
+{
+  const char *v = getenv("MFREE_TEST_REQUIRE_GPU");
+  return v && !strcmp(v, "1");
+}
+
+/* Where backend 'cuda' is not usable (mf_cuda_status), end the test saying why: exit 77 (skipped), or
+ * 1 (failed) under MFREE_TEST_REQUIRE_GPU=1. Called after MPI_Init. */
+static void t_need_cuda(void)
+{
+  mf_cuda_state state;
+  const char *why = "";
+  if (mf_cuda_status(&state, &why) == 0 && state == MF_CUDA_USABLE) return;
+  const int fail = t_require_gpu();
+  fprintf(stderr, "%s: backend 'cuda' not usable here%s: %s\n", fail ? "FAIL" : "SKIP",
+          fail ? " and MFREE_TEST_REQUIRE_GPU=1" : "", why);
+  MPI_Finalize();
+  exit(fail ? 1 : 77);
+}
+
+/* Backend from argv[1] ("cpu" default). A "cuda" run without a usable GPU exits 77 (skipped), or
+ * fails under MFREE_TEST_REQUIRE_GPU=1 (t_need_cuda). */
 static const char *t_backend(int argc, char **argv)
 {
   const char *be = argc > 1 ? argv[1] : "cpu";
-  if (!strcmp(be, "cuda") && !mf_cuda_available()) {
-    fprintf(stderr, "SKIP: backend 'cuda' not usable here (no GPU or not compiled in)\n");
-    MPI_Finalize();
-    exit(77);
-  }
+  if (!strcmp(be, "cuda")) t_need_cuda();
   return be;
 }
 

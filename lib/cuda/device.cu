@@ -27,6 +27,45 @@ extern "C" int mf_cuda_device_count(void)
   return n;
 }
 
+/* Why cudaGetDeviceCount finds no device, sorted for mf_cuda_status (lib/context.c). "No device" is
+ * what a machine without a GPU answers: cudaErrorNoDevice (also CUDA_VISIBLE_DEVICES=-1), or no driver
+ * installed at all, which the runtime reports as cudaErrorInsufficientDriver with driver version 0.
+ * Every other answer comes from a driver that is there but cannot serve this runtime (older than it,
+ * failed initialisation, a device in an error state): a fault, not a machine without a GPU. */
+extern "C" mf_cuda_state mf_cuda_probe(char *reason, size_t len)
+{
+  int n = 0;
+  cudaError_t e = cudaGetDeviceCount(&n);
+  if (e == cudaSuccess && n > 0) {
+    snprintf(reason, len, "%d CUDA device%s found", n, n > 1 ? "s" : "");
+    return MF_CUDA_USABLE;
+  }
+  cudaGetLastError(); /* leave no error behind for the next checked call */
+  if (e == cudaSuccess) {
+    snprintf(reason, len, "no CUDA device: cudaGetDeviceCount found none");
+    return MF_CUDA_NO_DEVICE;
+  }
+  const char *what = cudaGetErrorString(e), *name = cudaGetErrorName(e);
+  if (e == cudaErrorNoDevice) {
+    snprintf(reason, len, "no CUDA device: cudaGetDeviceCount failed: %s (%s)", what, name);
+    return MF_CUDA_NO_DEVICE;
+  }
+  int driver = -1, runtime = 0;
+  if (cudaDriverGetVersion(&driver) != cudaSuccess) driver = -1;
+  cudaRuntimeGetVersion(&runtime);
+  cudaGetLastError();
+  if (e == cudaErrorInsufficientDriver && driver == 0) {
+    snprintf(reason, len, "no CUDA device: no CUDA driver is installed (cudaGetDeviceCount failed: %s (%s))", what,
+             name);
+    return MF_CUDA_NO_DEVICE;
+  }
+  if (e == cudaErrorInsufficientDriver && driver > 0)
+    snprintf(reason, len, "cudaGetDeviceCount failed: %s (%s); the driver supports CUDA %d.%d, the runtime is %d.%d",
+             what, name, driver / 1000, driver % 1000 / 10, runtime / 1000, runtime % 1000 / 10);
+  else snprintf(reason, len, "cudaGetDeviceCount failed: %s (%s)", what, name);
+  return MF_CUDA_FAULT;
+}
+
 int mf_cuda_malloc(mf_context ctx, void **p, size_t bytes, const char *what)
 {
   mf_cuda_context *c = mf_cuda_ctx(ctx);
@@ -160,7 +199,12 @@ int mf_cuda_upload(mf_context ctx, void **p, const void *host, size_t bytes, con
 extern "C" int mf_cuda_context_init(mf_context ctx)
 {
   int ndev = mf_cuda_device_count();
-  MF_CHECK(ndev > 0, ctx, MF_ERR_BACKEND, "backend 'cuda' requested but no usable CUDA device was found");
+  if (ndev <= 0) {
+    char why[512];
+    mf_cuda_probe(why, sizeof why);
+    return mf_error_set(ctx, MF_ERR_BACKEND, __FILE__, __LINE__, __func__,
+                        "backend 'cuda' requested but no usable CUDA device was found: %s", why);
+  }
   /* one rank per GPU: ranks of a node take the node's visible GPUs in turn (the rank on the node comes
    * from mf_context_create, so that nothing here is collective: a failure here is agreed on there;
    * mf_context_create then refuses two ranks on one physical device unless MFREE_CUDA_SHARE=1) */

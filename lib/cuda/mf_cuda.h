@@ -11,6 +11,9 @@ extern "C" {
 
 /** Number of usable CUDA devices (0 on error or without a driver). */
 int mf_cuda_device_count(void);
+/** cudaGetDeviceCount's answer sorted (usable, no device, fault) with a text naming the CUDA error,
+ *  written to reason (len bytes). */
+mf_cuda_state mf_cuda_probe(char *reason, size_t len);
 int mf_cuda_context_init(mf_context ctx);
 /** The PCI bus id of the context's device (a string of at most len bytes): the physical GPU. */
 int mf_cuda_device_id(mf_context ctx, char *id, int len);
