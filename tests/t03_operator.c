@@ -2,7 +2,11 @@
  *   symmetry  x.(A y) = y.(A x) (with and without the Dirichlet form), 1e-12 relative;
  *   Laplace annihilates constants; the Jacobi diagonal is positive;
  *   mass applied to 1 sums to the area/volume (cube, deformed cube: 1; ball: -> pi, 4pi/3 with
- *   refinement, at the isoparametric rate). argv[1]: backend. */
+ *   refinement, at the isoparametric rate); the ball with its coarse trees split gives the same mass
+ *   applied to 1, entry by entry at the same positions (tests/mf_test.h, t_bypos).
+ * On several ranks (operator_np2) also: every operator's output (A x with and without the Dirichlet
+ * form, x with stale ghost entries; the diagonal) equals that of rank 0 alone (MPI_COMM_SELF) entry by
+ * entry at the same positions, 1e-12 relative to the max norm. argv[1]: backend. */
 #include "mf_test.h"
 
 static double sym_defect(mf_operator A, mf_vector x, mf_vector y, mf_vector t)
@@ -17,12 +21,77 @@ static double sym_defect(mf_operator A, mf_vector x, mf_vector y, mf_vector t)
   return fabs(xAy - yAx) / (nx * nAx);
 }
 
+/* kind 0 mass, 1 Laplace, 2 Helmholtz, with a coefficient; the quadrature cycles with p and the kind */
+static void make_operator(mf_space space, int kind, int p, mf_operator *A)
+{
+  mf_quadrature q = (mf_quadrature)((p + kind) % 3);
+  if (kind == 0) T_CALL(mf_operator_create_mass(space, q, t_ljungkvist, NULL, A));
+  else if (kind == 1) T_CALL(mf_operator_create_laplace(space, q, t_ljungkvist, NULL, A));
+  else T_CALL(mf_operator_create_helmholtz(space, q, 1.5, 2.0, t_ljungkvist, NULL, A));
+}
+
+/* The outputs of an operator gathered by position: A x without and with the Dirichlet form, and the
+ * diagonal with it. */
+enum { O_AX, O_AX_DIR, O_DIAG, NO };
+static void operator_outputs(mf_operator A, mf_vector x, mf_vector t, const t_bypos *bp, double *out[NO])
+{
+  T_CALL(mf_operator_set_dirichlet(A, 0));
+  T_CALL(mf_operator_apply(A, x, t));
+  out[O_AX] = t_bypos_gather(bp, t);
+  T_CALL(mf_operator_set_dirichlet(A, 1));
+  T_CALL(mf_operator_apply(A, x, t));
+  out[O_AX_DIR] = t_bypos_gather(bp, t);
+  T_CALL(mf_operator_diagonal(A, t));
+  out[O_DIAG] = t_bypos_gather(bp, t);
+}
+
+/* z = r_2 + r_1 (random vectors of seeds 2 and 1) by an update of the owned entries: its ghost entries
+ * are stale, so that an operator needs the import (mf_vector_set_random fills the ghosts too) */
+static void ghosts_stale_input(mf_vector z, mf_vector w)
+{
+  T_CALL(mf_vector_set_random(z, 2));
+  T_CALL(mf_vector_set_random(w, 1));
+  T_CALL(mf_vector_axpy(z, 1.0, w));
+}
+
+/* The same mesh and space on rank 0 alone, to compare the operators of N ranks with */
+typedef struct {
+  mf_mesh mesh;
+  mf_space space;
+  mf_vector x, t;
+  t_bypos bp;
+} one_rank;
+
+static void one_rank_create(mf_context self, const char *meshname, int dim, int level, int p, one_rank *o)
+{
+  T_CALL(mf_mesh_create(self, meshname, dim, level, &o->mesh));
+  T_CALL(mf_space_create(o->mesh, p, &o->space));
+  T_CALL(mf_vector_create(o->space, &o->x));
+  T_CALL(mf_vector_create(o->space, &o->t));
+  ghosts_stale_input(o->x, o->t);
+  t_bypos_create(self, o->space, &o->bp);
+}
+
+static void one_rank_destroy(one_rank *o)
+{
+  t_bypos_destroy(&o->bp);
+  mf_vector_destroy(&o->t);
+  mf_vector_destroy(&o->x);
+  mf_space_destroy(&o->space);
+  mf_mesh_destroy(&o->mesh);
+}
+
 int main(int argc, char **argv)
 {
   MPI_Init(&argc, &argv);
   const char *backend = t_backend(argc, argv);
-  mf_context ctx;
+  int rank, size;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  const int against_one = size > 1; /* compare with rank 0 alone */
+  mf_context ctx, self = NULL;
   T_CALL(mf_context_create(MPI_COMM_WORLD, backend, &ctx));
+  if (against_one && rank == 0) T_CALL(mf_context_create(MPI_COMM_SELF, backend, &self));
   const char *meshes[3] = {"cube", "deformed", "ball"};
   for (int dim = 2; dim <= 3; dim++)
     for (int m = 0; m < 3; m++)
@@ -39,13 +108,36 @@ int main(int argc, char **argv)
         T_CALL(mf_vector_set_random(x, 1));
         T_CALL(mf_vector_set_random(y, 2));
         T_CALL(mf_vector_set_value(one, 1.0));
+        t_bypos bp;
+        one_rank o;
+        mf_vector z = NULL; /* the input of the comparison with one rank */
+        if (against_one) {
+          t_bypos_create(ctx, space, &bp);
+          T_CALL(mf_vector_create(space, &z));
+          ghosts_stale_input(z, t);
+        }
+        if (against_one && rank == 0) one_rank_create(self, meshes[m], dim, dim == 2 ? 2 : 1, p, &o);
         for (int kind = 0; kind < 3; kind++) {
           mf_operator A;
           const char *kn = kind == 0 ? "mass" : kind == 1 ? "laplace" : "helmholtz";
-          mf_quadrature q = (mf_quadrature)((p + kind) % 3);
-          if (kind == 0) T_CALL(mf_operator_create_mass(space, q, t_ljungkvist, NULL, &A));
-          else if (kind == 1) T_CALL(mf_operator_create_laplace(space, q, t_ljungkvist, NULL, &A));
-          else T_CALL(mf_operator_create_helmholtz(space, q, 1.5, 2.0, t_ljungkvist, NULL, &A));
+          make_operator(space, kind, p, &A);
+          if (against_one) { /* the outputs of N ranks against those of rank 0 alone */
+            static const char *const oname[NO] = {"A x", "A x (Dirichlet form)", "diagonal (Dirichlet form)"};
+            double *on[NO], *o1[NO];
+            operator_outputs(A, z, t, &bp, on);
+            if (rank == 0) {
+              mf_operator A1;
+              make_operator(o.space, kind, p, &A1);
+              operator_outputs(A1, o.x, o.t, &o.bp, o1);
+              mf_operator_destroy(&A1);
+              for (int k = 0; k < NO; k++) {
+                T_BYPOS_CHECK(&bp, on[k], &o.bp, o1[k], 1e-12, "%s %s dim %d p %d: %s on %d ranks and on 1 rank", kn,
+                              meshes[m], dim, p, oname[k], size);
+                free(o1[k]);
+              }
+            }
+            for (int k = 0; k < NO; k++) free(on[k]);
+          }
           for (int dir = 0; dir < 2; dir++) {
             T_CALL(mf_operator_set_dirichlet(A, dir));
             double s = sym_defect(A, x, y, t);
@@ -87,6 +179,11 @@ int main(int argc, char **argv)
           T_CHECK(fabs(vol - 1.0) < 1e-12, "mass %s dim %d p %d: sum(M 1) = %.16g, expected 1", meshes[m], dim, p, vol);
           mf_operator_destroy(&M);
         }
+        if (against_one) {
+          t_bypos_destroy(&bp);
+          mf_vector_destroy(&z);
+        }
+        if (against_one && rank == 0) one_rank_destroy(&o);
         mf_vector_destroy(&one);
         mf_vector_destroy(&t);
         mf_vector_destroy(&y);
@@ -129,10 +226,12 @@ int main(int argc, char **argv)
         mf_mesh_destroy(&mesh);
       }
     }
-  /* the ball with its coarse trees split 2^dim-fold, one level less: the same mesh */
+  /* the ball with its coarse trees split 2^dim-fold, one level less: the same mesh, so the same DoFs
+   * (numbered otherwise) and the same mass applied to 1 at each of them */
   for (int dim = 2; dim <= 3; dim++) {
-    double vol[2];
+    double vol[2], *m1[2];
     int64_t n[2];
+    t_bypos bp[2];
     for (int t = 1; t <= 2; t++) {
       const int trees[3] = {t, t, t};
       mf_mesh mesh;
@@ -148,6 +247,8 @@ int main(int argc, char **argv)
       T_CALL(mf_vector_set_value(one, 1.0));
       T_CALL(mf_operator_apply(M, one, y));
       T_CALL(mf_vector_sum(y, &vol[t - 1]));
+      t_bypos_create(ctx, space, &bp[t - 1]);
+      m1[t - 1] = t_bypos_gather(&bp[t - 1], y);
       mf_vector_destroy(&one);
       mf_vector_destroy(&y);
       mf_operator_destroy(&M);
@@ -156,7 +257,14 @@ int main(int argc, char **argv)
     }
     T_CHECK(n[0] == n[1] && fabs(vol[0] - vol[1]) < 1e-12, "ball dim %d split trees: %lld DoFs, volume %.16g vs %lld, %.16g",
             dim, (long long)n[1], vol[1], (long long)n[0], vol[0]);
+    if (rank == 0)
+      T_BYPOS_CHECK(&bp[1], m1[1], &bp[0], m1[0], 1e-12, "ball dim %d: M 1 with split trees and with the others", dim);
+    for (int t = 0; t < 2; t++) {
+      free(m1[t]);
+      t_bypos_destroy(&bp[t]);
+    }
   }
+  if (self) mf_context_destroy(&self);
   mf_context_destroy(&ctx);
   return t_finish();
 }

@@ -1,32 +1,62 @@
-/* t06_mpi -- 1 rank and N ranks give the same results: every quantity is computed on
- * MPI_COMM_WORLD and, on rank 0 alone, on MPI_COMM_SELF, and compared (operators 1e-12 relative;
- * CG: iterations within 1, solution and L2 error 1e-10 relative), matrix-free with Jacobi and with
- * multigrid, and assembled with Jacobi. Run under mpiexec -np 1, 2, 3.
- * argv[1]: backend. */
+/* t06_mpi -- 1 rank and N ranks give the same results, vector by vector: every case is computed on
+ * MPI_COMM_WORLD and, on rank 0 alone, on MPI_COMM_SELF, and the vectors of both are gathered on
+ * rank 0 by the positions of their DoFs (tests/mf_test.h, t_bypos) and compared entry by entry,
+ * relative to the 1-rank vector's max norm:
+ *   the random input x (mf_vector_set_random depends on the position only): exactly;
+ *   operator outputs (Laplace with a coefficient and the Dirichlet form applied to x, the mass
+ *   applied to 1, Laplace's diagonal, the assembled Laplacian applied to x): 1e-12;
+ *   solutions of CG to 1e-12 (Jacobi, multigrid, assembled with Jacobi): 1e-10, in iterations
+ *   within 1 of each other;
+ *   the reductions over ranks (x . A x, |A x|, sum(M 1), the L2 error): 1e-12 (L2 error 1e-10); the
+ *   number of DoFs (mf_space_num_dofs) equals the entries gathered.
+ * Uniform and adaptive (hanging nodes) meshes, 2D and 3D, p = 1..3. Run under mpiexec -np 2, 3.
+ * argv[1]: backend; argv[2] = "determinism": instead, three of the cases (uniform 2D, adaptive 2D and
+ * 3D) twice on MPI_COMM_WORLD: bitwise the same vectors, scalars and iterations (the cpu backend adds
+ * in a fixed order, the exchanges too). */
 #include "mf_test.h"
 #include "poisson.h"
 
-enum { Q_NDOFS, Q_AX, Q_XAX, Q_MASS, Q_DIAG, Q_ITS, Q_L2, Q_SOL, Q_MG_ITS, Q_MG_SOL, Q_CSR_AX, Q_CSR_ITS, Q_CSR_SOL, NQ };
-static const char *qname[NQ] = {"ndofs", "|A x|", "x.A x", "sum(M 1)", "|diag|", "CG iterations", "L2 error", "|u_h|",
-                                "multigrid CG iterations", "|u_h| (multigrid)", "|A_csr x|", "assembled CG iterations",
-                                "|u_h| (assembled)"};
+/* the gathered vectors */
+enum { V_X, V_AX, V_M1, V_DIAG, V_U, V_U_MG, V_CSR_AX, V_U_CSR, NV };
+static const char *vname[NV] = {"random x", "A x", "M 1", "diag(A)", "u_h (Jacobi CG)", "u_h (multigrid CG)",
+                                "A_csr x", "u_h (assembled CG)"};
+/* the scalars: reductions over ranks and iteration counts */
+enum { S_XAX, S_AX, S_MASS, S_L2, S_ITS, S_MG_ITS, S_CSR_ITS, NS };
+static const char *sname[NS] = {"x . A x", "|A x|", "sum(M 1)", "L2 error", "CG iterations",
+                                "multigrid CG iterations", "assembled CG iterations"};
+
+typedef struct {
+  t_bypos bp;
+  int64_t ndofs;
+  double *v[NV]; /* rank 0 */
+  double s[NS];
+} result;
 
 static const char *backend = "cpu";
 
-static void compute(MPI_Comm comm, const char *meshname, int dim, int level, int adapt, int p, double *q)
+static void solve(mf_cg cg, mf_vector b, mf_vector g, mf_vector x, double *its)
+{
+  mf_cg_info info;
+  T_CALL(mf_vector_set_value(x, 0.0));
+  T_CALL(mf_cg_solve(cg, b, x, &info));
+  T_CHECK(info.converged, "CG did not converge in %d iterations", info.iterations);
+  T_CALL(mf_vector_axpy(x, 1.0, g));
+  *its = info.iterations;
+}
+
+static void compute(MPI_Comm comm, const char *meshname, int dim, int level, int adapt, int p, result *r)
 {
   mf_context ctx;
   mf_mesh mesh;
   mf_space space;
   mf_operator A, M;
   mf_vector x, y, one;
-  int64_t n;
   poisson_coef coef = POISSON_COEF_LJUNGKVIST;
   T_CALL(mf_context_create(comm, backend, &ctx));
   t_mesh(ctx, meshname, dim, level, adapt, &mesh);
   T_CALL(mf_space_create(mesh, p, &space));
-  T_CALL(mf_space_num_dofs(space, &n));
-  q[Q_NDOFS] = (double)n;
+  T_CALL(mf_space_num_dofs(space, &r->ndofs));
+  t_bypos_create(ctx, space, &r->bp);
   T_CALL(mf_operator_create_laplace(space, MF_QUAD_GAUSS, poisson_c, &coef, &A));
   T_CALL(mf_operator_set_dirichlet(A, 1));
   T_CALL(mf_operator_create_mass(space, MF_QUAD_GAUSS_P2, NULL, NULL, &M));
@@ -34,18 +64,20 @@ static void compute(MPI_Comm comm, const char *meshname, int dim, int level, int
   T_CALL(mf_vector_create(space, &y));
   T_CALL(mf_vector_create(space, &one));
   T_CALL(mf_vector_set_random(x, 42));
+  r->v[V_X] = t_bypos_gather(&r->bp, x);
   T_CALL(mf_operator_apply(A, x, y));
-  T_CALL(mf_vector_norm2(y, &q[Q_AX]));
-  T_CALL(mf_vector_dot(x, y, &q[Q_XAX]));
+  r->v[V_AX] = t_bypos_gather(&r->bp, y);
+  T_CALL(mf_vector_norm2(y, &r->s[S_AX]));
+  T_CALL(mf_vector_dot(x, y, &r->s[S_XAX]));
   T_CALL(mf_vector_set_value(one, 1.0));
   T_CALL(mf_operator_apply(M, one, y));
-  T_CALL(mf_vector_sum(y, &q[Q_MASS]));
+  r->v[V_M1] = t_bypos_gather(&r->bp, y);
+  T_CALL(mf_vector_sum(y, &r->s[S_MASS]));
   T_CALL(mf_operator_diagonal(A, y));
-  T_CALL(mf_vector_norm2(y, &q[Q_DIAG]));
-  /* the Poisson solve, and the norm of its solution */
+  r->v[V_DIAG] = t_bypos_gather(&r->bp, y);
+  /* the Poisson solve */
   {
     mf_cg cg;
-    mf_cg_info info;
     mf_vector b, g, t;
     T_CALL(mf_vector_create(space, &b));
     T_CALL(mf_vector_create(space, &g));
@@ -57,38 +89,29 @@ static void compute(MPI_Comm comm, const char *meshname, int dim, int level, int
     T_CALL(mf_operator_set_dirichlet(A, 1));
     T_CALL(mf_vector_axpy(b, -1.0, t));
     T_CALL(mf_vector_zero_boundary(b));
-    T_CALL(mf_vector_set_value(x, 0.0));
     T_CALL(mf_cg_create(A, &cg));
     T_CALL(mf_cg_set_tolerance(cg, 1e-12, 5000));
-    T_CALL(mf_cg_solve(cg, b, x, &info));
-    T_CALL(mf_vector_axpy(x, 1.0, g));
-    q[Q_ITS] = info.iterations;
-    T_CALL(mf_vector_l2_error(x, poisson_u, NULL, &q[Q_L2]));
-    T_CALL(mf_vector_norm2(x, &q[Q_SOL]));
+    solve(cg, b, g, x, &r->s[S_ITS]);
+    T_CALL(mf_vector_l2_error(x, poisson_u, NULL, &r->s[S_L2]));
+    r->v[V_U] = t_bypos_gather(&r->bp, x);
     /* again with multigrid (its coarse meshes differ on several ranks: families split between ranks
-     * are not merged) */
+     * are not merged; the solutions agree to CG's tolerance) */
     mf_pc mg;
     T_CALL(mf_pc_create(A, MF_PC_MULTIGRID, &mg));
     T_CALL(mf_cg_set_pc(cg, mg));
-    T_CALL(mf_vector_set_value(x, 0.0));
-    T_CALL(mf_cg_solve(cg, b, x, &info));
-    T_CALL(mf_vector_axpy(x, 1.0, g));
-    q[Q_MG_ITS] = info.iterations;
-    T_CALL(mf_vector_norm2(x, &q[Q_MG_SOL]));
+    solve(cg, b, g, x, &r->s[S_MG_ITS]);
+    r->v[V_U_MG] = t_bypos_gather(&r->bp, x);
     /* the assembled operator (ghost columns, rows summed onto the owners): product and Jacobi CG */
     mf_operator Ac;
     mf_cg cga;
     T_CALL(mf_operator_create_assembled(A, &Ac));
     T_CALL(mf_vector_set_random(x, 42));
     T_CALL(mf_operator_apply(Ac, x, t));
-    T_CALL(mf_vector_norm2(t, &q[Q_CSR_AX]));
+    r->v[V_CSR_AX] = t_bypos_gather(&r->bp, t);
     T_CALL(mf_cg_create(Ac, &cga));
     T_CALL(mf_cg_set_tolerance(cga, 1e-12, 5000));
-    T_CALL(mf_vector_set_value(x, 0.0));
-    T_CALL(mf_cg_solve(cga, b, x, &info));
-    T_CALL(mf_vector_axpy(x, 1.0, g));
-    q[Q_CSR_ITS] = info.iterations;
-    T_CALL(mf_vector_norm2(x, &q[Q_CSR_SOL]));
+    solve(cga, b, g, x, &r->s[S_CSR_ITS]);
+    r->v[V_U_CSR] = t_bypos_gather(&r->bp, x);
     mf_cg_destroy(&cga);
     mf_operator_destroy(&Ac);
     mf_cg_destroy(&cg);
@@ -107,10 +130,17 @@ static void compute(MPI_Comm comm, const char *meshname, int dim, int level, int
   mf_context_destroy(&ctx);
 }
 
+static void free_result(result *r)
+{
+  for (int k = 0; k < NV; k++) free(r->v[k]);
+  t_bypos_destroy(&r->bp);
+}
+
 int main(int argc, char **argv)
 {
   MPI_Init(&argc, &argv);
   backend = t_backend(argc, argv);
+  const int determinism = argc > 2 && !strcmp(argv[2], "determinism");
   int rank, size;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -121,18 +151,48 @@ int main(int argc, char **argv)
                {"ball", 2, 1, 2, 3},  {"ball", 3, 1, 2, 2},     {"deformed", 3, 2, 1, 2},
                /* ranks that see some ghost DoFs only at hanging positions, next to ranks that do not */
                {"ball", 3, 1, 2, 1},  {"ball", 3, 1, 1, 3}};
-  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
-    double qw[NQ], qs[NQ];
-    compute(MPI_COMM_WORLD, cases[c].mesh, cases[c].dim, cases[c].level, cases[c].adapt, cases[c].p, qw);
-    if (rank == 0) {
-      compute(MPI_COMM_SELF, cases[c].mesh, cases[c].dim, cases[c].level, cases[c].adapt, cases[c].p, qs);
-      for (int k = 0; k < NQ; k++) {
-        double tol = (k == Q_ITS || k == Q_MG_ITS || k == Q_CSR_ITS) ? 1.0
-                     : (k >= Q_L2 && k != Q_CSR_AX ? 1e-10 * fabs(qs[k]) : 1e-12 * fabs(qs[k]));
-        T_CHECK(fabs(qw[k] - qs[k]) <= tol, "%s dim %d p %d adapt %d: %s on %d ranks %.17g, on 1 rank %.17g",
-                cases[c].mesh, cases[c].dim, cases[c].p, cases[c].adapt, qname[k], size, qw[k], qs[k]);
+  if (size < 2 && !determinism) { /* MPI_COMM_WORLD would be MPI_COMM_SELF: no test */
+    fprintf(stderr, "FAIL: t06_mpi compares N ranks with 1 rank: run it on 2 or more ranks (or with 'determinism')\n");
+    MPI_Finalize();
+    return 1;
+  }
+  /* the determinism run: a uniform and two adaptive cases suffice (two runs cost twice) */
+  const size_t det[] = {1, 4, 7};
+  const size_t ncases = determinism ? sizeof det / sizeof det[0] : sizeof cases / sizeof cases[0];
+  for (size_t i = 0; i < ncases; i++) {
+    const size_t c = determinism ? det[i] : i;
+    char what[128];
+    snprintf(what, sizeof what, "%s dim %d p %d adapt %d, %d ranks", cases[c].mesh, cases[c].dim, cases[c].p,
+             cases[c].adapt, size);
+    result rw = {0}, rs = {0};
+    compute(MPI_COMM_WORLD, cases[c].mesh, cases[c].dim, cases[c].level, cases[c].adapt, cases[c].p, &rw);
+    if (determinism) {
+      /* the same run again: the same bits */
+      compute(MPI_COMM_WORLD, cases[c].mesh, cases[c].dim, cases[c].level, cases[c].adapt, cases[c].p, &rs);
+      if (rank == 0) {
+        for (int k = 0; k < NV; k++)
+          T_CHECK(!memcmp(rw.v[k], rs.v[k], sizeof(double) * (size_t)rw.bp.n), "%s: %s differs between two runs", what,
+                  vname[k]);
+        for (int k = 0; k < NS; k++)
+          T_CHECK(rw.s[k] == rs.s[k], "%s: %s %.17g, then %.17g", what, sname[k], rw.s[k], rs.s[k]);
       }
+      free_result(&rs);
+    } else if (rank == 0) {
+      compute(MPI_COMM_SELF, cases[c].mesh, cases[c].dim, cases[c].level, cases[c].adapt, cases[c].p, &rs);
+      T_CHECK(rw.ndofs == rw.bp.n && rs.ndofs == rs.bp.n && rw.ndofs == rs.ndofs,
+              "%s: %lld DoFs (%lld gathered), on 1 rank %lld (%lld gathered)", what, (long long)rw.ndofs,
+              (long long)rw.bp.n, (long long)rs.ndofs, (long long)rs.bp.n);
+      for (int k = 0; k < NV; k++) {
+        const double tol = k == V_X ? 0.0 : (k == V_U || k == V_U_MG || k == V_U_CSR) ? 1e-10 : 1e-12;
+        T_BYPOS_CHECK(&rw.bp, rw.v[k], &rs.bp, rs.v[k], tol, "%s: %s on N ranks and on 1 rank", what, vname[k]);
+      }
+      for (int k = 0; k < NS; k++) {
+        const double tol = k >= S_ITS ? 1.0 : (k == S_L2 ? 1e-10 : 1e-12) * fabs(rs.s[k]);
+        T_CHECK(fabs(rw.s[k] - rs.s[k]) <= tol, "%s: %s %.17g, on 1 rank %.17g", what, sname[k], rw.s[k], rs.s[k]);
+      }
+      free_result(&rs);
     }
+    free_result(&rw);
   }
   return t_finish();
 }

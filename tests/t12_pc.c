@@ -4,7 +4,9 @@
  *   Chebyshev of degree 4 (8) needs at most half (a third) of Jacobi's CG iterations to 1e-10, with
  *   the same solution; a shell wrapping Jacobi takes exactly Jacobi's iterations; bad arguments are
  *   refused with a message naming the value. On cuda: the same, and CG iterations within 1 of the
- *   CPU's. */
+ *   CPU's. On several ranks (pc_np2) also: Jacobi and Chebyshev (degree 4 and 8) applied to a random
+ *   vector equal those of rank 0 alone (MPI_COMM_SELF) entry by entry at the same positions
+ *   (tests/mf_test.h, t_bypos; 1e-12 relative to the max norm), and so does the eigenvalue estimate. */
 #include "mf_test.h"
 #include "mfree_impl.h"
 
@@ -44,6 +46,79 @@ static double rel_diff(mf_vector a, mf_vector b, mf_vector w)
   return d / n;
 }
 
+/* Jacobi, Chebyshev of degree 4 and of degree 8 applied to a random vector (zero on the boundary),
+ * gathered by position; the Chebyshev eigenvalue estimate */
+enum { P_JACOBI, P_CHEB4, P_CHEB8, NP };
+static void pc_outputs(mf_space s, mf_operator A, const t_bypos *bp, double *out[NP], double *lambda)
+{
+  mf_pc pc[NP];
+  mf_vector x, y;
+  T_CALL(mf_pc_create(A, MF_PC_JACOBI, &pc[P_JACOBI]));
+  T_CALL(mf_pc_create(A, MF_PC_CHEBYSHEV, &pc[P_CHEB4]));
+  T_CALL(mf_pc_create(A, MF_PC_CHEBYSHEV, &pc[P_CHEB8]));
+  T_CALL(mf_pc_set_chebyshev(pc[P_CHEB8], 8, 20.0, 12));
+  T_CALL(mf_vector_create(s, &x));
+  T_CALL(mf_vector_create(s, &y));
+  T_CALL(mf_vector_set_random(x, 13));
+  T_CALL(mf_vector_zero_boundary(x));
+  for (int k = 0; k < NP; k++) {
+    T_CALL(mf_pc_apply(pc[k], x, y));
+    out[k] = t_bypos_gather(bp, y);
+  }
+  T_CALL(mf_pc_eigenvalue(pc[P_CHEB4], lambda));
+  mf_vector_destroy(&x);
+  mf_vector_destroy(&y);
+  for (int k = 0; k < NP; k++) mf_pc_destroy(&pc[k]);
+}
+
+/* The Laplacian of the test (coefficient, Dirichlet form) on the deformed cube or the ball */
+static void make_problem(mf_context ctx, int dim, int ball, mf_mesh *mesh, mf_space *s, mf_operator *A)
+{
+  T_CALL(mf_mesh_create(ctx, ball ? "ball" : "deformed", dim, dim == 2 ? 4 : 2, mesh));
+  T_CALL(mf_space_create(*mesh, 3, s));
+  T_CALL(mf_operator_create_laplace(*s, MF_QUAD_GAUSS, t_ljungkvist, NULL, A));
+  T_CALL(mf_operator_set_dirichlet(*A, 1));
+}
+
+/* N ranks against rank 0 alone: the preconditioners' outputs by position */
+static void compare_with_one_rank(const char *be, int dim, int ball, mf_context ctx, mf_space s, mf_operator A)
+{
+  static const char *const pname[NP] = {"Jacobi", "Chebyshev 4", "Chebyshev 8"};
+  int rank, size;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  t_bypos bp;
+  double *out[NP], lambda;
+  t_bypos_create(ctx, s, &bp);
+  pc_outputs(s, A, &bp, out, &lambda);
+  if (rank == 0) {
+    mf_context c1;
+    mf_mesh m1;
+    mf_space s1;
+    mf_operator A1;
+    t_bypos bp1;
+    double *out1[NP], lambda1;
+    T_CALL(mf_context_create(MPI_COMM_SELF, be, &c1));
+    make_problem(c1, dim, ball, &m1, &s1, &A1);
+    t_bypos_create(c1, s1, &bp1);
+    pc_outputs(s1, A1, &bp1, out1, &lambda1);
+    for (int k = 0; k < NP; k++) {
+      T_BYPOS_CHECK(&bp, out[k], &bp1, out1[k], 1e-12, "%s dim %d ball %d: %s B x on %d ranks and on 1 rank", be, dim,
+                    ball, pname[k], size);
+      free(out1[k]);
+    }
+    T_CHECK(fabs(lambda - lambda1) <= 1e-12 * lambda1, "%s dim %d ball %d: eigenvalue estimate %.17g on %d ranks, %.17g on 1 rank",
+            be, dim, ball, lambda, size, lambda1);
+    t_bypos_destroy(&bp1);
+    mf_operator_destroy(&A1);
+    mf_space_destroy(&s1);
+    mf_mesh_destroy(&m1);
+    mf_context_destroy(&c1);
+  }
+  for (int k = 0; k < NP; k++) free(out[k]);
+  t_bypos_destroy(&bp);
+}
+
 /* iterations of every case, for the cpu/cuda comparison */
 static int its[2][2][3];
 
@@ -56,10 +131,8 @@ static void run(const char *be, int dim, int ball, int record)
   mf_vector b, x, y, bx, by, w, xj;
   mf_pc jac, cheb, cheb8, shell;
   T_CALL(mf_context_create(MPI_COMM_WORLD, be, &ctx));
-  T_CALL(mf_mesh_create(ctx, ball ? "ball" : "deformed", dim, dim == 2 ? 4 : 2, &mesh));
-  T_CALL(mf_space_create(mesh, 3, &s));
-  T_CALL(mf_operator_create_laplace(s, MF_QUAD_GAUSS, t_ljungkvist, NULL, &A));
-  T_CALL(mf_operator_set_dirichlet(A, 1));
+  make_problem(ctx, dim, ball, &mesh, &s, &A);
+  if (ctx->size > 1) compare_with_one_rank(be, dim, ball, ctx, s, A);
   mf_vector *vs[] = {&b, &x, &y, &bx, &by, &w, &xj};
   for (int k = 0; k < 7; k++) T_CALL(mf_vector_create(s, vs[k]));
   T_CALL(mf_pc_create(A, MF_PC_JACOBI, &jac));
