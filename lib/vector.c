@@ -925,6 +925,8 @@ int mf_vector_h1_error(mf_vector uh, mf_gradient_fn grad_u, void *user, double *
   double *cellsum = NULL, *h = NULL, sum = 0.0;
   /* collective: the import runs on every rank, a local failure travels with the sum */
   int ierr = uh->ops.import(uh);
+  /* the geometry nodes on the host (the cuda backend makes them on first use; collective) */
+  MF_KEEP(ierr, mf_space_host_coords(s));
   if (!ierr) ierr = MF_CALLOC_TOUCH(s->ctx, s->ncells, &cellsum);
   if (!ierr && !host) ierr = MF_CALLOC_TOUCH(s->ctx, (size_t)uh->n + 1, &h);
   if (!ierr && !host) ierr = uh->ops.to_host(uh, h, uh->n);
