@@ -5,6 +5,7 @@
 #include "mf_pointwise.h"
 
 #include <math.h>
+#include <string.h>
 
 #define MF_MAX_QP (MF_MAX_NQ * MF_MAX_NQ * MF_MAX_NQ)
 
@@ -133,6 +134,28 @@ int mf_point_value_check(mf_context ctx, const char *role, const char *sym, int 
                         pt, sym);
   }
   return 0;
+}
+
+void mf_bad_point_note(mf_bad_point *bp, int cell, int q, int dim, const double *x, int nv, const double *v)
+{
+#pragma omp critical(mf_bad_point)
+  if (bp->cell < 0 || cell < bp->cell || (cell == bp->cell && q < bp->q)) {
+    bp->cell = cell, bp->q = q, bp->nv = nv;
+    memcpy(bp->x, x, sizeof(double) * (size_t)dim);
+    memcpy(bp->v, v, sizeof(double) * (size_t)nv);
+  }
+}
+
+int mf_bad_point_refuse(mf_context ctx, const mf_bad_point *bp, int dim, const char *what, const char *who)
+{
+  if (bp->cell < 0) return 0;
+  char xs[96], vs[96];
+  point_text(dim, bp->x, xs, sizeof xs);
+  if (bp->nv == 1) snprintf(vs, sizeof vs, "%g", bp->v[0]);
+  else point_text(bp->nv, bp->v, vs, sizeof vs);
+  return mf_error_set(ctx, MF_ERR_ARGUMENT, __FILE__, __LINE__, __func__,
+                      "%s = %s at quadrature point %d of cell %d (rank %d), x = %s: %s must be finite", what, vs, bp->q,
+                      bp->cell, ctx ? ctx->rank : 0, xs, who);
 }
 
 int mf_coefficient_check(mf_context ctx, int dim, int nqp, int first_cell, int first_q, size_t n, const double *x,

@@ -468,9 +468,19 @@ int mf_point_value_check(mf_context ctx, const char *role, const char *sym, int 
 /** The same for a callback evaluated at the point x of DoF dof (interpolation, boundary values). */
 int mf_dof_value_check(mf_context ctx, const char *role, const char *sym, int dim, int dof, const double *x,
                        double value);
-/** Refuse the gradient g (dim values) of the H1 error's callback at point q of cell, x, if one of its
- *  entries is not finite (MF_ERR_ARGUMENT naming the point; 0 otherwise). lib/vector.c. */
-int mf_gradient_check(mf_context ctx, int dim, int cell, int q, const double *x, const double *g);
+/** The first quadrature point (lowest cell, then point) where a callback gave a value that is not
+ *  finite, noted from the threads of a cell loop and refused after it: the same point whatever the
+ *  thread count. cell -1: none. v: the value (nv = 1) or the gradient (nv = dim). */
+typedef struct {
+  int cell, q, nv;
+  double x[3], v[3];
+} mf_bad_point;
+#define MF_BAD_POINT_NONE {-1, 0, 0, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}}
+/** Note point q of cell (at x; nv values v) in bp if it comes before the one noted (thread-safe). */
+void mf_bad_point_note(mf_bad_point *bp, int cell, int q, int dim, const double *x, int nv, const double *v);
+/** 0 if nothing was noted, else MF_ERR_ARGUMENT: "<what> = <value> at quadrature point q of cell e (rank
+ *  r), x = (...): <who> must be finite". */
+int mf_bad_point_refuse(mf_context ctx, const mf_bad_point *bp, int dim, const char *what, const char *who);
 double mf_det(int dim, const double *J);
 /** Tensor quadrature weight of point q (x fastest). */
 double mf_qweight(int dim, const mf_basis1d *b, int q);

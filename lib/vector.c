@@ -545,14 +545,6 @@ typedef struct {
   double *xq, *jac, *wdet, *fq, *be;
 } cell_quad;
 
-/* quadrature points per cell */
-static int cells_nqp(int dim, const mf_basis1d *b)
-{
-  int n = 1;
-  for (int k = 0; k < dim; k++) n *= b->nq;
-  return n;
-}
-
 /* per thread (no context: a failure is reported once by the caller) */
 static int cell_quad_init(mf_space s, const mf_basis1d *b, cell_quad *cq)
 {
@@ -590,8 +582,8 @@ static int rhs_cpu(mf_vector bvec, const mf_basis1d *b, mf_coefficient_fn f, voi
   mf_space s = bvec->space;
   const int dim = s->dim, npc = s->npc;
   double *h = bvec->data;
-  int ierr = 0, bad_cell = -1, bad_q = 0;
-  double bad_x[3] = {0.0, 0.0, 0.0}, bad_f = 0.0;
+  int ierr = 0;
+  mf_bad_point bad = MF_BAD_POINT_NONE; /* refused below: the first point where f is not finite */
 #pragma omp parallel for schedule(static)
   for (int i = 0; i < s->nlocal; i++) h[i] = 0.0;
 #pragma omp parallel
@@ -610,13 +602,7 @@ static int rhs_cpu(mf_vector bvec, const mf_basis1d *b, mf_coefficient_fn f, voi
         cell_quad_geometry(s, b, e, &cq);
         for (int q = 0; q < cq.nqp; q++) {
           const double fv = f(&cq.xq[q * dim], dim, user);
-          if (!isfinite(fv)) { /* refused below: the first cell with such a value, whatever the thread count */
-#pragma omp critical(mf_rhs_bad)
-            if (bad_cell < 0 || e < bad_cell || (e == bad_cell && q < bad_q)) {
-              bad_cell = e, bad_q = q, bad_f = fv;
-              memcpy(bad_x, &cq.xq[q * dim], sizeof(double) * dim);
-            }
-          }
+          if (!isfinite(fv)) mf_bad_point_note(&bad, e, q, dim, &cq.xq[q * dim], 1, &fv);
           cq.fq[q] = fv * cq.wdet[q];
         }
         mf_tensor_integrate(dim, b, cq.fq, cq.be, cq.gw.t1, cq.gw.t2); /* be = (B^T x B^T x B^T) fq */
@@ -629,10 +615,7 @@ static int rhs_cpu(mf_vector bvec, const mf_basis1d *b, mf_coefficient_fn f, voi
   }
   MF_CHECK(!ierr, s->ctx, MF_ERR_MEMORY, "out of host memory for the work arrays of %d threads (right-hand side)",
            mf_max_threads());
-  if (bad_cell >= 0)
-    return mf_point_value_check(s->ctx, "right-hand side", "f", dim, cells_nqp(dim, b), bad_cell, bad_q, 1, bad_x,
-                                &bad_f);
-  return 0;
+  return mf_bad_point_refuse(s->ctx, &bad, dim, "right-hand side f", "f");
 }
 
 /* Per-cell sums of (u_h - u)^2 w |det J| into cellsum (the caller adds them in cell order). */
@@ -640,8 +623,8 @@ static int l2_cells_cpu(mf_vector uh, const mf_basis1d *b, mf_coefficient_fn u, 
 {
   mf_space s = uh->space;
   const int dim = s->dim, npc = s->npc;
-  int ierr = 0, bad_cell = -1, bad_q = 0;
-  double bad_x[3] = {0.0, 0.0, 0.0}, bad_u = 0.0;
+  int ierr = 0;
+  mf_bad_point bad = MF_BAD_POINT_NONE; /* refused below, as in rhs_cpu */
 #pragma omp parallel
   {
     cell_quad cq;
@@ -661,13 +644,7 @@ static int l2_cells_cpu(mf_vector uh, const mf_basis1d *b, mf_coefficient_fn u, 
       double sum = 0.0;
       for (int q = 0; q < cq.nqp; q++) {
         const double uq = u(&cq.xq[q * dim], dim, user);
-        if (!isfinite(uq)) { /* refused below, as in rhs_cpu */
-#pragma omp critical(mf_l2_bad)
-          if (bad_cell < 0 || e < bad_cell || (e == bad_cell && q < bad_q)) {
-            bad_cell = e, bad_q = q, bad_u = uq;
-            memcpy(bad_x, &cq.xq[q * dim], sizeof(double) * dim);
-          }
-        }
+        if (!isfinite(uq)) mf_bad_point_note(&bad, e, q, dim, &cq.xq[q * dim], 1, &uq);
         const double d = cq.fq[q] - uq;
         sum += d * d * cq.wdet[q];
       }
@@ -677,10 +654,7 @@ static int l2_cells_cpu(mf_vector uh, const mf_basis1d *b, mf_coefficient_fn u, 
   }
   MF_CHECK(!ierr, s->ctx, MF_ERR_MEMORY, "out of host memory for the work arrays of %d threads (L2 error)",
            mf_max_threads());
-  if (bad_cell >= 0)
-    return mf_point_value_check(s->ctx, "exact solution", "u", dim, cells_nqp(dim, b), bad_cell, bad_q, 1, bad_x,
-                                &bad_u);
-  return 0;
+  return mf_bad_point_refuse(s->ctx, &bad, dim, "exact solution u", "u");
 }
 
 /* ------------------------------------------------------------------ H1 seminorm of the error
@@ -726,27 +700,6 @@ static double jacobian_inverse(int dim, const double *J, double *Ji)
   return det;
 }
 
-/* "(v0, v1)" or "(v0, v1, v2)" */
-static const char *tuple(char *buf, size_t n, int dim, const double *v)
-{
-  if (dim == 2) snprintf(buf, n, "(%g, %g)", v[0], v[1]);
-  else snprintf(buf, n, "(%g, %g, %g)", v[0], v[1], v[2]);
-  return buf;
-}
-
-int mf_gradient_check(mf_context ctx, int dim, int cell, int q, const double *x, const double *g)
-{
-  for (int k = 0; k < dim; k++)
-    if (!isfinite(g[k])) {
-      char gs[96], xs[96];
-      return mf_error_set(ctx, MF_ERR_ARGUMENT, __FILE__, __LINE__, __func__,
-                          "gradient of u = %s at quadrature point %d of cell %d (rank %d), x = %s: the gradient must "
-                          "be finite", tuple(gs, sizeof gs, dim, g), q, cell, ctx ? ctx->rank : 0,
-                          tuple(xs, sizeof xs, dim, x));
-    }
-  return 0;
-}
-
 /* Per-cell sums of |grad u_h - grad u|^2 w |det J| into cellsum, uh the local values (owned and
  * ghost); the first cell (lowest index, whatever the threads) where grad_u is not finite is refused. */
 static int h1_cells_cpu(mf_space s, const double *uh, const mf_basis1d *b, mf_gradient_fn grad_u, void *user,
@@ -755,8 +708,8 @@ static int h1_cells_cpu(mf_space s, const double *uh, const mf_basis1d *b, mf_gr
   const int dim = s->dim, npc = s->npc;
   int nqp = 1;
   for (int k = 0; k < dim; k++) nqp *= b->nq;
-  int ierr = 0, bad_cell = -1, bad_q = 0;
-  double bad_x[3] = {0.0, 0.0, 0.0}, bad_g[3] = {0.0, 0.0, 0.0};
+  int ierr = 0;
+  mf_bad_point bad = MF_BAD_POINT_NONE; /* refused below, as in rhs_cpu */
 #pragma omp parallel
   {
     /* X: geometry nodes (npc x dim); per point: x (dim), J (9), the reference gradient (dim, direction-major) */
@@ -792,12 +745,7 @@ static int h1_cells_cpu(mf_space s, const double *uh, const mf_basis1d *b, mf_gr
         int finite = 1;
         for (int k = 0; k < dim; k++) finite = finite && isfinite(g[k]);
         if (!finite) {
-#pragma omp critical(mf_h1_bad)
-          if (bad_cell < 0 || e < bad_cell) {
-            bad_cell = e, bad_q = q;
-            memcpy(bad_x, &xq[q * dim], sizeof(double) * dim);
-            memcpy(bad_g, g, sizeof g);
-          }
+          mf_bad_point_note(&bad, e, q, dim, &xq[q * dim], dim, g);
           break;
         }
         double d2 = 0.0;
@@ -814,8 +762,7 @@ static int h1_cells_cpu(mf_space s, const double *uh, const mf_basis1d *b, mf_gr
   }
   MF_CHECK(!ierr, s->ctx, MF_ERR_MEMORY, "out of host memory for the work arrays of %d threads (H1 error)",
            mf_max_threads());
-  if (bad_cell >= 0) return mf_gradient_check(s->ctx, dim, bad_cell, bad_q, bad_x, bad_g);
-  return 0;
+  return mf_bad_point_refuse(s->ctx, &bad, dim, "gradient of u", "the gradient");
 }
 
 /* Simplex spaces (one rank): the integrals on the host, into the vector's array on the cpu backend,
@@ -831,7 +778,9 @@ static int simplex_rhs(mf_vector v, mf_coefficient_fn f, void *user)
   free(h);
   return ierr;
 }
-static int simplex_l2(mf_vector uh, mf_coefficient_fn u, void *user, double *err)
+/* The L2 error (u given) or the H1 seminorm error (grad_u given) on a simplex space: the cells on the
+ * host, from the vector's array on the cpu backend, else from a host copy of the device values. */
+static int simplex_error(mf_vector uh, mf_coefficient_fn u, mf_gradient_fn grad_u, void *user, double *err)
 {
   mf_space s = uh->space;
   double *cellsum = NULL, *h = NULL, sum = 0.0;
@@ -839,24 +788,9 @@ static int simplex_l2(mf_vector uh, mf_coefficient_fn u, void *user, double *err
   MF_CALL(MF_CALLOC_TOUCH(s->ctx, s->ncells, &cellsum));
   int ierr = host ? 0 : MF_CALLOC_TOUCH(s->ctx, (size_t)uh->n + 1, &h);
   if (!ierr && !host) ierr = uh->ops.to_host(uh, h, uh->n);
-  if (!ierr) ierr = mf_simplex_space_l2_cells(s, host ? uh->data : h, u, user, cellsum);
-  for (int e = 0; e < s->ncells && !ierr; e++) sum += cellsum[e]; /* cell order: deterministic */
-  free(cellsum);
-  free(h);
-  MF_CALL(ierr);
-  *err = sqrt(sum);
-  return 0;
-}
-
-static int simplex_h1(mf_vector uh, mf_gradient_fn grad_u, void *user, double *err)
-{
-  mf_space s = uh->space;
-  double *cellsum = NULL, *h = NULL, sum = 0.0;
-  const int host = uh->backend == MF_BACKEND_CPU && uh->prec == MF_PRECISION_DOUBLE;
-  MF_CALL(MF_CALLOC_TOUCH(s->ctx, s->ncells, &cellsum));
-  int ierr = host ? 0 : MF_CALLOC_TOUCH(s->ctx, (size_t)uh->n + 1, &h);
-  if (!ierr && !host) ierr = uh->ops.to_host(uh, h, uh->n);
-  if (!ierr) ierr = mf_simplex_space_h1_cells(s, host ? uh->data : h, grad_u, user, cellsum);
+  const double *vals = host ? uh->data : h;
+  if (!ierr) ierr = u ? mf_simplex_space_l2_cells(s, vals, u, user, cellsum)
+                      : mf_simplex_space_h1_cells(s, vals, grad_u, user, cellsum);
   for (int e = 0; e < s->ncells && !ierr; e++) sum += cellsum[e]; /* cell order: deterministic */
   free(cellsum);
   free(h);
@@ -889,7 +823,7 @@ int mf_vector_l2_error(mf_vector uh, mf_coefficient_fn u, void *user, double *er
   MF_CHECK(err, s->ctx, MF_ERR_NULL, "output pointer err is NULL");
   MF_CALL(mf_space_check_mesh(s));
   MF_CALL(mf_vector_access(uh, MF_ACCESS_READ, "uh"));
-  if (s->simplex) return simplex_l2(uh, u, user, err);
+  if (s->simplex) return simplex_error(uh, u, NULL, user, err);
   mf_basis1d b;
   MF_CALL(mf_basis1d_setup(s->degree, MF_QUAD_GAUSS_P2, &b));
   double *cellsum = NULL, sum = 0.0;
@@ -918,7 +852,7 @@ int mf_vector_h1_error(mf_vector uh, mf_gradient_fn grad_u, void *user, double *
   MF_CHECK(err, s->ctx, MF_ERR_NULL, "output pointer err is NULL");
   MF_CHECK(s->ncomp == 1, s->ctx, MF_ERR_UNSUPPORTED, "H1 errors of spaces of %d components: not supported", s->ncomp);
   MF_CALL(mf_vector_access(uh, MF_ACCESS_READ, "uh"));
-  if (s->simplex) return simplex_h1(uh, grad_u, user, err);
+  if (s->simplex) return simplex_error(uh, NULL, grad_u, user, err);
   mf_basis1d b;
   MF_CALL(mf_basis1d_setup(s->degree, MF_QUAD_GAUSS_P2, &b));
   const int host = uh->backend == MF_BACKEND_CPU && uh->prec == MF_PRECISION_DOUBLE;

@@ -531,21 +531,8 @@ typedef struct {
   const mf_simplex_basis *b;
   mf_coefficient_fn f;
   void *user;
-  int bad_cell, bad_q; /* the first point where f is not finite (bad_cell -1: none) */
-  double bad_x[3], bad_f;
+  mf_bad_point *bad; /* the first point where f is not finite */
 } rhs_cells;
-
-/* Record a value that is not finite at point q of cell e, keeping the first (smallest cell, then point)
- * whatever the threads' order. */
-static void note_bad(int *bad_cell, int *bad_q, double *bad_x, double *bad_v, int e, int q, const double *x, int dim,
-                     double v)
-{
-#pragma omp critical(mf_simplex_bad_value)
-  if (*bad_cell < 0 || e < *bad_cell || (e == *bad_cell && q < *bad_q)) {
-    *bad_cell = e, *bad_q = q, *bad_v = v;
-    memcpy(bad_x, x, sizeof(double) * dim);
-  }
-}
 
 /* b_e[i] = sum_q w_q |det J| f(x_q) phi_i(x_q) of cell e */
 static void rhs_cell(int e, double *be, void *p)
@@ -557,10 +544,7 @@ static void rhs_cell(int e, double *be, void *p)
   const double det = cell_points(r->m, b, e, xq);
   for (int q = 0; q < nq; q++) {
     const double fv = r->f(&xq[q * dim], dim, r->user);
-    if (!isfinite(fv)) {
-      rhs_cells *w = (rhs_cells *)p;
-      note_bad(&w->bad_cell, &w->bad_q, w->bad_x, &w->bad_f, e, q, &xq[q * dim], dim, fv);
-    }
+    if (!isfinite(fv)) mf_bad_point_note(r->bad, e, q, dim, &xq[q * dim], 1, &fv);
     fq[q] = fv * b->qwts[q] * det;
   }
   for (int i = 0; i < N; i++) {
@@ -575,13 +559,11 @@ int mf_simplex_space_rhs(mf_space s, mf_coefficient_fn f, void *user, double *bv
   const mf_simplex_space *ss = (const mf_simplex_space *)s->simplex;
   MF_CHECK(s->ncomp == 1, s->ctx, MF_ERR_UNSUPPORTED, "right-hand sides of spaces of %d components: not supported",
            s->ncomp);
-  rhs_cells r = {(const mf_simplex_mesh *)s->mesh->simplex, &ss->basis, f, user, -1, 0, {0.0, 0.0, 0.0}, 0.0};
+  mf_bad_point bad = MF_BAD_POINT_NONE;
+  rhs_cells r = {(const mf_simplex_mesh *)s->mesh->simplex, &ss->basis, f, user, &bad};
   memset(bv, 0, sizeof(double) * (size_t)s->nlocal);
   MF_CALL(mf_simplex_cells_sum(s->ctx, r.m->ncells, ss->basis.nnodes, 1, ss->dofs.cell_dofs, rhs_cell, &r, bv));
-  if (r.bad_cell >= 0)
-    return mf_point_value_check(s->ctx, "right-hand side", "f", s->dim, ss->basis.nq, r.bad_cell, r.bad_q, 1, r.bad_x,
-                                &r.bad_f);
-  return 0;
+  return mf_bad_point_refuse(s->ctx, &bad, s->dim, "right-hand side f", "f");
 }
 
 int mf_simplex_space_l2_cells(mf_space s, const double *uh, mf_coefficient_fn u, void *user, double *cellsum)
@@ -592,8 +574,8 @@ int mf_simplex_space_l2_cells(mf_space s, const double *uh, mf_coefficient_fn u,
   MF_CHECK(s->ncomp == 1, s->ctx, MF_ERR_UNSUPPORTED, "L2 errors of spaces of %d components: not supported",
            s->ncomp);
   const int dim = s->dim, N = b->nnodes, nq = b->nq;
-  int ierr = 0, bad_cell = -1, bad_q = 0;
-  double bad_x[3] = {0.0, 0.0, 0.0}, bad_u = 0.0;
+  int ierr = 0;
+  mf_bad_point bad = MF_BAD_POINT_NONE; /* refused below, at the first such point */
 #pragma omp parallel
   {
     double *xq = NULL;
@@ -612,7 +594,7 @@ int mf_simplex_space_l2_cells(mf_space s, const double *uh, mf_coefficient_fn u,
         double v = 0.0;
         for (int i = 0; i < N; i++) v += b->B[(size_t)q * N + i] * uh[cd[i]];
         const double uq = u(&xq[q * dim], dim, user);
-        if (!isfinite(uq)) note_bad(&bad_cell, &bad_q, bad_x, &bad_u, e, q, &xq[q * dim], dim, uq);
+        if (!isfinite(uq)) mf_bad_point_note(&bad, e, q, dim, &xq[q * dim], 1, &uq);
         const double d = v - uq;
         sum += d * d * b->qwts[q] * det;
       }
@@ -622,9 +604,7 @@ int mf_simplex_space_l2_cells(mf_space s, const double *uh, mf_coefficient_fn u,
   }
   MF_CHECK(!ierr, s->ctx, MF_ERR_MEMORY, "out of host memory for the work arrays of %d threads (L2 error)",
            mf_max_threads());
-  if (bad_cell >= 0)
-    return mf_point_value_check(s->ctx, "exact solution", "u", dim, nq, bad_cell, bad_q, 1, bad_x, &bad_u);
-  return 0;
+  return mf_bad_point_refuse(s->ctx, &bad, dim, "exact solution u", "u");
 }
 
 /* grad u_h at a point: J^-T times the reference gradient (affine cell, J^-1 from the vertices) */
@@ -636,8 +616,8 @@ int mf_simplex_space_h1_cells(mf_space s, const double *uh, mf_gradient_fn grad_
   MF_CHECK(s->ncomp == 1, s->ctx, MF_ERR_UNSUPPORTED, "H1 errors of spaces of %d components: not supported",
            s->ncomp);
   const int dim = s->dim, N = b->nnodes, nq = b->nq;
-  int ierr = 0, bad_cell = -1, bad_q = 0;
-  double bad_x[3] = {0.0, 0.0, 0.0}, bad_g[3] = {0.0, 0.0, 0.0};
+  int ierr = 0;
+  mf_bad_point bad = MF_BAD_POINT_NONE; /* refused below, at the first such point */
 #pragma omp parallel
   {
     double *xq = NULL;
@@ -664,13 +644,8 @@ int mf_simplex_space_h1_cells(mf_space s, const double *uh, mf_gradient_fn grad_
         grad_u(&xq[q * dim], dim, g, user);
         int finite = 1;
         for (int k = 0; k < dim; k++) finite = finite && isfinite(g[k]);
-        if (!finite) { /* refused below, at the first such cell (the same for any thread count) */
-#pragma omp critical(mf_simplex_h1_bad)
-          if (bad_cell < 0 || e < bad_cell) {
-            bad_cell = e, bad_q = q;
-            memcpy(bad_x, &xq[q * dim], sizeof(double) * dim);
-            memcpy(bad_g, g, sizeof g);
-          }
+        if (!finite) {
+          mf_bad_point_note(&bad, e, q, dim, &xq[q * dim], dim, g);
           break;
         }
         double d2 = 0.0;
@@ -687,6 +662,5 @@ int mf_simplex_space_h1_cells(mf_space s, const double *uh, mf_gradient_fn grad_
   }
   MF_CHECK(!ierr, s->ctx, MF_ERR_MEMORY, "out of host memory for the work arrays of %d threads (H1 error)",
            mf_max_threads());
-  if (bad_cell >= 0) return mf_gradient_check(s->ctx, dim, bad_cell, bad_q, bad_x, bad_g);
-  return 0;
+  return mf_bad_point_refuse(s->ctx, &bad, dim, "gradient of u", "the gradient");
 }
