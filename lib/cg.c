@@ -286,7 +286,7 @@ int mf_cg_solve(mf_cg c, mf_vector b, mf_vector x, mf_cg_info *info)
   MF_CHECK(x->space == c->op->space, ctx, MF_ERR_INCOMPATIBLE, "solution x belongs to another space%s",
            mf_space_mismatch(x->space, c->op->space, "operator has", why, sizeof why));
   MF_CHECK(b != x, ctx, MF_ERR_ARGUMENT, "b and x must be different vectors");
-  MF_CALL(mf_vector_access(b, MF_ACCESS_READ, "b"));
-  MF_CALL(mf_vector_access(x, MF_ACCESS_READ_WRITE, "x"));
+  MF_CALL(mf_vector_access_all(b, MF_ACCESS_READ, "b"));
+  MF_CALL(mf_vector_access_all(x, MF_ACCESS_READ_WRITE, "x"));
   return mf_vector_written(x, cg_solve(c, b, x, info));
 }

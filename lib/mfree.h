@@ -217,8 +217,8 @@ typedef int (*mf_adapt_fn)(const double *centre, int dim, int level, void *user)
  *  mesh before it was adapted") wherever it would make something new or evaluate a function at its
  *  points: vectors and operators made on it (mf_operator_create_assembled of its operators too),
  *  mf_vector_interpolate, mf_vector_set_random, mf_vector_set_boundary, mf_vector_assemble_rhs,
- *  mf_vector_l2_error, mf_vector_write_vtu of its vectors, and the set-up of a multigrid preconditioner
- *  of its operators. What was made before keeps working on the old mesh (operators, vectors, vector
+ *  mf_vector_l2_error, mf_vector_h1_error, mf_vector_write_vtu of its vectors, and the set-up of a
+ *  multigrid preconditioner of its operators. What was made before keeps working on the old mesh (operators, vectors, vector
  *  algebra, Jacobi and Chebyshev preconditioners, a multigrid hierarchy set up before, CG). The
  *  callback must give the same answer on every rank. A round whose cells would not fit in the host
  *  memory is refused before p4est allocates (MF_ERR_MEMORY). */
@@ -456,7 +456,9 @@ int mf_vector_set_boundary(mf_vector x, mf_coefficient_fn g, void *user);
 int mf_vector_zero_boundary(mf_vector x);
 /** @brief ||u_h - u||_L2 (Gauss q = p + 2; simplex P_p: the rule of degree 2p + 3, at most 14; u must be
  *  thread-safe). The sum over cells is in cell order on every backend and thread count (deterministic).
- *  Errors: MF_ERR_NULL (uh, u or err NULL), MF_ERR_UNSUPPORTED (a simplex space of several components). */
+ *  Collective. Errors: MF_ERR_NULL (uh, u or err NULL), MF_ERR_UNSUPPORTED (a simplex space of several
+ *  components), MF_ERR_ARGUMENT (a value of u that is not finite, naming the quadrature point, its cell and
+ *  x), MF_ERR_INCOMPATIBLE (a space made before its mesh was adapted). */
 int mf_vector_l2_error(mf_vector uh, mf_coefficient_fn u, void *user, double *err);
 /** The gradient of a function at x (dim entries): grad[k] = d u / d x_k for k < dim. Called from several
  *  OpenMP threads at once: it must be thread-safe, and give the same values for the same x. */

@@ -243,7 +243,7 @@ void mf_space_release(mf_space space);
  *  the old cells, so what is made from it or evaluated at its points now would silently belong to a
  *  mesh that no longer exists. Called at the public entries that make objects on a space (vectors,
  *  operators, multigrid hierarchies) or evaluate functions at its points (interpolation, random values,
- *  boundary values, right-hand sides, L2 errors, VTU output); what was made before keeps working. The
+ *  boundary values, right-hand sides, L2 and H1 errors, VTU output); what was made before keeps working. The
  *  revisions are the same on every rank (adaptation is collective): the refusal is too. */
 int mf_space_check_mesh(mf_space space);
 
@@ -377,6 +377,10 @@ typedef enum { MF_ACCESS_READ = 1, MF_ACCESS_WRITE = 2, MF_ACCESS_READ_WRITE = 3
  *  checks its vectors so, and every one that writes a vector calls mf_vector_written at its end: only
  *  the public interface changes a vector that a user holds, so the host copy's state stays true. */
 int mf_vector_access(mf_vector v, mf_access mode, const char *name);
+/** mf_vector_access at the start of a collective function: a refusal on one rank is every rank's
+ *  (mf_agree), so that no rank goes on alone into the function's exchanges; where another rank refused,
+ *  this rank's access is undone. */
+int mf_vector_access_all(mf_vector v, mf_access mode, const char *name);
 /** At the end of a public function that wrote v (also on failure): the host copy is stale. Returns ierr.
  *  Calls to mf_vector_access for writing and to mf_vector_written pair up: a vector between the two is
  *  busy (a callback may read it on the host, always with a fresh copy, but not get it for writing). */

@@ -363,6 +363,14 @@ int mf_vector_access(mf_vector v, mf_access mode, const char *name)
   return 0;
 }
 
+int mf_vector_access_all(mf_vector v, mf_access mode, const char *name)
+{
+  const int local = mf_vector_access(v, mode, name);
+  const int ierr = mf_agree(v->space->ctx, local);
+  if (ierr && !local && (mode & MF_ACCESS_WRITE)) mf_vector_written(v, 0);
+  return ierr;
+}
+
 int mf_vector_written(mf_vector v, int ierr)
 {
   if (v->mirrored) v->valid = MF_SYNC_DEVICE;
@@ -469,7 +477,7 @@ int mf_vector_interpolate(mf_vector v, mf_coefficient_fn f, void *user)
   MF_CHECK(v, NULL, MF_ERR_NULL, "vector is NULL");
   MF_CHECK(f, v->space->ctx, MF_ERR_NULL, "function f is NULL");
   MF_CALL(mf_space_check_mesh(v->space));
-  MF_CALL(mf_vector_access(v, MF_ACCESS_WRITE, "v"));
+  MF_CALL(mf_vector_access_all(v, MF_ACCESS_WRITE, "v"));
   user_fn u = {f, user};
   /* a value refused on one rank is every rank's error (mf_agree): none goes on to an exchange alone */
   const int ierr = fill_points(v, call_user, &u, 0, "function", "f");
@@ -822,7 +830,7 @@ int mf_vector_l2_error(mf_vector uh, mf_coefficient_fn u, void *user, double *er
   MF_CHECK(u, s->ctx, MF_ERR_NULL, "function u is NULL");
   MF_CHECK(err, s->ctx, MF_ERR_NULL, "output pointer err is NULL");
   MF_CALL(mf_space_check_mesh(s));
-  MF_CALL(mf_vector_access(uh, MF_ACCESS_READ, "uh"));
+  MF_CALL(mf_vector_access_all(uh, MF_ACCESS_READ, "uh"));
   if (s->simplex) return simplex_error(uh, u, NULL, user, err);
   mf_basis1d b;
   MF_CALL(mf_basis1d_setup(s->degree, MF_QUAD_GAUSS_P2, &b));
@@ -851,7 +859,8 @@ int mf_vector_h1_error(mf_vector uh, mf_gradient_fn grad_u, void *user, double *
   MF_CHECK(grad_u, s->ctx, MF_ERR_NULL, "gradient function grad_u is NULL");
   MF_CHECK(err, s->ctx, MF_ERR_NULL, "output pointer err is NULL");
   MF_CHECK(s->ncomp == 1, s->ctx, MF_ERR_UNSUPPORTED, "H1 errors of spaces of %d components: not supported", s->ncomp);
-  MF_CALL(mf_vector_access(uh, MF_ACCESS_READ, "uh"));
+  MF_CALL(mf_space_check_mesh(s));
+  MF_CALL(mf_vector_access_all(uh, MF_ACCESS_READ, "uh"));
   if (s->simplex) return simplex_error(uh, NULL, grad_u, user, err);
   mf_basis1d b;
   MF_CALL(mf_basis1d_setup(s->degree, MF_QUAD_GAUSS_P2, &b));
@@ -880,7 +889,7 @@ int mf_vector_set_boundary(mf_vector x, mf_coefficient_fn g, void *user)
   mf_context ctx = x->space->ctx;
   MF_CHECK(g, ctx, MF_ERR_NULL, "function g is NULL");
   MF_CALL(mf_space_check_mesh(x->space));
-  MF_CALL(mf_vector_access(x, MF_ACCESS_WRITE, "x"));
+  MF_CALL(mf_vector_access_all(x, MF_ACCESS_WRITE, "x"));
   double t0 = mf_phase_begin(ctx);
   int ierr = set_boundary(x, g, user);
   mf_phase_end(ctx, MF_PHASE_DIRICHLET, t0);
@@ -893,7 +902,7 @@ int mf_vector_assemble_rhs(mf_vector b, mf_coefficient_fn f, void *user)
   mf_context ctx = b->space->ctx;
   MF_CHECK(f, ctx, MF_ERR_NULL, "function f is NULL");
   MF_CALL(mf_space_check_mesh(b->space));
-  MF_CALL(mf_vector_access(b, MF_ACCESS_READ_WRITE, "b"));
+  MF_CALL(mf_vector_access_all(b, MF_ACCESS_READ_WRITE, "b"));
   double t0 = mf_phase_begin(ctx);
   int ierr = assemble_rhs(b, f, user);
   mf_phase_end(ctx, MF_PHASE_RHS, t0);

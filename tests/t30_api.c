@@ -14,6 +14,11 @@
 
 static int size_ = 1; /* ranks of MPI_COMM_WORLD */
 
+static void zero_grad(const double *x, int dim, double *g, void *u)
+{
+  (void)x, (void)u;
+  for (int k = 0; k < dim; k++) g[k] = 0.0;
+}
 static double one_fn(const double *x, int dim, void *u)
 {
   (void)x, (void)dim, (void)u;
@@ -957,6 +962,7 @@ static void stale_space(mf_context ctx, int shells)
   EXPECT(mf_vector_set_boundary(x, one_fn, NULL), MF_ERR_INCOMPATIBLE, STALE);
   EXPECT(mf_vector_assemble_rhs(y, one_fn, NULL), MF_ERR_INCOMPATIBLE, STALE);
   EXPECT(mf_vector_l2_error(x, quad_fn, NULL, &err), MF_ERR_INCOMPATIBLE, STALE);
+  EXPECT(mf_vector_h1_error(x, zero_grad, NULL, &err), MF_ERR_INCOMPATIBLE, STALE);
   EXPECT(mf_vector_write_vtu(x, "t30_stale", "u"), MF_ERR_INCOMPATIBLE, STALE);
   EXPECT(mf_pc_setup(mg), MF_ERR_INCOMPATIBLE, STALE);
   EXPECT(mf_pc_apply(mg, x, y), MF_ERR_INCOMPATIBLE, STALE);
@@ -1019,6 +1025,50 @@ static void stale_space(mf_context ctx, int shells)
   mf_mesh_destroy(&mesh);
 }
 
+/* A vector checked out for writing on one rank only: the collective functions that need it refuse it on
+ * every rank (the others learn it from that rank, "rank R: ") instead of going on alone into their
+ * exchanges and waiting there; afterwards the vector works again on every rank. Several ranks only. */
+static void one_rank_checked_out(mf_context ctx)
+{
+  if (size_ < 2) return;
+  int rank;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  mf_mesh mesh;
+  mf_space s;
+  mf_vector x, b;
+  mf_operator A;
+  mf_cg cg;
+  mf_cg_info info;
+  double err, *arr = NULL;
+  T_CALL(mf_mesh_create(ctx, "cube", 2, 2, &mesh));
+  T_CALL(mf_space_create(mesh, 2, &s));
+  T_CALL(mf_vector_create(s, &x));
+  T_CALL(mf_vector_create(s, &b));
+  T_CALL(mf_operator_create_laplace(s, MF_QUAD_GAUSS, NULL, NULL, &A));
+  T_CALL(mf_operator_set_dirichlet(A, 1));
+  T_CALL(mf_cg_create(A, &cg));
+  T_CALL(mf_vector_set_value(b, 1.0));
+  if (rank == 1) T_CALL(mf_vector_get_array(x, MF_MEM_HOST, &arr));
+  const char *why = rank == 1 ? "checked out for writing" : "rank 1: ";
+  EXPECT(mf_vector_interpolate(x, quad_fn, NULL), MF_ERR_ARGUMENT, why);
+  EXPECT(mf_vector_set_boundary(x, one_fn, NULL), MF_ERR_ARGUMENT, why);
+  EXPECT(mf_vector_assemble_rhs(x, one_fn, NULL), MF_ERR_ARGUMENT, why);
+  EXPECT(mf_vector_l2_error(x, quad_fn, NULL, &err), MF_ERR_ARGUMENT, why);
+  EXPECT(mf_vector_h1_error(x, zero_grad, NULL, &err), MF_ERR_ARGUMENT, why);
+  EXPECT(mf_cg_solve(cg, b, x, &info), MF_ERR_ARGUMENT, why);
+  if (rank == 1) T_CALL(mf_vector_restore_array(x, &arr));
+  T_CALL(mf_vector_interpolate(x, quad_fn, NULL)); /* every rank's access was undone */
+  T_CALL(mf_vector_set_value(x, 0.0));
+  T_CALL(mf_cg_solve(cg, b, x, &info));
+  T_CHECK(info.converged, "CG after the refusals: not converged");
+  mf_cg_destroy(&cg);
+  mf_operator_destroy(&A);
+  mf_vector_destroy(&b);
+  mf_vector_destroy(&x);
+  mf_space_destroy(&s);
+  mf_mesh_destroy(&mesh);
+}
+
 int main(int argc, char **argv)
 {
   MPI_Init(&argc, &argv);
@@ -1037,6 +1087,7 @@ int main(int argc, char **argv)
   multigrid(ctx);
   stale_space(ctx, 0);
   stale_space(ctx, 1);
+  one_rank_checked_out(ctx);
   mf_context_destroy(&ctx);
   return t_finish();
 }
