@@ -91,7 +91,7 @@ typedef struct {
   mf_assembly_variant variant;  /* assembled: how its values are computed (MF_ASSEMBLY_AUTO: the default) */
   mf_context ctx;               /* the mesh's context, for the device memory figures (NULL: none) */
   mf_mg_coarse coarse;          /* multigrid: the coarsest level's operator (default matrix-free) */
-  double *solution;             /* if not NULL: u_h's local values (mf_space_local_sizes' nlocal of them)
+  double *solution;             /* if not NULL: u_h's owned values (mf_space_local_sizes' nowned of them)
                                    copied here after the solve */
 } poisson_pc;
 

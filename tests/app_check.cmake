@@ -11,10 +11,10 @@
 # 'cuda' is not usable here (mfree-bench's simplex problems: exit status 77) prints "SKIP: no usable GPU" and passes (the test's SKIP_REGULAR_EXPRESSION
 # makes it skipped), unless the environment has MFREE_TEST_REQUIRE_GPU=1 (GPU machines): then it fails
 # with the program's message, which names the CUDA error. SAME_L2=1 (MODE=json, --method both): the assembled
-# run's L2 error equals the matrix-free one's in its first five digits. L2=<value>, H1=<value> (MODE=json): the
-# run's l2_error and h1_error (with --method both, the assembled run's too) equal these within the relative
-# tolerance REL (default 1e-6): the known errors of the case, so that a wrong error measure or a wrong solution
-# fails (0 < l2_error < 1e-2 is asked of every JSON run). The recorded values repeat to all their 11 digits over
+# run's L2 error equals the matrix-free one's in its first five digits. L2=<value>, H1=<value> (MODE=json, both
+# required): the run's l2_error and h1_error (with --method both, the assembled run's too) equal these within
+# the relative tolerance REL (default 1e-6): the known errors of the case, so that a wrong error measure or a
+# wrong solution fails (0 < l2_error < 1e-2 is asked of every JSON run). The recorded values repeat to all their 11 digits over
 # rank counts, methods and CG tolerances: 1e-6 leaves room for rounding elsewhere (other compilers, the GPU) and
 # catches a real change.
 # Variables: APP, ARGS (space-separated), MODE, FILE, CSV_PROBLEMS, CSV_VALUES, EXPECT, OUT_EXPECT, FORBID, EXIT, QUIET,
@@ -147,8 +147,8 @@ if(MODE STREQUAL "json")
       continue()
     endif()
     foreach(norm L2 H1)
-      if(NOT DEFINED ${norm})
-        continue()
+      if(NOT DEFINED ${norm}) # every JSON case states its known errors: a wrong error or solution fails
+        message(FATAL_ERROR "MODE=json needs ${norm}=<the case's known ${norm} error> (tests/CMakeLists.txt)")
       endif()
       string(TOLOWER "${norm}_error" key)
       string(JSON got ERROR_VARIABLE jerr GET "${json}" ${run} ${key})

@@ -3,8 +3,10 @@
  * (n p + 1)^dim, boundary DoFs (n p + 1)^dim - (n p - 1)^dim, conformity (every cell places each of
  * its DoFs at the same point), and a Poisson solve (-lap u = f, u = prod sin(pi x_d), zero Dirichlet
  * data) assembled from the element matrices, whose L2 error (computed here) converges at a rate in
- * [p + 0.8, p + 1.3] for p = 1..3 in 2D and 3D (the runs: p + 1 within 0.06). The numbering against a reference (global sorted keys of the edges, faces
- * and boundary facets) on box meshes with their vertices and cells shuffled: edges and faces numbered
+ * [p + 0.8, p + 1.3] and its H1 seminorm error at a rate in [p - 0.2, p + 0.3], for p = 1..3 in 2D and 3D
+ * (the runs: L2 p + 1 within 0.09, H1 p within 0.14; 3D P2 and P3 from 3 cells per side, where the H1
+ * rate of 2 and 4 cells is still 1.76). The numbering against a reference (global sorted keys of the
+ * edges, faces and boundary facets) on box meshes with their vertices and cells shuffled: edges and faces numbered
  * in the order of their sorted vertices, the boundary facets in that order too; run with several
  * OpenMP threads as well (test simplex_dofs_threads), this checks that the threads change nothing.
  * Also refusals (dimension, size, mismatched basis). */
@@ -18,6 +20,15 @@ static double exact(int dim, const double *x)
   double u = 1.0;
   for (int d = 0; d < dim; d++) u *= sin(PI * x[d]);
   return u;
+}
+
+/* d exact / d x_k */
+static double exact_grad(int dim, const double *x, int k)
+{
+  double g = PI * cos(PI * x[k]);
+  for (int d = 0; d < dim; d++)
+    if (d != k) g *= sin(PI * x[d]);
+  return g;
 }
 
 /* The physical point of reference point xi in cell c. */
@@ -132,8 +143,9 @@ static int cg(const csr *A, const double *b, double *x)
   return it;
 }
 
-/* L2 error of the P_p Poisson solution on the box with n cells per direction. */
-static double poisson_error(mf_context ctx, int dim, int p, int n)
+/* L2 error and H1 seminorm error (in *h1) of the P_p Poisson solution on the box with n cells per
+ * direction, both computed here (the gradient through J^-1 of the cell's vertices). */
+static double poisson_error(mf_context ctx, int dim, int p, int n, double *h1)
 {
   mf_simplex_mesh m;
   mf_simplex_basis b, bq;
@@ -167,19 +179,31 @@ static double poisson_error(mf_context ctx, int dim, int p, int n)
     if (d.bc[i]) rhs[i] = 0.0;
   const int it = cg(&A, rhs, u);
   T_CHECK(it < 5000, "P%d %dD n %d: CG did not converge", p, dim, n);
-  double err = 0.0;
+  double err = 0.0, herr = 0.0;
   for (int c = 0; c < m.ncells; c++) {
     cell_vertices(&m, c, X);
     T_CALL(mf_simplex_element_matrices(ctx, &bq, X, NULL, NULL, &det));
+    double Ji[3][3];
+    mf_simplex_affine(dim, X, Ji, NULL);
     const int *cd = d.cell_dofs + (size_t)c * N;
     for (int q = 0; q < bq.nq; q++) {
-      double x[3], uh = 0.0;
+      double x[3], uh = 0.0, gref[3] = {0.0, 0.0, 0.0};
       map_point(&m, c, bq.qpts + q * dim, x);
-      for (int i = 0; i < N; i++) uh += u[cd[i]] * bq.B[(size_t)q * N + i];
+      for (int i = 0; i < N; i++) {
+        uh += u[cd[i]] * bq.B[(size_t)q * N + i];
+        for (int l = 0; l < dim; l++) gref[l] += u[cd[i]] * bq.G[((size_t)q * N + i) * dim + l];
+      }
       const double e = uh - exact(dim, x);
       err += e * e * bq.qwts[q] * det;
+      for (int k = 0; k < dim; k++) { /* d u_h / d x_k = sum_l d u_h / d xi_l (J^-1)_lk */
+        double gk = 0.0;
+        for (int l = 0; l < dim; l++) gk += gref[l] * Ji[l][k];
+        const double ek = gk - exact_grad(dim, x, k);
+        herr += ek * ek * bq.qwts[q] * det;
+      }
     }
   }
+  *h1 = sqrt(herr);
   free(rhs), free(u), free(K), free(A.rowptr), free(A.col), free(A.val);
   mf_simplex_dofs_free(&d);
   mf_simplex_basis_free(&b);
@@ -386,14 +410,17 @@ int main(int argc, char **argv)
     for (int p = 2; p <= 3; p++) test_reference(ctx, dim, dim == 2 ? 24 : 7, p, 12345u + (unsigned)p);
   for (int dim = 2; dim <= 3; dim++)
     for (int p = 1; p <= 3; p++) {
-      const int n0 = dim == 2 ? 4 : 2, nlev = dim == 2 ? 3 : (p == 1 ? 4 : 2);
-      double e[4];
-      for (int l = 0; l < nlev; l++) e[l] = poisson_error(ctx, dim, p, n0 << l);
-      const double rate = log2(e[nlev - 2] / e[nlev - 1]);
+      const int n0 = dim == 2 ? 4 : (p == 1 ? 2 : 3), nlev = dim == 2 ? 3 : (p == 1 ? 4 : 2);
+      double e[4], h[4];
+      for (int l = 0; l < nlev; l++) e[l] = poisson_error(ctx, dim, p, n0 << l, &h[l]);
+      const double rate = log2(e[nlev - 2] / e[nlev - 1]), hrate = log2(h[nlev - 2] / h[nlev - 1]);
       T_CHECK(rate >= p + 0.8 && rate <= p + 1.3, "P%d %dD: L2 errors %.3e -> %.3e, rate %.2f outside [%.1f, %.1f]", p, dim,
               e[nlev - 2], e[nlev - 1], rate, p + 0.8, p + 1.3);
+      T_CHECK(hrate >= p - 0.2 && hrate <= p + 0.3, "P%d %dD: H1 errors %.3e -> %.3e, rate %.2f outside [%.1f, %.1f]", p,
+              dim, h[nlev - 2], h[nlev - 1], hrate, p - 0.2, p + 0.3);
       if (getenv("MFREE_TEST_VERBOSE"))
-        printf("P%d %dD: L2 errors %.3e -> %.3e, rate %.2f\n", p, dim, e[nlev - 2], e[nlev - 1], rate);
+        printf("P%d %dD: L2 errors %.3e -> %.3e, rate %.2f; H1 %.3e -> %.3e, rate %.2f\n", p, dim, e[nlev - 2],
+               e[nlev - 1], rate, h[nlev - 2], h[nlev - 1], hrate);
     }
   mf_simplex_mesh m;
   EXPECT(mf_simplex_mesh_box(ctx, 4, 2, &m), MF_ERR_ARGUMENT, "dimension 4 is not 2 or 3");

@@ -397,7 +397,7 @@ static void hex_matrices(mf_context ctx, int dim, int p, const char *name, int l
   /* per cell: its affine map, its nodes' DoFs, its matrices */
   int *dof = malloc(sizeof(int) * (size_t)ncells * N), *hits = calloc((size_t)n, sizeof(int));
   ld *x0 = malloc(sizeof(ld) * 3 * ncells), (*J)[3][3] = malloc(sizeof(*J) * ncells);
-  ld *Mw[4][64], *Sw[4][64];
+  ld *Mw[4][64] = {{NULL}}, *Sw[4][64] = {{NULL}}; /* 2D: the fourth weight unused */
   for (int e = 0; e < ncells; e++) {
     const int ce[3] = {e % ncell1, (e / ncell1) % ncell1, e / (ncell1 * ncell1)};
     for (int k = 0; k < 3; k++) {

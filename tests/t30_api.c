@@ -873,14 +873,12 @@ static void multigrid(mf_context ctx)
   for (int l = 0; l <= nl; l++) t[l] = -1.0;
   T_CALL(mf_pc_multigrid_times(mg, t));
   double sum = 0.0;
-  int positive = 0;
-  for (int l = 0; l < nl; l++) {
+  for (int l = 0; l < nl; l++) { /* every level written (a coarse level's time may be below the clock's tick) */
     T_CHECK(t[l] >= 0.0, "profile: level %d took %g s", l, t[l]);
     sum += t[l];
-    positive += t[l] > 0.0;
   }
   T_CHECK(t[nl] == -1.0, "mf_pc_multigrid_times wrote past its %d levels", nl);
-  T_CHECK(positive == nl && sum <= wall, "profile: %d of %d levels timed, %g s in all, the solve %g s", positive, nl, sum,
+  T_CHECK(t[nl - 1] > 0.0 && sum <= wall, "profile: the finest level %g s, %g s in all, the solve %g s", t[nl - 1], sum,
           wall);
   mg_solve(cg, b, x, &info);
   double again[64];

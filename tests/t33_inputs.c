@@ -161,13 +161,18 @@ static void same_size(mf_mesh mesh)
 static void not_files(mf_context ctx)
 {
   mf_mesh mesh = NULL;
-  const char *folder = "t33_folder.msh", *fifo = "t33_fifo.msh";
+  /* names of this process's own: the test runs on several ranks, and several runs of it at once */
+  char folder[64], fifo[64], want[128];
+  snprintf(folder, sizeof folder, "t33_folder_%ld.msh", (long)getpid());
+  snprintf(fifo, sizeof fifo, "t33_fifo_%ld.msh", (long)getpid());
   T_CHECK(mkdir(folder, 0755) == 0 || errno == EEXIST, "cannot make %s", folder);
-  EXPECT(mf_mesh_create_from_file(ctx, folder, 2, &mesh), MF_ERR_IO, "t33_folder.msh:0: is a directory, not a .msh file");
+  snprintf(want, sizeof want, "%s:0: is a directory, not a .msh file", folder);
+  EXPECT(mf_mesh_create_from_file(ctx, folder, 2, &mesh), MF_ERR_IO, want);
   rmdir(folder);
   unlink(fifo);
   T_CHECK(mkfifo(fifo, 0644) == 0, "cannot make the named pipe %s", fifo);
-  EXPECT(mf_mesh_create_from_file(ctx, fifo, 3, &mesh), MF_ERR_IO, "t33_fifo.msh:0: is a named pipe (FIFO), not a regular file");
+  snprintf(want, sizeof want, "%s:0: is a named pipe (FIFO), not a regular file", fifo);
+  EXPECT(mf_mesh_create_from_file(ctx, fifo, 3, &mesh), MF_ERR_IO, want);
   unlink(fifo);
   EXPECT(mf_mesh_create_from_file(ctx, "/dev/null", 2, &mesh), MF_ERR_IO, "/dev/null:1: no $MeshFormat section: not a .msh file");
   T_CHECK(mesh == NULL, "a refused file left a mesh");
