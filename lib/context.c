@@ -300,7 +300,7 @@ int mf_context_create(MPI_Comm comm, const char *backend, mf_context *ctx)
     mf_cuda_state state;
     const char *why = "";
     mf_cuda_status(&state, &why);
-    return mf_error_set(NULL, MF_ERR_BACKEND, __FILE__, __LINE__, __func__, "backend 'cuda' not compiled in: %s", why);
+    return mf_error_set(NULL, MF_ERR_BACKEND, __FILE__, __LINE__, __func__, "backend 'cuda': %s", why);
   }
 #else
   /* "auto" may pick differently on ranks that see different devices: the choice is agreed below */
