@@ -126,12 +126,12 @@ int mf_point_value_check(mf_context ctx, const char *role, const char *sym, int 
 {
   for (size_t i = 0; i < n; i++) {
     if (isfinite(vals[i])) continue;
-    char pt[96];
-    point_text(dim, &x[i * dim], pt, sizeof pt);
-    return mf_error_set(ctx, MF_ERR_ARGUMENT, __FILE__, __LINE__, __func__,
-                        "%s %s = %g at quadrature point %d of cell %d (rank %d), x = %s: %s must be finite", role, sym,
-                        vals[i], (int)((first_q + i) % nqp), first_cell + (int)((first_q + i) / nqp), ctx ? ctx->rank : 0,
-                        pt, sym);
+    mf_bad_point bad = MF_BAD_POINT_NONE;
+    char what[96];
+    snprintf(what, sizeof what, "%s %s", role, sym);
+    mf_bad_point_note(&bad, first_cell + (int)((first_q + i) / nqp), (int)((first_q + i) % nqp), dim, &x[i * dim], 1,
+                      &vals[i]);
+    return mf_bad_point_refuse(ctx, &bad, dim, what, sym);
   }
   return 0;
 }

@@ -38,7 +38,6 @@ int mf_vector_create(mf_space space, mf_vector *v)
   if (v) *v = NULL; /* NULL on every failure, the first argument's included */
   MF_CHECK(space, NULL, MF_ERR_NULL, "space is NULL");
   MF_CHECK(v, space->ctx, MF_ERR_NULL, "output pointer v is NULL");
-  *v = NULL;
   MF_CALL(mf_space_check_mesh(space));
   /* collective: a rank that cannot allocate fails every rank */
   return mf_agree(space->ctx, mf_vector_create_prec(space, MF_PRECISION_DOUBLE, v));
@@ -90,25 +89,14 @@ int mf_vector_destroy(mf_vector *v)
   return 0;
 }
 
-/* " (125 and 64 DoFs)", or where the sizes are equal, that the spaces are two objects alike (a message's
- * end; one thread's buffer) */
-static const char *different_spaces(mf_space a, mf_space b)
-{
-  static _Thread_local char buf[192];
-  if (a->nglobal != b->nglobal)
-    snprintf(buf, sizeof buf, " (%lld and %lld DoFs)", (long long)a->nglobal, (long long)b->nglobal);
-  else
-    snprintf(buf, sizeof buf, ": two space objects of the same size (%lld DoFs); a space made twice is two spaces, make "
-             "both from one mf_space", (long long)a->nglobal);
-  return buf;
-}
-
 int mf_vector_check_pair(mf_vector a, mf_vector b, const char *an, const char *bn)
 {
   MF_CHECK(a, NULL, MF_ERR_NULL, "vector %s is NULL", an);
   MF_CHECK(b, a->space->ctx, MF_ERR_NULL, "vector %s is NULL", bn);
-  MF_CHECK(a->space == b->space, a->space->ctx, MF_ERR_INCOMPATIBLE, "vectors %s and %s belong to different spaces%s",
-           an, bn, different_spaces(a->space, b->space));
+  char has[64], why[192];
+  snprintf(has, sizeof has, "vector %s has", an);
+  MF_CHECK(a->space == b->space, a->space->ctx, MF_ERR_INCOMPATIBLE, "vectors %s and %s belong to different spaces: %s "
+           "is of another space%s", an, bn, bn, mf_space_mismatch(b->space, a->space, has, why, sizeof why));
   MF_CHECK(a->prec == b->prec, a->space->ctx, MF_ERR_INCOMPATIBLE, "vectors %s (%s) and %s (%s) differ in precision",
            an, mf_precision_name(a->prec), bn, mf_precision_name(b->prec));
   return 0;
@@ -119,8 +107,10 @@ const char *mf_precision_name(mf_precision p) { return p == MF_PRECISION_FLOAT ?
 int mf_vector_convert(mf_vector dst, mf_vector src)
 {
   MF_CHECK(dst && src, NULL, MF_ERR_NULL, "vector is NULL");
+  char why[192];
   MF_CHECK(dst->space == src->space, dst->space->ctx, MF_ERR_INCOMPATIBLE,
-           "conversion between vectors of different spaces%s", different_spaces(dst->space, src->space));
+           "conversion between vectors of different spaces: the source is of another space%s",
+           mf_space_mismatch(src->space, dst->space, "the destination has", why, sizeof why));
   if (dst->prec == src->prec) return dst->ops.copy(dst, src);
   return dst->ops.convert(dst, src);
 }
@@ -810,7 +800,6 @@ static int simplex_error(mf_vector uh, mf_coefficient_fn u, mf_gradient_fn grad_
 static int assemble_rhs(mf_vector bvec, mf_coefficient_fn f, void *user)
 {
   mf_space s = bvec->space;
-  MF_CHECK(f, s->ctx, MF_ERR_NULL, "function f is NULL");
   if (s->simplex) return simplex_rhs(bvec, f, user);
   mf_basis1d b; /* Gauss q = p + 1: the operators' default; f is evaluated (q/p)^dim times per DoF */
   int ierr = mf_basis1d_setup(s->degree, MF_QUAD_GAUSS, &b);

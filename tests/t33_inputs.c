@@ -117,8 +117,9 @@ static void same_size(mf_mesh mesh)
   EXPECT(mf_operator_apply(A, x, w), MF_ERR_INCOMPATIBLE, want);
   T_CHECK(strstr(mf_last_error_message(), "output vector y"), "apply: '%s'", mf_last_error_message());
   EXPECT(mf_operator_diagonal(A, w), MF_ERR_INCOMPATIBLE, want);
-  snprintf(want, sizeof want, "two space objects of the same size (%lld DoFs)", (long long)n);
+  snprintf(want, sizeof want, "x is of another space object of the same size (%lld DoFs)", (long long)n);
   EXPECT(mf_vector_axpy(y, 1.0, w), MF_ERR_INCOMPATIBLE, want);
+  snprintf(want, sizeof want, "src is of another space object of the same size (%lld DoFs)", (long long)n);
   EXPECT(mf_vector_copy(w, x), MF_ERR_INCOMPATIBLE, want);
   snprintf(want, sizeof want, "another space object of the same size (%lld DoFs)", (long long)n);
   T_CALL(mf_cg_create(A, &cg));
