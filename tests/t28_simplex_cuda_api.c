@@ -249,8 +249,9 @@ static double zero_fn(const double *x, int dim, void *u)
  *   solutions' difference relative to |u_h| times |u_h| / e. On these meshes e >= 6.8e-4 |u_h|, so
  *   even without cancellation this is below 2e-11 (measured: 1.2e-12 at most). On finer meshes it is
  *   not: 2D P3 on 16 x 16 squares (e = 2.4e-6 |u_h|) moves e by 2e-10 of itself through rounding
- *   alone, whatever the CG tolerance; the last check keeps the meshes coarse enough. */
-static void check_poisson(mf_context cc, mf_context gc, int dim, int level, int p, int assembled)
+ *   alone, whatever the CG tolerance. So the L2 errors are compared where e >= 5e-4 |u_h| (l2check = 1,
+ *   which asserts that), and the finer meshes compare the solutions alone (l2check = 0). */
+static void check_poisson(mf_context cc, mf_context gc, int dim, int level, int p, int assembled, int l2check)
 {
   poisson_result r[2];
   mf_context ctx[2] = {cc, gc};
@@ -286,11 +287,13 @@ static void check_poisson(mf_context cc, mf_context gc, int dim, int level, int 
     const double e = relerr(u[1], u[0], n[0]);
     T_CHECK(e <= 1e-10, "%dD P%d%s: cuda solution differs from cpu by %.3e relative", dim, p, how, e);
   }
-  T_CHECK(fabs(r[1].l2_error - r[0].l2_error) <= 1e-10 * r[0].l2_error, "%dD P%d%s: L2 error %.17g on cuda, %.17g on cpu",
-          dim, p, how, r[1].l2_error, r[0].l2_error);
-  /* what the L2 check assumes: the error is not small against the solution */
-  T_CHECK(r[0].l2_error >= 5e-4 * l2[0], "%dD P%d: L2 error %.3e, |u_h| %.3e: the mesh is too fine for the 1e-10 check", dim,
-          p, r[0].l2_error, l2[0]);
+  if (l2check) {
+    T_CHECK(fabs(r[1].l2_error - r[0].l2_error) <= 1e-10 * r[0].l2_error,
+            "%dD P%d%s: L2 error %.17g on cuda, %.17g on cpu", dim, p, how, r[1].l2_error, r[0].l2_error);
+    /* what the L2 check assumes: the error is not small against the solution */
+    T_CHECK(r[0].l2_error >= 5e-4 * l2[0], "%dD P%d: L2 error %.3e, |u_h| %.3e: the mesh is too fine for the 1e-10 check",
+            dim, p, r[0].l2_error, l2[0]);
+  }
   free(u[0]);
   free(u[1]);
 }
@@ -312,8 +315,10 @@ int main(int argc, char **argv)
     for (int p = 1; p <= 3; p++) check_vectors(cc, gc, dim, dim == 2 ? 3 : 1, p);
   for (int dim = 2; dim <= 3; dim++)
     for (int p = 1; p <= 3; p++)
-      for (int assembled = 0; assembled < 2; assembled++) /* 2D: 16, 8, 4 squares a side for P1, P2, P3 */
-        check_poisson(cc, gc, dim, dim == 2 ? 5 - p : (p == 1 ? 3 : 2), p, assembled);
+      for (int assembled = 0; assembled < 2; assembled++) { /* 2D: 16, 8, 4 squares a side for P1, P2, P3 */
+        check_poisson(cc, gc, dim, dim == 2 ? 5 - p : (p == 1 ? 3 : 2), p, assembled, 1);
+        if (dim == 2 && p > 1) check_poisson(cc, gc, dim, 4, p, assembled, 0); /* 16 a side: the solutions */
+      }
   for (int dim = 2; dim <= 3; dim++)
     for (int p = 1; p <= 4; p++)
       for (int kind = 0; kind < ELASTICITY; kind++) check_assembled(cc, gc, dim, dim == 2 ? 3 : 2, p, kind);
