@@ -393,7 +393,7 @@ typedef enum {
  *  quadrature data and geometry computed on the fly. To on-the-fly: the coefficient is evaluated at
  *  the quadrature points (the same points and values as the stored data) and the quadrature data are
  *  freed. Back to stored: they are recomputed from the node coordinates and those coefficient values
- *  (no callback). Both forms give the same operator to rounding (the same formulas, lib/mf_pointwise.h).
+ *  (no callback). Both forms give the same operator to rounding (the same formulas, lib/physics/mf_pointwise.h).
  *  The diagonal and multigrid's float copies are made from quadrature data computed for the moment.
  *  On the cuda backend on-the-fly runs in the point design (MF_KERNEL_COLUMN falls back to it). Refused:
  *  shell and assembled operators, single-precision copies; mf_operator_create_assembled refuses an

@@ -4,8 +4,8 @@
 #define MFREE_IMPL_H
 
 #include "mfree.h"
-#include "mf_common.h"
-#include "mf_map.h"
+#include "base/mf_common.h"
+#include "hex/mf_map.h"
 #include "hanging/mf_hanging.h"
 
 #include <stdarg.h>
@@ -205,7 +205,7 @@ struct mf_space_s {
   unsigned char *bc;    /* nlocal: 1 on Dirichlet boundary DoFs */
   int nbc, *bc_list;    /* the boundary DoFs, ascending */
   unsigned char *cell_bfaces; /* ncells: bit f set if face f lies on the domain boundary (set-up only) */
-  int numbering;        /* how the DoFs were numbered: 1 lib/dofs.c (uniform, one rank), 0 p4est_lnodes */
+  int numbering;        /* how the DoFs were numbered: 1 lib/hex/dofs.c (uniform, one rank), 0 p4est_lnodes */
   int *dof_owner;       /* nlocal: the first cell with the DoF at an own (unconstrained) position, ncells
                            where this rank has none (possible for ghosts) */
   uint16_t *dof_pos;    /* nlocal: the DoF's node index in that cell */
@@ -216,7 +216,7 @@ struct mf_space_s {
   int ncolors;          /* color c: cells color_cells[color_off[c] .. color_off[c+1]) */
   int *color_off;       /* ncolors + 1; no two cells of one color share a DoF */
   int *color_cells;     /* ncells: the cells, color by color */
-  int64_t *csr_rowptr;  /* nlocal + 1: the assembled operators' sparsity (lib/assembly.c), made on first use */
+  int64_t *csr_rowptr;  /* nlocal + 1: the assembled operators' sparsity (lib/assembled/assembly.c), made on first use */
   int *csr_colidx;      /* csr_rowptr[nlocal]: the columns of each row, ascending */
   int *part_cells;      /* ncells: the cells part by part (mf_cell_part), ascending within each */
   int part_off[4];      /* part k: part_cells[part_off[k] .. part_off[k+1]) */
@@ -445,7 +445,7 @@ void mf_tensor_interpolate(int dim, const mf_basis1d *b, const double *u, double
 /** Transpose: quadrature values (nq^dim) -> nodal (n1^dim) by B^T sweeps. */
 void mf_tensor_integrate(int dim, const mf_basis1d *b, const double *vq, double *v, double *t1, double *t2);
 
-/* ------------------------------------------------------------------ geometry (lib/geometry.c) */
+/* ------------------------------------------------------------------ geometry (lib/hex/geometry.c) */
 
 typedef struct {
   double *X, *comp, *xk, *t1, *t2;
@@ -512,7 +512,7 @@ int mf_cells_per_batch(int dim, int degree, int nq);
 /** Sizes and strides of op->qd for op->basis and the space (no allocation). */
 void mf_qdata_layout(mf_operator op);
 /** CPU: allocate and fill op->qd.data: mass part a*c*w|J| (a*w|J| when the operator also has a
- *  gradient part) and gradient part b*c*w|J| J^-1 J^-T (lib/mf_pointwise.h). */
+ *  gradient part) and gradient part b*c*w|J| J^-1 J^-T (lib/physics/mf_pointwise.h). */
 int mf_qdata_setup(mf_operator op, mf_coefficient_fn c, void *user, double a, double b);
 /** A host copy of the quadrature data in the layout of op->qd (len doubles), on any backend. */
 int mf_operator_qdata_to_host(mf_operator op, double *host);
@@ -627,7 +627,7 @@ void mf_mg_profile(mf_mg m, int on);
  *  form too). */
 int mf_operator_create_like(mf_operator like, mf_space space, mf_operator *op);
 
-/** CPU reference kernels (lib/kernels_cpu.c). x, y: local arrays (owned + ghost). */
+/** CPU reference kernels (lib/hex/kernels_cpu.c). x, y: local arrays (owned + ghost). */
 int mf_kernel_apply_cpu(mf_operator op, const double *x, double *y);
 /** The same for a single-precision operator (float arrays; the cell's work in double). */
 int mf_kernel_apply_cpu_single(mf_operator op, const float *x, float *y);
@@ -637,7 +637,7 @@ int mf_kernel_diagonal_cpu(mf_operator op, double *d);
 /** Apply one cell: ue (npc) -> ve (npc), work of size mf_kernel_work_size. */
 void mf_kernel_cell_cpu(mf_operator op, int cell, const double *ue, double *ve, double *work);
 size_t mf_kernel_work_size(mf_operator op);
-/** On-the-fly geometry, CPU (lib/kernels_otf.c). The cell's quadrature data from its geometry nodes
+/** On-the-fly geometry, CPU (lib/hex/kernels_otf.c). The cell's quadrature data from its geometry nodes
  *  (mf_space_cell_coords: the continuous coordinates with the cell's constraints) and op->coefq, in
  *  the order of the stored set-up: qv[comp * nqp + q]. work: mf_otf_work_size(op) doubles. */
 void mf_otf_cell_qdata(mf_operator op, int cell, double *work, double *qv);

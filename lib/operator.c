@@ -1,6 +1,6 @@
 /* operator.c -- the mf_operator object: creation of the matrix-free operators (mass, Laplace,
  * Helmholtz) and shell operators, and the apply flow common to all backends (assembled operators:
- * lib/assembly.c):
+ * lib/assembled/assembly.c):
  *     x_w = x with boundary entries zeroed (Dirichlet form)   -> import ghosts of x_w
  *     y   = sum over cells of A_e x_w (backend kernel)         -> export-add ghosts of y to owners
  *     y[bc] = x[bc] (Dirichlet form)                                                            */

@@ -256,7 +256,7 @@ static int dirichlet_marks(mf_space s, int ierr)
 
 /* The owner of every DoF: the first cell (in cell order) that has it at an own (unconstrained)
  * position, and that position, so that its point is computed once and the same whatever the thread
- * count. The uniform numbering (lib/dofs.c) knows them; otherwise an atomic minimum over the cells.
+ * count. The uniform numbering (lib/hex/dofs.c) knows them; otherwise an atomic minimum over the cells.
  * Collective (see dirichlet_marks). */
 static int node_owners(mf_space s, int ierr)
 {

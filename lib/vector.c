@@ -661,7 +661,7 @@ static int l2_cells_cpu(mf_vector uh, const mf_basis1d *b, mf_coefficient_fn u, 
  * cell's nodal values through B and Bg (the derivatives of the nodal basis at the points), the
  * Jacobian the same way from the cell's geometry nodes, and J^-1 by the adjugate written out here.
  * The measure shares neither the operators' collocation derivative D nor their pointwise
- * J^-1 J^-T (lib/mf_pointwise.h): a fault there cannot hide in the measure as well. */
+ * J^-1 J^-T (lib/physics/mf_pointwise.h): a fault there cannot hide in the measure as well. */
 
 /* out[l nqp + q] = d u / d xi_l at point q: (B x .. Bg along l .. x B) u, u nodal (n1^dim values);
  * t1, t2 scratch of nqp values */

@@ -65,7 +65,7 @@
 #include <string.h>
 
 #include "mfree_impl.h"
-#include "assembly_impl.h"
+#include "assembled/assembly_impl.h"
 #include "options.h"
 #include "cuda/mf_simplex_cuda.h" /* MF_SIMPLEX_CUDA_MAX_DEGREE (a header usable without CUDA) */
 #ifdef MFREE_WITH_CUDA

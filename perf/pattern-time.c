@@ -1,4 +1,4 @@
-/* pattern-time -- wall time of the assembled operators' sparsity (lib/assembly_pattern.c), the host
+/* pattern-time -- wall time of the assembled operators' sparsity (lib/assembled/assembly_pattern.c), the host
  * work that a first assembly on a space waits for, and of that first assembly (mass operator, cpu
  * backend, pattern and values).
  *
@@ -9,7 +9,7 @@
  * mf_mesh_refine_shells (hanging nodes). The pattern is made r times on the space (dropped between
  * runs); printed: the fastest and the median wall time and the least CPU time (all threads), the
  * slowest rank's, with the DoFs, nonzeros, ranks and OpenMP threads, one CSV line after a header. */
-#include "assembly_impl.h"
+#include "assembled/assembly_impl.h"
 
 #include <mpi.h>
 #include <stdio.h>

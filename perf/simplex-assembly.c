@@ -3,7 +3,7 @@
  * (Laplace, c = 1 or c(x) = 1 / (0.05 + 2|x|^2)) on the built-in meshes (square-tris, cube-tets) with
  * P_p, through the public interface, and the product of the matrix.
  *
- * first_s   the first assembly on the space: the host sparsity pattern (lib/assembly_pattern.c), the
+ * first_s   the first assembly on the space: the host sparsity pattern (lib/assembled/assembly_pattern.c), the
  *           DoF-to-cell lists (host, then copied and kept with the space on cuda), the pattern's copy
  *           to the device, the values, the product's set-up;
  * values_s  the median of --reps later assemblies on the same space (pattern and lists kept): the

@@ -1,4 +1,4 @@
-/* t11_dofs -- the DoF numbering of uniform forests on one rank (lib/dofs.c) against p4est_lnodes, on
+/* t11_dofs -- the DoF numbering of uniform forests on one rank (lib/hex/dofs.c) against p4est_lnodes, on
  * the unit square/cube in 1 and several trees, the ball (its trees meet at rotated faces, edges of 3
  * to 5 trees, and a split coarse mesh) and the deformed cube, dim 2 and 3, p = 1..4 (and 8 in 2D):
  * the same number of DoFs, a bijection between the two numberings that maps every cell's node list
@@ -19,7 +19,7 @@ static void compare(mf_context ctx, const char *name, int dim, const int trees[3
   T_CALL(mf_space_create(mesh, p, &ref));
   unsetenv("MFREE_DOFS");
   const char *what = name;
-  T_CHECK(fast->numbering == 1 && ref->numbering == 0, "%s dim %d p %d: numberings %d and %d (expected lib/dofs.c and "
+  T_CHECK(fast->numbering == 1 && ref->numbering == 0, "%s dim %d p %d: numberings %d and %d (expected lib/hex/dofs.c and "
           "p4est_lnodes)", what, dim, p, fast->numbering, ref->numbering);
   T_CHECK(fast->nglobal == ref->nglobal && fast->nlocal == ref->nlocal && fast->ncells == ref->ncells,
           "%s dim %d trees %d level %d p %d: %lld DoFs, p4est_lnodes %lld", what, dim, trees[0], level, p,

@@ -1,4 +1,4 @@
-/* t16_assembled -- the assembled operator (lib/assembly.c) on 1, 2 and 3 ranks:
+/* t16_assembled -- the assembled operator (lib/assembled/assembly.c) on 1, 2 and 3 ranks:
  *  - equals the matrix-free apply on random vectors (1e-12 relative), Helmholtz with a variable
  *    coefficient, p = 1..4 in 2D and 3D, uniform and adaptive ball, with and without Dirichlet form;
  *  - its local matrix is symmetric entry by entry, and x . S y = y . S x;

@@ -18,7 +18,7 @@
  * Usage: t18_assembly_variants cpu [all|quick|errors|memory|limits] | cuda [values|apply|memory]          */
 #include "mf_test.h"
 #include "mfree_impl.h"
-#include "assembly_impl.h"
+#include "assembled/assembly_impl.h"
 
 typedef struct {
   mf_assembly_variant v;

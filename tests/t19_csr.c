@@ -1,4 +1,4 @@
-/* t19_csr -- the assembled operator's products (lib/mf_csr.h, lib/cuda/csr.cu).
+/* t19_csr -- the assembled operator's products (lib/assembled/mf_csr.h, lib/cuda/csr.cu).
  *   cpu:  the grouped product's CPU twin (g = 4..32 lanes per row, the shuffle's order of sums) equals
  *         the row-by-row product to 1e-13 relative, and the binary search finds every diagonal entry,
  *         on assembled Helmholtz matrices (2D/3D, p = 1..3, uniform and adaptive); the lanes per row
@@ -14,7 +14,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "mf_test.h"
 #include "mfree_impl.h"
-#include "mf_csr.h"
+#include "assembled/mf_csr.h"
 
 static mf_operator helmholtz(mf_space s)
 {

@@ -1,4 +1,4 @@
-/* t25_pattern -- the assembled operators' sparsity (lib/assembly_pattern.c), on 1 and 2 ranks, 2D and
+/* t25_pattern -- the assembled operators' sparsity (lib/assembled/assembly_pattern.c), on 1 and 2 ranks, 2D and
  * 3D, p = 1..3, on a uniform cube, an adaptive ball and a ball refined along shells (hanging nodes,
  * whose cells list the constraining DoFs: the condensed couplings):
  *  - rowptr starts at 0 and never decreases; every column is a local DoF, strictly ascending per row;
@@ -8,8 +8,8 @@
  *  - an assembled operator on the space uses that pattern (made once per space). */
 #include "mf_test.h"
 #include "mfree_impl.h"
-#include "assembly_impl.h"
-#include "mf_csr.h"
+#include "assembled/assembly_impl.h"
+#include "assembled/mf_csr.h"
 #ifdef _OPENMP
 #include <omp.h>
 #endif

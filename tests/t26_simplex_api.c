@@ -10,7 +10,7 @@
 #include "mf_test.h"
 #include "poisson.h"
 
-#include "mf_element.h" /* mf_csr_find */
+#include "assembled/mf_element.h" /* mf_csr_find */
 #include "simplex/mf_simplex_space.h"
 
 static double rnd(unsigned *s)

@@ -3,7 +3,7 @@
  * The element matrices are computed here from first principles, in long double: Gauss-Lobatto nodes by
  * Newton's method on the Legendre derivative, Lagrange polynomials as monomial coefficient vectors,
  * and integrals of products of polynomials in closed form (monomial by monomial). Nothing comes from
- * lib/basis.c, lib/simplex/basis.c, their quadrature tables or mf_element_matrix_dense. The library's
+ * lib/hex/basis.c, lib/simplex/basis.c, their quadrature tables or mf_element_matrix_dense. The library's
  * matrices are read through the public interface only, column by column (A e_j with
  * mf_vector_set_values, no Dirichlet form), and its DoFs are matched to the test's nodes by position
  * (mf_vector_interpolate of x, y, z), so that no numbering is shared either.

@@ -12,13 +12,13 @@
 // its node's coordinates (component-major: one coalesced load per component, like u), and for each
 // component k the cell runs the steps of u on them -- constraints, B sweeps (skipped when collocated:
 // B is the identity), collocation derivative -- giving J_kl = d x_k / d xi_l at its point; then the
-// stored set-up's pointwise formulas (lib/mf_pointwise.h: mf_qf_geometry, times c_q by mf_qf_scale)
-// make the values the stored path would have read. The CPU twin: lib/kernels_otf.c.
+// stored set-up's pointwise formulas (lib/physics/mf_pointwise.h: mf_qf_geometry, times c_q by mf_qf_scale)
+// make the values the stored path would have read. The CPU twin: lib/hex/kernels_otf.c.
 #ifndef MF_APPLY_KERNEL_CUH
 #define MF_APPLY_KERNEL_CUH
 
 #include "mf_cuda_common.cuh"
-#include "../mf_pointwise.h"
+#include "physics/mf_pointwise.h"
 
 namespace mfk {
 

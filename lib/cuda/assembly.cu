@@ -1,6 +1,6 @@
 // assembly.cu -- assembled operators on the device: the space's sparsity copied there once, and the
-// values computed there by one of three variants (lib/assembly_impl.h; their CPU twins are in
-// lib/assembly_variants.c and use the same element entries, lib/mf_element.h):
+// values computed there by one of three variants (lib/assembled/assembly_impl.h; their CPU twins are in
+// lib/assembled/assembly_variants.c and use the same element entries, lib/assembled/mf_element.h):
 //   search   a block stages the quadrature data of a few cells without hanging nodes in shared memory;
 //            where the column-wise form applies (mf_element_fast: 2D p <= 3, 3D p <= 2, every rule)
 //            each thread computes one column (cell, j) of the element matrix (k_asm_fast, instantiated
@@ -18,7 +18,7 @@
 // at searched positions, for every variant. The values stay on the device; every allocation is checked
 // first against the free device memory (mf_cuda_require); the call returns when the values are done.
 #include "cell_generic.cuh"
-#include "../assembly_impl.h"
+#include "assembled/assembly_impl.h"
 
 #include <stdio.h>
 
@@ -364,7 +364,7 @@ __global__ void k_asm_rows(const asm_args a, int nrows, const int64_t *off,
 // Cells with hanging nodes, one block per cell, one thread per quadrature point: for every column j,
 // the cell operator with constraints on e_j (C^T A_e C e_j: the steps and order of mf_kernel_cell_cpu
 // between mf_hanging_apply and its transpose, as k_diag_hanging), and each node thread i adds entry
-// (i, j) at the position of (nodes[i], nodes[j]). CPU twin: hanging_cells in lib/assembly_variants.c.
+// (i, j) at the position of (nodes[i], nodes[j]). CPU twin: hanging_cells in lib/assembled/assembly_variants.c.
 struct asm_hanging_args {
   mfg::cell_shape c;
   const int *cells, *cell_nodes;

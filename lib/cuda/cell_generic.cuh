@@ -2,7 +2,7 @@
 // kernels and the diagonal of cells with hanging nodes, where a few percent of speed matter less than
 // one instantiation for every case. The apply kernels (apply_kernel.cuh) are the templated, tuned
 // ones; these follow the same conventions and the same order of operations as the CPU reference
-// (lib/geometry.c, lib/kernels_cpu.c, lib/hanging/hanging.c), so CPU and GPU agree to rounding.
+// (lib/hex/geometry.c, lib/hex/kernels_cpu.c, lib/hanging/hanging.c), so CPU and GPU agree to rounding.
 //
 // A cell's values live in shared memory as an nq^dim array, x fastest, stride nq in every direction;
 // thread q of a cell handles point (i, j, k) = (q % nq, q / nq % nq, q / nq^2). Every function that
@@ -11,7 +11,7 @@
 #define MF_CELL_GENERIC_CUH
 
 #include "mf_cuda_common.cuh"
-#include "../hanging/mf_hanging.h"
+#include "hanging/mf_hanging.h"
 
 namespace mfg {
 

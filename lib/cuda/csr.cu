@@ -8,7 +8,7 @@
 //                       vector (measured: below);
 //   stream              the streamed kernel below (CSR-Stream: a block's rows take their entries in
 //                       chunks through shared memory, loads coalesced whatever the row lengths;
-//                       lib/mf_csr.h has its CPU twin), 64-bit row offsets, deterministic: each row
+//                       lib/assembled/mf_csr.h has its CPU twin), 64-bit row offsets, deterministic: each row
 //                       summed in order, as the CPU's row-by-row product. It reached 0.81-0.93 of the
 //                       triad on an H200 where cuSPARSE reached 0.63-0.66 (docs/performance.md), up
 //                       to 81 entries a row.
@@ -20,15 +20,15 @@
 //                       (4 B per row), so at most 2^31 - 1 nonzeros per rank; above that
 //                       MFREE_SPMV=cusparse is refused.
 //   cusparse-alg1       the same with CUSPARSE_SPMV_CSR_ALG1 (for measurements).
-//   vector              the grouped kernel below: g lanes per row (lib/mf_csr.h, its CPU twin there),
+//   vector              the grouped kernel below: g lanes per row (lib/assembled/mf_csr.h, its CPU twin there),
 //                       64-bit row offsets, deterministic.
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "mf_cuda_common.cuh"
-#include "mf_csr.h"
-#include "../assembly_impl.h"
+#include "assembled/mf_csr.h"
+#include "assembled/assembly_impl.h"
 
 #define MF_CSR_THREADS 256
 // The default product: the streamed kernel for rows of at most this many entries on average, the
@@ -157,7 +157,7 @@ static __global__ void __launch_bounds__(MF_CSR_STREAM_ROWS) k_csr_stream(int n,
 }
 
 // d[i] += the diagonal entry of row i (binary search in the row); the CPU twin: diagonal_csr_cpu
-// (lib/assembly.c).
+// (lib/assembled/assembly.c).
 static __global__ void k_csr_diagonal(int n, const int64_t *__restrict__ rowptr, const int *__restrict__ colidx,
                                const double *__restrict__ vals, double *d)
 {
@@ -246,7 +246,7 @@ static int diagonal_csr_cuda(mf_operator A, mf_vector d)
 // The product in parts for lib/operator.c's overlapped flow (y zeroed first): every row's owned
 // columns while the import travels, then the ghost columns of the rows that hold some; the rows are
 // final after the boundary part, so the second interior part has nothing to do. CPU twin:
-// apply_part_csr_cpu (lib/assembly.c).
+// apply_part_csr_cpu (lib/assembled/assembly.c).
 static int apply_part_csr_cuda(mf_operator A, mf_vector x, mf_vector y, mf_cell_part part)
 {
   const csr_state *st = (const csr_state *)A->dev;

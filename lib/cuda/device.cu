@@ -741,7 +741,7 @@ template <class T> static int v_destroy(mf_vector v)
   return 0;
 }
 
-// The fused steps of Jacobi-preconditioned CG (lib/cg.c; double vectors; CPU twins in
+// The fused steps of Jacobi-preconditioned CG (lib/solvers/cg.c; double vectors; CPU twins in
 // lib/vector_cpu_ops.h).
 // Reductions are deterministic: each block writes its partial sum, and the last block to finish adds
 // the partials in block order.

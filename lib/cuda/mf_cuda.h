@@ -3,7 +3,7 @@
 #ifndef MF_CUDA_H
 #define MF_CUDA_H
 
-#include "../mfree_impl.h"
+#include "mfree_impl.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -10,12 +10,12 @@
 #ifndef MF_SIMPLEX_CUDA_H
 #define MF_SIMPLEX_CUDA_H
 
-#include "../mfree_impl.h"
+#include "mfree_impl.h"
 
 #ifdef __cplusplus
 extern "C" { /* mf_simplex.h declares C functions without a guard of its own */
 #endif
-#include "../simplex/mf_simplex.h"
+#include "simplex/mf_simplex.h"
 
 #define MF_SIMPLEX_CUDA_MAX_DEGREE 4
 

@@ -1,5 +1,5 @@
 // setup.cu -- set-up on the device: the quadrature data of an operator computed from the node
-// coordinates (Jacobians at the quadrature points, lib/mf_pointwise.h), the user's coefficient at
+// coordinates (Jacobians at the quadrature points, lib/physics/mf_pointwise.h), the user's coefficient at
 // points computed here and evaluated on the host, the right-hand side and the L2 error. Host
 // callbacks (coefficient, f, exact solution) run in a two-stage pipeline over batches of cells:
 //
@@ -10,7 +10,7 @@
 // so the copies and kernels of one batch overlap the host evaluation of the other. Device memory of
 // the pipeline is two batches of points and values on top of what the result needs.
 #include "cell_generic.cuh"
-#include "../mf_pointwise.h"
+#include "physics/mf_pointwise.h"
 
 #include <limits.h>
 #include <stdio.h>

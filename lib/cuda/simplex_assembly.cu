@@ -19,8 +19,8 @@
 #include "mf_cuda_common.cuh"
 #include "mf_simplex_cuda.h"
 #include "simplex_kernels.cuh"
-#include "../assembly_impl.h"
-#include "../simplex/mf_simplex_asm.h"
+#include "assembled/assembly_impl.h"
+#include "simplex/mf_simplex_asm.h"
 
 #define MF_SX_ASM_THREADS 128
 

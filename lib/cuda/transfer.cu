@@ -6,7 +6,7 @@
 // same steps transposed and adds into the coarse vector with atomics. Templated on the vectors' type
 // T (double, or float for a V-cycle in single precision; then the matrices are rounded to float too).
 #include "cell_generic.cuh"
-#include "../mg/mf_mg.h"
+#include "mg/mf_mg.h"
 
 namespace {
 

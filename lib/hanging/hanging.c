@@ -5,7 +5,7 @@
 
 #include <string.h>
 
-#include "../mfree_impl.h"
+#include "mfree_impl.h"
 
 int mf_hanging_check(int dim, int mask)
 {

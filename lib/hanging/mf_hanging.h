@@ -12,7 +12,7 @@
 #ifndef MF_HANGING_H
 #define MF_HANGING_H
 
-#include "../mf_common.h"
+#include "base/mf_common.h"
 
 #ifdef __cplusplus
 extern "C" {

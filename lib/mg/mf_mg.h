@@ -2,7 +2,7 @@
 #ifndef MF_MG_H
 #define MF_MG_H
 
-#include "../mfree_impl.h"
+#include "mfree_impl.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -1,4 +1,4 @@
-/* pc.c -- the mf_pc object: preconditioners z = M^-1 r behind one table, so that CG (lib/cg.c) and,
+/* pc.c -- the mf_pc object: preconditioners z = M^-1 r behind one table, so that CG (lib/solvers/cg.c) and,
  * later, multigrid smoothers call them alike. Kinds: none, Jacobi (the matrix-free diagonal),
  * Chebyshev (a fixed polynomial in D^-1 A from an eigenvalue estimate), shell (a user function).
  * Everything is written with vector operations of the backend table and operator applications, so
@@ -14,7 +14,7 @@
  * The largest eigenvalue lambda of D^-1 A comes from `eig_steps` Jacobi-preconditioned CG steps on
  * A x = b (b pseudo-random): the CG coefficients give the Lanczos tridiagonal matrix, whose largest
  * eigenvalue (bisection on Sturm sequences) approaches lambda from below. */
-#include "../mfree_impl.h"
+#include "mfree_impl.h"
 
 #include <math.h>
 

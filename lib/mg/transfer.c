@@ -10,7 +10,7 @@
 #include "mf_mg.h"
 
 #ifdef MFREE_WITH_CUDA
-#include "../cuda/mf_cuda.h"
+#include "cuda/mf_cuda.h"
 #endif
 
 /* fine cells of every coarse cell: itself, or its 2^dim children (consecutive, in child order) */

@@ -1,10 +1,10 @@
 /* assembly_simplex.c -- the assembled simplex operators on the host: the reference matrices of a
  * basis, and the rowwise values (lib/simplex/mf_simplex_asm.h) into the space's sparsity
- * (lib/assembly_pattern.c). The device twin is lib/cuda/simplex_assembly.cu; lib/assembly.c makes the
+ * (lib/assembled/assembly_pattern.c). The device twin is lib/cuda/simplex_assembly.cu; lib/assembled/assembly.c makes the
  * operator around the values (operator_simplex.c's mf_simplex_operator_assemble). */
 #include "mf_simplex_asm.h"
 #include "mf_simplex_space.h"
-#include "../assembly_impl.h"
+#include "assembled/assembly_impl.h"
 
 void mf_simplex_reference_matrices(const mf_simplex_basis *b, double *S)
 {

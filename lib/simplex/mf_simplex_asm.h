@@ -22,7 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../mf_common.h"
+#include "base/mf_common.h"
 
 #ifdef __CUDACC__
 #define MF_SX_UNROLL _Pragma("unroll")

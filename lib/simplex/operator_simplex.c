@@ -6,7 +6,7 @@
  * on the cuda backend). The kind's data (kdata) is its own basis (the rule), the mf_simplex_op and the
  * device operator. Which degrees a backend takes is decided once, in mf_simplex_backend_check. */
 #include "mf_simplex_space.h"
-#include "../assembly_impl.h"
+#include "assembled/assembly_impl.h"
 
 #include <math.h>
 
@@ -75,7 +75,7 @@ static int diagonal_simplex_cpu(mf_operator op, mf_vector dv) { return diagonal_
  * diagonal from the host (the exact sums above, copied once per call). Without CUDA no cuda context
  * exists, and the device part is empty. */
 #ifdef MFREE_WITH_CUDA
-#include "../cuda/mf_simplex_cuda.h"
+#include "cuda/mf_simplex_cuda.h"
 
 static int apply_simplex_cuda(mf_operator op, mf_vector x, mf_vector y)
 {

@@ -4,7 +4,7 @@
  * mf_vector_h1_error. One rank. */
 #include "mf_simplex_space.h"
 #include "mf_gmsh.h"
-#include "../cuda/mf_simplex_cuda.h" /* MF_SIMPLEX_CUDA_MAX_DEGREE (a header usable without CUDA) */
+#include "cuda/mf_simplex_cuda.h" /* MF_SIMPLEX_CUDA_MAX_DEGREE (a header usable without CUDA) */
 
 #include <math.h>
 

@@ -1,5 +1,5 @@
 /* assembly_impl.h -- private to the assembled operators: the helpers that the CPU assembly
- * (lib/assembly.c, lib/assembly_variants.c) and the device assembly (lib/cuda/assembly.cu) share.
+ * (lib/assembled/assembly.c, lib/assembled/assembly_variants.c) and the device assembly (lib/cuda/assembly.cu) share.
  * The variants of the values and what they need:
  *   search   every (cell, i, j) of a cell without hanging nodes adds A_e(i, j) at the position of
  *            column nodes[j] in row nodes[i], found by binary search (atomics: cells share rows);
@@ -14,13 +14,13 @@
 #define MF_ASSEMBLY_IMPL_H
 
 #include "mfree_impl.h"
-#include "mf_element.h"
+#include "assembled/mf_element.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/** The sparsity of every operator assembled on s (lib/assembly_pattern.c), made once and kept on the
+/** The sparsity of every operator assembled on s (lib/assembled/assembly_pattern.c), made once and kept on the
  *  space (s->csr_rowptr, s->csr_colidx; nothing done where it is there): rows and columns are the local
  *  DoFs, row r holds the nodes of the cells that hold r, ascending. what names the operator in
  *  refusals; values_on_host: the memory check counts the operator's values too. */

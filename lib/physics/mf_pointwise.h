@@ -1,5 +1,5 @@
 /* mf_pointwise.h -- the pointwise physics of the operators, written once and used by the CPU set-up
- * (lib/geometry.c) and the CUDA set-up kernels (lib/cuda/setup.cu).
+ * (lib/hex/geometry.c) and the CUDA set-up kernels (lib/cuda/setup.cu).
  *
  * Quadrature data at one point, from the Jacobian J (J[3k + l] = d x_k / d xi_l) and the weight w:
  *   mass part      m = a w |det J|            (times c when the operator has no gradient part)
@@ -13,7 +13,7 @@
 #include <math.h>
 #include <stddef.h>
 
-#include "mf_common.h"
+#include "base/mf_common.h"
 
 MF_HD static inline double mf_qf_det(int dim, const double *J)
 {

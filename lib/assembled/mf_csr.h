@@ -23,7 +23,7 @@
 
 #include <stdint.h>
 
-#include "mf_common.h"
+#include "base/mf_common.h"
 
 #define MF_CSR_MAX_GROUP 32
 #define MF_CSR_STREAM_ROWS 256

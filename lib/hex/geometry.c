@@ -2,7 +2,7 @@
  * mapping, interpolated to quadrature points, Jacobians by the collocation derivative there (sum
  * factorisation); and the quadrature data of the operators in array-of-structure-of-arrays layout. */
 #include "mfree_impl.h"
-#include "mf_pointwise.h"
+#include "physics/mf_pointwise.h"
 
 #include <math.h>
 #include <string.h>

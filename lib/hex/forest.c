@@ -308,7 +308,7 @@ static int quadrant_face_on_boundary(const p4est_connectivity_t *conn, p4est_top
   return (f % 2 == 0) ? (c == 0) : (c + len == P4EST_ROOT_LEN);
 }
 
-/* The uniform fast path of lib/dofs.c: one rank, every tree complete at one level. Returns 0 and fills
+/* The uniform fast path of lib/hex/dofs.c: one rank, every tree complete at one level. Returns 0 and fills
  * the numbering, or 1 to leave it to p4est_lnodes (nothing allocated then). */
 static int dofs_uniform(mf_space space, p4est_t *p4est, p4est_connectivity_t *conn, int *used, mf_dofs_uniform **lat)
 {
@@ -445,7 +445,7 @@ int MF_DIMNAME(mf_forest_space)(mf_space space)
   }
 
   /* cell placement in the tree and the faces on the domain boundary; on the fast path also the check
-   * that the cells are where lib/dofs.c assumed them */
+   * that the cells are where lib/hex/dofs.c assumed them */
   int e0 = 0, misplaced = 0;
   for (p4est_topidx_t t = p4est->first_local_tree; t <= p4est->last_local_tree; t++) {
     p4est_tree_t *tree = p4est_tree_array_index(p4est->trees, t);

@@ -1,5 +1,5 @@
 /* mf_element.h -- entries of the element matrix of a cell without hanging nodes, and the position of
- * an entry in the CSR sparsity: one source for the CPU twins (lib/assembly_variants.c) and the CUDA
+ * an entry in the CSR sparsity: one source for the CPU twins (lib/assembled/assembly_variants.c) and the CUDA
  * assembly kernels (lib/cuda/assembly.cu), so that the two compute the same numbers the same way.
  *
  * Entry (i, j) of cell e from its quadrature data (op->qd, AoSoA: component c of point q at
@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "mf_common.h"
+#include "base/mf_common.h"
 
 /** What mf_element_entry needs besides the cell's data: sizes and the operator's parts. */
 typedef struct {

@@ -1,9 +1,9 @@
 /* assembly_variants.c -- the CPU twins of the device assembly kernels (lib/cuda/assembly.cu): the
- * same element entries (lib/mf_element.h), the same positions, the same work per thread (an OpenMP
+ * same element entries (lib/assembled/mf_element.h), the same positions, the same work per thread (an OpenMP
  * iteration here for a CUDA thread there, atomic adds where the kernel has them). The variants and
- * the memory each needs: lib/assembly_impl.h. The reference assembly (dense element matrices added
- * color by color) is lib/assembly.c; the twins agree with it to rounding.                        */
-#include "assembly_impl.h"
+ * the memory each needs: lib/assembled/assembly_impl.h. The reference assembly (dense element matrices added
+ * color by color) is lib/assembled/assembly.c; the twins agree with it to rounding.                        */
+#include "assembled/assembly_impl.h"
 
 static int table_wide_forced = 0;
 

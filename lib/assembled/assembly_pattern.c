@@ -1,7 +1,7 @@
 /* assembly_pattern.c -- the sparsity (CSR pattern) of the assembled operators of a space, made on the
- * host once per space and kept on it (s->csr_rowptr, s->csr_colidx); lib/assembly.c assembles the
+ * host once per space and kept on it (s->csr_rowptr, s->csr_colidx); lib/assembled/assembly.c assembles the
  * values into it, and on cuda copies it to the device once. */
-#include "assembly_impl.h"
+#include "assembled/assembly_impl.h"
 #include "simplex/mf_simplex_space.h"
 
 #include <limits.h>

@@ -1,11 +1,11 @@
 /* assembly.c -- the assembled (CSR) operator: a sparse matrix made from the element matrices of a
  * matrix-free operator (hanging-node constraints condensed, C^T A_e C) and wrapped as an operator. The
  * reference values (dense element matrices added color by color) are here, into the space's sparsity
- * (lib/assembly_pattern.c); the variants that mirror the device kernels are in
- * lib/assembly_variants.c, the device ones in lib/cuda/assembly.cu. It
+ * (lib/assembled/assembly_pattern.c); the variants that mirror the device kernels are in
+ * lib/assembled/assembly_variants.c, the device ones in lib/cuda/assembly.cu. It
  * shares the apply flow of lib/operator.c (ghost exchange, Dirichlet form): rows and columns are the
  * local DoFs (owned then ghost), and each rank's product is summed onto the owners. */
-#include "assembly_impl.h"
+#include "assembled/assembly_impl.h"
 #include "simplex/mf_simplex_space.h"
 
 #ifdef MFREE_WITH_CUDA
@@ -113,7 +113,7 @@ static int diagonal_csr_cpu(mf_operator op, mf_vector d)
   return 0;
 }
 
-/* rowptr is counted with the pattern's work arrays (lib/assembly_pattern.c) */
+/* rowptr is counted with the pattern's work arrays (lib/assembled/assembly_pattern.c) */
 double mf_assembly_matrix_bytes(int n, int64_t nnz, int with_pattern)
 {
   return (with_pattern ? 12.0 : 8.0) * (double)nnz + 8.0 * (double)n;
@@ -172,7 +172,7 @@ static int diagonal_values_only(mf_operator op, mf_vector d)
 }
 
 /* The assembled operator: the host sparsity of the space (made once), then the values by variant v, on
- * the host (cpu: the reference for MF_ASSEMBLY_AUTO, else the CPU twins of lib/assembly_variants.c) or
+ * the host (cpu: the reference for MF_ASSEMBLY_AUTO, else the CPU twins of lib/assembled/assembly_variants.c) or
  * on the device (cuda: the pattern copied there once, the values computed there; AUTO is the table
  * variant); with_ops: the product too (on cuda lib/cuda/csr.cu's), else a refusal (tests). */
 static int create_assembled(mf_operator mfop, mf_assembly_variant v, int with_ops, mf_operator *assembled)

@@ -3,17 +3,17 @@
  * no quadrature data: at every application each cell's data are made again from
  *   - its geometry nodes: the space's continuous node coordinates gathered through cell_nodes, with
  *     the cell's hanging-node constraints applied (mf_space_cell_coords). Stored geometry is made from
- *     the same nodes (lib/geometry.c), so cells with a mask need no coordinates of their own;
+ *     the same nodes (lib/hex/geometry.c), so cells with a mask need no coordinates of their own;
  *   - the coefficient at the quadrature points, one value per point (op->coefq; none when c is NULL).
  * Per quadrature point, in the order of the stored set-up (mf_qdata_setup):
  *   x_k,q = (B x B x B) X_k            interpolation of coordinate k (skipped on the GPU when collocated:
  *                                      B is the identity there, the values are the same)
  *   J_kl  = D_l x_k,q                  collocation derivative, as for the gradient of u
- *   qv    = mf_qf_geometry(J, w_q, a, b), then * c_q (mf_qf_scale)  -- lib/mf_pointwise.h
+ *   qv    = mf_qf_geometry(J, w_q, a, b), then * c_q (mf_qf_scale)  -- lib/physics/mf_pointwise.h
  * so that the values equal the stored ones to the last bit on the CPU. The apply itself is
- * mf_kernel_cell_cpu with these values (lib/kernels_cpu.c).                                     */
+ * mf_kernel_cell_cpu with these values (lib/hex/kernels_cpu.c).                                     */
 #include "mfree_impl.h"
-#include "mf_pointwise.h"
+#include "physics/mf_pointwise.h"
 
 #include <math.h>
 

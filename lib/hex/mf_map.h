@@ -7,7 +7,7 @@
 
 #include <math.h>
 
-#include "mf_common.h"
+#include "base/mf_common.h"
 
 #ifndef M_PI
 #define M_PI 3.14159265358979323846

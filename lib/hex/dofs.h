@@ -1,4 +1,4 @@
-/* dofs.h -- DoF numbering of uniformly refined forests on one rank (lib/dofs.c). */
+/* dofs.h -- DoF numbering of uniformly refined forests on one rank (lib/hex/dofs.c). */
 #ifndef MF_DOFS_H
 #define MF_DOFS_H
 
