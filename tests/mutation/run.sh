@@ -51,9 +51,20 @@ mkdir -p "$log"
 
 # The copy: the working tree's tracked and untracked (not ignored) files, the mutation folder left out.
 # Files that did not change keep their time stamps, so the build stays incremental between runs.
+# A file is copied only where its content differs from the copy's, and then with the time of now: a run
+# that was stopped with a patch applied and built leaves no patched object behind that an older time
+# stamp would hide from the build.
 echo "mutation: copying $root to $src"
+stage="$work/stage"
+rm -rf "$stage" && mkdir -p "$stage" || exit 2
 (cd "$root" && git ls-files -z --cached --others --exclude-standard -- . ':!tests/mutation' |
-  tar --null -T - -cf -) | tar -xf - -C "$src" || { echo "mutation: copy to $src failed" >&2; exit 2; }
+  tar --null -T - -cf -) | tar -xf - -C "$stage" || { echo "mutation: copy to $stage failed" >&2; exit 2; }
+(cd "$stage" && find . -type f -print0) | while IFS= read -r -d '' f; do
+  if ! cmp -s "$stage/$f" "$src/$f"; then
+    mkdir -p "$(dirname "$src/$f")" && cp "$stage/$f" "$src/$f" || exit 2
+  fi
+done || { echo "mutation: copy to $src failed" >&2; exit 2; }
+rm -rf "$stage"
 # a clean copy to apply patches to: a git repository of its own
 if [ ! -d "$src/.git" ]; then git -C "$src" init -q && git -C "$src" config user.email m@localhost && git -C "$src" config user.name mutation; fi
 git -C "$src" add -A >/dev/null && git -C "$src" commit -q -m base --allow-empty >/dev/null
