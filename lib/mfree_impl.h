@@ -598,31 +598,9 @@ void mf_pc_release(mf_pc pc);
 /** The operator a preconditioner was made for (lib/mg/pc.c). */
 mf_operator mf_pc_operator(mf_pc pc);
 /** 1 if the set-up pc is z = dinv .* r (Jacobi: *dinv its inverse diagonal) or z = r (none: *dinv
- *  NULL), 0 otherwise: CG's fused steps apply it themselves. */
+ *  NULL), 0 otherwise: CG's fused steps apply it themselves. The rest of the preconditioners' private
+ *  interface, their type table, is lib/mg/pc_impl.h. */
 int mf_pc_pointwise(mf_pc pc, mf_vector *dinv);
-/** Make a Chebyshev preconditioner a solver over the whole estimated spectrum: the interval
- *  [0.9 lambda_min, 1.2 lambda_max] and the degree that reduces the error by `reduction` there
- *  (multigrid's coarse level: linear and symmetric, unlike an inexact CG). */
-int mf_pc_chebyshev_solver(mf_pc pc, double reduction);
-/** Move a set-up Chebyshev preconditioner to op, a single-precision copy of its operator
- *  (mf_operator_create_single): its vectors become float, its eigenvalue estimates stay. */
-int mf_pc_to_single(mf_pc pc, mf_operator op);
-
-/* multigrid (lib/mg/mg.c): the hierarchy of a MF_PC_MULTIGRID preconditioner */
-typedef struct mf_mg_s *mf_mg;
-int mf_mg_setup(mf_pc pc, mf_mg *mg, int smoother_degree, double smoothing_range, double coarse_reduction,
-                mf_precision prec, mf_mg_coarse coarse);
-/** x = B r, one V-cycle */
-int mf_mg_apply(mf_mg mg, mf_vector r, mf_vector x);
-void mf_mg_destroy(mf_mg *mg);
-mf_mg mf_pc_multigrid(mf_pc pc);
-/** 1 if pc is of kind MF_PC_MULTIGRID (set up or not). */
-int mf_pc_is_multigrid(mf_pc pc);
-/** Profile the V-cycles (on) or not: the flag every hierarchy of the preconditioner starts with, so
- *  that a new set-up (new parameters) keeps it. */
-void mf_pc_multigrid_keep_profile(mf_pc pc, int on);
-/** Set the profile flag of a hierarchy and its level times to zero. */
-void mf_mg_profile(mf_mg m, int on);
 /** An operator of the same kind, rule and coefficient as `like`, on another space (its Dirichlet
  *  form too). */
 int mf_operator_create_like(mf_operator like, mf_space space, mf_operator *op);

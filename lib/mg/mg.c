@@ -1,4 +1,7 @@
-/* mg.c -- the multigrid hierarchy and its V-cycle (MF_PC_MULTIGRID).
+/* mg.c -- MF_PC_MULTIGRID, one entry of the preconditioner table (pc_impl.h): the multigrid
+ * hierarchy, its V-cycle, its settings (mf_pc_set_multigrid*) and queries (mf_pc_multigrid_*). The
+ * smoothers and the coarse solver are Chebyshev preconditioners (chebyshev.c), made and run through
+ * the generic functions of pc.c.
  *
  * Levels, finest last (docs/multigrid.md):
  *   p-coarsening on the fine mesh:  p, ceil(p/2), ..., 1
@@ -22,7 +25,8 @@
  * set up in double (diagonal, eigenvalue estimates), then replaced by a float copy of its operator
  * (the finest level's a copy beside the user's operator); the V-cycle converts the residual to float
  * on entry and the correction back to double on exit. */
-#include "mf_mg.h"
+#include "mg/mf_mg.h"
+#include "mg/pc_impl.h"
 
 #include <math.h>
 
@@ -42,12 +46,26 @@ typedef struct {
   double seconds;   /* profile */
 } mg_level;
 
+/* the hierarchy */
+typedef struct mf_mg_s *mf_mg;
 struct mf_mg_s {
   mf_context ctx;
   int nlevels, profile;
   mf_precision prec;
   mg_level *lv; /* coarsest first */
 };
+
+/* the preconditioner's data: its settings and the hierarchy of the last set-up */
+typedef struct {
+  mf_mg mg;
+  int degree;            /* smoother degree */
+  double range, coarse;  /* smoothing range, coarse reduction */
+  mf_precision prec;
+  mf_mg_coarse coarse_kind;
+  int profile; /* mf_pc_multigrid_profile: kept for the hierarchies that later set-ups make */
+} multigrid_data;
+
+static multigrid_data *mgd(mf_pc pc) { return (multigrid_data *)pc->data; }
 
 static void level_free(mg_level *l)
 {
@@ -66,7 +84,7 @@ static void level_free(mg_level *l)
   mf_mesh_destroy(&l->mesh);
 }
 
-void mf_mg_destroy(mf_mg *mg)
+static void mg_destroy(mf_mg *mg)
 {
   if (!mg || !*mg) return;
   mf_mg m = *mg;
@@ -78,7 +96,7 @@ void mf_mg_destroy(mf_mg *mg)
 
 /* The levels' meshes and spaces, fine to coarse, into m->lv (then reversed): degrees on the fine
  * mesh, then coarsened meshes at degree 1 until a coarsening merges nothing. Their operators come
- * level by level in mf_mg_setup (in single precision each level's double data lives only while its
+ * level by level in mg_setup (in single precision each level's double data lives only while its
  * smoother is set up). */
 static int build_levels(mf_mg m, mf_operator A)
 {
@@ -122,12 +140,11 @@ static int build_levels(mf_mg m, mf_operator A)
 /* The operator a level's V-cycle work uses: the float copy in single precision. */
 static mf_operator level_op(const mg_level *l) { return l->opf ? l->opf : l->op; }
 
-int mf_mg_setup(mf_pc pc, mf_mg *mgp, int smoother_degree, double smoothing_range, double coarse_reduction,
-                mf_precision prec, mf_mg_coarse coarse)
+static int mg_setup(mf_operator A, mf_mg *mgp, int smoother_degree, double smoothing_range,
+                    double coarse_reduction, mf_precision prec, mf_mg_coarse coarse)
 {
-  mf_operator A = mf_pc_operator(pc);
   mf_context ctx = A->ctx;
-  mf_mg_destroy(mgp);
+  mg_destroy(mgp);
   mf_mg m = NULL;
   /* collective: what one rank alone can fail (allocations here and in the vectors) is agreed on
    * before the next step that communicates; the creations called agree on their own */
@@ -143,7 +160,7 @@ int mf_mg_setup(mf_pc pc, mf_mg *mgp, int smoother_degree, double smoothing_rang
       if (!ierr) ierr = mf_operator_create_assembled(l->op, &l->opa);
       if (!ierr && !l->borrowed) mf_operator_destroy(&l->op);
     }
-    if (!ierr) ierr = mf_pc_create(l->opa ? l->opa : l->op, MF_PC_CHEBYSHEV, &l->smoother);
+    if (!ierr) ierr = mf_pc_create_type(l->opa ? l->opa : l->op, &mf_pc_type_chebyshev, &l->smoother);
     if (!ierr && k == 0) ierr = mf_pc_chebyshev_solver(l->smoother, coarse_reduction);
     else if (!ierr) ierr = mf_pc_set_chebyshev(l->smoother, smoother_degree, smoothing_range, 12);
     if (!ierr) ierr = mf_pc_setup(l->smoother);
@@ -160,7 +177,7 @@ int mf_mg_setup(mf_pc pc, mf_mg *mgp, int smoother_degree, double smoothing_rang
     if (!ierr && k > 0) ierr = mf_transfer_create(m->lv[k - 1].space, l->space, prec, &l->tr);
   }
   if (ierr) {
-    mf_mg_destroy(&m);
+    mg_destroy(&m);
     return ierr;
   }
   *mgp = m;
@@ -210,7 +227,7 @@ static int vcycle(mf_mg m, int k, mf_vector r, mf_vector x)
   return 0;
 }
 
-int mf_mg_apply(mf_mg m, mf_vector r, mf_vector x)
+static int mg_apply(mf_mg m, mf_vector r, mf_vector x)
 {
   if (m->prec == MF_PRECISION_DOUBLE) return vcycle(m, m->nlevels - 1, r, x);
   mg_level *top = &m->lv[m->nlevels - 1];
@@ -219,18 +236,128 @@ int mf_mg_apply(mf_mg m, mf_vector r, mf_vector x)
   return mf_vector_convert(x, top->x);
 }
 
+/* Set the profile flag of a hierarchy and its level times to zero. */
+static void mg_profile(mf_mg m, int on)
+{
+  m->profile = on != 0;
+  for (int k = 0; k < m->nlevels; k++) m->lv[k].seconds = 0.0;
+}
+
+/* The preconditioner type: settings, set-up, apply */
+
+static int multigrid_check(mf_operator op)
+{
+  MF_CHECK(!op->space->simplex, op->ctx, MF_ERR_UNSUPPORTED,
+           "multigrid needs the p4est forest's coarser copies: not available on simplex meshes (use Jacobi or "
+           "Chebyshev)");
+  MF_CHECK(op->kind == MF_OP_MASS || op->kind == MF_OP_LAPLACE || op->kind == MF_OP_HELMHOLTZ, op->ctx,
+           MF_ERR_UNSUPPORTED, "multigrid needs a matrix-free mass, Laplace or Helmholtz operator, not %s operator",
+           mf_operator_kind_name(op));
+  return 0;
+}
+
+static void multigrid_init(mf_pc pc)
+{
+  multigrid_data *d = mgd(pc);
+  d->degree = 4;
+  d->range = 15.0;
+  d->coarse = 1e-3;
+}
+
+/* the hierarchy, each level with its own smoother set-up */
+static int multigrid_setup(mf_pc pc)
+{
+  multigrid_data *d = mgd(pc);
+  MF_CALL(mf_space_check_mesh(pc->op->space)); /* its levels are made on the mesh as it is now */
+  int ierr = mg_setup(pc->op, &d->mg, d->degree, d->range, d->coarse, d->prec, d->coarse_kind);
+  if (!ierr) mg_profile(d->mg, d->profile);
+  return ierr;
+}
+
+static int multigrid_apply(mf_pc pc, mf_vector r, mf_vector z) { return mg_apply(mgd(pc)->mg, r, z); }
+
+static void multigrid_destroy(mf_pc pc) { mg_destroy(&mgd(pc)->mg); }
+
+const mf_pc_type mf_pc_type_multigrid = {
+  .kind = MF_PC_MULTIGRID,
+  .name = "multigrid (MF_PC_MULTIGRID)",
+  .data_size = sizeof(multigrid_data),
+  .check = multigrid_check,
+  .init = multigrid_init,
+  .setup = multigrid_setup,
+  .apply = multigrid_apply,
+  .destroy = multigrid_destroy,
+};
+
+int mf_pc_set_multigrid(mf_pc pc, int smoother_degree, double smoothing_range, double coarse_reduction)
+{
+  MF_CHECK(pc, NULL, MF_ERR_NULL, "preconditioner is NULL");
+  mf_context ctx = pc->ctx;
+  MF_CHECK(pc->type == &mf_pc_type_multigrid, ctx, MF_ERR_ARGUMENT, "preconditioner %s is not MF_PC_MULTIGRID",
+           pc->type->name);
+  MF_CHECK(smoother_degree >= 1 && smoother_degree <= 64, ctx, MF_ERR_ARGUMENT,
+           "smoother degree %d out of range 1..64", smoother_degree);
+  MF_CHECK(smoothing_range > 1.0 && isfinite(smoothing_range), ctx, MF_ERR_ARGUMENT,
+           "smoothing range %g must be a finite number > 1", smoothing_range);
+  MF_CHECK(coarse_reduction > 0.0 && coarse_reduction < 1.0, ctx, MF_ERR_ARGUMENT,
+           "coarse reduction %g out of range (0, 1)", coarse_reduction);
+  multigrid_data *d = mgd(pc);
+  d->degree = smoother_degree;
+  d->range = smoothing_range;
+  d->coarse = coarse_reduction;
+  mg_destroy(&d->mg);
+  pc->ready = 0;
+  return 0;
+}
+
+int mf_pc_set_multigrid_precision(mf_pc pc, mf_precision prec)
+{
+  MF_CHECK(pc, NULL, MF_ERR_NULL, "preconditioner is NULL");
+  mf_context ctx = pc->ctx;
+  MF_CHECK(pc->type == &mf_pc_type_multigrid, ctx, MF_ERR_ARGUMENT, "preconditioner %s is not MF_PC_MULTIGRID",
+           pc->type->name);
+  MF_CHECK(prec == MF_PRECISION_DOUBLE || prec == MF_PRECISION_FLOAT, ctx, MF_ERR_ARGUMENT,
+           "precision %d unknown (MF_PRECISION_DOUBLE or MF_PRECISION_FLOAT)", (int)prec);
+  multigrid_data *d = mgd(pc);
+  MF_CHECK(prec == MF_PRECISION_DOUBLE || d->coarse_kind == MF_MG_COARSE_MATRIX_FREE, ctx, MF_ERR_UNSUPPORTED,
+           "a single-precision V-cycle needs the matrix-free coarse level (the coarse level is set to "
+           "MF_MG_COARSE_ASSEMBLED, which is double only)");
+  d->prec = prec;
+  mg_destroy(&d->mg);
+  pc->ready = 0;
+  return 0;
+}
+
+int mf_pc_set_multigrid_coarse(mf_pc pc, mf_mg_coarse kind)
+{
+  MF_CHECK(pc, NULL, MF_ERR_NULL, "preconditioner is NULL");
+  mf_context ctx = pc->ctx;
+  MF_CHECK(pc->type == &mf_pc_type_multigrid, ctx, MF_ERR_ARGUMENT, "preconditioner %s is not MF_PC_MULTIGRID",
+           pc->type->name);
+  MF_CHECK(kind == MF_MG_COARSE_MATRIX_FREE || kind == MF_MG_COARSE_ASSEMBLED, ctx, MF_ERR_ARGUMENT,
+           "multigrid coarse level kind %d unknown (MF_MG_COARSE_MATRIX_FREE or MF_MG_COARSE_ASSEMBLED)", (int)kind);
+  multigrid_data *d = mgd(pc);
+  MF_CHECK(kind == MF_MG_COARSE_MATRIX_FREE || d->prec == MF_PRECISION_DOUBLE, ctx, MF_ERR_UNSUPPORTED,
+           "the assembled coarse level needs a double-precision V-cycle (the precision is set to "
+           "MF_PRECISION_FLOAT)");
+  d->coarse_kind = kind;
+  mg_destroy(&d->mg);
+  pc->ready = 0;
+  return 0;
+}
+
 /* The hierarchy of a multigrid preconditioner, set up if it is not yet. Another kind is refused
  * before any set-up (which could fail for reasons of its own: a shell operator has no diagonal). */
 static int get_mg(mf_pc pc, mf_mg *m)
 {
   *m = NULL;
   MF_CHECK(pc, NULL, MF_ERR_NULL, "preconditioner is NULL");
-  mf_context ctx = mf_pc_operator(pc)->ctx;
-  MF_CHECK(mf_pc_is_multigrid(pc), ctx, MF_ERR_ARGUMENT, "the preconditioner is not MF_PC_MULTIGRID");
-  *m = mf_pc_multigrid(pc);
+  mf_context ctx = pc->ctx;
+  MF_CHECK(pc->type == &mf_pc_type_multigrid, ctx, MF_ERR_ARGUMENT, "the preconditioner is not MF_PC_MULTIGRID");
+  *m = mgd(pc)->mg;
   if (!*m) {
     MF_CALL(mf_pc_setup(pc));
-    *m = mf_pc_multigrid(pc);
+    *m = mgd(pc)->mg;
   }
   MF_CHECK(*m, ctx, MF_ERR_ARGUMENT, "the multigrid preconditioner has no hierarchy after its set-up");
   return 0;
@@ -258,18 +385,12 @@ int mf_pc_multigrid_level(mf_pc pc, int level, int *degree, int64_t *ndofs, int6
   return 0;
 }
 
-void mf_mg_profile(mf_mg m, int on)
-{
-  m->profile = on != 0;
-  for (int k = 0; k < m->nlevels; k++) m->lv[k].seconds = 0.0;
-}
-
 int mf_pc_multigrid_profile(mf_pc pc, int on)
 {
   mf_mg m;
   MF_CALL(get_mg(pc, &m));
-  mf_pc_multigrid_keep_profile(pc, on != 0); /* for the hierarchies of later set-ups too */
-  mf_mg_profile(m, on);
+  mgd(pc)->profile = on != 0; /* for the hierarchies of later set-ups too */
+  mg_profile(m, on);
   return 0;
 }
 
