@@ -87,11 +87,10 @@ run_suite() { # $1: name; writes the failing tests, one a line, to $log/$1.faile
   local sel=(-L cpu -E '^valgrind_')
   [ -n "$regex" ] && sel=(-R "$regex")
   (cd "$build" && ctest "${sel[@]}" -j "$jobs" --timeout 600 >"$log/$name.ctest.txt" 2>&1)
-  if [ -f "$build/Testing/Temporary/LastTestsFailed.log" ] && grep -q "Failed\|\*\*\*" "$log/$name.ctest.txt"; then
-    sed -E 's/^[0-9]+://' "$build/Testing/Temporary/LastTestsFailed.log" | sort >"$log/$name.failed"
-  else
-    : >"$log/$name.failed"
-  fi
+  # the failed tests: ctest's closing list "The following tests FAILED:" (skipped tests are not in it)
+  awk '/^The following tests FAILED:/ { f = 1; next }
+       f && /^[[:space:]]+[0-9]+ - / { sub(/^[[:space:]]+[0-9]+ - /, ""); sub(/ \(.*$/, ""); print }' \
+    "$log/$name.ctest.txt" | sort >"$log/$name.failed"
 }
 
 echo "mutation: baseline (no patch)"
