@@ -1,217 +1,13 @@
-#include <execinfo.h>
-/* context.c -- the mf_context object: communicator, backend choice, error messages. */
+/* context.c -- the mf_context object: communicator, backend choice, set-up phase times (its error
+ * messages, allocation and phases: lib/base/). */
 #include "mfree_impl.h"
 
 #include <p4est_base.h>
 #include <stdio.h>
-#ifdef _OPENMP
-#include <omp.h>
-#endif
 
 #ifdef MFREE_WITH_CUDA
 #include "cuda/mf_cuda.h"
 #endif
-
-/* The calling thread's last message, and what mf_context_error_message needs to know of it: its
- * number in the process-wide order of errors, whether it was recorded without a context (an error
- * on a NULL handle, which no context owns), and whether it is a message that mf_agree made the same
- * on every rank (so that the next agreement does not wrap it again). */
-static _Thread_local char mf_global_errmsg[1024];
-static _Thread_local unsigned long mf_global_seq;
-static _Thread_local int mf_global_noctx, mf_global_agreed;
-static unsigned long mf_error_counter;
-
-static void error_record(mf_context ctx, const char *msg)
-{
-  const unsigned long seq = __atomic_add_fetch(&mf_error_counter, 1, __ATOMIC_RELAXED);
-  snprintf(mf_global_errmsg, sizeof mf_global_errmsg, "%s", msg);
-  mf_global_seq = seq;
-  mf_global_noctx = ctx == NULL;
-  mf_global_agreed = 0;
-  if (ctx) {
-    snprintf(ctx->errmsg, sizeof ctx->errmsg, "%s", msg);
-    ctx->errseq = seq;
-  }
-}
-
-int mf_error_set(mf_context ctx, int code, const char *file, int line, const char *func,
-                 const char *fmt, ...)
-{
-  char msg[768], full[1024];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(msg, sizeof msg, fmt, ap);
-  va_end(ap);
-  /* the file name only, not the build path */
-  const char *base = strrchr(file, '/');
-  base = base ? base + 1 : file;
-  snprintf(full, sizeof full, "%s (%s:%d in %s)", msg, base, line, func);
-  error_record(ctx, full);
-  return code;
-}
-
-unsigned long mf_error_serial(void) { return mf_global_seq; }
-
-const char *mf_last_error_message(void) { return mf_global_errmsg; }
-
-const char *mf_context_error_message(mf_context ctx)
-{
-  if (!ctx) return mf_global_errmsg;
-  /* an error on a NULL handle has no context of its own: the context asked after it shows it */
-  if (mf_global_noctx && mf_global_seq > ctx->errseq) return mf_global_errmsg;
-  return ctx->errmsg;
-}
-
-/* One rank's failure made everyone's: the lowest failing rank sends its code and message, which
- * every rank records as "rank R: message". An error that an earlier agreement made common is not
- * sent again. Collective on comm. */
-static int agree_comm(MPI_Comm comm, mf_context ctx, int ierr)
-{
-  int rank = 0, size = 1;
-  MPI_Comm_rank(comm, &rank);
-  MPI_Comm_size(comm, &size);
-  if (size == 1) return ierr;
-  int v[2] = {ierr && !mf_global_agreed ? rank : size, ierr ? -1 : 0}; /* first new failure, any failure */
-  int rc = MPI_Allreduce(MPI_IN_PLACE, v, 2, MPI_INT, MPI_MIN, comm);
-  if (rc != MPI_SUCCESS)
-    return ierr ? ierr : mf_error_set(ctx, MF_ERR_MPI, __FILE__, __LINE__, __func__, "MPI_Allreduce failed (%d)", rc);
-  if (v[1] == 0) return 0;
-  if (v[0] == size) /* every failure agreed on already */
-    return ierr ? ierr : mf_error_set(ctx, MF_ERR_MPI, __FILE__, __LINE__, __func__, "an error on another rank");
-  struct {
-    int code;
-    char msg[1024];
-  } m;
-  memset(&m, 0, sizeof m);
-  if (rank == v[0]) {
-    m.code = ierr;
-    snprintf(m.msg, sizeof m.msg, "%s", mf_global_errmsg);
-  }
-  rc = MPI_Bcast(&m, (int)sizeof m, MPI_BYTE, v[0], comm);
-  if (rc != MPI_SUCCESS)
-    return ierr ? ierr : mf_error_set(ctx, MF_ERR_MPI, __FILE__, __LINE__, __func__, "MPI_Bcast failed (%d)", rc);
-  char full[1024];
-  snprintf(full, sizeof full, "rank %d: %.1000s", v[0], m.msg);
-  error_record(ctx, full);
-  mf_global_agreed = 1;
-  return m.code;
-}
-
-int mf_agree(mf_context ctx, int ierr)
-{
-  if (!ctx || ctx->size == 1) return ierr;
-  return agree_comm(ctx->comm, ctx, ierr);
-}
-
-/* Test-only failures of host allocations (mfree_impl.h): a limit on single allocations (0: none), and
- * a countdown to the one allocation that fails (0: none), with the count of allocations made. */
-static size_t mf_test_alloc_limit;
-static long mf_test_alloc_countdown, mf_test_alloc_count;
-
-void mf_test_set_host_alloc_limit(size_t bytes) { mf_test_alloc_limit = bytes; }
-
-void mf_test_fail_host_alloc(long n)
-{
-  mf_test_alloc_countdown = n > 0 ? n : 0;
-  mf_test_alloc_count = 0;
-}
-
-long mf_test_host_alloc_count(void) { return mf_test_alloc_count; }
-
-/* MFREE_TEST_HOST_ALLOC_LIMIT=bytes or bytes@rank (rank of MPI_COMM_WORLD): read at context creation */
-static void read_test_alloc_limit(void)
-{
-  const char *env = getenv("MFREE_TEST_HOST_ALLOC_LIMIT");
-  if (!env || !*env) return;
-  char *end = NULL;
-  unsigned long long bytes = strtoull(env, &end, 10);
-  int world = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &world);
-  if (end && *end == '@' && atoi(end + 1) != world) bytes = 0;
-  mf_test_alloc_limit = (size_t)bytes;
-}
-
-static int over_test_limit(mf_context ctx, size_t bytes)
-{
-  mf_test_alloc_count++;
-  if (mf_test_alloc_countdown == 1 && getenv("T14_TRACE")) { void *bt[20]; int nb = backtrace(bt, 20); backtrace_symbols_fd(bt, nb, 2); }
-  if (mf_test_alloc_countdown > 0 && --mf_test_alloc_countdown == 0)
-    return mf_error_set(ctx, MF_ERR_MEMORY, __FILE__, __LINE__, __func__,
-                        "out of host memory allocating %zu bytes (test failure of allocation %ld)", bytes,
-                        mf_test_alloc_count);
-  if (!mf_test_alloc_limit || bytes <= mf_test_alloc_limit) return 0;
-  return mf_error_set(ctx, MF_ERR_MEMORY, __FILE__, __LINE__, __func__,
-                      "out of host memory allocating %zu bytes (test limit of %zu bytes per allocation)", bytes,
-                      mf_test_alloc_limit);
-}
-
-int mf_calloc(mf_context ctx, size_t count, size_t size, void *ptr)
-{
-  void **p = (void **)ptr;
-  *p = NULL;
-  if (count == 0) count = 1; /* a valid, freeable pointer for empty arrays */
-  MF_CHECK(size == 0 || count <= SIZE_MAX / size, ctx, MF_ERR_MEMORY, "allocation of %zu x %zu bytes overflows",
-           count, size);
-  MF_CALL(over_test_limit(ctx, count * size));
-  *p = calloc(count, size);
-  MF_CHECK(*p, ctx, MF_ERR_MEMORY, "out of host memory allocating %zu bytes", count * size);
-  return 0;
-}
-
-int mf_calloc_agreed(mf_context ctx, size_t count, size_t size, void *ptr)
-{
-  int ierr = mf_agree(ctx, mf_calloc(ctx, count, size, ptr));
-  if (ierr) {
-    free(*(void **)ptr);
-    *(void **)ptr = NULL;
-  }
-  return ierr;
-}
-
-int mf_malloc(mf_context ctx, size_t bytes, void *ptr)
-{
-  void **p = (void **)ptr;
-  *p = NULL;
-  if (bytes == 0) bytes = 1;
-  MF_CALL(over_test_limit(ctx, bytes));
-  *p = malloc(bytes);
-  MF_CHECK(*p, ctx, MF_ERR_MEMORY, "out of host memory allocating %zu bytes", bytes);
-  return 0;
-}
-
-int mf_calloc_touch(mf_context ctx, size_t count, size_t size, void *ptr)
-{
-  void **p = (void **)ptr;
-  *p = NULL;
-  if (count == 0) count = 1;
-  MF_CHECK(size == 0 || count <= SIZE_MAX / size, ctx, MF_ERR_MEMORY, "allocation of %zu x %zu bytes overflows",
-           count, size);
-  const size_t bytes = count * size;
-  if (bytes < ((size_t)1 << 22)) return mf_calloc(ctx, count, size, ptr);
-  MF_CALL(mf_malloc(ctx, bytes, ptr));
-  const size_t chunk = (size_t)1 << 20, nchunk = (bytes + chunk - 1) / chunk;
-  char *c = (char *)*p;
-#pragma omp parallel for schedule(static)
-  for (size_t k = 0; k < nchunk; k++) memset(c + k * chunk, 0, k + 1 < nchunk ? chunk : bytes - k * chunk);
-  return 0;
-}
-
-int mf_max_threads(void)
-{
-#ifdef _OPENMP
-  return omp_get_max_threads();
-#else
-  return 1;
-#endif
-}
-
-void mf_parallel_copy(void *dst, const void *src, size_t bytes)
-{
-  const size_t chunk = (size_t)1 << 20, nchunk = (bytes + chunk - 1) / chunk;
-#pragma omp parallel for schedule(static)
-  for (size_t k = 0; k < nchunk; k++)
-    memcpy((char *)dst + k * chunk, (const char *)src + k * chunk, k + 1 < nchunk ? chunk : bytes - k * chunk);
-}
 
 int mf_cuda_available(void)
 {
@@ -287,7 +83,7 @@ int mf_context_create(MPI_Comm comm, const char *backend, mf_context *ctx)
    * p4est itself (then its choice stands). Other libsc packages and libsc's defaults are left alone. */
 #pragma omp critical(mf_p4est_init)
   if (p4est_package_id < 0) p4est_init(NULL, SC_LP_ERROR);
-  read_test_alloc_limit();
+  mf_test_read_alloc_limit();
   mf_backend be;
   if (!strcmp(backend, "cpu")) be = MF_BACKEND_CPU;
   else if (!strcmp(backend, "cuda")) be = MF_BACKEND_CUDA;
@@ -315,7 +111,7 @@ int mf_context_create(MPI_Comm comm, const char *backend, mf_context *ctx)
 
   mf_context c = NULL;
   if (!ierr) ierr = MF_CALLOC(NULL, 1, &c);
-  MF_CALL(agree_comm(comm, NULL, ierr)); /* before the communicator's duplication, which is collective */
+  MF_CALL(mf_agree_comm(comm, NULL, ierr)); /* before the communicator's duplication, which is collective */
   c->backend = be;
   c->refs = 1;
   int rc = MPI_Comm_dup(comm, &c->comm);
