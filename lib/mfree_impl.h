@@ -112,6 +112,7 @@ struct mf_context_s {
   int overlap;              /* overlap ghost exchanges with interior cells (MFREE_OVERLAP=0: off) */
   int refs;              /* the user's handle and every mesh made on it (mf_context_release) */
   mf_backend backend;
+  const struct mf_backend_ops_s *bk; /* the backend's table (lib/base/mf_backend.h), set by mf_context_create */
   char errmsg[1024];
   unsigned long errseq;  /* serial number of errmsg (mf_error_serial) */
   double phase_s[MF_PHASE_COUNT]; /* set-up time per phase on this rank */
@@ -130,6 +131,7 @@ int mf_context_emulate_device(mf_context ctx, int on);
 void mf_context_retain(mf_context ctx);
 void mf_context_release(mf_context ctx);
 
+/* set-up phases (lib/base/phase.c) */
 /** Start of a timed set-up step: waits for outstanding device work, returns the wall clock. */
 double mf_phase_begin(mf_context ctx);
 /** Waits for the context's device work (cuda backend; nothing on the cpu backend). */
