@@ -1,12 +1,12 @@
 # MfreeInstall.cmake -- what `cmake --install` puts under the prefix:
 #   include/mfree.h                    the public header (it includes only <mpi.h> and the C library)
-#   lib/libmfree.a (+ libmfree_cuda.a) the library; with CUDA the backend is a second archive
+#   lib/libmfree.a                     the library, with the CUDA backend's objects when built with it
 #   lib/cmake/mfree/                   mfreeConfig.cmake, mfreeConfigVersion.cmake, the exported targets
 #                                      (mfree::mfree) and FindP4EST.cmake, which the config uses to find
 #                                      p4est again on the user's side
 #   lib/pkgconfig/mfree.pc             the same flags for pkg-config users
 #   bin/mfree-poisson, bin/mfree-bench
-# Both archives are static: a user's link line needs everything they call (MPI, p4est/sc, OpenMP and,
+# The archive is static: a user's link line needs everything it calls (MPI, p4est/sc, OpenMP and,
 # with CUDA, cudart, cuBLAS, cuSPARSE and the C++ runtime of nvcc's host compiler), so the exported targets and the
 # .pc file's Libs carry all of it.
 include(GNUInstallDirs)
@@ -15,6 +15,7 @@ include(CMakePackageConfigHelpers)
 set(_mfree_targets mfree)
 set(_mfree_cxx_runtime)
 if(MFREE_WITH_CUDA)
+  # the backend's object library: no archive of its own, its link requirements in the export
   list(APPEND _mfree_targets mfree_cuda)
   # nvcc compiles the host side as C++: the build tree links with nvcc, a user's C program with the C
   # compiler, which then needs the host compiler's C++ runtime by name
@@ -55,12 +56,9 @@ endforeach()
 foreach(o IN LISTS MPI_C_COMPILE_OPTIONS)
   string(APPEND _pc_cflags " ${o}")
 endforeach()
-# the core and the CUDA backend call each other: the core comes again after the backend (pkg-config
-# keeps the last of repeated flags, so a second -lmfree would be dropped: link the archive by path)
 set(_pc_libs "-L\${libdir} -lmfree")
 set(_pc_deps)
 if(MFREE_WITH_CUDA)
-  string(APPEND _pc_libs " -lmfree_cuda \${libdir}/${CMAKE_STATIC_LIBRARY_PREFIX}mfree${CMAKE_STATIC_LIBRARY_SUFFIX}")
   list(APPEND _pc_deps ${CUDA_cudart_LIBRARY} ${CUDA_cublas_LIBRARY} ${CUDA_cusparse_LIBRARY} ${_mfree_cxx_runtime})
 endif()
 list(APPEND _pc_deps ${P4EST_LIBRARY} ${SC_LIBRARY})

@@ -19,7 +19,7 @@ extern "C" {
 
 typedef enum { MF_BACKEND_CPU = 0, MF_BACKEND_CUDA = 1 } mf_backend;
 
-/* ------------------------------------------------------------------ errors */
+/* ------------------------------------------------------------------ errors (lib/base/error.c) */
 
 /** Record an error (file, line, function, formatted message) on ctx (may be NULL) and return code. */
 int mf_error_set(mf_context ctx, int code, const char *file, int line, const char *func,
@@ -49,6 +49,8 @@ int mf_error_set(mf_context ctx, int code, const char *file, int line, const cha
  *  end of every collective creation or set-up function: no rank is left waiting in a collective call
  *  for a rank that returned. Functions that call it must be reached by every rank. */
 int mf_agree(mf_context ctx, int ierr);
+/** The same over a communicator, recording on ctx (may be NULL): before a context has its own. */
+int mf_agree_comm(MPI_Comm comm, mf_context ctx, int ierr);
 /** Serial number of the calling thread's last recorded error (grows with every error): a caller can
  *  tell whether a callback recorded a message. */
 unsigned long mf_error_serial(void);
@@ -60,6 +62,8 @@ void mf_test_set_host_alloc_limit(size_t bytes);
  *  memory on the calling process (0: none); mf_test_host_alloc_count counts the allocations since. */
 void mf_test_fail_host_alloc(long n);
 long mf_test_host_alloc_count(void);
+/** Reads MFREE_TEST_HOST_ALLOC_LIMIT (mf_context_create). */
+void mf_test_read_alloc_limit(void);
 
 /** Propagate a nonzero code. */
 #define MF_CALL(expr)                \
@@ -80,6 +84,7 @@ long mf_test_host_alloc_count(void);
     if (ierr) goto label;         \
   } while (0)
 
+/* allocation and threads (lib/base/memory.c) */
 /** calloc that records "out of host memory (N bytes)" on failure. */
 int mf_calloc(mf_context ctx, size_t count, size_t size, void *ptr);
 #define MF_CALLOC(ctx, n, p) mf_calloc((ctx), (size_t)(n), sizeof(**(p)), (p))
@@ -107,6 +112,7 @@ struct mf_context_s {
   int overlap;              /* overlap ghost exchanges with interior cells (MFREE_OVERLAP=0: off) */
   int refs;              /* the user's handle and every mesh made on it (mf_context_release) */
   mf_backend backend;
+  const struct mf_backend_ops_s *bk; /* the backend's table (lib/base/mf_backend.h), set by mf_context_create */
   char errmsg[1024];
   unsigned long errseq;  /* serial number of errmsg (mf_error_serial) */
   double phase_s[MF_PHASE_COUNT]; /* set-up time per phase on this rank */
@@ -125,6 +131,7 @@ int mf_context_emulate_device(mf_context ctx, int on);
 void mf_context_retain(mf_context ctx);
 void mf_context_release(mf_context ctx);
 
+/* set-up phases (lib/base/phase.c) */
 /** Start of a timed set-up step: waits for outstanding device work, returns the wall clock. */
 double mf_phase_begin(mf_context ctx);
 /** Waits for the context's device work (cuda backend; nothing on the cpu backend). */
@@ -155,6 +162,7 @@ struct mf_mesh_s {
 void mf_mesh_retain(mf_mesh mesh);
 void mf_mesh_release(mf_mesh mesh);
 
+/* host memory (lib/base/memory.c) */
 /** Host memory available to this rank (bytes): the node's available memory over its ranks, or the
  *  address space the process may still map under RLIMIT_AS (ulimit -v) where that is less. */
 double mf_host_available(mf_context ctx);
@@ -460,6 +468,7 @@ void mf_cell_geometry(mf_space s, const mf_basis1d *b, int cell, mf_geom_work *g
 void mf_cell_points(mf_space s, const mf_basis1d *b, int cell, mf_geom_work *gw, double *xq);
 /** out[i] = f(x[i*dim .. i*dim+dim-1]) for i < n, OpenMP over the points (f must be thread-safe). */
 void mf_eval_points(mf_coefficient_fn f, void *user, int dim, size_t n, const double *x, double *out);
+/* the finite-value checks (lib/base/checks.c) */
 /** Refuse the first value of vals[0..n) that is not finite as the coefficient at its quadrature point:
  *  values from point first_q of cell first_cell on, nqp per cell, at the points x (dim per value).
  *  Both backends call it on the host values before they enter the quadrature data. */

@@ -9,9 +9,7 @@
 
 #include <math.h>
 
-#ifdef MFREE_WITH_CUDA
-#include "cuda/mf_cuda.h"
-#endif
+#include "base/mf_backend.h"
 
 static int apply_mf_cpu(mf_operator op, mf_vector x, mf_vector y)
 {
@@ -79,16 +77,14 @@ static int operator_create(mf_space space, mf_op_kind kind, mf_quadrature quad, 
   if (!ierr) {
     mf_qdata_layout(o);
     o->cells_per_block = o->qd.batch;
-    if (ctx->backend == MF_BACKEND_CPU) {
+    if (!ctx->bk->op.setup) {
       o->ops.apply = apply_mf_cpu;
       o->ops.apply_part = apply_part_mf_cpu;
       o->ops.diagonal = diagonal_mf_cpu;
       o->ops.destroy = destroy_mf_cpu;
       ierr = mf_qdata_setup(o, c, user, a, b);
     }
-#ifdef MFREE_WITH_CUDA
-    else ierr = mf_cuda_operator_setup(o, c, user, a, b);
-#endif
+    else ierr = ctx->bk->op.setup(o, c, user, a, b);
   }
   if (!ierr) ierr = mf_vector_create_prec(space, MF_PRECISION_DOUBLE, &o->xwork);
   ierr = mf_agree(ctx, ierr);
@@ -154,7 +150,7 @@ int mf_operator_create_single(mf_operator like, mf_operator *op)
   o->xwork = NULL;
   o->dev = NULL;
   memset(&o->ops, 0, sizeof o->ops);
-  if (ctx->backend == MF_BACKEND_CPU) {
+  if (!ctx->bk->op.single) {
     o->ops.apply = apply_mf_cpu;
     o->ops.apply_part = apply_part_mf_cpu;
     o->ops.destroy = destroy_mf_cpu;
@@ -165,9 +161,7 @@ int mf_operator_create_single(mf_operator like, mf_operator *op)
     for (size_t i = 0; !ierr && i < o->qd.len; i++) o->qdf[i] = (float)src[i];
     free(made);
   }
-#ifdef MFREE_WITH_CUDA
-  else ierr = mf_cuda_operator_single(o, like);
-#endif
+  else ierr = ctx->bk->op.single(o, like);
   if (!ierr) ierr = mf_vector_create_prec(o->space, MF_PRECISION_FLOAT, &o->xwork);
   ierr = mf_agree(ctx, ierr);
   if (ierr) {
@@ -308,22 +302,16 @@ int mf_operator_set_geometry(mf_operator op, mf_geometry mode)
   if (mode == op->geometry) return 0;
   void *st = NULL;
   int ierr = 0;
-  if (ctx->backend == MF_BACKEND_CPU) ierr = geometry_prepare_cpu(op, mode, &st);
-#ifdef MFREE_WITH_CUDA
-  else ierr = mf_cuda_operator_geometry_prepare(op, mode, &st);
-#endif
+  if (!ctx->bk->op.geometry_prepare) ierr = geometry_prepare_cpu(op, mode, &st);
+  else ierr = ctx->bk->op.geometry_prepare(op, mode, &st);
   ierr = mf_agree(ctx, ierr);
   if (ierr) { /* a rank failed: every rank keeps its old state */
-    if (ctx->backend == MF_BACKEND_CPU) free(st);
-#ifdef MFREE_WITH_CUDA
-    else mf_cuda_operator_geometry_discard(op, st);
-#endif
+    if (!ctx->bk->op.geometry_prepare) free(st);
+    else ctx->bk->op.geometry_discard(op, st);
     return ierr;
   }
-  if (ctx->backend == MF_BACKEND_CPU) geometry_commit_cpu(op, mode, st);
-#ifdef MFREE_WITH_CUDA
-  else mf_cuda_operator_geometry_commit(op, mode, st);
-#endif
+  if (!ctx->bk->op.geometry_prepare) geometry_commit_cpu(op, mode, st);
+  else ctx->bk->op.geometry_commit(op, mode, st);
   return 0;
 }
 
@@ -449,9 +437,7 @@ int mf_operator_qdata_to_host(mf_operator op, double *host)
            "a single-precision operator copy has no double quadrature data");
   MF_CHECK(op->geometry == MF_GEOMETRY_STORED, op->ctx, MF_ERR_UNSUPPORTED,
            "the operator computes its geometry on the fly and keeps no quadrature data");
-#ifdef MFREE_WITH_CUDA
-  if (op->ctx->backend == MF_BACKEND_CUDA) return mf_cuda_qdata_to_host(op, host);
-#endif
+  if (op->ctx->bk->op.qdata_to_host) return op->ctx->bk->op.qdata_to_host(op, host);
   memcpy(host, op->qd.data, sizeof(double) * op->qd.len);
   return 0;
 }

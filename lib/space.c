@@ -10,9 +10,7 @@
 
 #include <math.h>
 
-#ifdef MFREE_WITH_CUDA
-#include "cuda/mf_cuda.h"
-#endif
+#include "base/mf_backend.h"
 
 #define MF_TAG_EXCHANGE 4711
 
@@ -427,9 +425,7 @@ int mf_space_create(mf_mesh mesh, int degree, mf_space *space)
   if (!ierr && (ctx->backend == MF_BACKEND_CPU || ctx->size > 1 || !s->owners_complete))
     ierr = mf_space_host_coords(s);
   mf_phase_end(ctx, MF_PHASE_COORDINATES, t0);
-#ifdef MFREE_WITH_CUDA
-  if (!ierr && ctx->backend == MF_BACKEND_CUDA) ierr = mf_cuda_space_setup(s); /* times its own phases */
-#endif
+  if (!ierr && ctx->bk->space.setup) ierr = ctx->bk->space.setup(s); /* times its own phases */
   ierr = mf_agree(ctx, ierr);
   if (ierr) {
     mf_space_destroy(&s);
@@ -454,10 +450,7 @@ void mf_exchange_free(mf_exchange *ex)
 
 int mf_space_device_sync(mf_space s)
 {
-#ifdef MFREE_WITH_CUDA
-  if (s->ctx->backend == MF_BACKEND_CUDA) return s->dev ? mf_cuda_space_marks(s) : mf_cuda_space_setup(s);
-#endif
-  (void)s;
+  if (s->ctx->bk->space.setup) return s->dev ? s->ctx->bk->space.marks(s) : s->ctx->bk->space.setup(s);
   return 0;
 }
 
@@ -466,9 +459,7 @@ void mf_space_retain(mf_space space) { space->refs++; }
 void mf_space_release(mf_space s)
 {
   if (!s || --s->refs > 0) return;
-#ifdef MFREE_WITH_CUDA
-  if (s->dev) mf_cuda_space_free(s);
-#endif
+  if (s->dev) s->ctx->bk->space.free(s);
   free(s->cell_nodes);
   free(s->face_code);
   free(s->cell_tree);

@@ -8,9 +8,7 @@
 
 #include <math.h>
 
-#ifdef MFREE_WITH_CUDA
-#include "cuda/mf_cuda.h"
-#endif
+#include "base/mf_backend.h"
 
 /* ------------------------------------------------------------------ CPU backend */
 
@@ -60,13 +58,11 @@ int mf_vector_create_prec(mf_space space, mf_precision prec, mf_vector *v)
   x->mirrored = prec == MF_PRECISION_DOUBLE && (ctx->backend == MF_BACKEND_CUDA || ctx->emulate_device);
   x->valid = x->mirrored ? MF_SYNC_DEVICE : MF_SYNC_BOTH;
   int ierr = 0;
-  if (x->backend == MF_BACKEND_CPU) {
+  if (!ctx->bk->vector.setup) {
     x->ops = prec == MF_PRECISION_FLOAT ? vector_ops_cpu_s : vector_ops_cpu_d;
     ierr = prec == MF_PRECISION_FLOAT ? MF_CALLOC_TOUCH(ctx, x->n, &x->sdata) : MF_CALLOC_TOUCH(ctx, x->n, &x->data);
   }
-#ifdef MFREE_WITH_CUDA
-  else ierr = mf_cuda_vector_setup(x);
-#endif
+  else ierr = ctx->bk->vector.setup(x);
   if (ierr) {
     if (x->ops.destroy) x->ops.destroy(x);
     free(x);
@@ -803,11 +799,8 @@ static int assemble_rhs(mf_vector bvec, mf_coefficient_fn f, void *user)
   if (s->simplex) return simplex_rhs(bvec, f, user);
   mf_basis1d b; /* Gauss q = p + 1: the operators' default; f is evaluated (q/p)^dim times per DoF */
   int ierr = mf_basis1d_setup(s->degree, MF_QUAD_GAUSS, &b);
-#ifdef MFREE_WITH_CUDA
-  if (!ierr && bvec->backend == MF_BACKEND_CUDA) ierr = mf_cuda_assemble_rhs(bvec, &b, f, user);
-  else
-#endif
-    if (!ierr) ierr = rhs_cpu(bvec, &b, f, user);
+  if (!ierr && s->ctx->bk->vector.assemble_rhs) ierr = s->ctx->bk->vector.assemble_rhs(bvec, &b, f, user);
+  else if (!ierr) ierr = rhs_cpu(bvec, &b, f, user);
   MF_CALL(mf_agree(s->ctx, ierr)); /* collective: the export-add waits for every neighbour */
   return bvec->ops.export_add(bvec);
 }
@@ -827,11 +820,8 @@ int mf_vector_l2_error(mf_vector uh, mf_coefficient_fn u, void *user, double *er
   /* collective: the import runs on every rank, a local failure travels with the sum */
   int ierr = uh->ops.import(uh);
   if (!ierr) ierr = MF_CALLOC_TOUCH(s->ctx, s->ncells, &cellsum);
-#ifdef MFREE_WITH_CUDA
-  if (!ierr && uh->backend == MF_BACKEND_CUDA) ierr = mf_cuda_l2_cells(uh, &b, u, user, cellsum);
-  else
-#endif
-    if (!ierr) ierr = l2_cells_cpu(uh, &b, u, user, cellsum);
+  if (!ierr && s->ctx->bk->vector.l2_cells) ierr = s->ctx->bk->vector.l2_cells(uh, &b, u, user, cellsum);
+  else if (!ierr) ierr = l2_cells_cpu(uh, &b, u, user, cellsum);
   for (int e = 0; e < s->ncells && !ierr; e++) sum += cellsum[e]; /* cell order: deterministic */
   free(cellsum);
   MF_CALL(allreduce_sum(s->ctx, &sum, ierr));

@@ -6,6 +6,8 @@
 #include "mf_test.h"
 
 #include "simplex/mf_simplex_space.h"
+#include "simplex/mf_simplex_backend.h"
+#include "cuda/mf_simplex_cuda.h" /* MF_SIMPLEX_CUDA_MAX_DEGREE, the cuda table's (a header usable without CUDA) */
 
 static int refine_all(const double *c, int dim, int level, void *u)
 {
@@ -123,20 +125,31 @@ int main(int argc, char **argv)
   mf_space_destroy(&s);
 
   /* the cuda backend runs degrees 1..4 (t28 on a GPU); above, the space is refused in one place
-   * (mf_simplex_backend_check) before any device call: here with the context's backend set by hand, as
-   * no GPU is needed to reach the refusal */
+   * (mf_simplex_backend_check) before any device call: here with the context's backend and its table's
+   * simplex degrees (those of lib/cuda/backend.c; no device entry) set by hand, as no GPU is needed to
+   * reach the refusal */
+  const mf_backend_ops *cpu_table = ctx->bk;
+  const mf_simplex_backend_ops cuda_simplex = {.max_degree = MF_SIMPLEX_CUDA_MAX_DEGREE};
+  mf_backend_ops cuda_table = *cpu_table;
+  cuda_table.name = "cuda";
+  cuda_table.kind = MF_BACKEND_CUDA;
+  cuda_table.simplex = &cuda_simplex;
   ctx->backend = MF_BACKEND_CUDA;
+  ctx->bk = &cuda_table;
   EXPECT(mf_space_create(mesh, 5, &s), MF_ERR_UNSUPPORTED,
          "simplex spaces of degree 5 on the cuda backend: its kernels (lib/cuda/simplex.cu) go up to degree 4 (use the "
          "cpu backend for degree 5..6)");
   EXPECT(mf_space_create_components(mesh, 6, 2, &s), MF_ERR_UNSUPPORTED, "simplex spaces of degree 6 on the cuda backend");
   ctx->backend = MF_BACKEND_CPU;
+  ctx->bk = cpu_table;
   T_CALL(mf_space_create(mesh, 2, &s)); /* made on the cpu backend: no device state to reach */
   ctx->backend = MF_BACKEND_CUDA;
+  ctx->bk = &cuda_table;
   EXPECT(mf_operator_create_laplace(s, MF_QUAD_GAUSS_P2, NULL, NULL, &A), MF_ERR_UNSUPPORTED,
          "simplex operators on the cuda backend use the rule of degree 2p = 4 (MF_QUAD_GAUSS or MF_QUAD_GLL), not 6");
   T_CHECK(A == NULL, "a refused operator was returned");
   ctx->backend = MF_BACKEND_CPU;
+  ctx->bk = cpu_table;
   mf_space_destroy(&s);
   mf_mesh_destroy(&mesh);
 

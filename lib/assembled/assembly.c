@@ -8,9 +8,7 @@
 #include "assembled/assembly_impl.h"
 #include "simplex/mf_simplex_space.h"
 
-#ifdef MFREE_WITH_CUDA
-#include "cuda/mf_cuda.h"
-#endif
+#include "base/mf_backend.h"
 
 #include <stdio.h>
 
@@ -197,7 +195,7 @@ static int create_assembled(mf_operator mfop, mf_assembly_variant v, int with_op
            "the operator computes its geometry on the fly: assemble it with stored geometry "
            "(mf_operator_set_geometry(op, MF_GEOMETRY_STORED) first)");
   MF_CALL(mf_space_check_mesh(mfop->space)); /* the sparsity comes from the space's cells */
-  const int cuda = ctx->backend == MF_BACKEND_CUDA;
+  const int cuda = ctx->bk->assembly.assemble != NULL; /* assembled on the backend's device */
   mf_space s = mfop->space;
   mf_operator o = NULL;
   char what[96];
@@ -208,9 +206,7 @@ static int create_assembled(mf_operator mfop, mf_assembly_variant v, int with_op
   int ierr = mf_assembly_pattern(s, what, !cuda);
   if (!ierr && !cuda) ierr = mf_host_require(ctx, mf_assembly_matrix_bytes(s->nlocal, s->csr_rowptr[s->nlocal], 0), what);
   if (!ierr && !cuda && v == MF_ASSEMBLY_AUTO && !simplex) ierr = mf_space_colors(s);
-#ifdef MFREE_WITH_CUDA
-  if (!ierr && cuda) ierr = mf_cuda_csr_pattern(s);
-#endif
+  if (!ierr && cuda) ierr = ctx->bk->assembly.pattern(s);
   if (!ierr) ierr = MF_CALLOC(ctx, 1, &o);
   if (ierr) return mf_agree(ctx, ierr);
   /* the matrix-free operator's kind, rule, coefficient and Dirichlet form: the apply flow of
@@ -239,21 +235,17 @@ static int create_assembled(mf_operator mfop, mf_assembly_variant v, int with_op
              : v == MF_ASSEMBLY_AUTO ? csr_values(mfop, o->rowptr, o->colidx, o->vals)
                                      : mf_assembly_values_cpu(mfop, v, o->rowptr, o->colidx, o->vals);
   }
-#ifdef MFREE_WITH_CUDA
   else {
     /* o->vals in device memory, freed by o->ops.destroy (the assembly's, then the product's) */
     if (simplex) ierr = mf_simplex_operator_assemble(mfop, o); /* rowwise */
-    else ierr = mf_cuda_assemble(mfop, v, o); /* auto: the table or the search, by the memory free */
-    if (!ierr && with_ops) ierr = mf_cuda_csr_ops(o);
+    else ierr = ctx->bk->assembly.assemble(mfop, v, o); /* auto: the table or the search, by the memory free */
+    if (!ierr && with_ops) ierr = ctx->bk->assembly.csr_ops(o);
   }
-#endif
   /* with several ranks, the rows' ghost parts for the overlapped product (apply_part; on cuda
    * mf_cuda_csr_ghost_rows copies the lists to the device and sets the device's) */
   if (!ierr && ctx->size > 1 && with_ops) {
     ierr = mf_csr_ghost_rows_make(o);
-#ifdef MFREE_WITH_CUDA
-    if (!ierr && cuda) ierr = mf_cuda_csr_ghost_rows(o);
-#endif
+    if (!ierr && cuda) ierr = ctx->bk->assembly.ghost_rows(o);
     if (!ierr && !cuda) o->ops.apply_part = apply_part_csr_cpu;
   }
   if (!with_ops) {
@@ -272,19 +264,13 @@ static int create_assembled(mf_operator mfop, mf_assembly_variant v, int with_op
 
 size_t mf_assembly_table_kept_bytes(mf_space s)
 {
-#ifdef MFREE_WITH_CUDA
-  if (s && s->ctx->backend == MF_BACKEND_CUDA) return mf_cuda_assembly_table_bytes(s);
-#endif
-  (void)s;
+  if (s && s->ctx->bk->assembly.table_bytes) return s->ctx->bk->assembly.table_bytes(s);
   return 0;
 }
 
 void mf_assembly_table_drop(mf_space s)
 {
-#ifdef MFREE_WITH_CUDA
-  if (s && s->ctx->backend == MF_BACKEND_CUDA) mf_cuda_assembly_table_drop(s);
-#endif
-  (void)s;
+  if (s && s->ctx->bk->assembly.table_drop) s->ctx->bk->assembly.table_drop(s);
 }
 
 int mf_operator_create_assembled(mf_operator mfop, mf_operator *assembled)
@@ -306,9 +292,7 @@ int mf_operator_csr_values_host(mf_operator A, double *host)
 {
   MF_CHECK(A && A->kind == MF_OP_ASSEMBLED, A ? A->ctx : NULL, MF_ERR_ARGUMENT, "not an assembled operator");
   const size_t nnz = (size_t)A->rowptr[A->space->nlocal];
-#ifdef MFREE_WITH_CUDA
-  if (A->ctx->backend == MF_BACKEND_CUDA) return mf_cuda_csr_values_to_host(A, host);
-#endif
+  if (A->ctx->bk->assembly.values_to_host) return A->ctx->bk->assembly.values_to_host(A, host);
   memcpy(host, A->vals, sizeof(double) * nnz);
   return 0;
 }

@@ -65,10 +65,6 @@ size_t mf_assembly_table_kept_bytes(mf_space s);
 /** Benchmarks: free the table of positions kept with the space (the next table assembly makes it
  *  again), so that the time of making it can be measured. */
 void mf_assembly_table_drop(mf_space s);
-#ifdef MFREE_WITH_CUDA
-/** lib/cuda/assembly.cu: mf_assembly_table_drop on the device. */
-void mf_cuda_assembly_table_drop(mf_space s);
-#endif
 /** vals (zeroed, the space's pattern) <- the assembled values by a variant's CPU twin. */
 int mf_assembly_values_cpu(mf_operator op, mf_assembly_variant v, const int64_t *rowptr, const int *colidx,
                            double *vals);

@@ -27,7 +27,7 @@ extern "C" int mf_cuda_device_count(void)
   return n;
 }
 
-/* Why cudaGetDeviceCount finds no device, sorted for mf_cuda_status (lib/context.c). "No device" is
+/* Why cudaGetDeviceCount finds no device, sorted for mf_cuda_status (lib/backend.c). "No device" is
  * what a machine without a GPU answers: cudaErrorNoDevice (also CUDA_VISIBLE_DEVICES=-1), or no driver
  * installed at all, which the runtime reports as cudaErrorInsufficientDriver with driver version 0.
  * Every other answer comes from a driver that is there but cannot serve this runtime (older than it,

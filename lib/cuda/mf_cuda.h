@@ -1,5 +1,6 @@
-/* mf_cuda.h -- entry points of the CUDA backend, called from the C core (lib/). All are extern "C"
- * launchers/wrappers that check every CUDA call and record failures on the context. */
+/* mf_cuda.h -- entry points of the CUDA backend, which the C core (lib/) reaches through the backend
+ * table that lib/cuda/backend.c fills with them. All are extern "C" launchers/wrappers that check
+ * every CUDA call and record failures on the context. */
 #ifndef MF_CUDA_H
 #define MF_CUDA_H
 
@@ -66,6 +67,8 @@ int mf_cuda_csr_ops(mf_operator A);
 int mf_cuda_csr_ghost_rows(mf_operator A);
 /** Bytes of the table of positions kept with the space's device pattern (0: none made yet). */
 size_t mf_cuda_assembly_table_bytes(mf_space space);
+/** mf_assembly_table_drop on the device. */
+void mf_cuda_assembly_table_drop(mf_space s);
 /** Copy A->vals (device memory, nnz doubles) to host. */
 int mf_cuda_csr_values_to_host(mf_operator A, double *host);
 

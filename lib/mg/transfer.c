@@ -9,9 +9,7 @@
  *         scatter-add (Dirichlet DoFs left out), color by color -> export-add              */
 #include "mf_mg.h"
 
-#ifdef MFREE_WITH_CUDA
-#include "cuda/mf_cuda.h"
-#endif
+#include "base/mf_backend.h"
 
 /* fine cells of every coarse cell: itself, or its 2^dim children (consecutive, in child order) */
 static int cell_map(mf_transfer tr)
@@ -99,9 +97,7 @@ int mf_transfer_create(mf_space coarse, mf_space fine, mf_precision prec, mf_tra
     if (!ierr) ierr = t->count_inv->ops.from_host(t->count_inv, h, fine->nlocal);
     free(h);
   }
-#ifdef MFREE_WITH_CUDA
-  if (!ierr && ctx->backend == MF_BACKEND_CUDA) ierr = mf_cuda_transfer_setup(t);
-#endif
+  if (!ierr && ctx->bk->transfer.setup) ierr = ctx->bk->transfer.setup(t);
   ierr = mf_agree(ctx, ierr); /* every rank fails, or none: the others would wait in the next exchange */
   if (ierr) {
     mf_transfer_destroy(&t);
@@ -115,9 +111,7 @@ void mf_transfer_destroy(mf_transfer *tr)
 {
   if (!tr || !*tr) return;
   mf_transfer t = *tr;
-#ifdef MFREE_WITH_CUDA
-  if (t->dev) mf_cuda_transfer_free(t);
-#endif
+  if (t->dev) t->fine->ctx->bk->transfer.free(t);
   free(t->first);
   free(t->child);
   mf_vector_destroy(&t->count_inv);
@@ -234,11 +228,8 @@ int mf_transfer_prolongate(mf_transfer tr, mf_vector coarse, mf_vector fine)
            "prolongation: vectors in %s and %s, the transfer in %s", mf_precision_name(coarse->prec),
            mf_precision_name(fine->prec), mf_precision_name(tr->prec));
   MF_CALL(coarse->ops.import(coarse));
-#ifdef MFREE_WITH_CUDA
-  if (ctx->backend == MF_BACKEND_CUDA) MF_CALL(mf_cuda_transfer_prolongate(tr, coarse, fine));
-  else
-#endif
-    MF_CALL(prolongate_cpu(tr, coarse, fine));
+  if (ctx->bk->transfer.prolongate) MF_CALL(ctx->bk->transfer.prolongate(tr, coarse, fine));
+  else MF_CALL(prolongate_cpu(tr, coarse, fine));
   if (tr->count_inv) { /* several ranks computed a shared DoF: the mean of their (equal) values */
     MF_CALL(fine->ops.export_add(fine));
     MF_CALL(fine->ops.pmult(fine, fine, tr->count_inv));
@@ -260,10 +251,7 @@ int mf_transfer_restrict(mf_transfer tr, mf_vector fine, mf_vector coarse)
   MF_CALL(w->ops.bc_zero(w));
   if (tr->count_inv) MF_CALL(w->ops.pmult(w, w, tr->count_inv));
   MF_CALL(w->ops.import(w));
-#ifdef MFREE_WITH_CUDA
-  if (ctx->backend == MF_BACKEND_CUDA) MF_CALL(mf_cuda_transfer_restrict(tr, w, coarse));
-  else
-#endif
-    MF_CALL(restrict_cpu(tr, w, coarse));
+  if (ctx->bk->transfer.restriction) MF_CALL(ctx->bk->transfer.restriction(tr, w, coarse));
+  else MF_CALL(restrict_cpu(tr, w, coarse));
   return coarse->ops.export_add(coarse);
 }

@@ -17,6 +17,7 @@ typedef struct {
   int ntags, *tags;
   void *dev_asm; /* cuda backend: the DoF-to-cell lists of the assembly, kept on the device once made
                     (lib/cuda/simplex_assembly.cu; freed with the space) */
+  void (*dev_asm_free)(void *dev_asm); /* the backend's function that frees them (mf_simplex_backend.h) */
 } mf_simplex_space;
 
 /** The one place that decides which backends run simplex spaces of a degree: the cpu backend every

@@ -6,6 +6,7 @@
  * on the cuda backend). The kind's data (kdata) is its own basis (the rule), the mf_simplex_op and the
  * device operator. Which degrees a backend takes is decided once, in mf_simplex_backend_check. */
 #include "mf_simplex_space.h"
+#include "mf_simplex_backend.h"
 #include "assembled/assembly_impl.h"
 
 #include <math.h>
@@ -71,15 +72,12 @@ static int diagonal_host(mf_operator op, double *d)
 
 static int diagonal_simplex_cpu(mf_operator op, mf_vector dv) { return diagonal_host(op, dv->data); }
 
-/* The cuda backend's table: the action on the device arrays of x and y (the kernel zeroes y), the
- * diagonal from the host (the exact sums above, copied once per call). Without CUDA no cuda context
- * exists, and the device part is empty. */
-#ifdef MFREE_WITH_CUDA
-#include "cuda/mf_simplex_cuda.h"
-
+/* On a backend with simplex kernels (ctx->bk->simplex, mf_simplex_backend.h: cuda): the action on the
+ * device arrays of x and y (the kernel zeroes y), the diagonal from the host (the exact sums above,
+ * copied once per call). */
 static int apply_simplex_cuda(mf_operator op, mf_vector x, mf_vector y)
 {
-  return mf_simplex_cuda_apply(((const simplex_kind *)op->kdata)->dev, x->data, y->data);
+  return op->ctx->bk->simplex->apply(((const simplex_kind *)op->kdata)->dev, x->data, y->data);
 }
 
 static int diagonal_simplex_cuda(mf_operator op, mf_vector dv)
@@ -94,32 +92,23 @@ static int diagonal_simplex_cuda(mf_operator op, mf_vector dv)
 
 static int device_create(mf_operator o, simplex_kind *k)
 {
+  const mf_simplex_backend_ops *sx = o->ctx->bk->simplex;
   o->ops.apply = apply_simplex_cuda;
   o->ops.diagonal = diagonal_simplex_cuda;
   const double t0 = mf_phase_begin(o->ctx);
   int ierr;
   if (k->elasticity)
-    ierr = mf_simplex_cuda_elasticity_create(o->ctx, op_mesh(o), &k->basis, op_dofs(o), k->lambda, k->mu, 0, &k->dev);
-  else ierr = mf_simplex_cuda_op_create(o->ctx, &k->sop, 0, &k->dev);
+    ierr = sx->elasticity_create(o->ctx, op_mesh(o), &k->basis, op_dofs(o), k->lambda, k->mu, 0, &k->dev);
+  else ierr = sx->op_create(o->ctx, &k->sop, 0, &k->dev);
   mf_phase_end(o->ctx, MF_PHASE_TRANSFER, t0);
   return ierr;
 }
-
-static void device_destroy(simplex_kind *k) { mf_simplex_cuda_destroy(&k->dev); }
-#else
-static int device_create(mf_operator o, simplex_kind *k)
-{
-  (void)k;
-  return mf_error_set(o->ctx, MF_ERR_BACKEND, __FILE__, __LINE__, __func__, "backend 'cuda' not compiled in");
-}
-static void device_destroy(simplex_kind *k) { (void)k; }
-#endif
 
 static int destroy_simplex(mf_operator op)
 {
   simplex_kind *k = (simplex_kind *)op->kdata;
   if (!k) return 0;
-  if (k->dev) device_destroy(k);
+  if (k->dev) op->ctx->bk->simplex->destroy(&k->dev);
   mf_simplex_op_destroy(&k->sop);
   mf_simplex_basis_free(&k->basis);
   free(k);
@@ -166,7 +155,7 @@ static int create(mf_space space, mf_op_kind asked, mf_quadrature quad, int qdeg
   if (!ierr && !k->elasticity) ierr = mf_simplex_op_create(ctx, m, &k->basis, &ss->dofs, a, b, c, user, &k->sop);
   k->sop.mass_coef = asked == MF_OP_MASS; /* Helmholtz a M + b K(c): its mass term has no coefficient */
   mf_phase_end(ctx, MF_PHASE_COEFFICIENT, t0);
-  if (!ierr && ctx->backend == MF_BACKEND_CUDA) ierr = device_create(o, k);
+  if (!ierr && ctx->bk->simplex) ierr = device_create(o, k);
   if (!ierr) ierr = mf_vector_create_prec(space, MF_PRECISION_DOUBLE, &o->xwork);
   if (ierr) {
     mf_operator_destroy(&o);
@@ -223,24 +212,18 @@ int mf_simplex_assembly_check(mf_operator op, mf_assembly_variant v)
   return 0;
 }
 
-#ifdef MFREE_WITH_CUDA
 static int assemble_cuda(mf_operator op, mf_operator A)
 {
+  const mf_simplex_backend_ops *sx = op->ctx->bk->simplex;
   mf_simplex_space *ss = (mf_simplex_space *)op->space->simplex;
-  return mf_simplex_cuda_assemble(((const simplex_kind *)op->kdata)->dev, op->space, &ss->dev_asm, A);
+  ss->dev_asm_free = sx->asm_free;
+  return sx->assemble(((const simplex_kind *)op->kdata)->dev, op->space, &ss->dev_asm, A);
 }
-#else
-static int assemble_cuda(mf_operator op, mf_operator A)
-{
-  (void)A;
-  return mf_error_set(op->ctx, MF_ERR_BACKEND, __FILE__, __LINE__, __func__, "backend 'cuda' not compiled in");
-}
-#endif
 
 int mf_simplex_operator_assemble(mf_operator op, mf_operator A)
 {
   mf_context ctx = op->ctx;
-  if (ctx->backend == MF_BACKEND_CUDA) return assemble_cuda(op, A);
+  if (ctx->bk->simplex) return assemble_cuda(op, A);
   const simplex_kind *k = (const simplex_kind *)op->kdata;
   const mf_simplex_basis *b = &k->basis;
   const int nm = 1 + b->dim * (b->dim + 1) / 2;

@@ -4,16 +4,17 @@
  * mf_vector_h1_error. One rank. */
 #include "mf_simplex_space.h"
 #include "mf_gmsh.h"
-#include "cuda/mf_simplex_cuda.h" /* MF_SIMPLEX_CUDA_MAX_DEGREE (a header usable without CUDA) */
+#include "mf_simplex_backend.h"
 
 #include <math.h>
 
 int mf_simplex_backend_check(mf_context ctx, int degree)
 {
-  /* a cuda context exists only where the backend was compiled in (mf_context_create refuses it else) */
-  MF_CHECK(ctx->backend == MF_BACKEND_CPU || degree <= MF_SIMPLEX_CUDA_MAX_DEGREE, ctx, MF_ERR_UNSUPPORTED,
+  /* the backend's simplex kernels (ctx->bk->simplex: cuda) take degrees up to their max_degree */
+  const mf_simplex_backend_ops *sx = ctx->bk->simplex;
+  MF_CHECK(!sx || degree <= sx->max_degree, ctx, MF_ERR_UNSUPPORTED,
            "simplex spaces of degree %d on the cuda backend: its kernels (lib/cuda/simplex.cu) go up to degree %d "
-           "(use the cpu backend for degree %d..%d)", degree, MF_SIMPLEX_CUDA_MAX_DEGREE, MF_SIMPLEX_CUDA_MAX_DEGREE + 1,
+           "(use the cpu backend for degree %d..%d)", degree, sx->max_degree, sx->max_degree + 1,
            MF_SIMPLEX_MAX_DEGREE);
   return 0;
 }
@@ -291,9 +292,7 @@ void mf_simplex_space_free(void *p)
   mf_simplex_basis_free(&ss->basis_l2);
   mf_simplex_dofs_free(&ss->dofs);
   free(ss->tags);
-#ifdef MFREE_WITH_CUDA
-  mf_simplex_cuda_asm_free(ss->dev_asm);
-#endif
+  if (ss->dev_asm) ss->dev_asm_free(ss->dev_asm);
   free(ss);
 }
 

@@ -31,9 +31,6 @@ if(MODE STREQUAL "install")
   set(expected include/mfree.h ${LIBDIR}/libmfree.a ${LIBDIR}/cmake/mfree/mfreeConfig.cmake
       ${LIBDIR}/cmake/mfree/mfreeConfigVersion.cmake ${LIBDIR}/cmake/mfree/mfreeTargets.cmake
       ${LIBDIR}/cmake/mfree/FindP4EST.cmake ${LIBDIR}/pkgconfig/mfree.pc bin/mfree-poisson bin/mfree-bench)
-  if(WITH_CUDA)
-    list(APPEND expected ${LIBDIR}/libmfree_cuda.a)
-  endif()
   foreach(f IN LISTS expected)
     if(NOT EXISTS "${PREFIX}/${f}")
       message(FATAL_ERROR "not installed: ${PREFIX}/${f}")

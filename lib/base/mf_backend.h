@@ -1,0 +1,91 @@
+/* mf_backend.h -- the backend table: what the core objects and the families ask of a backend, filled
+ * by the backend and held by the context (ctx->bk), chosen when the context is made (lib/backend.c,
+ * the registry). The cpu backend's table (lib/backend.c) leaves every entry NULL: the caller then runs
+ * its CPU path, the reference. The cuda backend fills its table in lib/cuda/backend.c with the
+ * extern "C" entry points of lib/cuda/. Callers test an entry before calling it; a backend that
+ * fills one entry of a group fills the group. Entries take the objects whole (the backend reads their
+ * private layouts) and record failures on the object's context, as every function of the library. */
+#ifndef MF_BACKEND_H
+#define MF_BACKEND_H
+
+#include "mfree_impl.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct mf_transfer_s;              /* lib/mg/mf_mg.h */
+struct mf_simplex_backend_ops_s;   /* lib/simplex/mf_simplex_backend.h */
+
+typedef struct mf_backend_ops_s {
+  const char *name; /* as mf_context_create takes it */
+  mf_backend kind;
+  /* the process, no context: usable devices (0: none), and why not, for mf_cuda_status */
+  int (*device_count)(void);
+  mf_cuda_state (*probe)(char *reason, size_t len);
+  struct {
+    /* the backend's state in ctx->cuda; init fails without it (no device), finalize frees it */
+    int (*init)(mf_context ctx);
+    void (*finalize)(mf_context ctx);
+    /* the device's physical id (PCI bus id, at most len bytes): ranks of a node on one device refused */
+    int (*device_id)(mf_context ctx, char *id, int len);
+    /* wait for the context's device work (set-up phases' times; errors left to the next checked call) */
+    void (*synchronize)(mf_context ctx);
+    /* device memory held and peak (either may be NULL); with set_limit, set the limit first */
+    void (*memory)(mf_context ctx, size_t *in_use, size_t *peak, const size_t *set_limit);
+  } context;
+  struct {
+    int (*setup)(mf_space space);  /* the device mirror (space->dev); times its own phases */
+    int (*marks)(mf_space space);  /* the boundary marks copied again after they changed */
+    void (*free)(mf_space space);
+  } space;
+  struct {
+    int (*setup)(mf_vector v);     /* v->data and v->ops (NULL: the host arrays and the CPU table) */
+    /* b (local entries, before the export-add) = sum over cells of C^T B^T (f w |det J|), basis b */
+    int (*assemble_rhs)(mf_vector b, const mf_basis1d *basis, mf_coefficient_fn f, void *user);
+    /* cellsum[e] (host) = sum over the points of cell e of (u_h - u)^2 w |det J| (ghosts imported) */
+    int (*l2_cells)(mf_vector uh, const mf_basis1d *basis, mf_coefficient_fn u, void *user, double *cellsum);
+  } vector;
+  struct {
+    /* a matrix-free operator's data and op->ops (NULL: the CPU quadrature data and kernels) */
+    int (*setup)(mf_operator op, mf_coefficient_fn c, void *user, double a, double b);
+    int (*single)(mf_operator op, mf_operator like); /* mf_operator_create_single's copy in float */
+    /* mf_operator_set_geometry in two steps: prepare the new state, then commit it or discard it */
+    int (*geometry_prepare)(mf_operator op, mf_geometry mode, void **st);
+    void (*geometry_commit)(mf_operator op, mf_geometry mode, void *st);
+    void (*geometry_discard)(mf_operator op, void *st);
+    int (*qdata_to_host)(mf_operator op, double *host); /* op->qd.len doubles */
+  } op;
+  struct {
+    /* the assembled operators: the space's sparsity on the device, A's values from mfop by variant
+     * v, A's product (apply, diagonal, destroy), its rows with ghost columns; the kept table of
+     * positions (bytes, dropped); A's values copied to host */
+    int (*pattern)(mf_space space);
+    int (*assemble)(mf_operator mfop, mf_assembly_variant v, mf_operator A);
+    int (*csr_ops)(mf_operator A);
+    int (*ghost_rows)(mf_operator A);
+    size_t (*table_bytes)(mf_space space);
+    void (*table_drop)(mf_space space);
+    int (*values_to_host)(mf_operator A, double *host);
+  } assembly;
+  struct {
+    /* multigrid's level transfers (lib/mg/transfer.c): tr->dev, and P and P^T on the device */
+    int (*setup)(struct mf_transfer_s *tr);
+    void (*free)(struct mf_transfer_s *tr);
+    int (*prolongate)(struct mf_transfer_s *tr, mf_vector coarse, mf_vector fine);
+    int (*restriction)(struct mf_transfer_s *tr, mf_vector fine, mf_vector coarse);
+  } transfer;
+  /* the simplex family's device operators (NULL: the CPU kernels of lib/simplex/ops_cpu.c) */
+  const struct mf_simplex_backend_ops_s *simplex;
+} mf_backend_ops;
+
+/** The backends compiled in (lib/backend.c registers them; the cuda table is in lib/cuda/backend.c). */
+extern const mf_backend_ops mf_backend_ops_cpu;
+extern const mf_backend_ops mf_backend_ops_cuda;
+/** The registered table of a backend, NULL where it was not compiled in. */
+const mf_backend_ops *mf_backend_find(mf_backend kind);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,35 @@
+/* mf_simplex_backend.h -- what the simplex family asks of a backend (ctx->bk->simplex, lib/base/mf_backend.h):
+ * its operators on the device. The cuda backend fills it (lib/cuda/backend.c) with the entry points of
+ * lib/cuda/simplex.cu and lib/cuda/simplex_assembly.cu; the cpu backend has none (NULL: the CPU
+ * kernels of ops_cpu.c, every degree). */
+#ifndef MF_SIMPLEX_BACKEND_H
+#define MF_SIMPLEX_BACKEND_H
+
+#ifdef __cplusplus
+extern "C" { /* mf_simplex.h declares C functions without a guard of its own */
+#endif
+#include "mf_simplex.h"
+#include "base/mf_backend.h"
+
+struct mf_simplex_cuda_op_s; /* a device operator, the backend's own */
+
+typedef struct mf_simplex_backend_ops_s {
+  int max_degree; /* the highest degree its kernels take (mf_simplex_backend_check) */
+  /* a scalar operator (y = (a M + b K_c) x) or linear elasticity on the device: all is copied */
+  int (*op_create)(mf_context ctx, const mf_simplex_op *op, int tune, struct mf_simplex_cuda_op_s **out);
+  int (*elasticity_create)(mf_context ctx, const mf_simplex_mesh *m, const mf_simplex_basis *b,
+                           const mf_simplex_dofs *d, double lambda, double mu, int tune,
+                           struct mf_simplex_cuda_op_s **out);
+  /* y <- A x on device arrays (y zeroed first) */
+  int (*apply)(struct mf_simplex_cuda_op_s *op, const double *x, double *y);
+  void (*destroy)(struct mf_simplex_cuda_op_s **op);
+  /* the values of a scalar operator into A (the space's sparsity on the device); *kept: the DoF-to-cell
+   * lists, made by the first call on the space and kept until asm_free */
+  int (*assemble)(struct mf_simplex_cuda_op_s *op, mf_space s, void **kept, mf_operator A);
+  void (*asm_free)(void *kept);
+} mf_simplex_backend_ops;
+
+#ifdef __cplusplus
+}
+#endif
+#endif
