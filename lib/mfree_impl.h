@@ -141,6 +141,7 @@ void mf_phase_end(mf_context ctx, mf_phase phase, double t0);
 
 /* ------------------------------------------------------------------ mesh */
 
+struct mf_family_s; /* the cell-family table (lib/family.h) */
 
 struct mf_mesh_s {
   mf_context ctx;
@@ -155,8 +156,8 @@ struct mf_mesh_s {
   int owns_conn;         /* 0 for a coarsened copy, which shares its fine mesh's connectivity */
   int refs;              /* the user's handle, spaces and coarsened copies made from it */
   struct mf_mesh_s *parent; /* a coarsened copy: the mesh whose connectivity it shares (held) */
-  mf_cell_kind cell_kind;   /* MF_CELL_HEX (the p4est fields above) or MF_CELL_SIMPLEX (`simplex`) */
-  void *simplex;            /* simplex meshes: the mf_simplex_mesh (lib/simplex/mf_simplex.h), one rank */
+  const struct mf_family_s *fam; /* its cell family's table (lib/family.h): hex (the p4est fields above) or simplex */
+  void *fdata;              /* the family's own data: simplex meshes the mf_simplex_mesh (lib/simplex/mf_simplex.h) */
   int revision;             /* rounds of adaptation so far (mf_mesh_adapt): a space made at another is stale */
 };
 void mf_mesh_retain(mf_mesh mesh);
@@ -171,16 +172,11 @@ double mf_host_available(mf_context ctx);
 void mf_test_set_host_available(double bytes);
 /** Refuse, before allocating, what needs more host memory than mf_host_available, with both figures. */
 int mf_host_require(mf_context ctx, double bytes, const char *what);
-/** Estimated bytes per rank of a forest of ntrees coarse trees with `cells` cells on the rank. */
-double mf_mesh_bytes(int dim, int64_t ntrees, double cells);
 
 /** A coarser copy of mesh: every family of 2^dim cells on one rank merged into its parent, then 2:1
  *  balanced; no repartition, so every coarse cell is on the rank of its fine cells (nested meshes,
  *  rank-local transfers). It shares the connectivity, and holds mesh until it goes. */
 int mf_mesh_coarsened(mf_mesh mesh, mf_mesh *coarse);
-
-/** Physical point of tree reference coordinates s in [0,1]^dim of tree t. */
-void mf_mesh_map_point(const struct mf_mesh_s *mesh, int tree, const double *s, double *x);
 
 /* ------------------------------------------------------------------ space */
 
@@ -204,7 +200,8 @@ struct mf_space_s {
   int ncells;
   int nowned, nlocal;
   int64_t nglobal, global_offset;
-  int *cell_nodes;      /* ncells x npc local DoF indices, lexicographic (x fastest) */
+  int *cell_nodes;      /* ncells x npc local DoF indices: the element-to-DoF map of every family (hex:
+                           lexicographic, x fastest; simplex: in the order of mf_simplex_basis's nodes) */
   int16_t *face_code;   /* ncells: p4est_lnodes face_code (0 on conforming meshes) */
   int *cell_tree;       /* ncells: tree of each cell */
   int32_t *cell_q;      /* ncells x 3: lower corner in the tree, integer (p4est) coordinates */
@@ -237,13 +234,19 @@ struct mf_space_s {
   void *dev;            /* backend mirror of cell_nodes, bc, exchange lists */
   int refs;             /* the user's handle, vectors and operators made on it */
   int ncomp;            /* components per DoF, interleaved (entry dof * ncomp + c); 1 for scalar spaces */
-  void *simplex;        /* spaces on simplex meshes: their basis and DoFs (lib/simplex/mf_simplex_space.h);
-                           the p4est fields above (cell_nodes, face_code, colors, ...) stay empty */
+  const struct mf_family_s *fam; /* its mesh's cell family (lib/family.h) */
+  union {
+    void *fdata;        /* the family's own data: simplex spaces their basis and DoFs (mf_simplex_space,
+                           lib/simplex/mf_simplex_space.h; the hex fields above stay empty); hex spaces NULL */
+    void *simplex;      /* the same pointer under its old name, for the readers that still tell simplex
+                           spaces by it (lib/operator.c, lib/mg/mg.c, lib/cuda/device.cu) and the simplex
+                           operators (lib/simplex/operator_simplex.c) */
+  };
   int mesh_revision;    /* the mesh's revision when the space was made (mf_space_check_mesh) */
 };
-/** The space's device state on the cuda backend (nothing on the cpu backend): made by the first call,
- *  its Dirichlet marks copied again by the next ones (simplex spaces: made by mf_simplex_space_create,
- *  marks changed by mf_space_set_dirichlet_tags). */
+/** The space's device state on the cuda backend (nothing on the cpu backend): made where there is none
+ *  (mf_space_create makes it with the space), else its Dirichlet marks copied again (after
+ *  mf_space_set_dirichlet_tags changed them on a simplex space). */
 int mf_space_device_sync(mf_space space);
 void mf_space_retain(mf_space space);
 void mf_space_release(mf_space space);
@@ -306,18 +309,6 @@ int mf_exchange_mpi_begin(mf_context ctx, mf_exchange *ex, int forward, double *
 int mf_exchange_mpi_end(mf_context ctx, mf_exchange *ex);
 int mf_exchange_export_add(mf_context ctx, mf_exchange *ex, double *x);
 void mf_exchange_free(mf_exchange *ex);
-
-/* dimension-specific p4est code (forest.c compiled as 2D and, through p4est_to_p8est.h, as 3D) */
-int mf_forest_create_2d(mf_mesh mesh);
-int mf_forest_create_3d(mf_mesh mesh);
-void mf_forest_destroy_2d(mf_mesh mesh);
-void mf_forest_destroy_3d(mf_mesh mesh);
-int mf_forest_space_2d(mf_space space);
-int mf_forest_adapt_2d(mf_mesh mesh, mf_adapt_fn fn, void *user);
-int mf_forest_adapt_3d(mf_mesh mesh, mf_adapt_fn fn, void *user);
-int mf_forest_coarsen_2d(mf_mesh fine, mf_mesh coarse);
-int mf_forest_coarsen_3d(mf_mesh fine, mf_mesh coarse);
-int mf_forest_space_3d(mf_space space);
 
 /* ------------------------------------------------------------------ vectors */
 

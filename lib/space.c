@@ -7,6 +7,7 @@
  * which adds it to the owned entry.                                                               */
 #include "mfree_impl.h"
 #include "simplex/mf_simplex_space.h"
+#include "hex/mf_hex.h"
 
 #include <math.h>
 
@@ -363,7 +364,7 @@ int mf_space_create(mf_mesh mesh, int degree, mf_space *space)
   mf_context ctx = mesh->ctx;
   MF_CHECK(space, ctx, MF_ERR_NULL, "output pointer space is NULL");
   *space = NULL;
-  if (mesh->cell_kind == MF_CELL_SIMPLEX) return mf_simplex_space_create(mesh, degree, 1, space);
+  if (mesh->fam->kind == MF_CELL_SIMPLEX) return mf_simplex_space_create(mesh, degree, 1, space);
   MF_CHECK(degree >= 1 && degree <= MF_MAX_DEGREE, ctx, MF_ERR_ARGUMENT,
            "degree %d out of range 1..%d", degree, MF_MAX_DEGREE);
   /* Collective: every step that can fail on one rank alone (memory, CUDA) is agreed on before the

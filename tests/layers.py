@@ -37,7 +37,11 @@ LAYERS = [  # (path prefix relative to lib/, layer); the first match wins
 ]
 LAYER_NAMES = ["bottom", "core", "families/physics/operator types", "backends"]
 # Dependencies up the order that are allowed: where a table is filled (registration). (from, to) files.
-ALLOWED_UP = {("backend.c", "cuda/backend.c")}  # lib/backend.c registers the cuda table
+ALLOWED_UP = {
+    ("backend.c", "cuda/backend.c"),  # lib/backend.c registers the cuda table
+    ("family.c", "hex/family_hex.c"),  # the cell families that mesh creation searches (lib/family.c)
+    ("family.c", "simplex/family_simplex.c"),
+}
 MAX_UP = 5
 MAX_LINES = 900
 SOURCE_EXT = (".c", ".h", ".cu", ".cuh", ".in")

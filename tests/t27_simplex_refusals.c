@@ -74,7 +74,7 @@ int main(int argc, char **argv)
   T_CALL(mf_space_create(mesh, 1, &s));
   int64_t nd;
   T_CALL(mf_space_num_dofs(s, &nd));
-  const mf_simplex_mesh *sm = (const mf_simplex_mesh *)mesh->simplex;
+  const mf_simplex_mesh *sm = (const mf_simplex_mesh *)mesh->fdata;
   T_CHECK(nd == sm->nv && sm->nv == 4, "order-2 square: %lld P1 DoFs on %d vertices", (long long)nd, sm->nv);
   mf_space_destroy(&s);
   mf_mesh_destroy(&mesh);

@@ -16,6 +16,7 @@
 #endif
 #include "mfree_impl.h"
 #include "dofs.h"
+#include "mf_hex.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -5,6 +5,7 @@
 #define MF_SIMPLEX_SPACE_H
 
 #include "mf_simplex.h"
+#include "family.h"
 
 /** What a simplex space holds besides the generic fields of mf_space_s: the basis (rule of degree 2p),
  *  a finer rule for the L2 error, the DoFs (mf_simplex_dofs: bc there marks every boundary facet), and
@@ -24,10 +25,10 @@ typedef struct {
  *  degree, the cuda backend up to MF_SIMPLEX_CUDA_MAX_DEGREE (its kernels, lib/cuda/simplex.cu). */
 int mf_simplex_backend_check(mf_context ctx, int degree);
 
-/** mf_mesh_create for the names "square-tris" and "cube-tets" (1 if name is one of them, else 0). */
-int mf_simplex_mesh_name(const char *name);
+/** The simplex family's meshes (lib/family.h): mf_mesh_create for the names "square-tris" and
+ *  "cube-tets", mf_mesh_create_from_file for Gmsh files, and the mesh's simplex data freed. */
 int mf_simplex_mesh_create(mf_context ctx, const char *name, int dim, int level, mf_mesh *mesh);
-/** The mesh's simplex data freed (mf_mesh_release). */
+int mf_simplex_mesh_read(mf_context ctx, const char *path, int dim, mf_mesh *mesh);
 void mf_simplex_mesh_release(mf_mesh mesh);
 
 /** mf_space_create on a simplex mesh, ncomp components per DoF. */

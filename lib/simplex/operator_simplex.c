@@ -19,7 +19,7 @@ typedef struct {
   struct mf_simplex_cuda_op_s *dev; /* cuda backend: the device operator (mf_simplex_cuda.h) */
 } simplex_kind;
 
-static const mf_simplex_mesh *op_mesh(mf_operator op) { return (const mf_simplex_mesh *)op->space->mesh->simplex; }
+static const mf_simplex_mesh *op_mesh(mf_operator op) { return (const mf_simplex_mesh *)op->space->mesh->fdata; }
 static const mf_simplex_dofs *op_dofs(mf_operator op) { return &((const mf_simplex_space *)op->space->simplex)->dofs; }
 
 static int apply_simplex_cpu(mf_operator op, mf_vector x, mf_vector y)
@@ -122,7 +122,7 @@ static int create(mf_space space, mf_op_kind asked, mf_quadrature quad, int qdeg
 {
   mf_context ctx = space->ctx;
   const mf_simplex_space *ss = (const mf_simplex_space *)space->simplex;
-  const mf_simplex_mesh *m = (const mf_simplex_mesh *)space->mesh->simplex;
+  const mf_simplex_mesh *m = (const mf_simplex_mesh *)space->mesh->fdata;
   mf_operator o = NULL;
   int ierr = mf_simplex_backend_check(ctx, space->degree);
   if (!ierr && ctx->backend == MF_BACKEND_CUDA && qdegree != 2 * space->degree)

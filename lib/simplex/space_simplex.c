@@ -21,8 +21,6 @@ int mf_simplex_backend_check(mf_context ctx, int degree)
 
 /* ------------------------------------------------------------------ meshes */
 
-int mf_simplex_mesh_name(const char *name) { return !strcmp(name, "square-tris") || !strcmp(name, "cube-tets"); }
-
 static int one_rank(mf_context ctx, const char *what)
 {
   MF_CHECK(ctx->size == 1, ctx, MF_ERR_UNSUPPORTED,
@@ -40,12 +38,8 @@ static int wrap(mf_context ctx, mf_simplex_mesh *sm, mf_mesh *mesh)
     free(sm);
     return ierr;
   }
-  m->ctx = ctx;
-  m->refs = 1;
-  mf_context_retain(ctx);
-  m->dim = sm->dim;
-  m->cell_kind = MF_CELL_SIMPLEX;
-  m->simplex = sm;
+  mf_mesh_init(m, ctx, &mf_family_simplex, sm->dim);
+  m->fdata = sm;
   m->ncells_global = m->ncells_local = sm->ncells;
   *mesh = m;
   return 0;
@@ -253,14 +247,8 @@ static int from_gmsh(mf_context ctx, const mf_gmsh_mesh *g, const char *path, mf
   return ierr;
 }
 
-int mf_mesh_create_from_file(mf_context ctx, const char *path, int dim, mf_mesh *mesh)
+int mf_simplex_mesh_read(mf_context ctx, const char *path, int dim, mf_mesh *mesh)
 {
-  if (mesh) *mesh = NULL; /* NULL on every failure, the first argument's included */
-  MF_CHECK(ctx, NULL, MF_ERR_NULL, "context is NULL");
-  MF_CHECK(mesh, ctx, MF_ERR_NULL, "output pointer mesh is NULL");
-  *mesh = NULL;
-  MF_CHECK(path, ctx, MF_ERR_NULL, "file name is NULL");
-  MF_CHECK(dim == 2 || dim == 3, ctx, MF_ERR_ARGUMENT, "dimension %d out of range (2 or 3)", dim);
   MF_CALL(one_rank(ctx, path));
   const double t0 = mf_phase_begin(ctx);
   mf_gmsh_mesh g;
@@ -277,9 +265,9 @@ int mf_mesh_create_from_file(mf_context ctx, const char *path, int dim, mf_mesh 
 
 void mf_simplex_mesh_release(mf_mesh mesh)
 {
-  mf_simplex_mesh_free((mf_simplex_mesh *)mesh->simplex);
-  free(mesh->simplex);
-  mesh->simplex = NULL;
+  mf_simplex_mesh_free((mf_simplex_mesh *)mesh->fdata);
+  free(mesh->fdata);
+  mesh->fdata = NULL;
 }
 
 /* ------------------------------------------------------------------ spaces */
@@ -332,7 +320,7 @@ int mf_simplex_space_create(mf_mesh mesh, int degree, int ncomp, mf_space *space
            "degree %d out of range 1..%d on a simplex mesh", degree, MF_SIMPLEX_MAX_DEGREE);
   MF_CALL(mf_simplex_backend_check(ctx, degree));
   MF_CHECK(ncomp >= 1 && ncomp <= 3, ctx, MF_ERR_ARGUMENT, "components per DoF %d out of range 1..3", ncomp);
-  const mf_simplex_mesh *m = (const mf_simplex_mesh *)mesh->simplex;
+  const mf_simplex_mesh *m = (const mf_simplex_mesh *)mesh->fdata;
   const int dim = m->dim;
   double t0 = mf_phase_begin(ctx);
   mf_space s = NULL;
@@ -414,7 +402,7 @@ int mf_space_create_components(mf_mesh mesh, int degree, int ncomp, mf_space *sp
   MF_CHECK(mesh, NULL, MF_ERR_NULL, "mesh is NULL");
   MF_CHECK(space, mesh->ctx, MF_ERR_NULL, "output pointer space is NULL");
   *space = NULL;
-  MF_CHECK(mesh->cell_kind == MF_CELL_SIMPLEX, mesh->ctx, MF_ERR_UNSUPPORTED,
+  MF_CHECK(mesh->fam->kind == MF_CELL_SIMPLEX, mesh->ctx, MF_ERR_UNSUPPORTED,
            "spaces of several components are made on simplex meshes only");
   return mf_simplex_space_create(mesh, degree, ncomp, space);
 }
@@ -432,7 +420,7 @@ int mf_space_set_dirichlet_tags(mf_space space, int ntags, const int *tags)
            "negative number of tags %d with a tag array (tags NULL with ntags < 0 goes back to every boundary facet)",
            ntags);
   mf_simplex_space *ss = (mf_simplex_space *)space->simplex;
-  const mf_simplex_mesh *m = (const mf_simplex_mesh *)space->mesh->simplex;
+  const mf_simplex_mesh *m = (const mf_simplex_mesh *)space->mesh->fdata;
   if (ntags < 0) { /* every boundary facet: the marks of the DoFs */
     free(ss->tags);
     ss->tags = NULL;
@@ -559,7 +547,7 @@ int mf_simplex_space_rhs(mf_space s, mf_coefficient_fn f, void *user, double *bv
   MF_CHECK(s->ncomp == 1, s->ctx, MF_ERR_UNSUPPORTED, "right-hand sides of spaces of %d components: not supported",
            s->ncomp);
   mf_bad_point bad = MF_BAD_POINT_NONE;
-  rhs_cells r = {(const mf_simplex_mesh *)s->mesh->simplex, &ss->basis, f, user, &bad};
+  rhs_cells r = {(const mf_simplex_mesh *)s->mesh->fdata, &ss->basis, f, user, &bad};
   memset(bv, 0, sizeof(double) * (size_t)s->nlocal);
   MF_CALL(mf_simplex_cells_sum(s->ctx, r.m->ncells, ss->basis.nnodes, 1, ss->dofs.cell_dofs, rhs_cell, &r, bv));
   return mf_bad_point_refuse(s->ctx, &bad, s->dim, "right-hand side f", "f");
@@ -568,7 +556,7 @@ int mf_simplex_space_rhs(mf_space s, mf_coefficient_fn f, void *user, double *bv
 int mf_simplex_space_l2_cells(mf_space s, const double *uh, mf_coefficient_fn u, void *user, double *cellsum)
 {
   const mf_simplex_space *ss = (const mf_simplex_space *)s->simplex;
-  const mf_simplex_mesh *m = (const mf_simplex_mesh *)s->mesh->simplex;
+  const mf_simplex_mesh *m = (const mf_simplex_mesh *)s->mesh->fdata;
   const mf_simplex_basis *b = &ss->basis_l2;
   MF_CHECK(s->ncomp == 1, s->ctx, MF_ERR_UNSUPPORTED, "L2 errors of spaces of %d components: not supported",
            s->ncomp);
@@ -610,7 +598,7 @@ int mf_simplex_space_l2_cells(mf_space s, const double *uh, mf_coefficient_fn u,
 int mf_simplex_space_h1_cells(mf_space s, const double *uh, mf_gradient_fn grad_u, void *user, double *cellsum)
 {
   const mf_simplex_space *ss = (const mf_simplex_space *)s->simplex;
-  const mf_simplex_mesh *m = (const mf_simplex_mesh *)s->mesh->simplex;
+  const mf_simplex_mesh *m = (const mf_simplex_mesh *)s->mesh->fdata;
   const mf_simplex_basis *b = &ss->basis_l2;
   MF_CHECK(s->ncomp == 1, s->ctx, MF_ERR_UNSUPPORTED, "H1 errors of spaces of %d components: not supported",
            s->ncomp);

@@ -1,0 +1,57 @@
+/* mf_hex.h -- the hex family (lib/family.h, mf_family_hex): quadrilaterals and hexahedra of a p4est
+ * forest, continuous Q_p on Gauss-Lobatto points. Its entries live in
+ *   family_hex.c  the table and the meshes (named coarse meshes, coarser copies, adaptation, shells)
+ *   space_hex.c   the space (numbering by forest.c and dofs.c, Dirichlet marks, colors, owners, points)
+ *   vector_hex.c  the integrals of vectors over the cells (right-hand side, L2 and H1 errors)
+ *   vtu_hex.c     the VTK Lagrange cells of the output
+ * and the p4est code in forest.c (compiled as 2D, and through forest3.c as 3D). Internal. */
+#ifndef MF_HEX_H
+#define MF_HEX_H
+
+#include "family.h"
+
+/* dimension-specific p4est code (forest.c compiled as 2D and, through p4est_to_p8est.h, as 3D) */
+int mf_forest_create_2d(mf_mesh mesh);
+int mf_forest_create_3d(mf_mesh mesh);
+void mf_forest_destroy_2d(mf_mesh mesh);
+void mf_forest_destroy_3d(mf_mesh mesh);
+int mf_forest_space_2d(mf_space space);
+int mf_forest_space_3d(mf_space space);
+int mf_forest_adapt_2d(mf_mesh mesh, mf_adapt_fn fn, void *user);
+int mf_forest_adapt_3d(mf_mesh mesh, mf_adapt_fn fn, void *user);
+int mf_forest_coarsen_2d(mf_mesh fine, mf_mesh coarse);
+int mf_forest_coarsen_3d(mf_mesh fine, mf_mesh coarse);
+
+/** Bytes per rank of a forest with ntrees coarse trees and `cells` cells on this rank at the end of
+ *  its making: the connectivity, the per-tree arrays of p4est and of the mesh (every rank holds them
+ *  all) and, for the ball, the corner lists its connectivity is built from; per cell, a quadrant and
+ *  room for copies while p4est fills, balances or moves its arrays. On one rank with p4est 2.2 the
+ *  peak was 24 bytes per cell (2D level 11, 3D level 7); the estimate takes 2-2.7 times that, for the
+ *  copies a partition makes while cells move between ranks: it errs on the side of refusing. */
+static inline double mf_mesh_bytes(int dim, int64_t ntrees, double cells)
+{
+  const double per_tree = dim == 2 ? 800.0 : 1300.0, per_cell = dim == 2 ? 48.0 : 64.0;
+  return per_tree * (double)ntrees + per_cell * cells;
+}
+
+/** Physical point of tree reference coordinates s in [0,1]^dim of tree t. */
+static inline void mf_mesh_map_point(const struct mf_mesh_s *mesh, int tree, const double *s, double *x)
+{
+  mf_map_point(mesh->dim, mesh->map, mesh->ball_inner, &mesh->tree_vertices[(size_t)3 * (1 << mesh->dim) * tree], s, x);
+}
+
+/* the table's entries (lib/family.h says what each does) */
+int mf_hex_space_create(mf_mesh mesh, int degree, int ncomp, mf_space *space);
+void mf_hex_space_destroy(mf_space space);
+int mf_hex_node_points(mf_space space);
+void mf_hex_dof_point(mf_space space, int dof, double *x);
+int mf_hex_rhs(mf_vector b, mf_coefficient_fn f, void *user);
+int mf_hex_l2_error(mf_vector uh, mf_coefficient_fn u, void *user, double *err);
+int mf_hex_h1_error(mf_vector uh, mf_gradient_fn grad_u, void *user, double *err);
+int mf_hex_vtu_begin(mf_vtu_cells *c);
+void mf_hex_vtu_values(mf_vtu_cells *c, int cell, double *vals);
+void mf_hex_vtu_points(mf_vtu_cells *c, int cell, double *xyz);
+void mf_hex_vtu_cell_data(const mf_vtu_cells *c, int cell, int32_t *level, int32_t *mask);
+void mf_hex_vtu_end(mf_vtu_cells *c);
+
+#endif
