@@ -1,155 +1,17 @@
-/* space.c -- the mf_space object (continuous Q_p on Gauss-Lobatto points) and the owner/ghost
- * exchange of distributed vectors.
+/* space.c -- the mf_space object: what every cell family's space shares (the element-to-DoF map,
+ * sizes, Dirichlet marks, DoF points, the cell parts, references, the backend's device state), the
+ * capabilities asked of its family's table (lib/family.h: numbering, points, Dirichlet tags), and the
+ * owner/ghost exchange of distributed vectors.
  *
- * Local DoF layout on each rank, as p4est_lnodes numbers it:
+ * Local DoF layout on each rank (p4est_lnodes' for hex spaces):
  *     [ owned (nowned) | ghosts owned by other ranks (nlocal - nowned) ]
  * Import copies each ghost from its owner; export-add sends each ghost's partial sum to its owner,
  * which adds it to the owned entry.                                                               */
-#include "mfree_impl.h"
-#include "simplex/mf_simplex_space.h"
-#include "hex/mf_hex.h"
-
-#include <math.h>
+#include "family.h"
 
 #include "base/mf_backend.h"
 
 #define MF_TAG_EXCHANGE 4711
-
-/* Atomic minimum of an int (relaxed: only the final value matters). */
-static inline void atomic_min_int(int *p, int v)
-{
-#if defined(_OPENMP) && defined(__GNUC__)
-  int cur = __atomic_load_n(p, __ATOMIC_RELAXED);
-  while (v < cur && !__atomic_compare_exchange_n(p, &cur, v, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
-  }
-#elif defined(_OPENMP)
-#pragma omp critical(mf_atomic_min)
-  if (v < *p) *p = v;
-#else
-  if (v < *p) *p = v;
-#endif
-}
-
-/* Positions of a cell that decide whether two cells share a DoF: its 2^dim corners and, on a cell
- * with a mask, its constrained positions. Two cells sharing a DoF share one of these: a DoF seen at
- * own (unconstrained) positions by both is a node of an entity (vertex, edge, face) both have, whose
- * corner vertices both have; a coarse DoF seen at a constrained position lies on a coarse face or
- * edge whose corners the coarse cell has as corners and the fine cell has at constrained positions. */
-static int conflict_positions(const mf_space s, int e, int *pos)
-{
-  const int n1 = s->n1, p = s->degree, nc = 1 << s->dim;
-  int n = 0;
-  for (int c = 0; c < nc; c++) pos[n++] = (c & 1) * p + n1 * ((c >> 1 & 1) * p + n1 * ((c >> 2 & 1) * p));
-  const int mask = s->face_code[e];
-  if (mask)
-    for (int k = 0; k < s->npc; k++)
-      if (mf_hanging_node_constrained(s->dim, n1, mask, k)) pos[n++] = k;
-  return n;
-}
-
-/* Greedy first-fit coloring on the cell-DoF graph restricted to the positions above (each DoF
- * remembers the colors of its cells in a 64-bit mask): the same colors as on all positions, at
- * 2^dim instead of (p+1)^dim lookups per cell on conforming cells. Inherently sequential; linear in
- * the cells. Cells keep the p4est (Morton) order, which keeps neighbouring cells close in memory for
- * the atomic scatter; color_cells lists the cells color by color for the colored scatter. Made at
- * set-up on the cpu backend (its parallel loops scatter color by color); on the cuda backend when the
- * colored scatter is first used. */
-int mf_space_colors(mf_space s)
-{
-  if (s->color_off) return 0;
-  mf_context ctx = s->ctx;
-  const int n = s->ncells;
-  uint64_t *dofmask = NULL;
-  int *color = NULL, *count = NULL, *pos = NULL, ierr = 0;
-  ierr = MF_CALLOC_TOUCH(ctx, s->nlocal, &dofmask);
-  if (!ierr) ierr = MF_CALLOC_TOUCH(ctx, n, &color);
-  if (!ierr) ierr = MF_CALLOC(ctx, 65, &count);
-  if (!ierr) ierr = MF_CALLOC(ctx, s->npc + 8, &pos);
-  if (ierr) goto done;
-  s->ncolors = 0;
-  for (int e = 0; e < n; e++) {
-    const int *nodes = &s->cell_nodes[(size_t)e * s->npc];
-    const int np = conflict_positions(s, e, pos);
-    uint64_t used = 0;
-    for (int i = 0; i < np; i++) used |= dofmask[nodes[pos[i]]];
-    MF_CHECK_GOTO(~used != 0, ctx, MF_ERR_UNSUPPORTED, done, "cell %d needs more than 64 colors", e);
-    int c = 0;
-    while (used >> c & 1) c++;
-    color[e] = c;
-    count[c + 1]++;
-    if (c + 1 > s->ncolors) s->ncolors = c + 1;
-    for (int i = 0; i < np; i++) dofmask[nodes[pos[i]]] |= (uint64_t)1 << c;
-  }
-  MF_CALL_GOTO(MF_CALLOC(ctx, s->ncolors + 1, &s->color_off), done);
-  MF_CALL_GOTO(MF_CALLOC_TOUCH(ctx, n, &s->color_cells), done);
-  for (int c = 0; c < s->ncolors; c++) s->color_off[c + 1] = s->color_off[c] + count[c + 1];
-  for (int c = 0; c <= s->ncolors; c++) count[c] = s->color_off[c];
-  for (int e = 0; e < n; e++) s->color_cells[count[color[e]]++] = e;
-done:
-  if (ierr) { /* nothing half made: the next call starts over */
-    free(s->color_off);
-    free(s->color_cells);
-    s->color_off = NULL;
-    s->color_cells = NULL;
-    s->ncolors = 0;
-  }
-  free(dofmask);
-  free(color);
-  free(count);
-  free(pos);
-  return ierr;
-}
-
-/* The cells with a mask, ascending; every mask checked against the layout. */
-static int masked_cells(mf_space s)
-{
-  int bad = -1;
-  s->nmasked = 0;
-  for (int e = 0; e < s->ncells; e++) {
-    if (!s->face_code[e]) continue;
-    if (bad < 0 && mf_hanging_check(s->dim, s->face_code[e])) bad = e;
-    s->nmasked++;
-  }
-  MF_CHECK(bad < 0, s->ctx, MF_ERR_ARGUMENT, "cell %d: invalid hanging-node mask %d from p4est_lnodes", bad,
-           bad < 0 ? 0 : (int)s->face_code[bad]);
-  MF_CALL(MF_CALLOC(s->ctx, s->nmasked, &s->masked_cells));
-  for (int e = 0, k = 0; e < s->ncells; e++)
-    if (s->face_code[e]) s->masked_cells[k++] = e;
-  return 0;
-}
-
-/* Within a chunk the cells go by child id (their position in the parent: cells of one child id in a
- * chunk never touch on a uniform mesh, so they add into different DoFs), and cells without a mask
- * before those with one; a counting sort per chunk, chunks in parallel. */
-static inline int launch_key(const mf_space s, int e)
-{
-  const int shift = s->root_log - s->cell_level[e]; /* log2 of the cell's edge */
-  int child = 0;
-  for (int d = 0; d < s->dim; d++) child |= (int)((s->cell_q[3 * (size_t)e + d] >> shift) & 1) << d;
-  return 2 * child + (s->face_code[e] != 0);
-}
-
-int mf_space_launch_order(mf_space s, int chunk, int *order)
-{
-  if (chunk <= 0) {
-    for (int e = 0; e < s->ncells; e++) order[e] = e;
-    return 0;
-  }
-  const int nkey = 2 << s->dim, nchunk = (s->ncells + chunk - 1) / chunk;
-#pragma omp parallel
-  {
-    int cnt[2 * 8 + 1];
-#pragma omp for schedule(static)
-    for (int ch = 0; ch < nchunk; ch++) {
-      const int start = ch * chunk, end = start + chunk < s->ncells ? start + chunk : s->ncells;
-      memset(cnt, 0, sizeof(int) * (size_t)(nkey + 1));
-      for (int e = start; e < end; e++) cnt[launch_key(s, e) + 1]++;
-      for (int k = 0; k < nkey; k++) cnt[k + 1] += cnt[k];
-      for (int e = start; e < end; e++) order[start + cnt[launch_key(s, e)]++] = e;
-    }
-  }
-  return 0;
-}
 
 /* 1 if cell e touches a ghost DoF (local indices >= nowned): it reads imported entries of x and writes
  * entries of y that the export-add sends */
@@ -195,237 +57,45 @@ int mf_space_parts(mf_space s)
   return ierr;
 }
 
-/* Dirichlet marks: every node of a cell face on the domain boundary; a boundary node seen from any
- * rank is a boundary node everywhere (export-add, import). Collective: called on every rank with the
- * agreed code so far, its local part runs where ierr is 0, then the ranks agree before exchanging. */
-static int dirichlet_marks(mf_space s, int ierr)
-{
-  mf_context ctx = s->ctx;
-  const int n1 = s->n1, npc = s->npc, dim = s->dim, ncells = s->ncells, nlocal = s->nlocal;
-  double *mark = NULL;
-  if (!ierr) ierr = MF_CALLOC_TOUCH(ctx, nlocal, &s->bc);
-  if (!ierr && s->ex.nneigh) ierr = MF_CALLOC(ctx, nlocal, &mark);
-  if (!ierr) {
-#pragma omp parallel for schedule(static)
-    for (int e = 0; e < ncells; e++) {
-      const unsigned bf = s->cell_bfaces[e];
-      if (!bf) continue;
-      const int *nodes = &s->cell_nodes[(size_t)e * npc];
-      for (int node = 0; node < npc; node++) {
-        int ijk[3] = {node % n1, (node / n1) % n1, node / (n1 * n1)}, on = 0;
-        for (int f = 0; f < 2 * dim; f++)
-          if ((bf >> f & 1) && ijk[f / 2] == ((f % 2) ? n1 - 1 : 0)) on = 1;
-        if (on) {
-#pragma omp atomic write
-          s->bc[nodes[node]] = 1;
-        }
-      }
-    }
-    free(s->cell_bfaces);
-    s->cell_bfaces = NULL;
-  }
-  ierr = mf_agree(ctx, ierr); /* the exchange below waits for every neighbour */
-  if (!ierr && s->ex.nneigh) {
-    for (int i = 0; i < nlocal; i++) mark[i] = s->bc[i];
-    ierr = mf_exchange_export_add(ctx, &s->ex, mark);
-    if (!ierr) ierr = mf_exchange_import(ctx, &s->ex, mark);
-    for (int i = 0; i < nlocal; i++) s->bc[i] = mark[i] > 0.0;
-  }
-  free(mark);
-  if (ierr) return ierr;
-  /* the list, ascending: counts per block of DoFs, offsets, then each block fills its part */
-  enum { NB = 256 };
-  int off[NB + 1] = {0};
-  const int blk = (nlocal + NB - 1) / NB;
-#pragma omp parallel for schedule(static)
-  for (int b = 0; b < NB; b++) {
-    int c = 0;
-    for (int i = b * blk; i < nlocal && i < (b + 1) * blk; i++) c += s->bc[i];
-    off[b + 1] = c;
-  }
-  for (int b = 0; b < NB; b++) off[b + 1] += off[b];
-  s->nbc = off[NB];
-  MF_CALL(MF_CALLOC(ctx, s->nbc, &s->bc_list));
-#pragma omp parallel for schedule(static)
-  for (int b = 0; b < NB; b++)
-    for (int i = b * blk, k = off[b]; i < nlocal && i < (b + 1) * blk; i++)
-      if (s->bc[i]) s->bc_list[k++] = i;
-  return 0;
-}
-
-/* The owner of every DoF: the first cell (in cell order) that has it at an own (unconstrained)
- * position, and that position, so that its point is computed once and the same whatever the thread
- * count. The uniform numbering (lib/hex/dofs.c) knows them; otherwise an atomic minimum over the cells.
- * Collective (see dirichlet_marks). */
-static int node_owners(mf_space s, int ierr)
-{
-  mf_context ctx = s->ctx;
-  const int dim = s->dim, n1 = s->n1, npc = s->npc, ncells = s->ncells, nlocal = s->nlocal;
-  if (!ierr && !s->dof_owner) {
-    ierr = MF_CALLOC_TOUCH(ctx, nlocal, &s->dof_owner);
-    if (!ierr) ierr = MF_CALLOC_TOUCH(ctx, nlocal, &s->dof_pos);
-    if (!ierr) {
-      int *owner = s->dof_owner;
-#pragma omp parallel for schedule(static)
-      for (int i = 0; i < nlocal; i++) owner[i] = ncells;
-#pragma omp parallel for schedule(static)
-      for (int e = 0; e < ncells; e++) {
-        const int *nodes = &s->cell_nodes[(size_t)e * npc], mask = s->face_code[e];
-        for (int k = 0; k < npc; k++)
-          if (!mask || !mf_hanging_node_constrained(dim, n1, mask, k)) atomic_min_int(&owner[nodes[k]], e);
-      }
-#pragma omp parallel for schedule(static)
-      for (int e = 0; e < ncells; e++) {
-        const int *nodes = &s->cell_nodes[(size_t)e * npc], mask = s->face_code[e];
-        for (int k = 0; k < npc; k++)
-          if (owner[nodes[k]] == e && (!mask || !mf_hanging_node_constrained(dim, n1, mask, k)))
-            s->dof_pos[nodes[k]] = (uint16_t)k;
-      }
-    }
-  }
-  ierr = mf_agree(ctx, ierr);
-  if (ierr) return ierr;
-  int complete = 1;
-#pragma omp parallel for schedule(static) reduction(&& : complete)
-  for (int i = 0; i < nlocal; i++) complete = complete && s->dof_owner[i] < ncells;
-  /* the same answer on every rank: what depends on it may exchange */
-  int rc = MPI_Allreduce(MPI_IN_PLACE, &complete, 1, MPI_INT, MPI_MIN, ctx->comm);
-  MF_CHECK(rc == MPI_SUCCESS, ctx, MF_ERR_MPI, "MPI_Allreduce failed (%d)", rc);
-  s->owners_complete = complete;
-  return 0;
-}
-
 void mf_space_dof_point(mf_space s, int dof, double *x)
 {
   if (s->coords) {
     for (int k = 0; k < s->dim; k++) x[k] = s->coords[(size_t)dof * s->dim + k];
     return;
   }
-  const int n1 = s->n1, k = s->dof_pos[dof];
-  const double xi[3] = {s->gll[k % n1], s->gll[(k / n1) % n1], s->gll[k / (n1 * n1)]};
-  mf_space_cell_point(s, s->dof_owner[dof], xi, x);
+  s->fam->dof_point(s, dof, x); /* a family without it makes the points with the space */
 }
 
-/* Node coordinates on the host, OpenMP over the DoFs. DoFs that this rank sees only at constrained
- * positions (possible for ghosts) get their point from the ranks that see them: export-add of points
- * and counts, import. Where it is made on every rank at once (set-up), every rank gets here. */
 int mf_space_host_coords(mf_space s)
 {
   if (s->coords) return 0;
-  mf_context ctx = s->ctx;
-  const int dim = s->dim, ncells = s->ncells, nlocal = s->nlocal;
-  const int *owner = s->dof_owner;
-  double *coords = NULL, *v = NULL, *cnt = NULL;
-  int ierr = MF_CALLOC_TOUCH(ctx, (size_t)nlocal * dim, &coords);
-  if (!ierr && s->ex.nneigh) ierr = MF_CALLOC(ctx, nlocal, &v);
-  if (!ierr && s->ex.nneigh) ierr = MF_CALLOC(ctx, nlocal, &cnt);
-  if (!ierr) {
-#pragma omp parallel for schedule(static)
-    for (int i = 0; i < nlocal; i++)
-      if (owner[i] < ncells) mf_space_dof_point(s, i, &coords[(size_t)i * dim]);
-  }
-  ierr = mf_agree(ctx, ierr); /* before the exchanges */
-  if (!ierr && s->ex.nneigh) {
-    for (int i = 0; i < nlocal; i++) cnt[i] = owner[i] < ncells;
-    ierr = mf_exchange_export_add(ctx, &s->ex, cnt);
-    for (int k = 0; k < dim && !ierr; k++) {
-      for (int i = 0; i < nlocal; i++) v[i] = owner[i] < ncells ? coords[(size_t)i * dim + k] : 0.0;
-      ierr = mf_exchange_export_add(ctx, &s->ex, v);
-      for (int i = 0; i < s->nowned && !ierr; i++)
-        if (cnt[i] > 0) v[i] /= cnt[i];
-      if (!ierr) ierr = mf_exchange_import(ctx, &s->ex, v);
-      for (int i = 0; i < nlocal && !ierr; i++) coords[(size_t)i * dim + k] = v[i];
-    }
-  }
-  free(v);
-  free(cnt);
-  if (ierr) {
-    free(coords);
-    return ierr;
-  }
-  s->coords = coords;
-  return 0;
+  MF_CHECK(s->fam->node_points, s->ctx, MF_ERR_UNSUPPORTED, "the DoF points of a %s space were not made with it",
+           s->fam->name);
+  return s->fam->node_points(s);
 }
 
-/* Host memory of a space (bytes, this rank): per cell its DoF list twice (p4est_lnodes' and ours,
- * both alive while it is copied) and a few per-cell arrays; per DoF (about p^dim per cell) its point,
- * owner, marks and the exchange lists. */
-static double space_bytes(const struct mf_mesh_s *m, int degree, double *ndofs)
+void mf_space_init(mf_space s, mf_mesh mesh, int degree, int ncomp)
 {
-  const double cells = (double)m->ncells_local, npc = pow(degree + 1, m->dim);
-  *ndofs = cells * pow(degree, m->dim) * 1.25 + npc;
-  return cells * (8.0 * npc + 64.0) + *ndofs * (8.0 * m->dim + 32.0);
-}
-
-int mf_space_create(mf_mesh mesh, int degree, mf_space *space)
-{
-  if (space) *space = NULL; /* NULL on every failure, the first argument's included */
-  MF_CHECK(mesh, NULL, MF_ERR_NULL, "mesh is NULL");
-  mf_context ctx = mesh->ctx;
-  MF_CHECK(space, ctx, MF_ERR_NULL, "output pointer space is NULL");
-  *space = NULL;
-  if (mesh->fam->kind == MF_CELL_SIMPLEX) return mf_simplex_space_create(mesh, degree, 1, space);
-  MF_CHECK(degree >= 1 && degree <= MF_MAX_DEGREE, ctx, MF_ERR_ARGUMENT,
-           "degree %d out of range 1..%d", degree, MF_MAX_DEGREE);
-  /* Collective: every step that can fail on one rank alone (memory, CUDA) is agreed on before the
-   * next collective step (p4est_lnodes, the exchanges), so no rank waits for one that returned. */
-  double ndofs = 0.0;
-  const double bytes = space_bytes(mesh, degree, &ndofs);
-  int ierr = 0;
-  if (ndofs > INT32_MAX)
-    ierr = mf_error_set(ctx, MF_ERR_ARGUMENT, __FILE__, __LINE__, __func__,
-                        "degree %d on %lld cells of this rank makes about %.3g DoFs per rank; at most %d: use more ranks",
-                        degree, (long long)mesh->ncells_local, ndofs, INT32_MAX);
-  if (!ierr) {
-    char what[96];
-    snprintf(what, sizeof what, "a degree-%d space on %lld cells", degree, (long long)mesh->ncells_global);
-    ierr = mf_host_require(ctx, bytes, what);
-  }
-  mf_space s = NULL;
-  if (!ierr) ierr = MF_CALLOC(ctx, 1, &s);
-  ierr = mf_agree(ctx, ierr);
-  if (ierr) {
-    free(s);
-    return ierr;
-  }
-  s->ctx = ctx;
+  s->ctx = mesh->ctx;
   s->mesh = mesh;
   s->mesh_revision = mesh->revision;
   s->refs = 1;
   mf_mesh_retain(mesh);
+  s->fam = mesh->fam;
   s->dim = mesh->dim;
   s->degree = degree;
-  s->ncomp = 1;
+  s->ncomp = ncomp;
   s->n1 = degree + 1;
-  s->npc = s->dim == 2 ? s->n1 * s->n1 : s->n1 * s->n1 * s->n1;
-  double w[MF_MAX_N1];
-  mf_gauss_lobatto(s->n1, s->gll, w);
-  mf_hanging_matrices(degree, s->hanging_P);
-  double t0 = mf_phase_begin(ctx);
-  ierr = s->dim == 2 ? mf_forest_space_2d(s) : mf_forest_space_3d(s); /* p4est's collective steps come first */
-  mf_phase_end(ctx, MF_PHASE_DOFS, t0);
-  t0 = mf_phase_begin(ctx);
-  ierr = dirichlet_marks(s, mf_agree(ctx, ierr));
-  mf_phase_end(ctx, MF_PHASE_DIRICHLET, t0);
-  if (!ierr) {
-    t0 = mf_phase_begin(ctx);
-    ierr = masked_cells(s);
-    if (!ierr && ctx->backend == MF_BACKEND_CPU) ierr = mf_space_colors(s);
-    if (!ierr && ctx->backend == MF_BACKEND_CUDA) { /* chunks of 1024 cells: docs/performance.md */
-      const char *env = getenv("MF_CUDA_ATOMIC_CHUNK");
-      ierr = MF_CALLOC_TOUCH(ctx, s->ncells, &s->launch_order);
-      if (!ierr) ierr = mf_space_launch_order(s, env ? atoi(env) : 1024, s->launch_order);
-    }
-    mf_phase_end(ctx, MF_PHASE_ORDERING, t0);
-  }
-  /* the cuda backend computes the points on the device on one rank; with several, the host array
-   * (collective: its exchange makes a shared DoF's point the same on every rank) is made here, on
-   * every rank, so that no later call makes it on some ranks only */
-  t0 = mf_phase_begin(ctx);
-  ierr = node_owners(s, ierr); /* agreed */
-  if (!ierr && (ctx->backend == MF_BACKEND_CPU || ctx->size > 1 || !s->owners_complete))
-    ierr = mf_space_host_coords(s);
-  mf_phase_end(ctx, MF_PHASE_COORDINATES, t0);
+}
+
+/* The family's space and the backend's device state. Collective: a failure on one rank is every
+ * rank's, and the space made so far is destroyed. */
+static int space_create(mf_mesh mesh, int degree, int ncomp, mf_space *space)
+{
+  mf_context ctx = mesh->ctx;
+  mf_space s = NULL;
+  int ierr = mesh->fam->space_create(mesh, degree, ncomp, &s);
+  if (!s) return ierr; /* refused before anything was made, on every rank alike */
   if (!ierr && ctx->bk->space.setup) ierr = ctx->bk->space.setup(s); /* times its own phases */
   ierr = mf_agree(ctx, ierr);
   if (ierr) {
@@ -434,6 +104,40 @@ int mf_space_create(mf_mesh mesh, int degree, mf_space *space)
   }
   *space = s;
   return 0;
+}
+
+int mf_space_create(mf_mesh mesh, int degree, mf_space *space)
+{
+  if (space) *space = NULL; /* NULL on every failure, the first argument's included */
+  MF_CHECK(mesh, NULL, MF_ERR_NULL, "mesh is NULL");
+  MF_CHECK(space, mesh->ctx, MF_ERR_NULL, "output pointer space is NULL");
+  return space_create(mesh, degree, 1, space);
+}
+
+int mf_space_create_components(mf_mesh mesh, int degree, int ncomp, mf_space *space)
+{
+  if (space) *space = NULL; /* NULL on every failure, the first argument's included */
+  MF_CHECK(mesh, NULL, MF_ERR_NULL, "mesh is NULL");
+  MF_CHECK(space, mesh->ctx, MF_ERR_NULL, "output pointer space is NULL");
+  MF_CHECK(mesh->fam->components, mesh->ctx, MF_ERR_UNSUPPORTED,
+           "spaces of several components: not on %s meshes (they are made on simplex meshes only)", mesh->fam->name);
+  return space_create(mesh, degree, ncomp, space);
+}
+
+int mf_space_set_dirichlet_tags(mf_space space, int ntags, const int *tags)
+{
+  MF_CHECK(space, NULL, MF_ERR_NULL, "space is NULL");
+  mf_context ctx = space->ctx;
+  MF_CHECK(space->fam->space_dirichlet_tags, ctx, MF_ERR_UNSUPPORTED,
+           "Dirichlet tags select boundary facets of simplex meshes; a %s space's boundary is all Dirichlet",
+           space->fam->name);
+  MF_CHECK(space->refs == 1, ctx, MF_ERR_ARGUMENT,
+           "set the Dirichlet tags before making vectors or operators of the space (%d hold it)", space->refs - 1);
+  MF_CHECK(ntags <= 0 || tags, ctx, MF_ERR_NULL, "%d tags but the tag array is NULL", ntags);
+  MF_CHECK(ntags >= 0 || !tags, ctx, MF_ERR_ARGUMENT,
+           "negative number of tags %d with a tag array (tags NULL with ntags < 0 goes back to every boundary facet)",
+           ntags);
+  return space->fam->space_dirichlet_tags(space, ntags, tags);
 }
 
 void mf_exchange_free(mf_exchange *ex)
@@ -461,26 +165,15 @@ void mf_space_release(mf_space s)
 {
   if (!s || --s->refs > 0) return;
   if (s->dev) s->ctx->bk->space.free(s);
+  if (s->fam && s->fam->space_destroy) s->fam->space_destroy(s);
   free(s->cell_nodes);
-  free(s->face_code);
-  free(s->cell_tree);
-  free(s->cell_q);
-  free(s->cell_level);
   free(s->bc);
   free(s->bc_list);
-  free(s->cell_bfaces);
   free(s->coords);
-  free(s->masked_cells);
-  free(s->dof_owner);
-  free(s->dof_pos);
-  free(s->color_off);
-  free(s->color_cells);
-  free(s->launch_order);
   free(s->part_cells);
   free(s->csr_rowptr);
   free(s->csr_colidx);
   mf_exchange_free(&s->ex);
-  mf_simplex_space_free(s->simplex);
   mf_mesh_release(s->mesh);
   free(s);
 }
@@ -535,26 +228,6 @@ int mf_space_local_sizes(mf_space space, int *nowned, int *nlocal)
   if (nowned) *nowned = space->nowned;
   if (nlocal) *nlocal = space->nlocal;
   return 0;
-}
-
-void mf_space_cell_point(mf_space space, int cell, const double *xi, double *x)
-{
-  double s[3] = {0, 0, 0}, o[3], h;
-  mf_space_cell_box(space, cell, o, &h);
-  for (int k = 0; k < space->dim; k++) s[k] = o[k] + h * xi[k];
-  mf_mesh_map_point(space->mesh, space->cell_tree[cell], s, x);
-}
-
-void mf_space_cell_coords(mf_space space, int cell, double *X)
-{
-  const int dim = space->dim, npc = space->npc;
-  const int *nodes = &space->cell_nodes[(size_t)cell * npc];
-  double comp[MF_MAX_N1 * MF_MAX_N1 * MF_MAX_N1];
-  for (int k = 0; k < dim; k++) {
-    for (int node = 0; node < npc; node++) comp[node] = space->coords[(size_t)nodes[node] * dim + k];
-    mf_hanging_apply(dim, space->n1, space->face_code[cell], space->hanging_P, comp, 0);
-    for (int node = 0; node < npc; node++) X[node * dim + k] = comp[node];
-  }
 }
 
 /* The MPI part of one exchange: ex->send_buf (packed by the caller in list order) goes out, and

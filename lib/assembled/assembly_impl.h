@@ -25,9 +25,6 @@ extern "C" {
  *  DoFs, row r holds the nodes of the cells that hold r, ascending. what names the operator in
  *  refusals; values_on_host: the memory check counts the operator's values too. */
 int mf_assembly_pattern(mf_space s, const char *what, int values_on_host);
-/** The local DoFs of every cell (ncells x npc) that the sparsity and the rowwise lists are made from:
- *  s->cell_nodes, or the cell DoFs of a simplex space. */
-const int *mf_assembly_cell_nodes(mf_space s);
 /** Bytes an assembled operator adds to its space's sparsity: the values (8 per nonzero) and its work
  *  vector (8 per local DoF); with_pattern: the columns too (4 per nonzero). */
 double mf_assembly_matrix_bytes(int n, int64_t nnz, int with_pattern);

@@ -2,7 +2,6 @@
  * host once per space and kept on it (s->csr_rowptr, s->csr_colidx); lib/assembled/assembly.c assembles the
  * values into it, and on cuda copies it to the device once. */
 #include "assembled/assembly_impl.h"
-#include "simplex/mf_simplex_space.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -55,11 +54,6 @@ static int row_merge(const int *lists, int stride, const int *cells, int k, int 
   return m;
 }
 
-const int *mf_assembly_cell_nodes(mf_space s)
-{
-  return s->simplex ? ((const mf_simplex_space *)s->simplex)->dofs.cell_dofs : s->cell_nodes;
-}
-
 /* The sparsity of every operator assembled on s, made once and kept on the space: rows and columns
  * are the local DoFs, and every pair of nodes of a cell couples (C^T A_e C of a cell with hanging
  * nodes couples the cell's nodes too: cell_nodes lists the constraining DoFs). So row r is the union
@@ -79,7 +73,7 @@ int mf_assembly_pattern(mf_space s, const char *what, int values_on_host)
   mf_context ctx = s->ctx;
   const int n = s->nlocal, npc = s->npc, ncells = s->ncells, stride = npc + 1;
   const size_t nent = (size_t)ncells * npc, nlist = (size_t)ncells * stride;
-  const int *cell_nodes = mf_assembly_cell_nodes(s);
+  const int *cell_nodes = s->cell_nodes;
   int64_t *off = NULL, *rowptr = NULL;
   int *cells = NULL, *lists = NULL, *colidx = NULL;
   /* first the work arrays and rowptr, whose sizes are known now; the columns and the values, which

@@ -46,7 +46,7 @@ int mf_assembly_dof_cells(mf_space s, const int *cells, int nfree, int64_t **off
   mf_context ctx = s->ctx;
   const int n = s->nlocal, npc = s->npc;
   const size_t nent = (size_t)nfree * (size_t)npc;
-  const int *cell_nodes = mf_assembly_cell_nodes(s);
+  const int *cell_nodes = s->cell_nodes;
   *off = NULL;
   *entries = NULL;
   MF_CALL(mf_host_require(ctx, mf_assembly_dof_cells_bytes(s, nfree), "the DoF-to-cell lists of the rowwise assembly"));

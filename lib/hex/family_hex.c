@@ -161,4 +161,10 @@ const mf_family mf_family_hex = {
     .mesh_coarsen = hex_mesh_coarsen,
     .mesh_adapt = hex_mesh_adapt,
     .mesh_refine_shells = hex_mesh_refine_shells,
+    .components = 0,
+    .space_create = mf_hex_space_create,
+    .space_destroy = mf_hex_space_destroy,
+    .space_dirichlet_tags = NULL, /* the whole boundary is Dirichlet */
+    .node_points = mf_hex_node_points,
+    .dof_point = mf_hex_dof_point,
 };

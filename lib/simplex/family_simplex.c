@@ -1,6 +1,78 @@
 /* family_simplex.c -- the simplex family's table (lib/family.h): triangles and tetrahedra on one rank,
- * continuous P_p on equispaced nodes. Meshes, spaces and integrals are in space_simplex.c. */
+ * continuous P_p on equispaced nodes; here the meshes as mf_mesh (the built-in ones of mesh.c, Gmsh
+ * files read by gmsh.c), the rest in space_simplex.c. */
 #include "mf_simplex_space.h"
+
+#include <math.h>
+
+static int one_rank(mf_context ctx, const char *what)
+{
+  MF_CHECK(ctx->size == 1, ctx, MF_ERR_UNSUPPORTED,
+           "%s: simplex meshes run on one rank only, the communicator has %d ranks", what, ctx->size);
+  return 0;
+}
+
+/* The mf_mesh around a made mf_simplex_mesh (taken over; freed on failure). */
+static int wrap(mf_context ctx, mf_simplex_mesh *sm, mf_mesh *mesh)
+{
+  mf_mesh m = NULL;
+  int ierr = MF_CALLOC(ctx, 1, &m);
+  if (ierr) {
+    mf_simplex_mesh_free(sm);
+    free(sm);
+    return ierr;
+  }
+  mf_mesh_init(m, ctx, &mf_family_simplex, sm->dim);
+  m->fdata = sm;
+  m->ncells_global = m->ncells_local = sm->ncells;
+  *mesh = m;
+  return 0;
+}
+
+int mf_simplex_mesh_create(mf_context ctx, const char *name, int dim, int level, mf_mesh *mesh)
+{
+  /* 2^level cells per side within mf_simplex_mesh_box's range: 4096 = 2^12, 256 = 2^8 */
+  const int want = !strcmp(name, "square-tris") ? 2 : 3, maxlevel = dim == 2 ? 12 : 8;
+  MF_CHECK(dim == want, ctx, MF_ERR_ARGUMENT, "mesh '%s' is %dD, dimension %d asked", name, want, dim);
+  MF_CHECK(level >= 0 && level <= maxlevel, ctx, MF_ERR_ARGUMENT,
+           "refinement level %d out of range 0..%d for mesh '%s' (2^level cells per side)", level, maxlevel, name);
+  MF_CALL(one_rank(ctx, name));
+  const double n = ldexp(1.0, level), cells = dim == 2 ? 2.0 * n * n : 6.0 * n * n * n;
+  char what[96];
+  snprintf(what, sizeof what, "mesh '%s' at level %d (%.3g cells)", name, level, cells);
+  MF_CALL(mf_host_require(ctx, cells * (dim + 1) * 4.0 * 3.0 + pow(n + 1, dim) * 24.0, what));
+  mf_simplex_mesh *sm = NULL;
+  MF_CALL(MF_CALLOC(ctx, 1, &sm));
+  const double t0 = mf_phase_begin(ctx);
+  int ierr = mf_simplex_mesh_box(ctx, dim, 1 << level, sm);
+  if (ierr) free(sm);
+  else ierr = wrap(ctx, sm, mesh);
+  mf_phase_end(ctx, MF_PHASE_MESH, t0);
+  return ierr;
+}
+
+int mf_simplex_mesh_read(mf_context ctx, const char *path, int dim, mf_mesh *mesh)
+{
+  MF_CALL(one_rank(ctx, path));
+  const double t0 = mf_phase_begin(ctx);
+  mf_gmsh_mesh g;
+  int ierr = mf_gmsh_read(ctx, path, dim, &g);
+  mf_simplex_mesh *sm = NULL;
+  if (!ierr) ierr = MF_CALLOC(ctx, 1, &sm);
+  if (!ierr) ierr = mf_simplex_mesh_from_gmsh(ctx, &g, path, sm);
+  mf_gmsh_free(&g);
+  if (!ierr) ierr = wrap(ctx, sm, mesh);
+  else free(sm);
+  mf_phase_end(ctx, MF_PHASE_MESH, t0);
+  return ierr;
+}
+
+void mf_simplex_mesh_release(mf_mesh mesh)
+{
+  mf_simplex_mesh_free((mf_simplex_mesh *)mesh->fdata);
+  free(mesh->fdata);
+  mesh->fdata = NULL;
+}
 
 static const char *const simplex_mesh_names[] = {"square-tris", "cube-tets", NULL};
 
@@ -15,4 +87,10 @@ const mf_family mf_family_simplex = {
     .mesh_coarsen = NULL, /* uniform refinement comes with simplex multigrid */
     .mesh_adapt = NULL,
     .mesh_refine_shells = NULL,
+    .components = 1,
+    .space_create = mf_simplex_space_create,
+    .space_destroy = mf_simplex_space_destroy,
+    .space_dirichlet_tags = mf_simplex_space_dirichlet_tags,
+    .node_points = NULL, /* made with the space */
+    .dof_point = NULL,
 };

@@ -1,10 +1,12 @@
 /* mf_simplex_space.h -- simplex meshes, spaces and operators behind the public handles (mf_mesh,
- * mf_space, mf_operator): what the generic objects (lib/mesh.c, lib/space.c, lib/vector.c,
- * lib/operator.c) call when a mesh's cell kind is MF_CELL_SIMPLEX. Internal. One rank only. */
+ * mf_space, mf_operator): the simplex family's entries of the cell-family table (lib/family.h,
+ * filled in family_simplex.c), and the simplex operator kind that lib/operator.c makes on a simplex
+ * space. Internal. One rank only. */
 #ifndef MF_SIMPLEX_SPACE_H
 #define MF_SIMPLEX_SPACE_H
 
 #include "mf_simplex.h"
+#include "mf_gmsh.h"
 #include "family.h"
 
 /** What a simplex space holds besides the generic fields of mf_space_s: the basis (rule of degree 2p),
@@ -14,7 +16,7 @@ typedef struct {
   mf_simplex_basis basis;    /* qdegree 2p: operators (MF_QUAD_GAUSS) and right-hand sides */
   mf_simplex_basis basis_l2; /* qdegree 2p + 3 (at most 2 MF_SIMPLEX_MAX_DEGREE + 2): mf_vector_l2_error and
                                 mf_vector_h1_error */
-  mf_simplex_dofs dofs;
+  mf_simplex_dofs dofs;       /* its cell_dofs: a view of the space's cell_nodes (which owns the map) */
   int ntags, *tags;
   void *dev_asm; /* cuda backend: the DoF-to-cell lists of the assembly, kept on the device once made
                     (lib/cuda/simplex_assembly.cu; freed with the space) */
@@ -30,11 +32,16 @@ int mf_simplex_backend_check(mf_context ctx, int degree);
 int mf_simplex_mesh_create(mf_context ctx, const char *name, int dim, int level, mf_mesh *mesh);
 int mf_simplex_mesh_read(mf_context ctx, const char *path, int dim, mf_mesh *mesh);
 void mf_simplex_mesh_release(mf_mesh mesh);
+/** The simplex mesh of a Gmsh file's cells (path for messages): the vertices they reference, cells
+ *  that overlap refused, the boundary computed and tagged from the file's facets (space_simplex.c). */
+int mf_simplex_mesh_from_gmsh(mf_context ctx, const mf_gmsh_mesh *g, const char *path, mf_simplex_mesh *m);
 
-/** mf_space_create on a simplex mesh, ncomp components per DoF. */
+/** The simplex family's spaces (lib/family.h): P_p of ncomp components per DoF (space_create; the
+ *  DoFs' map into space->cell_nodes, of which dofs.cell_dofs is a view), the space's simplex data
+ *  freed (space_destroy), and the Dirichlet DoFs of tagged boundary facets (space_dirichlet_tags). */
 int mf_simplex_space_create(mf_mesh mesh, int degree, int ncomp, mf_space *space);
-/** The space's simplex data freed (mf_space_release). */
-void mf_simplex_space_free(void *simplex);
+void mf_simplex_space_destroy(mf_space space);
+int mf_simplex_space_dirichlet_tags(mf_space space, int ntags, const int *tags);
 
 /** sum[cell_dofs[e N + i] nc + c] += v_e[i nc + c] over the ncells cells, v_e (N nc values) made by
  *  cell(e, v_e, user): a chunk of cells at a time on OpenMP threads (cell is called from several threads

@@ -1,9 +1,7 @@
-/* space_simplex.c -- simplex meshes and P_p spaces behind the public mf_mesh and mf_space handles
- * (mf_simplex_space.h): the built-in meshes and Gmsh files as mf_mesh, the space's DoFs, points and
- * Dirichlet marks, and the host integrals of mf_vector_assemble_rhs, mf_vector_l2_error and
- * mf_vector_h1_error. One rank. */
+/* space_simplex.c -- the simplex family's meshes from Gmsh files (the checks of their cells, the tags
+ * of their boundary facets), P_p spaces (DoFs, points, Dirichlet marks and tags) and the host integrals
+ * of mf_vector_assemble_rhs, mf_vector_l2_error and mf_vector_h1_error (mf_simplex_space.h). One rank. */
 #include "mf_simplex_space.h"
-#include "mf_gmsh.h"
 #include "mf_simplex_backend.h"
 
 #include <math.h>
@@ -20,52 +18,6 @@ int mf_simplex_backend_check(mf_context ctx, int degree)
 }
 
 /* ------------------------------------------------------------------ meshes */
-
-static int one_rank(mf_context ctx, const char *what)
-{
-  MF_CHECK(ctx->size == 1, ctx, MF_ERR_UNSUPPORTED,
-           "%s: simplex meshes run on one rank only, the communicator has %d ranks", what, ctx->size);
-  return 0;
-}
-
-/* The mf_mesh around a made mf_simplex_mesh (taken over; freed on failure). */
-static int wrap(mf_context ctx, mf_simplex_mesh *sm, mf_mesh *mesh)
-{
-  mf_mesh m = NULL;
-  int ierr = MF_CALLOC(ctx, 1, &m);
-  if (ierr) {
-    mf_simplex_mesh_free(sm);
-    free(sm);
-    return ierr;
-  }
-  mf_mesh_init(m, ctx, &mf_family_simplex, sm->dim);
-  m->fdata = sm;
-  m->ncells_global = m->ncells_local = sm->ncells;
-  *mesh = m;
-  return 0;
-}
-
-int mf_simplex_mesh_create(mf_context ctx, const char *name, int dim, int level, mf_mesh *mesh)
-{
-  /* 2^level cells per side within mf_simplex_mesh_box's range: 4096 = 2^12, 256 = 2^8 */
-  const int want = !strcmp(name, "square-tris") ? 2 : 3, maxlevel = dim == 2 ? 12 : 8;
-  MF_CHECK(dim == want, ctx, MF_ERR_ARGUMENT, "mesh '%s' is %dD, dimension %d asked", name, want, dim);
-  MF_CHECK(level >= 0 && level <= maxlevel, ctx, MF_ERR_ARGUMENT,
-           "refinement level %d out of range 0..%d for mesh '%s' (2^level cells per side)", level, maxlevel, name);
-  MF_CALL(one_rank(ctx, name));
-  const double n = ldexp(1.0, level), cells = dim == 2 ? 2.0 * n * n : 6.0 * n * n * n;
-  char what[96];
-  snprintf(what, sizeof what, "mesh '%s' at level %d (%.3g cells)", name, level, cells);
-  MF_CALL(mf_host_require(ctx, cells * (dim + 1) * 4.0 * 3.0 + pow(n + 1, dim) * 24.0, what));
-  mf_simplex_mesh *sm = NULL;
-  MF_CALL(MF_CALLOC(ctx, 1, &sm));
-  const double t0 = mf_phase_begin(ctx);
-  int ierr = mf_simplex_mesh_box(ctx, dim, 1 << level, sm);
-  if (ierr) free(sm);
-  else ierr = wrap(ctx, sm, mesh);
-  mf_phase_end(ctx, MF_PHASE_MESH, t0);
-  return ierr;
-}
 
 /* A file facet: its smallest vertex and the key of the others (mf_simplex_entities), its tag. */
 typedef struct {
@@ -180,7 +132,7 @@ static int check_overlaps(mf_context ctx, const mf_gmsh_mesh *g, const char *pat
 
 /* The cells of a Gmsh mesh on the vertices they reference (renumbered in the file's node order), the
  * boundary computed, each boundary facet tagged with the physical tag of the file's facet on it. */
-static int from_gmsh(mf_context ctx, const mf_gmsh_mesh *g, const char *path, mf_simplex_mesh *m)
+int mf_simplex_mesh_from_gmsh(mf_context ctx, const mf_gmsh_mesh *g, const char *path, mf_simplex_mesh *m)
 {
   const int dim = g->dim, nvc = dim + 1;
   MF_CHECK(g->n_cells > 0, ctx, MF_ERR_ARGUMENT, "%s: no %s in the file", path, dim == 2 ? "triangles" : "tetrahedra");
@@ -247,48 +199,27 @@ static int from_gmsh(mf_context ctx, const mf_gmsh_mesh *g, const char *path, mf
   return ierr;
 }
 
-int mf_simplex_mesh_read(mf_context ctx, const char *path, int dim, mf_mesh *mesh)
-{
-  MF_CALL(one_rank(ctx, path));
-  const double t0 = mf_phase_begin(ctx);
-  mf_gmsh_mesh g;
-  int ierr = mf_gmsh_read(ctx, path, dim, &g);
-  mf_simplex_mesh *sm = NULL;
-  if (!ierr) ierr = MF_CALLOC(ctx, 1, &sm);
-  if (!ierr) ierr = from_gmsh(ctx, &g, path, sm);
-  mf_gmsh_free(&g);
-  if (!ierr) ierr = wrap(ctx, sm, mesh);
-  else free(sm);
-  mf_phase_end(ctx, MF_PHASE_MESH, t0);
-  return ierr;
-}
-
-void mf_simplex_mesh_release(mf_mesh mesh)
-{
-  mf_simplex_mesh_free((mf_simplex_mesh *)mesh->fdata);
-  free(mesh->fdata);
-  mesh->fdata = NULL;
-}
-
 /* ------------------------------------------------------------------ spaces */
 
-void mf_simplex_space_free(void *p)
+void mf_simplex_space_destroy(mf_space s)
 {
-  mf_simplex_space *ss = (mf_simplex_space *)p;
+  mf_simplex_space *ss = (mf_simplex_space *)s->fdata;
   if (!ss) return;
+  if (ss->dofs.cell_dofs == s->cell_nodes) ss->dofs.cell_dofs = NULL; /* the space's, freed with it */
   mf_simplex_basis_free(&ss->basis);
   mf_simplex_basis_free(&ss->basis_l2);
   mf_simplex_dofs_free(&ss->dofs);
   free(ss->tags);
   if (ss->dev_asm) ss->dev_asm_free(ss->dev_asm);
   free(ss);
+  s->fdata = NULL;
 }
 
 /* The Dirichlet marks of the space (bc, nbc, bc_list; every component of a marked DoF) from the DoF
  * marks dbc. */
 static int set_marks(mf_space s, const unsigned char *dbc)
 {
-  const mf_simplex_space *ss = (const mf_simplex_space *)s->simplex;
+  const mf_simplex_space *ss = (const mf_simplex_space *)s->fdata;
   const int nc = s->ncomp, nd = ss->dofs.ndofs;
   unsigned char *bc = NULL;
   int *list = NULL, nbc = 0;
@@ -325,26 +256,14 @@ int mf_simplex_space_create(mf_mesh mesh, int degree, int ncomp, mf_space *space
   double t0 = mf_phase_begin(ctx);
   mf_space s = NULL;
   mf_simplex_space *ss = NULL;
-  int ierr = MF_CALLOC(ctx, 1, &s);
-  if (!ierr) ierr = MF_CALLOC(ctx, 1, &ss);
-  if (ierr) {
-    free(s);
-    free(ss);
-    return ierr;
-  }
-  s->ctx = ctx;
-  s->mesh = mesh;
-  s->mesh_revision = mesh->revision; /* simplex meshes are not adapted: always current */
-  s->refs = 1;
-  mf_mesh_retain(mesh);
-  s->simplex = ss;
+  MF_CALL(MF_CALLOC(ctx, 1, &s));
+  mf_space_init(s, mesh, degree, ncomp); /* simplex meshes are not adapted: always current */
+  *space = s; /* from here on a failure destroys the space in mf_space_create */
+  MF_CALL(MF_CALLOC(ctx, 1, &ss));
+  s->fdata = ss;
   ss->ntags = -1;
-  s->dim = dim;
-  s->degree = degree;
-  s->n1 = degree + 1;
-  s->ncomp = ncomp;
   s->ncells = m->ncells;
-  ierr = mf_simplex_basis_setup(ctx, dim, degree, 2 * degree, &ss->basis);
+  int ierr = mf_simplex_basis_setup(ctx, dim, degree, 2 * degree, &ss->basis);
   /* the L2 error's rule: degree 2p + 3, within the rules that exist (2 MF_SIMPLEX_MAX_DEGREE + 2) */
   const int ql2 = 2 * degree + 3 < 2 * MF_SIMPLEX_MAX_DEGREE + 2 ? 2 * degree + 3 : 2 * MF_SIMPLEX_MAX_DEGREE + 2;
   if (!ierr) ierr = mf_simplex_basis_setup(ctx, dim, degree, ql2, &ss->basis_l2);
@@ -354,6 +273,7 @@ int mf_simplex_space_create(mf_mesh mesh, int degree, int ncomp, mf_space *space
                         "%d DoFs of %d components exceed the 32-bit indices", ss->dofs.ndofs, ncomp);
   mf_phase_end(ctx, MF_PHASE_DOFS, t0);
   if (!ierr) {
+    s->cell_nodes = ss->dofs.cell_dofs; /* the space's map; dofs.cell_dofs stays a view of it */
     s->npc = ss->basis.nnodes;
     s->nowned = s->nlocal = ss->dofs.ndofs * ncomp;
     s->nglobal = s->nlocal;
@@ -370,7 +290,7 @@ int mf_simplex_space_create(mf_mesh mesh, int degree, int ncomp, mf_space *space
     const int N = ss->basis.nnodes;
     const double *xi = ss->basis.nodes;
     for (int e = 0; !ierr && e < m->ncells; e++) {
-      const int *v = m->cells + (size_t)e * (dim + 1), *cd = ss->dofs.cell_dofs + (size_t)e * N;
+      const int *v = m->cells + (size_t)e * (dim + 1), *cd = s->cell_nodes + (size_t)e * N;
       double x0[3], ed[3][3];
       for (int k = 0; k < dim; k++) {
         x0[k] = m->coords[3 * v[0] + k];
@@ -387,39 +307,14 @@ int mf_simplex_space_create(mf_mesh mesh, int degree, int ncomp, mf_space *space
     }
     mf_phase_end(ctx, MF_PHASE_COORDINATES, t0);
   }
-  if (!ierr) ierr = mf_space_device_sync(s); /* cuda backend: the boundary marks on the device */
-  if (ierr) {
-    mf_space_destroy(&s);
-    return ierr;
-  }
-  *space = s;
-  return 0;
+  return ierr; /* mf_space_create adds the device state (cuda backend: the boundary marks) */
 }
 
-int mf_space_create_components(mf_mesh mesh, int degree, int ncomp, mf_space *space)
+/* The Dirichlet DoFs those of the boundary facets with the given tags (lib/space.c checked the arguments). */
+int mf_simplex_space_dirichlet_tags(mf_space space, int ntags, const int *tags)
 {
-  if (space) *space = NULL; /* NULL on every failure, the first argument's included */
-  MF_CHECK(mesh, NULL, MF_ERR_NULL, "mesh is NULL");
-  MF_CHECK(space, mesh->ctx, MF_ERR_NULL, "output pointer space is NULL");
-  *space = NULL;
-  MF_CHECK(mesh->fam->kind == MF_CELL_SIMPLEX, mesh->ctx, MF_ERR_UNSUPPORTED,
-           "spaces of several components are made on simplex meshes only");
-  return mf_simplex_space_create(mesh, degree, ncomp, space);
-}
-
-int mf_space_set_dirichlet_tags(mf_space space, int ntags, const int *tags)
-{
-  MF_CHECK(space, NULL, MF_ERR_NULL, "space is NULL");
   mf_context ctx = space->ctx;
-  MF_CHECK(space->simplex, ctx, MF_ERR_UNSUPPORTED,
-           "Dirichlet tags select boundary facets of simplex meshes; a hex space's boundary is all Dirichlet");
-  MF_CHECK(space->refs == 1, ctx, MF_ERR_ARGUMENT,
-           "set the Dirichlet tags before making vectors or operators of the space (%d hold it)", space->refs - 1);
-  MF_CHECK(ntags <= 0 || tags, ctx, MF_ERR_NULL, "%d tags but the tag array is NULL", ntags);
-  MF_CHECK(ntags >= 0 || !tags, ctx, MF_ERR_ARGUMENT,
-           "negative number of tags %d with a tag array (tags NULL with ntags < 0 goes back to every boundary facet)",
-           ntags);
-  mf_simplex_space *ss = (mf_simplex_space *)space->simplex;
+  mf_simplex_space *ss = (mf_simplex_space *)space->fdata;
   const mf_simplex_mesh *m = (const mf_simplex_mesh *)space->mesh->fdata;
   if (ntags < 0) { /* every boundary facet: the marks of the DoFs */
     free(ss->tags);
@@ -543,19 +438,19 @@ static void rhs_cell(int e, double *be, void *p)
 
 int mf_simplex_space_rhs(mf_space s, mf_coefficient_fn f, void *user, double *bv)
 {
-  const mf_simplex_space *ss = (const mf_simplex_space *)s->simplex;
+  const mf_simplex_space *ss = (const mf_simplex_space *)s->fdata;
   MF_CHECK(s->ncomp == 1, s->ctx, MF_ERR_UNSUPPORTED, "right-hand sides of spaces of %d components: not supported",
            s->ncomp);
   mf_bad_point bad = MF_BAD_POINT_NONE;
   rhs_cells r = {(const mf_simplex_mesh *)s->mesh->fdata, &ss->basis, f, user, &bad};
   memset(bv, 0, sizeof(double) * (size_t)s->nlocal);
-  MF_CALL(mf_simplex_cells_sum(s->ctx, r.m->ncells, ss->basis.nnodes, 1, ss->dofs.cell_dofs, rhs_cell, &r, bv));
+  MF_CALL(mf_simplex_cells_sum(s->ctx, r.m->ncells, ss->basis.nnodes, 1, s->cell_nodes, rhs_cell, &r, bv));
   return mf_bad_point_refuse(s->ctx, &bad, s->dim, "right-hand side f", "f");
 }
 
 int mf_simplex_space_l2_cells(mf_space s, const double *uh, mf_coefficient_fn u, void *user, double *cellsum)
 {
-  const mf_simplex_space *ss = (const mf_simplex_space *)s->simplex;
+  const mf_simplex_space *ss = (const mf_simplex_space *)s->fdata;
   const mf_simplex_mesh *m = (const mf_simplex_mesh *)s->mesh->fdata;
   const mf_simplex_basis *b = &ss->basis_l2;
   MF_CHECK(s->ncomp == 1, s->ctx, MF_ERR_UNSUPPORTED, "L2 errors of spaces of %d components: not supported",
@@ -575,7 +470,7 @@ int mf_simplex_space_l2_cells(mf_space s, const double *uh, mf_coefficient_fn u,
     for (int e = 0; e < m->ncells; e++) {
       if (lerr) continue;
       const double det = cell_points(m, b, e, xq);
-      const int *cd = ss->dofs.cell_dofs + (size_t)e * N;
+      const int *cd = s->cell_nodes + (size_t)e * N;
       double sum = 0.0;
       for (int q = 0; q < nq; q++) {
         double v = 0.0;
@@ -597,7 +492,7 @@ int mf_simplex_space_l2_cells(mf_space s, const double *uh, mf_coefficient_fn u,
 /* grad u_h at a point: J^-T times the reference gradient (affine cell, J^-1 from the vertices) */
 int mf_simplex_space_h1_cells(mf_space s, const double *uh, mf_gradient_fn grad_u, void *user, double *cellsum)
 {
-  const mf_simplex_space *ss = (const mf_simplex_space *)s->simplex;
+  const mf_simplex_space *ss = (const mf_simplex_space *)s->fdata;
   const mf_simplex_mesh *m = (const mf_simplex_mesh *)s->mesh->fdata;
   const mf_simplex_basis *b = &ss->basis_l2;
   MF_CHECK(s->ncomp == 1, s->ctx, MF_ERR_UNSUPPORTED, "H1 errors of spaces of %d components: not supported",
@@ -616,7 +511,7 @@ int mf_simplex_space_h1_cells(mf_space s, const double *uh, mf_gradient_fn grad_
 #pragma omp for schedule(static)
     for (int e = 0; e < m->ncells; e++) {
       if (lerr) continue;
-      const int *v = m->cells + (size_t)e * (dim + 1), *cd = ss->dofs.cell_dofs + (size_t)e * N;
+      const int *v = m->cells + (size_t)e * (dim + 1), *cd = s->cell_nodes + (size_t)e * N;
       double X[12], Ji[3][3];
       for (int i = 0; i <= dim; i++)
         for (int k = 0; k < dim; k++) X[i * dim + k] = m->coords[3 * v[i] + k];
