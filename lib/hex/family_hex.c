@@ -167,4 +167,7 @@ const mf_family mf_family_hex = {
     .space_dirichlet_tags = NULL, /* the whole boundary is Dirichlet */
     .node_points = mf_hex_node_points,
     .dof_point = mf_hex_dof_point,
+    .rhs = mf_hex_rhs,
+    .l2_error = mf_hex_l2_error,
+    .h1_error = mf_hex_h1_error,
 };

@@ -1,6 +1,7 @@
 /* family_simplex.c -- the simplex family's table (lib/family.h): triangles and tetrahedra on one rank,
  * continuous P_p on equispaced nodes; here the meshes as mf_mesh (the built-in ones of mesh.c, Gmsh
- * files read by gmsh.c), the rest in space_simplex.c. */
+ * files read by gmsh.c) and the vectors' integrals on the host for either backend; the spaces and the
+ * cell loops of the integrals in space_simplex.c. */
 #include "mf_simplex_space.h"
 
 #include <math.h>
@@ -74,6 +75,50 @@ void mf_simplex_mesh_release(mf_mesh mesh)
   mesh->fdata = NULL;
 }
 
+/* Simplex spaces (one rank): the integrals on the host, into the vector's array on the cpu backend,
+ * else through a host array copied to the device (rhs) or from it (L2 error). */
+static int simplex_rhs(mf_vector v, mf_coefficient_fn f, void *user)
+{
+  mf_space s = v->space;
+  if (v->backend == MF_BACKEND_CPU && v->prec == MF_PRECISION_DOUBLE) return mf_simplex_space_rhs(s, f, user, v->data);
+  double *h = NULL;
+  MF_CALL(MF_CALLOC_TOUCH(s->ctx, (size_t)v->n + 1, &h));
+  int ierr = mf_simplex_space_rhs(s, f, user, h);
+  if (!ierr) ierr = v->ops.from_host(v, h, v->n);
+  free(h);
+  return ierr;
+}
+/* The L2 error (u given) or the H1 seminorm error (grad_u given) on a simplex space: the cells on the
+ * host, from the vector's array on the cpu backend, else from a host copy of the device values. */
+static int simplex_error(mf_vector uh, mf_coefficient_fn u, mf_gradient_fn grad_u, void *user, double *err)
+{
+  mf_space s = uh->space;
+  double *cellsum = NULL, *h = NULL, sum = 0.0;
+  const int host = uh->backend == MF_BACKEND_CPU && uh->prec == MF_PRECISION_DOUBLE;
+  MF_CALL(MF_CALLOC_TOUCH(s->ctx, s->ncells, &cellsum));
+  int ierr = host ? 0 : MF_CALLOC_TOUCH(s->ctx, (size_t)uh->n + 1, &h);
+  if (!ierr && !host) ierr = uh->ops.to_host(uh, h, uh->n);
+  const double *vals = host ? uh->data : h;
+  if (!ierr) ierr = u ? mf_simplex_space_l2_cells(s, vals, u, user, cellsum)
+                      : mf_simplex_space_h1_cells(s, vals, grad_u, user, cellsum);
+  for (int e = 0; e < s->ncells && !ierr; e++) sum += cellsum[e]; /* cell order: deterministic */
+  free(cellsum);
+  free(h);
+  MF_CALL(ierr);
+  *err = sqrt(sum);
+  return 0;
+}
+
+static int simplex_l2_error(mf_vector uh, mf_coefficient_fn u, void *user, double *err)
+{
+  return simplex_error(uh, u, NULL, user, err);
+}
+
+static int simplex_h1_error(mf_vector uh, mf_gradient_fn grad_u, void *user, double *err)
+{
+  return simplex_error(uh, NULL, grad_u, user, err);
+}
+
 static const char *const simplex_mesh_names[] = {"square-tris", "cube-tets", NULL};
 
 const mf_family mf_family_simplex = {
@@ -93,4 +138,7 @@ const mf_family mf_family_simplex = {
     .space_dirichlet_tags = mf_simplex_space_dirichlet_tags,
     .node_points = NULL, /* made with the space */
     .dof_point = NULL,
+    .rhs = simplex_rhs,
+    .l2_error = simplex_l2_error,
+    .h1_error = simplex_h1_error,
 };
