@@ -170,4 +170,9 @@ const mf_family mf_family_hex = {
     .rhs = mf_hex_rhs,
     .l2_error = mf_hex_l2_error,
     .h1_error = mf_hex_h1_error,
+    .vtu_begin = mf_hex_vtu_begin,
+    .vtu_values = mf_hex_vtu_values,
+    .vtu_points = mf_hex_vtu_points,
+    .vtu_cell_data = mf_hex_vtu_cell_data,
+    .vtu_end = mf_hex_vtu_end,
 };
