@@ -166,7 +166,8 @@ MF_HD static inline void mf_element_column(const mf_element_shape *sh, const dou
     /* the point's action on phi_j: mj = m phi_j, t = G grad phi_j (lib/physics/mf_gallery.h) */
     const double dj[3] = {j0, j1, j2};
     double t[3] = {0.0, 0.0, 0.0}, mj = 0.0;
-    MF_PW_APPLY(dim, sh->has_mass, sh->has_grad, qd + q, sh->block_stride, j3, dj, mj, t);
+    MF_PW_APPLY_GRAD(double, dim, sh->has_mass, sh->has_grad, qd, sh->block_stride, q, dj, t);
+    MF_PW_APPLY_MASS(sh->has_mass, qd, q, j3, mj);
     if (sh->has_grad && sh->has_mass) mf_element_rows(npc, dim, 1, 1, tq, t[0], t[1], t[2], mj, col);
     else if (sh->has_grad) mf_element_rows(npc, dim, 0, 1, tq, t[0], t[1], t[2], mj, col);
     else mf_element_rows(npc, dim, 1, 0, tq, t[0], t[1], t[2], mj, col);

@@ -109,26 +109,37 @@ MF_HD static inline MF_PW_CONSTEXPR int mf_pw_nstored(int kind, int dim)
 #define MF_PW_UNROLL
 #endif
 
-/** Stored data: v = m u (mass part), dv = G du (gradient part; du, dv: dim reference derivatives) from
- *  the stored components qv[c * stride] (m first where there is a mass part, then G's upper triangle row
- *  by row); v and dv are written only for the parts present. v is an lvalue. */
-#define MF_PW_APPLY(dim, mass, grad, qv, stride, u, du, v, dv)                                                     \
+/** Stored data: v = m u (mass part), dv = G du (gradient part; du, dv: dim reference derivatives) at
+ *  point q of the stored components, component c at qv[c * s + q] (m first where there is a mass part,
+ *  then G's upper triangle row by row); v and dv are written only for the parts present. T: the scalar
+ *  type; v an lvalue. The two parts are also macros of their own, for the kernels that compute them at
+ *  different places (the point design: m u_q before the derivatives of u_q). */
+#define MF_PW_APPLY(T, dim, mass, grad, qv, s, q, u, du, v, dv)                                                    \
   do {                                                                                                           \
-    if (mass) (v) = (qv)[0] * (u);                                                                               \
+    MF_PW_APPLY_MASS(mass, qv, q, u, v);                                                                         \
+    MF_PW_APPLY_GRAD(T, dim, mass, grad, qv, s, q, du, dv);                                                      \
+  } while (0)
+#define MF_PW_APPLY_MASS(mass, qv, q, u, v)                                                                        \
+  do {                                                                                                           \
+    if (mass) (v) = (qv)[q] * (u);                                                                               \
+  } while (0)
+#define MF_PW_APPLY_GRAD(T, dim, mass, grad, qv, s, q, du, dv)                                                     \
+  do {                                                                                                           \
     if (grad) {                                                                                                  \
-      const size_t mf_o_ = (mass) ? (size_t)(stride) : 0, mf_s_ = (size_t)(stride);                             \
-      if ((dim) == 2) {                                                                                          \
-        (dv)[0] = (qv)[mf_o_] * (du)[0] + (qv)[mf_o_ + mf_s_] * (du)[1];                                         \
-        (dv)[1] = (qv)[mf_o_ + mf_s_] * (du)[0] + (qv)[mf_o_ + 2 * mf_s_] * (du)[1];                             \
-      } else {                                                                                                   \
-        (dv)[0] = (qv)[mf_o_] * (du)[0] + (qv)[mf_o_ + mf_s_] * (du)[1] + (qv)[mf_o_ + 2 * mf_s_] * (du)[2];     \
-        (dv)[1] =                                                                                                \
-            (qv)[mf_o_ + mf_s_] * (du)[0] + (qv)[mf_o_ + 3 * mf_s_] * (du)[1] + (qv)[mf_o_ + 4 * mf_s_] * (du)[2]; \
-        (dv)[2] = (qv)[mf_o_ + 2 * mf_s_] * (du)[0] + (qv)[mf_o_ + 4 * mf_s_] * (du)[1] +                        \
-                  (qv)[mf_o_ + 5 * mf_s_] * (du)[2];                                                             \
-      }                                                                                                          \
+      (dv)[0] = MF_PW_GRAD_ROW(dim, mass, qv, s, q, du, 0);                                                      \
+      (dv)[1] = MF_PW_GRAD_ROW(dim, mass, qv, s, q, du, 1);                                                      \
+      if ((dim) == 3) (dv)[2] = MF_PW_GRAD_ROW(dim, mass, qv, s, q, du, 2);                                      \
     }                                                                                                            \
   } while (0)
+/** Row k of G du (an expression; k < dim, a constant where the kernels use it). */
+#define MF_PW_GRAD_ROW(dim, mass, qv, s, q, du, k)                                                                 \
+  ((dim) == 2 ? MF_PW_G(dim, mass, qv, s, q, k, 0) * (du)[0] + MF_PW_G(dim, mass, qv, s, q, k, 1) * (du)[1]      \
+              : MF_PW_G(dim, mass, qv, s, q, k, 0) * (du)[0] + MF_PW_G(dim, mass, qv, s, q, k, 1) * (du)[1] +     \
+                    MF_PW_G(dim, mass, qv, s, q, k, 2) * (du)[2])
+/** G_kl at point q: the upper triangle's entry (min(k, l), max(k, l)), after m where there is a mass part. */
+#define MF_PW_G(dim, mass, qv, s, q, k, l) (((qv) + ((mass) ? (s) : 0))[MF_PW_G_INDEX(dim, k, l) * (s) + (q)])
+#define MF_PW_G_INDEX(dim, k, l)                                                                                   \
+  ((k) <= (l) ? (k) * (dim) - (k) * ((k) - 1) / 2 + (l) - (k) : (l) * (dim) - (l) * ((l) - 1) / 2 + (k) - (l))
 
 /** Stored data: stored component comp of an operator with the parts (mass, grad): the directions k, l
  *  of the two derivatives it pairs (-1, -1: the mass term m) and its factor in the diagonal, where each
@@ -182,7 +193,7 @@ MF_HD static inline MF_PW_CONSTEXPR int mf_pw_nstored(int kind, int dim)
   MF_HD static inline void mf_pw_apply##SUF(int dim, int mass, int grad, const T *qv, size_t stride, T u,        \
                                             const T *du, T *v, T *dv)                                         \
   {                                                                                                           \
-    MF_PW_APPLY(dim, mass, grad, qv, stride, u, du, *v, dv);                                                  \
+    MF_PW_APPLY(T, dim, mass, grad, qv, stride, 0, u, du, *v, dv);                                           \
   }                                                                                                           \
   /** Stored data: the element-matrix integrand of (i, j) at a point, phi_i v + dphi_i . dv with (v, dv)      \
    *  the point's action on phi_j (MF_PW_APPLY). */                                                           \
@@ -190,7 +201,7 @@ MF_HD static inline MF_PW_CONSTEXPR int mf_pw_nstored(int kind, int dim)
                                          const T *dphi_i, T phi_j, const T *dphi_j)                           \
   {                                                                                                           \
     T v = 0, dv[3] = {0, 0, 0}, e = 0;                                                                        \
-    MF_PW_APPLY(dim, mass, grad, qv, stride, phi_j, dphi_j, v, dv);                                           \
+    MF_PW_APPLY(T, dim, mass, grad, qv, stride, 0, phi_j, dphi_j, v, dv);                                    \
     if (mass) e = phi_i * v;                                                                                  \
     if (grad) {                                                                                               \
       e += dphi_i[0] * dv[0];                                                                                 \
