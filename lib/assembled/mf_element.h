@@ -5,10 +5,9 @@
  * Entry (i, j) of cell e from its quadrature data (op->qd, AoSoA: component c of point q at
  * qd[base + c * block_stride + q]) and the 1D tables B (nq x n1, phi_m(x_q)) and G (nq x n1,
  * phi_m'(x_q)):
- *     A_ij = sum_q  m_q phi_i(q) phi_j(q)                                     (mass part)
- *                 + sum_{k <= l} G_kl(q) [d_k phi_i d_l phi_j + d_l phi_i d_k phi_j] / (1 + [k == l])
- * with phi_i(q) = prod_d B[q_d][i_d] and d_k phi_i(q) = prod_d (d == k ? G : B)[q_d][i_d]: the stored
- * upper triangle of the symmetric G_kl counts twice off the diagonal, as in the diagonal kernels.   */
+ *     A_ij = sum_q  m_q phi_i(q) phi_j(q) + grad phi_i(q) . G(q) grad phi_j(q)
+ * with phi_i(q) = prod_d B[q_d][i_d] and d_k phi_i(q) = prod_d (d == k ? G : B)[q_d][i_d], the
+ * integrand at each point the gallery's (mf_pw_entry, lib/physics/mf_gallery.h).                   */
 #ifndef MF_ELEMENT_H
 #define MF_ELEMENT_H
 
@@ -16,6 +15,7 @@
 #include <stdint.h>
 
 #include "base/mf_common.h"
+#include "physics/mf_gallery.h"
 
 /** What mf_element_entry needs besides the cell's data: sizes and the operator's parts. */
 typedef struct {
@@ -42,7 +42,6 @@ MF_HD static inline double mf_element_entry(const mf_element_shape *sh, const do
     ii[d] = d < dim ? ti % n1 : 0;
     jj[d] = d < dim ? tj % n1 : 0;
   }
-  const double *gq = qd + (sh->has_mass ? sh->block_stride : 0); /* component 0 of the gradient part */
   double a = 0.0;
   int q0 = 0, q1 = 0, q2 = 0; /* the point's indices, x fastest */
   for (int q = 0; q < sh->nqp; q++) {
@@ -55,24 +54,10 @@ MF_HD static inline double mf_element_entry(const mf_element_shape *sh, const do
       bj[d] = on ? B[qi[d] * n1 + jj[d]] : 1.0;
       gj[d] = on ? G[qi[d] * n1 + jj[d]] : 1.0;
     }
-    double e = 0.0;
-    if (sh->has_mass) e = qd[q] * (bi[0] * bj[0]) * (bi[1] * bj[1]) * (bi[2] * bj[2]);
-    if (sh->has_grad) {
-      int c = 0;
-      for (int k = 0; k < 3; k++)
-        for (int l = k; l < 3; l++) {
-          if (l >= dim) continue;
-          /* d_k phi_i d_l phi_j (+ d_l phi_i d_k phi_j for k != l), direction by direction */
-          double t1 = 1.0, t2 = 1.0;
-          for (int d = 0; d < 3; d++) {
-            t1 *= (d == k ? gi[d] : bi[d]) * (d == l ? gj[d] : bj[d]);
-            t2 *= (d == l ? gi[d] : bi[d]) * (d == k ? gj[d] : bj[d]);
-          }
-          e += gq[(size_t)c * sh->block_stride + q] * (k == l ? t1 : t1 + t2);
-          c++;
-        }
-    }
-    a += e;
+    const double di[3] = {gi[0] * bi[1] * bi[2], bi[0] * gi[1] * bi[2], bi[0] * bi[1] * gi[2]};
+    const double dj[3] = {gj[0] * bj[1] * bj[2], bj[0] * gj[1] * bj[2], bj[0] * bj[1] * gj[2]};
+    a += mf_pw_entry_d(dim, sh->has_mass, sh->has_grad, qd + q, sh->block_stride, bi[0] * bi[1] * bi[2], di,
+                       bj[0] * bj[1] * bj[2], dj);
     if (++q0 == nq) {
       q0 = 0;
       if (++q1 == nq) {
@@ -172,32 +157,20 @@ MF_HD static inline void mf_element_column(const mf_element_shape *sh, const dou
                                            double *col)
 {
   const int npc = sh->npc, dim = sh->dim;
-  const size_t bs = sh->block_stride;
-  const double *gq = qd + (sh->has_mass ? bs : 0); /* component 0 of the gradient part */
   MF_ELEMENT_UNROLL
   for (int i = 0; i < npc; i++) col[i] = 0.0;
   for (int q = 0; q < sh->nqp; q++) {
     const double *tq = T + (size_t)q * npc * 4;
     double j0, j1, j2, j3;
     mf_element_point_values(tq + 4 * j, &j0, &j1, &j2, &j3);
-    double t0 = 0.0, t1 = 0.0, t2 = 0.0, mj = 0.0;
-    if (sh->has_grad) { /* t = G grad phi_j, G symmetric, its upper triangle stored row by row */
-      if (dim == 2) {
-        const double g00 = gq[q], g01 = gq[bs + q], g11 = gq[2 * bs + q];
-        t0 = g00 * j0 + g01 * j1;
-        t1 = g01 * j0 + g11 * j1;
-      } else {
-        const double g00 = gq[q], g01 = gq[bs + q], g02 = gq[2 * bs + q], g11 = gq[3 * bs + q],
-                     g12 = gq[4 * bs + q], g22 = gq[5 * bs + q];
-        t0 = g00 * j0 + g01 * j1 + g02 * j2;
-        t1 = g01 * j0 + g11 * j1 + g12 * j2;
-        t2 = g02 * j0 + g12 * j1 + g22 * j2;
-      }
-    }
-    if (sh->has_mass) mj = qd[q] * j3;
-    if (sh->has_grad && sh->has_mass) mf_element_rows(npc, dim, 1, 1, tq, t0, t1, t2, mj, col);
-    else if (sh->has_grad) mf_element_rows(npc, dim, 0, 1, tq, t0, t1, t2, mj, col);
-    else mf_element_rows(npc, dim, 1, 0, tq, t0, t1, t2, mj, col);
+    /* the point's action on phi_j: mj = m phi_j, t = G grad phi_j (lib/physics/mf_gallery.h) */
+    const double dj[3] = {j0, j1, j2};
+    double t[3] = {0.0, 0.0, 0.0}, mj = 0.0;
+    MF_PW_APPLY_GRAD(double, dim, sh->has_mass, sh->has_grad, qd, sh->block_stride, q, dj, t);
+    MF_PW_APPLY_MASS(sh->has_mass, qd, q, j3, mj);
+    if (sh->has_grad && sh->has_mass) mf_element_rows(npc, dim, 1, 1, tq, t[0], t[1], t[2], mj, col);
+    else if (sh->has_grad) mf_element_rows(npc, dim, 0, 1, tq, t[0], t[1], t[2], mj, col);
+    else mf_element_rows(npc, dim, 1, 0, tq, t[0], t[1], t[2], mj, col);
   }
 }
 

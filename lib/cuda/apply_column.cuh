@@ -18,6 +18,7 @@
 #define MF_APPLY_COLUMN_CUH
 
 #include "mf_cuda_common.cuh"
+#include "physics/mf_gallery.h"
 
 namespace mfc {
 
@@ -182,9 +183,9 @@ __global__ void __launch_bounds__(shape<DIM, NQ, OP>::threads, shape<DIM, NQ, OP
 {
   constexpr int NT = shape<DIM, NQ, OP>::nt, CPB = shape<DIM, NQ, OP>::cpb;
   constexpr int NQP = NT * NQ, NPC = DIM == 2 ? N1 * N1 : N1 * N1 * N1, NPL1 = DIM == 3 ? N1 * N1 : N1;
-  constexpr bool MASS = OP != 1, GRAD = OP != 0;
+  constexpr bool MASS = mf_pw_has(OP, MF_PW_VALUE), GRAD = mf_pw_has(OP, MF_PW_GRAD); // the gallery's entry OP
   constexpr int NBUF = GRAD && DIM == 3 ? 3 : 2;
-  constexpr int NC = (MASS ? 1 : 0) + (GRAD ? (DIM == 2 ? 3 : 6) : 0);
+  constexpr int NC = mf_pw_nstored(OP, DIM);
   extern __shared__ __align__(16) unsigned char smem_raw[];
   T *smem = reinterpret_cast<T *>(smem_raw);
   T *sB = smem, *sD = sB + NQ * N1, *sP = sD + NQ * NQ;
@@ -314,16 +315,12 @@ __global__ void __launch_bounds__(shape<DIM, NQ, OP>::threads, shape<DIM, NQ, OP
 #pragma unroll
       for (int c = 0; c < NC; c++)
         qv[c] = active ? __ldg(&qd[qbase + (size_t)kq * KS + (size_t)c * a.qd_block_stride]) : (T)0;
-      const T *G = qv + (MASS ? 1 : 0);
-      r[kq] = MASS ? qv[0] * uq[kq] : (T)0;
-      if (DIM == 2) {
-        sBb[kq * KS + ij] = G[0] * g0 + G[1] * g1;
-        vz[kq] = G[1] * g0 + G[2] * g1;
-      } else {
-        sBb[kq * KS + ij] = G[0] * g0 + G[1] * g1 + G[2] * g2;
-        sC[kq * KS + ij] = G[1] * g0 + G[3] * g1 + G[4] * g2;
-        vz[kq] = G[2] * g0 + G[4] * g1 + G[5] * g2;
-      }
+      const T g[3] = {g0, g1, g2}; // the pointwise step (lib/physics/mf_gallery.h): m u_q, the rows of G g
+      r[kq] = 0;
+      MF_PW_APPLY_MASS(MASS, qv, 0, uq[kq], r[kq]);
+      sBb[kq * KS + ij] = MF_PW_GRAD_ROW(DIM, MASS, qv, 1, 0, g, 0);
+      if (DIM == 3) sC[kq * KS + ij] = MF_PW_GRAD_ROW(DIM, MASS, qv, 1, 0, g, 1);
+      vz[kq] = MF_PW_GRAD_ROW(DIM, MASS, qv, 1, 0, g, DIM - 1);
     }
     __syncthreads();
     eo_dt<NQ>(sD, sED, sOD, vz, gr); // register direction
@@ -339,8 +336,10 @@ __global__ void __launch_bounds__(shape<DIM, NQ, OP>::threads, shape<DIM, NQ, OP
     }
   } else {
 #pragma unroll
-    for (int kq = 0; kq < NQ; kq++)
-      r[kq] = (active ? __ldg(&qd[qbase + (size_t)kq * KS]) : (T)0) * uq[kq];
+    for (int kq = 0; kq < NQ; kq++) { // m u_q (lib/physics/mf_gallery.h)
+      const T m[1] = {active ? __ldg(&qd[qbase + (size_t)kq * KS]) : (T)0};
+      MF_PW_APPLY_MASS(MASS, m, 0, uq[kq], r[kq]);
+    }
   }
 
   // integration back to the nodes

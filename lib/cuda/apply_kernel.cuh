@@ -18,6 +18,7 @@
 #define MF_APPLY_KERNEL_CUH
 
 #include "mf_cuda_common.cuh"
+#include "physics/mf_gallery.h"
 #include "physics/mf_pointwise.h"
 
 namespace mfk {
@@ -92,7 +93,7 @@ __global__ void __launch_bounds__(bounds<DIM, NQ, OP, OTF>::threads, bounds<DIM,
 {
   constexpr int NQP = DIM == 2 ? NQ * NQ : NQ * NQ * NQ;
   constexpr int NPC = DIM == 2 ? N1 * N1 : N1 * N1 * N1;
-  constexpr bool MASS = OP != 1, GRAD = OP != 0;
+  constexpr bool MASS = mf_pw_has(OP, MF_PW_VALUE), GRAD = mf_pw_has(OP, MF_PW_GRAD); // the gallery's entry OP
   constexpr int NBUF = GRAD ? 2 + DIM : 2; // s0, s1 (ping-pong), then v_0 .. v_{DIM-1}
   extern __shared__ __align__(16) unsigned char smem_raw[];
   T *smem = reinterpret_cast<T *>(smem_raw);
@@ -110,7 +111,7 @@ __global__ void __launch_bounds__(bounds<DIM, NQ, OP, OTF>::threads, bounds<DIM,
 
   // the quadrature data does not depend on anything: issue its loads first, so that their latency
   // overlaps the gather and the interpolation sweeps (not in the register-capped big blocks)
-  constexpr int NC = (MASS ? 1 : 0) + (GRAD ? (DIM == 2 ? 3 : 6) : 0);
+  constexpr int NC = mf_pw_nstored(OP, DIM);
   constexpr bool PREFETCH = !bounds<DIM, NQ, OP>::big && !OTF;
   const size_t qbase = (size_t)(cell / a.qd_batch) * a.qd_batch_stride + (size_t)(cell % a.qd_batch) * NQP + q;
   T qv[NC];
@@ -238,30 +239,22 @@ __global__ void __launch_bounds__(bounds<DIM, NQ, OP, OTF>::threads, bounds<DIM,
 #pragma unroll
     for (int c = 0; c < NC; c++) qv[c] = active ? __ldg(&qd[qbase + (size_t)c * a.qd_block_stride]) : (T)0;
   }
+  // the pointwise step (lib/physics/mf_gallery.h): r = m u_q, then v = G g
   T r = 0;
-  if (MASS) r = qv[0] * uq;
+  MF_PW_APPLY_MASS(MASS, qv, 0, uq, r);
   if (GRAD) {
-    T g0 = 0, g1 = 0, g2 = 0;
+    T g[3] = {0, 0, 0}, dv[3];
 #pragma unroll
     for (int m = 0; m < NQ; m++) {
-      g0 += sD[i * NQ + m] * uqs[(k * NQ + j) * NQ + m];
-      g1 += sD[j * NQ + m] * uqs[(k * NQ + m) * NQ + i];
-      if (DIM == 3) g2 += sD[k * NQ + m] * uqs[(m * NQ + j) * NQ + i];
+      g[0] += sD[i * NQ + m] * uqs[(k * NQ + j) * NQ + m];
+      g[1] += sD[j * NQ + m] * uqs[(k * NQ + m) * NQ + i];
+      if (DIM == 3) g[2] += sD[k * NQ + m] * uqs[(m * NQ + j) * NQ + i];
     }
-    const T *G = qv + (MASS ? 1 : 0);
-    T v0, v1, v2 = 0;
-    if (DIM == 2) {
-      v0 = G[0] * g0 + G[1] * g1;
-      v1 = G[1] * g0 + G[2] * g1;
-    } else {
-      v0 = G[0] * g0 + G[1] * g1 + G[2] * g2;
-      v1 = G[1] * g0 + G[3] * g1 + G[4] * g2;
-      v2 = G[2] * g0 + G[4] * g1 + G[5] * g2;
-    }
+    MF_PW_APPLY_GRAD(T, DIM, MASS, GRAD, qv, 1, 0, g, dv);
     T *v = s1 + NQP;
-    v[q] = v0;
-    v[NQP + q] = v1;
-    if (DIM == 3) v[2 * NQP + q] = v2;
+    v[q] = dv[0];
+    v[NQP + q] = dv[1];
+    if (DIM == 3) v[2 * NQP + q] = dv[2];
     __syncthreads();
 #pragma unroll
     for (int m = 0; m < NQ; m++) {

@@ -12,6 +12,7 @@
 
 #include "mf_cuda_common.cuh"
 #include "hanging/mf_hanging.h"
+#include "physics/mf_gallery.h"
 
 namespace mfg {
 
@@ -197,19 +198,17 @@ __device__ inline double constrained_column(const cell_shape &c, int j, int mask
   hanging(c, s0, mask, sP, t, false);
   const double *uqs = colloc ? s0 : interpolate(c, sB, s0, s1, t);
   const double uq = uqs[t.q];
-  double r = has_mass ? qv[0] * uq : 0.0;
+  double r = 0.0; // the pointwise step (lib/physics/mf_gallery.h): r = m u_q, then v = G g
+  MF_PW_APPLY_MASS(has_mass, qv, 0, uq, r);
   if (has_grad) {
-    const double *G = qv + (has_mass ? 1 : 0);
-    double g[3] = {0, 0, 0};
-    for (int l = 0; l < c.dim; l++) g[l] = derivative(c, sD, uqs, t, l);
-    double Gm[3][3];
-    for (int k = 0, comp = 0; k < c.dim; k++)
-      for (int l = k; l < c.dim; l++, comp++) Gm[k][l] = Gm[l][k] = G[comp];
-    for (int k = 0; k < c.dim; k++) {
-      double s = 0.0;
-      for (int l = 0; l < c.dim; l++) s += Gm[k][l] * g[l];
-      v[k * c.nqp + t.q] = s;
-    }
+    double g[3] = {0, 0, 0}, dv[3];
+    g[0] = derivative(c, sD, uqs, t, 0);
+    g[1] = derivative(c, sD, uqs, t, 1);
+    if (c.dim == 3) g[2] = derivative(c, sD, uqs, t, 2);
+    MF_PW_APPLY_GRAD(double, c.dim, has_mass, has_grad, qv, 1, 0, g, dv);
+    v[t.q] = dv[0];
+    v[c.nqp + t.q] = dv[1];
+    if (c.dim == 3) v[2 * c.nqp + t.q] = dv[2];
     __syncthreads();
     for (int k = 0; k < c.dim; k++) r += derivative_t(c, sD, v + k * c.nqp, t, k);
   }

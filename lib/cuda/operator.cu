@@ -170,14 +170,9 @@ __global__ void k_diagonal(int dim, int n1, int nq, int has_mass, int has_grad, 
   const int nterms = (has_mass ? 1 : 0) + (has_grad ? dim * (dim + 1) / 2 : 0);
   double acc = 0.0;
   for (int term = 0; term < nterms; term++) {
-    int kk = -1, ll = -1;
-    if (!(has_mass && term == 0)) {
-      int t = term - (has_mass ? 1 : 0), c = 0;
-      for (int k = 0; k < dim; k++)
-        for (int l = k; l < dim; l++, c++)
-          if (c == t) kk = k, ll = l;
-    }
-    const double factor = kk != ll ? 2.0 : 1.0;
+    int kk, ll; // the derivatives the term pairs (none for the mass part's), its factor
+    double factor;
+    MF_PW_DIAG_TERM(dim, has_mass, term, kk, ll, factor);
     __syncthreads();
     for (int q = tid; q < nqp; q += blockDim.x) coef[q] = factor * qd[base + (size_t)term * block_stride + q];
     __syncthreads();

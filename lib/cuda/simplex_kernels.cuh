@@ -28,6 +28,8 @@
 
 #include <cuda_runtime.h>
 
+#include "physics/mf_gallery.h"
+
 // kernels of one (dim, p), indices into mf_sx_table::fn
 enum {
   MF_SX_THREAD_Q = 0, // one cell per thread, quadrature form, scalar
@@ -176,19 +178,21 @@ __device__ __forceinline__ void stage(double *dst, const double *__restrict__ sr
 }
 
 // The point data of a scalar operator from u_q and the reference gradient g: f[0] = a wm u_q,
-// f[1 + k] = b wq (Gm g)_k (wm: the weight of the mass term, without the coefficient for Helmholtz)
+// f[1 + k] = b wq (Gm g)_k (wm: the weight of the mass term, without the coefficient for Helmholtz):
+// the metric here, the physics the gallery's (lib/physics/mf_gallery.h)
 template <int DIM>
 __device__ __forceinline__ void pointwise_scalar(double a, double b, double wm, double wq, double uq, const double g[DIM],
                                                  const double Gm[DIM][DIM], double f[1 + DIM])
 {
-  f[0] = a * wm * uq;
+  double gm[DIM];
 #pragma unroll
   for (int k = 0; k < DIM; k++) {
     double s = 0.0;
 #pragma unroll
     for (int l = 0; l < DIM; l++) s += Gm[k][l] * g[l];
-    f[1 + k] = b * wq * s;
+    gm[k] = s;
   }
+  MF_PW_SCALAR(DIM, a * wm, b * wq, uq, gm, f[0], f + 1);
 }
 
 // Elasticity at a point: g[c][l] = d u_c / d xi_l in, f[c][l] = sum_k Ji[l][k] sigma_ck out (so that
@@ -207,14 +211,8 @@ __device__ __forceinline__ void pointwise_elasticity(double lambda, double mu, d
       for (int l = 0; l < DIM; l++) s += Ji[l][k] * g[c][l];
       gu[c][k] = s;
     }
-  double tr = 0.0;
-#pragma unroll
-  for (int c = 0; c < DIM; c++) tr += gu[c][c];
-  double sig[DIM][DIM];
-#pragma unroll
-  for (int c = 0; c < DIM; c++)
-#pragma unroll
-    for (int k = 0; k < DIM; k++) sig[c][k] = wq * (mu * (gu[c][k] + gu[k][c]) + (c == k ? lambda * tr : 0.0));
+  double sig[DIM][DIM]; // the stress (lib/physics/mf_gallery.h)
+  MF_PW_STRESS(double, DIM, lambda, mu, wq, gu, sig);
 #pragma unroll
   for (int c = 0; c < DIM; c++)
 #pragma unroll

@@ -10,6 +10,7 @@
  *     r    = sum_k D_k^T v_k + m u_q    (mass part m, if any)
  *     v_e  = (B^T x B^T x B^T) r                                                                  */
 #include "mfree_impl.h"
+#include "physics/mf_gallery.h"
 
 size_t mf_kernel_work_size(mf_operator op)
 {
@@ -37,7 +38,6 @@ void mf_kernel_cell_cpu(mf_operator op, int cell, const double *ue, double *ve, 
   if (b->collocated) memcpy(uq, ue, sizeof(double) * nqp);
   else mf_tensor_interpolate(dim, b, ue, uq, t1, t2);
 
-  const int c0 = op->has_mass ? 1 : 0;
   /* on the fly (and no stored data made for the moment, as the diagonal does): this cell's quadrature
    * data from its geometry nodes, the same values as the stored ones */
   double *qv = NULL;
@@ -49,22 +49,20 @@ void mf_kernel_cell_cpu(mf_operator op, int cell, const double *ue, double *ve, 
 #define QD(comp, q)                                                                         \
   (qv ? qv[(size_t)(comp) * nqp + (q)]                                                      \
       : op->qdf ? (double)op->qdf[mf_qdata_index(qd, cell, (comp), (q))] : qd->data[mf_qdata_index(qd, cell, (comp), (q))])
-  for (int q = 0; q < nqp; q++) r[q] = op->has_mass ? QD(0, q) * uq[q] : 0.0;
-  if (op->has_grad) {
+  if (op->has_grad)
     for (int l = 0; l < dim; l++) mf_tensor_apply(dim, nn, l, b->D, nq, 0, uq, g + (size_t)l * big, 0);
-    for (int q = 0; q < nqp; q++) {
-      double G[3][3];
-      int comp = c0;
-      for (int k = 0; k < dim; k++)
-        for (int l = k; l < dim; l++, comp++) G[k][l] = G[l][k] = QD(comp, q);
-      for (int k = 0; k < dim; k++) {
-        double acc = 0.0;
-        for (int l = 0; l < dim; l++) acc += G[k][l] * g[(size_t)l * big + q];
-        v[(size_t)k * big + q] = acc;
-      }
-    }
-    for (int k = 0; k < dim; k++) mf_tensor_apply(dim, nn, k, b->D, nq, 1, v + (size_t)k * big, r, 1);
+  for (int q = 0; q < nqp; q++) { /* the pointwise step: r = m u_q, v = G g (lib/physics/mf_gallery.h) */
+    double qp[MF_PW_MAX_STORED], du[3] = {0.0, 0.0, 0.0}, dv[3];
+    for (int c = 0; c < qd->ncomp; c++) qp[c] = QD(c, q);
+    if (op->has_grad)
+      for (int l = 0; l < dim; l++) du[l] = g[(size_t)l * big + q];
+    r[q] = 0.0;
+    mf_pw_apply_d(dim, op->has_mass, op->has_grad, qp, 1, uq[q], du, &r[q], dv);
+    if (op->has_grad)
+      for (int k = 0; k < dim; k++) v[(size_t)k * big + q] = dv[k];
   }
+  if (op->has_grad)
+    for (int k = 0; k < dim; k++) mf_tensor_apply(dim, nn, k, b->D, nq, 1, v + (size_t)k * big, r, 1);
 #undef QD
   if (b->collocated) memcpy(ve, r, sizeof(double) * nqp);
   else mf_tensor_integrate(dim, b, r, ve, t1, t2);
@@ -132,16 +130,9 @@ static void cell_diagonal(mf_operator op, int e, double *buf, double *de)
   const int nqp = qd->nqp;
   double *coef = buf, *t1 = buf + nqp, *t2 = buf + 2 * nqp;
   memset(de, 0, sizeof(double) * npc);
-  const int nterms = (op->has_mass ? 1 : 0) + (op->has_grad ? dim * (dim + 1) / 2 : 0);
-  for (int term = 0; term < nterms; term++) {
-    int k = -1, l = -1; /* term 0 of a mass part: no derivative */
-    if (!(op->has_mass && term == 0)) {
-      int t = term - (op->has_mass ? 1 : 0), c = 0;
-      for (int kk = 0; kk < dim; kk++)
-        for (int ll = kk; ll < dim; ll++, c++)
-          if (c == t) k = kk, l = ll;
-    }
-    const double factor = (k != l) ? 2.0 : 1.0;
+  for (int term = 0; term < qd->ncomp; term++) {
+    int k, l; /* the derivatives the term pairs (none for the mass part's), its factor */
+    const double factor = mf_pw_diag_term(dim, op->has_mass, term, &k, &l);
     for (int q = 0; q < nqp; q++) coef[q] = factor * qd->data[mf_qdata_index(qd, e, term, q)];
     int n[3] = {nq, nq, nq};
     const double *in = coef;
@@ -266,7 +257,7 @@ void mf_element_matrix_dense(mf_operator op, int cell, double *Ae)
   const int dim = s->dim, nq = op->basis.nq, n1 = s->n1, npc = s->npc;
   const mf_basis1d *b = &op->basis;
   const mf_qdata *qd = &op->qd;
-  const int nqp = qd->nqp, c0 = op->has_mass ? 1 : 0;
+  const int nqp = qd->nqp;
   memset(Ae, 0, sizeof(double) * (size_t)npc * npc);
   for (int q = 0; q < nqp; q++) {
     int qi[3] = {0, 0, 0}, t = q;
@@ -274,14 +265,10 @@ void mf_element_matrix_dense(mf_operator op, int cell, double *Ae)
       qi[k] = t % nq;
       t /= nq;
     }
-    double G[3][3] = {{0}}, m = op->has_mass ? qd->data[mf_qdata_index(qd, cell, 0, q)] : 0.0;
-    if (op->has_grad) {
-      int comp = c0;
-      for (int k = 0; k < dim; k++)
-        for (int l = k; l < dim; l++, comp++) G[k][l] = G[l][k] = qd->data[mf_qdata_index(qd, cell, comp, q)];
-    }
+    double qp[MF_PW_MAX_STORED];
+    for (int c = 0; c < qd->ncomp; c++) qp[c] = qd->data[mf_qdata_index(qd, cell, c, q)];
     /* values and reference gradients of all basis functions at q */
-    double phi[MF_MAX_N1 * MF_MAX_N1 * MF_MAX_N1], dphi[3][MF_MAX_N1 * MF_MAX_N1 * MF_MAX_N1];
+    double phi[MF_MAX_N1 * MF_MAX_N1 * MF_MAX_N1], dphi[MF_MAX_N1 * MF_MAX_N1 * MF_MAX_N1][3];
     for (int i = 0; i < npc; i++) {
       int ii[3] = {0, 0, 0}, u = i;
       for (int k = 0; k < dim; k++) {
@@ -291,17 +278,13 @@ void mf_element_matrix_dense(mf_operator op, int cell, double *Ae)
       phi[i] = 1.0;
       for (int k = 0; k < dim; k++) phi[i] *= b->B[qi[k] * n1 + ii[k]];
       for (int k = 0; k < dim; k++) {
-        dphi[k][i] = 1.0;
+        dphi[i][k] = 1.0;
         for (int dd = 0; dd < dim; dd++)
-          dphi[k][i] *= (dd == k ? b->Bg : b->B)[qi[dd] * n1 + ii[dd]];
+          dphi[i][k] *= (dd == k ? b->Bg : b->B)[qi[dd] * n1 + ii[dd]];
       }
     }
     for (int i = 0; i < npc; i++)
-      for (int j = 0; j < npc; j++) {
-        double a = m * phi[i] * phi[j];
-        for (int k = 0; k < dim; k++)
-          for (int l = 0; l < dim; l++) a += G[k][l] * dphi[k][i] * dphi[l][j];
-        Ae[(size_t)i * npc + j] += a;
-      }
+      for (int j = 0; j < npc; j++)
+        Ae[(size_t)i * npc + j] += mf_pw_entry_d(dim, op->has_mass, op->has_grad, qp, 1, phi[i], dphi[i], phi[j], dphi[j]);
   }
 }

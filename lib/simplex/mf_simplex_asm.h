@@ -23,6 +23,7 @@
 #include <stdint.h>
 
 #include "base/mf_common.h"
+#include "physics/mf_gallery.h"
 
 #ifdef __CUDACC__
 #define MF_SX_UNROLL _Pragma("unroll")
@@ -145,7 +146,7 @@ MF_HD static inline double mf_sx_asm_entry_quad(int dim, int N, int nq, const do
         if (r < dim) pi += c->Ji[r * 3 + l] * gi[r], pj += c->Ji[r * 3 + l] * gj[r];
       gg += pi * pj;
     }
-    s += w[q] * (a * (mass_coef ? cq[q] : 1.0) * B[(size_t)q * N + i] * B[(size_t)q * N + j] + b * cq[q] * gg);
+    s += w[q] * MF_PW_SCALAR_ENTRY(a * (mass_coef ? cq[q] : 1.0), b * cq[q], B[(size_t)q * N + i], B[(size_t)q * N + j], gg);
   }
   return c->det * s;
 }

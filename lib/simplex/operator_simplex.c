@@ -8,6 +8,7 @@
 #include "mf_simplex_space.h"
 #include "mf_simplex_backend.h"
 #include "assembled/assembly_impl.h"
+#include "physics/mf_gallery.h"
 
 #include <math.h>
 
@@ -56,8 +57,8 @@ static void diagonal_cell(int e, double *de, void *p)
         gg += g[l] * g[l];
       }
       if (k->elasticity)
-        for (int c = 0; c < dim; c++) de[i * dim + c] += w * (k->lambda * g[c] * g[c] + k->mu * (gg + g[c] * g[c]));
-      else de[i] += w * (k->sop.a * (k->sop.mass_coef ? cq : 1.0) * phi[i] * phi[i] + k->sop.b * cq * gg);
+        for (int c = 0; c < dim; c++) de[i * dim + c] += w * mf_pw_stress_diag_d(k->lambda, k->mu, g[c], gg);
+      else de[i] += w * mf_pw_scalar_entry_d(k->sop.a * (k->sop.mass_coef ? cq : 1.0), k->sop.b * cq, phi[i], phi[i], gg);
     }
   }
 }
@@ -140,8 +141,8 @@ static int create(mf_space space, mf_op_kind asked, mf_quadrature quad, int qdeg
   mf_space_retain(space);
   o->kind = MF_OP_SIMPLEX;
   o->quad = quad;
-  o->has_mass = asked == MF_OP_MASS || asked == MF_OP_HELMHOLTZ;
-  o->has_grad = asked != MF_OP_MASS;
+  o->has_mass = mf_pw_has((int)asked, MF_PW_VALUE); /* the gallery's description (mf_gallery.h) */
+  o->has_grad = mf_pw_has((int)asked, MF_PW_GRAD);
   o->coef = c;
   o->coef_user = user;
   o->coef_a = a;
@@ -153,7 +154,8 @@ static int create(mf_space space, mf_op_kind asked, mf_quadrature quad, int qdeg
   const double t0 = mf_phase_begin(ctx);
   ierr = mf_simplex_basis_setup(ctx, space->dim, space->degree, qdegree, &k->basis);
   if (!ierr && !k->elasticity) ierr = mf_simplex_op_create(ctx, m, &k->basis, &ss->dofs, a, b, c, user, &k->sop);
-  k->sop.mass_coef = asked == MF_OP_MASS; /* Helmholtz a M + b K(c): its mass term has no coefficient */
+  /* Helmholtz a M + b K(c): its mass term has no coefficient */
+  k->sop.mass_coef = (mf_pw_gallery[asked].coef & MF_PW_VALUE) != 0;
   mf_phase_end(ctx, MF_PHASE_COEFFICIENT, t0);
   if (!ierr && ctx->bk->simplex) ierr = device_create(o, k);
   if (!ierr) ierr = mf_vector_create_prec(space, MF_PRECISION_DOUBLE, &o->xwork);

@@ -1,6 +1,7 @@
 /* ops_cpu.c -- the CPU reference of the simplex operators (mf_simplex.h): the action of each cell at
  * its quadrature points, affine geometry from the cell's vertices. */
 #include "mf_simplex.h"
+#include "physics/mf_gallery.h"
 
 #include <limits.h>
 #include <math.h>
@@ -123,12 +124,13 @@ void mf_simplex_op_apply_cpu(const mf_simplex_op *op, const double *x, double *y
         uq += phi[j] * ue[j];
         for (int k = 0; k < dim; k++) g[k] += gr[j * dim + k] * ue[j];
       }
-      double f[3] = {0, 0, 0};
+      double gm[3] = {0, 0, 0}, f0, f[3]; /* gm = J^-1 J^-T g, then the physics (lib/physics/mf_gallery.h) */
       for (int k = 0; k < dim; k++)
-        for (int l = 0; l < dim; l++) f[k] += op->b * wq * G[k][l] * g[l];
-      const double mu = op->a * (op->mass_coef ? wq : wd) * uq; /* Helmholtz: the mass has no c */
+        for (int l = 0; l < dim; l++) gm[k] += G[k][l] * g[l];
+      /* Helmholtz: the mass has no c */
+      mf_pw_scalar_d(dim, op->a * (op->mass_coef ? wq : wd), op->b * wq, uq, gm, &f0, f);
       for (int i = 0; i < N; i++) {
-        double s = mu * phi[i];
+        double s = f0 * phi[i];
         for (int k = 0; k < dim; k++) s += gr[i * dim + k] * f[k];
         ve[i] += s;
       }
@@ -258,10 +260,8 @@ void mf_simplex_elasticity_apply_cpu(const mf_simplex_mesh *m, const mf_simplex_
       for (int j = 0; j < N; j++)
         for (int c = 0; c < dim; c++)
           for (int k = 0; k < dim; k++) gu[c][k] += ue[j * dim + c] * gx[j * dim + k];
-      double tr = 0.0, sig[3][3];
-      for (int c = 0; c < dim; c++) tr += gu[c][c];
-      for (int c = 0; c < dim; c++)
-        for (int k = 0; k < dim; k++) sig[c][k] = w * (mu * (gu[c][k] + gu[k][c]) + (c == k ? lambda * tr : 0.0));
+      double sig[3][3];
+      MF_PW_STRESS(double, dim, lambda, mu, w, gu, sig); /* lib/physics/mf_gallery.h */
       for (int i = 0; i < N; i++) /* sigma : grad v (sigma symmetric: the same as sigma : eps(v)) */
         for (int c = 0; c < dim; c++) {
           double s = 0.0;
@@ -295,10 +295,7 @@ void mf_simplex_elasticity_apply_gradient_cpu(const mf_simplex_mesh *m, const mf
       for (int c = 0; c < dim; c++) /* physical: gu[c][k] = sum_l g[c][l] Ji[l][k] */
         for (int k = 0; k < dim; k++)
           for (int l = 0; l < dim; l++) gu[c][k] += g[c][l] * Ji[l][k];
-      double tr = 0.0;
-      for (int c = 0; c < dim; c++) tr += gu[c][c];
-      for (int c = 0; c < dim; c++)
-        for (int k = 0; k < dim; k++) sig[c][k] = det * (mu * (gu[c][k] + gu[k][c]) + (c == k ? lambda * tr : 0.0));
+      MF_PW_STRESS(double, dim, lambda, mu, det, gu, sig);
       for (int c = 0; c < dim; c++) /* back to reference directions: f[c][l] = sum_k Ji[l][k] sig[c][k] */
         for (int l = 0; l < dim; l++)
           for (int k = 0; k < dim; k++) f[c][l] += Ji[l][k] * sig[c][k];
