@@ -448,54 +448,17 @@ int mf_simplex_space_rhs(mf_space s, mf_coefficient_fn f, void *user, double *bv
   return mf_bad_point_refuse(s->ctx, &bad, s->dim, "right-hand side f", "f");
 }
 
-int mf_simplex_space_l2_cells(mf_space s, const double *uh, mf_coefficient_fn u, void *user, double *cellsum)
+/* The per-cell squared errors on the finer rule basis_l2: of the values (u given: L2) or of the gradients
+ * (grad_u given: the H1 seminorm; grad u_h at a point is J^-T times the reference gradient, affine cell,
+ * J^-1 from the vertices). A value of u or grad_u that is not finite is refused at the first such point. */
+static int error_cells(mf_space s, const double *uh, mf_coefficient_fn u, mf_gradient_fn grad_u, void *user,
+                       double *cellsum)
 {
   const mf_simplex_space *ss = (const mf_simplex_space *)s->fdata;
   const mf_simplex_mesh *m = (const mf_simplex_mesh *)s->mesh->fdata;
   const mf_simplex_basis *b = &ss->basis_l2;
-  MF_CHECK(s->ncomp == 1, s->ctx, MF_ERR_UNSUPPORTED, "L2 errors of spaces of %d components: not supported",
-           s->ncomp);
-  const int dim = s->dim, N = b->nnodes, nq = b->nq;
-  int ierr = 0;
-  mf_bad_point bad = MF_BAD_POINT_NONE; /* refused below, at the first such point */
-#pragma omp parallel
-  {
-    double *xq = NULL;
-    int lerr = MF_CALLOC(NULL, (size_t)nq * dim, &xq);
-    if (lerr) {
-#pragma omp atomic write
-      ierr = lerr;
-    }
-#pragma omp for schedule(static)
-    for (int e = 0; e < m->ncells; e++) {
-      if (lerr) continue;
-      const double det = cell_points(m, b, e, xq);
-      const int *cd = s->cell_nodes + (size_t)e * N;
-      double sum = 0.0;
-      for (int q = 0; q < nq; q++) {
-        double v = 0.0;
-        for (int i = 0; i < N; i++) v += b->B[(size_t)q * N + i] * uh[cd[i]];
-        const double uq = u(&xq[q * dim], dim, user);
-        if (!isfinite(uq)) mf_bad_point_note(&bad, e, q, dim, &xq[q * dim], 1, &uq);
-        const double d = v - uq;
-        sum += d * d * b->qwts[q] * det;
-      }
-      cellsum[e] = sum;
-    }
-    free(xq);
-  }
-  MF_CHECK(!ierr, s->ctx, MF_ERR_MEMORY, "out of host memory for the work arrays of %d threads (L2 error)",
-           mf_max_threads());
-  return mf_bad_point_refuse(s->ctx, &bad, dim, "exact solution u", "u");
-}
-
-/* grad u_h at a point: J^-T times the reference gradient (affine cell, J^-1 from the vertices) */
-int mf_simplex_space_h1_cells(mf_space s, const double *uh, mf_gradient_fn grad_u, void *user, double *cellsum)
-{
-  const mf_simplex_space *ss = (const mf_simplex_space *)s->fdata;
-  const mf_simplex_mesh *m = (const mf_simplex_mesh *)s->mesh->fdata;
-  const mf_simplex_basis *b = &ss->basis_l2;
-  MF_CHECK(s->ncomp == 1, s->ctx, MF_ERR_UNSUPPORTED, "H1 errors of spaces of %d components: not supported",
+  const char *norm = u ? "L2" : "H1";
+  MF_CHECK(s->ncomp == 1, s->ctx, MF_ERR_UNSUPPORTED, "%s errors of spaces of %d components: not supported", norm,
            s->ncomp);
   const int dim = s->dim, N = b->nnodes, nq = b->nq;
   int ierr = 0;
@@ -513,12 +476,23 @@ int mf_simplex_space_h1_cells(mf_space s, const double *uh, mf_gradient_fn grad_
       if (lerr) continue;
       const int *v = m->cells + (size_t)e * (dim + 1), *cd = s->cell_nodes + (size_t)e * N;
       double X[12], Ji[3][3];
-      for (int i = 0; i <= dim; i++)
-        for (int k = 0; k < dim; k++) X[i * dim + k] = m->coords[3 * v[i] + k];
-      mf_simplex_affine(dim, X, Ji, NULL);
+      if (!u) {
+        for (int i = 0; i <= dim; i++)
+          for (int k = 0; k < dim; k++) X[i * dim + k] = m->coords[3 * v[i] + k];
+        mf_simplex_affine(dim, X, Ji, NULL);
+      }
       const double det = cell_points(m, b, e, xq);
       double sum = 0.0;
       for (int q = 0; q < nq; q++) {
+        if (u) {
+          double vh = 0.0;
+          for (int i = 0; i < N; i++) vh += b->B[(size_t)q * N + i] * uh[cd[i]];
+          const double uq = u(&xq[q * dim], dim, user);
+          if (!isfinite(uq)) mf_bad_point_note(&bad, e, q, dim, &xq[q * dim], 1, &uq);
+          const double d = vh - uq;
+          sum += d * d * b->qwts[q] * det;
+          continue;
+        }
         const double *gr = b->G + (size_t)q * N * dim;
         double gh[3] = {0.0, 0.0, 0.0}, g[3] = {0.0, 0.0, 0.0};
         for (int i = 0; i < N; i++)
@@ -542,7 +516,18 @@ int mf_simplex_space_h1_cells(mf_space s, const double *uh, mf_gradient_fn grad_
     }
     free(xq);
   }
-  MF_CHECK(!ierr, s->ctx, MF_ERR_MEMORY, "out of host memory for the work arrays of %d threads (H1 error)",
-           mf_max_threads());
-  return mf_bad_point_refuse(s->ctx, &bad, dim, "gradient of u", "the gradient");
+  MF_CHECK(!ierr, s->ctx, MF_ERR_MEMORY, "out of host memory for the work arrays of %d threads (%s error)",
+           mf_max_threads(), norm);
+  return u ? mf_bad_point_refuse(s->ctx, &bad, dim, "exact solution u", "u")
+           : mf_bad_point_refuse(s->ctx, &bad, dim, "gradient of u", "the gradient");
+}
+
+int mf_simplex_space_l2_cells(mf_space s, const double *uh, mf_coefficient_fn u, void *user, double *cellsum)
+{
+  return error_cells(s, uh, u, NULL, user, cellsum);
+}
+
+int mf_simplex_space_h1_cells(mf_space s, const double *uh, mf_gradient_fn grad_u, void *user, double *cellsum)
+{
+  return error_cells(s, uh, NULL, grad_u, user, cellsum);
 }
