@@ -111,12 +111,6 @@ static int diagonal_csr_cpu(mf_operator op, mf_vector d)
   return 0;
 }
 
-/* rowptr is counted with the pattern's work arrays (lib/assembled/assembly_pattern.c) */
-double mf_assembly_matrix_bytes(int n, int64_t nnz, int with_pattern)
-{
-  return (with_pattern ? 12.0 : 8.0) * (double)nnz + 8.0 * (double)n;
-}
-
 /* vals <- sum over cells of the element matrices (C^T A_e C on cells with hanging nodes), the cells of
  * one color at a time shared among OpenMP threads: no two cells of a color share a DoF, so each row
  * is written by one thread and takes its cells' contributions in color order, whatever the number

@@ -54,6 +54,13 @@ static int row_merge(const int *lists, int stride, const int *cells, int k, int 
   return m;
 }
 
+/* The host bytes of a CSR matrix of n rows and nnz entries: values and columns, with_pattern its
+ * column indices too (rowptr is counted with the pattern's work arrays below). */
+double mf_assembly_matrix_bytes(int n, int64_t nnz, int with_pattern)
+{
+  return (with_pattern ? 12.0 : 8.0) * (double)nnz + 8.0 * (double)n;
+}
+
 /* The sparsity of every operator assembled on s, made once and kept on the space: rows and columns
  * are the local DoFs, and every pair of nodes of a cell couples (C^T A_e C of a cell with hanging
  * nodes couples the cell's nodes too: cell_nodes lists the constraining DoFs). So row r is the union
