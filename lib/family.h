@@ -7,8 +7,8 @@
  *   who fills it        lib/hex/family_hex.c (mf_family_hex), lib/simplex/family_simplex.c (mf_family_simplex)
  *   who searches them   lib/family.c: mf_mesh_create, mf_mesh_create_box, mf_mesh_create_from_file
  *
- * The operators, kernels and assembly of a family are not in the table yet (lib/operator.c and
- * lib/assembled/ still dispatch on the space). */
+ * Of the operators only the creation is in the table yet: the kernels and the assembly of a family are
+ * not (lib/operator.c and lib/assembled/ still dispatch on the space). */
 #ifndef MF_FAMILY_H
 #define MF_FAMILY_H
 
@@ -78,6 +78,13 @@ typedef struct mf_family_s {
   int (*l2_error)(mf_vector uh, mf_coefficient_fn u, void *user, double *err);
   /** ||grad(u_h - u)||_L2 over every rank, into *err (scalar spaces; checked by the caller). Collective. */
   int (*h1_error)(mf_vector uh, mf_gradient_fn grad_u, void *user, double *err);
+
+  /* ---- operators (a first entry; the operator types of the house come next) */
+  /** A matrix-free mass (a M), Laplace (b K_c) or Helmholtz (a M + b K_c) operator of the family's own
+   *  kind on space, arguments checked by the caller; NULL: the generic sum-factorised operator of
+   *  lib/operator.c (hex spaces). */
+  int (*operator_create)(mf_space space, mf_op_kind kind, mf_quadrature quad, double a, double b,
+                         mf_coefficient_fn c, void *user, mf_operator *op);
 
   /* ---- output (lib/vtu.c; vtu_begin NULL: VTU output not supported) */
   /** Fill c->npoints, c->type and c->work for c->space. */

@@ -5,7 +5,7 @@
  *     y   = sum over cells of A_e x_w (backend kernel)         -> export-add ghosts of y to owners
  *     y[bc] = x[bc] (Dirichlet form)                                                            */
 #include "mfree_impl.h"
-#include "simplex/mf_simplex_space.h"
+#include "family.h"
 
 #include <math.h>
 
@@ -56,7 +56,7 @@ static int operator_create(mf_space space, mf_op_kind kind, mf_quadrature quad, 
            "quadrature %d unknown (MF_QUAD_GAUSS, MF_QUAD_GAUSS_P2 or MF_QUAD_GLL)", (int)quad);
   MF_CHECK(isfinite(a) && isfinite(b), ctx, MF_ERR_ARGUMENT, "Helmholtz coefficients a = %g, b = %g must be finite", a, b);
   MF_CALL(mf_space_check_mesh(space));
-  if (space->simplex) return mf_simplex_operator_create(space, kind, quad, a, b, c, user, op); /* the simplex kind */
+  if (space->fam->operator_create) return space->fam->operator_create(space, kind, quad, a, b, c, user, op);
   mf_operator o = NULL;
   int ierr = MF_CALLOC(ctx, 1, &o);
   if (!ierr) {
