@@ -15,29 +15,30 @@ static const mf_family *family_of_mesh(const char *name)
   return NULL;
 }
 
-#define UNKNOWN_MESH(ctx, name)                                                                           \
-  mf_error_set(ctx, MF_ERR_ARGUMENT, __FILE__, __LINE__, __func__,                                        \
-               "unknown mesh '%s' (" MF_MESH_NAMES "; Gmsh files: mf_mesh_create_from_file)", name)
-
-int mf_mesh_create(mf_context ctx, const char *name, int dim, int level, mf_mesh *mesh)
+/* The checks mf_mesh_create and mf_mesh_create_box share, and the family that claims the name. */
+static int mesh_family(mf_context ctx, const char *name, mf_mesh *mesh, const mf_family **fam)
 {
   if (mesh) *mesh = NULL; /* NULL on every failure, the first argument's included */
   MF_CHECK(ctx, NULL, MF_ERR_NULL, "context is NULL");
   MF_CHECK(mesh, ctx, MF_ERR_NULL, "output pointer mesh is NULL");
   MF_CHECK(name, ctx, MF_ERR_NULL, "mesh name is NULL (" MF_MESH_NAMES ")");
-  const mf_family *fam = family_of_mesh(name);
-  if (!fam) return UNKNOWN_MESH(ctx, name);
+  *fam = family_of_mesh(name);
+  MF_CHECK(*fam, ctx, MF_ERR_ARGUMENT, "unknown mesh '%s' (" MF_MESH_NAMES "; Gmsh files: mf_mesh_create_from_file)",
+           name);
+  return 0;
+}
+
+int mf_mesh_create(mf_context ctx, const char *name, int dim, int level, mf_mesh *mesh)
+{
+  const mf_family *fam = NULL;
+  MF_CALL(mesh_family(ctx, name, mesh, &fam));
   return fam->mesh_create(ctx, name, dim, level, mesh);
 }
 
 int mf_mesh_create_box(mf_context ctx, const char *name, int dim, const int trees[3], int level, mf_mesh *mesh)
 {
-  if (mesh) *mesh = NULL; /* NULL on every failure, the first argument's included */
-  MF_CHECK(ctx, NULL, MF_ERR_NULL, "context is NULL");
-  MF_CHECK(mesh, ctx, MF_ERR_NULL, "output pointer mesh is NULL");
-  MF_CHECK(name, ctx, MF_ERR_NULL, "mesh name is NULL (" MF_MESH_NAMES ")");
-  const mf_family *fam = family_of_mesh(name);
-  if (!fam) return UNKNOWN_MESH(ctx, name);
+  const mf_family *fam = NULL;
+  MF_CALL(mesh_family(ctx, name, mesh, &fam));
   MF_CHECK(fam->mesh_create_box, ctx, MF_ERR_ARGUMENT,
            "mesh '%s' has no trees (a %s mesh): make it with mf_mesh_create (level: 2^level cells per side)", name,
            fam->name);
