@@ -17,7 +17,8 @@
 #ifndef MF_APPLY_COLUMN_CUH
 #define MF_APPLY_COLUMN_CUH
 
-#include "mf_cuda_common.cuh"
+#include "mf_cuda_apply.h"
+#include "hanging/mf_hanging.h"
 #include "physics/mf_gallery.h"
 
 namespace mfc {

@@ -8,6 +8,7 @@
 #include <cusparse.h>
 
 #include "mf_cuda.h"
+#include "mf_cuda_apply.h"
 
 // Check a CUDA runtime call; on failure record "<call> failed: <reason>" on ctx and return.
 #define MF_CUDA_CALL(ctx, call)                                                                        \
@@ -17,17 +18,6 @@
       return mf_error_set((ctx), MF_ERR_CUDA, __FILE__, __LINE__, __func__, "%s failed: %s (%s)", #call, \
                           cudaGetErrorString(mf_cerr_), cudaGetErrorName(mf_cerr_));                  \
   } while (0)
-// The status after a kernel launch: the launch error (configuration). An execution error shows at
-// the next synchronising call, which may blame a later kernel; a debug build (-DMFREE_DEBUG_SYNC=ON)
-// synchronises here, so that a fault is reported at the kernel that made it.
-static inline cudaError_t mf_cuda_launch_status(void)
-{
-  cudaError_t e = cudaGetLastError();
-#ifdef MFREE_DEBUG_SYNC
-  if (e == cudaSuccess) e = cudaDeviceSynchronize();
-#endif
-  return e;
-}
 #ifdef MFREE_DEBUG_SYNC
 #define MF_CUDA_LAUNCH_HINT ""
 #else
@@ -129,8 +119,8 @@ extern "C" int mf_cuda_operator_qdata(mf_operator op, const double *B, const dou
                                       mf_coefficient_fn c, void *user, double a, double b);
 extern "C" size_t mf_cuda_qdata_setup_bytes(mf_operator op, int with_coefficient);
 // setup.cu, geometry on the fly: the coefficient at the quadrature points of every cell (the stored
-// set-up's points, values checked on the host), coefq[cell * nqp + q]; and quadrature data in op->qd's
-// layout (qd: zeroed, qd.len doubles) from the geometry and coefq (NULL: constant), the stored set-up's
+// set-up's points, values checked on the host), coefq[cell * nqp + q]; and quadrature data in the layout of
+// the operator's quadrature data (qd: zeroed, qd.len doubles) from the geometry and coefq (NULL: constant), the stored set-up's
 // kernels and order, without calling the coefficient.
 extern "C" int mf_cuda_otf_coefficient(mf_operator op, double *coefq);
 extern "C" int mf_cuda_otf_qdata(mf_operator op, double *qd, const double *coefq);
@@ -149,59 +139,5 @@ int mf_cuda_require(mf_context ctx, size_t bytes, const char *what);
 int mf_cuda_cusparse(mf_context ctx, cusparseHandle_t *handle);
 // Pinned host staging of at least `bytes` (valid until the next call or the context's end).
 int mf_cuda_stage(mf_context ctx, size_t bytes, void **host);
-
-// Arguments of one matrix-free apply launch (one color, or all cells with atomics).
-struct mf_cuda_apply_args {
-  const int *cell_nodes;
-  const unsigned char *bc; // NULL: no Dirichlet masking of the input
-  const void *qd; // double or float, the kernel's type
-  long long qd_batch_stride, qd_block_stride;
-  int qd_batch;
-  const double *B, *D;
-  const int16_t *mask; // NULL: no hanging nodes on this mesh
-  const double *P;
-  const int *cell_list; // NULL: cells cell_begin..cell_end-1; else cell_list[cell_begin..cell_end-1]
-  int cell_begin, cell_end, cells_per_block;
-  int atomic;
-  const void *x; // vectors of the kernel's type
-  void *y;
-  // geometry on the fly (point design, double): node coordinates component-major (component k of node
-  // n at coords[k * coords_stride + n]), the coefficient per point (NULL: constant), the 1D weights,
-  // and the factors a (mass part) and b (gradient part) of mf_qf_geometry
-  const double *coords;
-  long long coords_stride;
-  const double *coefq, *qw;
-  double qf_a, qf_b;
-};
-
-// op: 0 mass, 1 Laplace, 2 Helmholtz; quad: MF_QUAD_*; column: the column design (apply_column.cuh),
-// else one thread per point (apply_kernel.cuh; only it reads cells_per_block). Returns the launch's
-// cudaError_t.
-typedef cudaError_t (*mf_cuda_apply_fn)(const mf_cuda_apply_args *a);
-// In a kernel design's namespace, given its launcher template LAUNCH<DIM, N1, NQ, OP, COLLOC, HANG, T>:
-// lookup<DIM, P, T>(quad, op, hang), the launcher of one (dim, p) for the three rules (Gauss p+1,
-// Gauss p+2, GLL p+1 collocated) and three operators, with or without hanging nodes.
-#define MF_CUDA_APPLY_LOOKUP(LAUNCH)                                                                               \
-  template <int DIM, int P, bool H, class T>                                                                      \
-  mf_cuda_apply_fn lookup_h(int quad, int op)                                                                     \
-  {                                                                                                               \
-    constexpr int N1 = P + 1;                                                                                     \
-    static const mf_cuda_apply_fn table[3][3] = {                                                                 \
-        {LAUNCH<DIM, N1, N1, 0, false, H, T>, LAUNCH<DIM, N1, N1, 1, false, H, T>,                                \
-         LAUNCH<DIM, N1, N1, 2, false, H, T>},                                                                    \
-        {LAUNCH<DIM, N1, N1 + 1, 0, false, H, T>, LAUNCH<DIM, N1, N1 + 1, 1, false, H, T>,                        \
-         LAUNCH<DIM, N1, N1 + 1, 2, false, H, T>},                                                                \
-        {LAUNCH<DIM, N1, N1, 0, true, H, T>, LAUNCH<DIM, N1, N1, 1, true, H, T>, LAUNCH<DIM, N1, N1, 2, true, H, T>}}; \
-    return table[quad][op];                                                                                       \
-  }                                                                                                               \
-  template <int DIM, int P, class T>                                                                              \
-  mf_cuda_apply_fn lookup(int quad, int op, int hang)                                                             \
-  {                                                                                                               \
-    return hang ? lookup_h<DIM, P, true, T>(quad, op) : lookup_h<DIM, P, false, T>(quad, op);                     \
-  }
-extern "C" mf_cuda_apply_fn mf_cuda_apply_lookup(int dim, int degree, int quad, int op, int hang, int single,
-                                                 int column);
-// The on-the-fly variants of the point design (double only).
-extern "C" mf_cuda_apply_fn mf_cuda_apply_otf_lookup(int dim, int degree, int quad, int op, int hang);
 
 #endif
