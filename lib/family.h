@@ -7,8 +7,8 @@
  *   who fills it        lib/hex/family_hex.c (mf_family_hex), lib/simplex/family_simplex.c (mf_family_simplex)
  *   who searches them   lib/family.c: mf_mesh_create, mf_mesh_create_box, mf_mesh_create_from_file
  *
- * Of the operators only the creation is in the table yet: the kernels and the assembly of a family are
- * not (lib/operator.c and lib/assembled/ still dispatch on the space). */
+ * Of the operators the family makes the matrix-free pointwise ones (operator_create): each family's
+ * operator type (mf_optype, lib/mfree_impl.h) carries its kernels, assembly and levels from there. */
 #ifndef MF_FAMILY_H
 #define MF_FAMILY_H
 
@@ -32,6 +32,7 @@ typedef struct {
 typedef struct mf_family_s {
   const char *name;  /* "hex", "simplex": in messages, "a simplex mesh has no coarser copy" */
   mf_cell_kind kind; /* mf_mesh_cell_kind */
+  const char *cells; /* the cells in words, plural: "hexahedra", "simplices" */
 
   /* ---- meshes */
   /** The names of the built-in meshes the family makes (mf_mesh_create), NULL-terminated. */
@@ -52,6 +53,10 @@ typedef struct mf_family_s {
   int (*mesh_refine_shells)(mf_mesh mesh, int levels);
 
   /* ---- spaces */
+  /** 1: the backend's device mirror of a space holds its cell-to-DoF map, launch order and node
+   *  coordinates, which the sum-factorised kernels read (hex); 0: the family's device operators keep
+   *  their own (simplex), and the mirror holds the boundary marks and exchange lists only. */
+  int device_cells;
   /** 1: spaces of several components per DoF (mf_space_create_components). */
   int components;
   /** The space of degree `degree` with ncomp components on mesh: its checks, the DoF numbering into the
@@ -79,10 +84,10 @@ typedef struct mf_family_s {
   /** ||grad(u_h - u)||_L2 over every rank, into *err (scalar spaces; checked by the caller). Collective. */
   int (*h1_error)(mf_vector uh, mf_gradient_fn grad_u, void *user, double *err);
 
-  /* ---- operators (a first entry; the operator types of the house come next) */
-  /** A matrix-free mass (a M), Laplace (b K_c) or Helmholtz (a M + b K_c) operator of the family's own
-   *  kind on space, arguments checked by the caller; NULL: the generic sum-factorised operator of
-   *  lib/operator.c (hex spaces). */
+  /* ---- operators */
+  /** A matrix-free mass (a M), Laplace (b K_c) or Helmholtz (a M + b K_c) operator of the family's
+   *  operator type on space (lib/hex/operator_hex.c, lib/simplex/operator_simplex.c), arguments checked
+   *  by the caller (mf_operator_create_pointwise); NULL: the family has none. Collective. */
   int (*operator_create)(mf_space space, mf_op_kind kind, mf_quadrature quad, double a, double b,
                          mf_coefficient_fn c, void *user, mf_operator *op);
 

@@ -162,7 +162,7 @@ static double sumfact_flops_cell(int dim, int n1, int nq, int has_mass, int has_
 static double op_flops_per_dof(const mf_operator op)
 {
   const mf_space s = op->space;
-  return sumfact_flops_cell(s->dim, s->n1, op->basis.nq, op->has_mass, op->has_grad, op->basis.collocated) *
+  return sumfact_flops_cell(s->dim, s->n1, mf_hexop(op)->basis.nq, mf_pw(op)->has_mass, mf_pw(op)->has_grad, mf_hexop(op)->basis.collocated) *
          (double)s->mesh->ncells_global / (double)s->nglobal;
 }
 
@@ -424,7 +424,7 @@ static void csr_row(mf_operator op, apply_arg *a, const char *device, const char
   double dofs = n / (ms * 1e-3), gbs = bpd * dofs / 1e9;
   char row[512], cgc[64] = ",,", phase_cols[64] = "";
   snprintf(row, sizeof row, "%s,%s-csr,%d,%d,%d,none,%lld,%.5f,%.4f,%.1f,%.1f,%.3f", device, problem, dim, p,
-           op->basis.nq, (long long)space->nglobal, ms, dofs / 1e9, bpd, gbs, bench_triad > 0 ? gbs / bench_triad : 0.0);
+           mf_hexop(op)->basis.nq, (long long)space->nglobal, ms, dofs / 1e9, bpd, gbs, bench_triad > 0 ? gbs / bench_triad : 0.0);
   if (cg_iters > 0) {
     double cg_s = time_cg(A, a->x, a->y, cg_iters, &err);
     if (err) fprintf(stderr, "mfree-bench: %s-csr p %d: CG failed: %s\n", problem, p, mf_last_error_message());
@@ -448,7 +448,7 @@ static void csr_row(mf_operator op, apply_arg *a, const char *device, const char
 static double otf_bytes(const mf_space s, const mf_operator op)
 {
   const double ndofs = (double)s->nglobal, cells = (double)s->mesh->ncells_global;
-  return 16.0 * ndofs + 8.0 * s->dim * ndofs + (op->coef ? 8.0 * cells * op->qd.nqp : 0.0) + 4.0 * cells * s->npc;
+  return 16.0 * ndofs + 8.0 * s->dim * ndofs + (mf_pw(op)->coef ? 8.0 * cells * mf_hexop(op)->qd.nqp : 0.0) + 4.0 * cells * s->npc;
 }
 
 /* Flops of one on-the-fly application per DoF (a multiply-add counts 2, a division 1), per cell:
@@ -459,22 +459,22 @@ static double otf_bytes(const mf_space s, const mf_operator op)
  *                (mf_qf_geometry), times c (mf_qf_scale) with a coefficient. */
 static double otf_flops_per_dof(const mf_space s, const mf_operator op)
 {
-  const int dim = s->dim, n1 = s->n1, nq = op->basis.nq, colloc = op->basis.collocated;
-  const double nqp = op->qd.nqp;
+  const int dim = s->dim, n1 = s->n1, nq = mf_hexop(op)->basis.nq, colloc = mf_hexop(op)->basis.collocated;
+  const double nqp = mf_hexop(op)->qd.nqp;
   double sweeps = 0.0; /* B x B (x B): the sweep along direction d has nq^d n1^(dim-d) outputs of n1 terms */
   for (int d = 1; d <= dim; d++) sweeps += 2.0 * n1 * pow(nq, d) * pow(n1, dim - d);
   if (colloc) sweeps = 0.0;
   const double grad = 2.0 * dim * nq * nqp; /* D along every direction at every point */
   /* u: the stored-geometry model of the same operator (sumfact_flops_cell) */
-  const double u = sumfact_flops_cell(dim, n1, nq, op->has_mass, op->has_grad, colloc);
+  const double u = sumfact_flops_cell(dim, n1, nq, mf_pw(op)->has_mass, mf_pw(op)->has_grad, colloc);
   const double coords = dim * (sweeps + grad);
-  const int ncomp = op->qd.ncomp;
+  const int ncomp = mf_hexop(op)->qd.ncomp;
   /* per point: weight (dim), det (2D 3, 3D 14), |det| w (1), inverse (2D 4 divisions, 3D 9 x (3 + 1)),
    * mass a w |det| (1), gradient components (dim(dim+1)/2 x (2 dim - 1 + 2)), the coefficient (ncomp) */
   double point = dim + (dim == 2 ? 3 : 14) + 1;
-  if (op->has_mass) point += 1;
-  if (op->has_grad) point += (dim == 2 ? 4 : 36) + dim * (dim + 1) / 2 * (2.0 * dim + 1);
-  if (op->coef) point += op->has_grad ? ncomp - (op->has_mass ? 1 : 0) : ncomp;
+  if (mf_pw(op)->has_mass) point += 1;
+  if (mf_pw(op)->has_grad) point += (dim == 2 ? 4 : 36) + dim * (dim + 1) / 2 * (2.0 * dim + 1);
+  if (mf_pw(op)->coef) point += mf_pw(op)->has_grad ? ncomp - (mf_pw(op)->has_mass ? 1 : 0) : ncomp;
   const double per_cell = u + coords + nqp * point;
   return per_cell * (double)s->mesh->ncells_global / (double)s->nglobal;
 }
@@ -494,7 +494,7 @@ static double otf_switch(mf_operator op, double *bpd, double *fpd, const char *p
   *bpd = otf_bytes(s, op) / s->nglobal;
   *fpd = otf_flops_per_dof(s, op);
   printf("# model %s p %d q %d geometry on-the-fly: %.1f bytes/DoF (stored %.1f), %.1f flops/DoF\n", problem, p,
-         op->basis.nq, *bpd, stored, *fpd);
+         mf_hexop(op)->basis.nq, *bpd, stored, *fpd);
   return dt;
 }
 
@@ -765,7 +765,7 @@ int main(int argc, char **argv)
             for (int k = 0; k < MF_PHASE_COUNT; k++)
               snprintf(phase_cols + strlen(phase_cols), sizeof phase_cols - strlen(phase_cols), ",%.4f",
                        space_phases[k] + phases[k]);
-          const mf_qdata *qd = &op->qd;
+          const mf_qdata *qd = &mf_hexop(op)->qd;
           if (method_i == 1) geometry_i = 0; /* only the csr rows: the operator is assembled with stored data */
           const double cells = (double)space->mesh->ncells_global;
           double bytes = 16.0 * space->nglobal + 8.0 * cells * qd->ncomp * qd->nqp + 4.0 * cells * space->npc;
@@ -800,7 +800,7 @@ int main(int argc, char **argv)
               double dofs = space->nglobal / (ms * 1e-3), gbs = bpd * dofs / 1e9;
               char row[512];
               snprintf(row, sizeof row, "%s,%s,%d,%d,%d,%s,%lld,%.5f,%.4f,%.1f,%.1f,%.3f", device, problems[pi], dim, p,
-                       op->basis.nq, !on_gpu ? "serial" : sc ? "atomic" : "colored", (long long)space->nglobal, ms, dofs / 1e9, bpd, gbs,
+                       mf_hexop(op)->basis.nq, !on_gpu ? "serial" : sc ? "atomic" : "colored", (long long)space->nglobal, ms, dofs / 1e9, bpd, gbs,
                        triad > 0 ? gbs / triad : 0.0);
               char cgc[64] = ",,";
               if (cg_iters > 0) {
@@ -810,12 +810,12 @@ int main(int argc, char **argv)
               }
               char fl[64];
               snprintf(fl, sizeof fl, ",%.1f,%.1f", fpd, fpd * dofs / 1e9);
-              printf("%s,%.3f,%d,%s%s%s%s\n", row, setup_g, op->cells_per_block, dname, cgc, fl, phase_cols);
+              printf("%s,%.3f,%d,%s%s%s%s\n", row, setup_g, mf_hexop(op)->cells_per_block, dname, cgc, fl, phase_cols);
               fflush(stdout);
               if (out) fprintf(out, "%s,%.3f,%s%s%s%s\n", row, setup_g, dname, cgc, fl, phase_cols), fflush(out);
             }
           }
-          if (method_i && op->geometry != MF_GEOMETRY_STORED) /* assembled from stored data */
+          if (method_i && mf_hexop(op)->geometry != MF_GEOMETRY_STORED) /* assembled from stored data */
             mf_operator_set_geometry(op, MF_GEOMETRY_STORED);
           if (method_i) csr_row(op, &a, device, problems[pi], dim, reps, cg_iters, setup_phases, out);
           mf_operator_destroy(&op);

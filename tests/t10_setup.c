@@ -57,7 +57,7 @@ static void space_results(mf_space s, setup_result *r)
 static void operator_results(mf_space s, mf_operator op, setup_result *r)
 {
   mf_vector d;
-  r->len = op->qd.len;
+  r->len = mf_hexop(op)->qd.len;
   r->qd = malloc(sizeof(double) * r->len);
   r->diag = malloc(sizeof(double) * (r->n ? r->n : 1));
   T_CALL(mf_operator_qdata_to_host(op, r->qd));

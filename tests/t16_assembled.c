@@ -10,6 +10,7 @@
  *    a failure of any one allocation returns MF_ERR_MEMORY and leaves nothing behind (valgrind). */
 #include "mf_test.h"
 #include "mfree_impl.h"
+#include "assembled/assembly_impl.h"
 #ifdef _OPENMP
 #include <omp.h>
 #endif
@@ -97,13 +98,13 @@ static double csr_asymmetry(mf_operator S)
   const int n = S->space->nlocal;
   double amax = 0.0, dmax = 0.0;
   for (int i = 0; i < n; i++)
-    for (int64_t k = S->rowptr[i]; k < S->rowptr[i + 1]; k++) {
-      const int j = S->colidx[k];
-      int64_t t = S->rowptr[j];
-      while (t < S->rowptr[j + 1] && S->colidx[t] != i) t++;
-      if (t == S->rowptr[j + 1]) return -1.0;
-      amax = fmax(amax, fabs(S->vals[k]));
-      dmax = fmax(dmax, fabs(S->vals[k] - S->vals[t]));
+    for (int64_t k = mf_csr(S)->rowptr[i]; k < mf_csr(S)->rowptr[i + 1]; k++) {
+      const int j = mf_csr(S)->colidx[k];
+      int64_t t = mf_csr(S)->rowptr[j];
+      while (t < mf_csr(S)->rowptr[j + 1] && mf_csr(S)->colidx[t] != i) t++;
+      if (t == mf_csr(S)->rowptr[j + 1]) return -1.0;
+      amax = fmax(amax, fabs(mf_csr(S)->vals[k]));
+      dmax = fmax(dmax, fabs(mf_csr(S)->vals[k] - mf_csr(S)->vals[t]));
     }
   return dmax / amax;
 }
@@ -173,10 +174,10 @@ static void check_threads(mf_context ctx, int dim)
   omp_set_num_threads(3);
   T_CALL(mf_operator_create_assembled(A, &S3));
   omp_set_num_threads(nt);
-  const int64_t nnz = S1->rowptr[space->nlocal];
-  T_CHECK(S1->rowptr == S3->rowptr && S1->colidx == S3->colidx, "dim %d: the two assemblies do not share the pattern",
+  const int64_t nnz = mf_csr(S1)->rowptr[space->nlocal];
+  T_CHECK(mf_csr(S1)->rowptr == mf_csr(S3)->rowptr && mf_csr(S1)->colidx == mf_csr(S3)->colidx, "dim %d: the two assemblies do not share the pattern",
           dim);
-  T_CHECK(!memcmp(S1->vals, S3->vals, sizeof(double) * (size_t)nnz), "dim %d: values with 1 and 3 threads differ", dim);
+  T_CHECK(!memcmp(mf_csr(S1)->vals, mf_csr(S3)->vals, sizeof(double) * (size_t)nnz), "dim %d: values with 1 and 3 threads differ", dim);
   mf_operator_destroy(&S1);
   mf_operator_destroy(&S3);
   mf_operator_destroy(&A);

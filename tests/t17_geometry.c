@@ -74,9 +74,9 @@ static void check_operator(mf_space V, int kind, mf_quadrature quad, int with_co
   T_CALL(mf_operator_set_geometry(A, MF_GEOMETRY_ON_THE_FLY));
   T_CALL(mf_operator_get_geometry(A, &g));
   T_CHECK(g == MF_GEOMETRY_ON_THE_FLY, "%s: geometry %d after switching to on the fly", what, (int)g);
-  T_CHECK(A->qd.data == NULL, "%s: stored data kept on the fly", what);
-  T_CHECK((A->coefq != NULL) == (with_coef && A->ctx->backend == MF_BACKEND_CPU), "%s: coefficient array %p", what,
-          (void *)A->coefq);
+  T_CHECK(mf_hexop(A)->qd.data == NULL, "%s: stored data kept on the fly", what);
+  T_CHECK((mf_hexop(A)->coefq != NULL) == (with_coef && A->ctx->backend == MF_BACKEND_CPU), "%s: coefficient array %p", what,
+          (void *)mf_hexop(A)->coefq);
   T_CHECK(mf_operator_design(A) == MF_KERNEL_POINT, "%s: on-the-fly operator not in the point design", what);
   for (int sc = 0; sc < 2; sc++) {
     T_CALL(mf_operator_set_scatter(A, sc ? MF_SCATTER_COLORED : MF_SCATTER_ATOMIC));
@@ -90,7 +90,7 @@ static void check_operator(mf_space V, int kind, mf_quadrature quad, int with_co
   T_CHECK(e <= 1e-12, "%s: on-the-fly diagonal differs from stored by %.3g", what, e);
 
   T_CALL(mf_operator_set_geometry(A, MF_GEOMETRY_STORED));
-  T_CHECK(A->coefq == NULL, "%s: coefficient array kept after switching back", what);
+  T_CHECK(mf_hexop(A)->coefq == NULL, "%s: coefficient array kept after switching back", what);
   T_CALL(mf_operator_set_scatter(A, MF_SCATTER_ATOMIC));
   T_CALL(mf_operator_apply(A, x, yo));
   e = rel_diff(yo, ys, nowned);
@@ -236,11 +236,11 @@ static void check_errors(mf_context ctx)
   T_CALL(mf_operator_set_geometry(A, MF_GEOMETRY_ON_THE_FLY)); /* again: nothing to do */
   /* a float copy of an on-the-fly operator keeps stored float data (made from data made for the moment) */
   T_CALL(mf_operator_create_single(A, &F));
-  T_CHECK(F->geometry == MF_GEOMETRY_STORED && F->coefq == NULL, "float copy of an on-the-fly operator: geometry %d",
-          (int)F->geometry);
+  T_CHECK(mf_hexop(F)->geometry == MF_GEOMETRY_STORED && mf_hexop(F)->coefq == NULL, "float copy of an on-the-fly operator: geometry %d",
+          (int)mf_hexop(F)->geometry);
   EXPECT(mf_operator_set_geometry(F, MF_GEOMETRY_ON_THE_FLY), MF_ERR_UNSUPPORTED, "a single-precision copy keeps");
   mf_operator_destroy(&F);
-  double *h = malloc(sizeof(double) * (A->qd.len + 1));
+  double *h = malloc(sizeof(double) * (mf_hexop(A)->qd.len + 1));
   EXPECT(mf_operator_qdata_to_host(A, h), MF_ERR_UNSUPPORTED, "keeps no quadrature data");
   free(h);
   if (ctx->backend == MF_BACKEND_CPU) {

@@ -125,15 +125,15 @@ static void check_column(mf_operator op, int dim, int p, int q, int kind)
   if (!fast) return;
   const int npc = sh.npc;
   double *T = malloc(sizeof(double) * 4 * (size_t)sh.nqp * npc), col[MF_ELEMENT_FAST_MAX_NPC];
-  mf_element_point_table(&sh, op->basis.B, op->basis.Bg, T);
+  mf_element_point_table(&sh, mf_hexop(op)->basis.B, mf_hexop(op)->basis.Bg, T);
   double worst = 0.0;
   for (int e = 0; e < op->space->ncells && e < 8; e++) {
-    const double *qd = op->qd.data + mf_element_qd_base(e, op->qd.batch, op->qd.batch_stride, op->qd.nqp);
+    const double *qd = mf_hexop(op)->qd.data + mf_element_qd_base(e, mf_hexop(op)->qd.batch, mf_hexop(op)->qd.batch_stride, mf_hexop(op)->qd.nqp);
     double m = 0.0, d = 0.0;
     for (int j = 0; j < npc; j++) {
       mf_element_column(&sh, qd, T, j, col);
       for (int i = 0; i < npc; i++) {
-        const double r = mf_element_entry(&sh, qd, op->basis.B, op->basis.Bg, i, j);
+        const double r = mf_element_entry(&sh, qd, mf_hexop(op)->basis.B, mf_hexop(op)->basis.Bg, i, j);
         m = fmax(m, fabs(r));
         d = fmax(d, fabs(col[i] - r));
       }
@@ -168,12 +168,12 @@ static void check_cpu(mf_context ctx, int maxp3)
               mf_test_assembly_table_wide(variants[k].wide);
               T_CALL(mf_operator_create_assembled_variant(A, variants[k].v, &S));
               mf_test_assembly_table_wide(0);
-              T_CHECK(S->rowptr == R->rowptr && S->colidx == R->colidx, "%s: not the space's pattern", variants[k].name);
-              const double d = row_difference(space, S->vals, R->vals);
+              T_CHECK(mf_csr(S)->rowptr == mf_csr(R)->rowptr && mf_csr(S)->colidx == mf_csr(R)->colidx, "%s: not the space's pattern", variants[k].name);
+              const double d = row_difference(space, mf_csr(S)->vals, mf_csr(R)->vals);
               T_CHECK(d <= 1e-13, "values %s kind %d dim %d p %d quad %d adapt %d dirichlet %d: %.3e relative",
                       variants[k].name, kind, dim, p, q, adapt, dir0, d);
               if (variants[k].v == MF_ASSEMBLY_AUTO)
-                T_CHECK(!memcmp(S->vals, R->vals, sizeof(double) * (size_t)R->rowptr[space->nlocal]),
+                T_CHECK(!memcmp(mf_csr(S)->vals, mf_csr(R)->vals, sizeof(double) * (size_t)mf_csr(R)->rowptr[space->nlocal]),
                         "auto is not the reference on cpu (kind %d dim %d p %d)", kind, dim, p);
               for (int dir = 0; dir < 2; dir++) {
                 T_CALL(mf_operator_set_dirichlet(S, dir));
@@ -293,7 +293,7 @@ static void check_memory(mf_context ctx)
     T_CHECK(ok, "%s: assembly failed with every allocation", variants[k].name);
     if (ok) {
       T_CALL(mf_operator_create_assembled(A, &R));
-      const double d = row_difference(space, S->vals, R->vals);
+      const double d = row_difference(space, mf_csr(S)->vals, mf_csr(R)->vals);
       T_CHECK(d <= 1e-13, "%s after failed allocations: %.3e relative", variants[k].name, d);
       mf_operator_destroy(&R);
       mf_operator_destroy(&S);
@@ -335,7 +335,7 @@ static void check_cuda(mf_context cc, mf_context gc, int apply)
                             !memcmp(gs->csr_colidx, cs->csr_colidx, sizeof(int) * (size_t)cs->csr_rowptr[n]),
                         "dim %d p %d adapt %d: the two backends' patterns differ", dim, p, adapt);
                 double *v = values_of(S);
-                const double d = row_difference(cs, v, R->vals);
+                const double d = row_difference(cs, v, mf_csr(R)->vals);
                 T_CHECK(d <= 1e-13, "device values %s kind %d dim %d p %d quad %d adapt %d: %.3e relative",
                         variants[k].name, kind, dim, p, q, adapt, d);
                 free(v);

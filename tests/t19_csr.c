@@ -14,6 +14,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "mf_test.h"
 #include "mfree_impl.h"
+#include "assembled/assembly_impl.h"
 #include "assembled/mf_csr.h"
 
 static mf_operator helmholtz(mf_space s)
@@ -67,26 +68,26 @@ static void check_cpu(void)
         double m = 0.0;
         for (int i = 0; i < n; i++) { /* row by row, as apply_csr_cpu */
           double acc = 0.0;
-          for (int64_t k = S->rowptr[i]; k < S->rowptr[i + 1]; k++) acc += S->vals[k] * x[S->colidx[k]];
+          for (int64_t k = mf_csr(S)->rowptr[i]; k < mf_csr(S)->rowptr[i + 1]; k++) acc += mf_csr(S)->vals[k] * x[mf_csr(S)->colidx[k]];
           y[i] = acc;
           m = fmax(m, fabs(acc));
         }
         for (int g = 4; g <= MF_CSR_MAX_GROUP; g *= 2) {
-          mf_csr_apply_grouped_cpu(n, S->rowptr, S->colidx, S->vals, x, z, g);
+          mf_csr_apply_grouped_cpu(n, mf_csr(S)->rowptr, mf_csr(S)->colidx, mf_csr(S)->vals, x, z, g);
           double d = 0.0;
           for (int i = 0; i < n; i++) d = fmax(d, fabs(z[i] - y[i]));
           T_CHECK(d <= 1e-13 * m, "grouped product dim %d p %d adapt %d, %d lanes: %.3e relative", dim, p, adapt, g, d / m);
         }
-        mf_csr_apply_stream_cpu(n, S->rowptr, S->colidx, S->vals, x, z);
+        mf_csr_apply_stream_cpu(n, mf_csr(S)->rowptr, mf_csr(S)->colidx, mf_csr(S)->vals, x, z);
         int differ = 0; /* the same sums in the same order: equal but for a contraction into FMAs */
         for (int i = 0; i < n; i++) differ += fabs(z[i] - y[i]) > 1e-15 * m;
         T_CHECK(!differ, "streamed product dim %d p %d adapt %d: %d of %d rows differ from the row-by-row sum", dim, p,
                 adapt, differ, n);
         int missing = 0, wrong = 0;
         for (int i = 0; i < n; i++) {
-          const int64_t k = mf_csr_diagonal_position(S->rowptr, S->colidx, i);
+          const int64_t k = mf_csr_diagonal_position(mf_csr(S)->rowptr, mf_csr(S)->colidx, i);
           if (k < 0) missing++;
-          else if (S->colidx[k] != i || k < S->rowptr[i] || k >= S->rowptr[i + 1]) wrong++;
+          else if (mf_csr(S)->colidx[k] != i || k < mf_csr(S)->rowptr[i] || k >= mf_csr(S)->rowptr[i + 1]) wrong++;
         }
         T_CHECK(!missing && !wrong, "diagonal search dim %d p %d adapt %d: %d rows without, %d wrong", dim, p, adapt,
                 missing, wrong);

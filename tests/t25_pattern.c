@@ -119,9 +119,9 @@ int main(int argc, char **argv)
         mf_operator A, S;
         T_CALL(mf_operator_create_mass(s, MF_QUAD_GAUSS, NULL, NULL, &A));
         T_CALL(mf_operator_create_assembled(A, &S));
-        T_CHECK(S->rowptr == r1 && S->colidx == c1, "%s: the assembled operator made a pattern of its own", what);
+        T_CHECK(mf_csr(S)->rowptr == r1 && mf_csr(S)->colidx == c1, "%s: the assembled operator made a pattern of its own", what);
         int nodiag = 0;
-        for (int i = 0; i < n; i++) nodiag += mf_csr_diagonal_position(S->rowptr, S->colidx, i) < 0;
+        for (int i = 0; i < n; i++) nodiag += mf_csr_diagonal_position(mf_csr(S)->rowptr, mf_csr(S)->colidx, i) < 0;
         T_CHECK(!nodiag, "%s: %d rows without their diagonal", what, nodiag);
         mf_operator_destroy(&S);
         mf_operator_destroy(&A);

@@ -69,7 +69,7 @@ static void check_operator(mf_context ctx, const char *name, int dim, int level,
   for (int i = 0; i < n; i++) x[i] = rnd(&seed), z[i] = rnd(&seed);
   /* the reference: sum over cells of (a M_e + b K_e) x_e */
   const mf_simplex_mesh *m = (const mf_simplex_mesh *)mesh->fdata;
-  const mf_simplex_space *ss = (const mf_simplex_space *)s->simplex;
+  const mf_simplex_space *ss = (const mf_simplex_space *)s->fdata;
   const int N = ss->basis.nnodes;
   double *Me = malloc(sizeof(double) * N * N), *Ke = malloc(sizeof(double) * N * N), X[12], scale = 0.0;
   for (int e = 0; e < m->ncells; e++) {

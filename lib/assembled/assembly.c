@@ -6,7 +6,6 @@
  * shares the apply flow of lib/operator.c (ghost exchange, Dirichlet form): rows and columns are the
  * local DoFs (owned then ghost), and each rank's product is summed onto the owners. */
 #include "assembled/assembly_impl.h"
-#include "simplex/mf_simplex_space.h"
 
 #include "base/mf_backend.h"
 
@@ -14,10 +13,11 @@
 
 static int apply_csr_cpu(mf_operator op, mf_vector x, mf_vector y)
 {
+  const mf_csr_op *A = mf_csr(op);
   const int n = op->space->nlocal;
-  const int64_t *rowptr = op->rowptr;
-  const int *colidx = op->colidx;
-  const double *vals = op->vals, *xd = x->data;
+  const int64_t *rowptr = A->rowptr;
+  const int *colidx = A->colidx;
+  const double *vals = A->vals, *xd = x->data;
   double *yd = y->data;
 #pragma omp parallel for schedule(static)
   for (int i = 0; i < n; i++) {
@@ -32,10 +32,11 @@ static int apply_csr_cpu(mf_operator op, mf_vector x, mf_vector y)
  * interior part, since the rows are final after the boundary part. */
 static int apply_part_csr_cpu(mf_operator op, mf_vector x, mf_vector y, mf_cell_part part)
 {
-  const mf_csr_ghost_rows *g = (const mf_csr_ghost_rows *)op->kdata;
-  const int64_t *rowptr = op->rowptr;
-  const int *colidx = op->colidx;
-  const double *vals = op->vals, *xd = x->data;
+  const mf_csr_op *A = mf_csr(op);
+  const mf_csr_ghost_rows *g = A->ghost;
+  const int64_t *rowptr = A->rowptr;
+  const int *colidx = A->colidx;
+  const double *vals = A->vals, *xd = x->data;
   double *yd = y->data;
   if (part == MF_PART_INTERIOR_A) {
     const int n = op->space->nlocal, nowned = op->space->nowned;
@@ -56,14 +57,8 @@ static int apply_part_csr_cpu(mf_operator op, mf_vector x, mf_vector y, mf_cell_
   }
   return 0;
 }
-static int destroy_csr_cpu(mf_operator op)
-{
-  mf_csr_ghost_rows_free(op);
-  return 0;
-}
-
 /* Row i's last column, its largest, is a ghost DoF. */
-static int has_ghost_column(const mf_operator A, int i, int nowned)
+static int has_ghost_column(const mf_csr_op *A, int i, int nowned)
 {
   return A->rowptr[i + 1] > A->rowptr[i] && A->colidx[A->rowptr[i + 1] - 1] >= nowned;
 }
@@ -75,7 +70,8 @@ int mf_csr_ghost_rows_make(mf_operator A)
   const int n = s->nlocal, nowned = s->nowned;
   mf_csr_ghost_rows *g = NULL;
   MF_CALL(MF_CALLOC(ctx, 1, &g));
-  for (int i = 0; i < n; i++) g->n += has_ghost_column(A, i, nowned);
+  const mf_csr_op *c = mf_csr(A);
+  for (int i = 0; i < n; i++) g->n += has_ghost_column(c, i, nowned);
   int ierr = MF_CALLOC(ctx, (size_t)g->n + 1, &g->rows);
   if (!ierr) ierr = MF_CALLOC(ctx, (size_t)g->n + 1, &g->start);
   if (ierr) {
@@ -84,30 +80,31 @@ int mf_csr_ghost_rows_make(mf_operator A)
     return ierr;
   }
   for (int i = 0, k = 0; i < n; i++) {
-    if (!has_ghost_column(A, i, nowned)) continue;
+    if (!has_ghost_column(c, i, nowned)) continue;
     g->rows[k] = i;
-    g->start[k++] = mf_csr_find(A->rowptr, A->colidx, i, nowned); /* the first column >= nowned */
+    g->start[k++] = mf_csr_find(c->rowptr, c->colidx, i, nowned); /* the first column >= nowned */
   }
-  A->kdata = g;
+  mf_csr(A)->ghost = g;
   return 0;
 }
 
 void mf_csr_ghost_rows_free(mf_operator A)
 {
-  mf_csr_ghost_rows *g = (mf_csr_ghost_rows *)A->kdata;
+  mf_csr_ghost_rows *g = mf_csr(A)->ghost;
   if (!g) return;
   free(g->rows);
   free(g->start);
   free(g);
-  A->kdata = NULL;
+  mf_csr(A)->ghost = NULL;
 }
 
 static int diagonal_csr_cpu(mf_operator op, mf_vector d)
 {
+  const mf_csr_op *A = mf_csr(op);
   const int n = op->space->nlocal;
   for (int i = 0; i < n; i++)
-    for (int64_t k = op->rowptr[i]; k < op->rowptr[i + 1]; k++)
-      if (op->colidx[k] == i) d->data[i] += op->vals[k];
+    for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++)
+      if (A->colidx[k] == i) d->data[i] += A->vals[k];
   return 0;
 }
 
@@ -163,10 +160,44 @@ static int diagonal_values_only(mf_operator op, mf_vector d)
   return 0;
 }
 
-/* The assembled operator: the host sparsity of the space (made once), then the values by variant v, on
- * the host (cpu: the reference for MF_ASSEMBLY_AUTO, else the CPU twins of lib/assembled/assembly_variants.c) or
- * on the device (cuda: the pattern copied there once, the values computed there; AUTO is the table
- * variant); with_ops: the product too (on cuda lib/cuda/csr.cu's), else a refusal (tests). */
+/* The values of a hex operator's assembled matrix A by variant v: on the host (cpu: the reference for
+ * MF_ASSEMBLY_AUTO, else the CPU twins of lib/assembled/assembly_variants.c) or on the device (cuda: AUTO
+ * is the table or the search variant, by the memory free). The hex type's assemble entry. */
+int mf_assembly_hex_values(mf_operator op, mf_assembly_variant v, mf_operator A)
+{
+  mf_context ctx = op->ctx;
+  if (ctx->bk->assembly.assemble) return ctx->bk->assembly.assemble(op, v, A);
+  mf_csr_op *c = mf_csr(A);
+  if (v != MF_ASSEMBLY_AUTO) return mf_assembly_values_cpu(op, v, c->rowptr, c->colidx, c->vals);
+  MF_CALL(mf_space_colors(op->space));
+  return csr_values(op, c->rowptr, c->colidx, c->vals);
+}
+
+static void destroy_csr(mf_operator A)
+{
+  mf_csr_op *c = mf_csr(A);
+  if (!c) return;
+  mf_csr_ghost_rows_free(A);
+  if (!c->values_on_device) free(c->vals); /* on the device: freed by A->ops.destroy */
+  free(c);
+  A->data = NULL;
+}
+
+static const char *const csr_names[] = {"an assembled (CSR)"};
+const mf_optype mf_optype_assembled = {
+    .name = "assembled",
+    .names = csr_names,
+    .dirichlet_form = 1,
+    .apply = mf_operator_flow_apply,
+    .diagonal = mf_operator_flow_diagonal,
+    .destroy = destroy_csr,
+};
+
+/* The assembled operator of mfop: the host sparsity of the space (made once), then the values by variant
+ * v from mfop's type (lib/hex/operator_hex.c, lib/simplex/operator_simplex.c), on the host or on the
+ * backend's device (the pattern copied there once); with_ops: the product too (on cuda lib/cuda/csr.cu's),
+ * else a refusal (tests). The Dirichlet form is mfop's: the apply flow of lib/operator.c treats the
+ * boundary as for it (x's boundary entries zeroed, y[bc] = x[bc]). */
 static int create_assembled(mf_operator mfop, mf_assembly_variant v, int with_ops, mf_operator *assembled)
 {
   if (assembled) *assembled = NULL; /* NULL on every failure, the first argument's included */
@@ -178,20 +209,15 @@ static int create_assembled(mf_operator mfop, mf_assembly_variant v, int with_op
            MF_ERR_ARGUMENT,
            "assembly variant %d unknown (MF_ASSEMBLY_AUTO, MF_ASSEMBLY_SEARCH, MF_ASSEMBLY_TABLE or MF_ASSEMBLY_ROWWISE)",
            (int)v);
-  /* simplex operators (lib/simplex/): their own rowwise values into the same sparsity and product */
-  const int simplex = mfop->kind == MF_OP_SIMPLEX;
-  MF_CHECK(simplex || mfop->kind == MF_OP_MASS || mfop->kind == MF_OP_LAPLACE || mfop->kind == MF_OP_HELMHOLTZ, ctx,
-           MF_ERR_UNSUPPORTED, "only mass, Laplace and Helmholtz operators can be assembled, not %s operator",
-           mf_operator_kind_name(mfop));
-  if (simplex) MF_CALL(mf_simplex_assembly_check(mfop, v));
+  MF_CHECK(mfop->type->assemble_check, ctx, MF_ERR_UNSUPPORTED,
+           "only mass, Laplace and Helmholtz operators can be assembled, not %s operator", mf_operator_kind_name(mfop));
   MF_CHECK(mfop->prec == MF_PRECISION_DOUBLE, ctx, MF_ERR_UNSUPPORTED, "a single-precision operator copy cannot be assembled");
-  MF_CHECK(simplex || mfop->geometry == MF_GEOMETRY_STORED, ctx, MF_ERR_UNSUPPORTED,
-           "the operator computes its geometry on the fly: assemble it with stored geometry "
-           "(mf_operator_set_geometry(op, MF_GEOMETRY_STORED) first)");
+  MF_CALL(mfop->type->assemble_check(mfop, v));
   MF_CALL(mf_space_check_mesh(mfop->space)); /* the sparsity comes from the space's cells */
   const int cuda = ctx->bk->assembly.assemble != NULL; /* assembled on the backend's device */
   mf_space s = mfop->space;
   mf_operator o = NULL;
+  mf_csr_op *c = NULL;
   char what[96];
   snprintf(what, sizeof what, "the assembled degree-%d operator on %lld DoFs", s->degree, (long long)s->nglobal);
   /* memory is checked before each allocation that grows with the problem (mf_host_require, and on the
@@ -199,42 +225,26 @@ static int create_assembled(mf_operator mfop, mf_assembly_variant v, int with_op
    * bytes available */
   int ierr = mf_assembly_pattern(s, what, !cuda);
   if (!ierr && !cuda) ierr = mf_host_require(ctx, mf_assembly_matrix_bytes(s->nlocal, s->csr_rowptr[s->nlocal], 0), what);
-  if (!ierr && !cuda && v == MF_ASSEMBLY_AUTO && !simplex) ierr = mf_space_colors(s);
   if (!ierr && cuda) ierr = ctx->bk->assembly.pattern(s);
-  if (!ierr) ierr = MF_CALLOC(ctx, 1, &o);
+  if (!ierr) ierr = MF_CALLOC(ctx, 1, &c);
+  if (!ierr) {
+    c->rowptr = s->csr_rowptr;
+    c->colidx = s->csr_colidx;
+    c->values_on_device = cuda;
+    ierr = mf_operator_alloc(s, &mf_optype_assembled, c, &o);
+    if (ierr) free(c);
+  }
   if (ierr) return mf_agree(ctx, ierr);
-  /* the matrix-free operator's kind, rule, coefficient and Dirichlet form: the apply flow of
-   * lib/operator.c treats the boundary as for it (x's boundary entries zeroed, y[bc] = x[bc]) */
-  *o = *mfop;
-  o->refs = 1;
-  mf_space_retain(o->space);
-  o->qd.data = NULL;
-  o->coefq = NULL;
-  o->qdf = NULL;
-  o->xwork = NULL;
-  o->dev = NULL;
-  o->vals = NULL;
-  o->kind = MF_OP_ASSEMBLED;
-  o->kdata = NULL;
-  memset(&o->ops, 0, sizeof o->ops);
-  o->rowptr = s->csr_rowptr;
-  o->colidx = s->csr_colidx;
+  o->dirichlet = mfop->dirichlet;
+  o->scatter = mfop->scatter;
   if (!cuda) {
     o->ops.apply = apply_csr_cpu;
     o->ops.diagonal = diagonal_csr_cpu;
-    o->ops.destroy = destroy_csr_cpu;
-    ierr = MF_CALLOC(ctx, (size_t)o->rowptr[s->nlocal], &o->vals);
-    if (!ierr)
-      ierr = simplex ? mf_simplex_operator_assemble(mfop, o)
-             : v == MF_ASSEMBLY_AUTO ? csr_values(mfop, o->rowptr, o->colidx, o->vals)
-                                     : mf_assembly_values_cpu(mfop, v, o->rowptr, o->colidx, o->vals);
+    ierr = MF_CALLOC(ctx, (size_t)c->rowptr[s->nlocal], &c->vals);
   }
-  else {
-    /* o->vals in device memory, freed by o->ops.destroy (the assembly's, then the product's) */
-    if (simplex) ierr = mf_simplex_operator_assemble(mfop, o); /* rowwise */
-    else ierr = ctx->bk->assembly.assemble(mfop, v, o); /* auto: the table or the search, by the memory free */
-    if (!ierr && with_ops) ierr = ctx->bk->assembly.csr_ops(o);
-  }
+  /* on cuda c->vals in device memory, freed by o->ops.destroy (the assembly's, then the product's) */
+  if (!ierr) ierr = mfop->type->assemble(mfop, v, o);
+  if (!ierr && cuda && with_ops) ierr = ctx->bk->assembly.csr_ops(o);
   /* with several ranks, the rows' ghost parts for the overlapped product (apply_part; on cuda
    * mf_cuda_csr_ghost_rows copies the lists to the device and sets the device's) */
   if (!ierr && ctx->size > 1 && with_ops) {
@@ -246,14 +256,7 @@ static int create_assembled(mf_operator mfop, mf_assembly_variant v, int with_op
     o->ops.apply = apply_values_only;
     o->ops.diagonal = diagonal_values_only;
   }
-  if (!ierr) ierr = mf_vector_create_prec(s, MF_PRECISION_DOUBLE, &o->xwork);
-  ierr = mf_agree(ctx, ierr);
-  if (ierr) {
-    mf_operator_destroy(&o);
-    return ierr;
-  }
-  *assembled = o;
-  return 0;
+  return mf_operator_finish(o, ierr, assembled);
 }
 
 size_t mf_assembly_table_kept_bytes(mf_space s)
@@ -284,10 +287,10 @@ int mf_operator_create_assembled_values(mf_operator mfop, mf_assembly_variant va
 
 int mf_operator_csr_values_host(mf_operator A, double *host)
 {
-  MF_CHECK(A && A->kind == MF_OP_ASSEMBLED, A ? A->ctx : NULL, MF_ERR_ARGUMENT, "not an assembled operator");
-  const size_t nnz = (size_t)A->rowptr[A->space->nlocal];
+  MF_CHECK(A && A->type == &mf_optype_assembled, A ? A->ctx : NULL, MF_ERR_ARGUMENT, "not an assembled operator");
+  const size_t nnz = (size_t)mf_csr(A)->rowptr[A->space->nlocal];
   if (A->ctx->bk->assembly.values_to_host) return A->ctx->bk->assembly.values_to_host(A, host);
-  memcpy(host, A->vals, sizeof(double) * nnz);
+  memcpy(host, mf_csr(A)->vals, sizeof(double) * nnz);
   return 0;
 }
 
@@ -295,6 +298,6 @@ int mf_operator_local_nnz(mf_operator op, int64_t *nnz)
 {
   MF_CHECK(op, NULL, MF_ERR_NULL, "operator is NULL");
   MF_CHECK(nnz, op->ctx, MF_ERR_NULL, "output pointer nnz is NULL");
-  *nnz = op->kind == MF_OP_ASSEMBLED ? op->rowptr[op->space->nlocal] : 0;
+  *nnz = op->type == &mf_optype_assembled ? mf_csr(op)->rowptr[op->space->nlocal] : 0;
   return 0;
 }

@@ -55,6 +55,19 @@ typedef struct {
   int *rows;      /* n local rows, ascending */
   int64_t *start; /* n positions of their first ghost column */
 } mf_csr_ghost_rows;
+/** The data of an assembled operator (its type: mf_optype_assembled, op->data). */
+typedef struct {
+  const int64_t *rowptr;     /* the space's sparsity (host; lib/assembled/assembly_pattern.c) */
+  const int *colidx;
+  double *vals;              /* rowptr[nlocal] values: host, or device memory (freed by A->ops.destroy) */
+  int values_on_device;
+  mf_csr_ghost_rows *ghost;  /* the rows with ghost columns (several ranks), else NULL */
+  void *dev;                 /* the backend's state of the product (lib/cuda/csr.cu) */
+} mf_csr_op;
+static inline mf_csr_op *mf_csr(const struct mf_operator_s *A) { return (mf_csr_op *)A->data; }
+extern const mf_optype mf_optype_assembled;
+/** The hex type's assemble entry (lib/assembled/assembly.c): A's values from op by variant v. */
+int mf_assembly_hex_values(mf_operator op, mf_assembly_variant v, mf_operator A);
 int mf_csr_ghost_rows_make(mf_operator A);
 void mf_csr_ghost_rows_free(mf_operator A);
 

@@ -16,12 +16,12 @@ void mf_assembly_shape(mf_operator op, mf_element_shape *sh)
   const mf_space s = op->space;
   sh->dim = s->dim;
   sh->n1 = s->n1;
-  sh->nq = op->basis.nq;
-  sh->nqp = op->qd.nqp;
+  sh->nq = mf_hexop(op)->basis.nq;
+  sh->nqp = mf_hexop(op)->qd.nqp;
   sh->npc = s->npc;
-  sh->has_mass = op->has_mass;
-  sh->has_grad = op->has_grad;
-  sh->block_stride = op->qd.block_stride;
+  sh->has_mass = mf_pw(op)->has_mass;
+  sh->has_grad = mf_pw(op)->has_grad;
+  sh->block_stride = mf_hexop(op)->qd.block_stride;
 }
 
 int mf_assembly_free_cells(mf_space s, int **cells, int *nfree)
@@ -129,7 +129,7 @@ static int cells_atomic(mf_operator op, const int *cells, int nfree, const int32
   const int npc = s->npc;
   mf_element_shape sh;
   mf_assembly_shape(op, &sh);
-  const double *B = op->basis.B, *G = op->basis.Bg;
+  const double *B = mf_hexop(op)->basis.B, *G = mf_hexop(op)->basis.Bg;
   double *T = NULL;
   if (mf_element_fast(&sh)) {
     MF_CALL(MF_CALLOC(s->ctx, (size_t)4 * sh.nqp * npc, &T));
@@ -138,7 +138,7 @@ static int cells_atomic(mf_operator op, const int *cells, int nfree, const int32
 #pragma omp parallel for schedule(dynamic, 16)
   for (int k = 0; k < nfree; k++) {
     const int e = cells ? cells[k] : k;
-    const double *qd = op->qd.data + mf_element_qd_base(e, op->qd.batch, op->qd.batch_stride, op->qd.nqp);
+    const double *qd = mf_hexop(op)->qd.data + mf_element_qd_base(e, mf_hexop(op)->qd.batch, mf_hexop(op)->qd.batch_stride, mf_hexop(op)->qd.nqp);
     const int *nodes = &s->cell_nodes[(size_t)e * npc];
     double col[MF_ELEMENT_FAST_MAX_NPC];
     for (int j = 0; j < npc; j++) {
@@ -194,7 +194,7 @@ static int rows_gather(mf_operator op, const int64_t *off, const int64_t *entrie
   const int npc = s->npc;
   mf_element_shape sh;
   mf_assembly_shape(op, &sh);
-  const double *B = op->basis.B, *G = op->basis.Bg;
+  const double *B = mf_hexop(op)->basis.B, *G = mf_hexop(op)->basis.Bg;
   double *T = NULL;
   if (mf_element_fast(&sh)) {
     MF_CALL(MF_CALLOC(s->ctx, (size_t)4 * sh.nqp * npc, &T));
@@ -204,7 +204,7 @@ static int rows_gather(mf_operator op, const int64_t *off, const int64_t *entrie
   for (int r = 0; r < s->nlocal; r++)
     for (int64_t t = off[r]; t < off[r + 1]; t++) {
       const int e = (int)(entries[t] / npc), i = (int)(entries[t] % npc);
-      const double *qd = op->qd.data + mf_element_qd_base(e, op->qd.batch, op->qd.batch_stride, op->qd.nqp);
+      const double *qd = mf_hexop(op)->qd.data + mf_element_qd_base(e, mf_hexop(op)->qd.batch, mf_hexop(op)->qd.batch_stride, mf_hexop(op)->qd.nqp);
       const int *nodes = &s->cell_nodes[(size_t)e * npc];
       double row[MF_ELEMENT_FAST_MAX_NPC];
       if (T) mf_element_column(&sh, qd, T, i, row);

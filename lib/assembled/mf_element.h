@@ -2,7 +2,7 @@
  * an entry in the CSR sparsity: one source for the CPU twins (lib/assembled/assembly_variants.c) and the CUDA
  * assembly kernels (lib/cuda/assembly.cu), so that the two compute the same numbers the same way.
  *
- * Entry (i, j) of cell e from its quadrature data (op->qd, AoSoA: component c of point q at
+ * Entry (i, j) of cell e from its quadrature data (mf_hexop(op)->qd, AoSoA: component c of point q at
  * qd[base + c * block_stride + q]) and the 1D tables B (nq x n1, phi_m(x_q)) and G (nq x n1,
  * phi_m'(x_q)):
  *     A_ij = sum_q  m_q phi_i(q) phi_j(q) + grad phi_i(q) . G(q) grad phi_j(q)

@@ -432,8 +432,8 @@ extern "C" int mf_cuda_csr_pattern(mf_space s)
 // destroy frees them then).
 static int destroy_values(mf_operator A)
 {
-  mf_cuda_free(A->ctx, A->vals);
-  A->vals = NULL;
+  mf_cuda_free(A->ctx, mf_csr(A)->vals);
+  mf_csr(A)->vals = NULL;
   return 0;
 }
 
@@ -445,7 +445,7 @@ static int assemble_launch(mf_operator mfop, mf_assembly_variant v, const asm_ar
 {
   mf_context ctx = mfop->ctx;
   mf_space s = mfop->space;
-  const mf_cuda_operator *d = (const mf_cuda_operator *)mfop->dev;
+  const mf_cuda_operator *d = (const mf_cuda_operator *)mf_hexop(mfop)->dev;
   const mf_cuda_space *ds = (const mf_cuda_space *)s->dev;
   if (a.nfree > 0) {
     if (v == MF_ASSEMBLY_SEARCH) {
@@ -465,7 +465,7 @@ static int assemble_launch(mf_operator mfop, mf_assembly_variant v, const asm_ar
   }
   if (s->nmasked) {
     asm_hanging_args h;
-    h.c = mfg::make_shape(s->dim, s->n1, mfop->basis.nq);
+    h.c = mfg::make_shape(s->dim, s->n1, mf_hexop(mfop)->basis.nq);
     h.cells = ds->masked_cells;
     h.cell_nodes = ds->cell_nodes;
     h.mask = ds->mask;
@@ -473,12 +473,12 @@ static int assemble_launch(mf_operator mfop, mf_assembly_variant v, const asm_ar
     h.B = d->B;
     h.D = d->D;
     h.qd = d->qd;
-    h.batch_stride = (long long)mfop->qd.batch_stride;
-    h.block_stride = (long long)mfop->qd.block_stride;
-    h.batch = mfop->qd.batch;
-    h.has_mass = mfop->has_mass;
-    h.has_grad = mfop->has_grad;
-    h.colloc = mfop->basis.collocated;
+    h.batch_stride = (long long)mf_hexop(mfop)->qd.batch_stride;
+    h.block_stride = (long long)mf_hexop(mfop)->qd.block_stride;
+    h.batch = mf_hexop(mfop)->qd.batch;
+    h.has_mass = mf_pw(mfop)->has_mass;
+    h.has_grad = mf_pw(mfop)->has_grad;
+    h.colloc = mf_hexop(mfop)->basis.collocated;
     h.rowptr = a.rowptr;
     h.colidx = a.colidx;
     h.vals = a.vals;
@@ -537,9 +537,9 @@ extern "C" int mf_cuda_assemble(mf_operator mfop, mf_assembly_variant v, mf_oper
 {
   mf_context ctx = mfop->ctx;
   mf_space s = mfop->space;
-  const mf_cuda_operator *d = (const mf_cuda_operator *)mfop->dev;
+  const mf_cuda_operator *d = (const mf_cuda_operator *)mf_hexop(mfop)->dev;
   mf_cuda_space *ds = (mf_cuda_space *)s->dev;
-  const int n = s->nlocal, npc = s->npc, nq = mfop->basis.nq, n1 = s->n1;
+  const int n = s->nlocal, npc = s->npc, nq = mf_hexop(mfop)->basis.nq, n1 = s->n1;
   const int64_t nnz = s->csr_rowptr[n];
   int *hcells = NULL, nfree = 0, *cells = NULL;
   int64_t *hoff = NULL, *hentries = NULL, *off = NULL, *entries = NULL;
@@ -579,7 +579,7 @@ extern "C" int mf_cuda_assemble(mf_operator mfop, mf_assembly_variant v, mf_oper
   if (!ierr && v == MF_ASSEMBLY_ROWWISE) ierr = mf_assembly_dof_cells(s, hcells, nfree, &hoff, &hentries);
   if (!ierr && fast) {
     ierr = MF_CALLOC(ctx, nT, &hT);
-    if (!ierr) mf_element_point_table(&sh, mfop->basis.B, mfop->basis.Bg, hT);
+    if (!ierr) mf_element_point_table(&sh, mf_hexop(mfop)->basis.B, mf_hexop(mfop)->basis.Bg, hT);
   }
   if (!ierr) {
     /* values, 1D tables, the point table, the cell list, and the operator's work vector (made next by the
@@ -597,16 +597,16 @@ extern "C" int mf_cuda_assemble(mf_operator mfop, mf_assembly_variant v, mf_oper
     ierr = mf_cuda_require(ctx, need, what);
   }
   if (!ierr) {
-    ierr = mf_cuda_malloc(ctx, (void **)&A->vals, sizeof(double) * (size_t)nnz, "the assembled values");
+    ierr = mf_cuda_malloc(ctx, (void **)&mf_csr(A)->vals, sizeof(double) * (size_t)nnz, "the assembled values");
     if (!ierr) A->ops.destroy = destroy_values;
   }
-  if (!ierr && cudaMemset(A->vals, 0, sizeof(double) * (size_t)nnz) != cudaSuccess)
+  if (!ierr && cudaMemset(mf_csr(A)->vals, 0, sizeof(double) * (size_t)nnz) != cudaSuccess)
     ierr = mf_error_set(ctx, MF_ERR_CUDA, __FILE__, __LINE__, __func__, "cudaMemset of the assembled values failed: %s",
                         cudaGetErrorString(cudaGetLastError()));
   if (!ierr) {
     double hBG[2 * MF_MAX_NQ * MF_MAX_N1];
-    memcpy(hBG, mfop->basis.B, sizeof(double) * nq * n1);
-    memcpy(hBG + nq * n1, mfop->basis.Bg, sizeof(double) * nq * n1);
+    memcpy(hBG, mf_hexop(mfop)->basis.B, sizeof(double) * nq * n1);
+    memcpy(hBG + nq * n1, mf_hexop(mfop)->basis.Bg, sizeof(double) * nq * n1);
     ierr = mf_cuda_upload(ctx, (void **)&BG, hBG, sizeof(double) * 2 * nq * n1, "the 1D tables of the assembly");
   }
   if (!ierr && fast) ierr = mf_cuda_upload(ctx, (void **)&T, hT, sizeof(double) * nT, "the point table of the assembly");
@@ -621,8 +621,8 @@ extern "C" int mf_cuda_assemble(mf_operator mfop, mf_assembly_variant v, mf_oper
   if (!ierr) {
     asm_args a;
     a.sh = sh;
-    a.batch = mfop->qd.batch;
-    a.batch_stride = (long long)mfop->qd.batch_stride;
+    a.batch = mf_hexop(mfop)->qd.batch;
+    a.batch_stride = (long long)mf_hexop(mfop)->qd.batch_stride;
     a.qd = d->qd;
     a.BG = BG;
     a.cell_nodes = ds->cell_nodes;
@@ -630,7 +630,7 @@ extern "C" int mf_cuda_assemble(mf_operator mfop, mf_assembly_variant v, mf_oper
     a.nfree = nfree;
     a.rowptr = ds->csr_rowptr;
     a.colidx = ds->csr_colidx;
-    a.vals = A->vals;
+    a.vals = mf_csr(A)->vals;
     if (make_table) ierr = kept_table(a, s, wide, ntable);
     if (!ierr)
       ierr = assemble_launch(mfop, v, a, T, v == MF_ASSEMBLY_TABLE ? ds->asm_table : NULL, wide, off, entries);
@@ -647,7 +647,7 @@ extern "C" int mf_cuda_assemble(mf_operator mfop, mf_assembly_variant v, mf_oper
 
 extern "C" int mf_cuda_csr_values_to_host(mf_operator A, double *host)
 {
-  const size_t nnz = (size_t)A->rowptr[A->space->nlocal];
-  MF_CUDA_CALL(A->ctx, cudaMemcpy(host, A->vals, sizeof(double) * nnz, cudaMemcpyDeviceToHost));
+  const size_t nnz = (size_t)mf_csr(A)->rowptr[A->space->nlocal];
+  MF_CUDA_CALL(A->ctx, cudaMemcpy(host, mf_csr(A)->vals, sizeof(double) * nnz, cudaMemcpyDeviceToHost));
   return 0;
 }

@@ -1,6 +1,6 @@
 // csr.cu -- the assembled operator's product on the device (sparse matrix-vector product) and its
 // diagonal. The matrix: rows and columns the local DoFs (owned then ghost), the space's device
-// sparsity (mf_cuda_space csr_rowptr, 64-bit, and csr_colidx, 32-bit) and A->vals in device memory;
+// sparsity (mf_cuda_space csr_rowptr, 64-bit, and csr_colidx, 32-bit) and mf_csr(A)->vals in device memory;
 // the apply flow (ghost exchange, Dirichlet form) is lib/operator.c's.
 //
 // The product is chosen when the operator is made, by the environment variable MFREE_SPMV:
@@ -184,8 +184,8 @@ static int library_product(mf_operator A, const csr_state *st, const double *x, 
   const int n = A->space->nlocal;
   if (st->kernel == SPMV_STREAM) {
     const unsigned blocks = (unsigned)((n + MF_CSR_STREAM_ROWS - 1) / MF_CSR_STREAM_ROWS);
-    if (owned >= 0) k_csr_stream<true><<<blocks, MF_CSR_STREAM_ROWS>>>(n, st->rowptr, st->colidx, A->vals, x, y, owned);
-    else k_csr_stream<false><<<blocks, MF_CSR_STREAM_ROWS>>>(n, st->rowptr, st->colidx, A->vals, x, y, 0);
+    if (owned >= 0) k_csr_stream<true><<<blocks, MF_CSR_STREAM_ROWS>>>(n, st->rowptr, st->colidx, mf_csr(A)->vals, x, y, owned);
+    else k_csr_stream<false><<<blocks, MF_CSR_STREAM_ROWS>>>(n, st->rowptr, st->colidx, mf_csr(A)->vals, x, y, 0);
     MF_CUDA_LAUNCH_CHECK(ctx, "csr product (streamed)");
     return 0;
   }
@@ -193,8 +193,8 @@ static int library_product(mf_operator A, const csr_state *st, const double *x, 
     cudaError_t e;
     const bool own = owned >= 0;
 #define MF_GROUPED(G)                                                                                      \
-  (own ? launch_grouped<G, true>(n, st->rowptr, st->colidx, A->vals, x, y, owned)                           \
-       : launch_grouped<G, false>(n, st->rowptr, st->colidx, A->vals, x, y, 0))
+  (own ? launch_grouped<G, true>(n, st->rowptr, st->colidx, mf_csr(A)->vals, x, y, owned)                           \
+       : launch_grouped<G, false>(n, st->rowptr, st->colidx, mf_csr(A)->vals, x, y, 0))
     switch (st->group) {
     case 4: e = MF_GROUPED(4); break;
     case 8: e = MF_GROUPED(8); break;
@@ -211,7 +211,7 @@ static int library_product(mf_operator A, const csr_state *st, const double *x, 
 
 static int apply_csr_cuda(mf_operator A, mf_vector x, mf_vector y)
 {
-  csr_state *st = (csr_state *)A->dev;
+  csr_state *st = (csr_state *)mf_csr(A)->dev;
   mf_context ctx = A->ctx;
   const int n = A->space->nlocal;
   if (n == 0) return 0;
@@ -234,10 +234,10 @@ static int apply_csr_cuda(mf_operator A, mf_vector x, mf_vector y)
 
 static int diagonal_csr_cuda(mf_operator A, mf_vector d)
 {
-  const csr_state *st = (const csr_state *)A->dev;
+  const csr_state *st = (const csr_state *)mf_csr(A)->dev;
   const int n = A->space->nlocal;
   if (n == 0) return 0;
-  k_csr_diagonal<<<(n + MF_CSR_THREADS - 1) / MF_CSR_THREADS, MF_CSR_THREADS>>>(n, st->rowptr, st->colidx, A->vals,
+  k_csr_diagonal<<<(n + MF_CSR_THREADS - 1) / MF_CSR_THREADS, MF_CSR_THREADS>>>(n, st->rowptr, st->colidx, mf_csr(A)->vals,
                                                                                  d->data);
   MF_CUDA_LAUNCH_CHECK(A->ctx, "csr diagonal");
   return 0;
@@ -249,13 +249,13 @@ static int diagonal_csr_cuda(mf_operator A, mf_vector d)
 // apply_part_csr_cpu (lib/assembled/assembly.c).
 static int apply_part_csr_cuda(mf_operator A, mf_vector x, mf_vector y, mf_cell_part part)
 {
-  const csr_state *st = (const csr_state *)A->dev;
+  const csr_state *st = (const csr_state *)mf_csr(A)->dev;
   const int n = A->space->nlocal;
   if (n == 0) return 0;
   if (part == MF_PART_INTERIOR_A) return library_product(A, st, x->data, y->data, A->space->nowned);
   if (part == MF_PART_BOUNDARY && st->nghost > 0) {
     k_csr_ghost_part<<<(st->nghost + MF_CSR_THREADS - 1) / MF_CSR_THREADS, MF_CSR_THREADS>>>(
-        st->nghost, st->ghost_rows, st->ghost_start, st->rowptr, st->colidx, A->vals, x->data, y->data);
+        st->nghost, st->ghost_rows, st->ghost_start, st->rowptr, st->colidx, mf_csr(A)->vals, x->data, y->data);
     MF_CUDA_LAUNCH_CHECK(A->ctx, "csr product (ghost columns)");
   }
   return 0;
@@ -264,8 +264,8 @@ static int apply_part_csr_cuda(mf_operator A, mf_vector x, mf_vector y, mf_cell_
 extern "C" int mf_cuda_csr_ghost_rows(mf_operator A)
 {
   mf_context ctx = A->ctx;
-  csr_state *st = (csr_state *)A->dev;
-  const mf_csr_ghost_rows *g = (const mf_csr_ghost_rows *)A->kdata;
+  csr_state *st = (csr_state *)mf_csr(A)->dev;
+  const mf_csr_ghost_rows *g = (const mf_csr_ghost_rows *)mf_csr(A)->ghost;
   MF_CHECK(st && g, ctx, MF_ERR_ARGUMENT, "the assembled operator has no product or no ghost rows");
   if (g->n > 0) {
     char what[96];
@@ -279,15 +279,15 @@ extern "C" int mf_cuda_csr_ghost_rows(mf_operator A)
   return 0;
 }
 
-// Everything the operator holds on the device, its values included (A->vals: device memory here),
+// Everything the operator holds on the device, its values included (mf_csr(A)->vals: device memory here),
 // and the host lists of its rows with ghost columns.
 static int destroy_csr_cuda(mf_operator A)
 {
   mf_context ctx = A->ctx;
-  mf_cuda_free(ctx, A->vals);
-  A->vals = NULL;
+  mf_cuda_free(ctx, mf_csr(A)->vals);
+  mf_csr(A)->vals = NULL;
   mf_csr_ghost_rows_free(A);
-  csr_state *st = (csr_state *)A->dev;
+  csr_state *st = (csr_state *)mf_csr(A)->dev;
   if (!st) return 0;
   mf_cuda_free(ctx, st->ghost_rows);
   mf_cuda_free(ctx, st->ghost_start);
@@ -297,7 +297,7 @@ static int destroy_csr_cuda(mf_operator A)
   mf_cuda_free(ctx, st->buffer);
   mf_cuda_free(ctx, st->rowptr32);
   free(st);
-  A->dev = NULL;
+  mf_csr(A)->dev = NULL;
   return 0;
 }
 
@@ -330,14 +330,14 @@ extern "C" int mf_cuda_csr_ops(mf_operator A)
   csr_state *st = (csr_state *)calloc(1, sizeof *st);
   MF_CHECK(st, ctx, MF_ERR_MEMORY, "out of host memory (%zu bytes)", sizeof *st);
   /* the table first: a failure below leaves the operator to mf_operator_destroy, which frees it all */
-  A->dev = st;
+  mf_csr(A)->dev = st;
   A->ops.apply = apply_csr_cuda;
   A->ops.diagonal = diagonal_csr_cuda;
   A->ops.destroy = destroy_csr_cuda;
   A->ops.masks_bc = 0;
   const int n = s->nlocal;
-  const int64_t nnz = A->rowptr[n]; /* the host pattern */
-  MF_CHECK(ds && ds->csr_rowptr && ds->csr_colidx && (A->vals || nnz == 0), ctx, MF_ERR_ARGUMENT,
+  const int64_t nnz = mf_csr(A)->rowptr[n]; /* the host pattern */
+  MF_CHECK(ds && ds->csr_rowptr && ds->csr_colidx && (mf_csr(A)->vals || nnz == 0), ctx, MF_ERR_ARGUMENT,
            "the assembled operator has no device sparsity pattern or values");
   st->rowptr = ds->csr_rowptr;
   st->colidx = ds->csr_colidx;
@@ -354,12 +354,12 @@ extern "C" int mf_cuda_csr_ops(mf_operator A)
   MF_CUDA_LAUNCH_CHECK(ctx, "csr row offsets in 32 bits");
   cusparseHandle_t h;
   MF_CALL(mf_cuda_cusparse(ctx, &h));
-  MF_CUSPARSE_CALL(ctx, cusparseCreateCsr(&st->mat, n, n, nnz, st->rowptr32, (void *)st->colidx, A->vals,
+  MF_CUSPARSE_CALL(ctx, cusparseCreateCsr(&st->mat, n, n, nnz, st->rowptr32, (void *)st->colidx, mf_csr(A)->vals,
                                           CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F));
   /* the vectors' arrays are set at each apply; the values stand in until then (nnz >= n: every row
    * holds its diagonal) */
-  MF_CUSPARSE_CALL(ctx, cusparseCreateDnVec(&st->vx, n, A->vals, CUDA_R_64F));
-  MF_CUSPARSE_CALL(ctx, cusparseCreateDnVec(&st->vy, n, A->vals, CUDA_R_64F));
+  MF_CUSPARSE_CALL(ctx, cusparseCreateDnVec(&st->vx, n, mf_csr(A)->vals, CUDA_R_64F));
+  MF_CUSPARSE_CALL(ctx, cusparseCreateDnVec(&st->vy, n, mf_csr(A)->vals, CUDA_R_64F));
   const double one = 1.0, zero = 0.0;
   MF_CUSPARSE_CALL(ctx, cusparseSpMV_bufferSize(h, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, st->mat, st->vx, &zero,
                                                 st->vy, CUDA_R_64F, spmv_alg(st->kernel), &st->buffer_bytes));

@@ -3,6 +3,7 @@
 // ghost exchange (pack on the device, MPI on pinned host buffers or, with a CUDA-aware MPI, on device
 // buffers, unpack on the device), in begin/end halves.
 #include "mf_cuda_common.cuh"
+#include "family.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -380,9 +381,10 @@ static int space_setup(mf_space s)
                       sizeof(double) * (nl * s->dim + 2 * nb) +
                       (s->coords ? 0 : 6 * nl + 17 * nc + sizeof(double) * (3 * ((size_t)s->mesh->ntrees << s->dim) + 16));
   MF_CALL(mf_cuda_require(ctx, need, "the space"));
-  /* a simplex space keeps its cell DoFs in the device operators (lib/cuda/simplex.cu) and needs here
-   * only what the vector functions use: the boundary marks */
-  if (!s->simplex) {
+  /* a family whose device operators keep their own cell DoFs and geometry (simplex: lib/cuda/simplex.cu)
+   * needs here only what the vector functions use: the boundary marks */
+  const int cells = s->fam->device_cells;
+  if (cells) {
     MF_CALL(mf_cuda_upload(ctx, (void **)&d->cell_nodes, s->cell_nodes, sizeof(int) * nc * s->npc,
                            "the cell-to-DoF map"));
     MF_CALL(mf_cuda_upload(ctx, (void **)&d->atomic_cells, s->launch_order, sizeof(int) * nc, "the atomic cell order"));
@@ -396,8 +398,8 @@ static int space_setup(mf_space s)
                          "the cells with hanging nodes"));
   MF_CALL(mf_cuda_upload(ctx, (void **)&d->bc, s->bc, nl, "the boundary marks"));
   MF_CALL(mf_cuda_upload(ctx, (void **)&d->bc_list, s->bc_list, sizeof(int) * (size_t)s->nbc, "the boundary DoFs"));
-  if (s->simplex) {
-    /* no device coordinates: the simplex kernels compute their geometry from the vertices */
+  if (!cells) {
+    /* no device coordinates: the family's kernels compute their geometry themselves */
   } else if (s->coords) /* made on the host (several ranks: shared DoFs take the same point on every rank) */
     MF_CALL(mf_cuda_upload(ctx, (void **)&d->coords, s->coords, sizeof(double) * nl * s->dim, "the node coordinates"));
   else {

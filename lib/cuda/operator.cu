@@ -51,11 +51,11 @@ static int apply_status(mf_operator op, cudaError_t e)
   if (e == cudaSuccess) return 0;
   return mf_error_set(op->ctx, MF_ERR_CUDA, __FILE__, __LINE__, __func__,
                       "kernel 'apply' (dim %d, degree %d, quadrature %d, %s): %s (%s)%s", op->space->dim,
-                      op->space->degree, (int)op->quad, mf_precision_name(op->prec), cudaGetErrorString(e),
+                      op->space->degree, (int)mf_pw(op)->quad, mf_precision_name(op->prec), cudaGetErrorString(e),
                       cudaGetErrorName(e), MF_CUDA_LAUNCH_HINT);
 }
 
-static int op_index(const mf_operator op) { return op->kind == MF_OP_MASS ? 0 : op->kind == MF_OP_LAPLACE ? 1 : 2; }
+static int op_index(const mf_operator op) { return mf_pw(op)->kind == MF_OP_MASS ? 0 : mf_pw(op)->kind == MF_OP_LAPLACE ? 1 : 2; }
 
 // The cell lists of the three parts (mf_cell_part) in launch order, made on first use: the atomic
 // order split (each part keeps its Morton-chunk order), and each color split likewise.
@@ -93,16 +93,16 @@ static int apply_cuda_cells(mf_operator op, mf_vector x, mf_vector y, int part)
 {
   mf_space s = op->space;
   mf_context ctx = op->ctx;
-  const mf_cuda_operator *d = (const mf_cuda_operator *)op->dev;
+  const mf_cuda_operator *d = (const mf_cuda_operator *)mf_hexop(op)->dev;
   const mf_cuda_space *ds = (const mf_cuda_space *)s->dev;
   const int single = op->prec == MF_PRECISION_FLOAT;
   const int column = mf_operator_design(op) == MF_KERNEL_COLUMN; /* never on the fly (mf_operator_design) */
-  const int otf = op->geometry == MF_GEOMETRY_ON_THE_FLY;
+  const int otf = mf_hexop(op)->geometry == MF_GEOMETRY_ON_THE_FLY;
   mf_cuda_apply_fn fn =
-      otf ? mf_cuda_apply_otf_lookup(s->dim, s->degree, (int)op->quad, op_index(op), ds->mask != NULL)
-          : mf_cuda_apply_lookup(s->dim, s->degree, (int)op->quad, op_index(op), ds->mask != NULL, single, column);
+      otf ? mf_cuda_apply_otf_lookup(s->dim, s->degree, (int)mf_pw(op)->quad, op_index(op), ds->mask != NULL)
+          : mf_cuda_apply_lookup(s->dim, s->degree, (int)mf_pw(op)->quad, op_index(op), ds->mask != NULL, single, column);
   MF_CHECK(fn, ctx, MF_ERR_UNSUPPORTED, "no CUDA kernel for dim %d, degree %d, quadrature %d", s->dim, s->degree,
-           (int)op->quad);
+           (int)mf_pw(op)->quad);
   mf_cuda_apply_args a;
   a.cell_nodes = ds->cell_nodes;
   a.bc = op->dirichlet ? ds->bc : NULL;
@@ -111,16 +111,16 @@ static int apply_cuda_cells(mf_operator op, mf_vector x, mf_vector y, int part)
   a.coords_stride = (long long)s->nlocal;
   a.coefq = otf ? d->coefq : NULL;
   a.qw = d->qw;
-  a.qf_a = op->coef_a;
-  a.qf_b = op->coef_b;
-  a.qd_batch_stride = (long long)op->qd.batch_stride;
-  a.qd_block_stride = (long long)op->qd.block_stride;
-  a.qd_batch = op->qd.batch;
+  a.qf_a = mf_pw(op)->coef_a;
+  a.qf_b = mf_pw(op)->coef_b;
+  a.qd_batch_stride = (long long)mf_hexop(op)->qd.batch_stride;
+  a.qd_block_stride = (long long)mf_hexop(op)->qd.block_stride;
+  a.qd_batch = mf_hexop(op)->qd.batch;
   a.B = d->B;
   a.D = d->D;
   a.mask = ds->mask;
   a.P = ds->P;
-  a.cells_per_block = op->cells_per_block;
+  a.cells_per_block = mf_hexop(op)->cells_per_block;
   a.x = single ? (const void *)x->sdata : (const void *)x->data;
   a.y = single ? (void *)y->sdata : (void *)y->data;
   if (op->scatter == MF_SCATTER_ATOMIC) {
@@ -253,17 +253,17 @@ __global__ void __launch_bounds__(1024) k_diag_hanging(const diag_hanging_args a
 static int diagonal_stored(mf_operator op, mf_vector dvec)
 {
   mf_space s = op->space;
-  const mf_cuda_operator *d = (const mf_cuda_operator *)op->dev;
+  const mf_cuda_operator *d = (const mf_cuda_operator *)mf_hexop(op)->dev;
   const mf_cuda_space *ds = (const mf_cuda_space *)s->dev;
   if (s->ncells == 0) return 0;
   int threads = (s->npc + 31) / 32 * 32;
-  k_diagonal<<<s->ncells, threads, sizeof(double) * op->qd.nqp>>>(
-      s->dim, s->n1, op->basis.nq, op->has_mass, op->has_grad, d->qd, (long long)op->qd.batch_stride,
-      (long long)op->qd.block_stride, op->qd.batch, d->BB, d->BG, d->GG, ds->cell_nodes, ds->mask, dvec->data);
+  k_diagonal<<<s->ncells, threads, sizeof(double) * mf_hexop(op)->qd.nqp>>>(
+      s->dim, s->n1, mf_hexop(op)->basis.nq, mf_pw(op)->has_mass, mf_pw(op)->has_grad, d->qd, (long long)mf_hexop(op)->qd.batch_stride,
+      (long long)mf_hexop(op)->qd.block_stride, mf_hexop(op)->qd.batch, d->BB, d->BG, d->GG, ds->cell_nodes, ds->mask, dvec->data);
   MF_CUDA_LAUNCH_CHECK(op->ctx, "diagonal");
   if (s->nmasked) {
     diag_hanging_args a;
-    a.c = mfg::make_shape(s->dim, s->n1, op->basis.nq);
+    a.c = mfg::make_shape(s->dim, s->n1, mf_hexop(op)->basis.nq);
     a.cells = ds->masked_cells;
     a.cell_nodes = ds->cell_nodes;
     a.mask = ds->mask;
@@ -271,12 +271,12 @@ static int diagonal_stored(mf_operator op, mf_vector dvec)
     a.B = d->B;
     a.D = d->D;
     a.qd = d->qd;
-    a.batch_stride = (long long)op->qd.batch_stride;
-    a.block_stride = (long long)op->qd.block_stride;
-    a.batch = op->qd.batch;
-    a.has_mass = op->has_mass;
-    a.has_grad = op->has_grad;
-    a.colloc = op->basis.collocated;
+    a.batch_stride = (long long)mf_hexop(op)->qd.batch_stride;
+    a.block_stride = (long long)mf_hexop(op)->qd.block_stride;
+    a.batch = mf_hexop(op)->qd.batch;
+    a.has_mass = mf_pw(op)->has_mass;
+    a.has_grad = mf_pw(op)->has_grad;
+    a.colloc = mf_hexop(op)->basis.collocated;
     a.d = dvec->data;
     const size_t shmem = diag_hanging_shared(a.c);
     if (shmem > 48 * 1024)
@@ -287,12 +287,12 @@ static int diagonal_stored(mf_operator op, mf_vector dvec)
   return 0;
 }
 
-// Zeroed device quadrature data in op->qd's layout (the padding stays defined, as on the host).
+// Zeroed device quadrature data in mf_hexop(op)->qd's layout (the padding stays defined, as on the host).
 static int alloc_qdata(mf_operator op, double **qd)
 {
   *qd = NULL;
-  MF_CALL(mf_cuda_malloc(op->ctx, (void **)qd, sizeof(double) * op->qd.len, "quadrature data"));
-  if (cudaMemset(*qd, 0, sizeof(double) * op->qd.len) != cudaSuccess) {
+  MF_CALL(mf_cuda_malloc(op->ctx, (void **)qd, sizeof(double) * mf_hexop(op)->qd.len, "quadrature data"));
+  if (cudaMemset(*qd, 0, sizeof(double) * mf_hexop(op)->qd.len) != cudaSuccess) {
     mf_cuda_free(op->ctx, *qd);
     *qd = NULL;
     return mf_error_set(op->ctx, MF_ERR_CUDA, __FILE__, __LINE__, __func__, "cudaMemset of the quadrature data failed: %s",
@@ -305,10 +305,10 @@ static int alloc_qdata(mf_operator op, double **qd)
 // kernels and values) and freed after.
 static int diagonal_cuda(mf_operator op, mf_vector dvec)
 {
-  if (op->geometry != MF_GEOMETRY_ON_THE_FLY) return diagonal_stored(op, dvec);
-  mf_cuda_operator *d = (mf_cuda_operator *)op->dev;
+  if (mf_hexop(op)->geometry != MF_GEOMETRY_ON_THE_FLY) return diagonal_stored(op, dvec);
+  mf_cuda_operator *d = (mf_cuda_operator *)mf_hexop(op)->dev;
   double *qd = NULL;
-  MF_CALL(mf_cuda_require(op->ctx, sizeof(double) * op->qd.len, "quadrature data for the diagonal"));
+  MF_CALL(mf_cuda_require(op->ctx, sizeof(double) * mf_hexop(op)->qd.len, "quadrature data for the diagonal"));
   MF_CALL(alloc_qdata(op, &qd));
   int ierr = mf_cuda_otf_qdata(op, qd, d->coefq);
   if (!ierr) {
@@ -348,16 +348,16 @@ extern "C" int mf_cuda_operator_geometry_prepare(mf_operator op, mf_geometry mod
 {
   mf_context ctx = op->ctx;
   mf_space s = op->space;
-  const mf_cuda_operator *d = (const mf_cuda_operator *)op->dev;
+  const mf_cuda_operator *d = (const mf_cuda_operator *)mf_hexop(op)->dev;
   const mf_cuda_space *ds = (const mf_cuda_space *)s->dev;
   *st = NULL;
   if (mode == MF_GEOMETRY_ON_THE_FLY) {
-    const size_t npts = (size_t)s->ncells * op->qd.nqp;
+    const size_t npts = (size_t)s->ncells * mf_hexop(op)->qd.nqp;
     const size_t need = (ds->coords_cm ? 0 : sizeof(double) * (size_t)s->nlocal * s->dim) +
-                        (op->coef ? sizeof(double) * npts + mf_cuda_qdata_setup_bytes(op, 1) : 0);
+                        (mf_pw(op)->coef ? sizeof(double) * npts + mf_cuda_qdata_setup_bytes(op, 1) : 0);
     MF_CALL(mf_cuda_require(ctx, need, "geometry on the fly (coordinates, coefficient at the points)"));
     MF_CALL(space_coords_cm(s));
-    if (!op->coef) return 0;
+    if (!mf_pw(op)->coef) return 0;
     double *cq = NULL;
     MF_CALL(mf_cuda_malloc(ctx, (void **)&cq, sizeof(double) * (npts > 0 ? npts : 1), "the coefficient at the quadrature points"));
     int ierr = mf_cuda_otf_coefficient(op, cq);
@@ -368,7 +368,7 @@ extern "C" int mf_cuda_operator_geometry_prepare(mf_operator op, mf_geometry mod
     *st = cq;
     return 0;
   }
-  MF_CALL(mf_cuda_require(ctx, sizeof(double) * op->qd.len, "the quadrature data"));
+  MF_CALL(mf_cuda_require(ctx, sizeof(double) * mf_hexop(op)->qd.len, "the quadrature data"));
   double *qd = NULL;
   MF_CALL(alloc_qdata(op, &qd));
   int ierr = mf_cuda_otf_qdata(op, qd, d->coefq);
@@ -384,7 +384,7 @@ extern "C" void mf_cuda_operator_geometry_discard(mf_operator op, void *st) { mf
 
 extern "C" void mf_cuda_operator_geometry_commit(mf_operator op, mf_geometry mode, void *st)
 {
-  mf_cuda_operator *d = (mf_cuda_operator *)op->dev;
+  mf_cuda_operator *d = (mf_cuda_operator *)mf_hexop(op)->dev;
   if (mode == MF_GEOMETRY_ON_THE_FLY) {
     mf_cuda_free(op->ctx, d->qd);
     d->qd = NULL;
@@ -394,17 +394,17 @@ extern "C" void mf_cuda_operator_geometry_commit(mf_operator op, mf_geometry mod
     mf_cuda_free(op->ctx, d->coefq);
     d->coefq = NULL;
   }
-  op->geometry = mode;
+  mf_hexop(op)->geometry = mode;
 }
 
 static int destroy_cuda(mf_operator op)
 {
-  mf_cuda_operator *d = (mf_cuda_operator *)op->dev;
+  mf_cuda_operator *d = (mf_cuda_operator *)mf_hexop(op)->dev;
   if (!d) return 0;
   void *ptrs[] = {d->qd, d->qdf, d->B, d->D, d->BB, d->BG, d->GG, d->qw, d->coefq};
   for (size_t k = 0; k < sizeof ptrs / sizeof ptrs[0]; k++) mf_cuda_free(op->ctx, ptrs[k]);
   free(d);
-  op->dev = NULL;
+  mf_hexop(op)->dev = NULL;
   return 0;
 }
 
@@ -413,23 +413,23 @@ extern "C" int mf_cuda_operator_setup(mf_operator op, mf_coefficient_fn c, void 
   mf_context ctx = op->ctx;
   mf_cuda_operator *d = (mf_cuda_operator *)calloc(1, sizeof *d);
   MF_CHECK(d, ctx, MF_ERR_MEMORY, "out of host memory (%zu bytes)", sizeof *d);
-  op->dev = d;
+  mf_hexop(op)->dev = d;
   op->ops.apply = apply_cuda;
   op->ops.apply_part = apply_part_cuda;
   op->ops.diagonal = diagonal_cuda;
   op->ops.destroy = destroy_cuda;
   op->ops.masks_bc = 1;
-  const mf_basis1d *bs = &op->basis;
+  const mf_basis1d *bs = &mf_hexop(op)->basis;
   const int nq = bs->nq, n1 = bs->n1;
   /* refuse before allocating: quadrature data, 1D matrices, the set-up's batches, and the
    * operator's work vector (allocated next by the caller) */
-  const size_t need = sizeof(double) * (op->qd.len + (size_t)nq * (4 * n1 + nq + 1) + (size_t)op->space->nlocal) +
+  const size_t need = sizeof(double) * (mf_hexop(op)->qd.len + (size_t)nq * (4 * n1 + nq + 1) + (size_t)op->space->nlocal) +
                       mf_cuda_qdata_setup_bytes(op, c != NULL);
   MF_CALL(mf_cuda_require(ctx, need, "the operator (quadrature data, matrices and set-up batches)"));
   double t0 = mf_phase_begin(ctx);
-  int ierr = mf_cuda_malloc(ctx, (void **)&d->qd, sizeof(double) * op->qd.len, "quadrature data");
+  int ierr = mf_cuda_malloc(ctx, (void **)&d->qd, sizeof(double) * mf_hexop(op)->qd.len, "quadrature data");
   /* the padding of the AoSoA blocks stays defined (zero), as on the host */
-  if (!ierr && cudaMemset(d->qd, 0, sizeof(double) * op->qd.len) != cudaSuccess)
+  if (!ierr && cudaMemset(d->qd, 0, sizeof(double) * mf_hexop(op)->qd.len) != cudaSuccess)
     ierr = mf_error_set(ctx, MF_ERR_CUDA, __FILE__, __LINE__, __func__, "cudaMemset of the quadrature data failed: %s",
                         cudaGetErrorString(cudaGetLastError()));
   if (!ierr) ierr = mf_cuda_upload(ctx, (void **)&d->B, bs->B, sizeof(double) * nq * n1, "basis matrices");
@@ -445,8 +445,8 @@ extern "C" int mf_cuda_operator_setup(mf_operator op, mf_coefficient_fn c, void 
 
 extern "C" int mf_cuda_qdata_to_host(mf_operator op, double *host)
 {
-  const mf_cuda_operator *d = (const mf_cuda_operator *)op->dev;
-  MF_CUDA_CALL(op->ctx, cudaMemcpy(host, d->qd, sizeof(double) * op->qd.len, cudaMemcpyDeviceToHost));
+  const mf_cuda_operator *d = (const mf_cuda_operator *)mf_hexop(op)->dev;
+  MF_CUDA_CALL(op->ctx, cudaMemcpy(host, d->qd, sizeof(double) * mf_hexop(op)->qd.len, cudaMemcpyDeviceToHost));
   return 0;
 }
 
@@ -459,25 +459,25 @@ __global__ void k_round(float *out, const double *in, size_t n)
 extern "C" int mf_cuda_operator_single(mf_operator op, mf_operator like)
 {
   mf_context ctx = op->ctx;
-  const mf_cuda_operator *l = (const mf_cuda_operator *)like->dev;
+  const mf_cuda_operator *l = (const mf_cuda_operator *)mf_hexop(like)->dev;
   mf_cuda_operator *d = (mf_cuda_operator *)calloc(1, sizeof *d);
   MF_CHECK(d, ctx, MF_ERR_MEMORY, "out of host memory (%zu bytes)", sizeof *d);
-  op->dev = d;
+  mf_hexop(op)->dev = d;
   op->ops.apply = apply_cuda;
   op->ops.apply_part = apply_part_cuda;
   op->ops.destroy = destroy_cuda;
   op->ops.masks_bc = 1;
-  const mf_basis1d *bs = &op->basis;
+  const mf_basis1d *bs = &mf_hexop(op)->basis;
   const int nq = bs->nq, n1 = bs->n1;
-  MF_CALL(mf_cuda_require(ctx, sizeof(float) * (op->qd.len + (size_t)op->space->nlocal) + sizeof(double) * nq * (n1 + nq),
+  MF_CALL(mf_cuda_require(ctx, sizeof(float) * (mf_hexop(op)->qd.len + (size_t)op->space->nlocal) + sizeof(double) * nq * (n1 + nq),
                           "the single-precision operator"));
-  MF_CALL(mf_cuda_malloc(ctx, (void **)&d->qdf, sizeof(float) * op->qd.len, "quadrature data in float"));
+  MF_CALL(mf_cuda_malloc(ctx, (void **)&d->qdf, sizeof(float) * mf_hexop(op)->qd.len, "quadrature data in float"));
   MF_CALL(mf_cuda_upload(ctx, (void **)&d->B, bs->B, sizeof(double) * nq * n1, "basis matrices"));
   MF_CALL(mf_cuda_upload(ctx, (void **)&d->D, bs->D, sizeof(double) * nq * nq, "basis matrices"));
   const double *src = l->qd;
   double *made = NULL; /* like computes its geometry on the fly: its stored data made for the moment */
-  if (like->geometry == MF_GEOMETRY_ON_THE_FLY) {
-    MF_CALL(mf_cuda_require(ctx, sizeof(double) * op->qd.len, "quadrature data for the single-precision copy"));
+  if (mf_hexop(like)->geometry == MF_GEOMETRY_ON_THE_FLY) {
+    MF_CALL(mf_cuda_require(ctx, sizeof(double) * mf_hexop(op)->qd.len, "quadrature data for the single-precision copy"));
     MF_CALL(alloc_qdata(like, &made));
     int ierr = mf_cuda_otf_qdata(like, made, l->coefq);
     if (ierr) {
@@ -486,7 +486,7 @@ extern "C" int mf_cuda_operator_single(mf_operator op, mf_operator like)
     }
     src = made;
   }
-  if (op->qd.len) k_round<<<1024, 256>>>(d->qdf, src, op->qd.len);
+  if (mf_hexop(op)->qd.len) k_round<<<1024, 256>>>(d->qdf, src, mf_hexop(op)->qd.len);
   const cudaError_t e = mf_cuda_launch_status();
   mf_cuda_free(ctx, made);
   if (e != cudaSuccess)

@@ -321,8 +321,8 @@ extern "C" int mf_cuda_operator_qdata(mf_operator op, const double *B, const dou
 {
   mf_space s = op->space;
   mf_context ctx = s->ctx;
-  mf_cuda_operator *d = (mf_cuda_operator *)op->dev;
-  const cell_shape cs = mfg::make_shape(s->dim, s->n1, op->basis.nq);
+  mf_cuda_operator *d = (mf_cuda_operator *)mf_hexop(op)->dev;
+  const cell_shape cs = mfg::make_shape(s->dim, s->n1, mf_hexop(op)->basis.nq);
   unsigned long long *bad = NULL;
   MF_CALL(mf_cuda_malloc(ctx, (void **)&bad, sizeof *bad, "a flag"));
   int ierr = 0;
@@ -331,11 +331,11 @@ extern "C" int mf_cuda_operator_qdata(mf_operator op, const double *B, const dou
     cudaError_t e = cudaMemset(bad, 0xff, sizeof *bad);
     geo_args g = geo_base(s, cs, B, D, qw);
     g.qd = d->qd;
-    g.batch_stride = (long long)op->qd.batch_stride;
-    g.block_stride = (long long)op->qd.block_stride;
-    g.batch = op->qd.batch;
-    g.has_mass = op->has_mass;
-    g.has_grad = op->has_grad;
+    g.batch_stride = (long long)mf_hexop(op)->qd.batch_stride;
+    g.block_stride = (long long)mf_hexop(op)->qd.block_stride;
+    g.batch = mf_hexop(op)->qd.batch;
+    g.has_mass = mf_pw(op)->has_mass;
+    g.has_grad = mf_pw(op)->has_grad;
     g.a = a;
     g.b = b;
     g.bad = bad;
@@ -345,7 +345,7 @@ extern "C" int mf_cuda_operator_qdata(mf_operator op, const double *B, const dou
     if (e == cudaSuccess) e = launch_geometry(g, 0);
     if (e != cudaSuccess)
       ierr = mf_error_set(ctx, MF_ERR_CUDA, __FILE__, __LINE__, __func__, "geometry kernel: %s", cudaGetErrorString(e));
-    if (!ierr) ierr = check_degenerate(s, &op->basis, bad);
+    if (!ierr) ierr = check_degenerate(s, &mf_hexop(op)->basis, bad);
     mf_phase_end(ctx, MF_PHASE_GEOMETRY, t0);
   }
   mf_cuda_free(ctx, bad);
@@ -371,9 +371,9 @@ extern "C" int mf_cuda_operator_qdata(mf_operator op, const double *B, const dou
         },
         [&](int b0, int b1, int slot, cudaStream_t st) {
           const long long n = (long long)(b1 - b0) * cs.nqp;
-          k_scale<<<(unsigned)((n + 255) / 256), 256, 0, st>>>(d->qd, (long long)op->qd.batch_stride,
-                                                              (long long)op->qd.block_stride, op->qd.batch, cs.nqp,
-                                                              s->dim, op->has_mass, op->has_grad, b0, n, val_dev[slot]);
+          k_scale<<<(unsigned)((n + 255) / 256), 256, 0, st>>>(d->qd, (long long)mf_hexop(op)->qd.batch_stride,
+                                                              (long long)mf_hexop(op)->qd.block_stride, mf_hexop(op)->qd.batch, cs.nqp,
+                                                              s->dim, mf_pw(op)->has_mass, mf_pw(op)->has_grad, b0, n, val_dev[slot]);
           MF_CUDA_LAUNCH_CHECK(ctx, "scale");
           return 0;
         },
@@ -392,8 +392,8 @@ extern "C" int mf_cuda_otf_coefficient(mf_operator op, double *coefq)
 {
   mf_space s = op->space;
   mf_context ctx = s->ctx;
-  const mf_cuda_operator *d = (const mf_cuda_operator *)op->dev;
-  const cell_shape cs = mfg::make_shape(s->dim, s->n1, op->basis.nq);
+  const mf_cuda_operator *d = (const mf_cuda_operator *)mf_hexop(op)->dev;
+  const cell_shape cs = mfg::make_shape(s->dim, s->n1, mf_hexop(op)->basis.nq);
   double t0 = mf_phase_begin(ctx);
   const int cpb = batch_cells(cs.nqp, s->ncells);
   const size_t bp = (size_t)cpb * cs.nqp;
@@ -403,7 +403,7 @@ extern "C" int mf_cuda_otf_coefficient(mf_operator op, double *coefq)
     double *xq_dev[2] = {buf, buf + bp * s->dim}, *val_dev[2] = {buf + 2 * bp * s->dim, buf + 2 * bp * s->dim + bp};
     geo_args g = geo_base(s, cs, d->B, d->D, d->qw);
     ierr = pipeline(
-        ctx, s->ncells, cpb, cs.nqp, s->dim, xq_dev, val_dev, op->coef, op->coef_user,
+        ctx, s->ncells, cpb, cs.nqp, s->dim, xq_dev, val_dev, mf_pw(op)->coef, mf_pw(op)->coef_user,
         [&](int b0, int b1, int slot, cudaStream_t st) {
           g.cell_begin = b0;
           g.cell_end = b1;
@@ -429,18 +429,18 @@ extern "C" int mf_cuda_otf_qdata(mf_operator op, double *qd, const double *coefq
 {
   mf_space s = op->space;
   mf_context ctx = s->ctx;
-  const mf_cuda_operator *d = (const mf_cuda_operator *)op->dev;
-  const cell_shape cs = mfg::make_shape(s->dim, s->n1, op->basis.nq);
+  const mf_cuda_operator *d = (const mf_cuda_operator *)mf_hexop(op)->dev;
+  const cell_shape cs = mfg::make_shape(s->dim, s->n1, mf_hexop(op)->basis.nq);
   double t0 = mf_phase_begin(ctx);
   geo_args g = geo_base(s, cs, d->B, d->D, d->qw);
   g.qd = qd;
-  g.batch_stride = (long long)op->qd.batch_stride;
-  g.block_stride = (long long)op->qd.block_stride;
-  g.batch = op->qd.batch;
-  g.has_mass = op->has_mass;
-  g.has_grad = op->has_grad;
-  g.a = op->coef_a;
-  g.b = op->coef_b;
+  g.batch_stride = (long long)mf_hexop(op)->qd.batch_stride;
+  g.block_stride = (long long)mf_hexop(op)->qd.block_stride;
+  g.batch = mf_hexop(op)->qd.batch;
+  g.has_mass = mf_pw(op)->has_mass;
+  g.has_grad = mf_pw(op)->has_grad;
+  g.a = mf_pw(op)->coef_a;
+  g.b = mf_pw(op)->coef_b;
   g.derivatives = 1;
   g.cell_begin = 0;
   g.cell_end = s->ncells;
@@ -450,8 +450,8 @@ extern "C" int mf_cuda_otf_qdata(mf_operator op, double *qd, const double *coefq
     ierr = mf_error_set(ctx, MF_ERR_CUDA, __FILE__, __LINE__, __func__, "geometry kernel: %s", cudaGetErrorString(e));
   const long long n = (long long)s->ncells * cs.nqp;
   if (!ierr && coefq && n > 0) {
-    k_scale<<<(unsigned)((n + 255) / 256), 256>>>(qd, (long long)op->qd.batch_stride, (long long)op->qd.block_stride,
-                                                 op->qd.batch, cs.nqp, s->dim, op->has_mass, op->has_grad, 0, n, coefq);
+    k_scale<<<(unsigned)((n + 255) / 256), 256>>>(qd, (long long)mf_hexop(op)->qd.batch_stride, (long long)mf_hexop(op)->qd.block_stride,
+                                                 mf_hexop(op)->qd.batch, cs.nqp, s->dim, mf_pw(op)->has_mass, mf_pw(op)->has_grad, 0, n, coefq);
     e = mf_cuda_launch_status();
     if (e != cudaSuccess)
       ierr = mf_error_set(ctx, MF_ERR_CUDA, __FILE__, __LINE__, __func__, "kernel 'scale': %s", cudaGetErrorString(e));
@@ -464,7 +464,7 @@ extern "C" int mf_cuda_otf_qdata(mf_operator op, double *qd, const double *coefq
  * before allocation). */
 extern "C" size_t mf_cuda_qdata_setup_bytes(mf_operator op, int with_coefficient)
 {
-  const cell_shape cs = mfg::make_shape(op->space->dim, op->space->n1, op->basis.nq);
+  const cell_shape cs = mfg::make_shape(op->space->dim, op->space->n1, mf_hexop(op)->basis.nq);
   if (!with_coefficient) return 64;
   return sizeof(double) * 2 * (size_t)batch_cells(cs.nqp, op->space->ncells) * cs.nqp * (op->space->dim + 1) + 64;
 }

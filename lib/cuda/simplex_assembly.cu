@@ -299,8 +299,8 @@ static int sx_asm_lists_make(mf_space s, const sx_asm_args &a, int coef, sx_asm_
 
 static int sx_destroy_values(mf_operator A)
 {
-  mf_cuda_free(A->ctx, A->vals);
-  A->vals = NULL;
+  mf_cuda_free(A->ctx, mf_csr(A)->vals);
+  mf_csr(A)->vals = NULL;
   return 0;
 }
 
@@ -343,9 +343,9 @@ extern "C" int mf_simplex_cuda_assemble(mf_simplex_cuda_op op, mf_space s, void 
   char what[160];
   snprintf(what, sizeof what, "the assembled values (%lld nonzeros)", (long long)nnz);
   MF_CALL(mf_cuda_require(ctx, sizeof(double) * ((size_t)nnz + (size_t)s->nlocal), what));
-  MF_CALL(mf_cuda_malloc(ctx, (void **)&A->vals, sizeof(double) * (size_t)(nnz ? nnz : 1), what));
+  MF_CALL(mf_cuda_malloc(ctx, (void **)&mf_csr(A)->vals, sizeof(double) * (size_t)(nnz ? nnz : 1), what));
   A->ops.destroy = sx_destroy_values;
-  a.vals = A->vals;
+  a.vals = mf_csr(A)->vals;
   const sx_asm_kernels k = sx_asm_kernel(d.dim, d.p, l->wide, coef, &ok);
   size_t shmem = 0;
   const int tsh = sx_asm_shared_threads(l, a.shared_S ? sbytes : 0, &shmem);

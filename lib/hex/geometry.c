@@ -128,12 +128,12 @@ void mf_qdata_layout(mf_operator op)
 {
   const mf_space s = op->space;
   const int dim = s->dim;
-  mf_qdata *qd = &op->qd;
+  mf_qdata *qd = &mf_hexop(op)->qd;
   int nqp = 1;
-  for (int k = 0; k < dim; k++) nqp *= op->basis.nq;
+  for (int k = 0; k < dim; k++) nqp *= mf_hexop(op)->basis.nq;
   qd->nqp = nqp;
-  qd->ncomp = mf_qf_ncomp(dim, op->has_mass, op->has_grad);
-  qd->batch = mf_cells_per_batch(dim, s->degree, op->basis.nq);
+  qd->ncomp = mf_qf_ncomp(dim, mf_pw(op)->has_mass, mf_pw(op)->has_grad);
+  qd->batch = mf_cells_per_batch(dim, s->degree, mf_hexop(op)->basis.nq);
   qd->nbatch = (s->ncells + qd->batch - 1) / qd->batch;
   qd->block_stride = ((size_t)qd->batch * nqp + 15) / 16 * 16; /* 16 doubles = 128 bytes */
   qd->batch_stride = qd->block_stride * qd->ncomp;
@@ -148,8 +148,8 @@ int mf_qdata_setup(mf_operator op, mf_coefficient_fn c, void *user, double a, do
   mf_space s = op->space;
   mf_context ctx = s->ctx;
   const int dim = s->dim;
-  const mf_basis1d *b = &op->basis;
-  mf_qdata *qd = &op->qd;
+  const mf_basis1d *b = &mf_hexop(op)->basis;
+  mf_qdata *qd = &mf_hexop(op)->qd;
   const int nqp = qd->nqp;
   MF_CALL(MF_CALLOC_TOUCH(ctx, qd->len, &qd->data));
 
@@ -176,8 +176,8 @@ int mf_qdata_setup(mf_operator op, mf_coefficient_fn c, void *user, double a, do
         if (pass == 0) {
           mf_cell_geometry(s, b, e, &gw, NULL, jac);
           for (int q = 0; q < nqp; q++) {
-            double det = mf_qf_geometry(dim, &jac[9 * q], mf_qweight(dim, b, q), a, bcoef, op->has_mass,
-                                        op->has_grad, out + q, qd->block_stride);
+            double det = mf_qf_geometry(dim, &jac[9 * q], mf_qweight(dim, b, q), a, bcoef, mf_pw(op)->has_mass,
+                                        mf_pw(op)->has_grad, out + q, qd->block_stride);
             if (!(fabs(det) > 0.0)) {
 #pragma omp critical(mf_qdata_bad)
               if (bad_cell < 0 || e < bad_cell) bad_cell = e, bad_q = q, bad_det = det;
@@ -198,7 +198,7 @@ int mf_qdata_setup(mf_operator op, mf_coefficient_fn c, void *user, double a, do
               }
               break;
             }
-            mf_qf_scale(dim, op->has_mass, op->has_grad, cq, out + q, qd->block_stride);
+            mf_qf_scale(dim, mf_pw(op)->has_mass, mf_pw(op)->has_grad, cq, out + q, qd->block_stride);
           }
         }
       }

@@ -4,7 +4,7 @@
  *   - its geometry nodes: the space's continuous node coordinates gathered through cell_nodes, with
  *     the cell's hanging-node constraints applied (mf_space_cell_coords). Stored geometry is made from
  *     the same nodes (lib/hex/geometry.c), so cells with a mask need no coordinates of their own;
- *   - the coefficient at the quadrature points, one value per point (op->coefq; none when c is NULL).
+ *   - the coefficient at the quadrature points, one value per point (mf_hexop(op)->coefq; none when c is NULL).
  * Per quadrature point, in the order of the stored set-up (mf_qdata_setup):
  *   x_k,q = (B x B x B) X_k            interpolation of coordinate k (skipped on the GPU when collocated:
  *                                      B is the identity there, the values are the same)
@@ -19,7 +19,7 @@
 
 static size_t otf_big(mf_operator op)
 {
-  const size_t nqp = (size_t)op->qd.nqp, npc = (size_t)op->space->npc;
+  const size_t nqp = (size_t)mf_hexop(op)->qd.nqp, npc = (size_t)op->space->npc;
   return nqp > npc ? nqp : npc;
 }
 
@@ -27,13 +27,13 @@ size_t mf_otf_work_size(mf_operator op)
 {
   const mf_space s = op->space;
   /* X (npc dim), comp, xk, t1, t2 (big each), Jacobians (9 nqp) */
-  return (size_t)s->npc * s->dim + 4 * otf_big(op) + 9 * (size_t)op->qd.nqp;
+  return (size_t)s->npc * s->dim + 4 * otf_big(op) + 9 * (size_t)mf_hexop(op)->qd.nqp;
 }
 
 void mf_otf_cell_qdata(mf_operator op, int cell, double *work, double *qv)
 {
   const mf_space s = op->space;
-  const int dim = s->dim, nqp = op->qd.nqp;
+  const int dim = s->dim, nqp = mf_hexop(op)->qd.nqp;
   const size_t big = otf_big(op);
   mf_geom_work gw;
   gw.X = work;
@@ -42,11 +42,11 @@ void mf_otf_cell_qdata(mf_operator op, int cell, double *work, double *qv)
   gw.t1 = gw.xk + big;
   gw.t2 = gw.t1 + big;
   double *jac = gw.t2 + big;
-  mf_cell_geometry(s, &op->basis, cell, &gw, NULL, jac);
+  mf_cell_geometry(s, &mf_hexop(op)->basis, cell, &gw, NULL, jac);
   for (int q = 0; q < nqp; q++) {
-    mf_qf_geometry(dim, &jac[9 * q], mf_qweight(dim, &op->basis, q), op->coef_a, op->coef_b, op->has_mass,
-                   op->has_grad, qv + q, (size_t)nqp);
-    if (op->coefq) mf_qf_scale(dim, op->has_mass, op->has_grad, op->coefq[(size_t)cell * nqp + q], qv + q, (size_t)nqp);
+    mf_qf_geometry(dim, &jac[9 * q], mf_qweight(dim, &mf_hexop(op)->basis, q), mf_pw(op)->coef_a, mf_pw(op)->coef_b, mf_pw(op)->has_mass,
+                   mf_pw(op)->has_grad, qv + q, (size_t)nqp);
+    if (mf_hexop(op)->coefq) mf_qf_scale(dim, mf_pw(op)->has_mass, mf_pw(op)->has_grad, mf_hexop(op)->coefq[(size_t)cell * nqp + q], qv + q, (size_t)nqp);
   }
 }
 
@@ -56,8 +56,8 @@ int mf_otf_coefficient_cpu(mf_operator op, double *cq)
 {
   mf_space s = op->space;
   mf_context ctx = s->ctx;
-  const int dim = s->dim, nqp = op->qd.nqp;
-  const mf_basis1d *b = &op->basis;
+  const int dim = s->dim, nqp = mf_hexop(op)->qd.nqp;
+  const mf_basis1d *b = &mf_hexop(op)->basis;
   int ierr = 0, nan_cell = -1, nan_q = 0;
   double nan_x[3] = {0.0, 0.0, 0.0}, nan_c = 0.0;
   double t0 = mf_phase_begin(ctx);
@@ -76,7 +76,7 @@ int mf_otf_coefficient_cpu(mf_operator op, double *cq)
       if (lerr) continue;
       mf_cell_points(s, b, e, &gw, xq);
       for (int q = 0; q < nqp; q++) {
-        const double c = op->coef(&xq[q * dim], dim, op->coef_user);
+        const double c = mf_pw(op)->coef(&xq[q * dim], dim, mf_pw(op)->coef_user);
         cq[(size_t)e * nqp + q] = c;
         if (!isfinite(c)) {
 #pragma omp critical(mf_otf_bad)
@@ -104,7 +104,7 @@ int mf_otf_qdata_cpu(mf_operator op, double **data)
 {
   mf_space s = op->space;
   mf_context ctx = s->ctx;
-  const mf_qdata *qd = &op->qd;
+  const mf_qdata *qd = &mf_hexop(op)->qd;
   const int nqp = qd->nqp;
   double *out = NULL;
   *data = NULL;

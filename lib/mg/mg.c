@@ -25,6 +25,7 @@
  * set up in double (diagonal, eigenvalue estimates), then replaced by a float copy of its operator
  * (the finest level's a copy beside the user's operator); the V-cycle converts the residual to float
  * on entry and the correction back to double on exit. */
+#include "family.h"
 #include "mg/mf_mg.h"
 #include "mg/pc_impl.h"
 
@@ -247,11 +248,12 @@ static void mg_profile(mf_mg m, int on)
 
 static int multigrid_check(mf_operator op)
 {
-  MF_CHECK(!op->space->simplex, op->ctx, MF_ERR_UNSUPPORTED,
-           "multigrid needs the p4est forest's coarser copies: not available on simplex meshes (use Jacobi or "
-           "Chebyshev)");
-  MF_CHECK(op->kind == MF_OP_MASS || op->kind == MF_OP_LAPLACE || op->kind == MF_OP_HELMHOLTZ, op->ctx,
-           MF_ERR_UNSUPPORTED, "multigrid needs a matrix-free mass, Laplace or Helmholtz operator, not %s operator",
+  MF_CHECK(op->space->fam->mesh_coarsen, op->ctx, MF_ERR_UNSUPPORTED,
+           "multigrid needs coarser copies of the mesh: not available on %s meshes (use Jacobi or Chebyshev)",
+           op->space->fam->name);
+  /* its levels: the operator made again on the coarser spaces, and in single precision */
+  MF_CHECK(op->type->create_like && op->type->create_single, op->ctx, MF_ERR_UNSUPPORTED,
+           "multigrid needs a matrix-free mass, Laplace or Helmholtz operator, not %s operator",
            mf_operator_kind_name(op));
   return 0;
 }

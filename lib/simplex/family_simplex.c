@@ -123,6 +123,7 @@ static const char *const simplex_mesh_names[] = {"square-tris", "cube-tets", NUL
 
 const mf_family mf_family_simplex = {
     .name = "simplex",
+    .cells = "simplices",
     .kind = MF_CELL_SIMPLEX,
     .mesh_names = simplex_mesh_names,
     .mesh_create = mf_simplex_mesh_create,

@@ -56,19 +56,13 @@ int mf_simplex_space_l2_cells(mf_space space, const double *uh, mf_coefficient_f
  *  grad_u is refused, naming the first such point (lowest cell). */
 int mf_simplex_space_h1_cells(mf_space space, const double *uh, mf_gradient_fn grad_u, void *user, double *cellsum);
 
-/** The simplex operator kind (mass M_c, Laplace K_c, Helmholtz a M + b K_c), made by mf_operator_create_*. */
+/** The simplex family's operators (mass M_c, Laplace K_c, Helmholtz a M + b K_c; lib/simplex/operator_simplex.c,
+ *  an operator type of its own that assembles rowwise), made by mf_operator_create_*. */
 int mf_simplex_operator_create(mf_space space, mf_op_kind kind, mf_quadrature quad, double a, double b,
                                mf_coefficient_fn c, void *user, mf_operator *op);
 
 /* ------------------------------------------------------------------ assembled operators */
 
-/** Whether op (of the simplex kind) can be assembled by variant v: mass, Laplace and Helmholtz, rowwise
- *  (MF_ASSEMBLY_AUTO or MF_ASSEMBLY_ROWWISE); elasticity and the search and table variants refused. */
-int mf_simplex_assembly_check(mf_operator op, mf_assembly_variant v);
-/** The values of the assembled op into A (A->rowptr, A->colidx: the space's sparsity): on the cpu
- *  backend into A->vals (allocated by the caller), on the cuda backend into device values allocated here
- *  (A->vals, freed by A->ops.destroy), the call returning when they are done. */
-int mf_simplex_operator_assemble(mf_operator op, mf_operator A);
 /** The host rows (assembly_simplex.c): S the reference matrices (mf_simplex_reference_matrices), off
  *  and ent the lists of mf_assembly_dof_cells over all cells. */
 void mf_simplex_assembly_values_cpu(const mf_simplex_op *op, const double *S, const int64_t *rowptr, const int *colidx,

@@ -1,10 +1,11 @@
-/* operator_simplex.c -- the simplex operator kind: mass (M_c), Laplace (K_c), Helmholtz (a M + b K_c) and linear
- * elasticity on a simplex space, through the generic flow of lib/operator.c (Dirichlet form, ghost
- * exchanges: none on one rank). Its table applies, on the cpu backend, the CPU reference kernels of
- * ops_cpu.c and, on the cuda backend, their device twins (lib/cuda/simplex.cu) on the vectors' device
- * arrays; the diagonal is computed exactly at the quadrature points, on the host (copied to the device
- * on the cuda backend). The kind's data (kdata) is its own basis (the rule), the mf_simplex_op and the
- * device operator. Which degrees a backend takes is decided once, in mf_simplex_backend_check. */
+/* operator_simplex.c -- the simplex family's operator type: mass (M_c), Laplace (K_c), Helmholtz
+ * (a M + b K_c) and linear elasticity on a simplex space, through the generic flow of lib/operator.c
+ * (Dirichlet form, ghost exchanges: none on one rank). Its product applies, on the cpu backend, the CPU
+ * reference kernels of ops_cpu.c and, on the cuda backend, their device twins (lib/cuda/simplex.cu) on
+ * the vectors' device arrays; the diagonal is computed exactly at the quadrature points, on the host
+ * (copied to the device on the cuda backend). The type's data (op->data: simplex_kind, which starts
+ * with the description mf_pw_op) is its own basis (the rule), the mf_simplex_op and the device
+ * operator. Which degrees a backend takes is decided once, in mf_simplex_backend_check. */
 #include "mf_simplex_space.h"
 #include "mf_simplex_backend.h"
 #include "assembled/assembly_impl.h"
@@ -13,6 +14,7 @@
 #include <math.h>
 
 typedef struct {
+  mf_pw_op pw;            /* first: the description (mfree_impl.h) */
   mf_simplex_basis basis; /* the space's degree at the operator's rule */
   mf_simplex_op sop;      /* scalar operators */
   int elasticity;
@@ -21,11 +23,11 @@ typedef struct {
 } simplex_kind;
 
 static const mf_simplex_mesh *op_mesh(mf_operator op) { return (const mf_simplex_mesh *)op->space->mesh->fdata; }
-static const mf_simplex_dofs *op_dofs(mf_operator op) { return &((const mf_simplex_space *)op->space->simplex)->dofs; }
+static const mf_simplex_dofs *op_dofs(mf_operator op) { return &((const mf_simplex_space *)op->space->fdata)->dofs; }
 
 static int apply_simplex_cpu(mf_operator op, mf_vector x, mf_vector y)
 {
-  const simplex_kind *k = (const simplex_kind *)op->kdata;
+  const simplex_kind *k = (const simplex_kind *)op->data;
   if (k->elasticity) mf_simplex_elasticity_apply_cpu(op_mesh(op), &k->basis, op_dofs(op), k->lambda, k->mu, x->data, y->data);
   else mf_simplex_op_apply_cpu(&k->sop, x->data, y->data);
   return 0;
@@ -37,7 +39,7 @@ static int apply_simplex_cpu(mf_operator op, mf_vector x, mf_vector y)
 static void diagonal_cell(int e, double *de, void *p)
 {
   const mf_operator op = (mf_operator)p;
-  const simplex_kind *k = (const simplex_kind *)op->kdata;
+  const simplex_kind *k = (const simplex_kind *)op->data;
   const mf_simplex_mesh *m = op_mesh(op);
   const mf_simplex_basis *b = &k->basis;
   const int dim = m->dim, N = b->nnodes, nq = b->nq, nc = op->space->ncomp;
@@ -66,7 +68,7 @@ static void diagonal_cell(int e, double *de, void *p)
 /* d += the operator's diagonal (every cell's, in cell order) */
 static int diagonal_host(mf_operator op, double *d)
 {
-  const simplex_kind *k = (const simplex_kind *)op->kdata;
+  const simplex_kind *k = (const simplex_kind *)op->data;
   return mf_simplex_cells_sum(op->ctx, op_mesh(op)->ncells, k->basis.nnodes, op->space->ncomp,
                               op_dofs(op)->cell_dofs, diagonal_cell, op, d);
 }
@@ -78,7 +80,7 @@ static int diagonal_simplex_cpu(mf_operator op, mf_vector dv) { return diagonal_
  * copied once per call). */
 static int apply_simplex_cuda(mf_operator op, mf_vector x, mf_vector y)
 {
-  return op->ctx->bk->simplex->apply(((const simplex_kind *)op->kdata)->dev, x->data, y->data);
+  return op->ctx->bk->simplex->apply(((const simplex_kind *)op->data)->dev, x->data, y->data);
 }
 
 static int diagonal_simplex_cuda(mf_operator op, mf_vector dv)
@@ -105,24 +107,41 @@ static int device_create(mf_operator o, simplex_kind *k)
   return ierr;
 }
 
-static int destroy_simplex(mf_operator op)
+static void destroy_simplex(mf_operator op)
 {
-  simplex_kind *k = (simplex_kind *)op->kdata;
-  if (!k) return 0;
+  simplex_kind *k = (simplex_kind *)op->data;
+  if (!k) return;
   if (k->dev) op->ctx->bk->simplex->destroy(&k->dev);
   mf_simplex_op_destroy(&k->sop);
   mf_simplex_basis_free(&k->basis);
   free(k);
-  op->kdata = NULL;
-  return 0;
+  op->data = NULL;
 }
 
-/* The operator object of the simplex kind around its data (k: made here, taken over). */
-static int create(mf_space space, mf_op_kind asked, mf_quadrature quad, int qdegree, double a, double b,
+static int assemble_check(mf_operator op, mf_assembly_variant v);
+static int assemble(mf_operator op, mf_assembly_variant v, mf_operator A);
+static const char *const simplex_names[] = {"a simplex mass", "a simplex Laplace", "a simplex Helmholtz",
+                                            "a simplex elasticity"};
+/* the simplex family's operator type: no other space or precision yet (multigrid on simplices comes
+ * with their refined hierarchies) */
+static const mf_optype simplex_type = {
+    .name = "simplex",
+    .names = simplex_names,
+    .pointwise = 1,
+    .dirichlet_form = 1,
+    .apply = mf_operator_flow_apply,
+    .diagonal = mf_operator_flow_diagonal,
+    .destroy = destroy_simplex,
+    .assemble_check = assemble_check,
+    .assemble = assemble,
+};
+
+/* The operator object of the simplex type around its data (k: made here, taken over). */
+static int create(mf_space space, mf_op_kind kind, mf_quadrature quad, int qdegree, double a, double b,
                   mf_coefficient_fn c, void *user, simplex_kind *k, mf_operator *op)
 {
   mf_context ctx = space->ctx;
-  const mf_simplex_space *ss = (const mf_simplex_space *)space->simplex;
+  const mf_simplex_space *ss = (const mf_simplex_space *)space->fdata;
   const mf_simplex_mesh *m = (const mf_simplex_mesh *)space->mesh->fdata;
   mf_operator o = NULL;
   int ierr = mf_simplex_backend_check(ctx, space->degree);
@@ -130,41 +149,29 @@ static int create(mf_space space, mf_op_kind asked, mf_quadrature quad, int qdeg
     ierr = mf_error_set(ctx, MF_ERR_UNSUPPORTED, __FILE__, __LINE__, __func__,
                         "simplex operators on the cuda backend use the rule of degree 2p = %d (MF_QUAD_GAUSS or "
                         "MF_QUAD_GLL), not %d (MF_QUAD_GAUSS_P2)", 2 * space->degree, qdegree);
-  if (!ierr) ierr = MF_CALLOC(ctx, 1, &o);
+  if (!ierr) ierr = mf_operator_alloc(space, &simplex_type, k, &o);
   if (ierr) {
     free(k);
     return ierr;
   }
-  o->ctx = ctx;
-  o->space = space;
-  o->refs = 1;
-  mf_space_retain(space);
-  o->kind = MF_OP_SIMPLEX;
-  o->quad = quad;
-  o->has_mass = mf_pw_has((int)asked, MF_PW_VALUE); /* the gallery's description (mf_gallery.h) */
-  o->has_grad = mf_pw_has((int)asked, MF_PW_GRAD);
-  o->coef = c;
-  o->coef_user = user;
-  o->coef_a = a;
-  o->coef_b = b;
-  o->kdata = k;
+  k->pw.kind = kind; /* the gallery's description (mf_gallery.h) */
+  k->pw.quad = quad;
+  k->pw.has_mass = mf_pw_has((int)kind, MF_PW_VALUE);
+  k->pw.has_grad = mf_pw_has((int)kind, MF_PW_GRAD);
+  k->pw.coef = c;
+  k->pw.coef_user = user;
+  k->pw.coef_a = a;
+  k->pw.coef_b = b;
   o->ops.apply = apply_simplex_cpu;
   o->ops.diagonal = diagonal_simplex_cpu;
-  o->ops.destroy = destroy_simplex;
   const double t0 = mf_phase_begin(ctx);
   ierr = mf_simplex_basis_setup(ctx, space->dim, space->degree, qdegree, &k->basis);
   if (!ierr && !k->elasticity) ierr = mf_simplex_op_create(ctx, m, &k->basis, &ss->dofs, a, b, c, user, &k->sop);
   /* Helmholtz a M + b K(c): its mass term has no coefficient */
-  k->sop.mass_coef = (mf_pw_gallery[asked].coef & MF_PW_VALUE) != 0;
+  k->sop.mass_coef = (mf_pw_gallery[kind].coef & MF_PW_VALUE) != 0;
   mf_phase_end(ctx, MF_PHASE_COEFFICIENT, t0);
   if (!ierr && ctx->bk->simplex) ierr = device_create(o, k);
-  if (!ierr) ierr = mf_vector_create_prec(space, MF_PRECISION_DOUBLE, &o->xwork);
-  if (ierr) {
-    mf_operator_destroy(&o);
-    return ierr;
-  }
-  *op = o;
-  return 0;
+  return mf_operator_finish(o, ierr, op);
 }
 
 int mf_simplex_operator_create(mf_space space, mf_op_kind kind, mf_quadrature quad, double a, double b,
@@ -186,7 +193,7 @@ int mf_operator_create_elasticity(mf_space space, double lambda, double mu, mf_o
   mf_context ctx = space->ctx;
   MF_CHECK(op, ctx, MF_ERR_NULL, "output pointer op is NULL");
   *op = NULL;
-  MF_CHECK(space->simplex, ctx, MF_ERR_UNSUPPORTED, "elasticity operators are made on simplex spaces only");
+  MF_CHECK(space->fdata, ctx, MF_ERR_UNSUPPORTED, "elasticity operators are made on simplex spaces only");
   MF_CHECK(space->ncomp == space->dim, ctx, MF_ERR_INCOMPATIBLE,
            "elasticity needs a space of %d components (mf_space_create_components), this one has %d", space->dim,
            space->ncomp);
@@ -198,14 +205,14 @@ int mf_operator_create_elasticity(mf_space space, double lambda, double mu, mf_o
   k->lambda = lambda;
   k->mu = mu;
   /* degenerate cells were refused when the mesh was made (built-in, Gmsh reader) */
-  return create(space, MF_OP_LAPLACE, MF_QUAD_GAUSS, 2 * space->degree, 0.0, 1.0, NULL, NULL, k, op);
+  return create(space, MF_OP_ELASTICITY, MF_QUAD_GAUSS, 2 * space->degree, 0.0, 1.0, NULL, NULL, k, op);
 }
 
 /* ------------------------------------------------------------------ assembled operators */
 
-int mf_simplex_assembly_check(mf_operator op, mf_assembly_variant v)
+static int assemble_check(mf_operator op, mf_assembly_variant v)
 {
-  const simplex_kind *k = (const simplex_kind *)op->kdata;
+  const simplex_kind *k = (const simplex_kind *)op->data;
   MF_CHECK(!k->elasticity, op->ctx, MF_ERR_UNSUPPORTED,
            "simplex elasticity operators are not assembled (mass, Laplace and Helmholtz are)");
   MF_CHECK(v == MF_ASSEMBLY_AUTO || v == MF_ASSEMBLY_ROWWISE, op->ctx, MF_ERR_UNSUPPORTED,
@@ -217,16 +224,17 @@ int mf_simplex_assembly_check(mf_operator op, mf_assembly_variant v)
 static int assemble_cuda(mf_operator op, mf_operator A)
 {
   const mf_simplex_backend_ops *sx = op->ctx->bk->simplex;
-  mf_simplex_space *ss = (mf_simplex_space *)op->space->simplex;
+  mf_simplex_space *ss = (mf_simplex_space *)op->space->fdata;
   ss->dev_asm_free = sx->asm_free;
-  return sx->assemble(((const simplex_kind *)op->kdata)->dev, op->space, &ss->dev_asm, A);
+  return sx->assemble(((const simplex_kind *)op->data)->dev, op->space, &ss->dev_asm, A);
 }
 
-int mf_simplex_operator_assemble(mf_operator op, mf_operator A)
+static int assemble(mf_operator op, mf_assembly_variant v, mf_operator A)
 {
+  (void)v; /* rowwise (assemble_check) */
   mf_context ctx = op->ctx;
   if (ctx->bk->simplex) return assemble_cuda(op, A);
-  const simplex_kind *k = (const simplex_kind *)op->kdata;
+  const simplex_kind *k = (const simplex_kind *)op->data;
   const mf_simplex_basis *b = &k->basis;
   const int nm = 1 + b->dim * (b->dim + 1) / 2;
   mf_space s = op->space;
@@ -236,7 +244,8 @@ int mf_simplex_operator_assemble(mf_operator op, mf_operator A)
   if (!ierr) ierr = mf_assembly_dof_cells(s, NULL, s->ncells, &off, &ent);
   if (!ierr) {
     mf_simplex_reference_matrices(b, S);
-    mf_simplex_assembly_values_cpu(&k->sop, S, A->rowptr, A->colidx, off, ent, s->nlocal, A->vals);
+    mf_simplex_assembly_values_cpu(&k->sop, S, mf_csr(A)->rowptr, mf_csr(A)->colidx, off, ent, s->nlocal,
+                                   mf_csr(A)->vals);
   }
   free(S);
   free(off);
