@@ -99,6 +99,20 @@ int mf_malloc(mf_context ctx, size_t bytes, void *ptr);
 int mf_calloc_touch(mf_context ctx, size_t count, size_t size, void *ptr);
 /** The number of OpenMP threads a parallel region gets (1 without OpenMP). */
 int mf_max_threads(void);
+/** In an OpenMP parallel region: a thread's failure lerr (its work arrays, made at the region's start)
+ *  noted in the shared *ierr; the thread then skips its share of the loop (`if (lerr) continue;`). */
+static inline void mf_thread_note(int *ierr, int lerr)
+{
+  if (lerr) {
+#ifdef _OPENMP
+#pragma omp atomic write
+#endif
+    *ierr = lerr;
+  }
+}
+/** After such a region: 0, or MF_ERR_MEMORY recorded once as "out of host memory for the work arrays of
+ *  N threads (<what>)". */
+int mf_thread_work_check(mf_context ctx, int ierr, const char *what);
 /** memcpy by all OpenMP threads. */
 void mf_parallel_copy(void *dst, const void *src, size_t bytes);
 #define MF_CALLOC_TOUCH(ctx, n, p) mf_calloc_touch((ctx), (size_t)(n), sizeof(**(p)), (p))

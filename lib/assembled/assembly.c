@@ -122,10 +122,7 @@ static int csr_values(mf_operator mfop, const int64_t *rowptr, const int *colidx
   {
     double *Ae = NULL;
     int lerr = MF_CALLOC(NULL, nwork, &Ae); /* reported once, below */
-    if (lerr) {
-#pragma omp atomic write
-      ierr = lerr;
-    }
+    mf_thread_note(&ierr, lerr);
     double *work = Ae ? Ae + (size_t)npc * npc : NULL;
     for (int c = 0; c < s->ncolors; c++) {
 #pragma omp for schedule(dynamic, 16)
@@ -141,8 +138,7 @@ static int csr_values(mf_operator mfop, const int64_t *rowptr, const int *colidx
     }
     free(Ae);
   }
-  MF_CHECK(!ierr, s->ctx, MF_ERR_MEMORY, "out of host memory for the work arrays of %d threads (assembly)",
-           mf_max_threads());
+  MF_CALL(mf_thread_work_check(s->ctx, ierr, "assembly"));
   return 0;
 }
 

@@ -137,10 +137,7 @@ int mf_assembly_pattern(mf_space s, const char *what, int values_on_host)
       const int **pos = NULL;
       int lerr = MF_CALLOC(NULL, (size_t)kmax + 1, &head); /* reported once, below */
       if (!lerr) lerr = MF_CALLOC(NULL, (size_t)kmax + 1, &pos);
-      if (lerr) {
-#pragma omp atomic write
-        ierr = lerr;
-      }
+      mf_thread_note(&ierr, lerr);
 #pragma omp for schedule(dynamic, 1024)
       for (int i = 0; i < n; i++) {
         if (lerr) continue;

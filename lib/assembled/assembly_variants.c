@@ -90,10 +90,7 @@ static int hanging_cells(mf_operator op, const int64_t *rowptr, const int *colid
   {
     double *Ae = NULL;
     int lerr = MF_CALLOC(NULL, nwork, &Ae); /* reported once, below */
-    if (lerr) {
-#pragma omp atomic write
-      ierr = lerr;
-    }
+    mf_thread_note(&ierr, lerr);
 #pragma omp for schedule(dynamic, 4)
     for (int k = 0; k < s->nmasked; k++) {
       if (lerr) continue;
@@ -111,8 +108,7 @@ static int hanging_cells(mf_operator op, const int64_t *rowptr, const int *colid
     }
     free(Ae);
   }
-  MF_CHECK(!ierr, s->ctx, MF_ERR_MEMORY, "out of host memory for the work arrays of %d threads (assembly)",
-           mf_max_threads());
+  MF_CALL(mf_thread_work_check(s->ctx, ierr, "assembly"));
   return 0;
 }
 

@@ -103,6 +103,13 @@ int mf_calloc_touch(mf_context ctx, size_t count, size_t size, void *ptr)
   return 0;
 }
 
+int mf_thread_work_check(mf_context ctx, int ierr, const char *what)
+{
+  MF_CHECK(!ierr, ctx, MF_ERR_MEMORY, "out of host memory for the work arrays of %d threads (%s)", mf_max_threads(),
+           what);
+  return 0;
+}
+
 int mf_max_threads(void)
 {
 #ifdef _OPENMP

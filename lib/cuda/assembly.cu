@@ -365,13 +365,7 @@ __global__ void k_asm_rows(const asm_args a, int nrows, const int64_t *off,
 // the cell operator with constraints on e_j (C^T A_e C e_j: the steps and order of mf_kernel_cell_cpu
 // between mf_hanging_apply and its transpose, as k_diag_hanging), and each node thread i adds entry
 // (i, j) at the position of (nodes[i], nodes[j]). CPU twin: hanging_cells in lib/assembled/assembly_variants.c.
-struct asm_hanging_args {
-  mfg::cell_shape c;
-  const int *cells, *cell_nodes;
-  const int16_t *mask;
-  const double *P, *B, *D, *qd;
-  long long batch_stride, block_stride;
-  int batch, has_mass, has_grad, colloc;
+struct asm_hanging_args : mfg::hanging_cell_args {
   const int64_t *rowptr;
   const int *colidx;
   double *vals;
@@ -445,8 +439,6 @@ static int assemble_launch(mf_operator mfop, mf_assembly_variant v, const asm_ar
 {
   mf_context ctx = mfop->ctx;
   mf_space s = mfop->space;
-  const mf_cuda_operator *d = (const mf_cuda_operator *)mf_hexop(mfop)->dev;
-  const mf_cuda_space *ds = (const mf_cuda_space *)s->dev;
   if (a.nfree > 0) {
     if (v == MF_ASSEMBLY_SEARCH) {
       if (T) MF_CALL(launch_fast(ctx, 0, a, T, NULL, "assembly (search, column-wise)"));
@@ -465,20 +457,7 @@ static int assemble_launch(mf_operator mfop, mf_assembly_variant v, const asm_ar
   }
   if (s->nmasked) {
     asm_hanging_args h;
-    h.c = mfg::make_shape(s->dim, s->n1, mf_hexop(mfop)->basis.nq);
-    h.cells = ds->masked_cells;
-    h.cell_nodes = ds->cell_nodes;
-    h.mask = ds->mask;
-    h.P = ds->P;
-    h.B = d->B;
-    h.D = d->D;
-    h.qd = d->qd;
-    h.batch_stride = (long long)mf_hexop(mfop)->qd.batch_stride;
-    h.block_stride = (long long)mf_hexop(mfop)->qd.block_stride;
-    h.batch = mf_hexop(mfop)->qd.batch;
-    h.has_mass = mf_pw(mfop)->has_mass;
-    h.has_grad = mf_pw(mfop)->has_grad;
-    h.colloc = mf_hexop(mfop)->basis.collocated;
+    mfg::hanging_cell_args_fill(mfop, &h);
     h.rowptr = a.rowptr;
     h.colidx = a.colidx;
     h.vals = a.vals;

@@ -224,6 +224,41 @@ __device__ inline double constrained_column(const cell_shape &c, int j, int mask
   return res;
 }
 
+// What every kernel over the cells with hanging nodes reads (the diagonal's and the assembly's, one
+// block per cell): the cells, their DoFs and masks, the 1D matrices and the operator's quadrature data.
+// Their argument structs extend it with their output.
+struct hanging_cell_args {
+  cell_shape c;
+  const int *cells, *cell_nodes;
+  const int16_t *mask;
+  const double *P, *B, *D, *qd;
+  long long batch_stride, block_stride;
+  int batch, has_mass, has_grad, colloc;
+};
+
+// Filled for a hex operator op (host).
+static inline void hanging_cell_args_fill(mf_operator op, hanging_cell_args *a)
+{
+  const mf_space s = op->space;
+  const mf_hex_op *h = mf_hexop(op);
+  const mf_cuda_operator *d = (const mf_cuda_operator *)h->dev;
+  const mf_cuda_space *ds = (const mf_cuda_space *)s->dev;
+  a->c = make_shape(s->dim, s->n1, h->basis.nq);
+  a->cells = ds->masked_cells;
+  a->cell_nodes = ds->cell_nodes;
+  a->mask = ds->mask;
+  a->P = ds->P;
+  a->B = d->B;
+  a->D = d->D;
+  a->qd = d->qd;
+  a->batch_stride = (long long)h->qd.batch_stride;
+  a->block_stride = (long long)h->qd.block_stride;
+  a->batch = h->qd.batch;
+  a->has_mass = h->pw.has_mass;
+  a->has_grad = h->pw.has_grad;
+  a->colloc = h->basis.collocated;
+}
+
 } // namespace mfg
 
 #endif

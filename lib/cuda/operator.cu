@@ -205,13 +205,7 @@ __global__ void k_diagonal(int dim, int n1, int nq, int has_mass, int has_grad, 
 // each column j that mf_hanging_diag_column selects, the cell operator with constraints on e_j
 // (C^T A_e C e_j, the same steps and order as mf_kernel_cell_cpu), and every position holding j's
 // DoF adds its entry (the CPU twin: mf_kernel_diagonal_hanging_cpu).
-struct diag_hanging_args {
-  mfg::cell_shape c;
-  const int *cells, *cell_nodes;
-  const int16_t *mask;
-  const double *P, *B, *D, *qd;
-  long long batch_stride, block_stride;
-  int batch, has_mass, has_grad, colloc;
+struct diag_hanging_args : mfg::hanging_cell_args {
   double *d;
 };
 
@@ -263,20 +257,7 @@ static int diagonal_stored(mf_operator op, mf_vector dvec)
   MF_CUDA_LAUNCH_CHECK(op->ctx, "diagonal");
   if (s->nmasked) {
     diag_hanging_args a;
-    a.c = mfg::make_shape(s->dim, s->n1, mf_hexop(op)->basis.nq);
-    a.cells = ds->masked_cells;
-    a.cell_nodes = ds->cell_nodes;
-    a.mask = ds->mask;
-    a.P = ds->P;
-    a.B = d->B;
-    a.D = d->D;
-    a.qd = d->qd;
-    a.batch_stride = (long long)mf_hexop(op)->qd.batch_stride;
-    a.block_stride = (long long)mf_hexop(op)->qd.block_stride;
-    a.batch = mf_hexop(op)->qd.batch;
-    a.has_mass = mf_pw(op)->has_mass;
-    a.has_grad = mf_pw(op)->has_grad;
-    a.colloc = mf_hexop(op)->basis.collocated;
+    mfg::hanging_cell_args_fill(op, &a);
     a.d = dvec->data;
     const size_t shmem = diag_hanging_shared(a.c);
     if (shmem > 48 * 1024)

@@ -153,9 +153,9 @@ int mf_qdata_setup(mf_operator op, mf_coefficient_fn c, void *user, double a, do
   const int nqp = qd->nqp;
   MF_CALL(MF_CALLOC_TOUCH(ctx, qd->len, &qd->data));
 
-  int ierr = 0, bad_cell = -1, bad_q = -1, nan_cell = -1;
-  int nan_q = 0;
-  double bad_det = 0.0, nan_x[3] = {0.0, 0.0, 0.0}, nan_c = 0.0;
+  int ierr = 0, bad_cell = -1, bad_q = -1;
+  double bad_det = 0.0;
+  mf_bad_point nan = MF_BAD_POINT_NONE; /* refused below: the first point where c is not finite */
   for (int pass = 0; pass < (c ? 2 : 1); pass++) {
     double t0 = mf_phase_begin(ctx);
 #pragma omp parallel
@@ -165,10 +165,7 @@ int mf_qdata_setup(mf_operator op, mf_coefficient_fn c, void *user, double a, do
       int lerr = mf_geom_work_init(s, b, &gw);
       if (!lerr) lerr = MF_CALLOC(NULL, (size_t)nqp * dim, &xq);
       if (!lerr) lerr = MF_CALLOC(NULL, (size_t)nqp * 9, &jac);
-      if (lerr) {
-#pragma omp atomic write
-        ierr = lerr;
-      }
+      mf_thread_note(&ierr, lerr);
 #pragma omp for schedule(static)
       for (int e = 0; e < s->ncells; e++) {
         if (lerr) continue;
@@ -188,14 +185,8 @@ int mf_qdata_setup(mf_operator op, mf_coefficient_fn c, void *user, double a, do
           mf_cell_points(s, b, e, &gw, xq);
           for (int q = 0; q < nqp; q++) {
             const double cq = c(&xq[q * dim], dim, user);
-            if (!isfinite(cq)) { /* refused below, at the first such cell (the same for any thread count) */
-#pragma omp critical(mf_qdata_bad)
-              if (nan_cell < 0 || e < nan_cell) {
-                nan_cell = e;
-                nan_q = q;
-                nan_c = cq;
-                memcpy(nan_x, &xq[q * dim], sizeof(double) * dim);
-              }
+            if (!isfinite(cq)) { /* refused below, at the first such point (the same for any thread count) */
+              mf_bad_point_note(&nan, e, q, dim, &xq[q * dim], 1, &cq);
               break;
             }
             mf_qf_scale(dim, mf_pw(op)->has_mass, mf_pw(op)->has_grad, cq, out + q, qd->block_stride);
@@ -207,12 +198,11 @@ int mf_qdata_setup(mf_operator op, mf_coefficient_fn c, void *user, double a, do
       free(jac);
     }
     mf_phase_end(ctx, pass ? MF_PHASE_COEFFICIENT : MF_PHASE_GEOMETRY, t0);
-    MF_CHECK(!ierr, ctx, MF_ERR_MEMORY, "out of host memory for the work arrays of %d threads (quadrature data)",
-             mf_max_threads());
+    MF_CALL(mf_thread_work_check(ctx, ierr, "quadrature data"));
     MF_CHECK(bad_cell < 0, ctx, MF_ERR_ARGUMENT,
              "degenerate cell %d: Jacobian determinant %g at quadrature point %d", bad_cell, bad_det,
              bad_q);
-    if (nan_cell >= 0) return mf_coefficient_check(ctx, dim, nqp, nan_cell, nan_q, 1, nan_x, &nan_c);
+    MF_CALL(mf_bad_point_refuse(ctx, &nan, dim, "coefficient c", "c"));
   }
   return 0;
 }

@@ -159,10 +159,7 @@ int mf_kernel_diagonal_cpu(mf_operator op, double *d)
   {
     double *buf = NULL;
     int lerr = MF_CALLOC(NULL, (size_t)(3 * mf_hexop(op)->qd.nqp + npc), &buf); /* reported once, below */
-    if (lerr) {
-#pragma omp atomic write
-      ierr = lerr;
-    }
+    mf_thread_note(&ierr, lerr);
     for (int c = 0; c < s->ncolors; c++) {
 #pragma omp for schedule(static)
       for (int k = s->color_off[c]; k < s->color_off[c + 1]; k++) {
@@ -177,8 +174,7 @@ int mf_kernel_diagonal_cpu(mf_operator op, double *d)
     }
     free(buf);
   }
-  MF_CHECK(!ierr, s->ctx, MF_ERR_MEMORY, "out of host memory for the work arrays of %d threads (diagonal)",
-           mf_max_threads());
+  MF_CALL(mf_thread_work_check(s->ctx, ierr, "diagonal"));
   return 0;
 }
 
@@ -195,10 +191,7 @@ int mf_kernel_diagonal_hanging_cpu(mf_operator op, double *d)
     double *work = NULL;
     const size_t wsize = mf_kernel_work_size(op);
     int lerr = MF_CALLOC(NULL, wsize + 2 * (size_t)npc, &work); /* reported once, below */
-    if (lerr) {
-#pragma omp atomic write
-      ierr = lerr;
-    }
+    mf_thread_note(&ierr, lerr);
     for (int c = 0; c < s->ncolors; c++) {
 #pragma omp for schedule(dynamic, 16)
       for (int k = s->color_off[c]; k < s->color_off[c + 1]; k++) {
@@ -220,8 +213,7 @@ int mf_kernel_diagonal_hanging_cpu(mf_operator op, double *d)
     }
     free(work);
   }
-  MF_CHECK(!ierr, s->ctx, MF_ERR_MEMORY, "out of host memory for the work arrays of %d threads (diagonal)",
-           mf_max_threads());
+  MF_CALL(mf_thread_work_check(s->ctx, ierr, "diagonal"));
   return 0;
 }
 

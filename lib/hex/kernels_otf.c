@@ -58,8 +58,8 @@ int mf_otf_coefficient_cpu(mf_operator op, double *cq)
   mf_context ctx = s->ctx;
   const int dim = s->dim, nqp = mf_hexop(op)->qd.nqp;
   const mf_basis1d *b = &mf_hexop(op)->basis;
-  int ierr = 0, nan_cell = -1, nan_q = 0;
-  double nan_x[3] = {0.0, 0.0, 0.0}, nan_c = 0.0;
+  int ierr = 0;
+  mf_bad_point bad = MF_BAD_POINT_NONE; /* refused below: the first point where c is not finite */
   double t0 = mf_phase_begin(ctx);
 #pragma omp parallel
   {
@@ -67,10 +67,7 @@ int mf_otf_coefficient_cpu(mf_operator op, double *cq)
     double *xq = NULL;
     int lerr = mf_geom_work_init(s, b, &gw);
     if (!lerr) lerr = MF_CALLOC(NULL, (size_t)nqp * dim, &xq);
-    if (lerr) {
-#pragma omp atomic write
-      ierr = lerr;
-    }
+    mf_thread_note(&ierr, lerr);
 #pragma omp for schedule(static)
     for (int e = 0; e < s->ncells; e++) {
       if (lerr) continue;
@@ -79,13 +76,7 @@ int mf_otf_coefficient_cpu(mf_operator op, double *cq)
         const double c = mf_pw(op)->coef(&xq[q * dim], dim, mf_pw(op)->coef_user);
         cq[(size_t)e * nqp + q] = c;
         if (!isfinite(c)) {
-#pragma omp critical(mf_otf_bad)
-          if (nan_cell < 0 || e < nan_cell) {
-            nan_cell = e;
-            nan_q = q;
-            nan_c = c;
-            memcpy(nan_x, &xq[q * dim], sizeof(double) * dim);
-          }
+          mf_bad_point_note(&bad, e, q, dim, &xq[q * dim], 1, &c);
           break;
         }
       }
@@ -94,10 +85,8 @@ int mf_otf_coefficient_cpu(mf_operator op, double *cq)
     free(xq);
   }
   mf_phase_end(ctx, MF_PHASE_COEFFICIENT, t0);
-  MF_CHECK(!ierr, ctx, MF_ERR_MEMORY, "out of host memory for the work arrays of %d threads (coefficient)",
-           mf_max_threads());
-  if (nan_cell >= 0) return mf_coefficient_check(ctx, dim, nqp, nan_cell, nan_q, 1, nan_x, &nan_c);
-  return 0;
+  MF_CALL(mf_thread_work_check(ctx, ierr, "coefficient"));
+  return mf_bad_point_refuse(ctx, &bad, dim, "coefficient c", "c");
 }
 
 int mf_otf_qdata_cpu(mf_operator op, double **data)
@@ -115,10 +104,7 @@ int mf_otf_qdata_cpu(mf_operator op, double **data)
   {
     double *work = NULL;
     int lerr = MF_CALLOC(NULL, mf_otf_work_size(op) + (size_t)qd->ncomp * nqp, &work);
-    if (lerr) {
-#pragma omp atomic write
-      ierr = lerr;
-    }
+    mf_thread_note(&ierr, lerr);
 #pragma omp for schedule(static)
     for (int e = 0; e < s->ncells; e++) {
       if (lerr) continue;
@@ -130,11 +116,8 @@ int mf_otf_qdata_cpu(mf_operator op, double **data)
     free(work);
   }
   mf_phase_end(ctx, MF_PHASE_GEOMETRY, t0);
-  if (ierr) {
-    free(out);
-    MF_CHECK(0, ctx, MF_ERR_MEMORY, "out of host memory for the work arrays of %d threads (quadrature data)",
-             mf_max_threads());
-  }
+  if (ierr) free(out);
+  MF_CALL(mf_thread_work_check(ctx, ierr, "quadrature data"));
   *data = out;
   return 0;
 }

@@ -60,10 +60,7 @@ static int rhs_cpu(mf_vector bvec, const mf_basis1d *b, mf_coefficient_fn f, voi
   {
     cell_quad cq;
     int lerr = cell_quad_init(s, b, &cq);
-    if (lerr) {
-#pragma omp atomic write
-      ierr = lerr;
-    }
+    mf_thread_note(&ierr, lerr);
     for (int c = 0; c < s->ncolors; c++) {
 #pragma omp for schedule(static)
       for (int k = s->color_off[c]; k < s->color_off[c + 1]; k++) {
@@ -83,8 +80,7 @@ static int rhs_cpu(mf_vector bvec, const mf_basis1d *b, mf_coefficient_fn f, voi
     }
     cell_quad_free(&cq);
   }
-  MF_CHECK(!ierr, s->ctx, MF_ERR_MEMORY, "out of host memory for the work arrays of %d threads (right-hand side)",
-           mf_max_threads());
+  MF_CALL(mf_thread_work_check(s->ctx, ierr, "right-hand side"));
   return mf_bad_point_refuse(s->ctx, &bad, dim, "right-hand side f", "f");
 }
 
@@ -100,10 +96,7 @@ static int l2_cells_cpu(mf_vector uh, const mf_basis1d *b, mf_coefficient_fn u, 
     cell_quad cq;
     double ue[MF_MAX_N1 * MF_MAX_N1 * MF_MAX_N1];
     int lerr = cell_quad_init(s, b, &cq);
-    if (lerr) {
-#pragma omp atomic write
-      ierr = lerr;
-    }
+    mf_thread_note(&ierr, lerr);
 #pragma omp for schedule(static)
     for (int e = 0; e < s->ncells; e++) {
       if (lerr) continue;
@@ -122,8 +115,7 @@ static int l2_cells_cpu(mf_vector uh, const mf_basis1d *b, mf_coefficient_fn u, 
     }
     cell_quad_free(&cq);
   }
-  MF_CHECK(!ierr, s->ctx, MF_ERR_MEMORY, "out of host memory for the work arrays of %d threads (L2 error)",
-           mf_max_threads());
+  MF_CALL(mf_thread_work_check(s->ctx, ierr, "L2 error"));
   return mf_bad_point_refuse(s->ctx, &bad, dim, "exact solution u", "u");
 }
 
@@ -185,10 +177,7 @@ static int h1_cells_cpu(mf_space s, const double *uh, const mf_basis1d *b, mf_gr
     /* X: geometry nodes (npc x dim); per point: x (dim), J (9), the reference gradient (dim, direction-major) */
     double *work = NULL, ue[MF_MAX_N1 * MF_MAX_N1 * MF_MAX_N1], comp[MF_MAX_N1 * MF_MAX_N1 * MF_MAX_N1];
     int lerr = MF_CALLOC(NULL, (size_t)npc * dim + (size_t)nqp * (3 + 9 + 3 + 3 + 2), &work);
-    if (lerr) {
-#pragma omp atomic write
-      ierr = lerr;
-    }
+    mf_thread_note(&ierr, lerr);
     double *X = work, *xq = X + (size_t)npc * dim, *jac = xq + (size_t)nqp * 3, *gref = jac + (size_t)nqp * 9;
     double *xk = gref + (size_t)nqp * 3, *t1 = xk + (size_t)nqp * 3, *t2 = t1 + nqp;
 #pragma omp for schedule(static)
@@ -230,8 +219,7 @@ static int h1_cells_cpu(mf_space s, const double *uh, const mf_basis1d *b, mf_gr
     }
     free(work);
   }
-  MF_CHECK(!ierr, s->ctx, MF_ERR_MEMORY, "out of host memory for the work arrays of %d threads (H1 error)",
-           mf_max_threads());
+  MF_CALL(mf_thread_work_check(s->ctx, ierr, "H1 error"));
   return mf_bad_point_refuse(s->ctx, &bad, dim, "gradient of u", "the gradient");
 }
 

@@ -467,10 +467,7 @@ static int error_cells(mf_space s, const double *uh, mf_coefficient_fn u, mf_gra
   {
     double *xq = NULL;
     int lerr = MF_CALLOC(NULL, (size_t)nq * dim, &xq);
-    if (lerr) {
-#pragma omp atomic write
-      ierr = lerr;
-    }
+    mf_thread_note(&ierr, lerr);
 #pragma omp for schedule(static)
     for (int e = 0; e < m->ncells; e++) {
       if (lerr) continue;
@@ -516,8 +513,7 @@ static int error_cells(mf_space s, const double *uh, mf_coefficient_fn u, mf_gra
     }
     free(xq);
   }
-  MF_CHECK(!ierr, s->ctx, MF_ERR_MEMORY, "out of host memory for the work arrays of %d threads (%s error)",
-           mf_max_threads(), norm);
+  MF_CALL(mf_thread_work_check(s->ctx, ierr, u ? "L2 error" : "H1 error"));
   return u ? mf_bad_point_refuse(s->ctx, &bad, dim, "exact solution u", "u")
            : mf_bad_point_refuse(s->ctx, &bad, dim, "gradient of u", "the gradient");
 }
