@@ -5,7 +5,6 @@
 
 #include "mfree.h"
 #include "base/mf_common.h"
-#include "hex/mf_map.h"
 #include "hanging/mf_hanging.h"
 
 #include <stdarg.h>
@@ -160,18 +159,12 @@ struct mf_family_s; /* the cell-family table (lib/family.h) */
 struct mf_mesh_s {
   mf_context ctx;
   int dim, level;
-  mf_map_kind map;
-  double ball_inner;     /* half-width of the inner cube of the ball's coarse mesh */
-  int trees[3];          /* cube/deformed: trees per direction of the unit box (brick); ball: split t */
   int64_t ncells_global, ncells_local;
-  int ntrees;
-  double *tree_vertices; /* ntrees x 2^dim x 3: corner coordinates of each tree, z-order */
-  void *conn, *forest, *ghost; /* p4est_ or p8est_ connectivity, forest, ghost layer */
-  int owns_conn;         /* 0 for a coarsened copy, which shares its fine mesh's connectivity */
   int refs;              /* the user's handle, spaces and coarsened copies made from it */
   struct mf_mesh_s *parent; /* a coarsened copy: the mesh whose connectivity it shares (held) */
-  const struct mf_family_s *fam; /* its cell family's table (lib/family.h): hex (the p4est fields above) or simplex */
-  void *fdata;              /* the family's own data: simplex meshes the mf_simplex_mesh (lib/simplex/mf_simplex.h) */
+  const struct mf_family_s *fam; /* its cell family's table (lib/family.h) */
+  void *fdata;              /* the family's own data: hex meshes their forest (mf_hex_mesh, lib/hex/mf_hex.h),
+                               simplex meshes the mf_simplex_mesh (lib/simplex/mf_simplex.h) */
   int revision;             /* rounds of adaptation so far (mf_mesh_adapt): a space made at another is stale */
 };
 void mf_mesh_retain(mf_mesh mesh);

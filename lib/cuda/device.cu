@@ -4,6 +4,7 @@
 // buffers, unpack on the device), in begin/end halves.
 #include "mf_cuda_common.cuh"
 #include "family.h"
+#include "hex/mf_hex.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -329,15 +330,15 @@ static int device_coords(mf_space s, double *coords)
   if (!ierr) ierr = mf_cuda_upload(ctx, (void **)&q, s->cell_q, sizeof(int32_t) * 3 * nc, "the cell corners");
   if (!ierr) ierr = mf_cuda_upload(ctx, (void **)&level, s->cell_level, nc, "the cell levels");
   if (!ierr)
-    ierr = mf_cuda_upload(ctx, (void **)&V, s->mesh->tree_vertices,
-                          sizeof(double) * 3 * ((size_t)s->mesh->ntrees << s->dim), "the tree vertices");
+    ierr = mf_cuda_upload(ctx, (void **)&V, mf_hexmesh(s->mesh)->tree_vertices,
+                          sizeof(double) * 3 * ((size_t)mf_hexmesh(s->mesh)->ntrees << s->dim), "the tree vertices");
   if (!ierr) ierr = mf_cuda_upload(ctx, (void **)&gll, s->gll, sizeof(double) * s->n1, "the nodes");
   mf_phase_end(ctx, MF_PHASE_TRANSFER, t0);
   if (!ierr) {
     t0 = mf_phase_begin(ctx);
     if (nl) {
-      k_node_coords<<<(unsigned)((nl + 255) / 256), 256>>>((int)nl, s->dim, s->n1, s->root_log, s->mesh->map,
-                                                          s->mesh->ball_inner, owner, pos, tree, q, level, V, gll, coords);
+      k_node_coords<<<(unsigned)((nl + 255) / 256), 256>>>((int)nl, s->dim, s->n1, s->root_log, mf_hexmesh(s->mesh)->map,
+                                                          mf_hexmesh(s->mesh)->ball_inner, owner, pos, tree, q, level, V, gll, coords);
       cudaError_t e = mf_cuda_launch_status();
       if (e != cudaSuccess)
         ierr = mf_error_set(ctx, MF_ERR_CUDA, __FILE__, __LINE__, __func__, "node coordinates kernel: %s",
@@ -379,7 +380,7 @@ static int space_setup(mf_space s)
   const size_t need = sizeof(int) * (nc * s->npc + nc + (size_t)s->nmasked + (size_t)s->nbc + ns + nr) +
                       (s->nmasked ? sizeof(int16_t) * nc + sizeof(double) * 2 * s->n1 * s->n1 : 0) + nl +
                       sizeof(double) * (nl * s->dim + 2 * nb) +
-                      (s->coords ? 0 : 6 * nl + 17 * nc + sizeof(double) * (3 * ((size_t)s->mesh->ntrees << s->dim) + 16));
+                      (s->coords ? 0 : 6 * nl + 17 * nc + sizeof(double) * (3 * ((size_t)mf_hexmesh(s->mesh)->ntrees << s->dim) + 16));
   MF_CALL(mf_cuda_require(ctx, need, "the space"));
   /* a family whose device operators keep their own cell DoFs and geometry (simplex: lib/cuda/simplex.cu)
    * needs here only what the vector functions use: the boundary marks */

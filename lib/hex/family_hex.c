@@ -51,18 +51,22 @@ static int hex_mesh_create_box(mf_context ctx, const char *name, int dim, const 
   snprintf(what, sizeof what, "mesh '%s' (dim %d, %lld coarse trees, level %d: %.3g cells)", name, dim,
            (long long)ntrees, level, cells);
   mf_mesh m = NULL;
+  mf_hex_mesh *h = NULL;
   int ierr = mf_host_require(ctx, mf_mesh_bytes(dim, ntrees, local), what);
   if (!ierr) ierr = MF_CALLOC(ctx, 1, &m);
+  if (!ierr) ierr = MF_CALLOC(ctx, 1, &h);
   ierr = mf_agree(ctx, ierr);
   if (ierr) {
     free(m);
+    free(h);
     return ierr;
   }
   mf_mesh_init(m, ctx, &mf_family_hex, dim);
-  for (int k = 0; k < 3; k++) m->trees[k] = k < dim ? trees[k] : 1;
+  m->fdata = h;
+  for (int k = 0; k < 3; k++) mf_hexmesh(m)->trees[k] = k < dim ? trees[k] : 1;
   m->level = level;
-  m->map = map;
-  m->ball_inner = 0.4;
+  mf_hexmesh(m)->map = map;
+  mf_hexmesh(m)->ball_inner = 0.4;
   ierr = dim == 2 ? mf_forest_create_2d(m) : mf_forest_create_3d(m); /* agreed */
   if (ierr) {
     mf_mesh_destroy(&m);
@@ -82,8 +86,9 @@ static void hex_mesh_destroy(mf_mesh m)
 {
   if (m->dim == 2) mf_forest_destroy_2d(m);
   else mf_forest_destroy_3d(m);
-  free(m->tree_vertices);
-  m->tree_vertices = NULL;
+  free(mf_hexmesh(m)->tree_vertices);
+  free(m->fdata);
+  m->fdata = NULL;
 }
 
 /* Every family of 2^dim cells on one rank merged into its parent, then 2:1 balanced; no repartition.
@@ -91,26 +96,33 @@ static void hex_mesh_destroy(mf_mesh m)
 static int hex_mesh_coarsen(mf_mesh mesh, mf_mesh *coarse)
 {
   mf_context ctx = mesh->ctx;
+  const mf_hex_mesh *fh = mf_hexmesh(mesh);
   mf_mesh m = NULL;
-  const size_t nv = (size_t)mesh->ntrees * 3 * (1 << mesh->dim);
+  mf_hex_mesh *h = NULL;
+  const size_t nv = (size_t)fh->ntrees * 3 * (1 << mesh->dim);
   int ierr = MF_CALLOC(ctx, 1, &m);
+  if (!ierr) ierr = MF_CALLOC(ctx, 1, &h);
   double *tv = NULL;
   if (!ierr) ierr = MF_CALLOC(ctx, nv, &tv);
   ierr = mf_agree(ctx, ierr); /* the coarsening is collective */
   if (ierr) {
     free(m);
+    free(h);
     free(tv);
     return ierr;
   }
-  *m = *mesh;
-  m->refs = 1;
+  mf_mesh_init(m, ctx, &mf_family_hex, mesh->dim);
+  m->fdata = h;
   m->parent = mesh; /* shares its connectivity */
   mf_mesh_retain(mesh);
-  mf_context_retain(ctx);
-  m->forest = m->ghost = m->conn = NULL;
-  m->tree_vertices = tv;
   m->level = mesh->level > 0 ? mesh->level - 1 : 0;
-  memcpy(m->tree_vertices, mesh->tree_vertices, sizeof(double) * nv);
+  m->revision = mesh->revision;
+  h->map = fh->map;
+  h->ball_inner = fh->ball_inner;
+  memcpy(h->trees, fh->trees, sizeof h->trees);
+  h->ntrees = fh->ntrees;
+  h->tree_vertices = tv;
+  memcpy(h->tree_vertices, fh->tree_vertices, sizeof(double) * nv);
   ierr = mesh->dim == 2 ? mf_forest_coarsen_2d(mesh, m) : mf_forest_coarsen_3d(mesh, m);
   if (ierr) {
     mf_mesh_destroy(&m);
@@ -133,7 +145,7 @@ static int shells_fn(const double *x, int dim, int level, void *user)
 {
   const struct mf_mesh_s *m = (const struct mf_mesh_s *)user;
   /* cell diameter: coarse trees span about 1.2 / t of the ball */
-  double h = 1.2 / (m->trees[0] * (double)(1 << level)) * sqrt((double)dim);
+  double h = 1.2 / (mf_hexmesh(m)->trees[0] * (double)(1 << level)) * sqrt((double)dim);
   for (int k = 0; k < 3; k++) {
     double d = 0.0;
     for (int j = 0; j < dim; j++) d += (x[j] - shell_c[k][j]) * (x[j] - shell_c[k][j]);

@@ -14,7 +14,7 @@
 #define MF_DIM 3
 #define MF_DIMNAME(x) x##_3d
 #endif
-#include "mfree_impl.h"
+#include "space_impl.h"
 #include "dofs.h"
 #include "mf_hex.h"
 
@@ -123,19 +123,19 @@ int MF_DIMNAME(mf_forest_create)(mf_mesh mesh)
   double tm = mf_phase_begin(ctx);
   p4est_connectivity_t *conn = NULL;
   int ierr = 0;
-  if (mesh->map == MF_MAP_BALL) ierr = ball_connectivity(ctx, mesh->ball_inner, mesh->trees[0], &conn);
+  if (mf_hexmesh(mesh)->map == MF_MAP_BALL) ierr = ball_connectivity(ctx, mf_hexmesh(mesh)->ball_inner, mf_hexmesh(mesh)->trees[0], &conn);
   else
 #ifndef P4_TO_P8
-    conn = p4est_connectivity_new_brick(mesh->trees[0], mesh->trees[1], 0, 0);
+    conn = p4est_connectivity_new_brick(mf_hexmesh(mesh)->trees[0], mf_hexmesh(mesh)->trees[1], 0, 0);
 #else
-    conn = p8est_connectivity_new_brick(mesh->trees[0], mesh->trees[1], mesh->trees[2], 0, 0, 0);
+    conn = p8est_connectivity_new_brick(mf_hexmesh(mesh)->trees[0], mf_hexmesh(mesh)->trees[1], mf_hexmesh(mesh)->trees[2], 0, 0, 0);
 #endif
   if (!ierr && !p4est_connectivity_is_valid(conn))
     ierr = mf_error_set(ctx, MF_ERR_ARGUMENT, __FILE__, __LINE__, __func__, "invalid coarse mesh connectivity (%lld trees)",
                         (long long)conn->num_trees);
   if (!ierr) {
-    mesh->ntrees = (int)conn->num_trees;
-    ierr = MF_CALLOC(ctx, (size_t)mesh->ntrees * NCORNER * 3, &mesh->tree_vertices);
+    mf_hexmesh(mesh)->ntrees = (int)conn->num_trees;
+    ierr = MF_CALLOC(ctx, (size_t)mf_hexmesh(mesh)->ntrees * NCORNER * 3, &mf_hexmesh(mesh)->tree_vertices);
   }
   ierr = mf_agree(ctx, ierr);
   if (ierr) {
@@ -143,20 +143,20 @@ int MF_DIMNAME(mf_forest_create)(mf_mesh mesh)
     mf_phase_end(ctx, MF_PHASE_MESH, tm);
     return ierr;
   }
-  for (int t = 0; t < mesh->ntrees; t++)
+  for (int t = 0; t < mf_hexmesh(mesh)->ntrees; t++)
     for (int c = 0; c < NCORNER; c++) {
-      double *v = &mesh->tree_vertices[3 * (NCORNER * (size_t)t + c)];
+      double *v = &mf_hexmesh(mesh)->tree_vertices[3 * (NCORNER * (size_t)t + c)];
       memcpy(v, &conn->vertices[3 * conn->tree_to_vertex[NCORNER * (size_t)t + c]], 3 * sizeof(double));
-      if (mesh->map != MF_MAP_BALL) /* the brick has integer vertices: scale it to the unit box */
-        for (int k = 0; k < MF_DIM; k++) v[k] /= mesh->trees[k];
+      if (mf_hexmesh(mesh)->map != MF_MAP_BALL) /* the brick has integer vertices: scale it to the unit box */
+        for (int k = 0; k < MF_DIM; k++) v[k] /= mf_hexmesh(mesh)->trees[k];
     }
   p4est_t *p4est = p4est_new_ext(ctx->comm, conn, 0, mesh->level, 1, 0, NULL, NULL);
   p4est_partition(p4est, 0, NULL);
   mf_phase_end(ctx, MF_PHASE_MESH, tm);
-  mesh->conn = conn;
-  mesh->owns_conn = 1;
-  mesh->forest = p4est;
-  mesh->ghost = NULL; /* made when p4est_lnodes needs it (see dofs_lnodes) */
+  mf_hexmesh(mesh)->conn = conn;
+  mf_hexmesh(mesh)->owns_conn = 1;
+  mf_hexmesh(mesh)->forest = p4est;
+  mf_hexmesh(mesh)->ghost = NULL; /* made when p4est_lnodes needs it (see dofs_lnodes) */
   mesh->ncells_global = (int64_t)p4est->global_num_quadrants;
   mesh->ncells_local = (int64_t)p4est->local_num_quadrants;
   return 0;
@@ -164,10 +164,10 @@ int MF_DIMNAME(mf_forest_create)(mf_mesh mesh)
 
 void MF_DIMNAME(mf_forest_destroy)(mf_mesh mesh)
 {
-  if (mesh->ghost) p4est_ghost_destroy((p4est_ghost_t *)mesh->ghost);
-  if (mesh->forest) p4est_destroy((p4est_t *)mesh->forest);
-  if (mesh->conn && mesh->owns_conn) p4est_connectivity_destroy((p4est_connectivity_t *)mesh->conn);
-  mesh->ghost = mesh->forest = mesh->conn = NULL;
+  if (mf_hexmesh(mesh)->ghost) p4est_ghost_destroy((p4est_ghost_t *)mf_hexmesh(mesh)->ghost);
+  if (mf_hexmesh(mesh)->forest) p4est_destroy((p4est_t *)mf_hexmesh(mesh)->forest);
+  if (mf_hexmesh(mesh)->conn && mf_hexmesh(mesh)->owns_conn) p4est_connectivity_destroy((p4est_connectivity_t *)mf_hexmesh(mesh)->conn);
+  mf_hexmesh(mesh)->ghost = mf_hexmesh(mesh)->forest = mf_hexmesh(mesh)->conn = NULL;
 }
 
 /* Adaptation: the user's callback decides on each cell from its centre and level. */
@@ -209,7 +209,7 @@ static int coarsen_cb(p4est_t *p4est, p4est_topidx_t t, p4est_quadrant_t *childr
 int MF_DIMNAME(mf_forest_adapt)(mf_mesh mesh, mf_adapt_fn fn, void *user)
 {
   mf_context ctx = mesh->ctx;
-  p4est_t *p4est = (p4est_t *)mesh->forest;
+  p4est_t *p4est = (p4est_t *)mf_hexmesh(mesh)->forest;
   double tm = mf_phase_begin(ctx);
   adapt_ctx a = {mesh, fn, user};
   void *saved = p4est->user_pointer;
@@ -234,7 +234,7 @@ int MF_DIMNAME(mf_forest_adapt)(mf_mesh mesh, mf_adapt_fn fn, void *user)
   if (!ierr) {
     char what[96];
     snprintf(what, sizeof what, "refinement to %.3g cells", cells[1]);
-    ierr = mf_host_require(ctx, mf_mesh_bytes(MF_DIM, mesh->ntrees, per_rank), what);
+    ierr = mf_host_require(ctx, mf_mesh_bytes(MF_DIM, mf_hexmesh(mesh)->ntrees, per_rank), what);
   }
   ierr = mf_agree(ctx, ierr);
   if (ierr) {
@@ -248,8 +248,8 @@ int MF_DIMNAME(mf_forest_adapt)(mf_mesh mesh, mf_adapt_fn fn, void *user)
   p4est_balance(p4est, P4EST_CONNECT_FULL, NULL); /* 2:1 across faces, edges and corners */
   p4est_partition(p4est, 0, NULL);
   mf_phase_end(ctx, MF_PHASE_MESH, tm);
-  if (mesh->ghost) p4est_ghost_destroy((p4est_ghost_t *)mesh->ghost);
-  mesh->ghost = NULL; /* the old layer is stale; the next space makes a new one if it needs it */
+  if (mf_hexmesh(mesh)->ghost) p4est_ghost_destroy((p4est_ghost_t *)mf_hexmesh(mesh)->ghost);
+  mf_hexmesh(mesh)->ghost = NULL; /* the old layer is stale; the next space makes a new one if it needs it */
   mesh->ncells_global = (int64_t)p4est->global_num_quadrants;
   mesh->ncells_local = (int64_t)p4est->local_num_quadrants;
   return 0;
@@ -269,7 +269,7 @@ int MF_DIMNAME(mf_forest_coarsen)(mf_mesh fine, mf_mesh coarse)
   /* If every tree of the (balanced) fine forest is complete at one level on this rank, each loses
    * exactly one level (or stays at 0): neighbouring trees keep their difference of at most one, and
    * the balance pass (a full pass over the cells) is not needed. Decided on all ranks together. */
-  p4est_t *src = (p4est_t *)fine->forest;
+  p4est_t *src = (p4est_t *)mf_hexmesh(fine)->forest;
   int uniform = 1;
   for (p4est_topidx_t t = src->first_local_tree; uniform && t <= src->last_local_tree; t++) {
     p4est_tree_t *tr = p4est_tree_array_index(src->trees, t);
@@ -284,10 +284,10 @@ int MF_DIMNAME(mf_forest_coarsen)(mf_mesh fine, mf_mesh coarse)
   p4est_t *p4est = p4est_copy(src, 0);
   p4est_coarsen(p4est, 0, coarsen_all, NULL); /* families whose cells are all on this rank */
   if (!all) p4est_balance(p4est, P4EST_CONNECT_FULL, NULL);
-  coarse->conn = fine->conn;
-  coarse->owns_conn = 0;
-  coarse->forest = p4est;
-  coarse->ghost = NULL;
+  mf_hexmesh(coarse)->conn = mf_hexmesh(fine)->conn;
+  mf_hexmesh(coarse)->owns_conn = 0;
+  mf_hexmesh(coarse)->forest = p4est;
+  mf_hexmesh(coarse)->ghost = NULL;
   coarse->ncells_global = (int64_t)p4est->global_num_quadrants;
   coarse->ncells_local = (int64_t)p4est->local_num_quadrants;
   mf_phase_end(fine->ctx, MF_PHASE_MESH, tm);
@@ -358,9 +358,9 @@ static int dofs_lnodes(mf_space space, p4est_t *p4est)
   mf_mesh mesh = space->mesh;
   const int npc = space->npc;
   int ierr = 0;
-  if (!mesh->ghost) /* the ghost layer, once per mesh; on one rank with uniform cells never needed */
-    mesh->ghost = p4est_ghost_new(p4est, P4EST_CONNECT_FULL);
-  p4est_lnodes_t *ln = p4est_lnodes_new(p4est, (p4est_ghost_t *)mesh->ghost, space->degree);
+  if (!mf_hexmesh(mesh)->ghost) /* the ghost layer, once per mesh; on one rank with uniform cells never needed */
+    mf_hexmesh(mesh)->ghost = p4est_ghost_new(p4est, P4EST_CONNECT_FULL);
+  p4est_lnodes_t *ln = p4est_lnodes_new(p4est, (p4est_ghost_t *)mf_hexmesh(mesh)->ghost, space->degree);
   space->ncells = (int)ln->num_local_elements;
   space->nowned = (int)ln->owned_count;
   space->nlocal = (int)ln->num_local_nodes;
@@ -428,8 +428,8 @@ int MF_DIMNAME(mf_forest_space)(mf_space space)
 {
   mf_context ctx = space->ctx;
   mf_mesh mesh = space->mesh;
-  p4est_t *p4est = (p4est_t *)mesh->forest;
-  p4est_connectivity_t *conn = (p4est_connectivity_t *)mesh->conn;
+  p4est_t *p4est = (p4est_t *)mf_hexmesh(mesh)->forest;
+  p4est_connectivity_t *conn = (p4est_connectivity_t *)mf_hexmesh(mesh)->conn;
   mf_dofs_uniform *lat = NULL;
   int used = 0, ierr = dofs_uniform(space, p4est, conn, &used, &lat);
   if (!ierr && !used) ierr = dofs_lnodes(space, p4est);

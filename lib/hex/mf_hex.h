@@ -9,6 +9,19 @@
 #define MF_HEX_H
 
 #include "family.h"
+#include "hex/mf_map.h"
+
+/** The hex family's part of a mesh (mesh->fdata): the p4est forest and the map of the named mesh. */
+typedef struct {
+  mf_map_kind map;
+  double ball_inner;     /* half-width of the inner cube of the ball's coarse mesh */
+  int trees[3];          /* cube/deformed: trees per direction of the unit box (brick); ball: split t */
+  int ntrees;
+  double *tree_vertices; /* ntrees x 2^dim x 3: corner coordinates of each tree, z-order */
+  void *conn, *forest, *ghost; /* p4est_ or p8est_ connectivity, forest, ghost layer */
+  int owns_conn;         /* 0 for a coarsened copy, which shares its fine mesh's connectivity */
+} mf_hex_mesh;
+static inline mf_hex_mesh *mf_hexmesh(const struct mf_mesh_s *m) { return (mf_hex_mesh *)m->fdata; }
 
 /* dimension-specific p4est code (forest.c compiled as 2D and, through p4est_to_p8est.h, as 3D) */
 int mf_forest_create_2d(mf_mesh mesh);
@@ -37,7 +50,7 @@ static inline double mf_mesh_bytes(int dim, int64_t ntrees, double cells)
 /** Physical point of tree reference coordinates s in [0,1]^dim of tree t. */
 static inline void mf_mesh_map_point(const struct mf_mesh_s *mesh, int tree, const double *s, double *x)
 {
-  mf_map_point(mesh->dim, mesh->map, mesh->ball_inner, &mesh->tree_vertices[(size_t)3 * (1 << mesh->dim) * tree], s, x);
+  mf_map_point(mesh->dim, mf_hexmesh(mesh)->map, mf_hexmesh(mesh)->ball_inner, &mf_hexmesh(mesh)->tree_vertices[(size_t)3 * (1 << mesh->dim) * tree], s, x);
 }
 
 /* the table's entries (lib/family.h says what each does) */
