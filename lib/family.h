@@ -12,7 +12,7 @@
 #ifndef MF_FAMILY_H
 #define MF_FAMILY_H
 
-#include "mfree_impl.h"
+#include "operator_impl.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -8,7 +8,7 @@
  * The types: the matrix-free pointwise operators of each cell family (lib/hex/operator_hex.c,
  * lib/simplex/operator_simplex.c; made through space->fam->operator_create), the shell operator
  * (lib/operator_shell.c) and the assembled one (lib/assembled/assembly.c). */
-#include "mfree_impl.h"
+#include "operator_impl.h"
 #include "family.h"
 
 #include <math.h>

@@ -1,7 +1,7 @@
 /* operator_shell.c -- the shell operator type: the user's apply and diagonal functions behind the
  * operator interface (its data: the functions and their user data). It applies its boundary conditions
  * itself, is not assembled and has no other precision or space. */
-#include "mfree_impl.h"
+#include "operator_impl.h"
 
 typedef struct {
   mf_shell_apply_fn apply, diag;

@@ -37,7 +37,7 @@
 #include <string.h>
 
 #include "cuda/mf_simplex_cuda.h"
-#include "mfree_impl.h"
+#include "mf_testing.h"
 #include "simplex/mf_simplex.h"
 
 double mf_bench_time_ms(int (*fn)(void *), void *arg, int calls_per_rep, int reps, int *err);

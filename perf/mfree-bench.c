@@ -64,7 +64,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mfree_impl.h"
+#include "mf_testing.h"
 #include "assembled/assembly_impl.h"
 #include "options.h"
 #include "cuda/mf_simplex_cuda.h" /* MF_SIMPLEX_CUDA_MAX_DEGREE (a header usable without CUDA) */

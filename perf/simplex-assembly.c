@@ -24,7 +24,7 @@
 #include <mpi.h>
 
 #include "mfree.h"
-#include "mfree_impl.h"
+#include "mf_testing.h"
 #include "cuda/mf_cuda.h"
 
 double mf_bench_triad(size_t n, int reps);

@@ -17,6 +17,7 @@ The layers, from the bottom up (a file may depend on its own layer and the ones 
   2 families, physics, operator types, preconditioners and solvers:
               lib/hex/, lib/simplex/, lib/hanging/, lib/physics/, lib/assembled/, lib/mg/, lib/solvers/
   3 backends  lib/cuda/ (reached from below only through the backend table)
+  4 tests     lib/mf_testing.h (the private header of tests/ and perf/; nothing in lib/ includes it)
 
   python3 tests/layers.py --lib lib --objects BUILD/lib [--objects DIR ...] [--verbose]
 Without --objects only the includes and the line counts are checked.
@@ -33,9 +34,10 @@ LAYERS = [  # (path prefix relative to lib/, layer); the first match wins
     ("hex/", 2), ("simplex/", 2), ("hanging/", 2), ("physics/", 2), ("assembled/", 2), ("mg/", 2),
     ("solvers/", 2),
     ("cuda/", 3),
+    ("mf_testing.h", 4),
     ("", 1),
 ]
-LAYER_NAMES = ["bottom", "core", "families/physics/operator types", "backends"]
+LAYER_NAMES = ["bottom", "core", "families/physics/operator types", "backends", "tests"]
 # Dependencies up the order that are allowed: where a table is filled (registration). (from, to) files.
 ALLOWED_UP = {
     ("backend.c", "cuda/backend.c"),  # lib/backend.c registers the cuda table

@@ -2,7 +2,7 @@
  * must exactly, Lagrange interpolation and derivative matrices are exact on polynomials, and the
  * tensor sweep equals the dense Kronecker product. */
 #include "mf_test.h"
-#include "mfree_impl.h"
+#include "mf_testing.h"
 
 static double mono(double x, int k) { return k < 0 ? 0.0 : pow(x, k); }
 

@@ -3,7 +3,7 @@
  * mass, Laplace (variable coefficient) and Helmholtz, every quadrature rule, 2D p = 1..8 and
  * 3D p = 1..5 (p = 6..8 for Laplace/Gauss), on a curved cell of the ball. */
 #include "mf_test.h"
-#include "mfree_impl.h"
+#include "mf_testing.h"
 
 static void check_cell(mf_operator op, const char *what, int dim, int p, int quad)
 {

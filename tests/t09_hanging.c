@@ -10,7 +10,7 @@
 #include <p8est_lnodes.h>
 
 #include "mf_test.h"
-#include "mfree_impl.h"
+#include "mf_testing.h"
 
 static int coef_seed;
 static double poly(const double *x, int dim, void *user)

@@ -13,7 +13,7 @@
 #endif
 
 #include "mf_test.h"
-#include "mfree_impl.h"
+#include "mf_testing.h"
 #include "poisson.h"
 
 /* everything one set-up produces, on the host */

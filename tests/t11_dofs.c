@@ -6,7 +6,7 @@
  * are even identical (both number by first cell and node index), checked too. An adapted mesh takes
  * p4est_lnodes (no fast path), as does MFREE_DOFS=lnodes. */
 #include "mf_test.h"
-#include "mfree_impl.h"
+#include "mf_testing.h"
 
 static void compare(mf_context ctx, const char *name, int dim, const int trees[3], int level, int p)
 {

@@ -8,7 +8,7 @@
  *   vector equal those of rank 0 alone (MPI_COMM_SELF) entry by entry at the same positions
  *   (tests/mf_test.h, t_bypos; 1e-12 relative to the max norm), and so does the eigenvalue estimate. */
 #include "mf_test.h"
-#include "mfree_impl.h"
+#include "mf_testing.h"
 
 static int jacobi_shell(mf_vector r, mf_vector z, void *user)
 {

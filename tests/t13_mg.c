@@ -24,7 +24,7 @@
  *     is refused by the set-up with the assembly's message and a later set-up succeeds ("coarse-quick":
  *     the same with fewer solves, for valgrind). */
 #include "mf_test.h"
-#include "mfree_impl.h"
+#include "mf_testing.h"
 #include "poisson.h"
 #include "mg/mf_mg.h"
 

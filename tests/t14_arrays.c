@@ -12,7 +12,7 @@
  * emulated device (mf_context_emulate_device: the CPU twin of the cuda backend's host copy);
  * "cuda": the same on the GPU (exits 77 without one). */
 #include "mf_test.h"
-#include "mfree_impl.h"
+#include "mf_testing.h"
 
 typedef struct {
   mf_space space;

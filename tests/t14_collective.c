@@ -6,7 +6,7 @@
  * the test's CTest timeout turns into a failure. argv[1]: fail every n-th allocation only (default 1);
  * under valgrind, the failure paths must not leak. */
 #include "mf_test.h"
-#include "mfree_impl.h"
+#include "mf_testing.h"
 
 static double rhs(const double *x, int dim, void *u)
 {

@@ -6,7 +6,7 @@
  * solutions 1e-10). An indefinite operator is
  * reported by both, naming p^T A p, with x left finite. */
 #include "mf_test.h"
-#include "mfree_impl.h"
+#include "mf_testing.h"
 
 static double rhs(const double *x, int dim, void *u)
 {

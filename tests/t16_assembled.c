@@ -9,7 +9,7 @@
  *    its arrays are allocated, with MF_ERR_MEMORY and the bytes needed and available, on every rank;
  *    a failure of any one allocation returns MF_ERR_MEMORY and leaves nothing behind (valgrind). */
 #include "mf_test.h"
-#include "mfree_impl.h"
+#include "mf_testing.h"
 #include "assembled/assembly_impl.h"
 #ifdef _OPENMP
 #include <omp.h>

@@ -10,7 +10,7 @@
  *   single-precision copy, the assembly of an on-the-fly operator, its quadrature data.
  * Usage: t17_geometry [cpu|cuda] [small]   (small: 2D, p <= 3, and the error cases: the valgrind run) */
 #include "mf_test.h"
-#include "mfree_impl.h"
+#include "mf_testing.h"
 
 static double coef_sin(const double *x, int dim, void *user)
 {

@@ -17,7 +17,7 @@
  *            reused by the next.
  * Usage: t18_assembly_variants cpu [all|quick|errors|memory|limits] | cuda [values|apply|memory]          */
 #include "mf_test.h"
-#include "mfree_impl.h"
+#include "mf_testing.h"
 #include "assembled/assembly_impl.h"
 
 typedef struct {

@@ -13,7 +13,7 @@
  *         (the device memory in use returns to its start). Exits 77 where no GPU is usable. */
 #define _POSIX_C_SOURCE 200809L
 #include "mf_test.h"
-#include "mfree_impl.h"
+#include "mf_testing.h"
 #include "assembled/assembly_impl.h"
 #include "assembled/mf_csr.h"
 

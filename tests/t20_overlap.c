@@ -12,7 +12,7 @@
  *   boundary part holds exactly the cells with a ghost DoF (none on 1 rank), and with several ranks
  *   the overlap is on. Run under mpiexec -np 2, 4. argv[1]: backend. */
 #include "mf_test.h"
-#include "mfree_impl.h"
+#include "mf_testing.h"
 
 static double relmax(const double *a, const double *b, int n, MPI_Comm comm)
 {

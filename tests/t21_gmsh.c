@@ -7,7 +7,7 @@
 #include <stdlib.h>
 
 #include "mf_test.h"
-#include "mfree_impl.h"
+#include "mf_testing.h"
 #include "simplex/mf_gmsh.h"
 
 static char path_buf[4096];

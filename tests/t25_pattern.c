@@ -7,7 +7,7 @@
  *  - the pattern made with 1 and with 3 OpenMP threads is the same, bit for bit (built with OpenMP);
  *  - an assembled operator on the space uses that pattern (made once per space). */
 #include "mf_test.h"
-#include "mfree_impl.h"
+#include "mf_testing.h"
 #include "assembled/assembly_impl.h"
 #include "assembled/mf_csr.h"
 #ifdef _OPENMP

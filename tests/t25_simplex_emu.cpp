@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "mfree_impl.h"
+#include "mf_testing.h"
 extern "C" {
 #include "simplex/mf_simplex.h"
 }

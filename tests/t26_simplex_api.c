@@ -9,6 +9,7 @@
  *                                       cube.geo (77 where gmsh is not installed)                     */
 #include "mf_test.h"
 #include "poisson.h"
+#include "mf_testing.h"
 
 #include "assembled/mf_element.h" /* mf_csr_find */
 #include "simplex/mf_simplex_space.h"

@@ -15,7 +15,7 @@
 #include "mf_test.h"
 #include "poisson.h"
 
-#include "mfree_impl.h" /* mf_operator_csr_values_host */
+#include "mf_testing.h" /* mf_operator_csr_values_host */
 
 enum { MASS, LAPLACE_C, HELMHOLTZ, ELASTICITY, NKINDS };
 static const char *const kind_name[NKINDS] = {"mass", "laplace-c", "helmholtz", "elasticity"};

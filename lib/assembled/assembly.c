@@ -6,6 +6,7 @@
  * shares the apply flow of lib/operator.c (ghost exchange, Dirichlet form): rows and columns are the
  * local DoFs (owned then ghost), and each rank's product is summed onto the owners. */
 #include "assembled/assembly_impl.h"
+#include "hex/mf_hex_op.h"
 
 #include "base/mf_backend.h"
 

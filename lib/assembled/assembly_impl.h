@@ -13,7 +13,7 @@
 #ifndef MF_ASSEMBLY_IMPL_H
 #define MF_ASSEMBLY_IMPL_H
 
-#include "mfree_impl.h"
+#include "operator_impl.h"
 #include "assembled/mf_element.h"
 
 #ifdef __cplusplus
@@ -68,6 +68,12 @@ static inline mf_csr_op *mf_csr(const struct mf_operator_s *A) { return (mf_csr_
 extern const mf_optype mf_optype_assembled;
 /** The hex type's assemble entry (lib/assembled/assembly.c): A's values from op by variant v. */
 int mf_assembly_hex_values(mf_operator op, mf_assembly_variant v, mf_operator A);
+/** An assembled operator as mf_operator_create_assembled_variant makes it, without its product (apply
+ *  and diagonal refuse): on 'cuda' its values can be checked without lib/cuda/csr.cu. Tests only. */
+int mf_operator_create_assembled_values(mf_operator op, mf_assembly_variant variant, mf_operator *assembled);
+/** Copy an assembled operator's values (its local nnz, the space's pattern) to host; on 'cuda' from the
+ *  device. Tests only. */
+int mf_operator_csr_values_host(mf_operator assembled, double *host);
 int mf_csr_ghost_rows_make(mf_operator A);
 void mf_csr_ghost_rows_free(mf_operator A);
 

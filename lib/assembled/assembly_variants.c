@@ -4,6 +4,7 @@
  * the memory each needs: lib/assembled/assembly_impl.h. The reference assembly (dense element matrices added
  * color by color) is lib/assembled/assembly.c; the twins agree with it to rounding.                        */
 #include "assembled/assembly_impl.h"
+#include "hex/mf_hex_op.h"
 
 static int table_wide_forced = 0;
 

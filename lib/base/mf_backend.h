@@ -15,6 +15,7 @@ extern "C" {
 #endif
 
 struct mf_transfer_s;              /* lib/mg/mf_mg.h */
+struct mf_basis1d_s;               /* lib/hex/mf_hex_op.h */
 struct mf_simplex_backend_ops_s;   /* lib/simplex/mf_simplex_backend.h */
 
 typedef struct mf_backend_ops_s {
@@ -42,9 +43,9 @@ typedef struct mf_backend_ops_s {
   struct {
     int (*setup)(mf_vector v);     /* v->data and v->ops (NULL: the host arrays and the CPU table) */
     /* b (local entries, before the export-add) = sum over cells of C^T B^T (f w |det J|), basis b */
-    int (*assemble_rhs)(mf_vector b, const mf_basis1d *basis, mf_coefficient_fn f, void *user);
+    int (*assemble_rhs)(mf_vector b, const struct mf_basis1d_s *basis, mf_coefficient_fn f, void *user);
     /* cellsum[e] (host) = sum over the points of cell e of (u_h - u)^2 w |det J| (ghosts imported) */
-    int (*l2_cells)(mf_vector uh, const mf_basis1d *basis, mf_coefficient_fn u, void *user, double *cellsum);
+    int (*l2_cells)(mf_vector uh, const struct mf_basis1d_s *basis, mf_coefficient_fn u, void *user, double *cellsum);
   } vector;
   struct {
     /* a matrix-free operator's data and op->ops (NULL: the CPU quadrature data and kernels) */

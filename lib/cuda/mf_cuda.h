@@ -4,7 +4,7 @@
 #ifndef MF_CUDA_H
 #define MF_CUDA_H
 
-#include "mfree_impl.h"
+#include "hex/mf_hex_op.h"
 
 #ifdef __cplusplus
 extern "C" {

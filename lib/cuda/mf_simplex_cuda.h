@@ -10,7 +10,7 @@
 #ifndef MF_SIMPLEX_CUDA_H
 #define MF_SIMPLEX_CUDA_H
 
-#include "mfree_impl.h"
+#include "operator_impl.h"
 
 #ifdef __cplusplus
 extern "C" { /* mf_simplex.h declares C functions without a guard of its own */

@@ -5,7 +5,7 @@
 
 #include <string.h>
 
-#include "mfree_impl.h"
+#include "hex/mf_hex_op.h"
 
 int mf_hanging_check(int dim, int mask)
 {

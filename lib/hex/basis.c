@@ -1,6 +1,6 @@
 /* basis.c -- 1D Gauss and Gauss-Lobatto rules, Lagrange bases, and the tensor-product sweep that
  * every sum-factorised kernel is built from. All rules live on [0,1]. */
-#include "mfree_impl.h"
+#include "hex/mf_hex_op.h"
 
 #include <math.h>
 

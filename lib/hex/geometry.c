@@ -1,7 +1,7 @@
 /* geometry.c -- isoparametric geometry: cell node coordinates at Gauss-Lobatto points from the mesh
  * mapping, interpolated to quadrature points, Jacobians by the collocation derivative there (sum
  * factorisation); and the quadrature data of the operators in array-of-structure-of-arrays layout. */
-#include "mfree_impl.h"
+#include "hex/mf_hex_op.h"
 #include "physics/mf_pointwise.h"
 
 #include <math.h>

@@ -9,7 +9,7 @@
  *     v_k  = sum_l G_kl g_l             (pointwise)
  *     r    = sum_k D_k^T v_k + m u_q    (mass part m, if any)
  *     v_e  = (B^T x B^T x B^T) r                                                                  */
-#include "mfree_impl.h"
+#include "hex/mf_hex_op.h"
 #include "physics/mf_gallery.h"
 
 size_t mf_kernel_work_size(mf_operator op)

@@ -12,7 +12,7 @@
  *   qv    = mf_qf_geometry(J, w_q, a, b), then * c_q (mf_qf_scale)  -- lib/physics/mf_pointwise.h
  * so that the values equal the stored ones to the last bit on the CPU. The apply itself is
  * mf_kernel_cell_cpu with these values (lib/hex/kernels_cpu.c).                                     */
-#include "mfree_impl.h"
+#include "hex/mf_hex_op.h"
 #include "physics/mf_pointwise.h"
 
 #include <math.h>

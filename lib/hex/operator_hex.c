@@ -5,7 +5,7 @@
  * backend's (its table's op entries); the type's functions make it on another space (multigrid levels),
  * in single precision, and assembled (lib/assembled/). The public functions that only this type has
  * (cells per block, kernel design, geometry mode) are here too. */
-#include "mfree_impl.h"
+#include "hex/mf_hex_op.h"
 #include "family.h"
 #include "hex/mf_hex.h"
 #include "assembled/assembly_impl.h"

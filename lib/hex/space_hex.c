@@ -4,6 +4,7 @@
  * launch order, the DoF owners and points, and the cell geometry nodes. The space keeps them in its hex
  * fields of mf_space_s (face_code, cell_tree, ..., read by lib/hex/, lib/hanging/ and lib/cuda/). */
 #include "mf_hex.h"
+#include "hex/mf_hex_op.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -3,6 +3,7 @@
  * (cuda: lib/cuda/setup.cu); H1 seminorm errors on the host for both backends. Hanging-node constraints
  * applied per cell. */
 #include "mf_hex.h"
+#include "hex/mf_hex_op.h"
 
 #include <math.h>
 

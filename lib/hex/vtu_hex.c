@@ -22,6 +22,7 @@
  *           then the interior, i fastest.
  */
 #include "mf_hex.h"
+#include "hex/mf_hex_op.h"
 
 #define VTK_LAGRANGE_QUADRILATERAL 70
 #define VTK_LAGRANGE_HEXAHEDRON 72

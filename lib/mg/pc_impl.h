@@ -15,11 +15,21 @@
 #ifndef MF_PC_IMPL_H
 #define MF_PC_IMPL_H
 
-#include "mfree_impl.h"
+#include "operator_impl.h"
 
 #include <stddef.h>
 
 typedef struct mf_pc_type_s mf_pc_type;
+
+/** References to a preconditioner: a cg holds the one set by mf_cg_set_pc (lib/mg/pc.c). */
+void mf_pc_retain(mf_pc pc);
+void mf_pc_release(mf_pc pc);
+/** The operator a preconditioner was made for (lib/mg/pc.c). */
+mf_operator mf_pc_operator(mf_pc pc);
+/** 1 if the set-up pc is z = dinv .* r (Jacobi: *dinv its inverse diagonal) or z = r (none: *dinv
+ *  NULL), 0 otherwise: CG's fused steps apply it themselves. The rest of the preconditioners' private
+ *  interface, their type table, is lib/mg/pc_impl.h. */
+int mf_pc_pointwise(mf_pc pc, mf_vector *dinv);
 
 /** A preconditioner type: what differs between none, Jacobi, Chebyshev, multigrid and shell. The
  *  generic functions of pc.c check the arguments and call these. */

@@ -8,6 +8,7 @@
  *         coarse cell the transposed interpolation of its fine cells' owned entries -> C_K^T ->
  *         scatter-add (Dirichlet DoFs left out), color by color -> export-add              */
 #include "mf_mg.h"
+#include "hex/mf_hex_op.h"
 
 #include "base/mf_backend.h"
 

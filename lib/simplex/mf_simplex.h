@@ -21,7 +21,7 @@
 #ifndef MF_SIMPLEX_H
 #define MF_SIMPLEX_H
 
-#include "mfree_impl.h"
+#include "operator_impl.h"
 
 #define MF_SIMPLEX_MAX_DEGREE 6
 

@@ -3,7 +3,8 @@
  * operations of the backend, so on the GPU no vector leaves the device; the scalars of the dot
  * products are the only host traffic. A monitor (mf_cg_set_monitor) sees every residual of the history
  * as it is made. */
-#include "mfree_impl.h"
+#include "operator_impl.h"
+#include "mg/pc_impl.h"
 
 #include <limits.h>
 #include <math.h>

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mfree_impl.h"
+#include "mf_testing.h"
 #include "simplex/mf_gmsh.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "mfree_impl.h"
+#include "mf_testing.h"
 
 static char last_msg[1024];
 
