@@ -95,9 +95,12 @@ def main():
     times = collections.defaultdict(lambda: collections.defaultdict(list))
     for (name, build, _), path in sorted(runs(out, "json").items()):
         d = json.load(open(path))
-        for k in ("setup_s", "solve_s"):
-            times[("poisson Q4", str(d.get("ndofs")), k)][build].append(float(d[k]))
-    report("mfree-poisson --pc mg (seconds, best of the runs)", compare(times, higher_better=False))
+        for k in ("setup_s", "pc_setup_s", "solve_s"):
+            if k in d:
+                times[("poisson Q4", str(d.get("ndofs")), k)][build].append(float(d[k]))
+        for k, v in sorted(d.get("setup_phases_s", {}).items()):
+            times[("poisson Q4", str(d.get("ndofs")), "setup phase " + k)][build].append(float(v))
+    report("mfree-poisson --pc mg (seconds, best of the runs)", compare(times, higher_better=False), higher_better=False)
 
 
 if __name__ == "__main__":

@@ -6,11 +6,14 @@
  *   a bare copy     a hex Laplace operator switched to a copy of its type without the optional entries
  *                   (diagonal, create_like, create_single, assembly) and without the Dirichlet form: every
  *                   public function that needs one of them refuses, Jacobi and multigrid refuse, while
- *                   apply gives bitwise the same y = A x as before the switch; back on its own type the
+ *                   apply gives the same y = A x as before the switch (to 1e-14: on cuda the atomic
+ *                   scatter may add in another order); back on its own type the
  *                   operator works again (diagonal, a copy in float, a coarser level).
  * Usage: t36_optype [cpu|cuda] (1 or more ranks; the simplex part on one rank). */
 #include "mf_test.h"
 #include "mf_testing.h"
+
+#include <math.h>
 
 static int shell_apply(mf_vector x, mf_vector y, void *u)
 {
@@ -153,9 +156,13 @@ static void bare_type(mf_context ctx)
     mf_pc_destroy(&pc);
   } else EXPECT(0, MF_ERR_UNSUPPORTED, "has no diagonal function");
   double *bare_y = product(A, x, y, nowned);
-  int same = 1;
-  for (int i = 0; i < nowned; i++) same &= before[i] == bare_y[i];
-  T_CHECK(same, "apply on the bare type differs from apply on its own type");
+  double diff = 0.0, scale = 0.0; /* the same product (on cuda the atomic scatter's order may differ) */
+  for (int i = 0; i < nowned; i++) {
+    diff = fmax(diff, fabs(before[i] - bare_y[i]));
+    scale = fmax(scale, fabs(before[i]));
+  }
+  T_CHECK(diff <= 1e-14 * scale, "apply on the bare type differs from apply on its own type by %.3e (of %.3e)", diff,
+          scale);
   A->type = own; /* its own table again: the entries work */
   T_CALL(mf_operator_diagonal(A, y));
   T_CALL(mf_operator_create_single(A, &X));

@@ -2,7 +2,7 @@
  * an entry in the CSR sparsity: one source for the CPU twins (lib/assembled/assembly_variants.c) and the CUDA
  * assembly kernels (lib/cuda/assembly.cu), so that the two compute the same numbers the same way.
  *
- * Entry (i, j) of cell e from its quadrature data (mf_hexop(op)->qd, AoSoA: component c of point q at
+ * Entry (i, j) of cell e from its quadrature data (the operator's, AoSoA: component c of point q at
  * qd[base + c * block_stride + q]) and the 1D tables B (nq x n1, phi_m(x_q)) and G (nq x n1,
  * phi_m'(x_q)):
  *     A_ij = sum_q  m_q phi_i(q) phi_j(q) + grad phi_i(q) . G(q) grad phi_j(q)
@@ -42,6 +42,7 @@ MF_HD static inline double mf_element_entry(const mf_element_shape *sh, const do
     ii[d] = d < dim ? ti % n1 : 0;
     jj[d] = d < dim ? tj % n1 : 0;
   }
+  const double *gq = MF_PW_GRAD_BASE(sh->has_mass, qd, sh->block_stride); /* the gradient part's first component */
   double a = 0.0;
   int q0 = 0, q1 = 0, q2 = 0; /* the point's indices, x fastest */
   for (int q = 0; q < sh->nqp; q++) {
@@ -54,10 +55,9 @@ MF_HD static inline double mf_element_entry(const mf_element_shape *sh, const do
       bj[d] = on ? B[qi[d] * n1 + jj[d]] : 1.0;
       gj[d] = on ? G[qi[d] * n1 + jj[d]] : 1.0;
     }
-    const double di[3] = {gi[0] * bi[1] * bi[2], bi[0] * gi[1] * bi[2], bi[0] * bi[1] * gi[2]};
-    const double dj[3] = {gj[0] * bj[1] * bj[2], bj[0] * gj[1] * bj[2], bj[0] * bj[1] * gj[2]};
-    a += mf_pw_entry_d(dim, sh->has_mass, sh->has_grad, qd + q, sh->block_stride, bi[0] * bi[1] * bi[2], di,
-                       bj[0] * bj[1] * bj[2], dj);
+    double e; /* the point's term (lib/physics/mf_gallery.h) */
+    MF_PW_ENTRY_DIRS(dim, sh->has_mass, sh->has_grad, qd, gq, sh->block_stride, q, bi, gi, bj, gj, e);
+    a += e;
     if (++q0 == nq) {
       q0 = 0;
       if (++q1 == nq) {
@@ -157,6 +157,8 @@ MF_HD static inline void mf_element_column(const mf_element_shape *sh, const dou
                                            double *col)
 {
   const int npc = sh->npc, dim = sh->dim;
+  const size_t bs = sh->block_stride;
+  const double *gq = MF_PW_GRAD_BASE(sh->has_mass, qd, bs); /* the gradient part's first component */
   MF_ELEMENT_UNROLL
   for (int i = 0; i < npc; i++) col[i] = 0.0;
   for (int q = 0; q < sh->nqp; q++) {
@@ -164,13 +166,12 @@ MF_HD static inline void mf_element_column(const mf_element_shape *sh, const dou
     double j0, j1, j2, j3;
     mf_element_point_values(tq + 4 * j, &j0, &j1, &j2, &j3);
     /* the point's action on phi_j: mj = m phi_j, t = G grad phi_j (lib/physics/mf_gallery.h) */
-    const double dj[3] = {j0, j1, j2};
-    double t[3] = {0.0, 0.0, 0.0}, mj = 0.0;
-    MF_PW_APPLY_GRAD(double, dim, sh->has_mass, sh->has_grad, qd, sh->block_stride, q, dj, t);
+    double t0 = 0.0, t1 = 0.0, t2 = 0.0, mj = 0.0;
+    if (sh->has_grad) MF_PW_G_TIMES(dim, gq, bs, q, j0, j1, j2, t0, t1, t2);
     MF_PW_APPLY_MASS(sh->has_mass, qd, q, j3, mj);
-    if (sh->has_grad && sh->has_mass) mf_element_rows(npc, dim, 1, 1, tq, t[0], t[1], t[2], mj, col);
-    else if (sh->has_grad) mf_element_rows(npc, dim, 0, 1, tq, t[0], t[1], t[2], mj, col);
-    else mf_element_rows(npc, dim, 1, 0, tq, t[0], t[1], t[2], mj, col);
+    if (sh->has_grad && sh->has_mass) mf_element_rows(npc, dim, 1, 1, tq, t0, t1, t2, mj, col);
+    else if (sh->has_grad) mf_element_rows(npc, dim, 0, 1, tq, t0, t1, t2, mj, col);
+    else mf_element_rows(npc, dim, 1, 0, tq, t0, t1, t2, mj, col);
   }
 }
 

@@ -25,6 +25,10 @@
  *   MF_PW_APPLY        mf_pw_apply     stored data: v = m u, grad v = G grad u (reference gradients)
  *                      mf_pw_entry     stored data: the element-matrix integrand phi_i v + grad phi_i .
  *                                      grad v, (v, grad v) the point's action on phi_j
+ *   MF_PW_G_TIMES                      stored data: G grad u with all loads of the point first (the
+ *                                      column-wise element matrices)
+ *   MF_PW_ENTRY_DIRS                   stored data: mf_pw_entry from the 1D factors direction by
+ *                                      direction (the element matrices entry by entry)
  *   MF_PW_DIAG_TERM    mf_pw_diag_term stored data: a stored component's derivative directions and its
  *                                      factor in the sum-factorised diagonal
  *   MF_PW_SCALAR       mf_pw_scalar    physics form: f0 = alpha u, f1 = beta grad u (alpha = a c w |det J|,
@@ -129,6 +133,50 @@ MF_HD static inline MF_PW_CONSTEXPR int mf_pw_nstored(int kind, int dim)
       (dv)[0] = MF_PW_GRAD_ROW(dim, mass, qv, s, q, du, 0);                                                      \
       (dv)[1] = MF_PW_GRAD_ROW(dim, mass, qv, s, q, du, 1);                                                      \
       if ((dim) == 3) (dv)[2] = MF_PW_GRAD_ROW(dim, mass, qv, s, q, du, 2);                                      \
+    }                                                                                                            \
+  } while (0)
+/** The same gradient part with every load of the point issued before its arithmetic, on scalars (the
+ *  column-wise element matrices, whose registers this shape keeps): dv0, dv1 (, dv2) = G du for
+ *  du = (du0, du1, du2), from gq, the gradient part's first component (MF_PW_GRAD_BASE, hoisted out of
+ *  the caller's point loop); the same sums, in the same order, as MF_PW_GRAD_ROW. dv*: lvalues. */
+#define MF_PW_GRAD_BASE(mass, qv, s) ((qv) + ((mass) ? (s) : 0))
+#define MF_PW_G_TIMES(dim, gq, s, q, du0, du1, du2, dv0, dv1, dv2)                                                 \
+  do {                                                                                                           \
+    if ((dim) == 2) {                                                                                            \
+      const double g00_ = (gq)[q], g01_ = (gq)[(s) + (q)], g11_ = (gq)[2 * (s) + (q)];                           \
+      (dv0) = g00_ * (du0) + g01_ * (du1);                                                                       \
+      (dv1) = g01_ * (du0) + g11_ * (du1);                                                                       \
+    } else {                                                                                                     \
+      const double g00_ = (gq)[q], g01_ = (gq)[(s) + (q)], g02_ = (gq)[2 * (s) + (q)], g11_ = (gq)[3 * (s) + (q)], \
+                   g12_ = (gq)[4 * (s) + (q)], g22_ = (gq)[5 * (s) + (q)];                                        \
+      (dv0) = g00_ * (du0) + g01_ * (du1) + g02_ * (du2);                                                        \
+      (dv1) = g01_ * (du0) + g11_ * (du1) + g12_ * (du2);                                                        \
+      (dv2) = g02_ * (du0) + g12_ * (du1) + g22_ * (du2);                                                        \
+    }                                                                                                            \
+  } while (0)
+/** Entry (i, j) of a tensor-product cell at point q with the factors of phi_i, phi_j and their
+ *  derivatives direction by direction (bi[d] = B, gi[d] = B' of phi_i along d; 1 beyond dim; likewise
+ *  bj, gj): e = m phi_i phi_j + sum_{k <= l} G_kl (d_k phi_i d_l phi_j + d_l phi_i d_k phi_j) / (1 + [k == l]),
+ *  the stored upper triangle of the symmetric G counting twice off the diagonal; mathematically
+ *  m phi_i phi_j + grad phi_i . G grad phi_j (mf_pw_entry), in the product order of the element matrices'
+ *  kernels (lib/assembled/mf_element.h). gq: MF_PW_GRAD_BASE. e: an lvalue. */
+#define MF_PW_ENTRY_DIRS(dim, mass, grad, qv, gq, s, q, bi, gi, bj, gj, e)                                          \
+  do {                                                                                                           \
+    (e) = 0.0;                                                                                                   \
+    if (mass) (e) = (qv)[q] * ((bi)[0] * (bj)[0]) * ((bi)[1] * (bj)[1]) * ((bi)[2] * (bj)[2]);                   \
+    if (grad) {                                                                                                  \
+      int c_ = 0;                                                                                                \
+      for (int k_ = 0; k_ < 3; k_++)                                                                             \
+        for (int l_ = k_; l_ < 3; l_++) {                                                                        \
+          if (l_ >= (dim)) continue;                                                                             \
+          double t1_ = 1.0, t2_ = 1.0;                                                                           \
+          for (int d_ = 0; d_ < 3; d_++) {                                                                       \
+            t1_ *= (d_ == k_ ? (gi)[d_] : (bi)[d_]) * (d_ == l_ ? (gj)[d_] : (bj)[d_]);                          \
+            t2_ *= (d_ == l_ ? (gi)[d_] : (bi)[d_]) * (d_ == k_ ? (gj)[d_] : (bj)[d_]);                          \
+          }                                                                                                      \
+          (e) += (gq)[(size_t)c_ * (s) + (q)] * (k_ == l_ ? t1_ : t1_ + t2_);                                    \
+          c_++;                                                                                                  \
+        }                                                                                                        \
     }                                                                                                            \
   } while (0)
 /** Row k of G du (an expression; k < dim, a constant where the kernels use it). */
