@@ -29,6 +29,8 @@ typedef struct {
   void *work;      /* the family's (one thread) */
 } mf_vtu_cells;
 
+struct mf_transfer_s; /* lib/mg/mf_mg.h */
+
 typedef struct mf_family_s {
   const char *name;  /* "hex", "simplex": in messages, "a simplex mesh has no coarser copy" */
   mf_cell_kind kind; /* mf_mesh_cell_kind */
@@ -90,6 +92,12 @@ typedef struct mf_family_s {
    *  by the caller (mf_operator_create_pointwise); NULL: the family has none. Collective. */
   int (*operator_create)(mf_space space, mf_op_kind kind, mf_quadrature quad, double a, double b,
                          mf_coefficient_fn c, void *user, mf_operator *op);
+
+  /* ---- multigrid (lib/mg/mg.c; NULL: no multigrid on the family's meshes) */
+  /** The transfer between a space and the one of its next finer level (the same mesh at a higher
+   *  degree, or the mesh refined once at the same degree): P and P^T for vectors of precision prec
+   *  (lib/mg/mf_mg.h). */
+  int (*transfer_create)(mf_space coarse, mf_space fine, mf_precision prec, struct mf_transfer_s **tr);
 
   /* ---- output (lib/vtu.c; vtu_begin NULL: VTU output not supported) */
   /** Fill c->npoints, c->type and c->work for c->space. */

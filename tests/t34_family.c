@@ -3,7 +3,8 @@
  *     whose kind mf_mesh_cell_kind reports;
  *   - a family that lacks an entry makes the generic caller refuse with MF_ERR_UNSUPPORTED, naming the
  *     family and the capability: a mesh and a space made by the hex family are switched to a copy of
- *     it ("bare") without its optional entries, and every public function that needs one refuses;
+ *     it ("bare") without its optional entries, and every public function that needs one refuses
+ *     (operators, multigrid on an operator made before the switch included);
  *   - one element-to-DoF map: cell_nodes holds the local DoFs of every cell, for both families.
  * argv[1]: backend (cpu). */
 #include "mf_test.h"
@@ -70,14 +71,25 @@ static void bare_family(mf_context ctx)
   bare.l2_error = NULL;
   bare.h1_error = NULL;
   bare.vtu_begin = NULL;
+  bare.operator_create = NULL;
+  bare.transfer_create = NULL;
   mf_mesh mesh = NULL, coarse = (mf_mesh)1;
+  mf_operator A = NULL, B = (mf_operator)1;
+  mf_pc pc = (mf_pc)1;
   mf_space s = NULL, s2 = (mf_space)1;
   mf_vector v = NULL;
   T_CALL(mf_mesh_create(ctx, "cube", 2, 2, &mesh));
   T_CALL(mf_space_create(mesh, 2, &s));
   T_CALL(mf_vector_create(s, &v));
+  T_CALL(mf_operator_create_laplace(s, MF_QUAD_GAUSS, NULL, NULL, &A)); /* made by the hex family */
   mesh->fam = &bare;
   s->fam = &bare;
+  EXPECT(mf_operator_create_laplace(s, MF_QUAD_GAUSS, NULL, NULL, &B), MF_ERR_UNSUPPORTED,
+         "matrix-free operators: not on bare meshes");
+  T_CHECK(B == NULL, "a refused operator leaves its output NULL");
+  EXPECT(mf_pc_create(A, MF_PC_MULTIGRID, &pc), MF_ERR_UNSUPPORTED,
+         "multigrid needs coarser copies of the mesh: not available on bare meshes");
+  T_CHECK(pc == NULL, "a refused preconditioner leaves its output NULL");
   EXPECT(mf_mesh_coarsened(mesh, &coarse), MF_ERR_UNSUPPORTED, "a bare mesh has no coarser copy (multigrid)");
   T_CHECK(coarse == NULL, "a refused coarser copy leaves its output NULL");
   EXPECT(mf_mesh_adapt(mesh, keep_all, NULL), MF_ERR_UNSUPPORTED, "adaptation needs a p4est mesh: bare meshes are not adapted");
@@ -107,6 +119,9 @@ static void bare_family(mf_context ctx)
   T_CALL(mf_vector_assemble_rhs(v, one, NULL));
   T_CALL(mf_vector_sum(v, &sum));
   T_CHECK(fabs(sum - 1.0) < 1e-12, "int 1 over the unit square: %.17g", sum);
+  T_CALL(mf_pc_create(A, MF_PC_MULTIGRID, &pc));
+  mf_pc_destroy(&pc);
+  mf_operator_destroy(&A);
   mf_vector_destroy(&v);
   mf_space_destroy(&s);
   mf_mesh_destroy(&mesh);

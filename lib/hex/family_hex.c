@@ -2,6 +2,7 @@
  * p4est forests (cube, ball, deformed, sheared; trees per direction), coarser copies, adaptation and
  * refinement along spherical shells. The p4est calls themselves are in forest.c. */
 #include "mf_hex.h"
+#include "mg/mf_mg.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -185,6 +186,7 @@ const mf_family mf_family_hex = {
     .l2_error = mf_hex_l2_error,
     .h1_error = mf_hex_h1_error,
     .operator_create = mf_hex_operator_create,
+    .transfer_create = mf_transfer_create, /* lib/mg/transfer.c */
     .vtu_begin = mf_hex_vtu_begin,
     .vtu_values = mf_hex_vtu_values,
     .vtu_points = mf_hex_vtu_points,

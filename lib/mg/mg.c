@@ -175,7 +175,7 @@ static int mg_setup(mf_operator A, mf_mg *mgp, int smoother_degree, double smoot
     if (!ierr) ierr = mf_vector_create_prec(l->space, prec, &l->res);
     if (!ierr) ierr = mf_vector_create_prec(l->space, prec, &l->t);
     ierr = mf_agree(ctx, ierr);
-    if (!ierr && k > 0) ierr = mf_transfer_create(m->lv[k - 1].space, l->space, prec, &l->tr);
+    if (!ierr && k > 0) ierr = l->space->fam->transfer_create(m->lv[k - 1].space, l->space, prec, &l->tr);
   }
   if (ierr) {
     mg_destroy(&m);
@@ -248,7 +248,7 @@ static void mg_profile(mf_mg m, int on)
 
 static int multigrid_check(mf_operator op)
 {
-  MF_CHECK(op->space->fam->mesh_coarsen, op->ctx, MF_ERR_UNSUPPORTED,
+  MF_CHECK(op->space->fam->mesh_coarsen && op->space->fam->transfer_create, op->ctx, MF_ERR_UNSUPPORTED,
            "multigrid needs coarser copies of the mesh: not available on %s meshes (use Jacobi or Chebyshev)",
            op->space->fam->name);
   /* its levels: the operator made again on the coarser spaces, and in single precision */
