@@ -198,17 +198,19 @@ __device__ inline double constrained_column(const cell_shape &c, int j, int mask
   hanging(c, s0, mask, sP, t, false);
   const double *uqs = colloc ? s0 : interpolate(c, sB, s0, s1, t);
   const double uq = uqs[t.q];
-  double r = 0.0; // the pointwise step (lib/physics/mf_gallery.h): r = m u_q, then v = G g
-  MF_PW_APPLY_MASS(has_mass, qv, 0, uq, r);
+  // the pointwise step (lib/physics/mf_gallery.h): r = m u_q, then v = G g
+  double r = MF_PW_MASS_VALUE(has_mass, qv, 0, uq);
   if (has_grad) {
-    double g[3] = {0, 0, 0}, dv[3];
-    g[0] = derivative(c, sD, uqs, t, 0);
-    g[1] = derivative(c, sD, uqs, t, 1);
-    if (c.dim == 3) g[2] = derivative(c, sD, uqs, t, 2);
-    MF_PW_APPLY_GRAD(double, c.dim, has_mass, has_grad, qv, 1, 0, g, dv);
-    v[t.q] = dv[0];
-    v[c.nqp + t.q] = dv[1];
-    if (c.dim == 3) v[2 * c.nqp + t.q] = dv[2];
+    const double *G = MF_PW_GRAD_BASE(has_mass, qv, 1);
+    double g[3] = {0, 0, 0};
+    for (int l = 0; l < c.dim; l++) g[l] = derivative(c, sD, uqs, t, l);
+    double Gm[3][3];
+    MF_PW_G_FULL(c.dim, G, 1, Gm);
+    for (int k = 0; k < c.dim; k++) {
+      double s;
+      MF_PW_G_ROW_SUM(c.dim, Gm, k, g, s);
+      v[k * c.nqp + t.q] = s;
+    }
     __syncthreads();
     for (int k = 0; k < c.dim; k++) r += derivative_t(c, sD, v + k * c.nqp, t, k);
   }

@@ -29,6 +29,8 @@
  *                                      column-wise element matrices)
  *   MF_PW_ENTRY_DIRS                   stored data: mf_pw_entry from the 1D factors direction by
  *                                      direction (the element matrices entry by entry)
+ *   MF_PW_MASS_VALUE, MF_PW_G_FULL, MF_PW_G_ROW_SUM  stored data, the dimension known at run time
+ *                                      only (the kernels over the cells with hanging nodes)
  *   MF_PW_DIAG_TERM    mf_pw_diag_term stored data: a stored component's derivative directions and its
  *                                      factor in the sum-factorised diagonal
  *   MF_PW_SCALAR       mf_pw_scalar    physics form: f0 = alpha u, f1 = beta grad u (alpha = a c w |det J|,
@@ -178,6 +180,21 @@ MF_HD static inline MF_PW_CONSTEXPR int mf_pw_nstored(int kind, int dim)
           c_++;                                                                                                  \
         }                                                                                                        \
     }                                                                                                            \
+  } while (0)
+/** The same step for a dimension known at run time only (the generic kernels over the cells with
+ *  hanging nodes): MF_PW_MASS_VALUE is m u as an expression (0 without a mass part); MF_PW_G_FULL
+ *  unpacks G's upper triangle at gq (stride s; MF_PW_GRAD_BASE) into the symmetric 3 x 3 array Gm,
+ *  and MF_PW_G_ROW_SUM is row k of G du summed in the order of l. */
+#define MF_PW_MASS_VALUE(mass, qv, q, u) ((mass) ? (qv)[q] * (u) : 0.0)
+#define MF_PW_G_FULL(dim, gq, s, Gm)                                                                               \
+  do {                                                                                                           \
+    for (int k_ = 0, c_ = 0; k_ < (dim); k_++)                                                                   \
+      for (int l_ = k_; l_ < (dim); l_++, c_++) (Gm)[k_][l_] = (Gm)[l_][k_] = (gq)[c_ * (s)];                    \
+  } while (0)
+#define MF_PW_G_ROW_SUM(dim, Gm, k, du, out)                                                                       \
+  do {                                                                                                           \
+    (out) = 0.0;                                                                                                 \
+    for (int l_ = 0; l_ < (dim); l_++) (out) += (Gm)[k][l_] * (du)[l_];                                          \
   } while (0)
 /** Row k of G du (an expression; k < dim, a constant where the kernels use it). */
 #define MF_PW_GRAD_ROW(dim, mass, qv, s, q, du, k)                                                                 \
