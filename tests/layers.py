@@ -96,11 +96,15 @@ def object_source(obj, lib, files):
         return "cuda/" + rel
     if rel in files:
         return rel
-    for f in files:  # objects of the CUDA library: cuda/<name>
-        if f.endswith("/" + rel) or f == "cuda/" + rel:
-            return f
+    if "/cuda/" in path and ("/" in rel or not rel.endswith(".cu")):
+        return None  # a stale object of a source that moved or went (a build folder older than the tree)
     if "/cuda/" in path:  # a generated instantiation (apply_d3_p4_d.cu, ...): part of the backend
         return "cuda/(generated)/" + rel
+    if ".dir/" in path:
+        return None  # the same: its source is no longer there
+    for f in files:  # an object compiled outside CMake's folders: by its name
+        if f.endswith("/" + rel):
+            return f
     return None
 
 
