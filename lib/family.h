@@ -8,7 +8,7 @@
  *   who searches them   lib/family.c: mf_mesh_create, mf_mesh_create_box, mf_mesh_create_from_file
  *
  * Of the operators the family makes the matrix-free pointwise ones (operator_create): each family's
- * operator type (mf_optype, lib/mfree_impl.h) carries its kernels, assembly and levels from there. */
+ * operator type (mf_optype, lib/operator_impl.h) carries its kernels, assembly and levels from there. */
 #ifndef MF_FAMILY_H
 #define MF_FAMILY_H
 

@@ -14,5 +14,6 @@
 #include "mfree.h"
 #include "hex/mf_hex_op.h"
 #include "assembled/assembly_impl.h"
+#include "solvers/mf_solvers.h"
 
 #endif

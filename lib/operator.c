@@ -1,4 +1,4 @@
-/* operator.c -- the mf_operator object: what every operator type shares (lib/mfree_impl.h: context,
+/* operator.c -- the mf_operator object: what every operator type shares (lib/operator_impl.h: context,
  * space, type table, Dirichlet form, scatter, precision, work vector, references), the public functions
  * that call the type table (mf_optype), and the apply flow that the pointwise and assembled types run
  * over their backend's steps (op->ops):
@@ -116,8 +116,8 @@ int mf_operator_set_scatter(mf_operator op, mf_scatter mode)
 int mf_operator_set_dirichlet(mf_operator op, int on)
 {
   MF_CHECK(op, NULL, MF_ERR_NULL, "operator is NULL");
-  MF_CHECK(op->type->dirichlet_form, op->ctx, MF_ERR_UNSUPPORTED,
-           "a shell operator handles its boundary conditions itself");
+  MF_CHECK(op->type->dirichlet_form, op->ctx, MF_ERR_UNSUPPORTED, "%s operator handles its boundary conditions itself",
+           mf_operator_kind_name(op));
   op->dirichlet = on != 0;
   return 0;
 }

@@ -74,7 +74,8 @@ typedef struct mf_optype_s {
 } mf_optype;
 
 /** What every pointwise operator says of itself (the gallery's description, how it was made); the
- *  first member of the data of the pointwise types, so that lib/operator.c and lib/mg/ read it alike. */
+ *  first member of the data of the pointwise types, so that generic code (mf_pw) reads it whatever the
+ *  family. */
 typedef struct {
   mf_op_kind kind;           /* the gallery entry */
   mf_quadrature quad;

@@ -117,23 +117,6 @@ void mf_space_dof_point(mf_space space, int dof, double *x);
  *  "belongs to another space": " (125 DoFs, <b_has> 64)" where the sizes differ, and where they do not
  *  " object of the same size (125 DoFs): ..." (two spaces alike are still two); into buf, returned. */
 const char *mf_space_mismatch(mf_space a, mf_space b, const char *b_has, char *buf, size_t n);
-/** Lower corner and edge length of a cell in its tree's reference cube [0,1]^dim (exact: dyadic). */
-static inline void mf_space_cell_box(const struct mf_space_s *s, int cell, double *origin, double *size)
-{
-  const double inv = 1.0 / (double)((int64_t)1 << s->root_log);
-  for (int d = 0; d < 3; d++) origin[d] = s->cell_q[3 * (size_t)cell + d] * inv;
-  *size = 1.0 / (double)((int64_t)1 << s->cell_level[cell]);
-}
-/** Reference point xi in [0,1]^dim of a cell -> physical point by the mesh mapping. */
-void mf_space_cell_point(mf_space space, int cell, const double *xi, double *x);
-/** The cell's geometry nodes, X[node*dim + k]: its DoFs' points with the hanging-node constraints
- *  applied (so a cell on a hanging face takes the coarse face's shape: the mesh stays watertight). */
-void mf_space_cell_coords(mf_space space, int cell, double *X);
-/** Launch order of the cells for an atomic scatter: Morton chunks of `chunk` cells, within a chunk
- *  by child id and, within one, cells without a mask first (chunk <= 0: Morton order). */
-int mf_space_launch_order(mf_space space, int chunk, int *order);
-/** The cell colors (ncolors, color_off, color_cells), made on first use. */
-int mf_space_colors(mf_space space);
 /** The cell parts (part_cells, part_off), made on first use. */
 int mf_space_parts(mf_space space);
 /** Split `order` (n cells) into the three parts, each keeping its cells' order in `order`: out (n) and

@@ -101,9 +101,6 @@ void mf_vector_copy_counts(mf_vector v, long long *to_host, long long *to_device
 int mf_vector_dot_checked(mf_vector x, mf_vector y, double *result, int ierr);
 /** *val summed over the ranks, with ierr as in mf_vector_dot_checked. Collective. */
 int mf_sum_over_ranks(mf_context ctx, double *val, int ierr);
-/** Tests: on = 0 makes cg iterate step by step (operator, dots, axpy, preconditioner) even where the
- *  fused steps apply (Jacobi or no preconditioner); 1 (default) fuses them. */
-void mf_cg_set_fused(mf_cg cg, int on);
 /** Same space and same precision (the precision message names both). */
 int mf_vector_check_pair(mf_vector a, mf_vector b, const char *an, const char *bn);
 /** A vector of the given precision (users get double ones; float vectors serve the V-cycle). */

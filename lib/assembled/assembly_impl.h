@@ -49,7 +49,7 @@ int mf_assembly_dof_cells(mf_space s, const int *cells, int nfree, int64_t **off
  * DoFs (local index >= nowned) come last, so its entries [start[k], rowptr[rows[k] + 1]) are those of
  * the ghost columns. The overlapped product (apply_part) adds every row's owned columns while the
  * import travels (MF_PART_INTERIOR_A), then these rows' ghost columns (MF_PART_BOUNDARY). Kept in the
- * assembled operator's kdata, made where the communicator has several ranks. */
+ * assembled operator's data (mf_csr(A)->ghost), made where the communicator has several ranks. */
 typedef struct {
   int n;          /* rows with ghost columns */
   int *rows;      /* n local rows, ascending */

@@ -376,15 +376,15 @@ static int space_setup(mf_space s)
   const mf_exchange *ex = &s->ex;
   const size_t ns = ex->send_off ? ex->send_off[ex->nneigh] : 0, nr = ex->recv_off ? ex->recv_off[ex->nneigh] : 0;
   const size_t nb = ns > nr ? ns : nr, nc = (size_t)s->ncells, nl = (size_t)s->nlocal;
+  /* a family whose device operators keep their own cell DoFs and geometry (simplex: lib/cuda/simplex.cu)
+   * needs here only what the vector functions use: the boundary marks */
+  const int cells = s->fam->device_cells;
   /* the space's arrays and, while the points are computed, the owners and cell corners */
   const size_t need = sizeof(int) * (nc * s->npc + nc + (size_t)s->nmasked + (size_t)s->nbc + ns + nr) +
                       (s->nmasked ? sizeof(int16_t) * nc + sizeof(double) * 2 * s->n1 * s->n1 : 0) + nl +
                       sizeof(double) * (nl * s->dim + 2 * nb) +
-                      (s->coords ? 0 : 6 * nl + 17 * nc + sizeof(double) * (3 * ((size_t)mf_hexmesh(s->mesh)->ntrees << s->dim) + 16));
+                      (s->coords || !cells ? 0 : 6 * nl + 17 * nc + sizeof(double) * (3 * ((size_t)mf_hexmesh(s->mesh)->ntrees << s->dim) + 16));
   MF_CALL(mf_cuda_require(ctx, need, "the space"));
-  /* a family whose device operators keep their own cell DoFs and geometry (simplex: lib/cuda/simplex.cu)
-   * needs here only what the vector functions use: the boundary marks */
-  const int cells = s->fam->device_cells;
   if (cells) {
     MF_CALL(mf_cuda_upload(ctx, (void **)&d->cell_nodes, s->cell_nodes, sizeof(int) * nc * s->npc,
                            "the cell-to-DoF map"));

@@ -62,7 +62,7 @@ int mf_cuda_qdata_to_host(mf_operator op, double *host);
 int mf_cuda_csr_pattern(mf_space space);
 int mf_cuda_assemble(mf_operator mfop, mf_assembly_variant v, mf_operator A);
 int mf_cuda_csr_ops(mf_operator A);
-/* the rows with ghost columns (A->kdata, mf_csr_ghost_rows) copied to the device, and the overlapped
+/* the rows with ghost columns (mf_csr(A)->ghost, mf_csr_ghost_rows) copied to the device, and the overlapped
  * product in parts (ops.apply_part) */
 int mf_cuda_csr_ghost_rows(mf_operator A);
 /** Bytes of the table of positions kept with the space's device pattern (0: none made yet). */

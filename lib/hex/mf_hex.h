@@ -11,6 +11,10 @@
 #include "family.h"
 #include "hex/mf_map.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /** The hex family's part of a mesh (mesh->fdata): the p4est forest and the map of the named mesh. */
 typedef struct {
   mf_map_kind map;
@@ -22,6 +26,25 @@ typedef struct {
   int owns_conn;         /* 0 for a coarsened copy, which shares its fine mesh's connectivity */
 } mf_hex_mesh;
 static inline mf_hex_mesh *mf_hexmesh(const struct mf_mesh_s *m) { return (mf_hex_mesh *)m->fdata; }
+
+/* what the hex family's spaces have beyond the generic ones (lib/hex/space_hex.c) */
+/** Lower corner and edge length of a cell in its tree's reference cube [0,1]^dim (exact: dyadic). */
+static inline void mf_space_cell_box(const struct mf_space_s *s, int cell, double *origin, double *size)
+{
+  const double inv = 1.0 / (double)((int64_t)1 << s->root_log);
+  for (int d = 0; d < 3; d++) origin[d] = s->cell_q[3 * (size_t)cell + d] * inv;
+  *size = 1.0 / (double)((int64_t)1 << s->cell_level[cell]);
+}
+/** Reference point xi in [0,1]^dim of a cell -> physical point by the mesh mapping. */
+void mf_space_cell_point(mf_space space, int cell, const double *xi, double *x);
+/** The cell's geometry nodes, X[node*dim + k]: its DoFs' points with the hanging-node constraints
+ *  applied (so a cell on a hanging face takes the coarse face's shape: the mesh stays watertight). */
+void mf_space_cell_coords(mf_space space, int cell, double *X);
+/** Launch order of the cells for an atomic scatter: Morton chunks of `chunk` cells, within a chunk
+ *  by child id and, within one, cells without a mask first (chunk <= 0: Morton order). */
+int mf_space_launch_order(mf_space space, int chunk, int *order);
+/** The cell colors (ncolors, color_off, color_cells), made on first use. */
+int mf_space_colors(mf_space space);
 
 /* dimension-specific p4est code (forest.c compiled as 2D and, through p4est_to_p8est.h, as 3D) */
 int mf_forest_create_2d(mf_mesh mesh);
@@ -70,4 +93,7 @@ void mf_hex_vtu_points(mf_vtu_cells *c, int cell, double *xyz);
 void mf_hex_vtu_cell_data(const mf_vtu_cells *c, int cell, int32_t *level, int32_t *mask);
 void mf_hex_vtu_end(mf_vtu_cells *c);
 
+#ifdef __cplusplus
+}
+#endif
 #endif

@@ -5,6 +5,7 @@
 #define MF_HEX_OP_H
 
 #include "operator_impl.h"
+#include "hex/mf_hex.h"
 #include "hanging/mf_hanging.h"
 
 #ifdef __cplusplus

@@ -14,7 +14,7 @@
 #include <math.h>
 
 typedef struct {
-  mf_pw_op pw;            /* first: the description (mfree_impl.h) */
+  mf_pw_op pw;            /* first: the description (lib/operator_impl.h) */
   mf_simplex_basis basis; /* the space's degree at the operator's rule */
   mf_simplex_op sop;      /* scalar operators */
   int elasticity;
@@ -152,7 +152,7 @@ static int create(mf_space space, mf_op_kind kind, mf_quadrature quad, int qdegr
   if (!ierr) ierr = mf_operator_alloc(space, &simplex_type, k, &o);
   if (ierr) {
     free(k);
-    return ierr;
+    return mf_agree(ctx, ierr); /* collective, as every creator */
   }
   k->pw.kind = kind; /* the gallery's description (mf_gallery.h) */
   k->pw.quad = quad;
@@ -180,7 +180,7 @@ int mf_simplex_operator_create(mf_space space, mf_op_kind kind, mf_quadrature qu
   MF_CHECK(space->ncomp == 1, space->ctx, MF_ERR_INCOMPATIBLE,
            "mass, Laplace and Helmholtz operators act on scalar spaces (this one has %d components)", space->ncomp);
   simplex_kind *k = NULL;
-  MF_CALL(MF_CALLOC(space->ctx, 1, &k));
+  MF_CALL(MF_CALLOC_AGREED(space->ctx, 1, &k));
   /* the rule: degree 2p (exact for the mass and stiffness of affine cells), 2p + 2 for MF_QUAD_GAUSS_P2 */
   const int qdegree = 2 * space->degree + (quad == MF_QUAD_GAUSS_P2 ? 2 : 0);
   return create(space, kind, quad, qdegree, a, b, c, user, k, op);
@@ -200,7 +200,7 @@ int mf_operator_create_elasticity(mf_space space, double lambda, double mu, mf_o
   MF_CALL(mf_space_check_mesh(space));
   MF_CALL(mf_simplex_elasticity_check(ctx, lambda, mu));
   simplex_kind *k = NULL;
-  MF_CALL(MF_CALLOC(ctx, 1, &k));
+  MF_CALL(MF_CALLOC_AGREED(ctx, 1, &k));
   k->elasticity = 1;
   k->lambda = lambda;
   k->mu = mu;

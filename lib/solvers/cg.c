@@ -5,6 +5,7 @@
  * as it is made. */
 #include "operator_impl.h"
 #include "mg/pc_impl.h"
+#include "solvers/mf_solvers.h"
 
 #include <limits.h>
 #include <math.h>
