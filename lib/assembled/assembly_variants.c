@@ -20,8 +20,8 @@ void mf_assembly_shape(mf_operator op, mf_element_shape *sh)
   sh->nq = mf_hexop(op)->basis.nq;
   sh->nqp = mf_hexop(op)->qd.nqp;
   sh->npc = s->npc;
-  sh->has_mass = mf_pw(op)->has_mass;
-  sh->has_grad = mf_pw(op)->has_grad;
+  sh->has_mass = mf_hexop(op)->pw.has_mass;
+  sh->has_grad = mf_hexop(op)->pw.has_grad;
   sh->block_stride = mf_hexop(op)->qd.block_stride;
 }
 

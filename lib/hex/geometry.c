@@ -132,7 +132,7 @@ void mf_qdata_layout(mf_operator op)
   int nqp = 1;
   for (int k = 0; k < dim; k++) nqp *= mf_hexop(op)->basis.nq;
   qd->nqp = nqp;
-  qd->ncomp = mf_qf_ncomp(dim, mf_pw(op)->has_mass, mf_pw(op)->has_grad);
+  qd->ncomp = mf_qf_ncomp(dim, mf_hexop(op)->pw.has_mass, mf_hexop(op)->pw.has_grad);
   qd->batch = mf_cells_per_batch(dim, s->degree, mf_hexop(op)->basis.nq);
   qd->nbatch = (s->ncells + qd->batch - 1) / qd->batch;
   qd->block_stride = ((size_t)qd->batch * nqp + 15) / 16 * 16; /* 16 doubles = 128 bytes */
@@ -173,8 +173,8 @@ int mf_qdata_setup(mf_operator op, mf_coefficient_fn c, void *user, double a, do
         if (pass == 0) {
           mf_cell_geometry(s, b, e, &gw, NULL, jac);
           for (int q = 0; q < nqp; q++) {
-            double det = mf_qf_geometry(dim, &jac[9 * q], mf_qweight(dim, b, q), a, bcoef, mf_pw(op)->has_mass,
-                                        mf_pw(op)->has_grad, out + q, qd->block_stride);
+            double det = mf_qf_geometry(dim, &jac[9 * q], mf_qweight(dim, b, q), a, bcoef, mf_hexop(op)->pw.has_mass,
+                                        mf_hexop(op)->pw.has_grad, out + q, qd->block_stride);
             if (!(fabs(det) > 0.0)) {
 #pragma omp critical(mf_qdata_bad)
               if (bad_cell < 0 || e < bad_cell) bad_cell = e, bad_q = q, bad_det = det;
@@ -189,7 +189,7 @@ int mf_qdata_setup(mf_operator op, mf_coefficient_fn c, void *user, double a, do
               mf_bad_point_note(&nan, e, q, dim, &xq[q * dim], 1, &cq);
               break;
             }
-            mf_qf_scale(dim, mf_pw(op)->has_mass, mf_pw(op)->has_grad, cq, out + q, qd->block_stride);
+            mf_qf_scale(dim, mf_hexop(op)->pw.has_mass, mf_hexop(op)->pw.has_grad, cq, out + q, qd->block_stride);
           }
         }
       }

@@ -26,9 +26,11 @@ size_t mf_kernel_work_size(mf_operator op)
 void mf_kernel_cell_cpu(mf_operator op, int cell, const double *ue, double *ve, double *work)
 {
   const mf_space s = op->space;
-  const int dim = s->dim, nq = mf_hexop(op)->basis.nq;
-  const mf_basis1d *b = &mf_hexop(op)->basis;
-  const mf_qdata *qd = &mf_hexop(op)->qd;
+  const mf_hex_op *h = mf_hexop(op);
+  const int dim = s->dim, nq = h->basis.nq, has_mass = h->pw.has_mass, has_grad = h->pw.has_grad;
+  const mf_basis1d *b = &h->basis;
+  const mf_qdata *qd = &h->qd;
+  const float *qdf = h->qdf;
   const int nqp = qd->nqp;
   size_t big = (size_t)(nqp > s->npc ? nqp : s->npc);
   double *uq = work, *r = work + big, *t1 = work + 2 * big, *t2 = work + 3 * big;
@@ -41,27 +43,27 @@ void mf_kernel_cell_cpu(mf_operator op, int cell, const double *ue, double *ve, 
   /* on the fly (and no stored data made for the moment, as the diagonal does): this cell's quadrature
    * data from its geometry nodes, the same values as the stored ones */
   double *qv = NULL;
-  if (mf_hexop(op)->geometry == MF_GEOMETRY_ON_THE_FLY && !qd->data) {
+  if (h->geometry == MF_GEOMETRY_ON_THE_FLY && !qd->data) {
     qv = v + (size_t)dim * big;
     mf_otf_cell_qdata(op, cell, qv + (size_t)qd->ncomp * nqp, qv);
   }
   /* the quadrature data in double, or the float copy of a single-precision operator */
 #define QD(comp, q)                                                                         \
   (qv ? qv[(size_t)(comp) * nqp + (q)]                                                      \
-      : mf_hexop(op)->qdf ? (double)mf_hexop(op)->qdf[mf_qdata_index(qd, cell, (comp), (q))] : qd->data[mf_qdata_index(qd, cell, (comp), (q))])
-  if (mf_pw(op)->has_grad)
+      : qdf ? (double)qdf[mf_qdata_index(qd, cell, (comp), (q))] : qd->data[mf_qdata_index(qd, cell, (comp), (q))])
+  if (has_grad)
     for (int l = 0; l < dim; l++) mf_tensor_apply(dim, nn, l, b->D, nq, 0, uq, g + (size_t)l * big, 0);
   for (int q = 0; q < nqp; q++) { /* the pointwise step: r = m u_q, v = G g (lib/physics/mf_gallery.h) */
     double qp[MF_PW_MAX_STORED], du[3] = {0.0, 0.0, 0.0}, dv[3];
     for (int c = 0; c < qd->ncomp; c++) qp[c] = QD(c, q);
-    if (mf_pw(op)->has_grad)
+    if (has_grad)
       for (int l = 0; l < dim; l++) du[l] = g[(size_t)l * big + q];
     r[q] = 0.0;
-    mf_pw_apply_d(dim, mf_pw(op)->has_mass, mf_pw(op)->has_grad, qp, 1, uq[q], du, &r[q], dv);
-    if (mf_pw(op)->has_grad)
+    mf_pw_apply_d(dim, has_mass, has_grad, qp, 1, uq[q], du, &r[q], dv);
+    if (has_grad)
       for (int k = 0; k < dim; k++) v[(size_t)k * big + q] = dv[k];
   }
-  if (mf_pw(op)->has_grad)
+  if (has_grad)
     for (int k = 0; k < dim; k++) mf_tensor_apply(dim, nn, k, b->D, nq, 1, v + (size_t)k * big, r, 1);
 #undef QD
   if (b->collocated) memcpy(ve, r, sizeof(double) * nqp);
@@ -132,7 +134,7 @@ static void cell_diagonal(mf_operator op, int e, double *buf, double *de)
   memset(de, 0, sizeof(double) * npc);
   for (int term = 0; term < qd->ncomp; term++) {
     int k, l; /* the derivatives the term pairs (none for the mass part's), its factor */
-    const double factor = mf_pw_diag_term(dim, mf_pw(op)->has_mass, term, &k, &l);
+    const double factor = mf_pw_diag_term(dim, mf_hexop(op)->pw.has_mass, term, &k, &l);
     for (int q = 0; q < nqp; q++) coef[q] = factor * qd->data[mf_qdata_index(qd, e, term, q)];
     int n[3] = {nq, nq, nq};
     const double *in = coef;
@@ -277,6 +279,6 @@ void mf_element_matrix_dense(mf_operator op, int cell, double *Ae)
     }
     for (int i = 0; i < npc; i++)
       for (int j = 0; j < npc; j++)
-        Ae[(size_t)i * npc + j] += mf_pw_entry_d(dim, mf_pw(op)->has_mass, mf_pw(op)->has_grad, qp, 1, phi[i], dphi[i], phi[j], dphi[j]);
+        Ae[(size_t)i * npc + j] += mf_pw_entry_d(dim, mf_hexop(op)->pw.has_mass, mf_hexop(op)->pw.has_grad, qp, 1, phi[i], dphi[i], phi[j], dphi[j]);
   }
 }

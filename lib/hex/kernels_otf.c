@@ -44,9 +44,9 @@ void mf_otf_cell_qdata(mf_operator op, int cell, double *work, double *qv)
   double *jac = gw.t2 + big;
   mf_cell_geometry(s, &mf_hexop(op)->basis, cell, &gw, NULL, jac);
   for (int q = 0; q < nqp; q++) {
-    mf_qf_geometry(dim, &jac[9 * q], mf_qweight(dim, &mf_hexop(op)->basis, q), mf_pw(op)->coef_a, mf_pw(op)->coef_b, mf_pw(op)->has_mass,
-                   mf_pw(op)->has_grad, qv + q, (size_t)nqp);
-    if (mf_hexop(op)->coefq) mf_qf_scale(dim, mf_pw(op)->has_mass, mf_pw(op)->has_grad, mf_hexop(op)->coefq[(size_t)cell * nqp + q], qv + q, (size_t)nqp);
+    mf_qf_geometry(dim, &jac[9 * q], mf_qweight(dim, &mf_hexop(op)->basis, q), mf_hexop(op)->pw.coef_a, mf_hexop(op)->pw.coef_b, mf_hexop(op)->pw.has_mass,
+                   mf_hexop(op)->pw.has_grad, qv + q, (size_t)nqp);
+    if (mf_hexop(op)->coefq) mf_qf_scale(dim, mf_hexop(op)->pw.has_mass, mf_hexop(op)->pw.has_grad, mf_hexop(op)->coefq[(size_t)cell * nqp + q], qv + q, (size_t)nqp);
   }
 }
 
@@ -73,7 +73,7 @@ int mf_otf_coefficient_cpu(mf_operator op, double *cq)
       if (lerr) continue;
       mf_cell_points(s, b, e, &gw, xq);
       for (int q = 0; q < nqp; q++) {
-        const double c = mf_pw(op)->coef(&xq[q * dim], dim, mf_pw(op)->coef_user);
+        const double c = mf_hexop(op)->pw.coef(&xq[q * dim], dim, mf_hexop(op)->pw.coef_user);
         cq[(size_t)e * nqp + q] = c;
         if (!isfinite(c)) {
           mf_bad_point_note(&bad, e, q, dim, &xq[q * dim], 1, &c);
