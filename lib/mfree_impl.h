@@ -193,6 +193,8 @@ typedef struct {
 #define MF_BAD_POINT_NONE {-1, 0, 0, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}}
 /** Note point q of cell (at x; nv values v) in bp if it comes before the one noted (thread-safe). */
 void mf_bad_point_note(mf_bad_point *bp, int cell, int q, int dim, const double *x, int nv, const double *v);
+/** Note point q of cell in bp if one of the dim values of g is not finite (a gradient); returns 1 then. */
+int mf_bad_point_note_vector(mf_bad_point *bp, int cell, int q, int dim, const double *x, const double *g);
 /** 0 if nothing was noted, else MF_ERR_ARGUMENT: "<what> = <value> at quadrature point q of cell e (rank
  *  r), x = (...): <who> must be finite". */
 int mf_bad_point_refuse(mf_context ctx, const mf_bad_point *bp, int dim, const char *what, const char *who);

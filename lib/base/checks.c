@@ -40,6 +40,16 @@ void mf_bad_point_note(mf_bad_point *bp, int cell, int q, int dim, const double 
   }
 }
 
+int mf_bad_point_note_vector(mf_bad_point *bp, int cell, int q, int dim, const double *x, const double *g)
+{
+  for (int k = 0; k < dim; k++)
+    if (!isfinite(g[k])) {
+      mf_bad_point_note(bp, cell, q, dim, x, dim, g);
+      return 1;
+    }
+  return 0;
+}
+
 int mf_bad_point_refuse(mf_context ctx, const mf_bad_point *bp, int dim, const char *what, const char *who)
 {
   if (bp->cell < 0) return 0;

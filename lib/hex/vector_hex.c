@@ -202,12 +202,7 @@ static int h1_cells_cpu(mf_space s, const double *uh, const mf_basis1d *b, mf_gr
         double Ji[9], g[3] = {0.0, 0.0, 0.0};
         const double det = jacobian_inverse(dim, &jac[9 * q], Ji);
         grad_u(&xq[q * dim], dim, g, user);
-        int finite = 1;
-        for (int k = 0; k < dim; k++) finite = finite && isfinite(g[k]);
-        if (!finite) {
-          mf_bad_point_note(&bad, e, q, dim, &xq[q * dim], dim, g);
-          break;
-        }
+        if (mf_bad_point_note_vector(&bad, e, q, dim, &xq[q * dim], g)) break;
         double d2 = 0.0;
         for (int k = 0; k < dim; k++) { /* d u_h / d x_k = sum_l d u_h / d xi_l  d xi_l / d x_k */
           double gk = 0.0;

@@ -495,12 +495,7 @@ static int error_cells(mf_space s, const double *uh, mf_coefficient_fn u, mf_gra
         for (int i = 0; i < N; i++)
           for (int l = 0; l < dim; l++) gh[l] += gr[i * dim + l] * uh[cd[i]];
         grad_u(&xq[q * dim], dim, g, user);
-        int finite = 1;
-        for (int k = 0; k < dim; k++) finite = finite && isfinite(g[k]);
-        if (!finite) {
-          mf_bad_point_note(&bad, e, q, dim, &xq[q * dim], dim, g);
-          break;
-        }
+        if (mf_bad_point_note_vector(&bad, e, q, dim, &xq[q * dim], g)) break;
         double d2 = 0.0;
         for (int k = 0; k < dim; k++) { /* d u_h / d x_k = sum_l d u_h / d xi_l (J^-1)_lk */
           double gk = 0.0;
