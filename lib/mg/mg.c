@@ -291,12 +291,26 @@ const mf_pc_type mf_pc_type_multigrid = {
   .destroy = multigrid_destroy,
 };
 
-int mf_pc_set_multigrid(mf_pc pc, int smoother_degree, double smoothing_range, double coarse_reduction)
+/* The setters' common steps: the argument is a multigrid preconditioner; after a change, the hierarchy
+ * is made again at the next set-up. */
+static int multigrid_settable(mf_pc pc)
 {
   MF_CHECK(pc, NULL, MF_ERR_NULL, "preconditioner is NULL");
-  mf_context ctx = pc->ctx;
-  MF_CHECK(pc->type == &mf_pc_type_multigrid, ctx, MF_ERR_ARGUMENT, "preconditioner %s is not MF_PC_MULTIGRID",
+  MF_CHECK(pc->type == &mf_pc_type_multigrid, pc->ctx, MF_ERR_ARGUMENT, "preconditioner %s is not MF_PC_MULTIGRID",
            pc->type->name);
+  return 0;
+}
+static int multigrid_changed(mf_pc pc)
+{
+  mg_destroy(&mgd(pc)->mg);
+  pc->ready = 0;
+  return 0;
+}
+
+int mf_pc_set_multigrid(mf_pc pc, int smoother_degree, double smoothing_range, double coarse_reduction)
+{
+  MF_CALL(multigrid_settable(pc));
+  mf_context ctx = pc->ctx;
   MF_CHECK(smoother_degree >= 1 && smoother_degree <= 64, ctx, MF_ERR_ARGUMENT,
            "smoother degree %d out of range 1..64", smoother_degree);
   MF_CHECK(smoothing_range > 1.0 && isfinite(smoothing_range), ctx, MF_ERR_ARGUMENT,
@@ -307,17 +321,13 @@ int mf_pc_set_multigrid(mf_pc pc, int smoother_degree, double smoothing_range, d
   d->degree = smoother_degree;
   d->range = smoothing_range;
   d->coarse = coarse_reduction;
-  mg_destroy(&d->mg);
-  pc->ready = 0;
-  return 0;
+  return multigrid_changed(pc);
 }
 
 int mf_pc_set_multigrid_precision(mf_pc pc, mf_precision prec)
 {
-  MF_CHECK(pc, NULL, MF_ERR_NULL, "preconditioner is NULL");
+  MF_CALL(multigrid_settable(pc));
   mf_context ctx = pc->ctx;
-  MF_CHECK(pc->type == &mf_pc_type_multigrid, ctx, MF_ERR_ARGUMENT, "preconditioner %s is not MF_PC_MULTIGRID",
-           pc->type->name);
   MF_CHECK(prec == MF_PRECISION_DOUBLE || prec == MF_PRECISION_FLOAT, ctx, MF_ERR_ARGUMENT,
            "precision %d unknown (MF_PRECISION_DOUBLE or MF_PRECISION_FLOAT)", (int)prec);
   multigrid_data *d = mgd(pc);
@@ -325,17 +335,13 @@ int mf_pc_set_multigrid_precision(mf_pc pc, mf_precision prec)
            "a single-precision V-cycle needs the matrix-free coarse level (the coarse level is set to "
            "MF_MG_COARSE_ASSEMBLED, which is double only)");
   d->prec = prec;
-  mg_destroy(&d->mg);
-  pc->ready = 0;
-  return 0;
+  return multigrid_changed(pc);
 }
 
 int mf_pc_set_multigrid_coarse(mf_pc pc, mf_mg_coarse kind)
 {
-  MF_CHECK(pc, NULL, MF_ERR_NULL, "preconditioner is NULL");
+  MF_CALL(multigrid_settable(pc));
   mf_context ctx = pc->ctx;
-  MF_CHECK(pc->type == &mf_pc_type_multigrid, ctx, MF_ERR_ARGUMENT, "preconditioner %s is not MF_PC_MULTIGRID",
-           pc->type->name);
   MF_CHECK(kind == MF_MG_COARSE_MATRIX_FREE || kind == MF_MG_COARSE_ASSEMBLED, ctx, MF_ERR_ARGUMENT,
            "multigrid coarse level kind %d unknown (MF_MG_COARSE_MATRIX_FREE or MF_MG_COARSE_ASSEMBLED)", (int)kind);
   multigrid_data *d = mgd(pc);
@@ -343,9 +349,7 @@ int mf_pc_set_multigrid_coarse(mf_pc pc, mf_mg_coarse kind)
            "the assembled coarse level needs a double-precision V-cycle (the precision is set to "
            "MF_PRECISION_FLOAT)");
   d->coarse_kind = kind;
-  mg_destroy(&d->mg);
-  pc->ready = 0;
-  return 0;
+  return multigrid_changed(pc);
 }
 
 /* The hierarchy of a multigrid preconditioner, set up if it is not yet. Another kind is refused
