@@ -5,6 +5,9 @@
 
 static void context_free(mf_context c)
 {
+  for (int i = c->nreleases - 1; i >= 0; i--) c->releases[i].fn(c->releases[i].arg);
+  free(c->releases);
+  free(c->cache_dir);
   if (c->cuda) c->bk->context.finalize(c);
   MPI_Comm_free(&c->comm);
   free(c);
@@ -20,6 +23,20 @@ int mf_context_destroy(mf_context *ctx)
 }
 
 void mf_context_retain(mf_context ctx) { ctx->refs++; }
+
+int mf_context_on_release(mf_context ctx, void (*fn)(void *), void *arg)
+{
+  struct mf_release_s *r = realloc(ctx->releases, sizeof *r * (size_t)(ctx->nreleases + 1));
+  if (!r) {
+    fn(arg);
+    return mf_error_set(ctx, MF_ERR_MEMORY, __FILE__, __LINE__, __func__, "out of host memory (release list)");
+  }
+  ctx->releases = r;
+  r[ctx->nreleases].fn = fn;
+  r[ctx->nreleases].arg = arg;
+  ctx->nreleases++;
+  return 0;
+}
 
 void mf_context_release(mf_context ctx)
 {
@@ -46,7 +63,7 @@ int mf_context_device_memory(mf_context ctx, size_t *in_use, size_t *peak)
 
 static const char *const phase_names[MF_PHASE_COUNT] = {"mesh", "dofs", "ordering", "coordinates", "geometry",
                                                          "coefficient", "dirichlet", "h2d", "rhs", "diagonal",
-                                                         "solver"};
+                                                         "solver", "compile"};
 
 const char *mf_phase_name(mf_phase phase)
 {

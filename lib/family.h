@@ -30,6 +30,7 @@ typedef struct {
 } mf_vtu_cells;
 
 struct mf_transfer_s; /* lib/mg/mf_mg.h */
+struct mf_phys_s;     /* lib/physics/mf_physics.h */
 
 typedef struct mf_family_s {
   const char *name;  /* "hex", "simplex": in messages, "a simplex mesh has no coarser copy" */
@@ -59,7 +60,8 @@ typedef struct mf_family_s {
    *  coordinates, which the sum-factorised kernels read (hex); 0: the family's device operators keep
    *  their own (simplex), and the mirror holds the boundary marks and exchange lists only. */
   int device_cells;
-  /** 1: spaces of several components per DoF (mf_space_create_components). */
+  /** 1: spaces of several components per DoF (mf_space_create_components), interleaved (entry node *
+   *  ncomp + c; cell_nodes holds the nodes). */
   int components;
   /** The space of degree `degree` with ncomp components on mesh: its checks, the DoF numbering into the
    *  generic fields (cell_nodes, nowned, nlocal, nglobal, ex), the Dirichlet marks (bc, nbc, bc_list)
@@ -92,6 +94,11 @@ typedef struct mf_family_s {
    *  by the caller (mf_operator_create_pointwise); NULL: the family has none. Collective. */
   int (*operator_create)(mf_space space, mf_op_kind kind, mf_quadrature quad, double a, double b,
                          mf_coefficient_fn c, void *user, mf_operator *op);
+
+  /** A matrix-free operator of the user's pointwise physics ph (a copy: lib/physics/mf_physics.h) on
+   *  space, arguments checked by the caller (mf_operator_create_physics); NULL: the family has none.
+   *  Collective. */
+  int (*physics_create)(mf_space space, const struct mf_phys_s *ph, mf_quadrature quad, mf_operator *op);
 
   /* ---- multigrid (lib/mg/mg.c; NULL: no multigrid on the family's meshes) */
   /** The transfer between a space and the one of its next finer level (the same mesh at a higher

@@ -145,6 +145,7 @@ typedef enum {
   MF_PHASE_RHS,          /**< right-hand side assembly */
   MF_PHASE_DIAGONAL,     /**< matrix-free diagonal (the Jacobi preconditioner) */
   MF_PHASE_SOLVER,       /**< solver creation */
+  MF_PHASE_COMPILE,      /**< users' physics compiled at run time (system C compiler, NVRTC) or loaded from the cache */
   MF_PHASE_COUNT
 } mf_phase;
 /** @brief Short name of a phase ("mesh", "dofs", ...; "unknown" out of range). */
@@ -236,11 +237,13 @@ int mf_space_create(mf_mesh mesh, int degree, mf_space *space);
  * p = 1..6, its DoFs numbered by entity (vertices, edges, faces, interiors); every DoF is owned (one
  * rank). The Dirichlet DoFs are those on the boundary facets: all of them by default, or those of
  * chosen physical tags (mf_space_set_dirichlet_tags). */
-/** @brief A simplex space of ncomp components per DoF (1..3), stored interleaved: entry dof * ncomp + c.
- *  The vectors of mf_operator_create_elasticity (ncomp = dim). mf_vector_interpolate and
- *  mf_vector_set_boundary give every component of a DoF the function's value at the DoF
- *  (mf_vector_set_random: a different value per component);
- *  mf_vector_assemble_rhs, mf_vector_l2_error and mf_vector_h1_error refuse ncomp > 1. Simplex meshes only. */
+/** @brief A space of ncomp components per DoF (1..4), stored interleaved: entry node * ncomp + c, on hex
+ *  (Q_p) and simplex (P_p) meshes; the vectors of vector-valued physics (mf_operator_create_physics) and
+ *  of mf_operator_create_elasticity (ncomp = dim). mf_vector_interpolate and mf_vector_set_boundary give
+ *  every component of a DoF the function's value at the DoF (mf_vector_set_random: a different value per
+ *  component); the Dirichlet form fixes every component of a boundary node. The built-in mass, Laplace
+ *  and Helmholtz operators, mf_vector_assemble_rhs, mf_vector_l2_error, mf_vector_h1_error, VTU output,
+ *  assembly and multigrid refuse ncomp > 1 (MF_ERR_UNSUPPORTED). */
 int mf_space_create_components(mf_mesh mesh, int degree, int ncomp, mf_space *space);
 /** @brief Simplex spaces: the Dirichlet DoFs become those on the boundary facets whose tag is one of
  *  tags[0..ntags) (the physical tags of a Gmsh file; the built-in meshes tag every boundary facet 1).
@@ -438,6 +441,90 @@ typedef enum {
 int mf_operator_create_assembled_variant(mf_operator op, mf_assembly_variant variant, mf_operator *assembled);
 /** @brief Number of stored nonzeros of an assembled operator on this rank (0 for matrix-free ones). */
 int mf_operator_local_nnz(mf_operator op, int64_t *nnz);
+
+/* ---------------------------------------------------------------- pointwise physics */
+
+/** @brief A pointwise function of a physics, in the form of PETSc's f0/f1 and g0..g3: called at one
+ *  quadrature point in physical coordinates with dim, nc (the field's components), u[nc] the field,
+ *  du[nc * dim] its gradient (du[b * dim + e] = d u_b / d x_e), x[dim] the point and k the physics'
+ *  constants (mf_physics_set_constants); it writes out, which the library zeroes before the call:
+ *    f0  out[nc]                   the residual's term against the test function's value v_c
+ *    f1  out[nc * dim]             against its gradient d v_c / d x_d, at [c * dim + d]
+ *    g0  out[nc * nc]              d f0_c / d u_b,                 at [c * nc + b]
+ *    g1  out[nc * nc * dim]        d f0_c / d (d u_b / d x_e),     at [(c * nc + b) * dim + e]
+ *    g2  out[nc * nc * dim]        d f1_{c,d} / d u_b,             at [(c * nc + b) * dim + d]
+ *    g3  out[nc * nc * dim * dim]  d f1_{c,d} / d (d u_b / d x_e), at [((c * nc + b) * dim + d) * dim + e]
+ *  The linear operator of g0..g3 (evaluated at u = du = 0) is
+ *    (A u, v) = integral of  v . (g0 u + g1 du) + dv : (g2 u + g3 du),
+ *  the library doing the geometry (J^-1, w |det J|), sum factorisation, hanging nodes, the Dirichlet form,
+ *  the scatter and the ranks. The functions are called from several OpenMP threads at once (thread-safe:
+ *  no writes but to out) and must give finite values; a value that is not is refused with
+ *  MF_ERR_ARGUMENT naming the function, its entry, the point, its cell and x. */
+typedef void (*mf_pointwise_fn)(int dim, int nc, const double *u, const double *du, const double *x,
+                                const double *k, double *out);
+/** A physics: the pointwise functions of a field of ncomp components and their constants. */
+typedef struct mf_physics_s *mf_physics;
+/** @brief An empty physics of ncomp (1..4) components. */
+int mf_physics_create(mf_context ctx, int ncomp, mf_physics *ph);
+/** @brief A physics of the gallery, written with the functions above (lib/physics/physics.c), on fields
+ *  of ncomp components (every component alike; "elasticity" needs ncomp = dim), with n constants k (0:
+ *  the defaults in brackets):
+ *    "mass"        (c u, v)                          k = (c)            [1]
+ *    "laplace"     (c grad u, grad v)                k = (c)            [1]
+ *    "helmholtz"   a (u, v) + b (grad u, grad v)     k = (a, b)         [1, 1]
+ *    "diffusion"   (K grad u, grad v)                k = K row by row   (4 in 2D, 9 in 3D; no default)
+ *    "elasticity"  (sigma(u), eps(v)), sigma = lambda tr(eps) I + 2 mu eps   k = (lambda, mu) [1, 1]
+ *  With ncomp = 3 "mass" and "laplace" are the vector mass and vector Laplace of the CEED benchmarks
+ *  BP2/BP4/BP6. Each has the residual of its form, f0 = g0 u and f1 = g3 grad u (so that
+ *  mf_operator_residual gives A u). */
+int mf_physics_create_gallery(mf_context ctx, const char *name, int ncomp, int n, const double *k, mf_physics *ph);
+/** @brief The residual's functions f0 and f1 (either may be NULL). */
+int mf_physics_set_residual(mf_physics ph, mf_pointwise_fn f0, mf_pointwise_fn f1);
+/** @brief The bilinear form's / Jacobian's functions g0..g3 (any may be NULL: that term is absent and
+ *  costs nothing). */
+int mf_physics_set_jacobian(mf_physics ph, mf_pointwise_fn g0, mf_pointwise_fn g1, mf_pointwise_fn g2,
+                            mf_pointwise_fn g3);
+/** @brief The physics' functions as C source: `source` (a string) or the file at `path`, and the names of
+ *  its functions in `functions`, e.g. "f1=flux g3=stiffness" (entries f0, f1, g0..g3 = a C name, spaces
+ *  or commas between; those not named are absent). The same text runs on every backend: on 'cpu' it is
+ *  compiled by the system C compiler (MFREE_CC, else CC, else cc) into a shared object when an operator
+ *  is made; on 'cuda' by NVRTC into the operator's kernels. Both are kept in the cache folder
+ *  (mf_context_set_cache_dir), so that a later run does not compile again. The source is C that is also
+ *  valid C++ (NVRTC compiles C++: no implicit conversions from void *), may include <math.h> and use its
+ *  functions, and defines each named function with the signature of mf_pointwise_fn (static or not).
+ *  Replaces functions given before (and mf_physics_set_residual/_jacobian replace the source). A source
+ *  that does not compile is refused when the operator is made (MF_ERR_ARGUMENT) with the compiler's own
+ *  messages (file:line); a named function the source lacks, likewise. */
+int mf_physics_set_source(mf_physics ph, const char *source, const char *functions);
+int mf_physics_set_source_file(mf_physics ph, const char *path, const char *functions);
+/** @brief The folder of compiled physics (made if missing). NULL: the default, MFREE_CACHE_DIR if set, else
+ *  $XDG_CACHE_HOME/mfree, else ~/.cache/mfree. A folder that cannot be written is said once on stderr and
+ *  the physics are compiled without caching. An entry that cannot be loaded (corrupt, or missing a
+ *  function) is compiled again and replaced. */
+int mf_context_set_cache_dir(mf_context ctx, const char *dir);
+/** @brief The context's compiles of physics so far (cache misses) and compiled code taken from the cache
+ *  (hits); either pointer may be NULL. */
+int mf_context_jit_counts(mf_context ctx, int *compiled, int *loaded);
+/** @brief The constants k[0..n) passed to every function (copied; n <= 64, finite). */
+int mf_physics_set_constants(mf_physics ph, int n, const double *k);
+int mf_physics_components(mf_physics ph, int *ncomp);
+/** @brief Free a physics (operators made from it keep what they need). */
+int mf_physics_destroy(mf_physics *ph);
+/** @brief The matrix-free linear operator of ph's g-functions on space (its components those of ph), with
+ *  the quadrature of the built-in operators (hex Q_p: q points per direction; simplex P_p: the rule of
+ *  degree 2p, 2p + 2 with MF_QUAD_GAUSS_P2). Jacobi, Chebyshev and multigrid take it as they take the
+ *  built-ins. The g-functions are evaluated once here into stored quadrature data in reference form;
+ *  where every point's blocks are zero between components and equal on the diagonal (vector mass,
+ *  vector Laplace), one block is stored for all components. Collective. */
+int mf_operator_create_physics(mf_space space, mf_physics ph, mf_quadrature quad, mf_operator *op);
+/** @brief r = F(u), the residual of the physics' f0 and f1 that op was made from:
+ *    F(u)_i = integral of  f0(u, grad u, x) . phi_i + f1(u, grad u, x) : grad phi_i
+ *  over every cell (hanging nodes and ranks as for A x); with op's Dirichlet form on, r's boundary entries
+ *  are zero (the residual of the free DoFs). A linear problem A u = b with f0 = -f, f1 = g3 grad u (and
+ *  g0..g3 consistent) has b = -F(0). u and r of op's space, in double. Collective. Errors:
+ *  MF_ERR_UNSUPPORTED (op not of a physics), MF_ERR_ARGUMENT (a value of f0 or f1 that is not finite:
+ *  the function, its entry, the point, its cell and x). */
+int mf_operator_residual(mf_operator op, mf_vector u, mf_vector r);
 
 /* ---------------------------------------------------------------- right-hand sides, errors */
 

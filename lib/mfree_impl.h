@@ -138,7 +138,19 @@ struct mf_context_s {
   int emulate_device; /* cpu backend, tests only: new double vectors act as device vectors with a
                          separate host copy (mf_context_emulate_device) */
   void *cuda; /* backend-owned state (device id, library handles) */
+  /* run-time compiled physics (lib/physics/source.c, the backends' compilers) */
+  char *cache_dir;      /* set by mf_context_set_cache_dir (NULL: MFREE_CACHE_DIR, else the user's cache folder) */
+  int jit_compiled;     /* compiles run (cache misses) */
+  int jit_loaded;       /* compiled code taken from the cache (hits) */
+  int cache_warned;     /* the unwritable cache directory was reported */
+  int nreleases;        /* what the compiled code holds (loaded objects, modules), freed with the context */
+  struct mf_release_s {
+    void (*fn)(void *);
+    void *arg;
+  } *releases;
 };
+/** Keep arg until the context goes, then call fn(arg) (loaded shared objects, device modules). */
+int mf_context_on_release(mf_context ctx, void (*fn)(void *), void *arg);
 
 /** Tests only: on the cpu backend, double vectors created from now on (on != 0) keep their values in
  *  `data` as if it were device memory, answer MF_MEM_DEVICE with it and MF_MEM_HOST with a separate

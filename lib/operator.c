@@ -54,6 +54,9 @@ int mf_operator_create_pointwise(mf_space space, mf_op_kind kind, mf_quadrature 
   MF_CHECK(quad == MF_QUAD_GAUSS || quad == MF_QUAD_GAUSS_P2 || quad == MF_QUAD_GLL, ctx, MF_ERR_ARGUMENT,
            "quadrature %d unknown (MF_QUAD_GAUSS, MF_QUAD_GAUSS_P2 or MF_QUAD_GLL)", (int)quad);
   MF_CHECK(isfinite(a) && isfinite(b), ctx, MF_ERR_ARGUMENT, "Helmholtz coefficients a = %g, b = %g must be finite", a, b);
+  MF_CHECK(space->ncomp == 1, ctx, MF_ERR_INCOMPATIBLE,
+           "mass, Laplace and Helmholtz operators act on scalar spaces (this one has %d components): a vector "
+           "operator is a physics (mf_operator_create_physics)", space->ncomp);
   MF_CALL(mf_space_check_mesh(space));
   MF_CHECK(space->fam->operator_create, ctx, MF_ERR_UNSUPPORTED, "matrix-free operators: not on %s meshes",
            space->fam->name);

@@ -16,7 +16,8 @@ typedef enum {
   MF_OP_MASS = 0,
   MF_OP_LAPLACE = 1,
   MF_OP_HELMHOLTZ = 2,
-  MF_OP_ELASTICITY = 3
+  MF_OP_ELASTICITY = 3,
+  MF_OP_PHYSICS = 4 /* the user's pointwise physics (lib/physics/physics.c), its own operator types */
 } mf_op_kind;
 struct mf_operator_s;
 /** The operator in words with its article, for messages ("a shell", "a matrix-free Laplace", "an
@@ -39,6 +40,8 @@ typedef struct {
   int (*apply_part)(mf_operator op, mf_vector x, mf_vector y, mf_cell_part part);
   int (*diagonal)(mf_operator op, mf_vector d);           /* local contributions (no comm) */
   int (*destroy)(mf_operator op);                         /* what the backend made for the product */
+  /* r_local += F(u_local), the residual of a physics' f0 and f1 (no comm); NULL: the operator has none */
+  int (*residual)(mf_operator op, mf_vector u, mf_vector r);
   int masks_bc; /* apply() zeroes boundary entries of x itself (no copy of x needed) */
 } mf_operator_ops;
 

@@ -19,7 +19,7 @@ static int touches_ghost(const mf_space s, int e)
 {
   const int *nodes = &s->cell_nodes[(size_t)e * s->npc];
   for (int i = 0; i < s->npc; i++)
-    if (nodes[i] >= s->nowned) return 1;
+    if ((int64_t)nodes[i] * s->ncomp >= s->nowned) return 1; /* the node's entries are ghosts */
   return 0;
 }
 
@@ -120,7 +120,7 @@ int mf_space_create_components(mf_mesh mesh, int degree, int ncomp, mf_space *sp
   MF_CHECK(mesh, NULL, MF_ERR_NULL, "mesh is NULL");
   MF_CHECK(space, mesh->ctx, MF_ERR_NULL, "output pointer space is NULL");
   MF_CHECK(mesh->fam->components, mesh->ctx, MF_ERR_UNSUPPORTED,
-           "spaces of several components: not on %s meshes (they are made on simplex meshes only)", mesh->fam->name);
+           "spaces of several components: not on %s meshes", mesh->fam->name);
   return space_create(mesh, degree, ncomp, space);
 }
 

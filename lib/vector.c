@@ -545,6 +545,7 @@ int mf_vector_l2_error(mf_vector uh, mf_coefficient_fn u, void *user, double *er
   MF_CHECK(u, s->ctx, MF_ERR_NULL, "function u is NULL");
   MF_CHECK(err, s->ctx, MF_ERR_NULL, "output pointer err is NULL");
   MF_CHECK(s->fam->l2_error, s->ctx, MF_ERR_UNSUPPORTED, "L2 errors of %s spaces: not supported", s->fam->name);
+  MF_CHECK(s->ncomp == 1, s->ctx, MF_ERR_UNSUPPORTED, "L2 errors of spaces of %d components: not supported", s->ncomp);
   MF_CALL(mf_space_check_mesh(s));
   MF_CALL(mf_vector_access_all(uh, MF_ACCESS_READ, "uh"));
   return s->fam->l2_error(uh, u, user, err);
@@ -584,6 +585,8 @@ int mf_vector_assemble_rhs(mf_vector b, mf_coefficient_fn f, void *user)
   MF_CHECK(f, ctx, MF_ERR_NULL, "function f is NULL");
   MF_CHECK(b->space->fam->rhs, ctx, MF_ERR_UNSUPPORTED, "right-hand sides of %s spaces: not supported",
            b->space->fam->name);
+  MF_CHECK(b->space->ncomp == 1, ctx, MF_ERR_UNSUPPORTED, "right-hand sides of spaces of %d components: not supported",
+           b->space->ncomp);
   MF_CALL(mf_space_check_mesh(b->space));
   MF_CALL(mf_vector_access_all(b, MF_ACCESS_READ_WRITE, "b"));
   double t0 = mf_phase_begin(ctx);

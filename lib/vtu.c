@@ -203,6 +203,7 @@ int mf_vector_write_vtu(mf_vector v, const char *prefix, const char *name)
   MF_CHECK(prefix, ctx, MF_ERR_NULL, "file prefix is NULL");
   MF_CHECK(name, ctx, MF_ERR_NULL, "field name is NULL");
   MF_CHECK(s->fam->vtu_begin, ctx, MF_ERR_UNSUPPORTED, "VTU output of %s spaces: not supported yet", s->fam->name);
+  MF_CHECK(s->ncomp == 1, ctx, MF_ERR_UNSUPPORTED, "VTU output of spaces of %d components: not supported yet", s->ncomp);
   MF_CALL(mf_space_check_mesh(s));
   const size_t plen = strlen(prefix);
   MF_CHECK(plen > 0 && prefix[plen - 1] != '/', ctx, MF_ERR_ARGUMENT,

@@ -235,7 +235,7 @@ static void spaces(mf_context ctx)
   EXPECT(mf_space_create(mesh, 2, NULL), MF_ERR_NULL, "output pointer space is NULL");
   EXPECT(mf_space_create(mesh, -1, &s), MF_ERR_ARGUMENT, "degree -1 out of range 1..8");
   T_CHECK(s == NULL, "a refused space must leave the handle NULL");
-  EXPECT(mf_space_create_components(mesh, 1, 3, &s), MF_ERR_UNSUPPORTED, "simplex");
+  EXPECT(mf_space_create_components(mesh, 1, 5, &s), MF_ERR_ARGUMENT, "components per DoF 5 out of range 1..4");
   s = (mf_space)1;
   EXPECT(mf_space_create_components(NULL, 1, 3, &s), MF_ERR_NULL, "mesh is NULL");
   T_CHECK(s == NULL, "a refused space must leave the handle NULL, also when the mesh is NULL");
@@ -288,8 +288,8 @@ static void simplices(void)
           (long long)n);
   EXPECT(mf_space_create(mesh, 0, &bad), MF_ERR_ARGUMENT, "degree 0 out of range 1..6");
   EXPECT(mf_space_create(mesh, 7, &bad), MF_ERR_ARGUMENT, "degree 7 out of range 1..6");
-  EXPECT(mf_space_create_components(mesh, 2, 0, &bad), MF_ERR_ARGUMENT, "components per DoF 0 out of range 1..3");
-  EXPECT(mf_space_create_components(mesh, 2, 4, &bad), MF_ERR_ARGUMENT, "components per DoF 4 out of range 1..3");
+  EXPECT(mf_space_create_components(mesh, 2, 0, &bad), MF_ERR_ARGUMENT, "components per DoF 0 out of range 1..4");
+  EXPECT(mf_space_create_components(mesh, 2, 5, &bad), MF_ERR_ARGUMENT, "components per DoF 5 out of range 1..4");
   EXPECT(mf_space_create_components(mesh, 9, 2, &bad), MF_ERR_ARGUMENT, "degree 9 out of range");
   T_CHECK(bad == NULL, "a refused space must leave the handle NULL");
   T_CALL(mf_space_create(mesh, 4, &s));

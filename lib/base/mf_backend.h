@@ -76,6 +76,15 @@ typedef struct mf_backend_ops_s {
     int (*prolongate)(struct mf_transfer_s *tr, mf_vector coarse, mf_vector fine);
     int (*restriction)(struct mf_transfer_s *tr, mf_vector fine, mf_vector coarse);
   } transfer;
+  struct {
+    /* the hex family's operators of a physics given as source (lib/hex/mf_hex_physics.h) on the device
+     * (lib/cuda/physics.cu): its kernels compiled for the operator's shape (NVRTC, cached), the stored
+     * data made there, op->ops (apply, residual, destroy); a copy in float; the stored data copied to
+     * the host in the cpu layout (ncells x nqp x lay.n) */
+    int (*hex_setup)(mf_operator op);
+    int (*hex_single)(mf_operator op, mf_operator like);
+    int (*hex_qdata_to_host)(mf_operator op, double *host);
+  } physics;
   /* the simplex family's device operators (NULL: the CPU kernels of lib/simplex/ops_cpu.c) */
   const struct mf_simplex_backend_ops_s *simplex;
 } mf_backend_ops;

@@ -12,5 +12,6 @@
 #define MF_MAX_DEGREE 8
 #define MF_MAX_N1 (MF_MAX_DEGREE + 1)
 #define MF_MAX_NQ (MF_MAX_DEGREE + 2)
+#define MF_MAX_COMPONENTS 4 /* field components per DoF (mf_space_create_components, pointwise physics) */
 
 #endif

@@ -50,5 +50,7 @@ const mf_backend_ops mf_backend_ops_cuda = {
                  .free = mf_cuda_transfer_free,
                  .prolongate = mf_cuda_transfer_prolongate,
                  .restriction = mf_cuda_transfer_restrict},
+    /* lib/cuda/physics.cu: users' physics compiled by NVRTC (no float copy yet) */
+    .physics = {.hex_setup = mf_cuda_physics_setup, .hex_single = NULL, .hex_qdata_to_host = mf_cuda_physics_qdata_to_host},
     .simplex = &simplex_ops,
 };

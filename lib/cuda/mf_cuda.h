@@ -69,6 +69,11 @@ int mf_cuda_csr_ghost_rows(mf_operator A);
 size_t mf_cuda_assembly_table_bytes(mf_space space);
 /** mf_assembly_table_drop on the device. */
 void mf_cuda_assembly_table_drop(mf_space s);
+/** Users' physics on hexahedra (lib/cuda/physics.cu): the operator's kernels compiled by NVRTC (or taken
+ *  from the cache), its stored data made on the device, op->ops; its stored data to the host in the cpu
+ *  layout (ncells x nqp x entries). */
+int mf_cuda_physics_setup(mf_operator op);
+int mf_cuda_physics_qdata_to_host(mf_operator op, double *host);
 /** Copy A->vals (device memory, nnz doubles) to host. */
 int mf_cuda_csr_values_to_host(mf_operator A, double *host);
 

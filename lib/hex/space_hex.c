@@ -304,22 +304,87 @@ static double space_bytes(const struct mf_mesh_s *m, int degree, double *ndofs)
   return cells * (8.0 * npc + 64.0) + *ndofs * (8.0 * m->dim + 32.0);
 }
 
-/* Q_p on the forest (ncomp is 1: the family makes no spaces of several components). */
+/* One array of n entries per node made into n * nc entries, node i's value at i * nc + c (size: bytes
+ * per entry). */
+static int expand_array(mf_context ctx, void **a, size_t n, int nc, size_t size)
+{
+  if (!*a) return 0;
+  unsigned char *b = NULL, *old = (unsigned char *)*a;
+  MF_CALL(MF_CALLOC(ctx, n * (size_t)nc * size + 1, &b));
+  for (size_t i = 0; i < n; i++)
+    for (int c = 0; c < nc; c++) memcpy(b + (i * (size_t)nc + (size_t)c) * size, old + i * size, size);
+  free(old);
+  *a = b;
+  return 0;
+}
+
+/* The same for a list of node indices (exchange lists, the Dirichlet list): node i becomes the entries
+ * i * nc .. i * nc + nc - 1, in order. */
+static int expand_list(mf_context ctx, int **a, int n, int nc)
+{
+  int *b = NULL;
+  MF_CALL(MF_CALLOC(ctx, (size_t)n * nc + 1, &b));
+  for (int i = 0; i < n; i++)
+    for (int c = 0; c < nc; c++) b[(size_t)i * nc + c] = (*a)[i] * nc + c;
+  free(*a);
+  *a = b;
+  return 0;
+}
+
+/* A space of nc components from its scalar numbering (made above): the components of a node are
+ * interleaved (entry node * nc + c), as on simplex spaces; cell_nodes keeps the nodes, and every per-DoF
+ * array (marks, owners, points, exchange lists, sizes) is widened to the entries. Not collective. */
+static int expand_components(mf_space s, int nc)
+{
+  mf_context ctx = s->ctx;
+  const size_t n = (size_t)s->nlocal;
+  mf_exchange *ex = &s->ex;
+  MF_CALL(expand_array(ctx, (void **)&s->bc, n, nc, sizeof *s->bc));
+  MF_CALL(expand_list(ctx, &s->bc_list, s->nbc, nc));
+  MF_CALL(expand_array(ctx, (void **)&s->dof_owner, n, nc, sizeof *s->dof_owner));
+  MF_CALL(expand_array(ctx, (void **)&s->dof_pos, n, nc, sizeof *s->dof_pos));
+  MF_CALL(expand_array(ctx, (void **)&s->coords, n, nc, sizeof *s->coords * (size_t)s->dim));
+  if (ex->nneigh) {
+    const int nsend = ex->send_off[ex->nneigh], nrecv = ex->recv_off[ex->nneigh];
+    MF_CALL(expand_list(ctx, &ex->send_idx, nsend, nc));
+    MF_CALL(expand_list(ctx, &ex->recv_idx, nrecv, nc));
+    for (int k = 0; k <= ex->nneigh; k++) {
+      ex->send_off[k] *= nc;
+      ex->recv_off[k] *= nc;
+    }
+    const size_t nbuf = (size_t)(nsend > nrecv ? nsend : nrecv) * nc;
+    free(ex->send_buf);
+    free(ex->recv_buf);
+    ex->send_buf = ex->recv_buf = NULL;
+    MF_CALL(MF_CALLOC(ctx, nbuf + 1, &ex->send_buf));
+    MF_CALL(MF_CALLOC(ctx, nbuf + 1, &ex->recv_buf));
+  }
+  s->nbc *= nc;
+  s->nowned *= nc;
+  s->nlocal *= nc;
+  s->nglobal *= nc;
+  s->global_offset *= nc;
+  return 0;
+}
+
+/* Q_p on the forest, of ncomp components (1..MF_MAX_COMPONENTS) interleaved per node. */
 int mf_hex_space_create(mf_mesh mesh, int degree, int ncomp, mf_space *space)
 {
-  (void)ncomp;
   mf_context ctx = mesh->ctx;
   MF_CHECK(degree >= 1 && degree <= MF_MAX_DEGREE, ctx, MF_ERR_ARGUMENT,
            "degree %d out of range 1..%d", degree, MF_MAX_DEGREE);
+  MF_CHECK(ncomp >= 1 && ncomp <= MF_MAX_COMPONENTS, ctx, MF_ERR_ARGUMENT,
+           "components per DoF %d out of range 1..%d", ncomp, MF_MAX_COMPONENTS);
   /* Collective: every step that can fail on one rank alone (memory, CUDA) is agreed on before the
    * next collective step (p4est_lnodes, the exchanges), so no rank waits for one that returned. */
   double ndofs = 0.0;
   const double bytes = space_bytes(mesh, degree, &ndofs);
   int ierr = 0;
-  if (ndofs > INT32_MAX)
+  if (ndofs * ncomp > INT32_MAX)
     ierr = mf_error_set(ctx, MF_ERR_ARGUMENT, __FILE__, __LINE__, __func__,
-                        "degree %d on %lld cells of this rank makes about %.3g DoFs per rank; at most %d: use more ranks",
-                        degree, (long long)mesh->ncells_local, ndofs, INT32_MAX);
+                        "degree %d on %lld cells of this rank makes about %.3g DoFs per rank (of %d components); at "
+                        "most %d: use more ranks",
+                        degree, (long long)mesh->ncells_local, ndofs * ncomp, ncomp, INT32_MAX);
   if (!ierr) {
     char what[96];
     snprintf(what, sizeof what, "a degree-%d space on %lld cells", degree, (long long)mesh->ncells_global);
@@ -332,7 +397,7 @@ int mf_hex_space_create(mf_mesh mesh, int degree, int ncomp, mf_space *space)
     free(s);
     return ierr;
   }
-  mf_space_init(s, mesh, degree, 1);
+  mf_space_init(s, mesh, degree, ncomp);
   *space = s; /* from here on a failure is agreed on and the space destroyed by mf_space_create */
   s->npc = s->dim == 2 ? s->n1 * s->n1 : s->n1 * s->n1 * s->n1;
   double w[MF_MAX_N1];
@@ -363,6 +428,7 @@ int mf_hex_space_create(mf_mesh mesh, int degree, int ncomp, mf_space *space)
   if (!ierr && (ctx->backend == MF_BACKEND_CPU || ctx->size > 1 || !s->owners_complete))
     ierr = mf_hex_node_points(s);
   mf_phase_end(ctx, MF_PHASE_COORDINATES, t0);
+  if (!ierr && ncomp > 1) ierr = expand_components(s, ncomp);
   return ierr;
 }
 
@@ -395,7 +461,7 @@ void mf_space_cell_coords(mf_space space, int cell, double *X)
   const int *nodes = &space->cell_nodes[(size_t)cell * npc];
   double comp[MF_MAX_N1 * MF_MAX_N1 * MF_MAX_N1];
   for (int k = 0; k < dim; k++) {
-    for (int node = 0; node < npc; node++) comp[node] = space->coords[(size_t)nodes[node] * dim + k];
+    for (int node = 0; node < npc; node++) comp[node] = space->coords[(size_t)nodes[node] * space->ncomp * dim + k];
     mf_hanging_apply(dim, space->n1, space->face_code[cell], space->hanging_P, comp, 0);
     for (int node = 0; node < npc; node++) X[node * dim + k] = comp[node];
   }

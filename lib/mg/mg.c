@@ -112,7 +112,7 @@ static int build_levels(mf_mg m, mf_operator A)
       l->op = A;
       l->borrowed = 1;
     } else {
-      MF_CALL(mf_space_create(fine->mesh, p, &l->space));
+      MF_CALL(mf_space_create_components(fine->mesh, p, fine->ncomp, &l->space));
     }
     if (p <= 1) break;
   }
@@ -126,7 +126,7 @@ static int build_levels(mf_mg m, mf_operator A)
     mg_level *l = &m->lv[n++];
     m->nlevels = n;
     l->mesh = coarse;
-    MF_CALL(mf_space_create(coarse, 1, &l->space));
+    MF_CALL(mf_space_create_components(coarse, 1, fine->ncomp, &l->space));
     prev = coarse;
   }
   for (int k = 0; k < n / 2; k++) { /* coarsest first */
@@ -251,6 +251,8 @@ static int multigrid_check(mf_operator op)
   MF_CHECK(op->space->fam->mesh_coarsen && op->space->fam->transfer_create, op->ctx, MF_ERR_UNSUPPORTED,
            "multigrid needs coarser copies of the mesh: not available on %s meshes (use Jacobi or Chebyshev)",
            op->space->fam->name);
+  MF_CHECK(op->space->ncomp == 1 || op->ctx->backend == MF_BACKEND_CPU, op->ctx, MF_ERR_UNSUPPORTED,
+           "multigrid on spaces of %d components: on the cpu backend only (use Jacobi or Chebyshev)", op->space->ncomp);
   /* its levels: the operator made again on the coarser spaces, and in single precision */
   MF_CHECK(op->type->create_like && op->type->create_single, op->ctx, MF_ERR_UNSUPPORTED,
            "multigrid needs a matrix-free mass, Laplace or Helmholtz operator, not %s operator",

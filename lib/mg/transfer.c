@@ -59,6 +59,8 @@ int mf_transfer_create(mf_space coarse, mf_space fine, mf_precision prec, mf_tra
   *tr = NULL;
   MF_CHECK(coarse->dim == fine->dim && coarse->ctx == fine->ctx, ctx, MF_ERR_INCOMPATIBLE,
            "multigrid transfer between spaces of different dimensions or contexts");
+  MF_CHECK(coarse->ncomp == fine->ncomp, ctx, MF_ERR_INCOMPATIBLE,
+           "multigrid transfer between spaces of %d and %d components", coarse->ncomp, fine->ncomp);
   const int pkind = coarse->mesh == fine->mesh;
   MF_CHECK(pkind ? coarse->degree <= fine->degree : coarse->degree == fine->degree, ctx, MF_ERR_INCOMPATIBLE,
            "multigrid transfer: degrees %d (coarse) and %d (fine) on %s mesh", coarse->degree, fine->degree,
@@ -158,7 +160,7 @@ static inline void vset(mf_vector v, int i, double x)
 static int prolongate_cpu(mf_transfer tr, const mf_vector uc, mf_vector vf)
 {
   const mf_space c = tr->coarse, f = tr->fine;
-  const int npcc = c->npc, npcf = f->npc, n1 = f->n1;
+  const int npcc = c->npc, npcf = f->npc, n1 = f->n1, ncomp = f->ncomp;
   double identity[MF_MAX_N1 * MF_MAX_N1];
   for (int i = 0; i < n1 * n1; i++) identity[i] = (i / n1) == (i % n1);
 #pragma omp parallel for schedule(static)
@@ -170,13 +172,20 @@ static int prolongate_cpu(mf_transfer tr, const mf_vector uc, mf_vector vf)
 #pragma omp for schedule(static)
     for (int K = 0; K < c->ncells; K++) {
       const int *nc = &c->cell_nodes[(size_t)K * npcc];
-      for (int k = 0; k < npcc; k++) uK[k] = c->bc[nc[k]] ? 0.0 : vget(uc, nc[k]);
-      mf_hanging_apply(c->dim, c->n1, c->face_code[K], c->hanging_P, uK, 0);
-      for (int j = tr->first[K]; j < tr->first[K + 1]; j++) {
-        cell_interpolate(tr, j, uK, val, t1, t2, 0, identity);
-        const int *nf = &f->cell_nodes[(size_t)j * npcf];
-        for (int k = 0; k < npcf; k++) /* each fine DoF from its owner cell: one writer */
-          if (f->dof_owner[nf[k]] == j && f->dof_pos[nf[k]] == k) vset(vf, nf[k], val[k]);
+      for (int comp = 0; comp < ncomp; comp++) { /* components alike, each on its own (entry node * ncomp + comp) */
+        for (int k = 0; k < npcc; k++) {
+          const int i = nc[k] * ncomp + comp;
+          uK[k] = c->bc[i] ? 0.0 : vget(uc, i);
+        }
+        mf_hanging_apply(c->dim, c->n1, c->face_code[K], c->hanging_P, uK, 0);
+        for (int j = tr->first[K]; j < tr->first[K + 1]; j++) {
+          cell_interpolate(tr, j, uK, val, t1, t2, 0, identity);
+          const int *nf = &f->cell_nodes[(size_t)j * npcf];
+          for (int k = 0; k < npcf; k++) { /* each fine DoF from its owner cell: one writer */
+            const int i = nf[k] * ncomp + comp;
+            if (f->dof_owner[i] == j && f->dof_pos[i] == k) vset(vf, i, val[k]);
+          }
+        }
       }
     }
   }
@@ -186,7 +195,7 @@ static int prolongate_cpu(mf_transfer tr, const mf_vector uc, mf_vector vf)
 static int restrict_cpu(mf_transfer tr, const mf_vector wf, mf_vector yc)
 {
   const mf_space c = tr->coarse, f = tr->fine;
-  const int npcc = c->npc, npcf = f->npc, n1 = f->n1;
+  const int npcc = c->npc, npcf = f->npc, n1 = f->n1, ncomp = f->ncomp;
   double identity[MF_MAX_N1 * MF_MAX_N1];
   for (int i = 0; i < n1 * n1; i++) identity[i] = (i / n1) == (i % n1);
   MF_CALL(mf_space_colors(c));
@@ -201,18 +210,24 @@ static int restrict_cpu(mf_transfer tr, const mf_vector wf, mf_vector yc)
 #pragma omp for schedule(static)
       for (int kk = c->color_off[col]; kk < c->color_off[col + 1]; kk++) {
         const int K = c->color_cells[kk];
-        for (int k = 0; k < npcc; k++) acc[k] = 0.0;
-        for (int j = tr->first[K]; j < tr->first[K + 1]; j++) {
-          const int *nf = &f->cell_nodes[(size_t)j * npcf];
-          for (int k = 0; k < npcf; k++)
-            loc[k] = (f->dof_owner[nf[k]] == j && f->dof_pos[nf[k]] == k) ? vget(wf, nf[k]) : 0.0;
-          cell_interpolate(tr, j, loc, tmp, t1, t2, 1, identity);
-          for (int k = 0; k < npcc; k++) acc[k] += tmp[k];
+        for (int comp = 0; comp < ncomp; comp++) {
+          for (int k = 0; k < npcc; k++) acc[k] = 0.0;
+          for (int j = tr->first[K]; j < tr->first[K + 1]; j++) {
+            const int *nf = &f->cell_nodes[(size_t)j * npcf];
+            for (int k = 0; k < npcf; k++) {
+              const int i = nf[k] * ncomp + comp;
+              loc[k] = (f->dof_owner[i] == j && f->dof_pos[i] == k) ? vget(wf, i) : 0.0;
+            }
+            cell_interpolate(tr, j, loc, tmp, t1, t2, 1, identity);
+            for (int k = 0; k < npcc; k++) acc[k] += tmp[k];
+          }
+          mf_hanging_apply(c->dim, c->n1, c->face_code[K], c->hanging_P, acc, 1);
+          const int *nc = &c->cell_nodes[(size_t)K * npcc];
+          for (int k = 0; k < npcc; k++) {
+            const int i = nc[k] * ncomp + comp;
+            if (!c->bc[i]) vset(yc, i, vget(yc, i) + acc[k]);
+          }
         }
-        mf_hanging_apply(c->dim, c->n1, c->face_code[K], c->hanging_P, acc, 1);
-        const int *nc = &c->cell_nodes[(size_t)K * npcc];
-        for (int k = 0; k < npcc; k++)
-          if (!c->bc[nc[k]]) vset(yc, nc[k], vget(yc, nc[k]) + acc[k]);
       }
     }
   }

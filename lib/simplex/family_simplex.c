@@ -143,5 +143,6 @@ const mf_family mf_family_simplex = {
     .l2_error = simplex_l2_error,
     .h1_error = simplex_h1_error,
     .operator_create = mf_simplex_operator_create,
+    .physics_create = mf_simplex_physics_create,
     .vtu_begin = NULL, /* VTU output of simplex spaces: not yet */
 };

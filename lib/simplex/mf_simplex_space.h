@@ -60,6 +60,8 @@ int mf_simplex_space_h1_cells(mf_space space, const double *uh, mf_gradient_fn g
  *  an operator type of its own that assembles rowwise), made by mf_operator_create_*. */
 int mf_simplex_operator_create(mf_space space, mf_op_kind kind, mf_quadrature quad, double a, double b,
                                mf_coefficient_fn c, void *user, mf_operator *op);
+/** The family's operators of a pointwise physics (lib/simplex/physics_simplex.c; ph: lib/physics/mf_physics.h). */
+int mf_simplex_physics_create(mf_space space, const struct mf_phys_s *ph, mf_quadrature quad, mf_operator *op);
 
 /* ------------------------------------------------------------------ assembled operators */
 

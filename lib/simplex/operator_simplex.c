@@ -177,9 +177,7 @@ static int create(mf_space space, mf_op_kind kind, mf_quadrature quad, int qdegr
 int mf_simplex_operator_create(mf_space space, mf_op_kind kind, mf_quadrature quad, double a, double b,
                                mf_coefficient_fn c, void *user, mf_operator *op)
 {
-  MF_CHECK(space->ncomp == 1, space->ctx, MF_ERR_INCOMPATIBLE,
-           "mass, Laplace and Helmholtz operators act on scalar spaces (this one has %d components)", space->ncomp);
-  simplex_kind *k = NULL;
+  simplex_kind *k = NULL; /* a scalar space (mf_operator_create_pointwise) */
   MF_CALL(MF_CALLOC_AGREED(space->ctx, 1, &k));
   /* the rule: degree 2p (exact for the mass and stiffness of affine cells), 2p + 2 for MF_QUAD_GAUSS_P2 */
   const int qdegree = 2 * space->degree + (quad == MF_QUAD_GAUSS_P2 ? 2 : 0);

@@ -250,7 +250,8 @@ int mf_simplex_space_create(mf_mesh mesh, int degree, int ncomp, mf_space *space
   MF_CHECK(degree >= 1 && degree <= MF_SIMPLEX_MAX_DEGREE, ctx, MF_ERR_ARGUMENT,
            "degree %d out of range 1..%d on a simplex mesh", degree, MF_SIMPLEX_MAX_DEGREE);
   MF_CALL(mf_simplex_backend_check(ctx, degree));
-  MF_CHECK(ncomp >= 1 && ncomp <= 3, ctx, MF_ERR_ARGUMENT, "components per DoF %d out of range 1..3", ncomp);
+  MF_CHECK(ncomp >= 1 && ncomp <= MF_MAX_COMPONENTS, ctx, MF_ERR_ARGUMENT, "components per DoF %d out of range 1..%d", ncomp,
+           MF_MAX_COMPONENTS);
   const mf_simplex_mesh *m = (const mf_simplex_mesh *)mesh->fdata;
   const int dim = m->dim;
   double t0 = mf_phase_begin(ctx);

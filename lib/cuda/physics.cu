@@ -1,0 +1,465 @@
+// physics.cu -- users' physics on the device (the backend table's physics entries): the source of a
+// physics compiled at run time by NVRTC together with the kernels of physics_jit.cuh, for one operator
+// shape (dim, degree, points, components, cells per block, the functions present), into a cubin kept
+// in the cache folder (lib/physics/source.c) and loaded with the runtime's library API; then the
+// stored data made on the device (mfree_setup, one block where it serves), the product and the
+// residual. A library loaded once in a process serves every operator of the same key.
+#include "mf_cuda_common.cuh"
+#include "hex/mf_hex_physics.h"
+
+#include <nvrtc.h>
+
+#include <stdio.h>
+#include <string>
+
+extern "C" {
+extern const int mf_jit_nheaders;
+extern const char *const mf_jit_header_names[];
+extern const char *const mf_jit_header_texts[];
+}
+
+namespace {
+
+// what a C source may include besides the library's headers
+const char *stub_names[] = {"stddef.h", "math.h", "stdint.h"};
+const char *stub_texts[] = {
+    "#pragma once\ntypedef decltype(sizeof(0)) size_t;\ntypedef decltype((int *)0 - (int *)0) ptrdiff_t;\n"
+    "#ifndef NULL\n#define NULL 0\n#endif\n",
+    "#pragma once\n#define M_PI 3.14159265358979323846\n#define M_E 2.7182818284590452354\n"
+    "#define NAN __builtin_nan(\"\")\n#define INFINITY __builtin_inf()\n",
+    "#pragma once\ntypedef signed char int8_t;\ntypedef short int16_t;\ntypedef int int32_t;\ntypedef long long int64_t;\n"
+    "typedef unsigned char uint8_t;\ntypedef unsigned short uint16_t;\ntypedef unsigned int uint32_t;\n"
+    "typedef unsigned long long uint64_t;\n"};
+
+struct loaded {
+  mf_context ctx;
+  std::string key;
+  cudaLibrary_t lib;
+  loaded *next;
+};
+loaded *loaded_list = nullptr; // the libraries loaded in this process, by context
+
+void unload_context(void *arg)
+{
+  mf_context ctx = (mf_context)arg;
+  for (loaded **p = &loaded_list; *p;) {
+    if ((*p)->ctx == ctx) {
+      loaded *l = *p;
+      *p = l->next;
+      cudaLibraryUnload(l->lib);
+      delete l;
+    } else p = &(*p)->next;
+  }
+}
+
+struct phys_dev {
+  cudaKernel_t setup, apply_full, apply_one, check, copy, residual;
+  double *B, *D, *qw, *k;
+  double *qd;
+  float *qdf; // a copy in float: not made on this backend yet (NULL)
+  int cpb, nt;
+  size_t shmem;
+};
+
+phys_dev *dev_of(mf_operator op) { return (phys_dev *)mf_hexphys(op)->dev; }
+
+int cuda_fail(mf_context ctx, cudaError_t e, const char *what)
+{
+  return mf_error_set(ctx, MF_ERR_CUDA, __FILE__, __LINE__, __func__, "%s: %s", what, cudaGetErrorString(e));
+}
+
+// cells per block: about 256 threads, at least one cell
+int cells_per_block(int nqp) { return nqp >= 256 ? 1 : 256 / nqp; }
+
+// the text NVRTC compiles: the shape, the library's headers, the user's source, the glue, the kernels
+std::string program(const mf_hex_phys *h, const mf_space s, int cpb, int ns_full, int ns_one)
+{
+  const mf_phys *ph = &h->ph;
+  char buf[512];
+  std::string t;
+  snprintf(buf, sizeof buf,
+           "#define MF_DIM %d\n#define MF_N1 %d\n#define MF_NQ %d\n#define MF_NC %d\n#define MF_CPB %d\n"
+           "#define MF_HAS0 %d\n#define MF_HAS1 %d\n#define MF_HAS2 %d\n#define MF_HAS3 %d\n#define MF_HASF0 %d\n"
+           "#define MF_HASF1 %d\n#define MF_NS_FULL %d\n#define MF_NS_ONE %d\n",
+           s->dim, s->n1, h->basis.nq, s->ncomp, cpb, h->lay.has[0], h->lay.has[1], h->lay.has[2], h->lay.has[3],
+           ph->src_has[0], ph->src_has[1], ns_full, ns_one);
+  t += buf;
+  t += "#include \"physics/mf_physics.h\"\n#include \"hanging/mf_hanging.h\"\n";
+  t += "#line 1 \"";
+  t += mf_phys_source_origin(ph);
+  t += "\"\n";
+  t += mf_phys_source_text(ph);
+  t += "\n#line 1 \"mfree glue\"\n";
+  const char *sig = "(int t, int dim, int nc, const double *u, const double *du, const double *x, const double *k, double *out)";
+  for (int w = 0; w < 2; w++) { // mfree_f (f0, f1), mfree_g (g0..g3)
+    t += w ? "__device__ inline void mfree_g" : "__device__ inline void mfree_f";
+    t += sig;
+    t += "\n{\n  switch (t) {\n";
+    for (int i = 0; i < (w ? 4 : 2); i++) {
+      const char *name = mf_phys_source_name(ph, w ? 2 + i : i);
+      if (!name) continue;
+      snprintf(buf, sizeof buf, "  case %d: %s(dim, nc, u, du, x, k, out); break;\n", i, name);
+      t += buf;
+    }
+    t += "  default: break;\n  }\n}\n";
+  }
+  t += "#include \"cuda/physics_jit.cuh\"\n";
+  return t;
+}
+
+// The device's architecture, "sm_90".
+int arch(mf_context ctx, char *out, size_t n)
+{
+  int dev = 0, major = 0, minor = 0;
+  cudaError_t e = cudaGetDevice(&dev);
+  if (e == cudaSuccess) e = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev);
+  if (e == cudaSuccess) e = cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev);
+  if (e != cudaSuccess) return cuda_fail(ctx, e, "the device's compute capability");
+  snprintf(out, n, "sm_%d%d", major, minor);
+  return 0;
+}
+
+// The library of the program: loaded already in this process, from the cache, or compiled now.
+int library(mf_context ctx, const std::string &prog, cudaLibrary_t *lib)
+{
+  char sm[16], key[17], dir[1024], name[64];
+  MF_CALL(arch(ctx, sm, sizeof sm));
+  std::string headers;
+  for (int i = 0; i < mf_jit_nheaders; i++) headers += mf_jit_header_texts[i];
+  int nvmajor = 0, nvminor = 0;
+  nvrtcVersion(&nvmajor, &nvminor);
+  char nvv[32];
+  snprintf(nvv, sizeof nvv, "nvrtc %d.%d", nvmajor, nvminor);
+  const char *parts[6] = {"mfree " MF_LIB_VERSION, "cuda", sm, nvv, headers.c_str(), prog.c_str()};
+  mf_jit_key(parts, 6, key);
+  for (loaded *l = loaded_list; l; l = l->next)
+    if (l->ctx == ctx && l->key == key) {
+      *lib = l->lib;
+      ctx->jit_loaded++;
+      return 0;
+    }
+  const double t0 = mf_phase_begin(ctx);
+  snprintf(name, sizeof name, "cuda-%s.cubin", key);
+  const int cached = !mf_jit_cache_dir(ctx, dir, sizeof dir);
+  void *bin = NULL;
+  size_t nbin = 0;
+  int ierr = 0;
+  *lib = NULL;
+  if (cached && mf_jit_cache_read(dir, name, &bin, &nbin) == 1) {
+    if (cudaLibraryLoadData(lib, bin, NULL, NULL, 0, NULL, NULL, 0) == cudaSuccess) ctx->jit_loaded++;
+    else {
+      cudaGetLastError();
+      *lib = NULL;
+    }
+  }
+  free(bin);
+  bin = NULL;
+  if (!*lib) { // compile: a miss, or an entry that does not load (corrupt, another driver)
+    if (cached) mf_jit_cache_remove(dir, name);
+    const char *hn[16], *ht[16];
+    int nh = 0;
+    for (int i = 0; i < mf_jit_nheaders && nh < 13; i++, nh++) hn[nh] = mf_jit_header_names[i], ht[nh] = mf_jit_header_texts[i];
+    for (int i = 0; i < 3; i++, nh++) hn[nh] = stub_names[i], ht[nh] = stub_texts[i];
+    nvrtcProgram p;
+    nvrtcResult r = nvrtcCreateProgram(&p, prog.c_str(), "mfree_physics.cu", nh, ht, hn);
+    if (r != NVRTC_SUCCESS) {
+      mf_phase_end(ctx, MF_PHASE_COMPILE, t0);
+      return mf_error_set(ctx, MF_ERR_CUDA, __FILE__, __LINE__, __func__, "NVRTC: %s", nvrtcGetErrorString(r));
+    }
+    char archopt[40];
+    snprintf(archopt, sizeof archopt, "--gpu-architecture=%s", sm);
+    const char *opts[] = {archopt, "-default-device", "--std=c++17", "-DMFREE_JIT"};
+    r = nvrtcCompileProgram(p, 4, opts);
+    ctx->jit_compiled++;
+    if (r != NVRTC_SUCCESS) {
+      size_t nlog = 0;
+      nvrtcGetProgramLogSize(p, &nlog);
+      std::string log(nlog + 1, '\0');
+      nvrtcGetProgramLog(p, &log[0]);
+      char cut[700];
+      snprintf(cut, sizeof cut, "%s", log.c_str());
+      ierr = mf_error_set(ctx, MF_ERR_ARGUMENT, __FILE__, __LINE__, __func__,
+                          "the physics source did not compile (NVRTC, %s):\n%s", nvrtcGetErrorString(r), cut);
+    } else {
+      r = nvrtcGetCUBINSize(p, &nbin);
+      if (r == NVRTC_SUCCESS) {
+        bin = malloc(nbin);
+        r = bin ? nvrtcGetCUBIN(p, (char *)bin) : NVRTC_ERROR_OUT_OF_MEMORY;
+      }
+      if (r != NVRTC_SUCCESS)
+        ierr = mf_error_set(ctx, MF_ERR_CUDA, __FILE__, __LINE__, __func__, "NVRTC: no cubin: %s", nvrtcGetErrorString(r));
+    }
+    nvrtcDestroyProgram(&p);
+    if (!ierr) {
+      cudaError_t e = cudaLibraryLoadData(lib, bin, NULL, NULL, 0, NULL, NULL, 0);
+      if (e != cudaSuccess) ierr = cuda_fail(ctx, e, "loading the compiled physics");
+    }
+    if (!ierr && cached) mf_jit_cache_write(dir, name, bin, nbin); // a failed write costs the next run a compile
+    free(bin);
+  }
+  mf_phase_end(ctx, MF_PHASE_COMPILE, t0);
+  if (ierr) return ierr;
+  loaded *l = new loaded{ctx, key, *lib, loaded_list};
+  const bool first = [&] {
+    for (loaded *o = loaded_list; o; o = o->next)
+      if (o->ctx == ctx) return false;
+    return true;
+  }();
+  loaded_list = l;
+  if (first) MF_CALL(mf_context_on_release(ctx, unload_context, ctx));
+  return 0;
+}
+
+int kernel(mf_context ctx, cudaLibrary_t lib, const char *name, cudaKernel_t *k)
+{
+  cudaError_t e = cudaLibraryGetKernel(k, lib, name);
+  if (e != cudaSuccess) return cuda_fail(ctx, e, name);
+  return 0;
+}
+
+int launch(mf_context ctx, cudaKernel_t k, unsigned grid, unsigned block, size_t shmem, void **args, const char *what)
+{
+  if (!grid) return 0;
+  cudaError_t e = cudaLaunchKernel((const void *)k, dim3(grid), dim3(block), args, shmem, 0);
+  if (e == cudaSuccess) e = cudaGetLastError();
+#ifdef MFREE_DEBUG_SYNC
+  if (e == cudaSuccess) e = cudaDeviceSynchronize();
+#endif
+  if (e != cudaSuccess) return cuda_fail(ctx, e, what);
+  return 0;
+}
+
+void free_dev(phys_dev *d)
+{
+  if (!d) return;
+  cudaFree(d->B);
+  cudaFree(d->D);
+  cudaFree(d->qw);
+  cudaFree(d->k);
+  cudaFree(d->qd);
+  cudaFree(d->qdf);
+  delete d;
+}
+
+int destroy_op(mf_operator op)
+{
+  free_dev(dev_of(op));
+  mf_hexphys(op)->dev = NULL;
+  return 0;
+}
+
+int apply_op(mf_operator op, mf_vector x, mf_vector y)
+{
+  const mf_space s = op->space;
+  const mf_cuda_space *ds = (const mf_cuda_space *)s->dev;
+  phys_dev *d = dev_of(op);
+  const mf_hex_phys *h = mf_hexphys(op);
+  const int *cells = ds->cell_nodes, *order = ds->atomic_cells;
+  const short *mask = (const short *)ds->mask;
+  const double *P = ds->mask ? ds->P : NULL;
+  int ncells = s->ncells;
+  const double *xd = x->data;
+  double *yd = y->data;
+  void *args[] = {(void *)&cells, (void *)&order, (void *)&mask, (void *)&d->B, (void *)&d->D, (void *)&P,
+                  (void *)&d->qw, (void *)&d->qd, (void *)&d->qdf, (void *)&ncells, (void *)&xd, (void *)&yd};
+  return launch(op->ctx, h->lay.nb == 1 ? d->apply_one : d->apply_full, (unsigned)((ncells + d->cpb - 1) / d->cpb),
+                (unsigned)d->nt, d->shmem, args, "physics apply");
+}
+
+// the first flagged point (cell << 20 | q), or -1
+long long first_flag(mf_context ctx, unsigned long long *flag_dev, int *ierr)
+{
+  unsigned long long v = ~0ull;
+  cudaError_t e = cudaMemcpy(&v, flag_dev, sizeof v, cudaMemcpyDeviceToHost);
+  if (e != cudaSuccess) {
+    *ierr = cuda_fail(ctx, e, "reading the set-up's checks");
+    return -1;
+  }
+  return v == ~0ull ? -1 : (long long)v;
+}
+
+// "x = (...)" of point q of cell e (the host's geometry)
+void point_text(mf_operator op, int cell, int q, char *buf, size_t n)
+{
+  const mf_space s = op->space;
+  const mf_hex_phys *h = mf_hexphys(op);
+  double xq[3 * MF_MAX_NQ * MF_MAX_NQ * MF_MAX_NQ];
+  mf_geom_work gw;
+  snprintf(buf, n, "(unknown)");
+  if (mf_space_host_coords(s) || mf_geom_work_init(s, &h->basis, &gw)) return;
+  mf_cell_points(s, &h->basis, cell, &gw, xq);
+  mf_geom_work_free(&gw);
+  int len = snprintf(buf, n, "(");
+  for (int k = 0; k < s->dim; k++) len += snprintf(buf + len, n - (size_t)len, k ? ", %g" : "%g", xq[q * s->dim + k]);
+  snprintf(buf + len, n - (size_t)len, ")");
+}
+
+int residual_op(mf_operator op, mf_vector u, mf_vector r)
+{
+  const mf_space s = op->space;
+  const mf_cuda_space *ds = (const mf_cuda_space *)s->dev;
+  phys_dev *d = dev_of(op);
+  const mf_hex_phys *h = mf_hexphys(op);
+  mf_context ctx = op->ctx;
+  unsigned long long *flag = NULL;
+  cudaError_t e = cudaMalloc((void **)&flag, sizeof *flag);
+  if (e != cudaSuccess) return cuda_fail(ctx, e, "a flag of the residual");
+  cudaMemset(flag, 0xff, sizeof *flag);
+  const int *cells = ds->cell_nodes;
+  const short *mask = (const short *)ds->mask;
+  const double *P = ds->mask ? ds->P : NULL, *coords = ds->coords, *ud = u->data;
+  double *rd = r->data;
+  int cstride = s->ncomp * s->dim, ncells = s->ncells;
+  void *args[] = {(void *)&cells, (void *)&mask, (void *)&coords, (void *)&cstride, (void *)&d->B, (void *)&d->D,
+                  (void *)&P, (void *)&d->qw, (void *)&d->k, (void *)&ncells, (void *)&ud, (void *)&rd, (void *)&flag};
+  int ierr = launch(ctx, d->residual, (unsigned)((ncells + d->cpb - 1) / d->cpb), (unsigned)d->nt, d->shmem, args,
+                    "physics residual");
+  const long long bad = ierr ? -1 : first_flag(ctx, flag, &ierr);
+  cudaFree(flag);
+  if (!ierr && bad >= 0) {
+    char xs[96];
+    point_text(op, (int)(bad >> 20), (int)(bad & 0xfffff), xs, sizeof xs);
+    ierr = mf_error_set(ctx, MF_ERR_ARGUMENT, __FILE__, __LINE__, __func__,
+                        "physics '%s': f0 or f1 gave a value that is not finite at quadrature point %d of cell %d (rank "
+                        "%d), x = %s: the pointwise functions must give finite values",
+                        h->ph.name, (int)(bad & 0xfffff), (int)(bad >> 20), ctx->rank, xs);
+  }
+  return ierr;
+}
+
+template <class T>
+int upload(mf_context ctx, T **dst, const T *src, size_t n, const char *what)
+{
+  cudaError_t e = cudaMalloc((void **)dst, sizeof(T) * (n ? n : 1));
+  if (e == cudaSuccess && n) e = cudaMemcpy(*dst, src, sizeof(T) * n, cudaMemcpyHostToDevice);
+  if (e != cudaSuccess) return cuda_fail(ctx, e, what);
+  return 0;
+}
+
+// the kernels and basis of op (its library compiled or found)
+int make_dev(mf_operator op, phys_dev **out)
+{
+  mf_context ctx = op->ctx;
+  const mf_space s = op->space;
+  mf_hex_phys *h = mf_hexphys(op);
+  phys_dev *d = new phys_dev();
+  *out = d;
+  mf_phys_layout one;
+  mf_phys_layout_make(s->dim, s->ncomp, 1, h->lay.has, &one);
+  d->cpb = cells_per_block(h->nqp);
+  d->nt = d->cpb * h->nqp;
+  const int nq = h->basis.nq, n1 = s->n1;
+  d->shmem = sizeof(double) * ((size_t)nq * n1 + (size_t)nq * nq + 2 * n1 * n1 + nq + (size_t)d->cpb * 2 * h->nqp);
+  cudaLibrary_t lib = NULL;
+  MF_CALL(library(ctx, program(h, s, d->cpb, h->lay.n, one.n), &lib));
+  MF_CALL(kernel(ctx, lib, "mfree_setup", &d->setup));
+  MF_CALL(kernel(ctx, lib, "mfree_apply_full", &d->apply_full));
+  MF_CALL(kernel(ctx, lib, "mfree_apply_one", &d->apply_one));
+  MF_CALL(kernel(ctx, lib, "mfree_one_block_check", &d->check));
+  MF_CALL(kernel(ctx, lib, "mfree_one_block_copy", &d->copy));
+  MF_CALL(kernel(ctx, lib, "mfree_residual", &d->residual));
+  const mf_basis1d *b = &h->basis;
+  MF_CALL(upload(ctx, &d->B, b->B, (size_t)nq * n1, "the basis"));
+  MF_CALL(upload(ctx, &d->D, b->D, (size_t)nq * nq, "the derivative matrix"));
+  MF_CALL(upload(ctx, &d->qw, b->qwts, (size_t)nq, "the weights"));
+  MF_CALL(upload(ctx, &d->k, h->ph.k, (size_t)MF_PHYS_MAX_CONSTANTS, "the constants"));
+  return 0;
+}
+
+} // namespace
+
+extern "C" int mf_cuda_physics_setup(mf_operator op)
+{
+  mf_context ctx = op->ctx;
+  const mf_space s = op->space;
+  const mf_cuda_space *ds = (const mf_cuda_space *)s->dev;
+  mf_hex_phys *h = mf_hexphys(op);
+  phys_dev *d = NULL;
+  int ierr = make_dev(op, &d);
+  h->dev = d;
+  op->ops.destroy = destroy_op;
+  op->ops.apply = apply_op;
+  op->ops.residual = residual_op;
+  if (ierr) return ierr;
+  const double t0 = mf_phase_begin(ctx);
+  const long long npts = (long long)s->ncells * h->nqp;
+  unsigned long long *flags = NULL;
+  int *differs = NULL;
+  cudaError_t e = cudaMalloc((void **)&d->qd, sizeof(double) * (size_t)npts * h->lay.n);
+  if (e == cudaSuccess) e = cudaMalloc((void **)&flags, 2 * sizeof *flags + sizeof(int));
+  if (e == cudaSuccess) e = cudaMemset(flags, 0xff, 2 * sizeof *flags);
+  if (e == cudaSuccess) e = cudaMemset(flags + 2, 0, sizeof(int));
+  if (e != cudaSuccess) ierr = cuda_fail(ctx, e, "the physics' stored data");
+  differs = (int *)(flags + 2);
+  if (!ierr) {
+    const int *cells = ds->cell_nodes;
+    const short *mask = (const short *)ds->mask;
+    const double *P = ds->mask ? ds->P : NULL, *coords = ds->coords;
+    int cstride = s->ncomp * s->dim, ncells = s->ncells;
+    unsigned long long *bad = flags, *nonfinite = flags + 1;
+    void *args[] = {(void *)&cells, (void *)&mask, (void *)&coords, (void *)&cstride, (void *)&d->B, (void *)&d->D,
+                    (void *)&P, (void *)&d->qw, (void *)&d->k, (void *)&ncells, (void *)&d->qd, (void *)&bad,
+                    (void *)&nonfinite};
+    ierr = launch(ctx, d->setup, (unsigned)((ncells + d->cpb - 1) / d->cpb), (unsigned)d->nt, d->shmem, args,
+                  "physics set-up");
+  }
+  long long bad = -1, nonfinite = -1;
+  if (!ierr) bad = first_flag(ctx, flags, &ierr);
+  if (!ierr) nonfinite = first_flag(ctx, flags + 1, &ierr);
+  if (!ierr && bad >= 0)
+    ierr = mf_error_set(ctx, MF_ERR_ARGUMENT, __FILE__, __LINE__, __func__,
+                        "degenerate cell %d: Jacobian determinant not positive at quadrature point %d", (int)(bad >> 20),
+                        (int)(bad & 0xfffff));
+  if (!ierr && nonfinite >= 0) {
+    char xs[96];
+    point_text(op, (int)(nonfinite >> 20), (int)(nonfinite & 0xfffff), xs, sizeof xs);
+    ierr = mf_error_set(ctx, MF_ERR_ARGUMENT, __FILE__, __LINE__, __func__,
+                        "physics '%s': a g-function gave a value that is not finite at quadrature point %d of cell %d "
+                        "(rank %d), x = %s: the pointwise functions must give finite values",
+                        h->ph.name, (int)(nonfinite & 0xfffff), (int)(nonfinite >> 20), ctx->rank, xs);
+  }
+  if (!ierr && s->ncomp > 1 && npts > 0) { // one block where every point allows it
+    void *args[] = {(void *)&d->qd, (void *)&npts, (void *)&differs};
+    ierr = launch(ctx, d->check, (unsigned)((npts + 255) / 256), 256, 0, args, "physics one-block check");
+    int diff = 1;
+    if (!ierr && (e = cudaMemcpy(&diff, differs, sizeof diff, cudaMemcpyDeviceToHost)) != cudaSuccess)
+      ierr = cuda_fail(ctx, e, "the one-block check");
+    if (!ierr && !diff) {
+      mf_phys_layout one;
+      mf_phys_layout_make(s->dim, s->ncomp, 1, h->lay.has, &one);
+      double *q1 = NULL;
+      e = cudaMalloc((void **)&q1, sizeof(double) * (size_t)npts * one.n);
+      if (e != cudaSuccess) ierr = cuda_fail(ctx, e, "the physics' stored data (one block)");
+      void *a2[] = {(void *)&d->qd, (void *)&npts, (void *)&q1};
+      if (!ierr) ierr = launch(ctx, d->copy, (unsigned)((npts + 255) / 256), 256, 0, a2, "physics one-block copy");
+      if (!ierr) {
+        cudaFree(d->qd);
+        d->qd = q1;
+        h->lay = one;
+      } else cudaFree(q1);
+    }
+  }
+  cudaFree(flags);
+  mf_phase_end(ctx, MF_PHASE_GEOMETRY, t0);
+  return ierr;
+}
+
+extern "C" int mf_cuda_physics_qdata_to_host(mf_operator op, double *host)
+{
+  const mf_hex_phys *h = mf_hexphys(op);
+  const phys_dev *d = (const phys_dev *)h->dev;
+  const size_t nqp = (size_t)h->nqp, ns = (size_t)h->lay.n, n = (size_t)op->space->ncells * nqp * ns;
+  double *tmp = (double *)malloc(sizeof(double) * (n ? n : 1));
+  if (!tmp) return mf_error_set(op->ctx, MF_ERR_MEMORY, __FILE__, __LINE__, __func__, "out of host memory");
+  cudaError_t e = cudaMemcpy(tmp, d->qd, sizeof(double) * n, cudaMemcpyDeviceToHost);
+  if (e != cudaSuccess) {
+    free(tmp);
+    return cuda_fail(op->ctx, e, "the physics' stored data to the host");
+  }
+  // device: cell, entry, point -> host: cell, point, entry
+  for (size_t c = 0; c < (size_t)op->space->ncells; c++)
+    for (size_t i = 0; i < ns; i++)
+      for (size_t q = 0; q < nqp; q++) host[(c * nqp + q) * ns + i] = tmp[(c * ns + i) * nqp + q];
+  free(tmp);
+  return 0;
+}

@@ -1,0 +1,538 @@
+/* physics_hex.c -- the hex family's operators of users' pointwise physics (mf_operator_create_physics):
+ * Q_p spaces of 1..4 components, sum-factorised, on the stored reference-form data of the g-functions
+ * (lib/physics/mf_physics.h). One cell, for every component b of the field:
+ *     u_b    = (B x B x B) u_e,b          values at the quadrature points
+ *     ref_bm = D_m u_b                   reference derivatives (collocation derivative D)
+ *     r0, r1 = the point's action on (u, ref)   (mf_phys_apply_point)
+ *     v_e,c  = (B^T x B^T x B^T) (r0_c + sum_l D_l^T r1_cl)
+ * with the hanging-node constraints applied per component around it, as the built-ins do. The CPU
+ * kernels are here; the type is the pointwise type of the family for physics (kind MF_OP_PHYSICS). */
+#include "hex/mf_hex_physics.h"
+#include "base/mf_backend.h"
+
+#include <math.h>
+
+typedef mf_hex_phys hex_phys;
+static hex_phys *hp(const struct mf_operator_s *op) { return mf_hexphys(op); }
+
+/* ------------------------------------------------------------------ set-up */
+
+/* The stored data: the geometry and the g-functions at every quadrature point (OpenMP over the cells;
+ * a cell's data depend on that cell alone), then one block where it serves. */
+static int setup_cpu(mf_operator op)
+{
+  mf_space s = op->space;
+  mf_context ctx = s->ctx;
+  hex_phys *h = hp(op);
+  const int dim = s->dim, nqp = h->nqp;
+  const mf_basis1d *b = &h->basis;
+  mf_phys_layout full;
+  mf_phys_layout_init(&h->ph, dim, &full);
+  const size_t npts = (size_t)s->ncells * nqp;
+  double *data = NULL;
+  MF_CALL(MF_CALLOC_TOUCH(ctx, npts * full.n + 1, &data));
+  int ierr = 0, bad_cell = -1, bad_q = -1;
+  double bad_det = 0.0;
+  mf_bad_point nan = MF_BAD_POINT_NONE;
+  double t0 = mf_phase_begin(ctx);
+#pragma omp parallel
+  {
+    mf_geom_work gw;
+    double *xq = NULL, *jac = NULL;
+    int lerr = mf_geom_work_init(s, b, &gw);
+    if (!lerr) lerr = MF_CALLOC(NULL, (size_t)nqp * dim, &xq);
+    if (!lerr) lerr = MF_CALLOC(NULL, (size_t)nqp * 9, &jac);
+    mf_thread_note(&ierr, lerr);
+#pragma omp for schedule(static)
+    for (int e = 0; e < s->ncells; e++) {
+      if (lerr) continue;
+      mf_cell_geometry(s, b, e, &gw, xq, jac);
+      for (int q = 0; q < nqp; q++) {
+        double Ji[9];
+        const double det = mf_phys_inverse(dim, &jac[9 * q], Ji);
+        if (!(fabs(det) > 0.0)) {
+#pragma omp critical(mf_phys_bad)
+          if (bad_cell < 0 || e < bad_cell) bad_cell = e, bad_q = q, bad_det = det;
+          break;
+        }
+        const double W = mf_qweight(dim, b, q) * fabs(det);
+        if (mf_phys_point(&h->ph, &full, &xq[q * dim], Ji, W, data + ((size_t)e * nqp + q) * full.n)) {
+          const double v = NAN;
+          mf_bad_point_note(&nan, e, q, dim, &xq[q * dim], 1, &v);
+          break;
+        }
+      }
+    }
+    mf_geom_work_free(&gw);
+    free(xq);
+    free(jac);
+  }
+  mf_phase_end(ctx, MF_PHASE_GEOMETRY, t0);
+  ierr = mf_thread_work_check(ctx, ierr, "quadrature data");
+  if (!ierr && bad_cell >= 0)
+    ierr = mf_error_set(ctx, MF_ERR_ARGUMENT, __FILE__, __LINE__, __func__,
+                        "degenerate cell %d: Jacobian determinant %g at quadrature point %d", bad_cell, bad_det, bad_q);
+  if (!ierr && nan.cell >= 0) ierr = mf_phys_refuse(ctx, &h->ph, &full, nan.cell, nan.q, nan.x);
+  if (ierr) {
+    free(data);
+    return ierr;
+  }
+  h->lay = full;
+  h->qd = data;
+  /* one block for all components where every point allows it (a decision of this rank's cells: the
+   * data differ between ranks, not the result) */
+  if (full.nc > 1 && mf_phys_one_block(&full, data, npts, (size_t)full.n)) {
+    mf_phys_layout one;
+    mf_phys_layout_make(dim, full.nc, 1, full.has, &one);
+    double *d1 = NULL;
+    MF_CALL(MF_CALLOC_TOUCH(ctx, npts * one.n + 1, &d1));
+#pragma omp parallel for schedule(static)
+    for (size_t p = 0; p < npts; p++) mf_phys_to_one_block(&full, &one, data + p * full.n, d1 + p * one.n);
+    free(data);
+    h->qd = d1;
+    h->lay = one;
+  }
+  return 0;
+}
+
+/* ------------------------------------------------------------------ the cell kernel */
+
+static size_t big_size(const mf_operator op)
+{
+  const size_t nqp = (size_t)hp(op)->nqp, npc = (size_t)op->space->npc;
+  return nqp > npc ? nqp : npc;
+}
+/* doubles of work for one cell */
+static size_t work_size(const mf_operator op)
+{
+  const size_t big = big_size(op), nc = (size_t)op->space->ncomp, dim = (size_t)op->space->dim;
+  return big * (2 + nc * 2 * (1 + dim));
+}
+
+/* The cell's work arrays (cell_arrays): t1, t2 scratch, uq values and g reference derivatives at the
+ * points, rq and v what the points give back against the test values and derivatives. */
+typedef struct {
+  size_t big;
+  double *t1, *t2, *uq, *g, *rq, *v;
+} cell_arrays;
+static cell_arrays arrays(const mf_operator op, double *work)
+{
+  const size_t big = big_size(op), nc = (size_t)op->space->ncomp, dim = (size_t)op->space->dim;
+  cell_arrays a;
+  a.big = big;
+  a.t1 = work;
+  a.t2 = work + big;
+  a.uq = a.t2 + big;          /* nc x big */
+  a.g = a.uq + nc * big;      /* nc x dim x big */
+  a.rq = a.g + nc * dim * big; /* nc x big */
+  a.v = a.rq + nc * big;      /* nc x dim x big */
+  return a;
+}
+
+/* ue (nc x npc, component by component) -> values and reference derivatives at the points */
+static void cell_values(const mf_operator op, const double *ue, cell_arrays *a)
+{
+  const mf_space s = op->space;
+  const mf_basis1d *b = &hp(op)->basis;
+  const int dim = s->dim, nc = s->ncomp, nq = b->nq, nqp = hp(op)->nqp, npc = s->npc;
+  int nn[3] = {nq, nq, nq};
+  for (int c = 0; c < nc; c++) {
+    double *u = a->uq + (size_t)c * a->big;
+    if (b->collocated) memcpy(u, ue + (size_t)c * npc, sizeof(double) * nqp);
+    else mf_tensor_interpolate(dim, b, ue + (size_t)c * npc, u, a->t1, a->t2);
+    for (int l = 0; l < dim; l++) mf_tensor_apply(dim, nn, l, b->D, nq, 0, u, a->g + ((size_t)c * dim + l) * a->big, 0);
+  }
+}
+
+/* a->rq and a->v (what the points give back) -> ve (nc x npc) */
+static void cell_integrate(const mf_operator op, cell_arrays *a, double *ve)
+{
+  const mf_space s = op->space;
+  const mf_basis1d *b = &hp(op)->basis;
+  const int dim = s->dim, nc = s->ncomp, nq = b->nq, nqp = hp(op)->nqp, npc = s->npc;
+  int nn[3] = {nq, nq, nq};
+  for (int c = 0; c < nc; c++) {
+    double *r = a->rq + (size_t)c * a->big;
+    for (int l = 0; l < dim; l++) mf_tensor_apply(dim, nn, l, b->D, nq, 1, a->v + ((size_t)c * dim + l) * a->big, r, 1);
+    if (b->collocated) memcpy(ve + (size_t)c * npc, r, sizeof(double) * nqp);
+    else mf_tensor_integrate(dim, b, r, ve + (size_t)c * npc, a->t1, a->t2);
+  }
+}
+
+/* the field at point q from the arrays: u[c], ref[c * dim + m] */
+static void point_field(const cell_arrays *a, int nc, int dim, int q, double *u, double *ref)
+{
+  for (int c = 0; c < nc; c++) {
+    u[c] = a->uq[(size_t)c * a->big + q];
+    for (int m = 0; m < dim; m++) ref[c * dim + m] = a->g[((size_t)c * dim + m) * a->big + q];
+  }
+}
+static void point_back(cell_arrays *a, int nc, int dim, int q, const double *r0, const double *r1)
+{
+  for (int c = 0; c < nc; c++) {
+    a->rq[(size_t)c * a->big + q] = r0[c];
+    for (int l = 0; l < dim; l++) a->v[((size_t)c * dim + l) * a->big + q] = r1[c * dim + l];
+  }
+}
+
+/* ue (nc x npc, component by component) -> ve (the same): the linear operator on the stored data */
+static void cell_apply(const mf_operator op, int e, const double *ue, double *ve, double *work)
+{
+  const mf_space s = op->space;
+  const hex_phys *h = hp(op);
+  const mf_phys_layout *L = &h->lay;
+  const int dim = s->dim, nc = s->ncomp, nqp = h->nqp;
+  cell_arrays a = arrays(op, work);
+  cell_values(op, ue, &a);
+  const size_t first = (size_t)e * nqp * L->n;
+  for (int q = 0; q < nqp; q++) {
+    double u[MF_MAX_COMPONENTS], ref[MF_MAX_COMPONENTS * 3], r0[MF_MAX_COMPONENTS], r1[MF_MAX_COMPONENTS * 3];
+    double Dq[MF_PHYS_MAX_ENTRIES];
+    const double *D = Dq;
+    if (h->qdf) /* a single-precision copy: the point's entries in double, the cell's work too */
+      for (int i = 0; i < L->n; i++) Dq[i] = (double)h->qdf[first + (size_t)q * L->n + (size_t)i];
+    else D = h->qd + first + (size_t)q * L->n;
+    point_field(&a, nc, dim, q, u, ref);
+    mf_phys_apply_point(L, D, u, ref, r0, r1);
+    point_back(&a, nc, dim, q, r0, r1);
+  }
+  cell_integrate(op, &a, ve);
+}
+
+/* The cell's values of x with its constraints (ue), or its contributions added into y (ve); x and y
+ * of doubles, or of floats (single). */
+static void gather(const mf_space s, int e, const void *x, int single, double *ue)
+{
+  const int npc = s->npc, nc = s->ncomp, mask = s->face_code[e];
+  const int *nodes = &s->cell_nodes[(size_t)e * npc];
+  for (int c = 0; c < nc; c++) {
+    double *u = ue + (size_t)c * npc;
+    for (int i = 0; i < npc; i++) {
+      const size_t k = (size_t)nodes[i] * nc + c;
+      u[i] = single ? (double)((const float *)x)[k] : ((const double *)x)[k];
+    }
+    mf_hanging_apply(s->dim, s->n1, mask, s->hanging_P, u, 0);
+  }
+}
+static void scatter(const mf_space s, int e, double *ve, void *y, int single)
+{
+  const int npc = s->npc, nc = s->ncomp, mask = s->face_code[e];
+  const int *nodes = &s->cell_nodes[(size_t)e * npc];
+  for (int c = 0; c < nc; c++) {
+    double *v = ve + (size_t)c * npc;
+    mf_hanging_apply(s->dim, s->n1, mask, s->hanging_P, v, 1);
+    for (int i = 0; i < npc; i++) {
+      const size_t k = (size_t)nodes[i] * nc + c;
+      if (single) ((float *)y)[k] += (float)v[i];
+      else ((double *)y)[k] += v[i];
+    }
+  }
+}
+
+static int apply_cells(mf_operator op, const mf_vector xv, mf_vector yv, const int *cells, int ncells)
+{
+  const int single = op->prec == MF_PRECISION_FLOAT;
+  const void *x = single ? (const void *)xv->sdata : (const void *)xv->data;
+  void *y = single ? (void *)yv->sdata : (void *)yv->data;
+  const mf_space s = op->space;
+  const size_t ncell = (size_t)s->npc * s->ncomp;
+  double *work = NULL;
+  MF_CALL(MF_CALLOC(op->ctx, work_size(op) + 2 * ncell, &work));
+  double *ue = work + work_size(op), *ve = ue + ncell;
+  for (int k = 0; k < ncells; k++) {
+    const int e = cells ? cells[k] : k;
+    gather(s, e, x, single, ue);
+    cell_apply(op, e, ue, ve, work);
+    scatter(s, e, ve, y, single);
+  }
+  free(work);
+  return 0;
+}
+
+static int apply_cpu(mf_operator op, mf_vector x, mf_vector y)
+{
+  return apply_cells(op, x, y, NULL, op->space->ncells);
+}
+
+static int apply_part_cpu(mf_operator op, mf_vector x, mf_vector y, mf_cell_part part)
+{
+  const mf_space s = op->space;
+  MF_CALL(mf_space_parts(s));
+  return apply_cells(op, x, y, s->part_cells + s->part_off[part], s->part_off[part + 1] - s->part_off[part]);
+}
+
+/* The residual F(u) of the physics' f0 and f1, cell by cell in order (the first point with a value that
+ * is not finite is refused, naming it); the geometry of each cell made again here. */
+static int residual_cpu(mf_operator op, mf_vector uv, mf_vector rv)
+{
+  const mf_space s = op->space;
+  const hex_phys *h = hp(op);
+  const int dim = s->dim, nc = s->ncomp, nqp = h->nqp;
+  const size_t ncell = (size_t)s->npc * nc;
+  double *work = NULL, *xq = NULL, *jac = NULL;
+  mf_geom_work gw;
+  MF_CALL(mf_geom_work_init(s, &h->basis, &gw));
+  int ierr = MF_CALLOC(op->ctx, work_size(op) + 2 * ncell, &work);
+  if (!ierr) ierr = MF_CALLOC(op->ctx, (size_t)nqp * dim, &xq);
+  if (!ierr) ierr = MF_CALLOC(op->ctx, (size_t)nqp * 9, &jac);
+  double *ue = work + work_size(op), *ve = ue + ncell;
+  for (int e = 0; !ierr && e < s->ncells; e++) {
+    cell_arrays a = arrays(op, work);
+    gather(s, e, uv->data, 0, ue);
+    cell_values(op, ue, &a);
+    mf_cell_geometry(s, &h->basis, e, &gw, xq, jac);
+    for (int q = 0; q < nqp && !ierr; q++) {
+      double u[MF_MAX_COMPONENTS], ref[MF_MAX_COMPONENTS * 3], r0[MF_MAX_COMPONENTS], r1[MF_MAX_COMPONENTS * 3], Ji[9];
+      const double det = mf_phys_inverse(dim, &jac[9 * q], Ji);
+      point_field(&a, nc, dim, q, u, ref);
+      if (mf_phys_residual_point(&h->ph, dim, &xq[q * dim], Ji, mf_qweight(dim, &h->basis, q) * fabs(det), u, ref, r0,
+                                 r1)) {
+        double du[MF_MAX_COMPONENTS * 3];
+        for (int b = 0; b < nc; b++)
+          for (int k = 0; k < dim; k++) {
+            du[b * dim + k] = 0.0;
+            for (int m = 0; m < dim; m++) du[b * dim + k] += ref[b * dim + m] * Ji[3 * m + k];
+          }
+        ierr = mf_phys_residual_refuse(op->ctx, &h->ph, dim, e, q, &xq[q * dim], u, du);
+      }
+      point_back(&a, nc, dim, q, r0, r1);
+    }
+    if (ierr) break;
+    cell_integrate(op, &a, ve);
+    scatter(s, e, ve, rv->data, 0);
+  }
+  mf_geom_work_free(&gw);
+  free(work);
+  free(xq);
+  free(jac);
+  return ierr;
+}
+
+/* ------------------------------------------------------------------ the diagonal */
+
+/* The unconstrained diagonal of cell e, component c (de: npc): every term of the component's diagonal
+ * block is a separable product, one contraction of its values at the points with 1D factors (B.B,
+ * B.Bg, Bg.Bg elementwise). buf: 3 nqp doubles. */
+static void cell_diagonal(const mf_operator op, int e, int c, double *buf, double *de)
+{
+  const mf_space s = op->space;
+  const hex_phys *h = hp(op);
+  const mf_basis1d *b = &h->basis;
+  const mf_phys_layout *L = &h->lay;
+  const int dim = s->dim, nq = b->nq, n1 = s->n1, npc = s->npc, nqp = h->nqp;
+  double *coef = buf, *t1 = buf + nqp, *t2 = buf + 2 * nqp;
+  const double *D = h->qd + (size_t)e * nqp * L->n;
+  memset(de, 0, sizeof(double) * npc);
+  const int nt = mf_phys_diag_nterms(L);
+  for (int j = 0; j < nt; j++) {
+    int k, l;
+    const int off = mf_phys_diag_term(L, c, j, &k, &l);
+    for (int q = 0; q < nqp; q++) coef[q] = D[(size_t)q * L->n + off];
+    int n[3] = {nq, nq, nq};
+    const double *in = coef;
+    for (int dd = 0; dd < dim; dd++) {
+      const double *F = (dd == k && dd == l) ? b->GG : (dd == k || dd == l) ? b->BG : b->BB;
+      double *o = (dd % 2) ? t2 : t1;
+      mf_tensor_apply(dim, n, dd, F, n1, 1, in, o, 0);
+      n[dd] = n1;
+      in = o;
+    }
+    for (int i = 0; i < npc; i++) de[i] += in[i];
+  }
+}
+
+/* All cells, color by color among the threads (deterministic). On a cell with a mask the columns that
+ * mf_hanging_diag_column selects come from the cell operator with its constraints on unit vectors, the
+ * others from the plain diagonal, as for the built-ins (lib/hex/kernels_cpu.c). */
+static int diagonal_host(mf_operator op, double *d)
+{
+  const mf_space s = op->space;
+  const int npc = s->npc, nc = s->ncomp, nqp = hp(op)->nqp;
+  const size_t ncell = (size_t)npc * nc, wsize = work_size(op);
+  int ierr = 0;
+#pragma omp parallel
+  {
+    double *buf = NULL;
+    int lerr = MF_CALLOC(NULL, 3 * (size_t)nqp + (size_t)npc + wsize + 2 * ncell, &buf);
+    mf_thread_note(&ierr, lerr);
+    double *de = buf + 3 * nqp, *work = de + npc, *u = work + wsize, *col = u + ncell;
+    for (int cl = 0; cl < s->ncolors; cl++) {
+#pragma omp for schedule(dynamic, 16)
+      for (int k = s->color_off[cl]; k < s->color_off[cl + 1]; k++) {
+        if (lerr) continue;
+        const int e = s->color_cells[k], mask = s->face_code[e];
+        const int *nodes = &s->cell_nodes[(size_t)e * npc];
+        for (int c = 0; c < nc; c++) {
+          cell_diagonal(op, e, c, buf, de);
+          for (int i = 0; i < npc; i++)
+            if (!mask || !mf_hanging_diag_column(s->dim, s->n1, npc, mask, nodes, i)) d[(size_t)nodes[i] * nc + c] += de[i];
+          if (!mask) continue;
+          for (int j = 0; j < npc; j++) {
+            if (!mf_hanging_diag_column(s->dim, s->n1, npc, mask, nodes, j)) continue;
+            memset(u, 0, sizeof(double) * ncell);
+            u[(size_t)c * npc + j] = 1.0;
+            mf_hanging_apply(s->dim, s->n1, mask, s->hanging_P, u + (size_t)c * npc, 0);
+            cell_apply(op, e, u, col, work);
+            double *cc = col + (size_t)c * npc;
+            mf_hanging_apply(s->dim, s->n1, mask, s->hanging_P, cc, 1);
+            for (int i = 0; i < npc; i++)
+              if (nodes[i] == nodes[j]) d[(size_t)nodes[i] * nc + c] += cc[i];
+          }
+        }
+      }
+    }
+    free(buf);
+  }
+  return mf_thread_work_check(s->ctx, ierr, "diagonal");
+}
+
+static int diagonal_cpu(mf_operator op, mf_vector dv) { return diagonal_host(op, dv->data); }
+
+/* On a backend that keeps the data on the device: the diagonal from a host copy of them, by the CPU
+ * code above (copied back to the device). */
+static int diagonal_device(mf_operator op, mf_vector dv)
+{
+  mf_context ctx = op->ctx;
+  const mf_space s = op->space;
+  hex_phys *h = hp(op);
+  const size_t n = (size_t)s->ncells * h->nqp * h->lay.n;
+  double *host = NULL, *d = NULL;
+  MF_CALL(mf_space_colors(s));
+  int ierr = MF_CALLOC(ctx, n + 1, &host);
+  if (!ierr) ierr = MF_CALLOC(ctx, (size_t)s->nlocal + 1, &d);
+  if (!ierr) ierr = ctx->bk->physics.hex_qdata_to_host(op, host);
+  if (!ierr) {
+    h->qd = host;
+    ierr = diagonal_host(op, d);
+    h->qd = NULL;
+  }
+  if (!ierr) ierr = dv->ops.from_host(dv, d, s->nlocal);
+  free(host);
+  free(d);
+  return ierr;
+}
+
+/* ------------------------------------------------------------------ the type */
+
+static void destroy(mf_operator op)
+{
+  hex_phys *h = hp(op);
+  if (!h) return;
+  free(h->qd);
+  free(h->qdf);
+  mf_phys_release(&h->ph);
+  free(h);
+  op->data = NULL;
+}
+
+static int create_like(mf_operator like, mf_space space, mf_operator *op);
+static int create_single(mf_operator like, mf_operator *op);
+
+static const char *const names[] = {"a matrix-free mass", "a matrix-free Laplace", "a matrix-free Helmholtz",
+                                    "a matrix-free elasticity", "a matrix-free physics (hexahedra)"};
+static const mf_optype physics_hex_type = {
+    .name = "matrix-free physics",
+    .names = names,
+    .pointwise = 1,
+    .dirichlet_form = 1,
+    .apply = mf_operator_flow_apply,
+    .diagonal = mf_operator_flow_diagonal,
+    .destroy = destroy,
+    .create_like = create_like,
+    .create_single = create_single,
+};
+
+int mf_hex_physics_create(mf_space space, const mf_phys *ph, mf_quadrature quad, mf_operator *op)
+{
+  mf_context ctx = space->ctx;
+  const int device = ctx->bk->physics.hex_setup != NULL;
+  MF_CHECK(ctx->backend == MF_BACKEND_CPU || device, ctx, MF_ERR_UNSUPPORTED,
+           "pointwise physics on hexahedra: not on the %s backend", mf_context_backend(ctx));
+  MF_CHECK(!device || ph->from_source, ctx, MF_ERR_UNSUPPORTED,
+           "on the %s backend a physics runs from its source (mf_physics_set_source): functions compiled for the "
+           "host cannot run on the device", mf_context_backend(ctx));
+  hex_phys *h = NULL;
+  mf_operator o = NULL;
+  int ierr = MF_CALLOC(ctx, 1, &h);
+  if (!ierr) {
+    h->pw.kind = MF_OP_PHYSICS;
+    h->pw.quad = quad;
+    h->ph = *ph;
+    mf_phys_retain(&h->ph);
+    mf_phys_layout_init(&h->ph, space->dim, &h->lay);
+    h->pw.has_mass = h->lay.has[0] || h->lay.has[1];
+    h->pw.has_grad = h->lay.has[2] || h->lay.has[3];
+    ierr = mf_operator_alloc(space, &physics_hex_type, h, &o);
+    if (ierr) {
+      mf_phys_release(&h->ph);
+      free(h);
+    }
+  }
+  if (!ierr) ierr = mf_basis1d_setup(space->degree, quad, &h->basis);
+  if (!ierr) {
+    h->nqp = space->dim == 2 ? h->basis.nq * h->basis.nq : h->basis.nq * h->basis.nq * h->basis.nq;
+    if (device) { /* the backend's kernels and data; the diagonal from a host copy */
+      ierr = ctx->bk->physics.hex_setup(o);
+      o->ops.diagonal = diagonal_device;
+    } else {
+      o->ops.apply = apply_cpu;
+      o->ops.apply_part = apply_part_cpu;
+      o->ops.diagonal = diagonal_cpu;
+      o->ops.residual = residual_cpu;
+      ierr = setup_cpu(o);
+    }
+  }
+  if (!o) return mf_agree(ctx, ierr);
+  return mf_operator_finish(o, ierr, op);
+}
+
+static int create_like(mf_operator like, mf_space space, mf_operator *op)
+{
+  MF_CALL(mf_hex_physics_create(space, &hp(like)->ph, hp(like)->pw.quad, op));
+  (*op)->dirichlet = like->dirichlet;
+  (*op)->scatter = like->scatter;
+  return 0;
+}
+
+/* The same operator in single precision (multigrid's float levels): its data rounded to float, applied
+ * to float vectors (the cell's work in double); no diagonal (the double operator's serves). */
+static int create_single(mf_operator like, mf_operator *op)
+{
+  mf_context ctx = like->ctx;
+  const hex_phys *lh = hp(like);
+  hex_phys *h = NULL;
+  mf_operator o = NULL;
+  int ierr = MF_CALLOC(ctx, 1, &h);
+  if (!ierr) {
+    *h = *lh;
+    mf_phys_retain(&h->ph);
+    h->qd = NULL;
+    h->qdf = NULL;
+    ierr = mf_operator_alloc(like->space, &physics_hex_type, h, &o);
+    if (ierr) {
+      mf_phys_release(&h->ph);
+      free(h);
+    }
+  }
+  if (!ierr) {
+    o->dirichlet = like->dirichlet;
+    o->scatter = like->scatter;
+    o->prec = MF_PRECISION_FLOAT;
+    h->dev = NULL;
+    if (ctx->bk->physics.hex_setup) /* the device keeps the data: no float copy there yet */
+      ierr = ctx->bk->physics.hex_single
+                 ? ctx->bk->physics.hex_single(o, like)
+                 : mf_error_set(ctx, MF_ERR_UNSUPPORTED, __FILE__, __LINE__, __func__,
+                                "physics operators in single precision (float multigrid V-cycles): not on the %s "
+                                "backend yet (use MF_PRECISION_DOUBLE)", mf_context_backend(ctx));
+    else {
+      o->ops.apply = apply_cpu;
+      o->ops.apply_part = apply_part_cpu;
+      const size_t n = (size_t)like->space->ncells * lh->nqp * lh->lay.n;
+      ierr = MF_CALLOC(ctx, n + 1, &h->qdf);
+      for (size_t i = 0; !ierr && i < n; i++) h->qdf[i] = (float)lh->qd[i];
+    }
+  }
+  if (!o) return mf_agree(ctx, ierr);
+  return mf_operator_finish(o, ierr, op);
+}

@@ -1,0 +1,480 @@
+/* physics.c -- users' pointwise physics (mfree.h, "Pointwise physics"): the mf_physics object, its
+ * gallery, the public creator of its operators (each cell family makes them: lib/hex/physics_hex.c,
+ * lib/simplex/physics_simplex.c) and what those share on the host: the g-functions at one point into
+ * the stored reference form (mf_physics.h), the finite check of their values, and "one block". */
+#include "physics/mf_physics_impl.h"
+#include "family.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+
+struct mf_physics_s {
+  mf_context ctx;
+  mf_phys ph;
+};
+
+int mf_physics_create(mf_context ctx, int ncomp, mf_physics *ph)
+{
+  if (ph) *ph = NULL;
+  MF_CHECK(ctx, NULL, MF_ERR_NULL, "context is NULL");
+  MF_CHECK(ph, ctx, MF_ERR_NULL, "output pointer ph is NULL");
+  MF_CHECK(ncomp >= 1 && ncomp <= MF_MAX_COMPONENTS, ctx, MF_ERR_ARGUMENT, "field components %d out of range 1..%d",
+           ncomp, MF_MAX_COMPONENTS);
+  mf_physics p = NULL;
+  MF_CALL(MF_CALLOC(ctx, 1, &p));
+  p->ctx = ctx;
+  p->ph.ncomp = ncomp;
+  p->ph.name = "user";
+  *ph = p;
+  return 0;
+}
+
+int mf_physics_destroy(mf_physics *ph)
+{
+  if (!ph || !*ph) return 0;
+  mf_phys_release(&(*ph)->ph);
+  free(*ph);
+  *ph = NULL;
+  return 0;
+}
+
+/* functions given after a source: the source goes (the other functions were its own) */
+static void from_functions(mf_physics ph)
+{
+  if (!ph->ph.from_source) return;
+  mf_phys_release(&ph->ph);
+  ph->ph.from_source = 0;
+  for (int t = 0; t < 6; t++) ph->ph.src_has[t] = 0;
+}
+
+int mf_physics_set_source(mf_physics ph, const char *source, const char *functions)
+{
+  MF_CHECK(ph, NULL, MF_ERR_NULL, "physics is NULL");
+  MF_CHECK(source, ph->ctx, MF_ERR_NULL, "source is NULL");
+  MF_CHECK(functions, ph->ctx, MF_ERR_NULL, "functions is NULL");
+  return mf_phys_source_set(&ph->ph, ph->ctx, source, strlen(source), "physics source", functions);
+}
+
+int mf_physics_set_source_file(mf_physics ph, const char *path, const char *functions)
+{
+  MF_CHECK(ph, NULL, MF_ERR_NULL, "physics is NULL");
+  MF_CHECK(path, ph->ctx, MF_ERR_NULL, "path is NULL");
+  MF_CHECK(functions, ph->ctx, MF_ERR_NULL, "functions is NULL");
+  FILE *f = fopen(path, "rb");
+  MF_CHECK(f, ph->ctx, MF_ERR_IO, "physics source file '%s' cannot be opened: %s", path, strerror(errno));
+  char *text = NULL;
+  size_t n = 0, cap = 0;
+  int ierr = 0;
+  for (;;) {
+    if (n + 4096 + 1 > cap) {
+      cap = 2 * cap + 8192;
+      char *t = realloc(text, cap);
+      if (!t) {
+        ierr = mf_error_set(ph->ctx, MF_ERR_MEMORY, __FILE__, __LINE__, __func__, "out of host memory reading '%s'", path);
+        break;
+      }
+      text = t;
+    }
+    const size_t r = fread(text + n, 1, 4096, f);
+    n += r;
+    if (r < 4096) break;
+  }
+  if (!ierr && ferror(f)) ierr = mf_error_set(ph->ctx, MF_ERR_IO, __FILE__, __LINE__, __func__, "physics source file '%s' could not be read", path);
+  fclose(f);
+  if (!ierr) ierr = mf_phys_source_set(&ph->ph, ph->ctx, text, n, path, functions);
+  free(text);
+  return ierr;
+}
+
+int mf_physics_set_residual(mf_physics ph, mf_pointwise_fn f0, mf_pointwise_fn f1)
+{
+  MF_CHECK(ph, NULL, MF_ERR_NULL, "physics is NULL");
+  from_functions(ph);
+  ph->ph.f[0] = f0;
+  ph->ph.f[1] = f1;
+  return 0;
+}
+
+int mf_physics_set_jacobian(mf_physics ph, mf_pointwise_fn g0, mf_pointwise_fn g1, mf_pointwise_fn g2,
+                            mf_pointwise_fn g3)
+{
+  MF_CHECK(ph, NULL, MF_ERR_NULL, "physics is NULL");
+  from_functions(ph);
+  ph->ph.g[0] = g0;
+  ph->ph.g[1] = g1;
+  ph->ph.g[2] = g2;
+  ph->ph.g[3] = g3;
+  return 0;
+}
+
+int mf_physics_set_constants(mf_physics ph, int n, const double *k)
+{
+  MF_CHECK(ph, NULL, MF_ERR_NULL, "physics is NULL");
+  MF_CHECK(n >= 0 && n <= MF_PHYS_MAX_CONSTANTS, ph->ctx, MF_ERR_ARGUMENT, "number of constants %d out of range 0..%d",
+           n, MF_PHYS_MAX_CONSTANTS);
+  MF_CHECK(n == 0 || k, ph->ctx, MF_ERR_NULL, "constants k is NULL (n = %d)", n);
+  for (int i = 0; i < n; i++)
+    MF_CHECK(isfinite(k[i]), ph->ctx, MF_ERR_ARGUMENT, "constant k[%d] = %g must be finite", i, k[i]);
+  if (n) memcpy(ph->ph.k, k, sizeof(double) * (size_t)n);
+  ph->ph.nconst = n;
+  return 0;
+}
+
+int mf_physics_components(mf_physics ph, int *ncomp)
+{
+  MF_CHECK(ph, NULL, MF_ERR_NULL, "physics is NULL");
+  MF_CHECK(ncomp, ph->ctx, MF_ERR_NULL, "output pointer ncomp is NULL");
+  *ncomp = ph->ph.ncomp;
+  return 0;
+}
+
+/* ------------------------------------------------------------------ the gallery */
+
+/* Written with the public API, as a user would; constants in k. */
+static void g0_mass(int dim, int nc, const double *u, const double *du, const double *x, const double *k, double *g0)
+{
+  (void)dim, (void)u, (void)du, (void)x;
+  for (int c = 0; c < nc; c++) g0[c * nc + c] = k[0];
+}
+static void g3_laplace(int dim, int nc, const double *u, const double *du, const double *x, const double *k,
+                       double *g3)
+{
+  (void)u, (void)du, (void)x;
+  for (int c = 0; c < nc; c++)
+    for (int d = 0; d < dim; d++) g3[((c * nc + c) * dim + d) * dim + d] = k[0];
+}
+static void g0_helmholtz(int dim, int nc, const double *u, const double *du, const double *x, const double *k,
+                         double *g0)
+{
+  (void)dim, (void)u, (void)du, (void)x;
+  for (int c = 0; c < nc; c++) g0[c * nc + c] = k[0];
+}
+static void g3_helmholtz(int dim, int nc, const double *u, const double *du, const double *x, const double *k,
+                         double *g3)
+{
+  (void)u, (void)du, (void)x;
+  for (int c = 0; c < nc; c++)
+    for (int d = 0; d < dim; d++) g3[((c * nc + c) * dim + d) * dim + d] = k[1];
+}
+/* anisotropic diffusion: (K grad u, grad v), K = k[0 .. dim*dim) row by row */
+static void g3_diffusion(int dim, int nc, const double *u, const double *du, const double *x, const double *k,
+                         double *g3)
+{
+  (void)u, (void)du, (void)x;
+  for (int c = 0; c < nc; c++)
+    for (int d = 0; d < dim; d++)
+      for (int e = 0; e < dim; e++) g3[((c * nc + c) * dim + d) * dim + e] = k[d * dim + e];
+}
+/* linear elasticity: sigma(u) : eps(v), sigma = lambda tr(eps) I + 2 mu eps, k = (lambda, mu), nc = dim;
+ * d sigma_cd / d (du_b/dx_e) = lambda delta_cd delta_be + mu (delta_cb delta_de + delta_ce delta_db) */
+static void g3_elasticity(int dim, int nc, const double *u, const double *du, const double *x, const double *k,
+                          double *g3)
+{
+  (void)u, (void)du, (void)x;
+  const double lambda = k[0], mu = k[1];
+  for (int c = 0; c < nc; c++)
+    for (int b = 0; b < nc; b++)
+      for (int d = 0; d < dim; d++)
+        for (int e = 0; e < dim; e++)
+          g3[((c * nc + b) * dim + d) * dim + e] =
+              lambda * (c == d && b == e) + mu * ((c == b && d == e) + (c == e && d == b));
+}
+
+/* the residuals of the linear entries: f0 = g0 u, f1 = g3 du (so that F(u) = A u) */
+static void f0_mass(int dim, int nc, const double *u, const double *du, const double *x, const double *k, double *f0)
+{
+  (void)dim, (void)du, (void)x;
+  for (int c = 0; c < nc; c++) f0[c] = k[0] * u[c];
+}
+static void f1_laplace(int dim, int nc, const double *u, const double *du, const double *x, const double *k, double *f1)
+{
+  (void)u, (void)x;
+  for (int i = 0; i < nc * dim; i++) f1[i] = k[0] * du[i];
+}
+static void f1_helmholtz(int dim, int nc, const double *u, const double *du, const double *x, const double *k,
+                         double *f1)
+{
+  (void)u, (void)x;
+  for (int i = 0; i < nc * dim; i++) f1[i] = k[1] * du[i];
+}
+static void f1_diffusion(int dim, int nc, const double *u, const double *du, const double *x, const double *k,
+                         double *f1)
+{
+  (void)u, (void)x;
+  for (int c = 0; c < nc; c++)
+    for (int d = 0; d < dim; d++) {
+      double s = 0.0;
+      for (int e = 0; e < dim; e++) s += k[d * dim + e] * du[c * dim + e];
+      f1[c * dim + d] = s;
+    }
+}
+static void f1_elasticity(int dim, int nc, const double *u, const double *du, const double *x, const double *k,
+                          double *f1)
+{
+  (void)u, (void)x, (void)nc;
+  const double lambda = k[0], mu = k[1];
+  double tr = 0.0;
+  for (int d = 0; d < dim; d++) tr += du[d * dim + d];
+  for (int c = 0; c < dim; c++)
+    for (int d = 0; d < dim; d++) f1[c * dim + d] = mu * (du[c * dim + d] + du[d * dim + c]) + (c == d ? lambda * tr : 0.0);
+}
+
+typedef struct {
+  const char *name;
+  int nconst;       /* constants it needs (-1: dim * dim, read at the operator) */
+  int needs_dim;    /* components = dim */
+  mf_phys_fn f[2], g[4];
+  double k[2];      /* default constants */
+  const char *what; /* the constants in words */
+} gallery_entry;
+
+static const gallery_entry gallery[] = {
+    {"mass", 1, 0, {f0_mass, NULL}, {g0_mass, NULL, NULL, NULL}, {1.0, 0.0}, "k = (c)"},
+    {"laplace", 1, 0, {NULL, f1_laplace}, {NULL, NULL, NULL, g3_laplace}, {1.0, 0.0}, "k = (c)"},
+    {"helmholtz", 2, 0, {f0_mass, f1_helmholtz}, {g0_helmholtz, NULL, NULL, g3_helmholtz}, {1.0, 1.0}, "k = (a, b)"},
+    {"diffusion", -1, 0, {NULL, f1_diffusion}, {NULL, NULL, NULL, g3_diffusion}, {0.0, 0.0},
+     "k = the dim x dim tensor, row by row"},
+    {"elasticity", 2, 1, {NULL, f1_elasticity}, {NULL, NULL, NULL, g3_elasticity}, {1.0, 1.0}, "k = (lambda, mu)"},
+};
+
+int mf_physics_create_gallery(mf_context ctx, const char *name, int ncomp, int n, const double *k, mf_physics *ph)
+{
+  if (ph) *ph = NULL;
+  MF_CHECK(ctx, NULL, MF_ERR_NULL, "context is NULL");
+  MF_CHECK(name, ctx, MF_ERR_NULL, "gallery name is NULL");
+  MF_CHECK(ph, ctx, MF_ERR_NULL, "output pointer ph is NULL");
+  const gallery_entry *g = NULL;
+  for (size_t i = 0; i < sizeof gallery / sizeof *gallery; i++)
+    if (!strcmp(gallery[i].name, name)) g = &gallery[i];
+  MF_CHECK(g, ctx, MF_ERR_ARGUMENT,
+           "gallery physics '%s' unknown (mass, laplace, helmholtz, diffusion, elasticity)", name);
+  if (g->nconst == -1)
+    MF_CHECK(n == 4 || n == 9, ctx, MF_ERR_ARGUMENT, "gallery physics '%s' takes %s: 4 (2D) or 9 (3D) constants, not %d",
+             name, g->what, n);
+  else
+    MF_CHECK(n == 0 || n == g->nconst, ctx, MF_ERR_ARGUMENT,
+             "gallery physics '%s' takes %s: %d constants (or 0 for the defaults), not %d", name, g->what, g->nconst, n);
+  mf_physics p = NULL;
+  MF_CALL(mf_physics_create(ctx, ncomp, &p));
+  for (int t = 0; t < 4; t++) p->ph.g[t] = g->g[t];
+  for (int t = 0; t < 2; t++) p->ph.f[t] = g->f[t];
+  p->ph.name = g->name;
+  p->ph.needs_dim = g->needs_dim;
+  int ierr = n ? mf_physics_set_constants(p, n, k) : mf_physics_set_constants(p, g->nconst, g->k);
+  if (ierr) {
+    mf_physics_destroy(&p);
+    return ierr;
+  }
+  *ph = p;
+  return 0;
+}
+
+/* ------------------------------------------------------------------ operators */
+
+int mf_operator_create_physics(mf_space space, mf_physics ph, mf_quadrature quad, mf_operator *op)
+{
+  if (op) *op = NULL;
+  MF_CHECK(space, NULL, MF_ERR_NULL, "space is NULL");
+  mf_context ctx = space->ctx;
+  MF_CHECK(ph, ctx, MF_ERR_NULL, "physics is NULL");
+  MF_CHECK(op, ctx, MF_ERR_NULL, "output pointer op is NULL");
+  MF_CHECK(ph->ctx == ctx, ctx, MF_ERR_INCOMPATIBLE, "the physics belongs to another context than the space");
+  MF_CHECK(quad == MF_QUAD_GAUSS || quad == MF_QUAD_GAUSS_P2 || quad == MF_QUAD_GLL, ctx, MF_ERR_ARGUMENT,
+           "quadrature %d unknown (MF_QUAD_GAUSS, MF_QUAD_GAUSS_P2 or MF_QUAD_GLL)", (int)quad);
+  MF_CHECK(ph->ph.ncomp == space->ncomp, ctx, MF_ERR_INCOMPATIBLE,
+           "the physics has %d components, the space %d (mf_space_create_components)", ph->ph.ncomp, space->ncomp);
+  MF_CHECK(!ph->ph.needs_dim || ph->ph.ncomp == space->dim, ctx, MF_ERR_INCOMPATIBLE,
+           "physics '%s' acts on fields of dim = %d components, this one has %d", ph->ph.name, space->dim,
+           ph->ph.ncomp);
+  MF_CHECK(!strcmp(ph->ph.name, "diffusion") ? ph->ph.nconst == space->dim * space->dim : 1, ctx,
+           MF_ERR_INCOMPATIBLE, "physics 'diffusion' has a %d-entry tensor, the space's dim %d needs %d", ph->ph.nconst,
+           space->dim, space->dim * space->dim);
+  const mf_phys *p = &ph->ph;
+  MF_CHECK(p->g[0] || p->g[1] || p->g[2] || p->g[3] || (p->from_source && (p->src_has[2] || p->src_has[3] ||
+                                                                           p->src_has[4] || p->src_has[5])),
+           ctx, MF_ERR_ARGUMENT, "the physics has no g-function (mf_physics_set_jacobian): no linear operator to make");
+  MF_CALL(mf_space_check_mesh(space));
+  MF_CHECK(space->fam->physics_create, ctx, MF_ERR_UNSUPPORTED, "pointwise physics: not on %s meshes",
+           space->fam->name);
+  /* a copy of the physics (holding its source), compiled for the cpu backend where it is source */
+  mf_phys copy = *p;
+  mf_phys_retain(&copy);
+  int ierr = ctx->backend == MF_BACKEND_CPU ? mf_phys_compile_cpu(ctx, &copy) : 0;
+  ierr = mf_agree(ctx, ierr);
+  if (!ierr) ierr = space->fam->physics_create(space, &copy, quad, op);
+  mf_phys_release(&copy);
+  return ierr;
+}
+
+/* ------------------------------------------------------------------ at one point */
+
+static const char *const gname[4] = {"g0", "g1", "g2", "g3"};
+
+int mf_phys_point(const mf_phys *ph, const mf_phys_layout *L, const double *x, const double *Ji, double W, double *D)
+{
+  const int dim = L->dim, nc = L->nc;
+  double G[4][MF_MAX_COMPONENTS * MF_MAX_COMPONENTS * 9];
+  const double *Gp[4] = {NULL, NULL, NULL, NULL};
+  const double u[MF_MAX_COMPONENTS] = {0.0}, du[MF_MAX_COMPONENTS * 3] = {0.0};
+  int bad = 0;
+  for (int t = 0; t < 4; t++) {
+    if (!L->has[t]) continue;
+    const int n = mf_phys_gsize(t, dim, nc);
+    memset(G[t], 0, sizeof(double) * (size_t)n);
+    ph->g[t](dim, nc, u, du, x, ph->k, G[t]);
+    for (int i = 0; i < n; i++) bad |= !isfinite(G[t][i]);
+    Gp[t] = G[t];
+  }
+  mf_phys_store_point(L, Gp, Ji, W, D);
+  return bad;
+}
+
+int mf_phys_refuse(mf_context ctx, const mf_phys *ph, const mf_phys_layout *L, int cell, int q, const double *x)
+{
+  const int dim = L->dim, nc = L->nc;
+  double G[MF_MAX_COMPONENTS * MF_MAX_COMPONENTS * 9];
+  const double u[MF_MAX_COMPONENTS] = {0.0}, du[MF_MAX_COMPONENTS * 3] = {0.0};
+  char xs[96];
+  int len = snprintf(xs, sizeof xs, "(");
+  for (int k = 0; k < dim; k++) len += snprintf(xs + len, sizeof xs - (size_t)len, k ? ", %g" : "%g", x[k]);
+  snprintf(xs + len, sizeof xs - (size_t)len, ")");
+  for (int t = 0; t < 4; t++) {
+    if (!L->has[t]) continue;
+    const int n = mf_phys_gsize(t, dim, nc);
+    memset(G, 0, sizeof(double) * (size_t)n);
+    ph->g[t](dim, nc, u, du, x, ph->k, G);
+    for (int i = 0; i < n; i++)
+      if (!isfinite(G[i]))
+        return mf_error_set(ctx, MF_ERR_ARGUMENT, __FILE__, __LINE__, __func__,
+                            "physics '%s': %s[%d] = %g at quadrature point %d of cell %d (rank %d), x = %s: the "
+                            "pointwise function %s must give finite values",
+                            ph->name, gname[t], i, G[i], q, cell, ctx->rank, xs, gname[t]);
+  }
+  return mf_error_set(ctx, MF_ERR_ARGUMENT, __FILE__, __LINE__, __func__,
+                      "physics '%s': a value that is not finite at quadrature point %d of cell %d (rank %d), x = %s",
+                      ph->name, q, cell, ctx->rank, xs);
+}
+
+int mf_phys_one_block(const mf_phys_layout *L, const double *D, size_t npoints, size_t stride)
+{
+  const int dim = L->dim, nc = L->nc;
+  if (nc == 1) return 1;
+  const int per[4] = {1, dim, dim, dim * dim};
+  for (size_t p = 0; p < npoints; p++) {
+    const double *d = D + p * stride;
+    for (int t = 0; t < 4; t++) {
+      if (!L->has[t]) continue;
+      const double *blk = d + L->off[t];
+      for (int c = 0; c < nc; c++)
+        for (int b = 0; b < nc; b++)
+          for (int i = 0; i < per[t]; i++) {
+            const double v = blk[(c * nc + b) * per[t] + i];
+            if (c != b ? v != 0.0 : v != blk[i]) return 0;
+          }
+    }
+  }
+  return 1;
+}
+
+void mf_phys_to_one_block(const mf_phys_layout *full, const mf_phys_layout *one, const double *src, double *dst)
+{
+  const int per[4] = {1, full->dim, full->dim, full->dim * full->dim};
+  for (int t = 0; t < 4; t++)
+    if (full->has[t])
+      for (int i = 0; i < per[t]; i++) dst[one->off[t] + i] = src[full->off[t] + i];
+}
+
+int mf_phys_layout_init(const mf_phys *ph, int dim, mf_phys_layout *L)
+{
+  int has[4];
+  for (int t = 0; t < 4; t++) has[t] = ph->g[t] != NULL || (ph->from_source && ph->src_has[2 + t]);
+  mf_phys_layout_make(dim, ph->ncomp, ph->ncomp, has, L);
+  return L->n;
+}
+
+int mf_phys_residual_point(const mf_phys *ph, int dim, const double *x, const double *Ji, double W, const double *u,
+                           const double *ref, double *r0, double *r1)
+{
+  const int nc = ph->ncomp;
+  double du[MF_MAX_COMPONENTS * 3], f0[MF_MAX_COMPONENTS], f1[MF_MAX_COMPONENTS * 3];
+  for (int b = 0; b < nc; b++) /* du_b,e = sum_m ref_b,m Ji[m][e] */
+    for (int e = 0; e < dim; e++) {
+      double s = 0.0;
+      for (int m = 0; m < dim; m++) s += ref[b * dim + m] * Ji[3 * m + e];
+      du[b * dim + e] = s;
+    }
+  memset(f0, 0, sizeof f0);
+  memset(f1, 0, sizeof f1);
+  if (ph->f[0]) ph->f[0](dim, nc, u, du, x, ph->k, f0);
+  if (ph->f[1]) ph->f[1](dim, nc, u, du, x, ph->k, f1);
+  int bad = 0;
+  for (int c = 0; c < nc; c++) {
+    r0[c] = W * f0[c];
+    bad |= !isfinite(f0[c]);
+    for (int l = 0; l < dim; l++) { /* against the reference derivative l: sum_d Ji[l][d] f1_c,d */
+      double s = 0.0;
+      for (int d = 0; d < dim; d++) s += Ji[3 * l + d] * f1[c * dim + d];
+      bad |= !isfinite(f1[c * dim + l]);
+      r1[c * dim + l] = W * s;
+    }
+  }
+  return bad;
+}
+
+int mf_phys_residual_refuse(mf_context ctx, const mf_phys *ph, int dim, int cell, int q, const double *x,
+                            const double *u, const double *du)
+{
+  const int nc = ph->ncomp;
+  double f[MF_MAX_COMPONENTS * 3];
+  char xs[96];
+  int len = snprintf(xs, sizeof xs, "(");
+  for (int k = 0; k < dim; k++) len += snprintf(xs + len, sizeof xs - (size_t)len, k ? ", %g" : "%g", x[k]);
+  snprintf(xs + len, sizeof xs - (size_t)len, ")");
+  for (int t = 0; t < 2; t++) {
+    if (!ph->f[t]) continue;
+    const int n = t ? nc * dim : nc;
+    memset(f, 0, sizeof f);
+    ph->f[t](dim, nc, u, du, x, ph->k, f);
+    for (int i = 0; i < n; i++)
+      if (!isfinite(f[i]))
+        return mf_error_set(ctx, MF_ERR_ARGUMENT, __FILE__, __LINE__, __func__,
+                            "physics '%s': f%d[%d] = %g at quadrature point %d of cell %d (rank %d), x = %s: the "
+                            "pointwise function f%d must give finite values",
+                            ph->name, t, i, f[i], q, cell, ctx->rank, xs, t);
+  }
+  return mf_error_set(ctx, MF_ERR_ARGUMENT, __FILE__, __LINE__, __func__,
+                      "physics '%s': the residual is not finite at quadrature point %d of cell %d (rank %d), x = %s",
+                      ph->name, q, cell, ctx->rank, xs);
+}
+
+/* ------------------------------------------------------------------ residuals */
+
+int mf_operator_residual(mf_operator op, mf_vector u, mf_vector r)
+{
+  MF_CHECK(op, NULL, MF_ERR_NULL, "operator is NULL");
+  mf_context ctx = op->ctx;
+  MF_CHECK(u, ctx, MF_ERR_NULL, "input vector u is NULL");
+  MF_CHECK(r, ctx, MF_ERR_NULL, "output vector r is NULL");
+  MF_CHECK(u != r, ctx, MF_ERR_ARGUMENT, "u and r must be different vectors");
+  char why[192];
+  MF_CHECK(u->space == op->space, ctx, MF_ERR_INCOMPATIBLE, "input vector u belongs to another space%s",
+           mf_space_mismatch(u->space, op->space, "operator has", why, sizeof why));
+  MF_CHECK(r->space == op->space, ctx, MF_ERR_INCOMPATIBLE, "output vector r belongs to another space%s",
+           mf_space_mismatch(r->space, op->space, "operator has", why, sizeof why));
+  const mf_pw_op *pw = mf_pw(op);
+  MF_CHECK(pw && pw->kind == MF_OP_PHYSICS && op->ops.residual, ctx, MF_ERR_UNSUPPORTED,
+           "a residual needs an operator of a pointwise physics (mf_operator_create_physics), not %s operator",
+           mf_operator_kind_name(op));
+  MF_CHECK(u->prec == MF_PRECISION_DOUBLE && r->prec == MF_PRECISION_DOUBLE, ctx, MF_ERR_UNSUPPORTED,
+           "residuals are computed in double only");
+  MF_CALL(mf_vector_access_all(u, MF_ACCESS_READ, "u"));
+  MF_CALL(mf_vector_access_all(r, MF_ACCESS_WRITE, "r"));
+  int ierr = u->ops.import(u);
+  if (!ierr) ierr = r->ops.set_value(r, 0.0);
+  if (!ierr) ierr = op->ops.residual(op, u, r);
+  ierr = mf_agree(ctx, ierr); /* the export-add waits for every neighbour */
+  if (!ierr) ierr = r->ops.export_add(r);
+  if (!ierr && op->dirichlet) ierr = r->ops.bc_zero(r);
+  return mf_vector_written(r, ierr);
+}

@@ -1,0 +1,296 @@
+/* physics_simplex.c -- the simplex family's operators of users' pointwise physics
+ * (mf_operator_create_physics): P_p spaces of 1..4 components on affine cells, the g-functions stored
+ * in reference form at the points of the rule of degree 2p (2p + 2 with MF_QUAD_GAUSS_P2;
+ * lib/physics/mf_physics.h). One cell: the field's values and reference derivatives at the points from
+ * the tabulated basis (B, G), the point's action, and back with B^T and G^T; the cells' contributions
+ * are added in cell order (mf_simplex_cells_sum). The cpu backend's kernels; one rank. */
+#include "mf_simplex_space.h"
+#include "physics/mf_physics_impl.h"
+
+#include <math.h>
+
+typedef struct {
+  mf_pw_op pw;            /* first: the description (kind MF_OP_PHYSICS) */
+  mf_phys ph;
+  mf_simplex_basis basis; /* the space's degree at the operator's rule */
+  mf_phys_layout lay;     /* as stored: nb = 1 (one block) or nc */
+  double *qd;             /* ncells x nq x lay.n */
+} simplex_phys;
+
+static simplex_phys *sp(const struct mf_operator_s *op) { return (simplex_phys *)op->data; }
+static const mf_simplex_mesh *op_mesh(const mf_operator op) { return (const mf_simplex_mesh *)op->space->mesh->fdata; }
+
+/* The cell's vertices (X), Ji (Ji[3l + e] = d xi_l / d x_e) and |det J|. */
+static double cell_geometry(const mf_simplex_mesh *m, int e, double *X, double *Jf)
+{
+  const int dim = m->dim;
+  const int *v = m->cells + (size_t)e * (dim + 1);
+  double Ji[3][3];
+  for (int i = 0; i <= dim; i++)
+    for (int l = 0; l < dim; l++) X[i * dim + l] = m->coords[3 * v[i] + l];
+  const double det = mf_simplex_affine(dim, X, Ji, NULL);
+  for (int r = 0; r < 3; r++)
+    for (int l = 0; l < 3; l++) Jf[3 * r + l] = (r < dim && l < dim) ? Ji[r][l] : 0.0;
+  return fabs(det);
+}
+
+static int setup_cpu(mf_operator op)
+{
+  mf_context ctx = op->ctx;
+  simplex_phys *h = sp(op);
+  const mf_simplex_mesh *m = op_mesh(op);
+  const mf_simplex_basis *b = &h->basis;
+  const int dim = m->dim, nq = b->nq;
+  mf_phys_layout full;
+  mf_phys_layout_init(&h->ph, dim, &full);
+  const size_t npts = (size_t)m->ncells * nq;
+  double *data = NULL;
+  MF_CALL(MF_CALLOC_TOUCH(ctx, npts * full.n + 1, &data));
+  mf_bad_point nan = MF_BAD_POINT_NONE;
+  const double t0 = mf_phase_begin(ctx);
+#pragma omp parallel for schedule(static)
+  for (int e = 0; e < m->ncells; e++) {
+    double X[12], Ji[9];
+    const double det = cell_geometry(m, e, X, Ji); /* degenerate cells were refused with the mesh */
+    for (int q = 0; q < nq; q++) {
+      double x[3];
+      for (int k = 0; k < dim; k++) {
+        x[k] = X[k];
+        for (int l = 0; l < dim; l++) x[k] += (X[(l + 1) * dim + k] - X[k]) * b->qpts[q * dim + l];
+      }
+      if (mf_phys_point(&h->ph, &full, x, Ji, b->qwts[q] * det, data + ((size_t)e * nq + q) * full.n)) {
+        const double v = NAN;
+        mf_bad_point_note(&nan, e, q, dim, x, 1, &v);
+        break;
+      }
+    }
+  }
+  mf_phase_end(ctx, MF_PHASE_GEOMETRY, t0);
+  if (nan.cell >= 0) {
+    free(data);
+    return mf_phys_refuse(ctx, &h->ph, &full, nan.cell, nan.q, nan.x);
+  }
+  h->lay = full;
+  h->qd = data;
+  if (full.nc > 1 && mf_phys_one_block(&full, data, npts, (size_t)full.n)) {
+    mf_phys_layout one;
+    mf_phys_layout_make(dim, full.nc, 1, full.has, &one);
+    double *d1 = NULL;
+    MF_CALL(MF_CALLOC_TOUCH(ctx, npts * one.n + 1, &d1));
+    for (size_t p = 0; p < npts; p++) mf_phys_to_one_block(&full, &one, data + p * full.n, d1 + p * one.n);
+    free(data);
+    h->qd = d1;
+    h->lay = one;
+  }
+  return 0;
+}
+
+typedef struct {
+  mf_operator op;
+  const double *x;
+  mf_bad_point *bad; /* the residual: the first point where f0 or f1 is not finite */
+} cell_args;
+
+/* ve[i nc + c] of cell e for the local vector a->x */
+static void cell_apply(int e, double *ve, void *p)
+{
+  const cell_args *a = (const cell_args *)p;
+  const simplex_phys *h = sp(a->op);
+  const mf_simplex_basis *b = &h->basis;
+  const mf_phys_layout *L = &h->lay;
+  const int dim = b->dim, N = b->nnodes, nq = b->nq, nc = L->nc;
+  const int *cd = a->op->space->cell_nodes + (size_t)e * N;
+  double ue[MF_MAX_COMPONENTS * 84];
+  for (int i = 0; i < N; i++)
+    for (int c = 0; c < nc; c++) ue[i * nc + c] = a->x[(size_t)cd[i] * nc + c];
+  memset(ve, 0, sizeof(double) * (size_t)N * nc);
+  const double *D = h->qd + (size_t)e * nq * L->n;
+  for (int q = 0; q < nq; q++) {
+    const double *B = b->B + (size_t)q * N, *G = b->G + (size_t)q * N * dim;
+    double u[MF_MAX_COMPONENTS] = {0}, ref[MF_MAX_COMPONENTS * 3] = {0}, r0[MF_MAX_COMPONENTS], r1[MF_MAX_COMPONENTS * 3];
+    for (int i = 0; i < N; i++)
+      for (int c = 0; c < nc; c++) {
+        u[c] += B[i] * ue[i * nc + c];
+        for (int m = 0; m < dim; m++) ref[c * dim + m] += G[i * dim + m] * ue[i * nc + c];
+      }
+    mf_phys_apply_point(L, D + (size_t)q * L->n, u, ref, r0, r1);
+    for (int i = 0; i < N; i++)
+      for (int c = 0; c < nc; c++) {
+        double s = B[i] * r0[c];
+        for (int l = 0; l < dim; l++) s += G[i * dim + l] * r1[c * dim + l];
+        ve[i * nc + c] += s;
+      }
+  }
+}
+
+/* The state at point q of cell e (u[c], ref[c dim + m]) from the cell's values ue (i nc + c). */
+static void point_state(const mf_simplex_basis *b, int nc, const double *ue, int q, double *u, double *ref)
+{
+  const int dim = b->dim, N = b->nnodes;
+  const double *B = b->B + (size_t)q * N, *G = b->G + (size_t)q * N * dim;
+  for (int c = 0; c < nc; c++) {
+    u[c] = 0.0;
+    for (int m = 0; m < dim; m++) ref[c * dim + m] = 0.0;
+  }
+  for (int i = 0; i < N; i++)
+    for (int c = 0; c < nc; c++) {
+      u[c] += B[i] * ue[i * nc + c];
+      for (int m = 0; m < dim; m++) ref[c * dim + m] += G[i * dim + m] * ue[i * nc + c];
+    }
+}
+
+/* the point's x in cell e (vertices X) */
+static void point_x(const mf_simplex_basis *b, const double *X, int q, double *x)
+{
+  const int dim = b->dim;
+  for (int k = 0; k < dim; k++) {
+    x[k] = X[k];
+    for (int l = 0; l < dim; l++) x[k] += (X[(l + 1) * dim + k] - X[k]) * b->qpts[q * dim + l];
+  }
+}
+
+/* ve[i nc + c] of cell e: the residual of f0 and f1 at the local vector a->x */
+static void cell_residual(int e, double *ve, void *p)
+{
+  const cell_args *a = (const cell_args *)p;
+  const simplex_phys *h = sp(a->op);
+  const mf_simplex_basis *b = &h->basis;
+  const int dim = b->dim, N = b->nnodes, nq = b->nq, nc = h->ph.ncomp;
+  const int *cd = a->op->space->cell_nodes + (size_t)e * N;
+  double ue[MF_MAX_COMPONENTS * 84], X[12], Ji[9];
+  const double det = cell_geometry(op_mesh(a->op), e, X, Ji);
+  for (int i = 0; i < N; i++)
+    for (int c = 0; c < nc; c++) ue[i * nc + c] = a->x[(size_t)cd[i] * nc + c];
+  memset(ve, 0, sizeof(double) * (size_t)N * nc);
+  for (int q = 0; q < nq; q++) {
+    const double *B = b->B + (size_t)q * N, *G = b->G + (size_t)q * N * dim;
+    double u[MF_MAX_COMPONENTS], ref[MF_MAX_COMPONENTS * 3], r0[MF_MAX_COMPONENTS], r1[MF_MAX_COMPONENTS * 3], x[3];
+    point_state(b, nc, ue, q, u, ref);
+    point_x(b, X, q, x);
+    if (mf_phys_residual_point(&h->ph, dim, x, Ji, b->qwts[q] * det, u, ref, r0, r1)) {
+      const double v = NAN;
+      mf_bad_point_note(a->bad, e, q, dim, x, 1, &v);
+      return;
+    }
+    for (int i = 0; i < N; i++)
+      for (int c = 0; c < nc; c++) {
+        double s = B[i] * r0[c];
+        for (int l = 0; l < dim; l++) s += G[i * dim + l] * r1[c * dim + l];
+        ve[i * nc + c] += s;
+      }
+  }
+}
+
+static int residual_cpu(mf_operator op, mf_vector uv, mf_vector rv)
+{
+  mf_bad_point bad = MF_BAD_POINT_NONE;
+  cell_args a = {op, uv->data, &bad};
+  const simplex_phys *h = sp(op);
+  MF_CALL(mf_simplex_cells_sum(op->ctx, op_mesh(op)->ncells, h->basis.nnodes, op->space->ncomp, op->space->cell_nodes,
+                               cell_residual, &a, rv->data));
+  if (bad.cell < 0) return 0;
+  /* the state at the first such point, for the message */
+  const mf_simplex_basis *b = &h->basis;
+  const int dim = b->dim, N = b->nnodes, nc = h->ph.ncomp;
+  const int *cd = op->space->cell_nodes + (size_t)bad.cell * N;
+  double ue[MF_MAX_COMPONENTS * 84] = {0}, X[12], Ji[9], u[MF_MAX_COMPONENTS], ref[MF_MAX_COMPONENTS * 3], du[MF_MAX_COMPONENTS * 3];
+  cell_geometry(op_mesh(op), bad.cell, X, Ji);
+  for (int i = 0; i < N; i++)
+    for (int c = 0; c < nc; c++) ue[i * nc + c] = uv->data[(size_t)cd[i] * nc + c];
+  point_state(b, nc, ue, bad.q, u, ref);
+  for (int c = 0; c < nc; c++)
+    for (int k = 0; k < dim; k++) {
+      du[c * dim + k] = 0.0;
+      for (int m = 0; m < dim; m++) du[c * dim + k] += ref[c * dim + m] * Ji[3 * m + k];
+    }
+  return mf_phys_residual_refuse(op->ctx, &h->ph, dim, bad.cell, bad.q, bad.x, u, du);
+}
+
+/* de[i nc + c]: the diagonal entries of cell e */
+static void cell_diagonal(int e, double *de, void *p)
+{
+  const cell_args *a = (const cell_args *)p;
+  const simplex_phys *h = sp(a->op);
+  const mf_simplex_basis *b = &h->basis;
+  const mf_phys_layout *L = &h->lay;
+  const int dim = b->dim, N = b->nnodes, nq = b->nq, nc = L->nc, nt = mf_phys_diag_nterms(L);
+  memset(de, 0, sizeof(double) * (size_t)N * nc);
+  const double *D = h->qd + (size_t)e * nq * L->n;
+  for (int q = 0; q < nq; q++) {
+    const double *B = b->B + (size_t)q * N, *G = b->G + (size_t)q * N * dim;
+    for (int c = 0; c < nc; c++)
+      for (int j = 0; j < nt; j++) {
+        int k, l;
+        const double d = D[(size_t)q * L->n + mf_phys_diag_term(L, c, j, &k, &l)];
+        for (int i = 0; i < N; i++) de[i * nc + c] += d * (k < 0 ? B[i] : G[i * dim + k]) * (l < 0 ? B[i] : G[i * dim + l]);
+      }
+  }
+}
+
+static int apply_cpu(mf_operator op, mf_vector x, mf_vector y)
+{
+  cell_args a = {op, x->data, NULL};
+  memset(y->data, 0, sizeof(double) * (size_t)op->space->nlocal);
+  return mf_simplex_cells_sum(op->ctx, op_mesh(op)->ncells, sp(op)->basis.nnodes, op->space->ncomp,
+                              op->space->cell_nodes, cell_apply, &a, y->data);
+}
+
+static int diagonal_cpu(mf_operator op, mf_vector d)
+{
+  cell_args a = {op, NULL, NULL};
+  return mf_simplex_cells_sum(op->ctx, op_mesh(op)->ncells, sp(op)->basis.nnodes, op->space->ncomp,
+                              op->space->cell_nodes, cell_diagonal, &a, d->data);
+}
+
+static void destroy(mf_operator op)
+{
+  simplex_phys *h = sp(op);
+  if (!h) return;
+  mf_simplex_basis_free(&h->basis);
+  free(h->qd);
+  mf_phys_release(&h->ph);
+  free(h);
+  op->data = NULL;
+}
+
+static const char *const names[] = {"a simplex mass", "a simplex Laplace", "a simplex Helmholtz",
+                                    "a simplex elasticity", "a simplex physics"};
+static const mf_optype physics_simplex_type = {
+    .name = "simplex physics",
+    .names = names,
+    .pointwise = 1,
+    .dirichlet_form = 1,
+    .apply = mf_operator_flow_apply,
+    .diagonal = mf_operator_flow_diagonal,
+    .destroy = destroy,
+};
+
+int mf_simplex_physics_create(mf_space space, const mf_phys *ph, mf_quadrature quad, mf_operator *op)
+{
+  mf_context ctx = space->ctx;
+  MF_CHECK(ctx->backend == MF_BACKEND_CPU, ctx, MF_ERR_UNSUPPORTED,
+           "pointwise physics on simplices run on the cpu backend (the %s backend's kernels for them are not made "
+           "yet)", mf_context_backend(ctx));
+  simplex_phys *h = NULL;
+  mf_operator o = NULL;
+  MF_CALL(MF_CALLOC_AGREED(ctx, 1, &h));
+  h->pw.kind = MF_OP_PHYSICS;
+  h->pw.quad = quad;
+  h->pw.has_mass = ph->g[0] || ph->g[1];
+  h->pw.has_grad = ph->g[2] || ph->g[3];
+  h->ph = *ph;
+  mf_phys_retain(&h->ph);
+  int ierr = mf_operator_alloc(space, &physics_simplex_type, h, &o);
+  if (ierr) {
+    mf_phys_release(&h->ph);
+    free(h);
+    return mf_agree(ctx, ierr);
+  }
+  o->ops.apply = apply_cpu;
+  o->ops.diagonal = diagonal_cpu;
+  o->ops.residual = residual_cpu;
+  const int qdegree = 2 * space->degree + (quad == MF_QUAD_GAUSS_P2 ? 2 : 0);
+  ierr = mf_simplex_basis_setup(ctx, space->dim, space->degree, qdegree, &h->basis);
+  if (!ierr) ierr = setup_cpu(o);
+  return mf_operator_finish(o, ierr, op);
+}

@@ -1,0 +1,1038 @@
+/* t38_physics -- users' pointwise physics (mf_physics, mf_operator_create_physics) against what is known:
+ *   gallery = built-in   the gallery's mass, Laplace (a user g3 with c(x) too) and Helmholtz equal the
+ *                        built-in operators (y = A x for a random x, and the diagonals) to 1e-12 relative:
+ *                        Q_p 2D p = 1..4 and 3D p = 1..3, every rule, uniform and with hanging nodes;
+ *                        P_p 2D/3D p = 1..3 (one rank); simplex elasticity = the built-in one;
+ *   components           the vector Laplace and vector mass (3 components, one block stored) equal three
+ *                        scalar ones, component by component, on hexes and simplices;
+ *   diagonal             the diagonal of a coupled operator (2D/3D elasticity, hanging nodes) equals
+ *                        e_i^T A e_i for every DoF (one rank);
+ *   patch test           elasticity applied to a linear displacement vanishes at every interior DoF
+ *                        (hex, hanging nodes; simplex);
+ *   multigrid            the gallery Laplace takes the built-in's iterations (+-1, double and float
+ *                        V-cycles, uniform and hanging nodes); 3D elasticity (nu = 0.3) on Q2 and Q4
+ *                        hexes at most 25 iterations to 1e-8, flat over three refinements;
+ *   residual             F(u) of the gallery's f0/f1 equals A u; Poisson with a source (f0) and non-zero
+ *                        boundary values solved through the residual converges at rate p + 1 in L2
+ *                        (hex and simplex, 2D/3D);
+ *   non-symmetric        an advection term in g1 gives A with (A x, y) != (x, A y), and the physics
+ *                        with the same term in g2 is its transpose: (A x, y) = (x, A^T y);
+ *   source               the same physics as C source, compiled by the system compiler: equal to the
+ *                        functions' operator; a cache miss then a hit and a corrupt entry rebuilt (the
+ *                        library's counters); the compiler's messages with file:line; an unwritable cache;
+ *   bad input            each refusal with its code and message (components, constants, gallery names,
+ *                        NaN from a g-function naming the entry, point, cell and x; what vector spaces
+ *                        do not take yet).
+ * Usage: t38_physics [cpu|cuda] [quick] (quick: the refusals and a few cases, for valgrind; 1 or more
+ * ranks; the simplex and unit-vector parts on one rank). With cuda: the same sources on the cpu and cuda
+ * backends (Q_p, 1, dim and 3 components, uniform and with hanging nodes) give the same A x, diagonal and
+ * residual to 1e-12; the cache's counters on the device; NVRTC's messages; multigrid on the device. */
+#include "mf_test.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+static int nranks = 1;
+
+/* ------------------------------------------------------------------ users' functions */
+
+static double coef(const double *x, int dim, void *user)
+{
+  (void)user;
+  double s = 1.0;
+  for (int k = 0; k < dim; k++) s += x[k] * x[k];
+  return s;
+}
+
+/* (c(x) grad u, grad v) as a user writes it */
+static void g3_coef(int dim, int nc, const double *u, const double *du, const double *x, const double *k, double *g3)
+{
+  (void)nc, (void)u, (void)du, (void)k;
+  const double c = coef(x, dim, NULL);
+  for (int d = 0; d < dim; d++) g3[d * dim + d] = c;
+}
+
+/* advection (beta . grad u) v against its transpose u (beta . grad v), beta = k */
+static void g1_adv(int dim, int nc, const double *u, const double *du, const double *x, const double *k, double *g1)
+{
+  (void)nc, (void)u, (void)du, (void)x;
+  for (int e = 0; e < dim; e++) g1[e] = k[e];
+}
+static void g2_adv(int dim, int nc, const double *u, const double *du, const double *x, const double *k, double *g2)
+{
+  (void)nc, (void)u, (void)du, (void)x;
+  for (int d = 0; d < dim; d++) g2[d] = k[d];
+}
+static void g3_one(int dim, int nc, const double *u, const double *du, const double *x, const double *k, double *g3)
+{
+  (void)nc, (void)u, (void)du, (void)x, (void)k;
+  for (int d = 0; d < dim; d++) g3[d * dim + d] = 1.0;
+}
+
+/* NaN where x_0 > 0.5, at entry 0 */
+static void g3_nan(int dim, int nc, const double *u, const double *du, const double *x, const double *k, double *g3)
+{
+  (void)nc, (void)u, (void)du, (void)k;
+  for (int d = 0; d < dim; d++) g3[d * dim + d] = 1.0;
+  if (x[0] > 0.5) g3[0] = NAN;
+}
+
+/* ------------------------------------------------------------------ helpers */
+
+static double rel_diff(mf_space s, mf_vector a, mf_vector b)
+{
+  double na = 0.0, nd = 0.0;
+  mf_vector d = NULL;
+  T_CALL(mf_vector_create(s, &d));
+  T_CALL(mf_vector_copy(d, a));
+  T_CALL(mf_vector_axpy(d, -1.0, b));
+  T_CALL(mf_vector_norm2(a, &na));
+  T_CALL(mf_vector_norm2(d, &nd));
+  mf_vector_destroy(&d);
+  return nd / (na > 0.0 ? na : 1.0);
+}
+
+/* F(x) of A's physics (mf_operator_residual) equals B x (Dirichlet forms off) to tol */
+static void same_residual(mf_operator A, mf_operator B, mf_space s, double tol, const char *what)
+{
+  mf_vector x = NULL, r = NULL, y = NULL;
+  T_CALL(mf_vector_create(s, &x));
+  T_CALL(mf_vector_create(s, &r));
+  T_CALL(mf_vector_create(s, &y));
+  T_CALL(mf_vector_set_random(x, 17));
+  T_CALL(mf_operator_residual(A, x, r));
+  T_CALL(mf_operator_apply(B, x, y));
+  const double e = rel_diff(s, y, r);
+  T_CHECK(e <= tol, "%s: the residual F(x) differs from A x by %.3g (relative)", what, e);
+  mf_vector_destroy(&x);
+  mf_vector_destroy(&r);
+  mf_vector_destroy(&y);
+}
+
+/* y = A x and diag(A) of two operators on one space agree to tol */
+static void same_operator(mf_operator A, mf_operator B, mf_space s, double tol, const char *what)
+{
+  mf_vector x = NULL, ya = NULL, yb = NULL;
+  T_CALL(mf_vector_create(s, &x));
+  T_CALL(mf_vector_create(s, &ya));
+  T_CALL(mf_vector_create(s, &yb));
+  T_CALL(mf_vector_set_random(x, 7));
+  T_CALL(mf_operator_apply(A, x, ya));
+  T_CALL(mf_operator_apply(B, x, yb));
+  double e = rel_diff(s, ya, yb);
+  T_CHECK(e <= tol, "%s: A x differs by %.3g (relative)", what, e);
+  T_CALL(mf_operator_diagonal(A, ya));
+  T_CALL(mf_operator_diagonal(B, yb));
+  e = rel_diff(s, ya, yb);
+  T_CHECK(e <= tol, "%s: diagonal differs by %.3g (relative)", what, e);
+  mf_vector_destroy(&x);
+  mf_vector_destroy(&ya);
+  mf_vector_destroy(&yb);
+}
+
+static const char *quad_name[3] = {"gauss", "gauss-p2", "gll"};
+
+/* The gallery's mass, Laplace, Helmholtz and a user Laplace with c(x) against the built-ins. */
+static void gallery_case(mf_context ctx, mf_mesh mesh, int p, mf_quadrature quad, const char *where)
+{
+  mf_space s = NULL;
+  mf_physics ph = NULL;
+  mf_operator A = NULL, B = NULL;
+  char what[160];
+  T_CALL(mf_space_create(mesh, p, &s));
+  const double k2[2] = {2.0, 3.0};
+  for (int kind = 0; kind < 4; kind++) {
+    if (kind == 0) {
+      const double c = 1.5;
+      T_CALL(mf_physics_create_gallery(ctx, "mass", 1, 1, &c, &ph));
+      T_CALL(mf_operator_create_helmholtz(s, quad, 1.5, 0.0, NULL, NULL, &B));
+    } else if (kind == 1) {
+      T_CALL(mf_physics_create_gallery(ctx, "laplace", 1, 0, NULL, &ph));
+      T_CALL(mf_operator_create_laplace(s, quad, NULL, NULL, &B));
+    } else if (kind == 2) {
+      T_CALL(mf_physics_create_gallery(ctx, "helmholtz", 1, 2, k2, &ph));
+      T_CALL(mf_operator_create_helmholtz(s, quad, 2.0, 3.0, NULL, NULL, &B));
+    } else {
+      T_CALL(mf_physics_create(ctx, 1, &ph));
+      T_CALL(mf_physics_set_jacobian(ph, NULL, NULL, NULL, g3_coef));
+      T_CALL(mf_operator_create_laplace(s, quad, coef, NULL, &B));
+    }
+    T_CALL(mf_operator_create_physics(s, ph, quad, &A));
+    T_CALL(mf_physics_destroy(&ph)); /* the operator keeps what it needs */
+    snprintf(what, sizeof what, "%s p=%d %s, %s", where, p, quad_name[quad],
+             kind == 0 ? "mass" : kind == 1 ? "laplace" : kind == 2 ? "helmholtz" : "laplace c(x)");
+    same_operator(A, B, s, 1e-12, what);
+    if (kind < 3) same_residual(A, B, s, 1e-12, what);
+    mf_operator_destroy(&A);
+    mf_operator_destroy(&B);
+  }
+  mf_space_destroy(&s);
+}
+
+/* The vector Laplace and vector mass (3 components) against the scalar ones, component by component. */
+static void vector_case(mf_context ctx, mf_mesh mesh, int p, const char *where)
+{
+  mf_space s1 = NULL, s3 = NULL;
+  T_CALL(mf_space_create(mesh, p, &s1));
+  T_CALL(mf_space_create_components(mesh, p, 3, &s3));
+  int n1 = 0, l1 = 0, n3 = 0, l3 = 0;
+  T_CALL(mf_space_local_sizes(s1, &n1, &l1));
+  T_CALL(mf_space_local_sizes(s3, &n3, &l3));
+  T_CHECK(n3 == 3 * n1, "%s: %d owned entries of 3 components, %d scalar", where, n3, n1);
+  int64_t g1 = 0, g3 = 0;
+  T_CALL(mf_space_num_dofs(s1, &g1));
+  T_CALL(mf_space_num_dofs(s3, &g3));
+  T_CHECK(g3 == 3 * g1, "%s: %lld DoFs of 3 components, %lld scalar", where, (long long)g3, (long long)g1);
+  for (int kind = 0; kind < 2; kind++) {
+    mf_physics p1 = NULL, p3 = NULL;
+    mf_operator A1 = NULL, A3 = NULL;
+    const char *name = kind ? "mass" : "laplace";
+    T_CALL(mf_physics_create_gallery(ctx, name, 1, 0, NULL, &p1));
+    T_CALL(mf_physics_create_gallery(ctx, name, 3, 0, NULL, &p3));
+    T_CALL(mf_operator_create_physics(s1, p1, MF_QUAD_GAUSS, &A1));
+    T_CALL(mf_operator_create_physics(s3, p3, MF_QUAD_GAUSS, &A3));
+    mf_vector x3 = NULL, y3 = NULL, x1 = NULL, y1 = NULL, d3 = NULL, d1 = NULL;
+    T_CALL(mf_vector_create(s3, &x3));
+    T_CALL(mf_vector_create(s3, &y3));
+    T_CALL(mf_vector_create(s3, &d3));
+    T_CALL(mf_vector_create(s1, &x1));
+    T_CALL(mf_vector_create(s1, &y1));
+    T_CALL(mf_vector_create(s1, &d1));
+    T_CALL(mf_vector_set_random(x3, 11));
+    T_CALL(mf_operator_apply(A3, x3, y3));
+    T_CALL(mf_operator_diagonal(A3, d3));
+    T_CALL(mf_operator_diagonal(A1, d1));
+    double *a3 = NULL, *b3 = NULL, *a1 = NULL, *dd3 = NULL;
+    double worst = 0.0, worstd = 0.0, scale = 0.0;
+    for (int c = 0; c < 3; c++) {
+      T_CALL(mf_vector_get_array(x3, MF_MEM_HOST, &a3));
+      T_CALL(mf_vector_get_array(x1, MF_MEM_HOST, &a1));
+      for (int i = 0; i < n1; i++) a1[i] = a3[3 * i + c];
+      T_CALL(mf_vector_restore_array(x1, &a1));
+      T_CALL(mf_vector_restore_array(x3, &a3));
+      T_CALL(mf_operator_apply(A1, x1, y1));
+      const double *r1 = NULL, *dg1 = NULL;
+      T_CALL(mf_vector_get_array_read(y1, MF_MEM_HOST, &r1));
+      T_CALL(mf_vector_get_array(y3, MF_MEM_HOST, &b3));
+      T_CALL(mf_vector_get_array_read(d1, MF_MEM_HOST, &dg1));
+      T_CALL(mf_vector_get_array(d3, MF_MEM_HOST, &dd3));
+      for (int i = 0; i < n1; i++) {
+        worst = fmax(worst, fabs(b3[3 * i + c] - r1[i]));
+        worstd = fmax(worstd, fabs(dd3[3 * i + c] - dg1[i]));
+        scale = fmax(scale, fabs(r1[i]));
+      }
+      T_CALL(mf_vector_restore_array(d3, &dd3));
+      T_CALL(mf_vector_restore_array_read(d1, &dg1));
+      T_CALL(mf_vector_restore_array(y3, &b3));
+      T_CALL(mf_vector_restore_array_read(y1, &r1));
+    }
+    T_CHECK(worst <= 1e-12 * scale, "%s p=%d vector %s: component differs by %.3g (scale %.3g)", where, p, name, worst,
+            scale);
+    T_CHECK(worstd <= 1e-12 * scale, "%s p=%d vector %s: diagonal differs by %.3g", where, p, name, worstd);
+    mf_vector_destroy(&x3);
+    mf_vector_destroy(&y3);
+    mf_vector_destroy(&d3);
+    mf_vector_destroy(&x1);
+    mf_vector_destroy(&y1);
+    mf_vector_destroy(&d1);
+    mf_operator_destroy(&A1);
+    mf_operator_destroy(&A3);
+    mf_physics_destroy(&p1);
+    mf_physics_destroy(&p3);
+  }
+  mf_space_destroy(&s1);
+  mf_space_destroy(&s3);
+}
+
+/* diag(A) = e_i^T A e_i for every entry (one rank: the local entries are all of them) */
+static void diagonal_case(mf_context ctx, mf_mesh mesh, int p, const char *gallery, int nc, const char *where)
+{
+  mf_space s = NULL;
+  mf_physics ph = NULL;
+  mf_operator A = NULL;
+  const double k[2] = {1.3, 0.7};
+  T_CALL(mf_space_create_components(mesh, p, nc, &s));
+  T_CALL(mf_physics_create_gallery(ctx, gallery, nc, 2, k, &ph));
+  T_CALL(mf_operator_create_physics(s, ph, MF_QUAD_GAUSS, &A));
+  T_CALL(mf_operator_set_dirichlet(A, 0));
+  mf_vector d = NULL, e = NULL, y = NULL;
+  T_CALL(mf_vector_create(s, &d));
+  T_CALL(mf_vector_create(s, &e));
+  T_CALL(mf_vector_create(s, &y));
+  T_CALL(mf_operator_diagonal(A, d));
+  int n = 0, nl = 0;
+  T_CALL(mf_space_local_sizes(s, &n, &nl));
+  const double *dd = NULL;
+  T_CALL(mf_vector_get_array_read(d, MF_MEM_HOST, &dd));
+  double worst = 0.0, scale = 0.0;
+  for (int i = 0; i < n; i++) {
+    double *a = NULL;
+    T_CALL(mf_vector_set_value(e, 0.0));
+    T_CALL(mf_vector_get_array(e, MF_MEM_HOST, &a));
+    a[i] = 1.0;
+    T_CALL(mf_vector_restore_array(e, &a));
+    T_CALL(mf_operator_apply(A, e, y));
+    const double *r = NULL;
+    T_CALL(mf_vector_get_array_read(y, MF_MEM_HOST, &r));
+    worst = fmax(worst, fabs(r[i] - dd[i]));
+    scale = fmax(scale, fabs(r[i]));
+    T_CALL(mf_vector_restore_array_read(y, &r));
+  }
+  T_CALL(mf_vector_restore_array_read(d, &dd));
+  T_CHECK(worst <= 1e-12 * scale, "%s p=%d %s (%d components): diagonal differs from e_i^T A e_i by %.3g (scale %.3g)",
+          where, p, gallery, nc, worst, scale);
+  mf_vector_destroy(&d);
+  mf_vector_destroy(&e);
+  mf_vector_destroy(&y);
+  mf_operator_destroy(&A);
+  mf_physics_destroy(&ph);
+  mf_space_destroy(&s);
+}
+
+static double coordinate(const double *x, int dim, void *user)
+{
+  (void)dim;
+  return x[*(const int *)user];
+}
+
+/* elasticity on u_c = sum_k M[c][k] x_k + b_c: A u = 0 at every interior DoF (Dirichlet form off; the
+ * boundary entries zeroed afterwards) */
+static void patch_case(mf_context ctx, mf_mesh mesh, int p, const char *where)
+{
+  int dim = 0;
+  T_CALL(mf_mesh_dim(mesh, &dim));
+  mf_space s = NULL;
+  mf_physics ph = NULL;
+  mf_operator A = NULL;
+  const double k[2] = {2.0, 0.8};
+  const double M[3][3] = {{0.3, -1.2, 0.5}, {0.7, 0.2, -0.4}, {-0.6, 0.9, 1.1}}, b[3] = {0.25, -0.5, 2.0};
+  T_CALL(mf_space_create_components(mesh, p, dim, &s));
+  T_CALL(mf_physics_create_gallery(ctx, "elasticity", dim, 2, k, &ph));
+  T_CALL(mf_operator_create_physics(s, ph, MF_QUAD_GAUSS, &A));
+  T_CALL(mf_operator_set_dirichlet(A, 0));
+  mf_vector X[3] = {NULL, NULL, NULL}, u = NULL, y = NULL;
+  int kk[3] = {0, 1, 2};
+  for (int c = 0; c < dim; c++) {
+    T_CALL(mf_vector_create(s, &X[c]));
+    T_CALL(mf_vector_interpolate(X[c], coordinate, &kk[c])); /* x_c in every component */
+  }
+  T_CALL(mf_vector_create(s, &u));
+  T_CALL(mf_vector_create(s, &y));
+  int n = 0, nl = 0;
+  T_CALL(mf_space_local_sizes(s, &n, &nl));
+  double *a = NULL;
+  T_CALL(mf_vector_get_array(u, MF_MEM_HOST, &a));
+  for (int c = 0; c < dim; c++) {
+    const double *xc = NULL;
+    T_CALL(mf_vector_get_array_read(X[c], MF_MEM_HOST, &xc));
+    for (int i = 0; i < n; i++) a[i] += M[i % dim][c] * xc[i] + (c == 0 ? b[i % dim] : 0.0);
+    T_CALL(mf_vector_restore_array_read(X[c], &xc));
+  }
+  T_CALL(mf_vector_restore_array(u, &a));
+  T_CALL(mf_operator_apply(A, u, y));
+  double ny = 0.0, nyi = 0.0;
+  T_CALL(mf_vector_norm2(y, &ny));
+  T_CALL(mf_vector_zero_boundary(y));
+  T_CALL(mf_vector_norm2(y, &nyi));
+  T_CHECK(ny > 1e-6 && nyi <= 1e-11 * ny, "%s p=%d elasticity patch test: interior residual %.3g of %.3g", where, p, nyi,
+          ny);
+  mf_vector_destroy(&y);
+  mf_vector_destroy(&u);
+  for (int c = 0; c < dim; c++) mf_vector_destroy(&X[c]);
+  mf_operator_destroy(&A);
+  mf_physics_destroy(&ph);
+  mf_space_destroy(&s);
+}
+
+/* advection in g1 (A) and in g2 (T): T = A^T, and A is not symmetric */
+static void nonsymmetric_case(mf_context ctx, mf_mesh mesh, int p, const char *where)
+{
+  int dim = 0;
+  T_CALL(mf_mesh_dim(mesh, &dim));
+  mf_space s = NULL;
+  mf_physics pa = NULL, pt = NULL;
+  mf_operator A = NULL, T = NULL;
+  const double beta[3] = {1.0, -2.0, 0.5};
+  T_CALL(mf_space_create(mesh, p, &s));
+  T_CALL(mf_physics_create(ctx, 1, &pa));
+  T_CALL(mf_physics_create(ctx, 1, &pt));
+  T_CALL(mf_physics_set_constants(pa, 3, beta));
+  T_CALL(mf_physics_set_constants(pt, 3, beta));
+  T_CALL(mf_physics_set_jacobian(pa, NULL, g1_adv, NULL, g3_one));
+  T_CALL(mf_physics_set_jacobian(pt, NULL, NULL, g2_adv, g3_one));
+  T_CALL(mf_operator_create_physics(s, pa, MF_QUAD_GAUSS, &A));
+  T_CALL(mf_operator_create_physics(s, pt, MF_QUAD_GAUSS, &T));
+  mf_vector x = NULL, y = NULL, ax = NULL, ay = NULL, ty = NULL;
+  T_CALL(mf_vector_create(s, &x));
+  T_CALL(mf_vector_create(s, &y));
+  T_CALL(mf_vector_create(s, &ax));
+  T_CALL(mf_vector_create(s, &ay));
+  T_CALL(mf_vector_create(s, &ty));
+  T_CALL(mf_vector_set_random(x, 3));
+  T_CALL(mf_vector_set_random(y, 5));
+  T_CALL(mf_operator_apply(A, x, ax));
+  T_CALL(mf_operator_apply(A, y, ay));
+  T_CALL(mf_operator_apply(T, y, ty));
+  double axy = 0.0, xay = 0.0, xty = 0.0, nax = 0.0, ny = 0.0;
+  T_CALL(mf_vector_dot(ax, y, &axy));
+  T_CALL(mf_vector_dot(x, ay, &xay));
+  T_CALL(mf_vector_dot(x, ty, &xty));
+  T_CALL(mf_vector_norm2(ax, &nax));
+  T_CALL(mf_vector_norm2(y, &ny));
+  const double scale = nax * ny;
+  T_CHECK(fabs(axy - xty) <= 1e-12 * scale, "%s p=%d: (A x, y) = %.15g, (x, A^T y) = %.15g", where, p, axy, xty);
+  T_CHECK(fabs(axy - xay) >= 1e-3 * fabs(axy), "%s p=%d: the advection operator came out symmetric: %.15g, %.15g",
+          where, p, axy, xay);
+  mf_vector_destroy(&x);
+  mf_vector_destroy(&y);
+  mf_vector_destroy(&ax);
+  mf_vector_destroy(&ay);
+  mf_vector_destroy(&ty);
+  mf_operator_destroy(&A);
+  mf_operator_destroy(&T);
+  mf_physics_destroy(&pa);
+  mf_physics_destroy(&pt);
+  mf_space_destroy(&s);
+}
+
+/* simplex elasticity from the gallery = the built-in one */
+static void simplex_elasticity_case(mf_context ctx, mf_mesh mesh, int p, const char *where)
+{
+  int dim = 0;
+  T_CALL(mf_mesh_dim(mesh, &dim));
+  mf_space s = NULL;
+  mf_physics ph = NULL;
+  mf_operator A = NULL, B = NULL;
+  const double k[2] = {1.7, 0.6};
+  T_CALL(mf_space_create_components(mesh, p, dim, &s));
+  T_CALL(mf_physics_create_gallery(ctx, "elasticity", dim, 2, k, &ph));
+  T_CALL(mf_operator_create_physics(s, ph, MF_QUAD_GAUSS, &A));
+  T_CALL(mf_operator_create_elasticity(s, 1.7, 0.6, &B));
+  char what[96];
+  snprintf(what, sizeof what, "%s p=%d elasticity", where, p);
+  same_operator(A, B, s, 1e-12, what);
+  same_residual(A, B, s, 1e-12, what);
+  mf_operator_destroy(&A);
+  mf_operator_destroy(&B);
+  mf_physics_destroy(&ph);
+  mf_space_destroy(&s);
+}
+
+/* CG with multigrid on the operator of ph on space: the iterations to 1e-8 from a random right-hand
+ * side with zero boundary values */
+static int mg_iterations(mf_operator A, mf_space s, mf_precision prec)
+{
+  mf_pc pc = NULL;
+  mf_cg cg = NULL;
+  mf_vector b = NULL, x = NULL;
+  mf_cg_info info;
+  T_CALL(mf_operator_set_dirichlet(A, 1));
+  T_CALL(mf_pc_create(A, MF_PC_MULTIGRID, &pc));
+  T_CALL(mf_pc_set_multigrid_precision(pc, prec));
+  T_CALL(mf_cg_create(A, &cg));
+  T_CALL(mf_cg_set_pc(cg, pc));
+  T_CALL(mf_cg_set_tolerance(cg, 1e-8, 200));
+  T_CALL(mf_vector_create(s, &b));
+  T_CALL(mf_vector_create(s, &x));
+  T_CALL(mf_vector_set_random(b, 13));
+  T_CALL(mf_vector_zero_boundary(b));
+  T_CALL(mf_vector_set_value(x, 0.0));
+  T_CALL(mf_cg_solve(cg, b, x, &info));
+  T_CHECK(info.converged, "multigrid CG did not converge in %d iterations", info.iterations);
+  mf_vector_destroy(&b);
+  mf_vector_destroy(&x);
+  mf_cg_destroy(&cg);
+  mf_pc_destroy(&pc);
+  return info.iterations;
+}
+
+/* multigrid on physics: the gallery Laplace takes the iterations of the built-in (+-1; double and
+ * float V-cycles); elasticity (nu = 0.3) on 3 components: at most 25 iterations, flat over levels */
+static void multigrid_case(mf_context ctx)
+{
+  for (int adapt = 0; adapt <= 1; adapt++) {
+    mf_mesh mesh = NULL;
+    t_mesh(ctx, "cube", 3, 1, adapt, &mesh);
+    mf_space s = NULL;
+    mf_physics ph = NULL;
+    mf_operator A = NULL, B = NULL;
+    T_CALL(mf_space_create(mesh, 3, &s));
+    T_CALL(mf_physics_create_gallery(ctx, "laplace", 1, 0, NULL, &ph));
+    T_CALL(mf_operator_create_physics(s, ph, MF_QUAD_GAUSS, &A));
+    T_CALL(mf_operator_create_laplace(s, MF_QUAD_GAUSS, NULL, NULL, &B));
+    for (int prec = 0; prec <= 1; prec++) {
+      const int ia = mg_iterations(A, s, (mf_precision)prec), ib = mg_iterations(B, s, (mf_precision)prec);
+      T_CHECK(abs(ia - ib) <= 1, "multigrid Laplace%s (%s): physics %d iterations, built-in %d", adapt ? " adapted" : "",
+              prec ? "float" : "double", ia, ib);
+    }
+    mf_operator_destroy(&A);
+    mf_operator_destroy(&B);
+    mf_physics_destroy(&ph);
+    mf_space_destroy(&s);
+    mf_mesh_destroy(&mesh);
+  }
+  const double E = 1.0, nu = 0.3, k[2] = {E * nu / ((1 + nu) * (1 - 2 * nu)), E / (2 * (1 + nu))};
+  for (int p = 2; p <= 4; p += 2) {
+    int its[3] = {0, 0, 0};
+    for (int level = 0; level < 3; level++) {
+      mf_mesh mesh = NULL;
+      mf_space s = NULL;
+      mf_physics ph = NULL;
+      mf_operator A = NULL;
+      T_CALL(mf_mesh_create(ctx, "cube", 3, p == 2 ? level + 1 : level, &mesh));
+      T_CALL(mf_space_create_components(mesh, p, 3, &s));
+      T_CALL(mf_physics_create_gallery(ctx, "elasticity", 3, 2, k, &ph));
+      T_CALL(mf_operator_create_physics(s, ph, MF_QUAD_GAUSS, &A));
+      its[level] = mg_iterations(A, s, MF_PRECISION_DOUBLE);
+      T_CHECK(its[level] <= 25, "elasticity Q%d level %d: %d multigrid CG iterations (at most 25)", p, level, its[level]);
+      mf_operator_destroy(&A);
+      mf_physics_destroy(&ph);
+      mf_space_destroy(&s);
+      mf_mesh_destroy(&mesh);
+    }
+    T_CHECK(its[2] <= its[0] + 3, "elasticity Q%d: multigrid iterations grow over refinement: %d %d %d", p, its[0], its[1],
+            its[2]);
+    if (getenv("T38_VERBOSE")) printf("elasticity Q%d: %d %d %d iterations\n", p, its[0], its[1], its[2]);
+  }
+}
+
+/* u = exp(x_0) sin(x_1) (+ x_2 in 3D): -div grad u = f = (1 - 1) ... written out below */
+static double u_exact(const double *x, int dim, void *user)
+{
+  (void)user;
+  return exp(x[0]) * sin(1.3 * x[1]) + (dim == 3 ? x[2] * x[2] : 0.0);
+}
+/* f0 = -f with f = -lap u = (1.69 - 1) e^x0 sin(1.3 x1) - 2 [3D] */
+static void f0_source(int dim, int nc, const double *u, const double *du, const double *x, const double *k, double *f0)
+{
+  (void)nc, (void)u, (void)du, (void)k;
+  const double f = 0.69 * exp(x[0]) * sin(1.3 * x[1]) - (dim == 3 ? 2.0 : 0.0);
+  f0[0] = -f;
+}
+static void f1_grad(int dim, int nc, const double *u, const double *du, const double *x, const double *k, double *f1)
+{
+  (void)nc, (void)u, (void)x, (void)k;
+  for (int d = 0; d < dim; d++) f1[d] = du[d];
+}
+
+/* Poisson with a source and non-zero boundary values through the residual: x_g = g on the boundary,
+ * A d = -F(x_g) (Dirichlet form: the free DoFs), u = x_g + d; the L2 error at rate p + 1 */
+static double poisson_error(mf_context ctx, int dim, int level, int p, int simplex)
+{
+  mf_mesh mesh = NULL;
+  mf_space s = NULL;
+  mf_physics ph = NULL;
+  mf_operator A = NULL;
+  mf_cg cg = NULL;
+  mf_vector x = NULL, r = NULL, d = NULL;
+  mf_cg_info info;
+  if (simplex) T_CALL(mf_mesh_create(ctx, dim == 2 ? "square-tris" : "cube-tets", dim, level, &mesh));
+  else T_CALL(mf_mesh_create(ctx, "sheared", dim, level, &mesh));
+  T_CALL(mf_space_create(mesh, p, &s));
+  T_CALL(mf_physics_create(ctx, 1, &ph));
+  T_CALL(mf_physics_set_residual(ph, f0_source, f1_grad));
+  T_CALL(mf_physics_set_jacobian(ph, NULL, NULL, NULL, g3_one));
+  T_CALL(mf_operator_create_physics(s, ph, MF_QUAD_GAUSS, &A));
+  T_CALL(mf_operator_set_dirichlet(A, 1));
+  T_CALL(mf_vector_create(s, &x));
+  T_CALL(mf_vector_create(s, &r));
+  T_CALL(mf_vector_create(s, &d));
+  T_CALL(mf_vector_set_boundary(x, u_exact, NULL));
+  T_CALL(mf_operator_residual(A, x, r));
+  T_CALL(mf_vector_scale(r, -1.0));
+  T_CALL(mf_cg_create(A, &cg));
+  T_CALL(mf_cg_set_tolerance(cg, 1e-12, 5000));
+  T_CALL(mf_vector_set_value(d, 0.0));
+  T_CALL(mf_cg_solve(cg, r, d, &info));
+  T_CHECK(info.converged, "Poisson %dD p=%d: CG did not converge", dim, p);
+  T_CALL(mf_vector_axpy(x, 1.0, d));
+  double err = 0.0;
+  T_CALL(mf_vector_l2_error(x, u_exact, NULL, &err));
+  mf_cg_destroy(&cg);
+  mf_vector_destroy(&x);
+  mf_vector_destroy(&r);
+  mf_vector_destroy(&d);
+  mf_operator_destroy(&A);
+  mf_physics_destroy(&ph);
+  mf_space_destroy(&s);
+  mf_mesh_destroy(&mesh);
+  return err;
+}
+
+static void convergence_case(mf_context ctx)
+{
+  for (int simplex = 0; simplex <= (nranks == 1); simplex++)
+    for (int dim = 2; dim <= 3; dim++)
+      for (int p = 1; p <= (dim == 2 ? 3 : 2); p++) {
+        const int l0 = dim == 2 ? 1 : 0;
+        const double e0 = poisson_error(ctx, dim, l0 + 1, p, simplex), e1 = poisson_error(ctx, dim, l0 + 2, p, simplex);
+        const double rate = log2(e0 / e1);
+        T_CHECK(rate >= p + 0.8 && rate <= p + 1.3, "%s Poisson %dD p=%d with source and boundary values: L2 rate %.3f "
+                "(errors %.3g, %.3g), expected in [%g, %g]", simplex ? "simplex" : "hex", dim, p, rate, e0, e1, p + 0.8,
+                p + 1.3);
+        if (getenv("T38_VERBOSE"))
+          printf("%s %dD p=%d: L2 %.3g %.3g rate %.2f\n", simplex ? "simplex" : "hex", dim, p, e0, e1, rate);
+      }
+}
+
+static void refusals(mf_context ctx)
+{
+  mf_mesh mesh = NULL;
+  mf_space s1 = NULL, s2 = NULL;
+  mf_physics ph = NULL;
+  mf_operator A = NULL;
+  mf_vector v = NULL;
+  mf_pc pc = NULL;
+  T_CALL(mf_mesh_create(ctx, "cube", 3, 1, &mesh));
+  T_CALL(mf_space_create(mesh, 2, &s1));
+  T_CALL(mf_space_create_components(mesh, 2, 2, &s2));
+  EXPECT(mf_physics_create(ctx, 5, &ph), MF_ERR_ARGUMENT, "field components 5 out of range 1..4");
+  EXPECT(mf_physics_create(NULL, 1, &ph), MF_ERR_NULL, "context is NULL");
+  EXPECT(mf_physics_create_gallery(ctx, "stokes", 1, 0, NULL, &ph), MF_ERR_ARGUMENT, "gallery physics 'stokes' unknown");
+  EXPECT(mf_physics_create_gallery(ctx, "helmholtz", 1, 1, (const double[]){1.0}, &ph), MF_ERR_ARGUMENT,
+         "takes k = (a, b): 2 constants");
+  EXPECT(mf_physics_create_gallery(ctx, "diffusion", 1, 0, NULL, &ph), MF_ERR_ARGUMENT, "4 (2D) or 9 (3D) constants");
+  T_CHECK(ph == NULL, "a refused physics was made");
+  T_CALL(mf_physics_create(ctx, 2, &ph));
+  int nc = 0;
+  T_CALL(mf_physics_components(ph, &nc));
+  T_CHECK(nc == 2, "mf_physics_components: %d, made with 2", nc);
+  EXPECT(mf_physics_components(ph, NULL), MF_ERR_NULL, "output pointer ncomp is NULL");
+  double many[65] = {0};
+  EXPECT(mf_physics_set_constants(ph, 65, many), MF_ERR_ARGUMENT, "number of constants 65 out of range 0..64");
+  many[3] = NAN;
+  EXPECT(mf_physics_set_constants(ph, 4, many), MF_ERR_ARGUMENT, "constant k[3] = nan must be finite");
+  EXPECT(mf_operator_create_physics(s2, ph, MF_QUAD_GAUSS, &A), MF_ERR_ARGUMENT, "no g-function");
+  T_CALL(mf_physics_set_jacobian(ph, NULL, NULL, NULL, g3_one));
+  EXPECT(mf_operator_create_physics(s1, ph, MF_QUAD_GAUSS, &A), MF_ERR_INCOMPATIBLE, "the physics has 2 components, the space 1");
+  EXPECT(mf_operator_create_physics(s2, ph, (mf_quadrature)7, &A), MF_ERR_ARGUMENT, "quadrature 7 unknown");
+  EXPECT(mf_operator_create_physics(s2, NULL, MF_QUAD_GAUSS, &A), MF_ERR_NULL, "physics is NULL");
+  mf_physics_destroy(&ph);
+  T_CALL(mf_physics_create_gallery(ctx, "elasticity", 2, 0, NULL, &ph));
+  EXPECT(mf_operator_create_physics(s2, ph, MF_QUAD_GAUSS, &A), MF_ERR_INCOMPATIBLE,
+         "physics 'elasticity' acts on fields of dim = 3 components, this one has 2");
+  mf_physics_destroy(&ph);
+  T_CALL(mf_physics_create_gallery(ctx, "diffusion", 1, 4, (const double[]){1, 0, 0, 1}, &ph));
+  EXPECT(mf_operator_create_physics(s1, ph, MF_QUAD_GAUSS, &A), MF_ERR_INCOMPATIBLE, "a 4-entry tensor, the space's dim 3 needs 9");
+  mf_physics_destroy(&ph);
+  /* a g-function's NaN: the entry, the point, its cell and x */
+  T_CALL(mf_physics_create(ctx, 1, &ph));
+  T_CALL(mf_physics_set_jacobian(ph, NULL, NULL, NULL, g3_nan));
+  EXPECT(mf_operator_create_physics(s1, ph, MF_QUAD_GAUSS, &A), MF_ERR_ARGUMENT, "physics 'user': g3[0] = nan at quadrature point");
+  T_CHECK(strstr(mf_last_error_message(), "of cell") && strstr(mf_last_error_message(), "x = ("),
+          "the NaN message names no cell or point: %s", mf_last_error_message());
+  T_CHECK(A == NULL, "a refused operator was made");
+  mf_physics_destroy(&ph);
+  /* what spaces of several components do not take yet */
+  T_CALL(mf_vector_create(s2, &v));
+  EXPECT(mf_operator_create_laplace(s2, MF_QUAD_GAUSS, NULL, NULL, &A), MF_ERR_INCOMPATIBLE,
+         "act on scalar spaces (this one has 2 components)");
+  EXPECT(mf_vector_assemble_rhs(v, coef, NULL), MF_ERR_UNSUPPORTED, "right-hand sides of spaces of 2 components");
+  EXPECT(mf_vector_l2_error(v, coef, NULL, &many[0]), MF_ERR_UNSUPPORTED, "L2 errors of spaces of 2 components");
+  EXPECT(mf_vector_write_vtu(v, "t38_out", "u"), MF_ERR_UNSUPPORTED, "VTU output of spaces of 2 components");
+  T_CALL(mf_physics_create_gallery(ctx, "laplace", 2, 0, NULL, &ph));
+  T_CALL(mf_operator_create_physics(s2, ph, MF_QUAD_GAUSS, &A));
+  mf_operator_destroy(&A);
+  mf_physics_destroy(&ph);
+  mf_vector_destroy(&v);
+  mf_space_destroy(&s1);
+  mf_space_destroy(&s2);
+  mf_mesh_destroy(&mesh);
+}
+
+/* The Laplace with c(x) = 1 + x_0^2 + ... as source text, for the run-time compilers */
+static const char *laplace_source =
+    "#include <math.h>\n"
+    "/* (c(x) grad u, grad v) */\n"
+    "static double coefficient(int dim, const double *x)\n"
+    "{\n"
+    "  double s = 1.0;\n"
+    "  for (int k = 0; k < dim; k++) s += x[k] * x[k];\n"
+    "  return s + 0.0 * sin(x[0]);\n"
+    "}\n"
+    "void stiffness(int dim, int nc, const double *u, const double *du, const double *x, const double *k, double *g3)\n"
+    "{\n"
+    "  for (int d = 0; d < dim; d++) g3[d * dim + d] = coefficient(dim, x);\n"
+    "}\n"
+    "static void flux(int dim, int nc, const double *u, const double *du, const double *x, const double *k, double *f1)\n"
+    "{\n"
+    "  for (int d = 0; d < dim; d++) f1[d] = coefficient(dim, x) * du[d];\n"
+    "}\n";
+
+static int counts(mf_context ctx, int which)
+{
+  int c = 0, l = 0;
+  T_CALL(mf_context_jit_counts(ctx, &c, &l));
+  return which ? l : c;
+}
+
+/* physics as source on the cpu backend: the operator of the compiled source equals the one of the same
+ * functions given as pointers; a miss then hits (the library's counters), a corrupt entry rebuilt; the
+ * compiler's messages with file:line; the refusals */
+static void source_case(mf_context ctx)
+{
+  char dir[] = "/tmp/t38-cache-XXXXXX";
+  T_CHECK(mkdtemp(dir) != NULL, "no temporary folder");
+  T_CALL(mf_context_set_cache_dir(ctx, dir));
+  mf_mesh mesh = NULL;
+  mf_space s = NULL;
+  mf_physics ph = NULL, pf = NULL;
+  mf_operator A = NULL, B = NULL, C = NULL;
+  t_mesh(ctx, "cube", 2, 2, 1, &mesh);
+  T_CALL(mf_space_create(mesh, 3, &s));
+  T_CALL(mf_physics_create(ctx, 1, &ph));
+  T_CALL(mf_physics_set_source(ph, laplace_source, "g3=stiffness, f1=flux"));
+  const int c0 = counts(ctx, 0), l0 = counts(ctx, 1);
+  T_CALL(mf_operator_create_physics(s, ph, MF_QUAD_GAUSS, &A));
+  T_CHECK(counts(ctx, 0) == c0 + 1 && counts(ctx, 1) == l0, "first operator of a new source: %d compiles, %d loads (expected 1, 0)",
+          counts(ctx, 0) - c0, counts(ctx, 1) - l0);
+  T_CALL(mf_operator_create_physics(s, ph, MF_QUAD_GAUSS, &C));
+  T_CHECK(counts(ctx, 0) == c0 + 1 && counts(ctx, 1) == l0 + 1, "second operator: %d compiles, %d loads (expected 1, 1)",
+          counts(ctx, 0) - c0, counts(ctx, 1) - l0);
+  T_CALL(mf_physics_create(ctx, 1, &pf));
+  T_CALL(mf_physics_set_jacobian(pf, NULL, NULL, NULL, g3_coef));
+  T_CALL(mf_operator_create_physics(s, pf, MF_QUAD_GAUSS, &B));
+  same_operator(A, B, s, 1e-14, "source against functions");
+  same_operator(A, C, s, 0.0, "source: compiled against cached");
+  {
+    mf_operator L = NULL;
+    T_CALL(mf_operator_create_laplace(s, MF_QUAD_GAUSS, coef, NULL, &L));
+    same_residual(A, L, s, 1e-12, "source: residual of flux");
+    mf_operator_destroy(&L);
+  }
+  mf_operator_destroy(&C);
+  /* a corrupt entry: compiled again, not loaded */
+  if (nranks == 1) {
+    char cmd[512];
+    /* replaced, not written in place: the loaded object stays mapped */
+    snprintf(cmd, sizeof cmd, "for f in %s/cpu-*.so; do echo corrupt > $f.new && mv $f.new $f; done", dir);
+    T_CHECK(system(cmd) == 0, "could not damage the cache entry");
+    const int c1 = counts(ctx, 0), l1 = counts(ctx, 1);
+    T_CALL(mf_operator_create_physics(s, ph, MF_QUAD_GAUSS, &C));
+    T_CHECK(counts(ctx, 0) == c1 + 1 && counts(ctx, 1) == l1, "corrupt entry: %d compiles, %d loads (expected 1, 0)",
+            counts(ctx, 0) - c1, counts(ctx, 1) - l1);
+    same_operator(A, C, s, 0.0, "source: rebuilt against first");
+    mf_operator_destroy(&C);
+  }
+  /* a source that does not compile: the compiler's message with the origin and line */
+  T_CALL(mf_physics_set_source(ph, "void g(int dim, int nc, const double *u, const double *du, const double *x,\n"
+                                   "       const double *k, double *out)\n{\n  out[0] = undeclared_name;\n}\n", "g3=g"));
+  EXPECT(mf_operator_create_physics(s, ph, MF_QUAD_GAUSS, &C), MF_ERR_ARGUMENT, "physics source:4:");
+  T_CHECK(strstr(mf_last_error_message(), "undeclared_name") != NULL, "the compiler's message is missing: %s",
+          mf_last_error_message());
+  /* a named function the source lacks */
+  T_CALL(mf_physics_set_source(ph, laplace_source, "g3=stiffnes"));
+  EXPECT(mf_operator_create_physics(s, ph, MF_QUAD_GAUSS, &C), MF_ERR_ARGUMENT, "stiffnes");
+  /* from a file: its name and line in the message */
+  if (nranks == 1) {
+    char path[600];
+    snprintf(path, sizeof path, "%s/bad_physics.c", dir);
+    FILE *f = fopen(path, "w");
+    T_CHECK(f != NULL, "cannot write %s", path);
+    if (f) {
+      fprintf(f, "/* line 1 */\nvoid g(int dim, int nc, const double *u, const double *du, const double *x, "
+                 "const double *k, double *out)\n{\n  out[0] = 1.0 +;\n}\n");
+      fclose(f);
+    }
+    T_CALL(mf_physics_set_source_file(ph, path, "g3=g"));
+    char want[640];
+    snprintf(want, sizeof want, "%s:4:", path);
+    EXPECT(mf_operator_create_physics(s, ph, MF_QUAD_GAUSS, &C), MF_ERR_ARGUMENT, want);
+  }
+  EXPECT(mf_physics_set_source_file(ph, "/nonexistent/physics.c", "g3=g"), MF_ERR_IO, "cannot be opened");
+  EXPECT(mf_physics_set_source(ph, laplace_source, "h3=stiffness"), MF_ERR_ARGUMENT, "expected entries like g3=name");
+  EXPECT(mf_physics_set_source(ph, laplace_source, "g3=2x"), MF_ERR_ARGUMENT, "is not a C name");
+  EXPECT(mf_physics_set_source(ph, laplace_source, "g3=a g3=b"), MF_ERR_ARGUMENT, "g3 named twice");
+  EXPECT(mf_physics_set_source(ph, laplace_source, " , "), MF_ERR_ARGUMENT, "name no function");
+  EXPECT(mf_physics_set_source(ph, NULL, "g3=a"), MF_ERR_NULL, "source is NULL");
+  /* a cache folder that cannot be written: compiled all the same, without caching */
+  T_CALL(mf_context_set_cache_dir(ctx, "/proc/t38-no-such-cache"));
+  T_CALL(mf_physics_set_source(ph, laplace_source, "g3=stiffness"));
+  const int c2 = counts(ctx, 0);
+  T_CALL(mf_operator_create_physics(s, ph, MF_QUAD_GAUSS, &C));
+  T_CHECK(counts(ctx, 0) == c2 + 1, "unwritable cache: %d compiles (expected 1)", counts(ctx, 0) - c2);
+  same_operator(A, C, s, 0.0, "source: compiled without cache against first");
+  mf_operator_destroy(&C);
+  T_CALL(mf_context_set_cache_dir(ctx, NULL));
+  EXPECT(mf_context_set_cache_dir(ctx, ""), MF_ERR_ARGUMENT, "is empty or too long");
+  mf_operator_destroy(&A);
+  mf_operator_destroy(&B);
+  mf_physics_destroy(&ph);
+  mf_physics_destroy(&pf);
+  mf_space_destroy(&s);
+  mf_mesh_destroy(&mesh);
+  if (nranks == 1) {
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    T_CHECK(system(cmd) == 0, "could not remove %s", dir);
+  }
+}
+
+/* Elasticity (lambda, mu as constants) and a vector Laplace as source: the same text on both backends. */
+static const char *vector_source =
+    "void elastic(int dim, int nc, const double *u, const double *du, const double *x, const double *k, double *g3)\n"
+    "{\n"
+    "  for (int c = 0; c < nc; c++)\n"
+    "    for (int b = 0; b < nc; b++)\n"
+    "      for (int d = 0; d < dim; d++)\n"
+    "        for (int e = 0; e < dim; e++)\n"
+    "          g3[((c * nc + b) * dim + d) * dim + e] = k[0] * (c == d && b == e) + k[1] * ((c == b && d == e) + (c == e && d == b));\n"
+    "}\n"
+    "void stress(int dim, int nc, const double *u, const double *du, const double *x, const double *k, double *f1)\n"
+    "{\n"
+    "  double tr = 0.0;\n"
+    "  for (int d = 0; d < dim; d++) tr += du[d * dim + d];\n"
+    "  for (int c = 0; c < dim; c++)\n"
+    "    for (int d = 0; d < dim; d++) f1[c * dim + d] = k[1] * (du[c * dim + d] + du[d * dim + c]) + (c == d ? k[0] * tr : 0.0);\n"
+    "}\n"
+    "void vlaplace(int dim, int nc, const double *u, const double *du, const double *x, const double *k, double *g3)\n"
+    "{\n"
+    "  for (int c = 0; c < nc; c++)\n"
+    "    for (int d = 0; d < dim; d++) g3[((c * nc + c) * dim + d) * dim + d] = 1.0 + x[0] * x[1];\n"
+    "}\n"
+    "void vmass(int dim, int nc, const double *u, const double *du, const double *x, const double *k, double *g0)\n"
+    "{\n"
+    "  for (int c = 0; c < nc; c++) g0[c * nc + c] = 2.0;\n"
+    "}\n";
+
+/* values of a vector on the host (owned entries) */
+static double *host_values(mf_space s, mf_vector v)
+{
+  int n = 0, nl = 0;
+  T_CALL(mf_space_local_sizes(s, &n, &nl));
+  double *h = calloc((size_t)n + 1, sizeof(double));
+  T_CALL(mf_vector_get_values(v, h));
+  return h;
+}
+
+/* op on the cpu context and the cuda context, from the same source: y = A x for the same x, the
+ * diagonal, and (if residual) F(x), to tol relative */
+static void cpu_cuda_case(mf_context cc, mf_context gc, const char *mesh_name, int dim, int level, int adapt, int p, int nc,
+                          const char *source, const char *functions, const double *k, int nk, int residual, double tol)
+{
+  mf_mesh mc = NULL, mg = NULL;
+  mf_space sc = NULL, sg = NULL;
+  mf_physics pc = NULL, pg = NULL;
+  mf_operator Ac = NULL, Ag = NULL;
+  t_mesh(cc, mesh_name, dim, level, adapt, &mc);
+  t_mesh(gc, mesh_name, dim, level, adapt, &mg);
+  T_CALL(mf_space_create_components(mc, p, nc, &sc));
+  T_CALL(mf_space_create_components(mg, p, nc, &sg));
+  T_CALL(mf_physics_create(cc, nc, &pc));
+  T_CALL(mf_physics_create(gc, nc, &pg));
+  T_CALL(mf_physics_set_source(pc, source, functions));
+  T_CALL(mf_physics_set_source(pg, source, functions));
+  T_CALL(mf_physics_set_constants(pc, nk, k));
+  T_CALL(mf_physics_set_constants(pg, nk, k));
+  T_CALL(mf_operator_create_physics(sc, pc, MF_QUAD_GAUSS, &Ac));
+  T_CALL(mf_operator_create_physics(sg, pg, MF_QUAD_GAUSS, &Ag));
+  mf_vector xc = NULL, yc = NULL, xg = NULL, yg = NULL;
+  T_CALL(mf_vector_create(sc, &xc));
+  T_CALL(mf_vector_create(sc, &yc));
+  T_CALL(mf_vector_create(sg, &xg));
+  T_CALL(mf_vector_create(sg, &yg));
+  T_CALL(mf_vector_set_random(xc, 21));
+  double *x = host_values(sc, xc);
+  T_CALL(mf_vector_set_values(xg, x));
+  int n = 0, nl = 0;
+  T_CALL(mf_space_local_sizes(sc, &n, &nl));
+  for (int what = 0; what < 3; what++) {
+    if (what == 0) {
+      T_CALL(mf_operator_apply(Ac, xc, yc));
+      T_CALL(mf_operator_apply(Ag, xg, yg));
+    } else if (what == 1) {
+      T_CALL(mf_operator_diagonal(Ac, yc));
+      T_CALL(mf_operator_diagonal(Ag, yg));
+    } else {
+      if (!residual) break;
+      T_CALL(mf_operator_residual(Ac, xc, yc));
+      T_CALL(mf_operator_residual(Ag, xg, yg));
+    }
+    double *a = host_values(sc, yc), *b = host_values(sg, yg), num = 0.0, den = 0.0;
+    for (int i = 0; i < n; i++) {
+      num += (a[i] - b[i]) * (a[i] - b[i]);
+      den += a[i] * a[i];
+    }
+    MPI_Allreduce(MPI_IN_PLACE, &num, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Allreduce(MPI_IN_PLACE, &den, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    const double e = sqrt(num / (den > 0 ? den : 1.0));
+    T_CHECK(e <= tol, "%s %dD%s p=%d, %d components (%s): cuda %s differs from cpu by %.3g", mesh_name, dim,
+            adapt ? " adapted" : "", p, nc, functions, what == 0 ? "A x" : what == 1 ? "diagonal" : "residual", e);
+    free(a);
+    free(b);
+  }
+  free(x);
+  mf_vector_destroy(&xc);
+  mf_vector_destroy(&yc);
+  mf_vector_destroy(&xg);
+  mf_vector_destroy(&yg);
+  mf_operator_destroy(&Ac);
+  mf_operator_destroy(&Ag);
+  mf_physics_destroy(&pc);
+  mf_physics_destroy(&pg);
+  mf_space_destroy(&sc);
+  mf_space_destroy(&sg);
+  mf_mesh_destroy(&mc);
+  mf_mesh_destroy(&mg);
+}
+
+/* The cuda backend: the same source as on the cpu (NVRTC against the system compiler) gives the same
+ * operator, diagonal and residual; the cache's miss, in-process hit and on-disk hit (a new context); the
+ * compile error's message; multigrid; the refusals. */
+static void cuda_case(mf_context gc)
+{
+  mf_context cc = NULL;
+  T_CALL(mf_context_create(MPI_COMM_WORLD, "cpu", &cc));
+  char dir[] = "/tmp/t38-cuda-cache-XXXXXX";
+  T_CHECK(mkdtemp(dir) != NULL, "no temporary folder");
+  T_CALL(mf_context_set_cache_dir(gc, dir));
+  T_CALL(mf_context_set_cache_dir(cc, dir));
+  const double kel[2] = {1.3, 0.7};
+  for (int dim = 2; dim <= 3; dim++)
+    for (int adapt = 0; adapt <= 1; adapt++)
+      for (int p = 1; p <= (dim == 2 ? 4 : 3); p++) {
+        cpu_cuda_case(cc, gc, "cube", dim, dim == 2 ? 2 : 1, adapt, p, 1, laplace_source, "g3=stiffness f1=flux", NULL, 0,
+                      1, 1e-12);
+        cpu_cuda_case(cc, gc, "cube", dim, dim == 2 ? 2 : 1, adapt, p, dim, vector_source, "g3=elastic f1=stress", kel, 2,
+                      1, 1e-12);
+        cpu_cuda_case(cc, gc, "cube", dim, dim == 2 ? 2 : 1, adapt, p, 3, vector_source, "g3=vlaplace g0=vmass", NULL, 0,
+                      0, 1e-12);
+      }
+  /* the cache: a new shape compiles once, a second operator finds it in the process, a new context on
+   * disk */
+  {
+    mf_mesh mesh = NULL;
+    mf_space s = NULL;
+    mf_physics ph = NULL;
+    mf_operator A = NULL, B = NULL;
+    T_CALL(mf_mesh_create(gc, "cube", 3, 1, &mesh));
+    T_CALL(mf_space_create(mesh, 5, &s));
+    T_CALL(mf_physics_create(gc, 1, &ph));
+    T_CALL(mf_physics_set_source(ph, laplace_source, "g3=stiffness"));
+    const int c0 = counts(gc, 0), l0 = counts(gc, 1);
+    T_CALL(mf_operator_create_physics(s, ph, MF_QUAD_GAUSS, &A));
+    T_CHECK(counts(gc, 0) == c0 + 1 && counts(gc, 1) == l0, "cuda, a new shape: %d compiles, %d loads (expected 1, 0)",
+            counts(gc, 0) - c0, counts(gc, 1) - l0);
+    T_CALL(mf_operator_create_physics(s, ph, MF_QUAD_GAUSS, &B));
+    T_CHECK(counts(gc, 0) == c0 + 1 && counts(gc, 1) == l0 + 1, "cuda, the same again: %d compiles, %d loads (expected 1, 1)",
+            counts(gc, 0) - c0, counts(gc, 1) - l0);
+    mf_operator_destroy(&A);
+    mf_operator_destroy(&B);
+    mf_physics_destroy(&ph);
+    mf_space_destroy(&s);
+    mf_mesh_destroy(&mesh);
+    mf_context g2 = NULL;
+    T_CALL(mf_context_create(MPI_COMM_WORLD, "cuda", &g2));
+    T_CALL(mf_context_set_cache_dir(g2, dir));
+    T_CALL(mf_mesh_create(g2, "cube", 3, 1, &mesh));
+    T_CALL(mf_space_create(mesh, 5, &s));
+    T_CALL(mf_physics_create(g2, 1, &ph));
+    T_CALL(mf_physics_set_source(ph, laplace_source, "g3=stiffness"));
+    T_CALL(mf_operator_create_physics(s, ph, MF_QUAD_GAUSS, &A));
+    T_CHECK(counts(g2, 0) == 0 && counts(g2, 1) == 1, "cuda, a new context: %d compiles, %d loads (expected 0, 1)",
+            counts(g2, 0), counts(g2, 1));
+    /* multigrid: the physics on every level, in double; float V-cycles refused for now */
+    mf_pc pc = NULL;
+    T_CALL(mf_operator_set_dirichlet(A, 1));
+    T_CALL(mf_pc_create(A, MF_PC_MULTIGRID, &pc));
+    T_CALL(mf_pc_set_multigrid_precision(pc, MF_PRECISION_FLOAT));
+    EXPECT(mf_pc_setup(pc), MF_ERR_UNSUPPORTED, "single precision");
+    mf_pc_destroy(&pc);
+    const int it = mg_iterations(A, s, MF_PRECISION_DOUBLE);
+    T_CHECK(it <= 15, "cuda multigrid on a physics Laplace: %d iterations", it);
+    /* functions without source cannot run on the device; a compile error names the line */
+    mf_operator_destroy(&A);
+    mf_physics_destroy(&ph);
+    T_CALL(mf_physics_create(g2, 1, &ph));
+    T_CALL(mf_physics_set_jacobian(ph, NULL, NULL, NULL, g3_one));
+    EXPECT(mf_operator_create_physics(s, ph, MF_QUAD_GAUSS, &A), MF_ERR_UNSUPPORTED, "runs from its source");
+    T_CALL(mf_physics_set_source(ph, "void g(int dim, int nc, const double *u, const double *du, const double *x,\n"
+                                     "       const double *k, double *out)\n{\n  out[0] = undeclared_name;\n}\n", "g3=g"));
+    EXPECT(mf_operator_create_physics(s, ph, MF_QUAD_GAUSS, &A), MF_ERR_ARGUMENT, "physics source(4)");
+    T_CHECK(strstr(mf_last_error_message(), "undeclared_name") != NULL, "NVRTC's message is missing: %s",
+            mf_last_error_message());
+    T_CALL(mf_physics_set_source(ph, "void g(int dim, int nc, const double *u, const double *du, const double *x,\n"
+                                     "       const double *k, double *out)\n{\n  out[0] = x[0] > 0.5 ? 0.0 / 0.0 : 1.0;\n}\n",
+                                 "g3=g"));
+    EXPECT(mf_operator_create_physics(s, ph, MF_QUAD_GAUSS, &A), MF_ERR_ARGUMENT, "not finite at quadrature point");
+    mf_physics_destroy(&ph);
+    mf_space_destroy(&s);
+    mf_mesh_destroy(&mesh);
+    mf_context_destroy(&g2);
+  }
+  char cmd[512];
+  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+  T_CHECK(system(cmd) == 0, "could not remove %s", dir);
+  mf_context_destroy(&cc);
+}
+
+int main(int argc, char **argv)
+{
+  MPI_Init(&argc, &argv);
+  MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+  const char *backend = t_backend(argc, argv);
+  mf_context ctx = NULL;
+  T_CALL(mf_context_create(MPI_COMM_WORLD, backend, &ctx));
+  if (!strcmp(backend, "cuda")) {
+    cuda_case(ctx);
+    mf_context_destroy(&ctx);
+    return t_finish();
+  }
+  if (argc > 2 && !strcmp(argv[2], "quick")) { /* under valgrind: the refusals and one case of each family */
+    mf_mesh mesh = NULL;
+    t_mesh(ctx, "cube", 2, 1, 1, &mesh);
+    gallery_case(ctx, mesh, 2, MF_QUAD_GAUSS, "hex 2D adapted");
+    vector_case(ctx, mesh, 2, "hex 2D adapted");
+    mf_mesh_destroy(&mesh);
+    T_CALL(mf_mesh_create(ctx, "square-tris", 2, 1, &mesh));
+    gallery_case(ctx, mesh, 2, MF_QUAD_GAUSS, "simplex 2D");
+    simplex_elasticity_case(ctx, mesh, 2, "simplex 2D");
+    mf_mesh_destroy(&mesh);
+    source_case(ctx);
+    refusals(ctx);
+    mf_context_destroy(&ctx);
+    return t_finish();
+  }
+  for (int dim = 2; dim <= 3; dim++)
+    for (int adapt = 0; adapt <= 1; adapt++) {
+      mf_mesh mesh = NULL;
+      t_mesh(ctx, "cube", dim, dim == 2 ? 2 : 1, adapt, &mesh);
+      char where[64];
+      snprintf(where, sizeof where, "hex %dD%s", dim, adapt ? " adapted" : "");
+      for (int p = 1; p <= (dim == 2 ? 4 : 3); p++) {
+        for (int q = 0; q < 3; q++) gallery_case(ctx, mesh, p, (mf_quadrature)q, where);
+        vector_case(ctx, mesh, p, where);
+        patch_case(ctx, mesh, p, where);
+        nonsymmetric_case(ctx, mesh, p, where);
+      }
+      if (nranks == 1)
+        for (int p = 1; p <= 2; p++) {
+          diagonal_case(ctx, mesh, p, "elasticity", dim, where);
+          diagonal_case(ctx, mesh, p, "helmholtz", 2, where);
+        }
+      mf_mesh_destroy(&mesh);
+    }
+  if (nranks == 1) /* simplex meshes are one rank's */
+    for (int dim = 2; dim <= 3; dim++) {
+      mf_mesh mesh = NULL;
+      T_CALL(mf_mesh_create(ctx, dim == 2 ? "square-tris" : "cube-tets", dim, dim == 2 ? 2 : 1, &mesh));
+      char where[64];
+      snprintf(where, sizeof where, "simplex %dD", dim);
+      for (int p = 1; p <= 3; p++) {
+        gallery_case(ctx, mesh, p, MF_QUAD_GAUSS, where);
+        gallery_case(ctx, mesh, p, MF_QUAD_GAUSS_P2, where);
+        vector_case(ctx, mesh, p, where);
+        patch_case(ctx, mesh, p, where);
+        nonsymmetric_case(ctx, mesh, p, where);
+        simplex_elasticity_case(ctx, mesh, p, where);
+        diagonal_case(ctx, mesh, p, "elasticity", dim, where);
+      }
+      mf_mesh_destroy(&mesh);
+    }
+  multigrid_case(ctx);
+  convergence_case(ctx);
+  source_case(ctx);
+  refusals(ctx);
+  mf_context_destroy(&ctx);
+  return t_finish();
+}
