@@ -503,7 +503,9 @@ int mf_vector_random_values(mf_vector v, uint64_t seed)
 {
   MF_CALL(mf_vector_access(v, MF_ACCESS_WRITE, "v"));
   const mf_space s = v->space;
-  if (s->ncomp > 1) { /* components of one point (simplex spaces): a seed per component, made on the host */
+  if (s->ncomp > 1) { /* components of one point: a seed per component, made on the host */
+    const int ce = mf_space_host_coords(s); /* the cuda backend makes them on first use */
+    if (ce) return mf_vector_written(v, ce);
     double *h = v->data;
     if (v->backend != MF_BACKEND_CPU) {
       const int ierr = MF_CALLOC_TOUCH(s->ctx, (size_t)s->nlocal + 1, &h);

@@ -67,6 +67,7 @@
 #include "mf_testing.h"
 #include "assembled/assembly_impl.h"
 #include "options.h"
+#include "bench_physics.h"
 #include "cuda/mf_simplex_cuda.h" /* MF_SIMPLEX_CUDA_MAX_DEGREE (a header usable without CUDA) */
 #ifdef MFREE_WITH_CUDA
 #include "bench_simplex.h"
@@ -223,6 +224,14 @@ static int time_ljungkvist(mf_mesh mesh, int p, int on_gpu, int reps, double *ms
   mf_operator_destroy(&op);
   *sp = space;
   return ierr;
+}
+
+/* the physics problems' timing (perf/bench_physics.c): that of the other problems */
+static int physics_reps = 9, physics_on_gpu = 0;
+static double physics_time(mf_operator op, mf_vector x, mf_vector y, int *err)
+{
+  apply_arg a = {op, x, y};
+  return time_apply(&a, physics_on_gpu, physics_reps, err);
 }
 
 /* --cg N: seconds per iteration of N Jacobi-CG iterations with op (Dirichlet form, x = 0, b random),
@@ -501,7 +510,8 @@ static double otf_switch(mf_operator op, double *bpd, double *fpd, const char *p
 static void usage(void)
 {
   printf("usage: mfree-bench [--problem bp1|bp3|bp5|ljungkvist|all|ljungkvist-adaptive|simplex-mass|simplex-laplace|\n"
-         "                              simplex-helmholtz|simplex-elasticity|simplex-all] [--degrees 1,2,...] [--dim 2|3]\n"
+         "                              simplex-helmholtz|simplex-elasticity|simplex-all|bp1-physics|bp2|bp3-physics|\n"
+         "                              bp4|bp5-physics|bp6] [--degrees 1,2,...] [--dim 2|3]\n"
          "                   [--min-dofs N] [--max-dofs N] [--sizes K] [--scatter colored|atomic|both]\n"
          "                   [--backend auto|cuda|cpu] [--cells-per-block N,M,...] [--reps R] [--csv FILE]\n"
          "                                      (default auto: cuda where a GPU is usable, else cpu)\n"
@@ -530,7 +540,8 @@ int main(int argc, char **argv)
   /* simplex-*: index 6 + the problem of perf/bench_simplex.c, simplex-all last */
   static const char *const problem_names[] = {"all", "bp1", "bp3", "bp5", "ljungkvist", "ljungkvist-adaptive",
                                               "simplex-mass", "simplex-laplace", "simplex-helmholtz",
-                                              "simplex-elasticity", "simplex-all"},
+                                              "simplex-elasticity", "simplex-all", "bp1-physics", "bp2",
+                                              "bp3-physics", "bp4", "bp5-physics", "bp6"},
                            *const scatters[] = {"both", "colored", "atomic"}, *const backends[] = {"cuda", "cpu", "auto"};
   int problem_i = 0, scatter_i = 0, backend_i = 2; /* auto, as mfree-poisson: the GPU where one is usable */
   const char *csv = NULL;
@@ -558,7 +569,7 @@ int main(int argc, char **argv)
     else if (opt_is(&P, "--cg")) opt_int(&P, 0, 100000, &cg_iters);
     else if (opt_is(&P, "--cg-steps")) cg_steps = 1;
     else if (opt_is(&P, "--tune")) tune = 1;
-    else if (opt_is(&P, "--problem")) opt_choice(&P, problem_names, 11, &problem_i);
+    else if (opt_is(&P, "--problem")) opt_choice(&P, problem_names, 17, &problem_i);
     else if (opt_is(&P, "--backend")) opt_choice(&P, backends, 3, &backend_i), given[4] = 1;
     else if (opt_is(&P, "--scatter")) opt_choice(&P, scatters, 3, &scatter_i), given[3] = 1;
     else if (opt_is(&P, "--method")) opt_choice(&P, methods, 3, &method_i);
@@ -596,7 +607,10 @@ int main(int argc, char **argv)
     opt_error(&P, "option --method %s: not available with --problem ljungkvist-adaptive", methods[method_i]);
   if (!P.bad && assembly_variant_i && !method_i)
     opt_error(&P, "option --assembly-variant %s needs --method assembled or both", assembly_variants[assembly_variant_i]);
-  const int simplex = problem_i >= 6;
+  const int simplex = problem_i >= 6 && problem_i <= 10, physics = problem_i >= 11;
+  if (!P.bad && physics && (method_i || cg_iters || setup_phases || given[0] || given[1] || given[2] || given[3]))
+    opt_error(&P, "options --method, --cg, --setup-phases, --design, --cells-per-block, --geometry and --scatter: not "
+                  "available with --problem %s", problem_names[problem_i]);
   if (!P.bad && tune && !simplex)
     opt_error(&P, "option --tune needs a simplex problem (--problem simplex-...), not '%s'", problem_names[problem_i]);
   if (!P.bad && simplex) { /* the simplex kernels on the GPU: what does not apply to them is refused */
@@ -665,6 +679,8 @@ int main(int argc, char **argv)
 #endif
   bench_on_gpu = on_gpu;
   bench_triad = triad;
+  physics_on_gpu = on_gpu;
+  physics_reps = reps;
   printf("# device %s, triad %.1f GB/s, fp64 %.0f GFLOP/s\n", device, triad, fp64);
   const char *hdr = "device,problem,dim,p,q,scatter,ndofs,ms_per_apply,gdofs_per_s,bytes_per_dof,gb_per_s,frac_of_triad";
 #ifdef MFREE_WITH_CUDA
@@ -675,6 +691,11 @@ int main(int argc, char **argv)
     goto done;
   }
 #endif
+  if (physics) {
+    const mf_bench_physics_opts po = {problem, dim, degrees, ndeg, max_dofs, device, triad, physics_time};
+    if (mf_bench_physics_run(ctx, &po, out)) status = 1;
+    goto done;
+  }
   if (!strcmp(problem, "ljungkvist-adaptive")) {
     run_adaptive(ctx, device, on_gpu, dim, degrees, ndeg, max_dofs, reps, out);
     goto done;

@@ -84,6 +84,10 @@ typedef struct mf_backend_ops_s {
     int (*hex_setup)(mf_operator op);
     int (*hex_single)(mf_operator op, mf_operator like);
     int (*hex_qdata_to_host)(mf_operator op, double *host);
+    /* a one-component physics without g1, g2: its kernels (the residual) made and its data written into
+     * the device data of a built-in operator (inner) that applies them from then on; *fits 0 where its
+     * D3 is not symmetric somewhere (then hex_setup makes its own) */
+    int (*hex_setup_builtin)(mf_operator op, mf_operator inner, int *fits);
   } physics;
   /* the simplex family's device operators (NULL: the CPU kernels of lib/simplex/ops_cpu.c) */
   const struct mf_simplex_backend_ops_s *simplex;

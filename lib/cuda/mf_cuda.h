@@ -74,6 +74,9 @@ void mf_cuda_assembly_table_drop(mf_space s);
  *  layout (ncells x nqp x entries). */
 int mf_cuda_physics_setup(mf_operator op);
 int mf_cuda_physics_qdata_to_host(mf_operator op, double *host);
+/** A one-component physics without g1, g2: its data written straight into the device data of the built-in
+ *  operator inner (same space and rule); *fits 0 where D3 is not symmetric somewhere. */
+int mf_cuda_physics_setup_builtin(mf_operator op, mf_operator inner, int *fits);
 /** Copy A->vals (device memory, nnz doubles) to host. */
 int mf_cuda_csr_values_to_host(mf_operator A, double *host);
 

@@ -53,7 +53,7 @@ void unload_context(void *arg)
 }
 
 struct phys_dev {
-  cudaKernel_t setup, apply_full, apply_one, check, copy, residual;
+  cudaKernel_t setup[4], apply_full, apply_one, apply_sym, residual; // setup: the modes of physics_jit.cuh
   double *B, *D, *qw, *k;
   double *qd;
   float *qdf; // a copy in float: not made on this backend yet (NULL)
@@ -65,6 +65,7 @@ phys_dev *dev_of(mf_operator op) { return (phys_dev *)mf_hexphys(op)->dev; }
 
 int cuda_fail(mf_context ctx, cudaError_t e, const char *what)
 {
+  cudaGetLastError(); /* a failed allocation leaves its error for the next check: cleared here */
   return mf_error_set(ctx, MF_ERR_CUDA, __FILE__, __LINE__, __func__, "%s: %s", what, cudaGetErrorString(e));
 }
 
@@ -72,7 +73,7 @@ int cuda_fail(mf_context ctx, cudaError_t e, const char *what)
 int cells_per_block(int nqp) { return nqp >= 256 ? 1 : 256 / nqp; }
 
 // the text NVRTC compiles: the shape, the library's headers, the user's source, the glue, the kernels
-std::string program(const mf_hex_phys *h, const mf_space s, int cpb, int ns_full, int ns_one)
+std::string program(const mf_hex_phys *h, const mf_space s, int cpb, int ns_full, int ns_one, int ns_sym)
 {
   const mf_phys *ph = &h->ph;
   char buf[512];
@@ -80,9 +81,9 @@ std::string program(const mf_hex_phys *h, const mf_space s, int cpb, int ns_full
   snprintf(buf, sizeof buf,
            "#define MF_DIM %d\n#define MF_N1 %d\n#define MF_NQ %d\n#define MF_NC %d\n#define MF_CPB %d\n"
            "#define MF_HAS0 %d\n#define MF_HAS1 %d\n#define MF_HAS2 %d\n#define MF_HAS3 %d\n#define MF_HASF0 %d\n"
-           "#define MF_HASF1 %d\n#define MF_NS_FULL %d\n#define MF_NS_ONE %d\n",
+           "#define MF_HASF1 %d\n#define MF_NS_FULL %d\n#define MF_NS_ONE %d\n#define MF_NS_SYM %d\n",
            s->dim, s->n1, h->basis.nq, s->ncomp, cpb, h->lay.has[0], h->lay.has[1], h->lay.has[2], h->lay.has[3],
-           ph->src_has[0], ph->src_has[1], ns_full, ns_one);
+           ph->src_has[0], ph->src_has[1], ns_full, ns_one, ns_sym);
   t += buf;
   t += "#include \"physics/mf_physics.h\"\n#include \"hanging/mf_hanging.h\"\n";
   t += "#line 1 \"";
@@ -262,7 +263,8 @@ int apply_op(mf_operator op, mf_vector x, mf_vector y)
   double *yd = y->data;
   void *args[] = {(void *)&cells, (void *)&order, (void *)&mask, (void *)&d->B, (void *)&d->D, (void *)&P,
                   (void *)&d->qw, (void *)&d->qd, (void *)&d->qdf, (void *)&ncells, (void *)&xd, (void *)&yd};
-  return launch(op->ctx, h->lay.nb == 1 ? d->apply_one : d->apply_full, (unsigned)((ncells + d->cpb - 1) / d->cpb),
+  return launch(op->ctx, h->lay.sym ? d->apply_sym : h->lay.nb == 1 ? d->apply_one : d->apply_full,
+                (unsigned)((ncells + d->cpb - 1) / d->cpb),
                 (unsigned)d->nt, d->shmem, args, "physics apply");
 }
 
@@ -344,19 +346,20 @@ int make_dev(mf_operator op, phys_dev **out)
   mf_hex_phys *h = mf_hexphys(op);
   phys_dev *d = new phys_dev();
   *out = d;
-  mf_phys_layout one;
-  mf_phys_layout_make(s->dim, s->ncomp, 1, h->lay.has, &one);
+  mf_phys_layout one, sym;
+  mf_phys_layout_make(s->dim, s->ncomp, 1, 0, h->lay.has, &one);
+  mf_phys_layout_make(s->dim, s->ncomp, 1, 1, h->lay.has, &sym);
   d->cpb = cells_per_block(h->nqp);
   d->nt = d->cpb * h->nqp;
   const int nq = h->basis.nq, n1 = s->n1;
   d->shmem = sizeof(double) * ((size_t)nq * n1 + (size_t)nq * nq + 2 * n1 * n1 + nq + (size_t)d->cpb * 2 * h->nqp);
   cudaLibrary_t lib = NULL;
-  MF_CALL(library(ctx, program(h, s, d->cpb, h->lay.n, one.n), &lib));
-  MF_CALL(kernel(ctx, lib, "mfree_setup", &d->setup));
+  MF_CALL(library(ctx, program(h, s, d->cpb, h->lay.n, one.n, sym.n), &lib));
+  static const char *const setups[4] = {"mfree_setup_full", "mfree_setup_one", "mfree_setup_sym", "mfree_setup_builtin"};
+  for (int m = 0; m < 4; m++) MF_CALL(kernel(ctx, lib, setups[m], &d->setup[m]));
   MF_CALL(kernel(ctx, lib, "mfree_apply_full", &d->apply_full));
   MF_CALL(kernel(ctx, lib, "mfree_apply_one", &d->apply_one));
-  MF_CALL(kernel(ctx, lib, "mfree_one_block_check", &d->check));
-  MF_CALL(kernel(ctx, lib, "mfree_one_block_copy", &d->copy));
+  MF_CALL(kernel(ctx, lib, "mfree_apply_sym", &d->apply_sym));
   MF_CALL(kernel(ctx, lib, "mfree_residual", &d->residual));
   const mf_basis1d *b = &h->basis;
   MF_CALL(upload(ctx, &d->B, b->B, (size_t)nq * n1, "the basis"));
@@ -366,81 +369,124 @@ int make_dev(mf_operator op, phys_dev **out)
   return 0;
 }
 
-} // namespace
 
-extern "C" int mf_cuda_physics_setup(mf_operator op)
+// One set-up run in mode m (physics_jit.cuh) into out (the mode's layout; mode 3: a built-in's, with its
+// strides); *shape: what the mode found that it cannot hold (1 not one block, 2 D3 not symmetric).
+int setup_run(mf_operator op, int m, double *out, int batch, long long bs, long long bt, int *shape)
 {
   mf_context ctx = op->ctx;
   const mf_space s = op->space;
   const mf_cuda_space *ds = (const mf_cuda_space *)s->dev;
+  const mf_hex_phys *h = mf_hexphys(op);
+  phys_dev *d = dev_of(op);
+  unsigned long long *flags = NULL;
+  cudaError_t e = cudaMalloc((void **)&flags, 2 * sizeof *flags + sizeof(int));
+  if (e == cudaSuccess) e = cudaMemset(flags, 0xff, 2 * sizeof *flags);
+  if (e == cudaSuccess) e = cudaMemset(flags + 2, 0, sizeof(int));
+  if (e != cudaSuccess) return cuda_fail(ctx, e, "the set-up's checks");
+  int *shape_dev = (int *)(flags + 2);
+  const int *cells = ds->cell_nodes;
+  const short *mask = (const short *)ds->mask;
+  const double *P = ds->mask ? ds->P : NULL, *coords = ds->coords;
+  int cstride = s->ncomp * s->dim, ncells = s->ncells;
+  unsigned long long *bad = flags, *nonfinite = flags + 1;
+  void *args[] = {(void *)&cells, (void *)&mask, (void *)&coords, (void *)&cstride, (void *)&d->B, (void *)&d->D,
+                  (void *)&P, (void *)&d->qw, (void *)&d->k, (void *)&ncells, (void *)&out, (void *)&batch,
+                  (void *)&bs, (void *)&bt, (void *)&shape_dev, (void *)&bad, (void *)&nonfinite};
+  int ierr = launch(ctx, d->setup[m], (unsigned)((ncells + d->cpb - 1) / d->cpb), (unsigned)d->nt, d->shmem, args,
+                    "physics set-up");
+  long long b = -1, nf = -1;
+  if (!ierr) b = first_flag(ctx, flags, &ierr);
+  if (!ierr) nf = first_flag(ctx, flags + 1, &ierr);
+  *shape = 0;
+  if (!ierr && (e = cudaMemcpy(shape, shape_dev, sizeof(int), cudaMemcpyDeviceToHost)) != cudaSuccess)
+    ierr = cuda_fail(ctx, e, "the set-up's checks");
+  cudaFree(flags);
+  if (!ierr && b >= 0)
+    ierr = mf_error_set(ctx, MF_ERR_ARGUMENT, __FILE__, __LINE__, __func__,
+                        "degenerate cell %d: Jacobian determinant not positive at quadrature point %d", (int)(b >> 20),
+                        (int)(b & 0xfffff));
+  if (!ierr && nf >= 0) {
+    char xs[96];
+    point_text(op, (int)(nf >> 20), (int)(nf & 0xfffff), xs, sizeof xs);
+    ierr = mf_error_set(ctx, MF_ERR_ARGUMENT, __FILE__, __LINE__, __func__,
+                        "physics '%s': a g-function gave a value that is not finite at quadrature point %d of cell %d "
+                        "(rank %d), x = %s: the pointwise functions must give finite values",
+                        h->ph.name, (int)(nf & 0xfffff), (int)(nf >> 20), ctx->rank, xs);
+  }
+  return ierr;
+}
+
+// the operator's kernels and steps on the device (its data made by the caller)
+int device_ops(mf_operator op)
+{
   mf_hex_phys *h = mf_hexphys(op);
   phys_dev *d = NULL;
-  int ierr = make_dev(op, &d);
+  const int ierr = make_dev(op, &d);
   h->dev = d;
   op->ops.destroy = destroy_op;
   op->ops.apply = apply_op;
   op->ops.residual = residual_op;
-  if (ierr) return ierr;
+  return ierr;
+}
+
+} // namespace
+
+/* The stored data in the narrowest layout that holds them: one block with D3's upper triangle, else one
+ * block, else full (each mode checks what it assumes; a wider one runs where it does not hold), so that
+ * the device never holds more than one layout's data. */
+extern "C" int mf_cuda_physics_setup(mf_operator op)
+{
+  mf_context ctx = op->ctx;
+  const mf_space s = op->space;
+  mf_hex_phys *h = mf_hexphys(op);
+  if (!h->dev) MF_CALL(device_ops(op)); /* made already where the built-in's data did not fit */
+  phys_dev *d = dev_of(op);
   const double t0 = mf_phase_begin(ctx);
-  const long long npts = (long long)s->ncells * h->nqp;
-  unsigned long long *flags = NULL;
-  int *differs = NULL;
-  cudaError_t e = cudaMalloc((void **)&d->qd, sizeof(double) * (size_t)npts * h->lay.n);
-  if (e == cudaSuccess) e = cudaMalloc((void **)&flags, 2 * sizeof *flags + sizeof(int));
-  if (e == cudaSuccess) e = cudaMemset(flags, 0xff, 2 * sizeof *flags);
-  if (e == cudaSuccess) e = cudaMemset(flags + 2, 0, sizeof(int));
-  if (e != cudaSuccess) ierr = cuda_fail(ctx, e, "the physics' stored data");
-  differs = (int *)(flags + 2);
-  if (!ierr) {
-    const int *cells = ds->cell_nodes;
-    const short *mask = (const short *)ds->mask;
-    const double *P = ds->mask ? ds->P : NULL, *coords = ds->coords;
-    int cstride = s->ncomp * s->dim, ncells = s->ncells;
-    unsigned long long *bad = flags, *nonfinite = flags + 1;
-    void *args[] = {(void *)&cells, (void *)&mask, (void *)&coords, (void *)&cstride, (void *)&d->B, (void *)&d->D,
-                    (void *)&P, (void *)&d->qw, (void *)&d->k, (void *)&ncells, (void *)&d->qd, (void *)&bad,
-                    (void *)&nonfinite};
-    ierr = launch(ctx, d->setup, (unsigned)((ncells + d->cpb - 1) / d->cpb), (unsigned)d->nt, d->shmem, args,
-                  "physics set-up");
-  }
-  long long bad = -1, nonfinite = -1;
-  if (!ierr) bad = first_flag(ctx, flags, &ierr);
-  if (!ierr) nonfinite = first_flag(ctx, flags + 1, &ierr);
-  if (!ierr && bad >= 0)
-    ierr = mf_error_set(ctx, MF_ERR_ARGUMENT, __FILE__, __LINE__, __func__,
-                        "degenerate cell %d: Jacobian determinant not positive at quadrature point %d", (int)(bad >> 20),
-                        (int)(bad & 0xfffff));
-  if (!ierr && nonfinite >= 0) {
-    char xs[96];
-    point_text(op, (int)(nonfinite >> 20), (int)(nonfinite & 0xfffff), xs, sizeof xs);
-    ierr = mf_error_set(ctx, MF_ERR_ARGUMENT, __FILE__, __LINE__, __func__,
-                        "physics '%s': a g-function gave a value that is not finite at quadrature point %d of cell %d "
-                        "(rank %d), x = %s: the pointwise functions must give finite values",
-                        h->ph.name, (int)(nonfinite & 0xfffff), (int)(nonfinite >> 20), ctx->rank, xs);
-  }
-  if (!ierr && s->ncomp > 1 && npts > 0) { // one block where every point allows it
-    void *args[] = {(void *)&d->qd, (void *)&npts, (void *)&differs};
-    ierr = launch(ctx, d->check, (unsigned)((npts + 255) / 256), 256, 0, args, "physics one-block check");
-    int diff = 1;
-    if (!ierr && (e = cudaMemcpy(&diff, differs, sizeof diff, cudaMemcpyDeviceToHost)) != cudaSuccess)
-      ierr = cuda_fail(ctx, e, "the one-block check");
-    if (!ierr && !diff) {
-      mf_phys_layout one;
-      mf_phys_layout_make(s->dim, s->ncomp, 1, h->lay.has, &one);
-      double *q1 = NULL;
-      e = cudaMalloc((void **)&q1, sizeof(double) * (size_t)npts * one.n);
-      if (e != cudaSuccess) ierr = cuda_fail(ctx, e, "the physics' stored data (one block)");
-      void *a2[] = {(void *)&d->qd, (void *)&npts, (void *)&q1};
-      if (!ierr) ierr = launch(ctx, d->copy, (unsigned)((npts + 255) / 256), 256, 0, a2, "physics one-block copy");
-      if (!ierr) {
-        cudaFree(d->qd);
-        d->qd = q1;
-        h->lay = one;
-      } else cudaFree(q1);
+  const size_t npts = (size_t)s->ncells * h->nqp;
+  int mode = h->lay.has[3] ? 2 : s->ncomp > 1 ? 1 : 0, ierr = 0;
+  for (;;) {
+    mf_phys_layout L;
+    mf_phys_layout_make(s->dim, s->ncomp, mode ? 1 : s->ncomp, mode == 2, h->lay.has, &L);
+    cudaError_t e = cudaMalloc((void **)&d->qd, sizeof(double) * (npts ? npts : 1) * L.n);
+    if (e != cudaSuccess) {
+      d->qd = NULL;
+      ierr = cuda_fail(ctx, e, "the physics' stored data");
+      break;
     }
+    int shape = 0;
+    ierr = setup_run(op, mode, d->qd, 0, 0, 0, &shape);
+    if (ierr || !(mode && shape)) {
+      if (!ierr) h->lay = L;
+      break;
+    }
+    cudaFree(d->qd); /* a wider layout */
+    d->qd = NULL;
+    mode = (shape & 1) || s->ncomp == 1 ? 0 : 1;
   }
-  cudaFree(flags);
   mf_phase_end(ctx, MF_PHASE_GEOMETRY, t0);
+  return ierr;
+}
+
+/* A one-component physics without g1, g2 written straight into the device data of the built-in operator
+ * inner (same space and rule); *fits 0 where its D3 is not symmetric somewhere (the caller then makes
+ * its own data). The operator's kernels (residual) are made either way. */
+extern "C" int mf_cuda_physics_setup_builtin(mf_operator op, mf_operator inner, int *fits)
+{
+  mf_context ctx = op->ctx;
+  mf_hex_phys *h = mf_hexphys(op);
+  *fits = 0;
+  MF_CALL(device_ops(op));
+  const double t0 = mf_phase_begin(ctx);
+  const mf_qdata *qd = &mf_hexop(inner)->qd;
+  double *out = ((mf_cuda_operator *)mf_hexop(inner)->dev)->qd;
+  int shape = 0;
+  const int ierr = setup_run(op, 3, out, qd->batch, (long long)qd->block_stride, (long long)qd->batch_stride, &shape);
+  mf_phase_end(ctx, MF_PHASE_GEOMETRY, t0);
+  if (!ierr && !(shape & 2)) {
+    *fits = 1;
+    mf_phys_layout_make(op->space->dim, 1, 1, 1, h->lay.has, &h->lay);
+  }
   return ierr;
 }
 

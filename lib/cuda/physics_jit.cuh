@@ -2,8 +2,8 @@
 // (lib/cuda/physics.cu) together with the user's source, for one operator shape. Not compiled by nvcc:
 // the including text (physics.cu's glue) defines before it
 //   MF_DIM, MF_N1, MF_NQ (points per direction), MF_NC (components), MF_CPB (cells per block),
-//   MF_HAS0..MF_HAS3 (which g-functions exist), MF_HASF0, MF_HASF1 (which f-functions), MF_NS_FULL
-//   and MF_NS_ONE (stored entries per point, full and one block),
+//   MF_HAS0..MF_HAS3 (which g-functions exist), MF_HASF0, MF_HASF1 (which f-functions), MF_NS_FULL,
+//   MF_NS_ONE and MF_NS_SYM (stored entries per point: full, one block, one block with D3 symmetric),
 //   mfree_g(t, ...) and mfree_f(t, ...), which call the user's functions,
 // and includes physics/mf_physics.h and hanging/mf_hanging.h.
 //
@@ -236,13 +236,18 @@ __device__ inline void back(block &b, const int *cell_nodes, double *y, int mask
 
 } // namespace mfj
 
-// The stored data in the full layout (nb = nc): the geometry and the g-functions at every point;
-// bad: the first point (cell << 20 | q) of a degenerate Jacobian or a value that is not finite.
-extern "C" __global__ void __launch_bounds__(MF_NT) mfree_setup(const int *cell_nodes, const short *mask_all,
-                                                                  const double *coords, int cstride, const double *B,
-                                                                  const double *D, const double *P, const double *qw,
-                                                                  const double *k, int ncells, double *qd,
-                                                                  unsigned long long *bad, unsigned long long *nonfinite)
+// The stored data: the geometry and the g-functions at every point, written in the layout of MODE:
+//   0 full (nb = nc), 1 one block, 2 one block with D3's upper triangle (sym), 3 a built-in operator's
+//   (one component: D0, then D3's upper triangle, in the AoSoA layout of mf_qdata: batch, block and
+//   batch strides);
+// modes 1..3 check what they assume: *shape |= 1 where a point's blocks are not one block, |= 2 where
+// its D3 is not symmetric (the caller then runs a wider mode). bad: the first point (cell << 20 | q)
+// of a degenerate Jacobian; nonfinite: the first where a value is not finite.
+template <int MODE>
+__device__ inline void setup_body(const int *cell_nodes, const short *mask_all, const double *coords, int cstride,
+                                  const double *B, const double *D, const double *P, const double *qw, const double *k,
+                                  int ncells, double *qd, int batch, long long block_stride, long long batch_stride,
+                                  int *shape, unsigned long long *bad, unsigned long long *nonfinite)
 {
   mfj::block b = mfj::make_block(mf_sm, B, D, P, qw, ncells);
   const int mask = mask_all ? mask_all[b.cell] : 0;
@@ -258,7 +263,7 @@ extern "C" __global__ void __launch_bounds__(MF_NT) mfree_setup(const int *cell_
   const double W = mfj::weight(b) * fabs(det);
   const int has[4] = {MF_HAS0, MF_HAS1, MF_HAS2, MF_HAS3};
   mf_phys_layout L;
-  mf_phys_layout_make(MF_DIM, MF_NC, MF_NC, has, &L);
+  mf_phys_layout_make(MF_DIM, MF_NC, MF_NC, 0, has, &L);
   double G0[MF_NC * MF_NC + 1], G1[MF_NC * MF_NC * MF_DIM + 1], G2[MF_NC * MF_NC * MF_DIM + 1],
       G3[MF_NC * MF_NC * MF_DIM * MF_DIM + 1], Dp[MF_NS_FULL];
   double *G[4] = {G0, G1, G2, G3};
@@ -274,12 +279,64 @@ extern "C" __global__ void __launch_bounds__(MF_NT) mfree_setup(const int *cell_
   if (!finite) atomicMin(nonfinite, ((unsigned long long)b.cell << 20) | (unsigned long long)b.t.q);
   const double *Gc[4] = {G0, G1, G2, G3};
   mf_phys_store_point(&L, Gc, Ji, W, Dp);
-  double *out = qd + (size_t)b.cell * L.n * MF_NQP + b.t.q;
-  for (int i = 0; i < L.n; i++) out[(size_t)i * MF_NQP] = Dp[i];
+  if (MODE == 0) {
+    double *out = qd + (size_t)b.cell * L.n * MF_NQP + b.t.q;
+    for (int i = 0; i < L.n; i++) out[(size_t)i * MF_NQP] = Dp[i];
+    return;
+  }
+  const int per[4] = {1, MF_DIM, MF_DIM, MF_DIM * MF_DIM};
+  int flags = 0;
+  for (int t = 0; t < 4; t++)
+    if (has[t])
+      for (int c = 0; c < MF_NC; c++)
+        for (int bb = 0; bb < MF_NC; bb++)
+          for (int i = 0; i < per[t]; i++) {
+            const double v = Dp[L.off[t] + (c * MF_NC + bb) * per[t] + i], v0 = Dp[L.off[t] + i];
+            if (c != bb ? v != 0.0 : v != v0) flags |= 1;
+          }
+  if (MODE >= 2 && MF_HAS3)
+    for (int l = 0; l < MF_DIM; l++)
+      for (int m = l + 1; m < MF_DIM; m++)
+        if (Dp[L.off[3] + l * MF_DIM + m] != Dp[L.off[3] + m * MF_DIM + l]) flags |= 2;
+  if (flags) atomicOr(shape, flags);
+  mf_phys_layout O;
+  mf_phys_layout_make(MF_DIM, MF_NC, 1, MODE >= 2 ? 1 : 0, has, &O);
+  if (MODE == 3) { // D0, then D3's upper triangle, as mf_qdata
+    double *o = qd + (size_t)(b.cell / batch) * batch_stride + (size_t)(b.cell % batch) * MF_NQP + b.t.q;
+    int comp = 0;
+    if (MF_HAS0) o[(size_t)(comp++) * block_stride] = Dp[L.off[0]];
+    if (MF_HAS3)
+      for (int l = 0; l < MF_DIM; l++)
+        for (int m = l; m < MF_DIM; m++) o[(size_t)(comp++) * block_stride] = Dp[L.off[3] + l * MF_DIM + m];
+    return;
+  }
+  double *out = qd + (size_t)b.cell * O.n * MF_NQP + b.t.q;
+  for (int t = 0; t < 3; t++)
+    if (has[t])
+      for (int i = 0; i < per[t]; i++) out[(size_t)(O.off[t] + i) * MF_NQP] = Dp[L.off[t] + i];
+  if (MF_HAS3)
+    for (int l = 0; l < MF_DIM; l++)
+      for (int m = 0; m < MF_DIM; m++)
+        if (MODE == 1 || m >= l) out[(size_t)mf_phys_d3(&O, 0, l, m) * MF_NQP] = Dp[L.off[3] + l * MF_DIM + m];
 }
 
-// y += A x on the stored data of layout nb (1: one block for all components)
-template <int NB>
+#define MF_SETUP_KERNEL(NAME, MODE)                                                                                \
+  extern "C" __global__ void __launch_bounds__(MF_NT)                                                              \
+      NAME(const int *cell_nodes, const short *mask_all, const double *coords, int cstride, const double *B,       \
+           const double *D, const double *P, const double *qw, const double *k, int ncells, double *qd, int batch, \
+           long long block_stride, long long batch_stride, int *shape, unsigned long long *bad,                    \
+           unsigned long long *nonfinite)                                                                          \
+  {                                                                                                                \
+    setup_body<MODE>(cell_nodes, mask_all, coords, cstride, B, D, P, qw, k, ncells, qd, batch, block_stride,       \
+                     batch_stride, shape, bad, nonfinite);                                                         \
+  }
+MF_SETUP_KERNEL(mfree_setup_full, 0)
+MF_SETUP_KERNEL(mfree_setup_one, 1)
+MF_SETUP_KERNEL(mfree_setup_sym, 2)
+MF_SETUP_KERNEL(mfree_setup_builtin, 3)
+
+// y += A x on the stored data of layout nb (1: one block for all components; SYM: its D3's upper triangle)
+template <int NB, int SYM>
 __device__ inline void apply_body(const int *cell_nodes, const int *order, const short *mask_all, const double *B,
                                   const double *D, const double *P, const double *qw, const double *qd,
                                   const float *qdf, int ncells, const double *x, double *y)
@@ -288,78 +345,29 @@ __device__ inline void apply_body(const int *cell_nodes, const int *order, const
   if (order) b.cell = order[b.cell];
   const int mask = mask_all ? mask_all[b.cell] : 0;
   const bool any_mask = __syncthreads_or(mask != 0);
-  constexpr int NS = NB == 1 ? MF_NS_ONE : MF_NS_FULL;
+  constexpr int NS = SYM ? MF_NS_SYM : NB == 1 ? MF_NS_ONE : MF_NS_FULL;
   double u[MF_NC], ref[MF_NC * MF_DIM], r0[MF_NC], r1[MF_NC * MF_DIM], Dp[NS];
   mfj::field(b, cell_nodes, x, mask, any_mask, u, ref);
   const int has[4] = {MF_HAS0, MF_HAS1, MF_HAS2, MF_HAS3};
   mf_phys_layout L;
-  mf_phys_layout_make(MF_DIM, MF_NC, NB, has, &L);
+  mf_phys_layout_make(MF_DIM, MF_NC, NB, SYM, has, &L);
   const size_t first = (size_t)b.cell * L.n * MF_NQP + b.t.q;
   for (int i = 0; i < L.n; i++) Dp[i] = qdf ? (double)qdf[first + (size_t)i * MF_NQP] : qd[first + (size_t)i * MF_NQP];
   mf_phys_apply_point(&L, Dp, u, ref, r0, r1);
   mfj::back(b, cell_nodes, y, mask, any_mask, r0, r1);
 }
 
-extern "C" __global__ void __launch_bounds__(MF_NT) mfree_apply_full(const int *cell_nodes, const int *order,
-                                                                       const short *mask_all, const double *B,
-                                                                       const double *D, const double *P, const double *qw,
-                                                                       const double *qd, const float *qdf, int ncells,
-                                                                       const double *x, double *y)
-{
-  apply_body<MF_NC>(cell_nodes, order, mask_all, B, D, P, qw, qd, qdf, ncells, x, y);
-}
-
-extern "C" __global__ void __launch_bounds__(MF_NT) mfree_apply_one(const int *cell_nodes, const int *order,
-                                                                      const short *mask_all, const double *B,
-                                                                      const double *D, const double *P, const double *qw,
-                                                                      const double *qd, const float *qdf, int ncells,
-                                                                      const double *x, double *y)
-{
-  apply_body<1>(cell_nodes, order, mask_all, B, D, P, qw, qd, qdf, ncells, x, y);
-}
-
-// 1 in *differs where a point's full entries are not one block (zero between components, equal on
-// the diagonal): thread per point
-extern "C" __global__ void mfree_one_block_check(const double *qd, long long npts, int *differs)
-{
-  const long long p = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-  if (p >= npts) return;
-  const int has[4] = {MF_HAS0, MF_HAS1, MF_HAS2, MF_HAS3}, per[4] = {1, MF_DIM, MF_DIM, MF_DIM * MF_DIM};
-  mf_phys_layout L;
-  mf_phys_layout_make(MF_DIM, MF_NC, MF_NC, has, &L);
-  const long long cell = p / MF_NQP, q = p % MF_NQP;
-  const double *d = qd + (size_t)cell * L.n * MF_NQP + q;
-  for (int t = 0; t < 4; t++) {
-    if (!has[t]) continue;
-    for (int c = 0; c < MF_NC; c++)
-      for (int bb = 0; bb < MF_NC; bb++)
-        for (int i = 0; i < per[t]; i++) {
-          const double v = d[(size_t)(L.off[t] + (c * MF_NC + bb) * per[t] + i) * MF_NQP];
-          const double v0 = d[(size_t)(L.off[t] + i) * MF_NQP];
-          if (c != bb ? v != 0.0 : v != v0) {
-            *differs = 1;
-            return;
-          }
-        }
+#define MF_APPLY_KERNEL(NAME, NB, SYM)                                                                           \
+  extern "C" __global__ void __launch_bounds__(MF_NT)                                                              \
+      NAME(const int *cell_nodes, const int *order, const short *mask_all, const double *B, const double *D,       \
+           const double *P, const double *qw, const double *qd, const float *qdf, int ncells, const double *x,     \
+           double *y)                                                                                              \
+  {                                                                                                                \
+    apply_body<NB, SYM>(cell_nodes, order, mask_all, B, D, P, qw, qd, qdf, ncells, x, y);                        \
   }
-}
-
-// the one-block data from the full data: block (0, 0) of every point
-extern "C" __global__ void mfree_one_block_copy(const double *qd, long long npts, double *out)
-{
-  const long long p = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-  if (p >= npts) return;
-  const int has[4] = {MF_HAS0, MF_HAS1, MF_HAS2, MF_HAS3}, per[4] = {1, MF_DIM, MF_DIM, MF_DIM * MF_DIM};
-  mf_phys_layout L, O;
-  mf_phys_layout_make(MF_DIM, MF_NC, MF_NC, has, &L);
-  mf_phys_layout_make(MF_DIM, MF_NC, 1, has, &O);
-  const long long cell = p / MF_NQP, q = p % MF_NQP;
-  const double *d = qd + (size_t)cell * L.n * MF_NQP + q;
-  double *o = out + (size_t)cell * O.n * MF_NQP + q;
-  for (int t = 0; t < 4; t++)
-    if (has[t])
-      for (int i = 0; i < per[t]; i++) o[(size_t)(O.off[t] + i) * MF_NQP] = d[(size_t)(L.off[t] + i) * MF_NQP];
-}
+MF_APPLY_KERNEL(mfree_apply_full, MF_NC, 0)
+MF_APPLY_KERNEL(mfree_apply_one, 1, 0)
+MF_APPLY_KERNEL(mfree_apply_sym, 1, 1)
 
 // r += F(u): the residual of f0 and f1 with the geometry made again here; nonfinite as in mfree_setup
 extern "C" __global__ void __launch_bounds__(MF_NT) mfree_residual(const int *cell_nodes, const short *mask_all,

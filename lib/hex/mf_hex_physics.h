@@ -20,6 +20,7 @@ typedef struct {
   double *qd;          /* cpu backend: ncells x nqp x lay.n, the point's entries cell by cell */
   float *qdf;          /* a single-precision copy's (cpu backend): the same rounded to float */
   void *dev;           /* cuda backend: the compiled kernels and the stored data on the device */
+  mf_operator inner;   /* data of the built-ins' shape: the built-in operator that applies them (NULL: none) */
 } mf_hex_phys;
 
 static inline mf_hex_phys *mf_hexphys(const struct mf_operator_s *op) { return (mf_hex_phys *)op->data; }

@@ -79,20 +79,9 @@ static int setup_cpu(mf_operator op)
   }
   h->lay = full;
   h->qd = data;
-  /* one block for all components where every point allows it (a decision of this rank's cells: the
-   * data differ between ranks, not the result) */
-  if (full.nc > 1 && mf_phys_one_block(&full, data, npts, (size_t)full.n)) {
-    mf_phys_layout one;
-    mf_phys_layout_make(dim, full.nc, 1, full.has, &one);
-    double *d1 = NULL;
-    MF_CALL(MF_CALLOC_TOUCH(ctx, npts * one.n + 1, &d1));
-#pragma omp parallel for schedule(static)
-    for (size_t p = 0; p < npts; p++) mf_phys_to_one_block(&full, &one, data + p * full.n, d1 + p * one.n);
-    free(data);
-    h->qd = d1;
-    h->lay = one;
-  }
-  return 0;
+  /* the narrowest layout that holds them (one block; D3's upper triangle): a decision of this rank's
+   * cells, whose data differ between ranks, not the result */
+  return mf_phys_narrow(ctx, &h->lay, &h->qd, npts);
 }
 
 /* ------------------------------------------------------------------ the cell kernel */
@@ -412,12 +401,126 @@ static int diagonal_device(mf_operator op, mf_vector dv)
   return ierr;
 }
 
+/* ------------------------------------------------------------------ the built-ins' shape */
+
+/* A physics of one component whose stored data have the built-ins' shape (no g1 or g2, D3 symmetric at
+ * every point: layout sym) runs as a built-in mass, Laplace or Helmholtz operator holding these data: the tuned
+ * kernels (both designs, cells per block) and their bytes (the upper triangle of D3). The built-in
+ * applies without its Dirichlet form (this operator's flow applies it) and with this operator's scatter. */
+static int apply_inner(mf_operator op, mf_vector x, mf_vector y)
+{
+  mf_operator in = hp(op)->inner;
+  in->scatter = op->scatter;
+  return in->ops.apply(in, x, y);
+}
+static int apply_part_inner(mf_operator op, mf_vector x, mf_vector y, mf_cell_part part)
+{
+  mf_operator in = hp(op)->inner;
+  in->scatter = op->scatter;
+  return in->ops.apply_part(in, x, y, part);
+}
+static int diagonal_inner(mf_operator op, mf_vector d)
+{
+  mf_operator in = hp(op)->inner;
+  return in->ops.diagonal(in, d);
+}
+static void delegate(mf_operator o)
+{
+  const mf_operator in = hp(o)->inner;
+  o->ops.apply = apply_inner;
+  o->ops.apply_part = in->ops.apply_part ? apply_part_inner : NULL;
+  o->ops.diagonal = in->ops.diagonal ? diagonal_inner : NULL;
+}
+
+/* the built-ins' shape can hold this physics: one component, no g1 or g2 (and not switched off by
+ * MFREE_PHYSICS_BUILTIN=0, which keeps the physics' own kernels, for measurements) */
+static int builtin_candidate(const mf_operator o)
+{
+  const hex_phys *h = hp(o);
+  const char *env = getenv("MFREE_PHYSICS_BUILTIN");
+  return o->space->ncomp == 1 && !h->lay.has[1] && !h->lay.has[2] && !(env && !strcmp(env, "0"));
+}
+static mf_op_kind builtin_kind(const hex_phys *h)
+{
+  return h->lay.has[0] && h->lay.has[3] ? MF_OP_HELMHOLTZ : h->lay.has[0] ? MF_OP_MASS : MF_OP_LAPLACE;
+}
+
+/* cpu backend, after the set-up of the physics' own data */
+static int as_builtin(mf_operator o)
+{
+  hex_phys *h = hp(o);
+  const mf_space s = o->space;
+  mf_context ctx = o->ctx;
+  if (!builtin_candidate(o)) return 0;
+  int fits = !h->lay.has[3] || h->lay.sym; /* set-up stored D3's upper triangle where it is symmetric */
+  /* the same choice on every rank: the built-in's creation is collective */
+  int rc = MPI_Allreduce(MPI_IN_PLACE, &fits, 1, MPI_INT, MPI_MIN, ctx->comm);
+  MF_CHECK(rc == MPI_SUCCESS, ctx, MF_ERR_MPI, "MPI_Allreduce failed (%d)", rc);
+  if (!fits) return 0;
+  mf_operator in = NULL;
+  MF_CALL(mf_hex_operator_create(s, builtin_kind(h), h->pw.quad, 1.0, 1.0, NULL, NULL, &in));
+  int ierr = 0;
+  { /* the mass part, then the upper triangle of D3, component by component (mf_qdata) */
+    const mf_qdata *qd = &mf_hexop(in)->qd;
+    const int dim = s->dim;
+    for (int e = 0; e < s->ncells; e++)
+      for (int q = 0; q < h->nqp; q++) {
+        const double *D = h->qd + ((size_t)e * h->nqp + q) * h->lay.n;
+        int comp = 0;
+        if (h->lay.has[0]) qd->data[mf_qdata_index(qd, e, comp++, q)] = D[h->lay.off[0]];
+        if (h->lay.has[3])
+          for (int l = 0; l < dim; l++)
+            for (int m = l; m < dim; m++) qd->data[mf_qdata_index(qd, e, comp++, q)] = D[mf_phys_d3(&h->lay, 0, l, m)];
+      }
+    free(h->qd);
+    h->qd = NULL;
+  }
+  ierr = mf_agree(ctx, ierr);
+  if (ierr) {
+    mf_operator_destroy(&in);
+    return ierr;
+  }
+  h->inner = in;
+  delegate(o);
+  return 0;
+}
+
+/* device backends: the data written straight into a built-in operator's where they fit (no second copy
+ * on the device), else the physics' own data and kernels. Collective (the choice is the same on every
+ * rank). */
+static int device_setup(mf_operator o)
+{
+  hex_phys *h = hp(o);
+  mf_context ctx = o->ctx;
+  if (builtin_candidate(o)) {
+    mf_operator in = NULL;
+    int fits = 0;
+    MF_CALL(mf_hex_operator_create(o->space, builtin_kind(h), h->pw.quad, 1.0, 1.0, NULL, NULL, &in));
+    int ierr = mf_agree(ctx, ctx->bk->physics.hex_setup_builtin(o, in, &fits));
+    if (!ierr) {
+      const int rc = MPI_Allreduce(MPI_IN_PLACE, &fits, 1, MPI_INT, MPI_MIN, ctx->comm);
+      if (rc != MPI_SUCCESS) ierr = mf_error_set(ctx, MF_ERR_MPI, __FILE__, __LINE__, __func__, "MPI_Allreduce failed (%d)", rc);
+    }
+    if (!ierr && fits) {
+      h->inner = in;
+      delegate(o);
+      return 0;
+    }
+    mf_operator_destroy(&in);
+    if (ierr) return ierr;
+  }
+  MF_CALL(ctx->bk->physics.hex_setup(o));
+  o->ops.diagonal = diagonal_device;
+  return 0;
+}
+
 /* ------------------------------------------------------------------ the type */
 
 static void destroy(mf_operator op)
 {
   hex_phys *h = hp(op);
   if (!h) return;
+  mf_operator_destroy(&h->inner);
   free(h->qd);
   free(h->qdf);
   mf_phys_release(&h->ph);
@@ -471,9 +574,8 @@ int mf_hex_physics_create(mf_space space, const mf_phys *ph, mf_quadrature quad,
   if (!ierr) ierr = mf_basis1d_setup(space->degree, quad, &h->basis);
   if (!ierr) {
     h->nqp = space->dim == 2 ? h->basis.nq * h->basis.nq : h->basis.nq * h->basis.nq * h->basis.nq;
-    if (device) { /* the backend's kernels and data; the diagonal from a host copy */
-      ierr = ctx->bk->physics.hex_setup(o);
-      o->ops.diagonal = diagonal_device;
+    if (device) { /* the backend's kernels and data (the built-in's where they fit); else the diagonal from a host copy */
+      ierr = device_setup(o);
     } else {
       o->ops.apply = apply_cpu;
       o->ops.apply_part = apply_part_cpu;
@@ -481,6 +583,8 @@ int mf_hex_physics_create(mf_space space, const mf_phys *ph, mf_quadrature quad,
       o->ops.residual = residual_cpu;
       ierr = setup_cpu(o);
     }
+    ierr = mf_agree(ctx, ierr);
+    if (!ierr && !device) ierr = as_builtin(o);
   }
   if (!o) return mf_agree(ctx, ierr);
   return mf_operator_finish(o, ierr, op);
@@ -508,6 +612,7 @@ static int create_single(mf_operator like, mf_operator *op)
     mf_phys_retain(&h->ph);
     h->qd = NULL;
     h->qdf = NULL;
+    h->inner = NULL;
     ierr = mf_operator_alloc(like->space, &physics_hex_type, h, &o);
     if (ierr) {
       mf_phys_release(&h->ph);
@@ -519,7 +624,10 @@ static int create_single(mf_operator like, mf_operator *op)
     o->scatter = like->scatter;
     o->prec = MF_PRECISION_FLOAT;
     h->dev = NULL;
-    if (ctx->bk->physics.hex_setup) /* the device keeps the data: no float copy there yet */
+    if (lh->inner) { /* the built-in's float copy */
+      ierr = mf_operator_create_single(lh->inner, &h->inner);
+      if (!ierr) delegate(o);
+    } else if (ctx->bk->physics.hex_setup) /* the device keeps the data: no float copy there yet */
       ierr = ctx->bk->physics.hex_single
                  ? ctx->bk->physics.hex_single(o, like)
                  : mf_error_set(ctx, MF_ERR_UNSUPPORTED, __FILE__, __LINE__, __func__,

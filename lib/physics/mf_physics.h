@@ -58,23 +58,34 @@ typedef struct mf_phys_s {
  *  all, else nc). */
 typedef struct {
   int dim, nc, nb;
+  int sym;    /* one block whose D3 is symmetric at every point: its upper triangle, row by row */
   int has[4];
   int off[4]; /* offset of D0..D3 within the point's entries */
   int n;      /* entries per point */
 } mf_phys_layout;
 
-MF_HD static inline void mf_phys_layout_make(int dim, int nc, int nb, const int has[4], mf_phys_layout *L)
+MF_HD static inline void mf_phys_layout_make(int dim, int nc, int nb, int sym, const int has[4], mf_phys_layout *L)
 {
-  const int size[4] = {nb * nb, nb * nb * dim, nb * nb * dim, nb * nb * dim * dim};
+  const int size[4] = {nb * nb, nb * nb * dim, nb * nb * dim, sym ? dim * (dim + 1) / 2 : nb * nb * dim * dim};
   L->dim = dim;
   L->nc = nc;
   L->nb = nb;
+  L->sym = sym;
   L->n = 0;
   for (int t = 0; t < 4; t++) {
     L->has[t] = has[t];
     L->off[t] = L->n;
     L->n += has[t] ? size[t] : 0;
   }
+}
+
+/** The offset of D3[cb][l][m] (cb the block: c nb + b) within a point's entries. */
+MF_HD static inline int mf_phys_d3(const mf_phys_layout *L, int cb, int l, int m)
+{
+  const int dim = L->dim;
+  if (!L->sym) return L->off[3] + (cb * dim + l) * dim + m;
+  const int a = l < m ? l : m, b = l < m ? m : l;
+  return L->off[3] + a * dim - a * (a + 1) / 2 + b;
 }
 
 /** Ji = J^-1 (both 3 x 3 row-major, the leading dim x dim block used) and det J. */
@@ -132,7 +143,7 @@ MF_HD static inline int mf_phys_diag_term(const mf_phys_layout *L, int c, int j,
     j -= dim;
   }
   *k = j / dim, *l = j % dim;
-  return L->off[3] + (cc * dim + *k) * dim + *l;
+  return mf_phys_d3(L, cc, *k, *l);
 }
 
 /** Entries of g-function t (0..3) for nc components in dim. */
@@ -163,14 +174,25 @@ MF_HD static inline void mf_phys_store_point(const mf_phys_layout *L, const doub
           for (int d = 0; d < dim; d++) s += Ji[3 * l + d] * G[2][cb * dim + d];
           D[L->off[2] + cb * dim + l] = W * s;
         }
-      if (L->has[3])
+      if (L->has[3]) {
+        /* a symmetric block of g3 gives a D3 block symmetric to the last bit: its upper triangle mirrored
+         * (the two orders of the products round differently) */
+        const double *g3 = &G[3][cb * dim * dim];
+        int symmetric = 1;
+        for (int d = 0; d < dim; d++)
+          for (int e = d + 1; e < dim; e++) symmetric = symmetric && g3[d * dim + e] == g3[e * dim + d];
         for (int l = 0; l < dim; l++)
           for (int m = 0; m < dim; m++) {
+            if (symmetric && m < l) {
+              D[L->off[3] + (cb * dim + l) * dim + m] = D[L->off[3] + (cb * dim + m) * dim + l];
+              continue;
+            }
             double s = 0.0;
             for (int d = 0; d < dim; d++)
-              for (int e = 0; e < dim; e++) s += Ji[3 * l + d] * G[3][(cb * dim + d) * dim + e] * Ji[3 * m + e];
+              for (int e = 0; e < dim; e++) s += Ji[3 * l + d] * g3[d * dim + e] * Ji[3 * m + e];
             D[L->off[3] + (cb * dim + l) * dim + m] = W * s;
           }
+      }
     }
 }
 
@@ -193,7 +215,7 @@ MF_HD static inline void mf_phys_apply_point(const mf_phys_layout *L, const doub
         for (int l = 0; l < dim; l++) s1[l] += D[L->off[2] + cb * dim + l] * u[b];
       if (L->has[3])
         for (int l = 0; l < dim; l++)
-          for (int m = 0; m < dim; m++) s1[l] += D[L->off[3] + (cb * dim + l) * dim + m] * ref[b * dim + m];
+          for (int m = 0; m < dim; m++) s1[l] += D[mf_phys_d3(L, cb, l, m)] * ref[b * dim + m];
     }
     r0[c] = s0;
     for (int l = 0; l < dim; l++) r1[c * dim + l] = s1[l];

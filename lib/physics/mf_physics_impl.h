@@ -45,9 +45,6 @@ int mf_phys_point(const mf_phys *ph, const mf_phys_layout *L, const double *x, c
 /** MF_ERR_ARGUMENT naming the g-function, its entry and value, the point, cell and coordinates (the
  *  first point where mf_phys_point returned 1). */
 int mf_phys_refuse(mf_context ctx, const mf_phys *ph, const mf_phys_layout *L, int cell, int q, const double *x);
-/** 1 if every one of npoints points (entries D + p * stride, full layout L) has its blocks zero off the
- *  component diagonal and the same on it: one block serves (mf_physics.h). */
-int mf_phys_one_block(const mf_phys_layout *L, const double *D, size_t npoints, size_t stride);
 /** The residual's functions at one point: r0[c] = W f0_c and r1[c * dim + l] = W sum_d Ji[l][d] f1_c,d
  *  (against the reference derivative l) from the field's values u and reference derivatives ref
  *  (ref[b * dim + m]); the physical gradient is ref Ji. Returns 1 where a value is not finite. */
@@ -57,8 +54,10 @@ int mf_phys_residual_point(const mf_phys *ph, int dim, const double *x, const do
  *  there). */
 int mf_phys_residual_refuse(mf_context ctx, const mf_phys *ph, int dim, int cell, int q, const double *x,
                             const double *u, const double *du);
-/** A point's entries from the full layout to the one-block layout (its (0, 0) block). */
-void mf_phys_to_one_block(const mf_phys_layout *full, const mf_phys_layout *one, const double *src, double *dst);
+/** The data (npts points of layout *lay, *qd: malloc'd) in the narrowest layout that holds them: one
+ *  block where every point's blocks are zero between components and equal on the diagonal, then D3's
+ *  upper triangle where one block's D3 is symmetric everywhere (mf_physics.h); *qd and *lay replaced. */
+int mf_phys_narrow(mf_context ctx, mf_phys_layout *lay, double **qd, size_t npts);
 
 #ifdef __cplusplus
 }

@@ -356,7 +356,7 @@ int mf_phys_refuse(mf_context ctx, const mf_phys *ph, const mf_phys_layout *L, i
                       ph->name, q, cell, ctx->rank, xs);
 }
 
-int mf_phys_one_block(const mf_phys_layout *L, const double *D, size_t npoints, size_t stride)
+static int one_block(const mf_phys_layout *L, const double *D, size_t npoints, size_t stride)
 {
   const int dim = L->dim, nc = L->nc;
   if (nc == 1) return 1;
@@ -377,7 +377,7 @@ int mf_phys_one_block(const mf_phys_layout *L, const double *D, size_t npoints, 
   return 1;
 }
 
-void mf_phys_to_one_block(const mf_phys_layout *full, const mf_phys_layout *one, const double *src, double *dst)
+static void to_one_block(const mf_phys_layout *full, const mf_phys_layout *one, const double *src, double *dst)
 {
   const int per[4] = {1, full->dim, full->dim, full->dim * full->dim};
   for (int t = 0; t < 4; t++)
@@ -389,7 +389,7 @@ int mf_phys_layout_init(const mf_phys *ph, int dim, mf_phys_layout *L)
 {
   int has[4];
   for (int t = 0; t < 4; t++) has[t] = ph->g[t] != NULL || (ph->from_source && ph->src_has[2 + t]);
-  mf_phys_layout_make(dim, ph->ncomp, ph->ncomp, has, L);
+  mf_phys_layout_make(dim, ph->ncomp, ph->ncomp, 0, has, L);
   return L->n;
 }
 
@@ -477,4 +477,55 @@ int mf_operator_residual(mf_operator op, mf_vector u, mf_vector r)
   if (!ierr) ierr = r->ops.export_add(r);
   if (!ierr && op->dirichlet) ierr = r->ops.bc_zero(r);
   return mf_vector_written(r, ierr);
+}
+
+static int sym_check(const mf_phys_layout *L, const double *D, size_t npoints, size_t stride)
+{
+  const int dim = L->dim;
+  if (L->nb != 1 || !L->has[3] || L->sym) return 0;
+  for (size_t p = 0; p < npoints; p++) {
+    const double *d3 = D + p * stride + L->off[3];
+    for (int l = 0; l < dim; l++)
+      for (int m = l + 1; m < dim; m++)
+        if (d3[l * dim + m] != d3[m * dim + l]) return 0;
+  }
+  return 1;
+}
+
+static void to_sym(const mf_phys_layout *one, const mf_phys_layout *sym, const double *src, double *dst)
+{
+  const int dim = one->dim;
+  for (int t = 0; t < 3; t++)
+    if (one->has[t])
+      for (int i = 0; i < (t ? dim : 1); i++) dst[sym->off[t] + i] = src[one->off[t] + i];
+  for (int l = 0; l < dim; l++)
+    for (int m = l; m < dim; m++) dst[mf_phys_d3(sym, 0, l, m)] = src[one->off[3] + l * dim + m];
+}
+
+/* *qd (npts points of layout *lay) converted point by point into layout *to */
+static int relayout(mf_context ctx, mf_phys_layout *lay, double **qd, size_t npts, const mf_phys_layout *to,
+                    void (*convert)(const mf_phys_layout *, const mf_phys_layout *, const double *, double *))
+{
+  double *d = NULL;
+  MF_CALL(MF_CALLOC_TOUCH(ctx, npts * to->n + 1, &d));
+#pragma omp parallel for schedule(static)
+  for (size_t p = 0; p < npts; p++) convert(lay, to, *qd + p * lay->n, d + p * to->n);
+  free(*qd);
+  *qd = d;
+  *lay = *to;
+  return 0;
+}
+
+int mf_phys_narrow(mf_context ctx, mf_phys_layout *lay, double **qd, size_t npts)
+{
+  mf_phys_layout to;
+  if (lay->nb > 1 && one_block(lay, *qd, npts, (size_t)lay->n)) {
+    mf_phys_layout_make(lay->dim, lay->nc, 1, 0, lay->has, &to);
+    MF_CALL(relayout(ctx, lay, qd, npts, &to, to_one_block));
+  }
+  if (sym_check(lay, *qd, npts, (size_t)lay->n)) {
+    mf_phys_layout_make(lay->dim, lay->nc, 1, 1, lay->has, &to);
+    MF_CALL(relayout(ctx, lay, qd, npts, &to, to_sym));
+  }
+  return 0;
 }

@@ -72,17 +72,9 @@ static int setup_cpu(mf_operator op)
   }
   h->lay = full;
   h->qd = data;
-  if (full.nc > 1 && mf_phys_one_block(&full, data, npts, (size_t)full.n)) {
-    mf_phys_layout one;
-    mf_phys_layout_make(dim, full.nc, 1, full.has, &one);
-    double *d1 = NULL;
-    MF_CALL(MF_CALLOC_TOUCH(ctx, npts * one.n + 1, &d1));
-    for (size_t p = 0; p < npts; p++) mf_phys_to_one_block(&full, &one, data + p * full.n, d1 + p * one.n);
-    free(data);
-    h->qd = d1;
-    h->lay = one;
-  }
-  return 0;
+  /* the narrowest layout that holds them (one block; D3's upper triangle): a decision of this rank's
+   * cells, whose data differ between ranks, not the result */
+  return mf_phys_narrow(ctx, &h->lay, &h->qd, npts);
 }
 
 typedef struct {
