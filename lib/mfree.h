@@ -712,6 +712,22 @@ typedef int (*mf_cg_monitor_fn)(int iteration, double residual, void *user);
 int mf_cg_set_monitor(mf_cg cg, mf_cg_monitor_fn fn, void *user);
 int mf_cg_destroy(mf_cg *cg);
 
+/** @brief Restarted GMRES(m), right-preconditioned, for operators that need not be symmetric (advection,
+ *  the non-symmetric forms g1 and g2 make): it solves A M^-1 y = b - A x0, x = x0 + M^-1 y, so that the
+ *  residual it minimises, reports (info.residual0, info.residual: ||b - A x||_2) and stops on
+ *  (||b - A x|| <= rtol ||b - A x0||) is the true one. The preconditioner interface is CG's: Jacobi by
+ *  default, any mf_pc (mf_gmres_set_pc). Defaults: rtol 1e-10, 10000 iterations, restart 30. Collective. */
+typedef struct mf_gmres_s *mf_gmres;
+int mf_gmres_create(mf_operator op, mf_gmres *gmres);
+int mf_gmres_set_tolerance(mf_gmres gmres, double rtol, int max_iterations);
+/** @brief Basis vectors per cycle, 1..1000 (memory: m + 4 vectors). */
+int mf_gmres_set_restart(mf_gmres gmres, int m);
+int mf_gmres_set_pc(mf_gmres gmres, mf_pc pc);
+/** @brief x <- the solution of A x = b from the initial guess x; info as for CG (info.converged 0 where the
+ *  limit was reached: no error, the caller decides). */
+int mf_gmres_solve(mf_gmres gmres, mf_vector b, mf_vector x, mf_cg_info *info);
+int mf_gmres_destroy(mf_gmres *gmres);
+
 #ifdef __cplusplus
 }
 #endif
