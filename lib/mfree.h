@@ -547,6 +547,16 @@ int mf_vector_zero_boundary(mf_vector x);
  *  components), MF_ERR_ARGUMENT (a value of u that is not finite, naming the quadrature point, its cell and
  *  x), MF_ERR_INCOMPATIBLE (a space made before its mesh was adapted). */
 int mf_vector_l2_error(mf_vector uh, mf_coefficient_fn u, void *user, double *err);
+/** A field of several components at x: value[c] for the space's components c (mf_space_create_components),
+ *  called from several OpenMP threads at once (thread-safe). */
+typedef void (*mf_field_fn)(const double *x, int dim, double *value, void *user);
+/** @brief v = the field f at the DoF points, component by component (any number of components). */
+int mf_vector_interpolate_field(mf_vector v, mf_field_fn f, void *user);
+/** @brief The boundary entries of x = the field g at their points, the others 0 (collective). */
+int mf_vector_set_boundary_field(mf_vector x, mf_field_fn g, void *user);
+/** @brief ||u_h - u||_L2 of a field: sqrt of the sum over the components of mf_vector_l2_error's measure
+ *  (each component on a scalar space of the same mesh and degree). Collective. */
+int mf_vector_l2_error_field(mf_vector uh, mf_field_fn u, void *user, double *err);
 /** The gradient of a function at x (dim entries): grad[k] = d u / d x_k for k < dim. Called from several
  *  OpenMP threads at once: it must be thread-safe, and give the same values for the same x. */
 typedef void (*mf_gradient_fn)(const double *x, int dim, double *grad, void *user);

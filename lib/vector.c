@@ -408,7 +408,7 @@ void mf_vector_copy_counts(mf_vector v, long long *to_host, long long *to_device
  * rest zero), computed on the host from the space's node coordinates, OpenMP over the DoFs. With a
  * role and symbol (a user's function), a value that is not finite is refused, naming the first such
  * DoF and its point. */
-typedef double (*point_fn)(const double *x, int dim, void *data);
+typedef double (*point_fn)(const double *x, int dim, int comp, void *data); /* comp: the entry's component */
 static int fill_points(mf_vector v, point_fn fn, void *data, int boundary_only, const char *role, const char *sym)
 {
   mf_space s = v->space;
@@ -420,7 +420,7 @@ static int fill_points(mf_vector v, point_fn fn, void *data, int boundary_only, 
     for (int k = 0; k < s->nbc; k++) {
       double x[3];
       mf_space_dof_point(s, s->bc_list[k], x);
-      vals[k] = fn(x, dim, data);
+      vals[k] = fn(x, dim, s->bc_list[k] % s->ncomp, data);
     }
     int ierr = 0;
     for (int k = 0; k < s->nbc && role && !ierr; k++)
@@ -437,7 +437,7 @@ static int fill_points(mf_vector v, point_fn fn, void *data, int boundary_only, 
   double *h = v->data;
   if (v->backend != MF_BACKEND_CPU) MF_CALL(MF_CALLOC_TOUCH(s->ctx, n, &h));
 #pragma omp parallel for schedule(static)
-  for (int i = 0; i < n; i++) h[i] = fn(&s->coords[(size_t)i * dim], dim, data);
+  for (int i = 0; i < n; i++) h[i] = fn(&s->coords[(size_t)i * dim], dim, i % s->ncomp, data);
   int ierr = 0;
   for (int i = 0; i < n && role && !ierr; i++)
     if (!isfinite(h[i])) ierr = mf_dof_value_check(s->ctx, role, sym, dim, i, &s->coords[(size_t)i * dim], h[i]);
@@ -451,10 +451,24 @@ typedef struct {
   mf_coefficient_fn f;
   void *user;
 } user_fn;
-static double call_user(const double *x, int dim, void *p)
+static double call_user(const double *x, int dim, int comp, void *p)
 {
+  (void)comp;
   const user_fn *u = (const user_fn *)p;
   return u->f(x, dim, u->user);
+}
+
+/* a field's component at x (the whole field evaluated: nc values at most MF_MAX_COMPONENTS) */
+typedef struct {
+  mf_field_fn f;
+  void *user;
+} user_field;
+static double call_field(const double *x, int dim, int comp, void *p)
+{
+  const user_field *u = (const user_field *)p;
+  double v[MF_MAX_COMPONENTS] = {0.0};
+  u->f(x, dim, v, u->user);
+  return v[comp];
 }
 
 int mf_vector_interpolate(mf_vector v, mf_coefficient_fn f, void *user)
@@ -492,8 +506,9 @@ static uint64_t mix64(uint64_t z)
 }
 
 /* hash of the position rounded to 1e-9: the same on every partition */
-static double random_point(const double *x, int dim, void *p)
+static double random_point(const double *x, int dim, int comp, void *p)
 {
+  (void)comp;
   uint64_t h = mix64(*(const uint64_t *)p);
   for (int k = 0; k < dim; k++) h = mix64(h ^ (uint64_t)(int64_t)llround(x[k] * 1e9));
   return 2.0 * ((double)(h >> 11) * (1.0 / 9007199254740992.0)) - 1.0;
@@ -514,7 +529,7 @@ int mf_vector_random_values(mf_vector v, uint64_t seed)
 #pragma omp parallel for schedule(static)
     for (int i = 0; i < s->nlocal; i++) {
       uint64_t sc = seed ^ mix64((uint64_t)(i % s->ncomp) + 1);
-      h[i] = random_point(&s->coords[(size_t)i * s->dim], s->dim, &sc);
+      h[i] = random_point(&s->coords[(size_t)i * s->dim], s->dim, 0, &sc);
     }
     int ierr = 0;
     if (v->backend != MF_BACKEND_CPU) {
@@ -595,4 +610,87 @@ int mf_vector_assemble_rhs(mf_vector b, mf_coefficient_fn f, void *user)
   int ierr = assemble_rhs(b, f, user);
   mf_phase_end(ctx, MF_PHASE_RHS, t0);
   return mf_vector_written(b, ierr);
+}
+
+/* ------------------------------------------------------------------ fields of several components */
+
+int mf_vector_interpolate_field(mf_vector v, mf_field_fn f, void *user)
+{
+  MF_CHECK(v, NULL, MF_ERR_NULL, "vector is NULL");
+  MF_CHECK(f, v->space->ctx, MF_ERR_NULL, "function f is NULL");
+  MF_CALL(mf_space_check_mesh(v->space));
+  MF_CALL(mf_vector_access_all(v, MF_ACCESS_WRITE, "v"));
+  user_field u = {f, user};
+  const int ierr = fill_points(v, call_field, &u, 0, "function", "f");
+  return mf_vector_written(v, mf_agree(v->space->ctx, ierr));
+}
+
+int mf_vector_set_boundary_field(mf_vector x, mf_field_fn g, void *user)
+{
+  MF_CHECK(x, NULL, MF_ERR_NULL, "vector is NULL");
+  mf_context ctx = x->space->ctx;
+  MF_CHECK(g, ctx, MF_ERR_NULL, "function g is NULL");
+  MF_CALL(mf_space_check_mesh(x->space));
+  MF_CALL(mf_vector_access_all(x, MF_ACCESS_WRITE, "x"));
+  const double t0 = mf_phase_begin(ctx);
+  user_field u = {g, user};
+  const int ierr = mf_agree(ctx, fill_points(x, call_field, &u, 1, "boundary value", "g"));
+  mf_phase_end(ctx, MF_PHASE_DIRICHLET, t0);
+  return mf_vector_written(x, ierr);
+}
+
+/* the L2 error of component comp of a field: the scalar measure of each family on a scalar space of the
+ * same mesh and degree (its nodes numbered as the field's), component by component */
+typedef struct {
+  mf_field_fn f;
+  void *user;
+  int comp;
+} field_comp;
+static double field_component(const double *x, int dim, void *p)
+{
+  const field_comp *u = (const field_comp *)p;
+  double v[MF_MAX_COMPONENTS] = {0.0};
+  u->f(x, dim, v, u->user);
+  return v[u->comp];
+}
+
+int mf_vector_l2_error_field(mf_vector uh, mf_field_fn u, void *user, double *err)
+{
+  MF_CHECK(uh, NULL, MF_ERR_NULL, "vector is NULL");
+  mf_space s = uh->space;
+  mf_context ctx = s->ctx;
+  MF_CHECK(u, ctx, MF_ERR_NULL, "function u is NULL");
+  MF_CHECK(err, ctx, MF_ERR_NULL, "output pointer err is NULL");
+  MF_CHECK(s->fam->l2_error, ctx, MF_ERR_UNSUPPORTED, "L2 errors of %s spaces: not supported", s->fam->name);
+  MF_CHECK(uh->prec == MF_PRECISION_DOUBLE, ctx, MF_ERR_UNSUPPORTED, "L2 errors of float vectors: not supported");
+  MF_CALL(mf_space_check_mesh(s));
+  MF_CALL(mf_vector_access_all(uh, MF_ACCESS_READ, "uh"));
+  const int nc = s->ncomp, nown = s->nowned / nc;
+  mf_space s1 = NULL;
+  mf_vector v1 = NULL;
+  double *h = NULL, *h1 = NULL, sum = 0.0;
+  /* collective: the scalar space and the errors on every rank; a local failure is agreed on */
+  int ierr = mf_space_create(s->mesh, s->degree, &s1);
+  if (!ierr) ierr = mf_vector_create(s1, &v1);
+  if (!ierr) ierr = MF_CALLOC(ctx, (size_t)s->nowned + 1, &h);
+  if (!ierr) ierr = MF_CALLOC(ctx, (size_t)nown + 1, &h1);
+  if (!ierr && s1->nowned != nown)
+    ierr = mf_error_set(ctx, MF_ERR_INCOMPATIBLE, __FILE__, __LINE__, __func__,
+                        "L2 error of a field: the scalar space has %d owned nodes, the field %d", s1->nowned, nown);
+  if (!ierr) ierr = uh->ops.to_host(uh, h, s->nowned);
+  ierr = mf_agree(ctx, ierr);
+  for (int c = 0; c < nc && !ierr; c++) {
+    for (int i = 0; i < nown; i++) h1[i] = h[(size_t)i * nc + c];
+    ierr = mf_agree(ctx, v1->ops.from_host(v1, h1, nown));
+    field_comp fc = {u, user, c};
+    double e = 0.0;
+    if (!ierr) ierr = mf_vector_l2_error(v1, field_component, &fc, &e);
+    sum += e * e;
+  }
+  free(h);
+  free(h1);
+  mf_vector_destroy(&v1);
+  mf_space_destroy(&s1);
+  if (!ierr) *err = sqrt(sum);
+  return ierr;
 }

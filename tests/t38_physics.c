@@ -17,6 +17,8 @@
  *   residual             F(u) of the gallery's f0/f1 equals A u; Poisson with a source (f0) and non-zero
  *                        boundary values solved through the residual converges at rate p + 1 in L2
  *                        (hex and simplex, 2D/3D);
+ *   elasticity           with a body force (f0) converges at rate p + 1 in L2 (mf_vector_l2_error_field) on
+ *                        hexes with multigrid (1 and 2 ranks) and on simplices, 2D and 3D, p = 1, 2;
  *   non-symmetric        an advection term in g1 gives A with (A x, y) != (x, A y), and the physics
  *                        with the same term in g2 is its transpose: (A x, y) = (x, A^T y);
  *   source               the same physics as C source, compiled by the system compiler: equal to the
@@ -577,6 +579,142 @@ static void convergence_case(mf_context ctx)
       }
 }
 
+/* ---- elasticity with a body force: u = a s(x), s = prod_k sin(pi x_k), a = (1, -0.5, 0.25) (zero on the
+ * boundary of the unit square or cube), f = -div sigma(u) = -[(lambda + mu) grad(a . grad s) + mu a lap s] */
+static const double el_a[3] = {1.0, -0.5, 0.25};
+static void el_exact(const double *x, int dim, double *v, void *user)
+{
+  (void)user;
+  double s = 1.0;
+  for (int k = 0; k < dim; k++) s *= sin(M_PI * x[k]);
+  for (int c = 0; c < dim; c++) v[c] = el_a[c] * s;
+}
+/* d_i d_k s */
+static double el_dds(int dim, const double *x, int i, int k)
+{
+  double v = M_PI * M_PI;
+  for (int j = 0; j < dim; j++)
+    if (i == k) v *= sin(M_PI * x[j]) * (j == i ? -1.0 : 1.0);
+    else v *= (j == i || j == k) ? cos(M_PI * x[j]) : sin(M_PI * x[j]);
+  return v;
+}
+static void el_f0(int dim, int nc, const double *u, const double *du, const double *x, const double *k, double *f0)
+{
+  (void)nc, (void)u, (void)du;
+  const double lambda = k[0], mu = k[1];
+  double lap = 0.0;
+  for (int j = 0; j < dim; j++) lap += el_dds(dim, x, j, j);
+  for (int i = 0; i < dim; i++) {
+    double g = 0.0;
+    for (int kk = 0; kk < dim; kk++) g += el_a[kk] * el_dds(dim, x, i, kk);
+    f0[i] = (lambda + mu) * g + mu * el_a[i] * lap; /* -f */
+  }
+}
+static void el_f1(int dim, int nc, const double *u, const double *du, const double *x, const double *k, double *f1)
+{
+  (void)nc, (void)u, (void)x;
+  double tr = 0.0;
+  for (int d = 0; d < dim; d++) tr += du[d * dim + d];
+  for (int c = 0; c < dim; c++)
+    for (int d = 0; d < dim; d++) f1[c * dim + d] = k[1] * (du[c * dim + d] + du[d * dim + c]) + (c == d ? k[0] * tr : 0.0);
+}
+static void el_g3(int dim, int nc, const double *u, const double *du, const double *x, const double *k, double *g3)
+{
+  (void)u, (void)du, (void)x;
+  for (int c = 0; c < nc; c++)
+    for (int b = 0; b < nc; b++)
+      for (int d = 0; d < dim; d++)
+        for (int e = 0; e < dim; e++)
+          g3[((c * nc + b) * dim + d) * dim + e] = k[0] * (c == d && b == e) + k[1] * ((c == b && d == e) + (c == e && d == b));
+}
+
+/* the L2 error of elasticity (nu = 0.3) with the body force above: hex (multigrid CG) or simplex (Jacobi CG) */
+static double elasticity_error(mf_context ctx, int dim, int level, int p, int simplex, int *its)
+{
+  const double E = 1.0, nu = 0.3, k[2] = {E * nu / ((1 + nu) * (1 - 2 * nu)), E / (2 * (1 + nu))};
+  mf_mesh mesh = NULL;
+  mf_space s = NULL;
+  mf_physics ph = NULL;
+  mf_operator A = NULL;
+  mf_vector u = NULL, r = NULL;
+  mf_cg cg = NULL;
+  mf_pc pc = NULL;
+  mf_cg_info info;
+  if (simplex) T_CALL(mf_mesh_create(ctx, dim == 2 ? "square-tris" : "cube-tets", dim, level, &mesh));
+  else T_CALL(mf_mesh_create(ctx, "cube", dim, level, &mesh)); /* the unit square or cube: u = 0 on its boundary */
+  T_CALL(mf_space_create_components(mesh, p, dim, &s));
+  T_CALL(mf_physics_create(ctx, dim, &ph));
+  T_CALL(mf_physics_set_constants(ph, 2, k));
+  T_CALL(mf_physics_set_residual(ph, el_f0, el_f1));
+  T_CALL(mf_physics_set_jacobian(ph, NULL, NULL, NULL, el_g3));
+  T_CALL(mf_operator_create_physics(s, ph, MF_QUAD_GAUSS, &A));
+  T_CALL(mf_operator_set_dirichlet(A, 1));
+  T_CALL(mf_vector_create(s, &u));
+  T_CALL(mf_vector_create(s, &r));
+  T_CALL(mf_vector_set_value(u, 0.0));
+  T_CALL(mf_operator_residual(A, u, r)); /* -b */
+  T_CALL(mf_vector_scale(r, -1.0));
+  T_CALL(mf_cg_create(A, &cg));
+  if (!simplex) {
+    T_CALL(mf_pc_create(A, MF_PC_MULTIGRID, &pc));
+    T_CALL(mf_cg_set_pc(cg, pc));
+  }
+  T_CALL(mf_cg_set_tolerance(cg, 1e-10, 5000));
+  T_CALL(mf_cg_solve(cg, r, u, &info));
+  T_CHECK(info.converged, "elasticity %dD p=%d: CG did not converge", dim, p);
+  *its = info.iterations;
+  double err = 0.0;
+  T_CALL(mf_vector_l2_error_field(u, el_exact, NULL, &err));
+  mf_pc_destroy(&pc);
+  mf_cg_destroy(&cg);
+  mf_vector_destroy(&u);
+  mf_vector_destroy(&r);
+  mf_operator_destroy(&A);
+  mf_physics_destroy(&ph);
+  mf_space_destroy(&s);
+  mf_mesh_destroy(&mesh);
+  return err;
+}
+
+/* elasticity converges at rate p + 1 in L2 on hexes (with multigrid, also on 2 ranks) and simplices;
+ * the field's interpolation and boundary values, component by component */
+static void elasticity_convergence(mf_context ctx)
+{
+  for (int simplex = 0; simplex <= (nranks == 1); simplex++)
+    for (int dim = 2; dim <= 3; dim++)
+      for (int p = 1; p <= 2; p++) {
+        const int l0 = simplex && p == 1 ? 3 : dim == 2 || p == 1 ? 2 : 1; /* out of the pre-asymptotic range */
+        int i0 = 0, i1 = 0;
+        const double e0 = elasticity_error(ctx, dim, l0, p, simplex, &i0), e1 = elasticity_error(ctx, dim, l0 + 1, p, simplex, &i1);
+        const double rate = log2(e0 / e1);
+        T_CHECK(rate >= p + 0.8 && rate <= p + 1.3, "%s elasticity %dD p=%d: L2 rate %.3f (errors %.3g, %.3g), expected in "
+                "[%g, %g]", simplex ? "simplex" : "hex", dim, p, rate, e0, e1, p + 0.8, p + 1.3);
+        if (getenv("T38_VERBOSE"))
+          printf("%s elasticity %dD p=%d: L2 %.3g %.3g rate %.2f, CG %d %d\n", simplex ? "simplex" : "hex", dim, p, e0, e1,
+                 rate, i0, i1);
+      }
+  /* interpolation and boundary values of a field */
+  mf_mesh mesh = NULL;
+  mf_space s = NULL;
+  mf_vector v = NULL;
+  T_CALL(mf_mesh_create(ctx, "cube", 3, 1, &mesh));
+  T_CALL(mf_space_create_components(mesh, 2, 3, &s));
+  T_CALL(mf_vector_create(s, &v));
+  T_CALL(mf_vector_interpolate_field(v, el_exact, NULL));
+  double e = 1.0;
+  T_CALL(mf_vector_l2_error_field(v, el_exact, NULL, &e));
+  T_CHECK(e < 0.02, "the interpolated field's L2 error %.3g", e);
+  T_CALL(mf_vector_set_boundary_field(v, el_exact, NULL));
+  double n = 1.0;
+  T_CALL(mf_vector_norm2(v, &n));
+  T_CHECK(n < 1e-12, "the field vanishes on the boundary, its boundary values do not: %.3g", n);
+  EXPECT(mf_vector_interpolate_field(v, NULL, NULL), MF_ERR_NULL, "function f is NULL");
+  EXPECT(mf_vector_l2_error_field(v, el_exact, NULL, NULL), MF_ERR_NULL, "output pointer err is NULL");
+  mf_vector_destroy(&v);
+  mf_space_destroy(&s);
+  mf_mesh_destroy(&mesh);
+}
+
 static void refusals(mf_context ctx)
 {
   mf_mesh mesh = NULL;
@@ -1049,6 +1187,7 @@ int main(int argc, char **argv)
     }
   multigrid_case(ctx);
   convergence_case(ctx);
+  elasticity_convergence(ctx);
   source_case(ctx);
   refusals(ctx);
   mf_context_destroy(&ctx);
