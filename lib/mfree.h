@@ -245,12 +245,14 @@ int mf_space_create(mf_mesh mesh, int degree, mf_space *space);
  *  and Helmholtz operators, mf_vector_assemble_rhs, mf_vector_l2_error, mf_vector_h1_error, VTU output,
  *  assembly and multigrid refuse ncomp > 1 (MF_ERR_UNSUPPORTED). */
 int mf_space_create_components(mf_mesh mesh, int degree, int ncomp, mf_space *space);
-/** @brief Simplex spaces: the Dirichlet DoFs become those on the boundary facets whose tag is one of
- *  tags[0..ntags) (the physical tags of a Gmsh file; the built-in meshes tag every boundary facet 1).
- *  ntags = 0: no Dirichlet DoFs (pure Neumann); tags NULL with ntags < 0: every boundary facet again
- *  (the default; a negative ntags with a tag array is refused, MF_ERR_ARGUMENT). Call it before making
- *  operators and vectors of the space (MF_ERR_ARGUMENT after). A tag that no boundary facet carries is
- *  refused (MF_ERR_ARGUMENT, naming it). Hex spaces: MF_ERR_UNSUPPORTED. */
+/** @brief The Dirichlet DoFs become those on the boundary with one of the tags[0..ntags): simplex meshes
+ *  the physical tags of a Gmsh file's facets (the built-in meshes tag every boundary facet 1); hex box
+ *  meshes (cube, deformed, sheared) their faces 1..2 dim in the order x = 0, x = 1, y = 0, y = 1, z = 0,
+ *  z = 1; the hex ball its sphere 1. Every component of a marked node. ntags = 0: no Dirichlet DoFs
+ *  (pure Neumann); tags NULL with ntags < 0: the whole boundary again (the default; a negative ntags with a
+ *  tag array is refused, MF_ERR_ARGUMENT). Call it before making operators and vectors of the space
+ *  (MF_ERR_ARGUMENT after). A tag that the mesh does not have is refused (MF_ERR_ARGUMENT, naming it).
+ *  Collective. */
 int mf_space_set_dirichlet_tags(mf_space space, int ntags, const int *tags);
 int mf_space_destroy(mf_space *space);
 /** @brief The space's polynomial degree p. */

@@ -129,8 +129,7 @@ int mf_space_set_dirichlet_tags(mf_space space, int ntags, const int *tags)
   MF_CHECK(space, NULL, MF_ERR_NULL, "space is NULL");
   mf_context ctx = space->ctx;
   MF_CHECK(space->fam->space_dirichlet_tags, ctx, MF_ERR_UNSUPPORTED,
-           "Dirichlet tags select boundary facets of simplex meshes; a %s space's boundary is all Dirichlet",
-           space->fam->name);
+           "Dirichlet tags: not on %s meshes (their boundary is all Dirichlet)", space->fam->name);
   MF_CHECK(space->refs == 1, ctx, MF_ERR_ARGUMENT,
            "set the Dirichlet tags before making vectors or operators of the space (%d hold it)", space->refs - 1);
   MF_CHECK(ntags <= 0 || tags, ctx, MF_ERR_NULL, "%d tags but the tag array is NULL", ntags);

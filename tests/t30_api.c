@@ -261,7 +261,9 @@ static void spaces(mf_context ctx)
   EXPECT(mf_space_num_dofs(s3, NULL), MF_ERR_NULL, "output pointer ndofs is NULL");
   EXPECT(mf_space_local_sizes(NULL, &no, &nl), MF_ERR_NULL, "space is NULL");
   EXPECT(mf_space_set_dirichlet_tags(NULL, 0, NULL), MF_ERR_NULL, "space is NULL");
-  EXPECT(mf_space_set_dirichlet_tags(s3, 0, NULL), MF_ERR_UNSUPPORTED, "simplex");
+  const int tag2 = 2;
+  EXPECT(mf_space_set_dirichlet_tags(s3, 1, &tag2), MF_ERR_ARGUMENT, "boundary tag 2: ball meshes tag their boundary 1");
+  T_CALL(mf_space_set_dirichlet_tags(s3, 0, NULL)); /* no Dirichlet DoFs */
   T_CALL(mf_space_destroy(&s3));
   T_CHECK(s3 == NULL, "mf_space_destroy must set the handle to NULL");
   EXPECT(mf_space_degree(s3, &p), MF_ERR_NULL, "space is NULL");

@@ -87,6 +87,9 @@ int mf_hex_h1_error(mf_vector uh, mf_gradient_fn grad_u, void *user, double *err
 /** The family's matrix-free operators (lib/hex/operator_hex.c): sum-factorised, of type mf_optype_hex. */
 int mf_hex_operator_create(mf_space space, mf_op_kind kind, mf_quadrature quad, double a, double b,
                            mf_coefficient_fn c, void *user, mf_operator *op);
+/** Dirichlet DoFs by boundary tags: box meshes' faces 1..2 dim (x = 0, x = 1, y = 0, ...), the ball's
+ *  sphere 1 (lib/hex/space_hex.c). */
+int mf_hex_space_dirichlet_tags(mf_space space, int ntags, const int *tags);
 /** The family's operators of a pointwise physics (lib/hex/physics_hex.c; ph: lib/physics/mf_physics.h). */
 int mf_hex_physics_create(mf_space space, const struct mf_phys_s *ph, mf_quadrature quad, mf_operator *op);
 int mf_hex_vtu_begin(mf_vtu_cells *c);

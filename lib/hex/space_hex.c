@@ -145,34 +145,40 @@ int mf_space_launch_order(mf_space s, int chunk, int *order)
   return 0;
 }
 
-/* Dirichlet marks: every node of a cell face on the domain boundary; a boundary node seen from any
- * rank is a boundary node everywhere (export-add, import). Collective: called on every rank with the
- * agreed code so far, its local part runs where ierr is 0, then the ranks agree before exchanging. */
-static int dirichlet_marks(mf_space s, int ierr)
+/* Dirichlet marks: every node (all nc components of it) of a cell face on the domain boundary whose
+ * face number f is selected (bit f of faces: the boundary tags, mf_hex_space_dirichlet_tags); a boundary
+ * node seen from any rank is a boundary node everywhere (export-add, import). Collective: called on
+ * every rank with the agreed code so far, its local part runs where ierr is 0, then the ranks agree
+ * before exchanging. */
+static int dirichlet_marks(mf_space s, int ierr, unsigned faces, int nc)
 {
   mf_context ctx = s->ctx;
   const int n1 = s->n1, npc = s->npc, dim = s->dim, ncells = s->ncells, nlocal = s->nlocal;
   double *mark = NULL;
+  free(s->bc);
+  free(s->bc_list);
+  s->bc = NULL;
+  s->bc_list = NULL;
+  s->nbc = 0;
   if (!ierr) ierr = MF_CALLOC_TOUCH(ctx, nlocal, &s->bc);
   if (!ierr && s->ex.nneigh) ierr = MF_CALLOC(ctx, nlocal, &mark);
   if (!ierr) {
 #pragma omp parallel for schedule(static)
     for (int e = 0; e < ncells; e++) {
-      const unsigned bf = s->cell_bfaces[e];
+      const unsigned bf = s->cell_bfaces[e] & faces;
       if (!bf) continue;
       const int *nodes = &s->cell_nodes[(size_t)e * npc];
       for (int node = 0; node < npc; node++) {
         int ijk[3] = {node % n1, (node / n1) % n1, node / (n1 * n1)}, on = 0;
         for (int f = 0; f < 2 * dim; f++)
           if ((bf >> f & 1) && ijk[f / 2] == ((f % 2) ? n1 - 1 : 0)) on = 1;
-        if (on) {
+        if (on)
+          for (int c = 0; c < nc; c++) {
 #pragma omp atomic write
-          s->bc[nodes[node]] = 1;
-        }
+            s->bc[(size_t)nodes[node] * nc + c] = 1;
+          }
       }
     }
-    free(s->cell_bfaces);
-    s->cell_bfaces = NULL;
   }
   ierr = mf_agree(ctx, ierr); /* the exchange below waits for every neighbour */
   if (!ierr && s->ex.nneigh) {
@@ -407,7 +413,7 @@ int mf_hex_space_create(mf_mesh mesh, int degree, int ncomp, mf_space *space)
   ierr = s->dim == 2 ? mf_forest_space_2d(s) : mf_forest_space_3d(s); /* p4est's collective steps come first */
   mf_phase_end(ctx, MF_PHASE_DOFS, t0);
   t0 = mf_phase_begin(ctx);
-  ierr = dirichlet_marks(s, mf_agree(ctx, ierr));
+  ierr = dirichlet_marks(s, mf_agree(ctx, ierr), 0xffu, 1); /* the whole boundary (before the components widen) */
   mf_phase_end(ctx, MF_PHASE_DIRICHLET, t0);
   if (!ierr) {
     t0 = mf_phase_begin(ctx);
@@ -467,3 +473,23 @@ void mf_space_cell_coords(mf_space space, int cell, double *X)
   }
 }
 
+
+/* The Dirichlet DoFs those of the domain faces with the given tags (lib/space.c checked the arguments):
+ * box meshes (cube, deformed, sheared) tag their faces 1 + f, f the face number of p4est (x = 0, x = 1,
+ * y = 0, y = 1, z = 0, z = 1: 1..2 dim); the ball its sphere 1. ntags < 0: the whole boundary again.
+ * Collective (the marks are exchanged). */
+int mf_hex_space_dirichlet_tags(mf_space s, int ntags, const int *tags)
+{
+  mf_context ctx = s->ctx;
+  const int ball = mf_hexmesh(s->mesh)->map == MF_MAP_BALL, maxtag = ball ? 1 : 2 * s->dim;
+  unsigned faces = ntags < 0 ? 0xffu : 0u;
+  for (int k = 0; k < ntags; k++) {
+    MF_CHECK(tags[k] >= 1 && tags[k] <= maxtag, ctx, MF_ERR_ARGUMENT,
+             "boundary tag %d: %s meshes tag their boundary %s", tags[k], ball ? "ball" : "box",
+             ball ? "1 (the sphere)" : s->dim == 2 ? "1..4 (x = 0, x = 1, y = 0, y = 1)"
+                                                   : "1..6 (x = 0, x = 1, y = 0, y = 1, z = 0, z = 1)");
+    faces |= ball ? 0xffu : 1u << (tags[k] - 1);
+  }
+  MF_CALL(dirichlet_marks(s, 0, faces, s->ncomp));
+  return s->dev ? mf_space_device_sync(s) : 0; /* new marks: on the device too */
+}
