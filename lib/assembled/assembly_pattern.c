@@ -74,11 +74,11 @@ double mf_assembly_matrix_bytes(int n, int64_t nnz, int with_pattern)
  * memory is the pattern itself plus these O(DoFs + cells x npc) arrays and k-entry work per thread.
  * values_on_host: the memory check counts the values of the operator being assembled too (cpu
  * backend; on cuda they are in device memory). */
-int mf_assembly_pattern(mf_space s, const char *what, int values_on_host)
+/* The pattern of the nodes (n of them) into *rowptr_out, *colidx_out (see mf_assembly_pattern). */
+static int node_pattern(mf_space s, int n, const char *what, int values_on_host, int64_t **rowptr_out, int **colidx_out)
 {
-  if (s->csr_rowptr) return 0;
   mf_context ctx = s->ctx;
-  const int n = s->nlocal, npc = s->npc, ncells = s->ncells, stride = npc + 1;
+  const int npc = s->npc, ncells = s->ncells, stride = npc + 1;
   const size_t nent = (size_t)ncells * npc, nlist = (size_t)ncells * stride;
   const int *cell_nodes = s->cell_nodes;
   int64_t *off = NULL, *rowptr = NULL;
@@ -168,6 +168,46 @@ done:
   free(off);
   free(cells);
   free(lists);
+  if (ierr) {
+    free(rowptr);
+    free(colidx);
+    return ierr;
+  }
+  *rowptr_out = rowptr;
+  *colidx_out = colidx;
+  return 0;
+}
+
+int mf_assembly_pattern(mf_space s, const char *what, int values_on_host)
+{
+  if (s->csr_rowptr) return 0;
+  const int nc = s->ncomp;
+  if (nc == 1) return node_pattern(s, s->nlocal, what, values_on_host, &s->csr_rowptr, &s->csr_colidx);
+  /* several components: the nodes' pattern, every node pair a block of nc x nc entries (row node i nc + c,
+   * columns node j nc + b, ascending) */
+  mf_context ctx = s->ctx;
+  const int nn = s->nlocal / nc;
+  int64_t *rp = NULL, *rowptr = NULL;
+  int *ci = NULL, *colidx = NULL;
+  MF_CALL(node_pattern(s, nn, what, 0, &rp, &ci));
+  const double nnz = (double)rp[nn] * nc * nc;
+  char msg[320];
+  snprintf(msg, sizeof msg, "%s (%.0f nonzeros on %d local DoFs of %d components)", what, nnz, s->nlocal, nc);
+  int ierr = mf_host_require(ctx, values_on_host ? mf_assembly_matrix_bytes(s->nlocal, (int64_t)nnz, 1) : 4.0 * nnz, msg);
+  if (!ierr) ierr = MF_CALLOC(ctx, (size_t)s->nlocal + 1, &rowptr);
+  if (!ierr) ierr = MF_CALLOC(ctx, (size_t)nnz + 1, &colidx);
+  if (!ierr) {
+    for (int i = 0; i < nn; i++)
+      for (int c = 0; c < nc; c++) {
+        const int row = i * nc + c;
+        int64_t at = rowptr[row] = (rp[i] * nc + (rp[i + 1] - rp[i]) * c) * nc;
+        for (int64_t k = rp[i]; k < rp[i + 1]; k++)
+          for (int b = 0; b < nc; b++) colidx[at++] = ci[k] * nc + b;
+      }
+    rowptr[s->nlocal] = (int64_t)nnz;
+  }
+  free(rp);
+  free(ci);
   if (ierr) {
     free(rowptr);
     free(colidx);

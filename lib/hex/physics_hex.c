@@ -8,6 +8,7 @@
  * with the hanging-node constraints applied per component around it, as the built-ins do. The CPU
  * kernels are here; the type is the pointwise type of the family for physics (kind MF_OP_PHYSICS). */
 #include "hex/mf_hex_physics.h"
+#include "assembled/assembly_impl.h"
 #include "base/mf_backend.h"
 
 #include <math.h>
@@ -514,6 +515,67 @@ static int device_setup(mf_operator o)
   return 0;
 }
 
+/* ------------------------------------------------------------------ assembly */
+
+static int assemble_check(mf_operator op, mf_assembly_variant v)
+{
+  const hex_phys *h = hp(op);
+  if (h->inner) return h->inner->type->assemble_check(h->inner, v); /* the built-in's variants */
+  MF_CHECK(op->ctx->backend == MF_BACKEND_CPU, op->ctx, MF_ERR_UNSUPPORTED,
+           "physics operators on hexahedra are assembled on the cpu backend (not yet on %s)",
+           mf_context_backend(op->ctx));
+  MF_CHECK(v == MF_ASSEMBLY_AUTO, op->ctx, MF_ERR_UNSUPPORTED,
+           "physics operators are assembled from their element matrices (MF_ASSEMBLY_AUTO), not by variant %d", (int)v);
+  return 0;
+}
+
+/* The values of the assembled matrix A: every cell's element matrix with its constraints, C^T A_e C, from
+ * the cell operator on unit vectors (column (b, j): component b of node j), added into the CSR rows of its
+ * entries (row node_i nc + c, column node_j nc + b), the cells of one color at a time among the threads
+ * (each row written by one thread, in color order: deterministic). */
+static int assemble(mf_operator op, mf_assembly_variant v, mf_operator A)
+{
+  const hex_phys *h = hp(op);
+  if (h->inner) return h->inner->type->assemble(h->inner, v, A);
+  const mf_space s = op->space;
+  const mf_csr_op *csr = mf_csr(A);
+  const int npc = s->npc, nc = s->ncomp, nent = npc * nc;
+  const size_t wsize = work_size(op);
+  MF_CALL(mf_space_colors(s));
+  int ierr = 0;
+#pragma omp parallel
+  {
+    double *buf = NULL;
+    int lerr = MF_CALLOC(NULL, wsize + 2 * (size_t)nent, &buf);
+    mf_thread_note(&ierr, lerr);
+    double *work = buf, *u = buf + wsize, *col = u + nent;
+    for (int cl = 0; cl < s->ncolors; cl++) {
+#pragma omp for schedule(dynamic, 16)
+      for (int k = s->color_off[cl]; k < s->color_off[cl + 1]; k++) {
+        if (lerr) continue;
+        const int e = s->color_cells[k], mask = s->face_code[e];
+        const int *nodes = &s->cell_nodes[(size_t)e * npc];
+        for (int b = 0; b < nc; b++)
+          for (int j = 0; j < npc; j++) {
+            memset(u, 0, sizeof(double) * nent);
+            u[(size_t)b * npc + j] = 1.0;
+            mf_hanging_apply(s->dim, s->n1, mask, s->hanging_P, u + (size_t)b * npc, 0);
+            cell_apply(op, e, u, col, work);
+            for (int c = 0; c < nc; c++) {
+              double *cc = col + (size_t)c * npc;
+              mf_hanging_apply(s->dim, s->n1, mask, s->hanging_P, cc, 1);
+              for (int i = 0; i < npc; i++)
+                if (cc[i] != 0.0)
+                  csr->vals[mf_csr_find(csr->rowptr, csr->colidx, nodes[i] * nc + c, nodes[j] * nc + b)] += cc[i];
+            }
+          }
+      }
+    }
+    free(buf);
+  }
+  return mf_thread_work_check(s->ctx, ierr, "assembly");
+}
+
 /* ------------------------------------------------------------------ the type */
 
 static void destroy(mf_operator op)
@@ -543,6 +605,8 @@ static const mf_optype physics_hex_type = {
     .destroy = destroy,
     .create_like = create_like,
     .create_single = create_single,
+    .assemble_check = assemble_check,
+    .assemble = assemble,
 };
 
 int mf_hex_physics_create(mf_space space, const mf_phys *ph, mf_quadrature quad, mf_operator *op)

@@ -5,6 +5,7 @@
  * the tabulated basis (B, G), the point's action, and back with B^T and G^T; the cells' contributions
  * are added in cell order (mf_simplex_cells_sum). The cpu backend's kernels; one rank. */
 #include "mf_simplex_space.h"
+#include "assembled/assembly_impl.h"
 #include "physics/mf_physics_impl.h"
 
 #include <math.h>
@@ -83,18 +84,27 @@ typedef struct {
   mf_bad_point *bad; /* the residual: the first point where f0 or f1 is not finite */
 } cell_args;
 
+static void cell_local(const mf_operator op, int e, const double *ue, double *ve);
+
 /* ve[i nc + c] of cell e for the local vector a->x */
 static void cell_apply(int e, double *ve, void *p)
 {
   const cell_args *a = (const cell_args *)p;
-  const simplex_phys *h = sp(a->op);
-  const mf_simplex_basis *b = &h->basis;
-  const mf_phys_layout *L = &h->lay;
-  const int dim = b->dim, N = b->nnodes, nq = b->nq, nc = L->nc;
+  const int N = sp(a->op)->basis.nnodes, nc = a->op->space->ncomp;
   const int *cd = a->op->space->cell_nodes + (size_t)e * N;
   double ue[MF_MAX_COMPONENTS * 84];
   for (int i = 0; i < N; i++)
     for (int c = 0; c < nc; c++) ue[i * nc + c] = a->x[(size_t)cd[i] * nc + c];
+  cell_local(a->op, e, ue, ve);
+}
+
+/* the cell's action on its values ue[i nc + c] into ve (the same layout) */
+static void cell_local(const mf_operator op, int e, const double *ue, double *ve)
+{
+  const simplex_phys *h = sp(op);
+  const mf_simplex_basis *b = &h->basis;
+  const mf_phys_layout *L = &h->lay;
+  const int dim = b->dim, N = b->nnodes, nq = b->nq, nc = L->nc;
   memset(ve, 0, sizeof(double) * (size_t)N * nc);
   const double *D = h->qd + (size_t)e * nq * L->n;
   for (int q = 0; q < nq; q++) {
@@ -234,6 +244,38 @@ static int diagonal_cpu(mf_operator op, mf_vector d)
                               op->space->cell_nodes, cell_diagonal, &a, d->data);
 }
 
+/* ------------------------------------------------------------------ assembly */
+
+static int assemble_check(mf_operator op, mf_assembly_variant v)
+{
+  MF_CHECK(v == MF_ASSEMBLY_AUTO, op->ctx, MF_ERR_UNSUPPORTED,
+           "physics operators are assembled from their element matrices (MF_ASSEMBLY_AUTO), not by variant %d", (int)v);
+  return 0;
+}
+
+/* The element matrix of every cell from the cell's action on unit vectors, added into the CSR rows of its
+ * entries (row node_i nc + c, column node_j nc + b), cell by cell in order (one rank; deterministic). */
+static int assemble(mf_operator op, mf_assembly_variant v, mf_operator A)
+{
+  (void)v;
+  const mf_space s = op->space;
+  const mf_csr_op *csr = mf_csr(A);
+  const int N = sp(op)->basis.nnodes, nc = s->ncomp, nent = N * nc;
+  double u[MF_MAX_COMPONENTS * 84], col[MF_MAX_COMPONENTS * 84];
+  for (int e = 0; e < s->ncells; e++) {
+    const int *cd = s->cell_nodes + (size_t)e * N;
+    for (int jb = 0; jb < nent; jb++) {
+      memset(u, 0, sizeof(double) * nent);
+      u[jb] = 1.0;
+      cell_local(op, e, u, col);
+      for (int ic = 0; ic < nent; ic++)
+        if (col[ic] != 0.0)
+          csr->vals[mf_csr_find(csr->rowptr, csr->colidx, cd[ic / nc] * nc + ic % nc, cd[jb / nc] * nc + jb % nc)] += col[ic];
+    }
+  }
+  return 0;
+}
+
 static void destroy(mf_operator op)
 {
   simplex_phys *h = sp(op);
@@ -255,6 +297,8 @@ static const mf_optype physics_simplex_type = {
     .apply = mf_operator_flow_apply,
     .diagonal = mf_operator_flow_diagonal,
     .destroy = destroy,
+    .assemble_check = assemble_check,
+    .assemble = assemble,
 };
 
 int mf_simplex_physics_create(mf_space space, const mf_phys *ph, mf_quadrature quad, mf_operator *op)
