@@ -1258,6 +1258,13 @@ int main(int argc, char **argv)
       for (int p = 1; p <= 2; p++) assembled_case(ctx, mesh, p, where);
       mf_mesh_destroy(&mesh);
     }
+  { /* the higher degrees on a few cells: Q4..Q8 in 3D, every rule */
+    mf_mesh mesh = NULL;
+    t_mesh(ctx, "cube", 3, 0, 0, &mesh);
+    for (int p = 4; p <= 8; p++)
+      for (int q = 0; q < 3; q++) gallery_case(ctx, mesh, p, (mf_quadrature)q, "hex 3D one cell");
+    mf_mesh_destroy(&mesh);
+  }
   if (nranks == 1) /* simplex meshes are one rank's */
     for (int dim = 2; dim <= 3; dim++) {
       mf_mesh mesh = NULL;
