@@ -254,6 +254,10 @@ int mf_space_create_components(mf_mesh mesh, int degree, int ncomp, mf_space *sp
  *  (MF_ERR_ARGUMENT after). A tag that the mesh does not have is refused (MF_ERR_ARGUMENT, naming it).
  *  Collective. */
 int mf_space_set_dirichlet_tags(mf_space space, int ntags, const int *tags);
+/** @brief The Dirichlet DoFs of this rank: *n of them (owned and ghost entries; every component of a
+ *  marked node counts), and, where dofs is not NULL, their local indices ascending into dofs (n entries;
+ *  the local numbering of mf_vector_get_array). */
+int mf_space_dirichlet_dofs(mf_space space, int *n, int *dofs);
 int mf_space_destroy(mf_space *space);
 /** @brief The space's polynomial degree p. */
 int mf_space_degree(mf_space space, int *degree);

@@ -139,6 +139,15 @@ int mf_space_set_dirichlet_tags(mf_space space, int ntags, const int *tags)
   return space->fam->space_dirichlet_tags(space, ntags, tags);
 }
 
+int mf_space_dirichlet_dofs(mf_space space, int *n, int *dofs)
+{
+  MF_CHECK(space, NULL, MF_ERR_NULL, "space is NULL");
+  MF_CHECK(n, space->ctx, MF_ERR_NULL, "output pointer n is NULL");
+  *n = space->nbc;
+  if (dofs && space->nbc) memcpy(dofs, space->bc_list, sizeof(int) * (size_t)space->nbc);
+  return 0;
+}
+
 void mf_exchange_free(mf_exchange *ex)
 {
   free(ex->rank);

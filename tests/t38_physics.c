@@ -780,7 +780,31 @@ static void tags_case(mf_context ctx)
       const int faces[6] = {1, 2, 3, 4, 5, 6};
       t_mesh(ctx, "cube", dim, 2, 1, &mesh); /* hanging nodes too */
       T_CALL(mf_space_create(mesh, 2, &s));
+      int nb0 = 0, nb1 = 0, nlocal = 0, nowned = 0;
+      T_CALL(mf_space_dirichlet_dofs(s, &nb0, NULL));
       T_CALL(mf_space_set_dirichlet_tags(s, all ? 2 * dim : 1, faces));
+      T_CALL(mf_space_dirichlet_dofs(s, &nb1, NULL));
+      T_CALL(mf_space_local_sizes(s, &nowned, &nlocal));
+      T_CHECK(all ? nb1 == nb0 : nb1 > 0 && nb1 < nb0, "%dD: %d Dirichlet DoFs on every face, %d on tag%s", dim, nb0, nb1,
+              all ? "s 1..2 dim" : " 1");
+      { /* the list: ascending local indices, each at x = 0 with tag 1 alone */
+        int *list = malloc(sizeof(int) * (size_t)(nb1 + 1));
+        T_CALL(mf_space_dirichlet_dofs(s, &nb1, list));
+        mf_vector X = NULL;
+        int kx = 0;
+        T_CALL(mf_vector_create(s, &X));
+        T_CALL(mf_vector_interpolate(X, coordinate, &kx));
+        const double *xv = NULL;
+        T_CALL(mf_vector_get_array_read(X, MF_MEM_HOST, &xv));
+        for (int i = 0; i < nb1; i++) {
+          T_CHECK(list[i] >= 0 && list[i] < nlocal && (i == 0 || list[i] > list[i - 1]), "Dirichlet list entry %d: %d", i,
+                  list[i]);
+          if (!all && list[i] < nowned) T_CHECK(fabs(xv[list[i]]) < 1e-12, "a Dirichlet DoF of tag 1 at x = %g", xv[list[i]]);
+        }
+        T_CALL(mf_vector_restore_array_read(X, &xv));
+        mf_vector_destroy(&X);
+        free(list);
+      }
       T_CALL(mf_operator_create_laplace(s, MF_QUAD_GAUSS, NULL, NULL, &A));
       T_CALL(mf_operator_set_dirichlet(A, 1));
       T_CALL(mf_vector_create(s, &b));
