@@ -86,6 +86,7 @@ void mf_space_init(mf_space s, mf_mesh mesh, int degree, int ncomp)
   s->degree = degree;
   s->ncomp = ncomp;
   s->n1 = degree + 1;
+  s->dtag_n = -1;
 }
 
 /* The family's space and the backend's device state. Collective: a failure on one rank is every
@@ -136,7 +137,20 @@ int mf_space_set_dirichlet_tags(mf_space space, int ntags, const int *tags)
   MF_CHECK(ntags >= 0 || !tags, ctx, MF_ERR_ARGUMENT,
            "negative number of tags %d with a tag array (tags NULL with ntags < 0 goes back to every boundary facet)",
            ntags);
-  return space->fam->space_dirichlet_tags(space, ntags, tags);
+  int *keep = NULL;
+  if (ntags > 0) {
+    MF_CALL(MF_CALLOC(ctx, (size_t)ntags, &keep));
+    memcpy(keep, tags, sizeof(int) * (size_t)ntags);
+  }
+  const int ierr = space->fam->space_dirichlet_tags(space, ntags, tags);
+  if (ierr) {
+    free(keep);
+    return ierr;
+  }
+  free(space->dtags); /* kept: multigrid makes its levels' spaces with them */
+  space->dtags = keep;
+  space->dtag_n = ntags < 0 ? -1 : ntags;
+  return 0;
 }
 
 int mf_space_dirichlet_dofs(mf_space space, int *n, int *dofs)
@@ -181,6 +195,7 @@ void mf_space_release(mf_space s)
   free(s->part_cells);
   free(s->csr_rowptr);
   free(s->csr_colidx);
+  free(s->dtags);
   mf_exchange_free(&s->ex);
   mf_mesh_release(s->mesh);
   free(s);

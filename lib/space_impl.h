@@ -93,6 +93,8 @@ struct mf_space_s {
                            lib/simplex/mf_simplex_space.h; the hex fields above stay empty); hex spaces NULL */
 
   int mesh_revision;    /* the mesh's revision when the space was made (mf_space_check_mesh) */
+  int dtag_n;           /* the Dirichlet tags set (mf_space_set_dirichlet_tags): dtag_n of dtags, -1 the default */
+  int *dtags;
 };
 /** The space's device state on the cuda backend (nothing on the cpu backend): made where there is none
  *  (mf_space_create makes it with the space), else its Dirichlet marks copied again (after

@@ -99,6 +99,14 @@ static void mg_destroy(mf_mg *mg)
  * mesh, then coarsened meshes at degree 1 until a coarsening merges nothing. Their operators come
  * level by level in mg_setup (in single precision each level's double data lives only while its
  * smoother is set up). */
+/* A level's space: the fine space's components and Dirichlet tags on mesh at degree p. Collective. */
+static int level_space(mf_space fine, mf_mesh mesh, int p, mf_space *space)
+{
+  MF_CALL(mf_space_create_components(mesh, p, fine->ncomp, space));
+  if (fine->dtag_n >= 0) MF_CALL(mf_space_set_dirichlet_tags(*space, fine->dtag_n, fine->dtags));
+  return 0;
+}
+
 static int build_levels(mf_mg m, mf_operator A)
 {
   mf_space fine = A->space;
@@ -112,7 +120,7 @@ static int build_levels(mf_mg m, mf_operator A)
       l->op = A;
       l->borrowed = 1;
     } else {
-      MF_CALL(mf_space_create_components(fine->mesh, p, fine->ncomp, &l->space));
+      MF_CALL(level_space(fine, fine->mesh, p, &l->space));
     }
     if (p <= 1) break;
   }
@@ -126,7 +134,7 @@ static int build_levels(mf_mg m, mf_operator A)
     mg_level *l = &m->lv[n++];
     m->nlevels = n;
     l->mesh = coarse;
-    MF_CALL(mf_space_create_components(coarse, 1, fine->ncomp, &l->space));
+    MF_CALL(level_space(fine, coarse, 1, &l->space));
     prev = coarse;
   }
   for (int k = 0; k < n / 2; k++) { /* coarsest first */
