@@ -511,6 +511,19 @@ int mf_context_set_cache_dir(mf_context ctx, const char *dir);
 /** @brief The context's compiles of physics so far (cache misses) and compiled code taken from the cache
  *  (hits); either pointer may be NULL. */
 int mf_context_jit_counts(mf_context ctx, int *compiled, int *loaded);
+/** @brief A boundary function at a point of a boundary face: u[nc] the field there, x[dim] the point,
+ *  n[dim] the outward unit normal, k the constants; out zeroed before the call. */
+typedef void (*mf_boundary_fn)(int dim, int nc, const double *u, const double *x, const double *n, const double *k,
+                               double *out);
+/** @brief Terms on the boundary faces of tag `tag` (mf_space_set_dirichlet_tags' numbering; at most 8 tags, the
+ *  same tag again replaces its terms): f0 (out[nc]) against the test function in the residual,
+ *      F(u)_i += integral over those faces of f0(u, x, n) . phi_i,
+ *  and its derivative g0 (out[nc * nc], d f0_c / d u_b at [c * nc + b]) in the operator,
+ *      (A u, v) += integral over those faces of v . (g0 u):
+ *  a Neumann condition is f0 = -g (a traction, a flux), a Robin condition f0 = alpha u - g with g0 = alpha.
+ *  Either may be NULL. Faces that are Dirichlet keep their Dirichlet rows. Hex spaces on the cpu backend
+ *  (other spaces and backends refuse such a physics, MF_ERR_UNSUPPORTED). */
+int mf_physics_set_boundary(mf_physics ph, int tag, mf_boundary_fn f0, mf_boundary_fn g0);
 /** @brief The constants k[0..n) passed to every function (copied; n <= 64, finite). */
 int mf_physics_set_constants(mf_physics ph, int n, const double *k);
 int mf_physics_components(mf_physics ph, int *ncomp);

@@ -22,6 +22,9 @@
  *   assembled            the CSR matrix of physics operators (1, 2 and dim components; own kernels and the
  *                        built-ins') applied and its diagonal equal the matrix-free ones to 1e-12 (hex with
  *                        hanging nodes on 1 and 2 ranks; simplex);
+ *   Neumann, Robin       boundary terms f0, g0 on the faces of tags 2..2 dim (Dirichlet on tag 1): Poisson with
+ *                        Neumann or Robin conditions converges at rate p + 1 (2D/3D, p = 1, 2); the Robin
+ *                        operator assembled equals its matrix-free product and diagonal;
  *   boundary tags        hex box meshes' faces (tag 1: x = 0) as Dirichlet boundary, Neumann elsewhere:
  *                        -u'' = 2 solved exactly by Q2 (with hanging nodes, 2D and 3D, 1 and 2 ranks);
  *   non-symmetric        an advection term in g1 gives A with (A x, y) != (x, A y), and the physics
@@ -524,25 +527,13 @@ static void f1_grad(int dim, int nc, const double *u, const double *du, const do
   for (int d = 0; d < dim; d++) f1[d] = du[d];
 }
 
-/* Poisson with a source and non-zero boundary values through the residual: x_g = g on the boundary,
- * A d = -F(x_g) (Dirichlet form: the free DoFs), u = x_g + d; the L2 error at rate p + 1 */
-static double poisson_error(mf_context ctx, int dim, int level, int p, int simplex)
+/* u = u_exact on the boundary, A d = -F(u) by Jacobi CG to 1e-12, u += d: the L2 error of u into *err;
+ * returns whether CG converged */
+static int solve_by_residual(mf_operator A, mf_space s, double *err)
 {
-  mf_mesh mesh = NULL;
-  mf_space s = NULL;
-  mf_physics ph = NULL;
-  mf_operator A = NULL;
-  mf_cg cg = NULL;
   mf_vector x = NULL, r = NULL, d = NULL;
+  mf_cg cg = NULL;
   mf_cg_info info;
-  if (simplex) T_CALL(mf_mesh_create(ctx, dim == 2 ? "square-tris" : "cube-tets", dim, level, &mesh));
-  else T_CALL(mf_mesh_create(ctx, "sheared", dim, level, &mesh));
-  T_CALL(mf_space_create(mesh, p, &s));
-  T_CALL(mf_physics_create(ctx, 1, &ph));
-  T_CALL(mf_physics_set_residual(ph, f0_source, f1_grad));
-  T_CALL(mf_physics_set_jacobian(ph, NULL, NULL, NULL, g3_one));
-  T_CALL(mf_operator_create_physics(s, ph, MF_QUAD_GAUSS, &A));
-  T_CALL(mf_operator_set_dirichlet(A, 1));
   T_CALL(mf_vector_create(s, &x));
   T_CALL(mf_vector_create(s, &r));
   T_CALL(mf_vector_create(s, &d));
@@ -553,14 +544,33 @@ static double poisson_error(mf_context ctx, int dim, int level, int p, int simpl
   T_CALL(mf_cg_set_tolerance(cg, 1e-12, 5000));
   T_CALL(mf_vector_set_value(d, 0.0));
   T_CALL(mf_cg_solve(cg, r, d, &info));
-  T_CHECK(info.converged, "Poisson %dD p=%d: CG did not converge", dim, p);
   T_CALL(mf_vector_axpy(x, 1.0, d));
-  double err = 0.0;
-  T_CALL(mf_vector_l2_error(x, u_exact, NULL, &err));
+  T_CALL(mf_vector_l2_error(x, u_exact, NULL, err));
   mf_cg_destroy(&cg);
   mf_vector_destroy(&x);
   mf_vector_destroy(&r);
   mf_vector_destroy(&d);
+  return info.converged;
+}
+
+/* Poisson with a source and non-zero boundary values through the residual: x_g = g on the boundary,
+ * A d = -F(x_g) (Dirichlet form: the free DoFs), u = x_g + d; the L2 error at rate p + 1 */
+static double poisson_error(mf_context ctx, int dim, int level, int p, int simplex)
+{
+  mf_mesh mesh = NULL;
+  mf_space s = NULL;
+  mf_physics ph = NULL;
+  mf_operator A = NULL;
+  if (simplex) T_CALL(mf_mesh_create(ctx, dim == 2 ? "square-tris" : "cube-tets", dim, level, &mesh));
+  else T_CALL(mf_mesh_create(ctx, "sheared", dim, level, &mesh));
+  T_CALL(mf_space_create(mesh, p, &s));
+  T_CALL(mf_physics_create(ctx, 1, &ph));
+  T_CALL(mf_physics_set_residual(ph, f0_source, f1_grad));
+  T_CALL(mf_physics_set_jacobian(ph, NULL, NULL, NULL, g3_one));
+  T_CALL(mf_operator_create_physics(s, ph, MF_QUAD_GAUSS, &A));
+  T_CALL(mf_operator_set_dirichlet(A, 1));
+  double err = 0.0;
+  T_CHECK(solve_by_residual(A, s, &err), "Poisson %dD p=%d: CG did not converge", dim, p);
   mf_operator_destroy(&A);
   mf_physics_destroy(&ph);
   mf_space_destroy(&s);
@@ -754,6 +764,101 @@ static void assembled_case(mf_context ctx, mf_mesh mesh, int p, const char *wher
   }
 }
 
+/* ---- Neumann and Robin terms: -lap u = f with u = exp(x_0) sin(1.3 x_1) (+ x_2^2) (u_exact, f0_source
+ * above); Dirichlet on x = 0 (tag 1), on the other faces du/dn = g (Neumann, f0 = -g) or du/dn + alpha u = g
+ * (Robin, f0 = alpha u - g, g0 = alpha), alpha = k[0] */
+static void grad_exact(const double *x, int dim, double *g)
+{
+  g[0] = exp(x[0]) * sin(1.3 * x[1]);
+  g[1] = 1.3 * exp(x[0]) * cos(1.3 * x[1]);
+  if (dim == 3) g[2] = 2.0 * x[2];
+}
+static void neumann_f0(int dim, int nc, const double *u, const double *x, const double *n, const double *k, double *f0)
+{
+  (void)nc, (void)u, (void)k;
+  double g[3], dn = 0.0;
+  grad_exact(x, dim, g);
+  for (int d = 0; d < dim; d++) dn += g[d] * n[d];
+  f0[0] = -dn;
+}
+static void robin_f0(int dim, int nc, const double *u, const double *x, const double *n, const double *k, double *f0)
+{
+  (void)nc;
+  double g[3], dn = 0.0;
+  grad_exact(x, dim, g);
+  for (int d = 0; d < dim; d++) dn += g[d] * n[d];
+  f0[0] = k[0] * u[0] - (dn + k[0] * u_exact(x, dim, NULL));
+}
+static void robin_g0(int dim, int nc, const double *u, const double *x, const double *n, const double *k, double *g0)
+{
+  (void)dim, (void)nc, (void)u, (void)x, (void)n;
+  g0[0] = k[0];
+}
+
+static void nan_f0(int dim, int nc, const double *u, const double *x, const double *n, const double *k, double *f0)
+{
+  (void)dim, (void)nc, (void)u, (void)x, (void)n, (void)k;
+  f0[0] = NAN;
+}
+
+static double boundary_error(mf_context ctx, int dim, int level, int p, int robin, mf_operator *keep, mf_space *skeep)
+{
+  mf_mesh mesh = NULL;
+  mf_space s = NULL;
+  mf_physics ph = NULL;
+  mf_operator A = NULL;
+  const int one_tag = 1;
+  const double alpha = 2.5;
+  t_mesh(ctx, "cube", dim, level, 0, &mesh);
+  T_CALL(mf_space_create(mesh, p, &s));
+  T_CALL(mf_space_set_dirichlet_tags(s, 1, &one_tag));
+  T_CALL(mf_physics_create(ctx, 1, &ph));
+  T_CALL(mf_physics_set_constants(ph, 1, &alpha));
+  T_CALL(mf_physics_set_residual(ph, f0_source, f1_grad));
+  T_CALL(mf_physics_set_jacobian(ph, NULL, NULL, NULL, g3_one));
+  for (int tag = 2; tag <= 2 * dim; tag++)
+    T_CALL(mf_physics_set_boundary(ph, tag, robin ? robin_f0 : neumann_f0, robin ? robin_g0 : NULL));
+  T_CALL(mf_operator_create_physics(s, ph, MF_QUAD_GAUSS, &A));
+  T_CALL(mf_operator_set_dirichlet(A, 1));
+  double err = 0.0;
+  T_CHECK(solve_by_residual(A, s, &err), "%s %dD p=%d: CG did not converge", robin ? "Robin" : "Neumann", dim, p);
+  if (keep) *keep = A;
+  else mf_operator_destroy(&A);
+  mf_physics_destroy(&ph);
+  if (skeep) *skeep = s;
+  else mf_space_destroy(&s);
+  mf_mesh_destroy(&mesh);
+  return err;
+}
+
+/* Neumann and Robin problems converge at rate p + 1; the Robin operator's assembled matrix and diagonal
+ * equal its matrix-free product and diagonal */
+static void boundary_case(mf_context ctx)
+{
+  for (int robin = 0; robin <= 1; robin++)
+    for (int dim = 2; dim <= 3; dim++)
+      for (int p = 1; p <= 2; p++) {
+        const int l0 = dim == 2 ? 2 : 1;
+        const double e0 = boundary_error(ctx, dim, l0, p, robin, NULL, NULL),
+                     e1 = boundary_error(ctx, dim, l0 + 1, p, robin, NULL, NULL);
+        const double rate = log2(e0 / e1);
+        T_CHECK(rate >= p + 0.8 && rate <= p + 1.3, "%s %dD p=%d: L2 rate %.3f (errors %.3g, %.3g), expected in [%g, %g]",
+                robin ? "Robin" : "Neumann", dim, p, rate, e0, e1, p + 0.8, p + 1.3);
+        if (getenv("T38_VERBOSE"))
+          printf("%s %dD p=%d: L2 %.3g %.3g rate %.2f\n", robin ? "Robin" : "Neumann", dim, p, e0, e1, rate);
+      }
+  for (int dim = 2; dim <= 3; dim++) {
+    mf_operator A = NULL, C = NULL;
+    mf_space s = NULL;
+    boundary_error(ctx, dim, 1, 2, 1, &A, &s);
+    T_CALL(mf_operator_create_assembled(A, &C));
+    same_operator(A, C, s, 1e-12, "Robin assembled");
+    mf_operator_destroy(&C);
+    mf_operator_destroy(&A);
+    mf_space_destroy(&s);
+  }
+}
+
 /* boundary tags on hex meshes: -u'' = 2 on the unit square or cube with u = 0 on x = 0 (tag 1) and natural
  * (Neumann) conditions elsewhere has u = 2 x - x^2, which Q2 holds: the solution is exact to the solver's
  * tolerance; with every face Dirichlet (tags 1..2 dim) it is not */
@@ -876,6 +981,35 @@ static void refusals(mf_context ctx)
           "the NaN message names no cell or point: %s", mf_last_error_message());
   T_CHECK(A == NULL, "a refused operator was made");
   mf_physics_destroy(&ph);
+  /* boundary terms: a NaN named with its point; refused on simplices; bad tags */
+  {
+    mf_mesh sm = NULL;
+    mf_space ss = NULL;
+    T_CALL(mf_physics_create(ctx, 1, &ph));
+    T_CALL(mf_physics_set_jacobian(ph, NULL, NULL, NULL, g3_one));
+    EXPECT(mf_physics_set_boundary(ph, 0, neumann_f0, NULL), MF_ERR_ARGUMENT, "boundary tag 0: tags are positive");
+    for (int t = 1; t <= 8; t++) T_CALL(mf_physics_set_boundary(ph, t, neumann_f0, NULL));
+    EXPECT(mf_physics_set_boundary(ph, 9, neumann_f0, NULL), MF_ERR_ARGUMENT, "boundary terms on more than 8 tags");
+    T_CALL(mf_physics_set_boundary(ph, 2, nan_f0, NULL)); /* replaces tag 2's */
+    T_CALL(mf_operator_create_physics(s1, ph, MF_QUAD_GAUSS, &A));
+    T_CALL(mf_vector_create(s1, &v));
+    mf_vector r = NULL;
+    T_CALL(mf_vector_create(s1, &r));
+    EXPECT(mf_operator_residual(A, v, r), MF_ERR_ARGUMENT, "a boundary term f0 gave a value that is not finite at face point");
+    T_CHECK(strstr(mf_last_error_message(), "x = (1,") != NULL, "the boundary NaN names no point on x = 1: %s",
+            mf_last_error_message());
+    mf_vector_destroy(&r);
+    mf_vector_destroy(&v);
+    mf_operator_destroy(&A);
+    if (nranks == 1) {
+      T_CALL(mf_mesh_create(ctx, "cube-tets", 3, 1, &sm));
+      T_CALL(mf_space_create(sm, 1, &ss));
+      EXPECT(mf_operator_create_physics(ss, ph, MF_QUAD_GAUSS, &A), MF_ERR_UNSUPPORTED, "boundary terms");
+      mf_space_destroy(&ss);
+      mf_mesh_destroy(&sm);
+    }
+    mf_physics_destroy(&ph);
+  }
   /* what spaces of several components do not take yet */
   T_CALL(mf_vector_create(s2, &v));
   EXPECT(mf_operator_create_laplace(s2, MF_QUAD_GAUSS, NULL, NULL, &A), MF_ERR_INCOMPATIBLE,
@@ -1311,6 +1445,7 @@ int main(int argc, char **argv)
   convergence_case(ctx);
   elasticity_convergence(ctx);
   tags_case(ctx);
+  boundary_case(ctx);
   source_case(ctx);
   refusals(ctx);
   mf_context_destroy(&ctx);

@@ -1,9 +1,10 @@
 /* beam.c -- 3D linear elasticity on a hex mesh as a user writes it: the unit cube clamped at x = 0
- * (boundary tag 1; the other faces free), loaded by its own weight (a body force in f0), Q2, E = 1,
- * nu = 0.3; CG with multigrid on the three components (cpu backend; Jacobi on cuda). The physics is C
- * source in this file, compiled at run time, so that the same text runs on both backends. Prints the
+ * (boundary tag 1), loaded by its own weight (a body force in f0) and a downward traction on the end
+ * x = 1 (tag 2, a boundary term), the other faces free; Q2, E = 1, nu = 0.3; CG with multigrid on the
+ * three components. The volume physics is C source in this file, compiled at run time (the same text runs
+ * on the cuda backend); the traction is a C function (boundary terms run on the cpu backend). Prints the
  * iterations and the displacement at the corner (1, 1, 1) in the direction of the load.
- *   example-beam [backend [level]]      backend "cpu" (default), "cuda" or "auto"; level 0..5 (default 2) */
+ *   example-beam [backend [level]]      backend "cpu" (default) or "auto"; level 0..5 (default 2) */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,6 +43,13 @@ static const char *physics =
     "          g3[((c * 3 + b) * 3 + d) * 3 + e] = k[0] * (c == d && b == e) + k[1] * ((c == b && d == e) + (c == e && d == b));\n"
     "}\n";
 
+/* the traction T = (0, -k[3], 0) on the end: f0 = -T */
+static void traction(int dim, int nc, const double *u, const double *x, const double *n, const double *k, double *f0)
+{
+  (void)dim, (void)nc, (void)u, (void)x, (void)n;
+  f0[1] = k[3];
+}
+
 static double corner(const double *x, int dim, void *user)
 {
   (void)dim, (void)user;
@@ -71,8 +79,8 @@ int main(int argc, char **argv)
     }
     level = (int)l;
   }
-  const double E = 1.0, nu = 0.3, k[3] = {E * nu / ((1 + nu) * (1 - 2 * nu)), E / (2 * (1 + nu)), 0.01};
-  const int clamped = 1; /* the face x = 0 */
+  const double E = 1.0, nu = 0.3, k[4] = {E * nu / ((1 + nu) * (1 - 2 * nu)), E / (2 * (1 + nu)), 0.01, 0.02};
+  const int clamped = 1, end = 2; /* the faces x = 0 and x = 1 */
   mf_context ctx;
   mf_mesh mesh;
   mf_space space;
@@ -89,7 +97,8 @@ int main(int argc, char **argv)
   CALL(mf_space_set_dirichlet_tags(space, 1, &clamped));
   CALL(mf_physics_create(ctx, 3, &ph));
   CALL(mf_physics_set_source(ph, physics, "f0=weight f1=stress g3=tangent"));
-  CALL(mf_physics_set_constants(ph, 3, k));
+  CALL(mf_physics_set_constants(ph, 4, k));
+  CALL(mf_physics_set_boundary(ph, end, traction, NULL));
   CALL(mf_operator_create_physics(space, ph, MF_QUAD_GAUSS, &A));
   CALL(mf_operator_set_dirichlet(A, 1));
   CALL(mf_vector_create(space, &u));

@@ -21,9 +21,26 @@ typedef struct {
   float *qdf;          /* a single-precision copy's (cpu backend): the same rounded to float */
   void *dev;           /* cuda backend: the compiled kernels and the stored data on the device */
   mf_operator inner;   /* data of the built-ins' shape: the built-in operator that applies them (NULL: none) */
+  /* boundary terms (lib/hex/physics_faces.c): the nbf faces with one, cell by cell (cell_bf_off[e] ..
+   * cell_bf_off[e + 1]): their cell, face number and term */
+  int nbf;
+  int *cell_bf_off, *bf_cell, *bf_face, *bf_term;
 } mf_hex_phys;
 
 static inline mf_hex_phys *mf_hexphys(const struct mf_operator_s *op) { return (mf_hex_phys *)op->data; }
+
+/* boundary terms (lib/hex/physics_faces.c) */
+/** The faces with a term on this rank (from the space's boundary faces and the physics' tags). */
+int mf_hex_phys_faces_setup(mf_operator op);
+void mf_hex_phys_faces_free(mf_hex_phys *h);
+/** 1 where some term has g0 (the operator has face terms). */
+int mf_hex_phys_faces_has_operator(const mf_hex_phys *h);
+/** g0's values checked finite at every face point (after set-up). */
+int mf_hex_phys_faces_check(const mf_operator op);
+/** Cell e's face terms added into ve (nc x npc) from its values ue (constraints applied): the operator's
+ *  (g0) or the residual's (f0; an error where a value is not finite). X: npc x dim doubles of work. */
+void mf_hex_phys_faces_apply(const mf_operator op, int e, const double *ue, double *ve, double *X);
+int mf_hex_phys_faces_residual(const mf_operator op, int e, const double *ue, double *ve, double *X);
 
 #ifdef __cplusplus
 }

@@ -96,7 +96,7 @@ static size_t big_size(const mf_operator op)
 static size_t work_size(const mf_operator op)
 {
   const size_t big = big_size(op), nc = (size_t)op->space->ncomp, dim = (size_t)op->space->dim;
-  return big * (2 + nc * 2 * (1 + dim));
+  return big * (2 + nc * 2 * (1 + dim)) + (size_t)op->space->npc * dim; /* and the geometry nodes of a boundary cell */
 }
 
 /* The cell's work arrays (cell_arrays): t1, t2 scratch, uq values and g reference derivatives at the
@@ -187,6 +187,8 @@ static void cell_apply(const mf_operator op, int e, const double *ue, double *ve
     point_back(&a, nc, dim, q, r0, r1);
   }
   cell_integrate(op, &a, ve);
+  if (h->nbf && h->cell_bf_off[e + 1] > h->cell_bf_off[e]) /* boundary terms (g0) */
+    mf_hex_phys_faces_apply(op, e, ue, ve, a.v + (size_t)nc * dim * a.big);
 }
 
 /* The cell's values of x with its constraints (ue), or its contributions added into y (ve); x and y
@@ -289,6 +291,9 @@ static int residual_cpu(mf_operator op, mf_vector uv, mf_vector rv)
     }
     if (ierr) break;
     cell_integrate(op, &a, ve);
+    if (h->nbf && h->cell_bf_off[e + 1] > h->cell_bf_off[e]) /* boundary terms (f0) */
+      ierr = mf_hex_phys_faces_residual(op, e, ue, ve, a.v + (size_t)nc * dim * a.big);
+    if (ierr) break;
     scatter(s, e, ve, rv->data, 0);
   }
   mf_geom_work_free(&gw);
@@ -352,8 +357,19 @@ static int diagonal_host(mf_operator op, double *d)
         if (lerr) continue;
         const int e = s->color_cells[k], mask = s->face_code[e];
         const int *nodes = &s->cell_nodes[(size_t)e * npc];
+        /* a cell with boundary terms in the operator: its plain diagonal from the cell operator on unit
+         * vectors (the face terms are not in the sum-factorised contraction) */
+        const hex_phys *h = hp(op);
+        const int faces = h->nbf && h->cell_bf_off[e + 1] > h->cell_bf_off[e] && mf_hex_phys_faces_has_operator(h);
         for (int c = 0; c < nc; c++) {
-          cell_diagonal(op, e, c, buf, de);
+          if (faces)
+            for (int j = 0; j < npc; j++) {
+              memset(u, 0, sizeof(double) * ncell);
+              u[(size_t)c * npc + j] = 1.0;
+              cell_apply(op, e, u, col, work);
+              de[j] = col[(size_t)c * npc + j];
+            }
+          else cell_diagonal(op, e, c, buf, de);
           for (int i = 0; i < npc; i++)
             if (!mask || !mf_hanging_diag_column(s->dim, s->n1, npc, mask, nodes, i)) d[(size_t)nodes[i] * nc + c] += de[i];
           if (!mask) continue;
@@ -439,7 +455,8 @@ static int builtin_candidate(const mf_operator o)
 {
   const hex_phys *h = hp(o);
   const char *env = getenv("MFREE_PHYSICS_BUILTIN");
-  return o->space->ncomp == 1 && !h->lay.has[1] && !h->lay.has[2] && !(env && !strcmp(env, "0"));
+  return o->space->ncomp == 1 && !h->lay.has[1] && !h->lay.has[2] && !mf_hex_phys_faces_has_operator(h) &&
+         !(env && !strcmp(env, "0"));
 }
 static mf_op_kind builtin_kind(const hex_phys *h)
 {
@@ -583,6 +600,7 @@ static void destroy(mf_operator op)
   hex_phys *h = hp(op);
   if (!h) return;
   mf_operator_destroy(&h->inner);
+  mf_hex_phys_faces_free(h);
   free(h->qd);
   free(h->qdf);
   mf_phys_release(&h->ph);
@@ -618,6 +636,8 @@ int mf_hex_physics_create(mf_space space, const mf_phys *ph, mf_quadrature quad,
   MF_CHECK(!device || ph->from_source, ctx, MF_ERR_UNSUPPORTED,
            "on the %s backend a physics runs from its source (mf_physics_set_source): functions compiled for the "
            "host cannot run on the device", mf_context_backend(ctx));
+  MF_CHECK(!device || !ph->nbound, ctx, MF_ERR_UNSUPPORTED,
+           "boundary terms (mf_physics_set_boundary) run on the cpu backend (not yet on %s)", mf_context_backend(ctx));
   hex_phys *h = NULL;
   mf_operator o = NULL;
   int ierr = MF_CALLOC(ctx, 1, &h);
@@ -638,7 +658,9 @@ int mf_hex_physics_create(mf_space space, const mf_phys *ph, mf_quadrature quad,
   if (!ierr) ierr = mf_basis1d_setup(space->degree, quad, &h->basis);
   if (!ierr) {
     h->nqp = space->dim == 2 ? h->basis.nq * h->basis.nq : h->basis.nq * h->basis.nq * h->basis.nq;
-    if (device) { /* the backend's kernels and data (the built-in's where they fit); else the diagonal from a host copy */
+    if (!ierr) ierr = mf_hex_phys_faces_setup(o); /* before the set-up: the built-ins take no face terms */
+    if (ierr) {
+    } else if (device) { /* the backend's kernels and data (the built-in's where they fit); else the diagonal from a host copy */
       ierr = device_setup(o);
     } else {
       o->ops.apply = apply_cpu;
@@ -647,6 +669,7 @@ int mf_hex_physics_create(mf_space space, const mf_phys *ph, mf_quadrature quad,
       o->ops.residual = residual_cpu;
       ierr = setup_cpu(o);
     }
+    if (!ierr) ierr = mf_hex_phys_faces_check(o);
     ierr = mf_agree(ctx, ierr);
     if (!ierr && !device) ierr = as_builtin(o);
   }
@@ -677,6 +700,8 @@ static int create_single(mf_operator like, mf_operator *op)
     h->qd = NULL;
     h->qdf = NULL;
     h->inner = NULL;
+    h->nbf = 0; /* its own face lists, made below */
+    h->cell_bf_off = h->bf_cell = h->bf_face = h->bf_term = NULL;
     ierr = mf_operator_alloc(like->space, &physics_hex_type, h, &o);
     if (ierr) {
       mf_phys_release(&h->ph);
@@ -688,7 +713,9 @@ static int create_single(mf_operator like, mf_operator *op)
     o->scatter = like->scatter;
     o->prec = MF_PRECISION_FLOAT;
     h->dev = NULL;
-    if (lh->inner) { /* the built-in's float copy */
+    if (!ierr) ierr = mf_hex_phys_faces_setup(o);
+    if (ierr) {
+    } else if (lh->inner) { /* the built-in's float copy */
       ierr = mf_operator_create_single(lh->inner, &h->inner);
       if (!ierr) delegate(o);
     } else if (ctx->bk->physics.hex_setup) /* the device keeps the data: no float copy there yet */

@@ -38,6 +38,12 @@ extern "C" {
 typedef void (*mf_phys_fn)(int dim, int nc, const double *u, const double *du, const double *x, const double *k,
                            double *out);
 
+/** A boundary function (mfree.h's mf_boundary_fn): u, the point x and the outward unit normal n. */
+typedef void (*mf_phys_bfn)(int dim, int nc, const double *u, const double *x, const double *n, const double *k,
+                            double *out);
+/** The most boundary tags a physics has terms on (mf_physics_set_boundary). */
+#define MF_PHYS_MAX_BOUNDARY 8
+
 /** What an operator keeps of a physics (a copy: the user's object may go after the operator is made). */
 typedef struct mf_phys_s {
   int ncomp;
@@ -52,6 +58,11 @@ typedef struct mf_phys_s {
   int from_source;
   int src_has[6];   /* f0, f1, g0..g3 named */
   struct mf_phys_src_s *src;
+  /* boundary terms (mf_physics_set_boundary): on the faces of tag btag[i], f0 against v (the residual) and
+   * its derivative g0 (the operator) */
+  int nbound;
+  int btag[MF_PHYS_MAX_BOUNDARY];
+  mf_phys_bfn bf0[MF_PHYS_MAX_BOUNDARY], bg0[MF_PHYS_MAX_BOUNDARY];
 } mf_phys;
 
 /** The stored layout of one point: the blocks present, their offsets, nb components (1: one block for

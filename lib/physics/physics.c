@@ -121,6 +121,22 @@ int mf_physics_set_constants(mf_physics ph, int n, const double *k)
   return 0;
 }
 
+int mf_physics_set_boundary(mf_physics ph, int tag, mf_boundary_fn f0, mf_boundary_fn g0)
+{
+  MF_CHECK(ph, NULL, MF_ERR_NULL, "physics is NULL");
+  MF_CHECK(tag >= 1, ph->ctx, MF_ERR_ARGUMENT, "boundary tag %d: tags are positive", tag);
+  mf_phys *p = &ph->ph;
+  int i = 0;
+  while (i < p->nbound && p->btag[i] != tag) i++;
+  MF_CHECK(i < MF_PHYS_MAX_BOUNDARY, ph->ctx, MF_ERR_ARGUMENT, "boundary terms on more than %d tags",
+           MF_PHYS_MAX_BOUNDARY);
+  if (i == p->nbound) p->nbound++;
+  p->btag[i] = tag;
+  p->bf0[i] = f0;
+  p->bg0[i] = g0;
+  return 0;
+}
+
 int mf_physics_components(mf_physics ph, int *ncomp)
 {
   MF_CHECK(ph, NULL, MF_ERR_NULL, "physics is NULL");

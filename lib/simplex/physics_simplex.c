@@ -307,6 +307,8 @@ int mf_simplex_physics_create(mf_space space, const mf_phys *ph, mf_quadrature q
   MF_CHECK(ctx->backend == MF_BACKEND_CPU, ctx, MF_ERR_UNSUPPORTED,
            "pointwise physics on simplices run on the cpu backend (the %s backend's kernels for them are not made "
            "yet)", mf_context_backend(ctx));
+  MF_CHECK(!ph->nbound, ctx, MF_ERR_UNSUPPORTED,
+           "boundary terms (mf_physics_set_boundary) on simplex meshes: not yet (hex meshes have them)");
   simplex_phys *h = NULL;
   mf_operator o = NULL;
   MF_CALL(MF_CALLOC_AGREED(ctx, 1, &h));
