@@ -305,8 +305,11 @@ int residual_op(mf_operator op, mf_vector u, mf_vector r)
   mf_context ctx = op->ctx;
   unsigned long long *flag = NULL;
   cudaError_t e = cudaMalloc((void **)&flag, sizeof *flag);
-  if (e != cudaSuccess) return cuda_fail(ctx, e, "a flag of the residual");
-  cudaMemset(flag, 0xff, sizeof *flag);
+  if (e == cudaSuccess) e = cudaMemset(flag, 0xff, sizeof *flag);
+  if (e != cudaSuccess) {
+    cudaFree(flag);
+    return cuda_fail(ctx, e, "a flag of the residual");
+  }
   const int *cells = ds->cell_nodes;
   const short *mask = (const short *)ds->mask;
   const double *P = ds->mask ? ds->P : NULL, *coords = ds->coords, *ud = u->data;
@@ -383,7 +386,10 @@ int setup_run(mf_operator op, int m, double *out, int batch, long long bs, long 
   cudaError_t e = cudaMalloc((void **)&flags, 2 * sizeof *flags + sizeof(int));
   if (e == cudaSuccess) e = cudaMemset(flags, 0xff, 2 * sizeof *flags);
   if (e == cudaSuccess) e = cudaMemset(flags + 2, 0, sizeof(int));
-  if (e != cudaSuccess) return cuda_fail(ctx, e, "the set-up's checks");
+  if (e != cudaSuccess) {
+    cudaFree(flags);
+    return cuda_fail(ctx, e, "the set-up's checks");
+  }
   int *shape_dev = (int *)(flags + 2);
   const int *cells = ds->cell_nodes;
   const short *mask = (const short *)ds->mask;

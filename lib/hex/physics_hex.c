@@ -655,10 +655,18 @@ int mf_hex_physics_create(mf_space space, const mf_phys *ph, mf_quadrature quad,
       free(h);
     }
   }
-  if (!ierr) ierr = mf_basis1d_setup(space->degree, quad, &h->basis);
+  /* the ranks agree before the collective steps below (an operator made on some ranks only is let go) */
+  ierr = mf_agree(ctx, ierr);
+  if (ierr) {
+    mf_operator_destroy(&o);
+    return ierr;
+  }
+  ierr = mf_basis1d_setup(space->degree, quad, &h->basis);
   if (!ierr) {
     h->nqp = space->dim == 2 ? h->basis.nq * h->basis.nq : h->basis.nq * h->basis.nq * h->basis.nq;
-    if (!ierr) ierr = mf_hex_phys_faces_setup(o); /* before the set-up: the built-ins take no face terms */
+    /* the face lists before the set-up (the built-ins take no face terms); agreed: the device set-up is
+     * collective */
+    ierr = mf_agree(ctx, mf_hex_phys_faces_setup(o));
     if (ierr) {
     } else if (device) { /* the backend's kernels and data (the built-in's where they fit); else the diagonal from a host copy */
       ierr = device_setup(o);
@@ -708,12 +716,17 @@ static int create_single(mf_operator like, mf_operator *op)
       free(h);
     }
   }
-  if (!ierr) {
+  ierr = mf_agree(ctx, ierr); /* before the collective float copy of the built-in below */
+  if (ierr) {
+    mf_operator_destroy(&o);
+    return ierr;
+  }
+  {
     o->dirichlet = like->dirichlet;
     o->scatter = like->scatter;
     o->prec = MF_PRECISION_FLOAT;
     h->dev = NULL;
-    if (!ierr) ierr = mf_hex_phys_faces_setup(o);
+    ierr = mf_agree(ctx, mf_hex_phys_faces_setup(o)); /* before the collective copy of the built-in */
     if (ierr) {
     } else if (lh->inner) { /* the built-in's float copy */
       ierr = mf_operator_create_single(lh->inner, &h->inner);
@@ -732,6 +745,5 @@ static int create_single(mf_operator like, mf_operator *op)
       for (size_t i = 0; !ierr && i < n; i++) h->qdf[i] = (float)lh->qd[i];
     }
   }
-  if (!o) return mf_agree(ctx, ierr);
   return mf_operator_finish(o, ierr, op);
 }

@@ -200,8 +200,8 @@ static int dirichlet_marks(mf_space s, int ierr, unsigned faces, int nc)
     off[b + 1] = c;
   }
   for (int b = 0; b < NB; b++) off[b + 1] += off[b];
-  s->nbc = off[NB];
-  MF_CALL(MF_CALLOC(ctx, s->nbc, &s->bc_list));
+  MF_CALL(MF_CALLOC(ctx, off[NB], &s->bc_list));
+  s->nbc = off[NB]; /* with its list only */
 #pragma omp parallel for schedule(static)
   for (int b = 0; b < NB; b++)
     for (int i = b * blk, k = off[b]; i < nlocal && i < (b + 1) * blk; i++)
@@ -490,6 +490,6 @@ int mf_hex_space_dirichlet_tags(mf_space s, int ntags, const int *tags)
                                                    : "1..6 (x = 0, x = 1, y = 0, y = 1, z = 0, z = 1)");
     faces |= ball ? 0xffu : 1u << (tags[k] - 1);
   }
-  MF_CALL(dirichlet_marks(s, 0, faces, s->ncomp));
+  MF_CALL(mf_agree(ctx, dirichlet_marks(s, 0, faces, s->ncomp))); /* the list's allocation is this rank's */
   return s->dev ? mf_space_device_sync(s) : 0; /* new marks: on the device too */
 }

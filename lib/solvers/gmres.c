@@ -159,12 +159,16 @@ static int gmres_solve(mf_gmres g, mf_vector b, mf_vector x, mf_cg_info *info)
     /* V0 = r / beta */
     ierr = g->V[0]->ops.copy(g->V[0], g->r);
     if (!ierr) ierr = g->V[0]->ops.scale(g->V[0], 1.0 / beta);
+    ierr = mf_agree(ctx, ierr); /* a rank's failure is every rank's before the next collective step */
+    if (ierr) break;
     for (int i = 0; i <= m; i++) g->g[i] = 0.0;
     g->g[0] = beta;
     int k = 0; /* columns made in this cycle */
-    for (int j = 0; j < m && !ierr && it < g->maxit; j++) {
+    /* every rank runs every step (the preconditioner and the operator exchange with the neighbours): a
+     * local failure travels in ierr to the next dot product, which carries it to every rank */
+    for (int j = 0; j < m && it < g->maxit; j++) {
       /* w = A M^-1 V_j, orthogonalised against V_0..V_j (modified Gram-Schmidt) */
-      ierr = mf_pc_apply(g->pc, g->V[j], g->z);
+      MF_KEEP(ierr, mf_pc_apply(g->pc, g->V[j], g->z));
       MF_KEEP(ierr, mf_operator_apply(g->op, g->z, g->w));
       for (int i = 0; i <= j; i++) {
         double h = 0.0;
@@ -185,6 +189,7 @@ static int gmres_solve(mf_gmres g, mf_vector b, mf_vector x, mf_cg_info *info)
         ierr = g->V[j + 1]->ops.copy(g->V[j + 1], g->w);
         if (!ierr) ierr = g->V[j + 1]->ops.scale(g->V[j + 1], 1.0 / hn);
       }
+      if (j + 1 == m || it + 1 >= g->maxit) ierr = mf_agree(ctx, ierr); /* the cycle ends: no dot product follows */
       /* the earlier rotations on column j, then the one that zeroes H[j+1][j] */
       for (int i = 0; i < j; i++) {
         const double a = g->H[(size_t)i * m + j], c = g->H[(size_t)(i + 1) * m + j];
@@ -203,6 +208,7 @@ static int gmres_solve(mf_gmres g, mf_vector b, mf_vector x, mf_cg_info *info)
       res = fabs(g->g[j + 1]);
       if (res <= g->rtol * res0 || hn == 0.0) break;
     }
+    ierr = mf_agree(ctx, ierr);
     if (ierr || !k) break;
     /* y = H^-1 g (upper triangular k x k); x += M^-1 (V y) */
     for (int i = k - 1; i >= 0; i--) {
