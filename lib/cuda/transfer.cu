@@ -5,6 +5,8 @@
 // (a bit per fine cell and node, made on the host from the fine space's owners). Restriction runs the
 // same steps transposed and adds into the coarse vector with atomics. Templated on the vectors' type
 // T (double, or float for a V-cycle in single precision; then the matrices are rounded to float too).
+// Spaces of several components (entries node * ncomp + comp): the steps run component by component,
+// as in the CPU twin.
 #include "cell_generic.cuh"
 #include "mg/mf_mg.h"
 
@@ -12,7 +14,7 @@ namespace {
 
 struct transfer_args {
   mfg::cell_shape c; // dim, n1 = coarse n1, nq = fine n1
-  int ncells, cells_per_block, npc_fine, words;
+  int ncells, cells_per_block, npc_fine, words, ncomp;
   const int *first;
   const int8_t *child;
   const int *cnodes, *fnodes;
@@ -61,10 +63,14 @@ __global__ void __launch_bounds__(1024) k_prolongate(const transfer_args a)
   if (a.mask) mfg::stage(sP, a.P, 2 * c.n1 * c.n1);
   const mfg::point t = mfg::make_point(c, q);
   const int mk = a.mask ? a.mask[K] : 0;
+  const int cnode = t.isdof ? a.cnodes[(size_t)K * (c.dim == 2 ? c.n1 * c.n1 : c.n1 * c.n1 * c.n1) + t.pos] : 0;
+  const int nc = a.ncomp;
+  for (int comp = 0; comp < nc; comp++) {
+  __syncthreads(); // the previous component's reads of sU done
   T u = 0;
   if (t.isdof) {
-    const int node = a.cnodes[(size_t)K * (c.dim == 2 ? c.n1 * c.n1 : c.n1 * c.n1 * c.n1) + t.pos];
-    u = a.cbc[node] ? (T)0 : in[node];
+    const size_t e = (size_t)cnode * nc + comp;
+    u = a.cbc[e] ? (T)0 : in[e];
   }
   sU[q] = u;
   const bool any_mask = __syncthreads_or(mk != 0);
@@ -83,8 +89,9 @@ __global__ void __launch_bounds__(1024) k_prolongate(const transfer_args a)
     if (has) { // every thread is a fine node (nq = n1 of the fine cell)
       const int fpos = t.i + c.nq * (t.j + c.nq * t.k);
       if (a.own[(size_t)j * a.words + (fpos >> 5)] >> (fpos & 31) & 1)
-        out[a.fnodes[(size_t)j * a.npc_fine + fpos]] = v[q];
+        out[(size_t)a.fnodes[(size_t)j * a.npc_fine + fpos] * nc + comp] = v[q];
     }
+  }
   }
 }
 
@@ -107,6 +114,8 @@ __global__ void __launch_bounds__(1024) k_restrict(const transfer_args a)
   if (a.mask) mfg::stage(sP, a.P, 2 * c.n1 * c.n1);
   const mfg::point t = mfg::make_point(c, q);
   const int mk = a.mask ? a.mask[K] : 0;
+  const int nc = a.ncomp;
+  for (int comp = 0; comp < nc; comp++) {
   T acc = 0;
   const int nmax = a.kind == 0 ? 1 : 1 << c.dim;
   for (int r = 0; r < nmax; r++) {
@@ -115,7 +124,7 @@ __global__ void __launch_bounds__(1024) k_restrict(const transfer_args a)
     const int fpos = t.i + c.nq * (t.j + c.nq * t.k);
     T w = 0;
     if (has && (a.own[(size_t)j * a.words + (fpos >> 5)] >> (fpos & 31) & 1))
-      w = in[a.fnodes[(size_t)j * a.npc_fine + fpos]];
+      w = in[(size_t)a.fnodes[(size_t)j * a.npc_fine + fpos] * nc + comp];
     __syncthreads();
     s0[q] = w;
     __syncthreads();
@@ -133,7 +142,9 @@ __global__ void __launch_bounds__(1024) k_restrict(const transfer_args a)
   }
   if (active && t.isdof) {
     const int node = a.cnodes[(size_t)K * (c.dim == 2 ? c.n1 * c.n1 : c.n1 * c.n1 * c.n1) + t.pos];
-    if (!a.cbc[node]) atomicAdd(&out[node], acc);
+    const size_t e = (size_t)node * nc + comp;
+    if (!a.cbc[e]) atomicAdd(&out[e], acc);
+  }
   }
 }
 
@@ -155,6 +166,7 @@ transfer_args base_args(mf_transfer tr)
   a.cells_per_block = a.c.nqp >= 256 ? 1 : 256 / a.c.nqp;
   a.npc_fine = tr->fine->npc;
   a.words = d->words;
+  a.ncomp = tr->fine->ncomp;
   a.first = d->first;
   a.child = d->child;
   a.cnodes = dc->cell_nodes;
@@ -199,7 +211,7 @@ extern "C" int mf_cuda_transfer_setup(mf_transfer tr)
   MF_CHECK(own, ctx, MF_ERR_MEMORY, "out of host memory (%zu bytes)", sizeof(uint32_t) * nw);
   for (int j = 0; j < f->ncells; j++)
     for (int k = 0; k < f->npc; k++) {
-      const int dof = f->cell_nodes[(size_t)j * f->npc + k];
+      const int dof = f->cell_nodes[(size_t)j * f->npc + k] * f->ncomp; /* owners are per entry: component 0's */
       if (f->dof_owner[dof] == j && f->dof_pos[dof] == k) own[(size_t)j * d->words + (k >> 5)] |= 1u << (k & 31);
     }
   int ierr = mf_cuda_upload(ctx, (void **)&d->own, own, sizeof(uint32_t) * nw, "the multigrid transfer");

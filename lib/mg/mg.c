@@ -259,8 +259,6 @@ static int multigrid_check(mf_operator op)
   MF_CHECK(op->space->fam->mesh_coarsen && op->space->fam->transfer_create, op->ctx, MF_ERR_UNSUPPORTED,
            "multigrid needs coarser copies of the mesh: not available on %s meshes (use Jacobi or Chebyshev)",
            op->space->fam->name);
-  MF_CHECK(op->space->ncomp == 1 || op->ctx->backend == MF_BACKEND_CPU, op->ctx, MF_ERR_UNSUPPORTED,
-           "multigrid on spaces of %d components: on the cpu backend only (use Jacobi or Chebyshev)", op->space->ncomp);
   /* its levels: the operator made again on the coarser spaces, and in single precision */
   MF_CHECK(op->type->create_like && op->type->create_single, op->ctx, MF_ERR_UNSUPPORTED,
            "multigrid needs a matrix-free mass, Laplace or Helmholtz operator, not %s operator",
