@@ -38,7 +38,9 @@
  * Usage: t38_physics [cpu|cuda] [quick] (quick: the refusals and a few cases, for valgrind; 1 or more
  * ranks; the simplex and unit-vector parts on one rank). With cuda: the same sources on the cpu and cuda
  * backends (Q_p, 1, dim and 3 components, uniform and with hanging nodes) give the same A x, diagonal and
- * residual to 1e-12; the cache's counters on the device; NVRTC's messages; multigrid on the device. */
+ * residual to 1e-12, through each of the device's kernels (the vector kernel, the generic one, stored and
+ * fused, the diagonal of each); the cache's counters on the device; NVRTC's messages; multigrid on the
+ * device, vector-valued too (elasticity: the cpu's iterations +-1). */
 #include "mf_test.h"
 
 #include <math.h>
@@ -1192,8 +1194,9 @@ static double *host_values(mf_space s, mf_vector v)
   return h;
 }
 
-/* op on the cpu context and the cuda context, from the same source: y = A x for the same x, the
- * diagonal, and (if residual) F(x), to tol relative */
+/* op on the cpu context and the cuda context, from the same source (source NULL: the gallery entry named
+ * functions, C functions on the cpu, the gallery's source on cuda): y = A x for the same x, the diagonal,
+ * and (if residual) F(x), to tol relative */
 static void cpu_cuda_case(mf_context cc, mf_context gc, const char *mesh_name, int dim, int level, int adapt, int p, int nc,
                           const char *source, const char *functions, const double *k, int nk, int residual, double tol)
 {
@@ -1205,12 +1208,17 @@ static void cpu_cuda_case(mf_context cc, mf_context gc, const char *mesh_name, i
   t_mesh(gc, mesh_name, dim, level, adapt, &mg);
   T_CALL(mf_space_create_components(mc, p, nc, &sc));
   T_CALL(mf_space_create_components(mg, p, nc, &sg));
-  T_CALL(mf_physics_create(cc, nc, &pc));
-  T_CALL(mf_physics_create(gc, nc, &pg));
-  T_CALL(mf_physics_set_source(pc, source, functions));
-  T_CALL(mf_physics_set_source(pg, source, functions));
-  T_CALL(mf_physics_set_constants(pc, nk, k));
-  T_CALL(mf_physics_set_constants(pg, nk, k));
+  if (source) {
+    T_CALL(mf_physics_create(cc, nc, &pc));
+    T_CALL(mf_physics_create(gc, nc, &pg));
+    T_CALL(mf_physics_set_source(pc, source, functions));
+    T_CALL(mf_physics_set_source(pg, source, functions));
+    T_CALL(mf_physics_set_constants(pc, nk, k));
+    T_CALL(mf_physics_set_constants(pg, nk, k));
+  } else {
+    T_CALL(mf_physics_create_gallery(cc, functions, nc, nk, k, &pc));
+    T_CALL(mf_physics_create_gallery(gc, functions, nc, nk, k, &pg));
+  }
   T_CALL(mf_operator_create_physics(sc, pc, MF_QUAD_GAUSS, &Ac));
   T_CALL(mf_operator_create_physics(sg, pg, MF_QUAD_GAUSS, &Ag));
   mf_vector xc = NULL, yc = NULL, xg = NULL, yg = NULL;
@@ -1288,7 +1296,65 @@ static void cuda_case(mf_context gc)
                       1, 1e-12);
         cpu_cuda_case(cc, gc, "cube", dim, dim == 2 ? 2 : 1, adapt, p, 3, vector_source, "g3=vlaplace g0=vmass", NULL, 0,
                       0, 1e-12);
+        setenv("MFREE_PHYSICS_VEC", "0", 1); /* the generic kernel of the same shape */
+        cpu_cuda_case(cc, gc, "cube", dim, dim == 2 ? 2 : 1, adapt, p, 3, vector_source, "g3=vlaplace g0=vmass", NULL, 0,
+                      0, 1e-12);
+        unsetenv("MFREE_PHYSICS_VEC");
+        /* elasticity runs fused (its full layout outgrows the geometry); stored here, and the vector
+         * operators fused */
+        setenv("MFREE_PHYSICS_FUSED", "0", 1);
+        cpu_cuda_case(cc, gc, "cube", dim, dim == 2 ? 2 : 1, adapt, p, dim, vector_source, "g3=elastic f1=stress", kel, 2,
+                      1, 1e-12);
+        setenv("MFREE_PHYSICS_FUSED", "1", 1);
+        cpu_cuda_case(cc, gc, "cube", dim, dim == 2 ? 2 : 1, adapt, p, 3, vector_source, "g3=vlaplace g0=vmass", NULL, 0,
+                      0, 1e-12);
+        unsetenv("MFREE_PHYSICS_FUSED");
       }
+  /* the gallery on the device (its entries as source there), each entry against the cpu's C functions */
+  {
+    const double k1[1] = {1.7}, k2[2] = {0.6, 1.3}, kd[9] = {2.0, 0.3, 0.1, 0.3, 1.5, 0.2, 0.1, 0.2, 1.1};
+    for (int dim = 2; dim <= 3; dim++) {
+      cpu_cuda_case(cc, gc, "cube", dim, 1, 1, 2, 1, NULL, "mass", k1, 1, 1, 1e-12);
+      cpu_cuda_case(cc, gc, "cube", dim, 1, 1, 2, 3, NULL, "laplace", k1, 1, 1, 1e-12);
+      cpu_cuda_case(cc, gc, "cube", dim, 1, 1, 2, 2, NULL, "helmholtz", k2, 2, 1, 1e-12);
+      const double k2d[4] = {2.0, 0.3, 0.3, 1.5};
+      cpu_cuda_case(cc, gc, "cube", dim, 1, 1, 2, 1, NULL, "diffusion", dim == 2 ? k2d : kd, dim * dim, 1, 1e-12);
+      cpu_cuda_case(cc, gc, "cube", dim, 1, 1, 2, dim, NULL, "elasticity", k2, 2, 1, 1e-12);
+    }
+  }
+  /* the vector kernel's blocks of one cell (3D q^3 >= 256, up to 1000 threads), with hanging nodes */
+  for (int p = 5; p <= 8; p += 3)
+    cpu_cuda_case(cc, gc, "cube", 3, 1, 1, p, 3, vector_source, "g3=vlaplace g0=vmass", NULL, 0, 0, 1e-12);
+  /* vector multigrid on the device (components transferred together): elasticity takes the cpu's
+   * iterations (+-1), on uniform and adapted meshes */
+  {
+    const double E = 1.0, nu = 0.3, kl[2] = {E * nu / ((1 + nu) * (1 - 2 * nu)), E / (2 * (1 + nu))};
+    for (int adapt = 0; adapt <= 1; adapt++)
+      for (int p = 2; p <= 4; p += 2) {
+        int its[2] = {0, 0};
+        for (int b = 0; b < 2; b++) {
+          mf_context ctx = b ? gc : cc;
+          mf_mesh mesh = NULL;
+          mf_space s = NULL;
+          mf_physics ph = NULL;
+          mf_operator A = NULL;
+          t_mesh(ctx, "cube", 3, p == 2 ? 2 : 1, adapt, &mesh);
+          T_CALL(mf_space_create_components(mesh, p, 3, &s));
+          T_CALL(mf_physics_create(ctx, 3, &ph));
+          T_CALL(mf_physics_set_source(ph, vector_source, "g3=elastic f1=stress"));
+          T_CALL(mf_physics_set_constants(ph, 2, kl));
+          T_CALL(mf_operator_create_physics(s, ph, MF_QUAD_GAUSS, &A));
+          its[b] = mg_iterations(A, s, MF_PRECISION_DOUBLE);
+          mf_operator_destroy(&A);
+          mf_physics_destroy(&ph);
+          mf_space_destroy(&s);
+          mf_mesh_destroy(&mesh);
+        }
+        T_CHECK(abs(its[0] - its[1]) <= 1 && its[1] <= 25,
+                "elasticity Q%d%s multigrid: cuda %d CG iterations, cpu %d (expected the same +-1, at most 25)", p,
+                adapt ? " adapted" : "", its[1], its[0]);
+      }
+  }
   /* the cache: a new shape compiles once, a second operator finds it in the process, a new context on
    * disk */
   {

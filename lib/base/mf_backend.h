@@ -79,11 +79,11 @@ typedef struct mf_backend_ops_s {
   struct {
     /* the hex family's operators of a physics given as source (lib/hex/mf_hex_physics.h) on the device
      * (lib/cuda/physics.cu): its kernels compiled for the operator's shape (NVRTC, cached), the stored
-     * data made there, op->ops (apply, residual, destroy); a copy in float; the stored data copied to
-     * the host in the cpu layout (ncells x nqp x lay.n) */
+     * data (or the fused operator's geometry) made there, op->ops (apply, residual, destroy); a copy in
+     * float; the diagonal into d (overwritten) */
     int (*hex_setup)(mf_operator op);
     int (*hex_single)(mf_operator op, mf_operator like);
-    int (*hex_qdata_to_host)(mf_operator op, double *host);
+    int (*hex_diagonal)(mf_operator op, mf_vector d);
     /* a one-component physics without g1, g2: its kernels (the residual) made and its data written into
      * the device data of a built-in operator (inner) that applies them from then on; *fits 0 where its
      * D3 is not symmetric somewhere (then hex_setup makes its own) */

@@ -53,7 +53,7 @@ const mf_backend_ops mf_backend_ops_cuda = {
     /* lib/cuda/physics.cu: users' physics compiled by NVRTC (no float copy yet) */
     .physics = {.hex_setup = mf_cuda_physics_setup,
                 .hex_single = NULL,
-                .hex_qdata_to_host = mf_cuda_physics_qdata_to_host,
+                .hex_diagonal = mf_cuda_physics_diagonal,
                 .hex_setup_builtin = mf_cuda_physics_setup_builtin},
     .simplex = &simplex_ops,
 };

@@ -73,7 +73,7 @@ void mf_cuda_assembly_table_drop(mf_space s);
  *  from the cache), its stored data made on the device, op->ops; its stored data to the host in the cpu
  *  layout (ncells x nqp x entries). */
 int mf_cuda_physics_setup(mf_operator op);
-int mf_cuda_physics_qdata_to_host(mf_operator op, double *host);
+int mf_cuda_physics_diagonal(mf_operator op, mf_vector dv);
 /** A one-component physics without g1, g2: its data written straight into the device data of the built-in
  *  operator inner (same space and rule); *fits 0 where D3 is not symmetric somewhere. */
 int mf_cuda_physics_setup_builtin(mf_operator op, mf_operator inner, int *fits);

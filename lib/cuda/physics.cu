@@ -10,6 +10,8 @@
 #include <nvrtc.h>
 
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <string>
 
 extern "C" {
@@ -54,7 +56,12 @@ void unload_context(void *arg)
 
 struct phys_dev {
   cudaKernel_t setup[4], apply_full, apply_one, apply_sym, residual; // setup: the modes of physics_jit.cuh
-  double *B, *D, *qw, *k;
+  cudaKernel_t apply_vec; // the vector mass / Laplace shape (no g1, g2), or NULL: mfree_apply_vec
+  cudaKernel_t setup_geo, apply_fused, diagonal; // the fused operator; the diagonal of either
+  size_t shmem_vec;
+  int cpb_vec;
+  int fused; // qd holds the geometry (MF_NG entries per point) and the g-functions run at each application
+  double *B, *D, *qw, *k, *BB, *BG, *GG;
   double *qd;
   float *qdf; // a copy in float: not made on this backend yet (NULL)
   int cpb, nt;
@@ -73,6 +80,28 @@ int cuda_fail(mf_context ctx, cudaError_t e, const char *what)
 int cells_per_block(int nqp) { return nqp >= 256 ? 1 : 256 / nqp; }
 
 // the text NVRTC compiles: the shape, the library's headers, the user's source, the glue, the kernels
+// an environment setting of the vector kernel's launch shape (a positive integer), else def
+int env_int(const char *name, int def)
+{
+  const char *v = getenv(name);
+  if (!v || !*v) return def;
+  char *end = NULL;
+  const long n = strtol(v, &end, 10);
+  return *end || n < 1 || n > 64 ? def : (int)n;
+}
+
+// The vector kernel's launch shape, measured on an H100 (bp2, bp4, bp6, p = 1..8; perf/results): about 256
+// threads per block (cells_per_block) and a register budget of 4 such blocks per SM (64 registers), 2 up
+// to 512 threads, 1 above; the built-ins' shape (fewer cells per block, 3 blocks of 512 threads) was slower
+// by up to 2x here. MFREE_PHYSICS_VEC_CPB and MFREE_PHYSICS_VEC_MINB override it (measurements).
+void vec_shape(const mf_hex_phys *h, int *cpb, int *maxt, int *minb)
+{
+  *cpb = env_int("MFREE_PHYSICS_VEC_CPB", cells_per_block(h->nqp));
+  if (*cpb * h->nqp > 1024) *cpb = 1024 / h->nqp;
+  *maxt = *cpb * h->nqp;
+  *minb = env_int("MFREE_PHYSICS_VEC_MINB", *maxt <= 256 ? 4 : *maxt <= 512 ? 2 : 1);
+}
+
 std::string program(const mf_hex_phys *h, const mf_space s, int cpb, int ns_full, int ns_one, int ns_sym)
 {
   const mf_phys *ph = &h->ph;
@@ -84,6 +113,10 @@ std::string program(const mf_hex_phys *h, const mf_space s, int cpb, int ns_full
            "#define MF_HASF1 %d\n#define MF_NS_FULL %d\n#define MF_NS_ONE %d\n#define MF_NS_SYM %d\n",
            s->dim, s->n1, h->basis.nq, s->ncomp, cpb, h->lay.has[0], h->lay.has[1], h->lay.has[2], h->lay.has[3],
            ph->src_has[0], ph->src_has[1], ns_full, ns_one, ns_sym);
+  t += buf;
+  int vcpb, vmaxt, vminb;
+  vec_shape(h, &vcpb, &vmaxt, &vminb);
+  snprintf(buf, sizeof buf, "#define MF_VEC_CPB %d\n#define MF_VEC_MAXT %d\n#define MF_VEC_MINB %d\n", vcpb, vmaxt, vminb);
   t += buf;
   t += "#include \"physics/mf_physics.h\"\n#include \"hanging/mf_hanging.h\"\n";
   t += "#line 1 \"";
@@ -239,6 +272,9 @@ void free_dev(phys_dev *d)
   cudaFree(d->k);
   cudaFree(d->qd);
   cudaFree(d->qdf);
+  cudaFree(d->BB);
+  cudaFree(d->BG);
+  cudaFree(d->GG);
   delete d;
 }
 
@@ -261,6 +297,18 @@ int apply_op(mf_operator op, mf_vector x, mf_vector y)
   int ncells = s->ncells;
   const double *xd = x->data;
   double *yd = y->data;
+  if (d->fused) {
+    void *fargs[] = {(void *)&cells, (void *)&order, (void *)&mask, (void *)&d->B,    (void *)&d->D, (void *)&P,
+                     (void *)&d->qw, (void *)&d->qd,  (void *)&d->k, (void *)&ncells, (void *)&xd,  (void *)&yd};
+    return launch(op->ctx, d->apply_fused, (unsigned)((ncells + d->cpb - 1) / d->cpb), (unsigned)d->nt, d->shmem,
+                  fargs, "physics apply");
+  }
+  if (d->apply_vec && h->lay.nb == 1 && (h->lay.sym || !h->lay.has[3])) {
+    void *vargs[] = {(void *)&cells, (void *)&order, (void *)&mask, (void *)&d->B, (void *)&d->D,
+                     (void *)&P,     (void *)&d->qd,  (void *)&ncells, (void *)&xd, (void *)&yd};
+    return launch(op->ctx, d->apply_vec, (unsigned)((ncells + d->cpb_vec - 1) / d->cpb_vec),
+                  (unsigned)(d->cpb_vec * h->nqp), d->shmem_vec, vargs, "physics apply");
+  }
   void *args[] = {(void *)&cells, (void *)&order, (void *)&mask, (void *)&d->B, (void *)&d->D, (void *)&P,
                   (void *)&d->qw, (void *)&d->qd, (void *)&d->qdf, (void *)&ncells, (void *)&xd, (void *)&yd};
   return launch(op->ctx, h->lay.sym ? d->apply_sym : h->lay.nb == 1 ? d->apply_one : d->apply_full,
@@ -364,17 +412,38 @@ int make_dev(mf_operator op, phys_dev **out)
   MF_CALL(kernel(ctx, lib, "mfree_apply_one", &d->apply_one));
   MF_CALL(kernel(ctx, lib, "mfree_apply_sym", &d->apply_sym));
   MF_CALL(kernel(ctx, lib, "mfree_residual", &d->residual));
+  MF_CALL(kernel(ctx, lib, "mfree_setup_geo", &d->setup_geo));
+  MF_CALL(kernel(ctx, lib, "mfree_apply_fused", &d->apply_fused));
+  MF_CALL(kernel(ctx, lib, "mfree_diagonal", &d->diagonal));
+  /* the vector mass / Laplace kernel where the shape allows it (MFREE_PHYSICS_VEC=0: the generic one) */
+  const char *ev = getenv("MFREE_PHYSICS_VEC");
+  if (!h->lay.has[1] && !h->lay.has[2] && (h->lay.has[0] || h->lay.has[3]) && !(ev && !strcmp(ev, "0"))) {
+    MF_CALL(kernel(ctx, lib, "mfree_apply_vec", &d->apply_vec));
+    const int nbuf = h->lay.has[3] ? 2 + s->dim : 2;
+    int maxt, minb;
+    vec_shape(h, &d->cpb_vec, &maxt, &minb);
+    d->shmem_vec = sizeof(double) * ((size_t)nq * n1 + (size_t)nq * nq + 2 * n1 * n1 + (size_t)d->cpb_vec * nbuf * h->nqp);
+    if (d->shmem_vec > 48 * 1024) {
+      cudaError_t e = cudaFuncSetAttribute((const void *)d->apply_vec, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                           (int)d->shmem_vec);
+      if (e != cudaSuccess) return cuda_fail(ctx, e, "the shared memory of the vector kernel");
+    }
+  }
   const mf_basis1d *b = &h->basis;
   MF_CALL(upload(ctx, &d->B, b->B, (size_t)nq * n1, "the basis"));
   MF_CALL(upload(ctx, &d->D, b->D, (size_t)nq * nq, "the derivative matrix"));
   MF_CALL(upload(ctx, &d->qw, b->qwts, (size_t)nq, "the weights"));
   MF_CALL(upload(ctx, &d->k, h->ph.k, (size_t)MF_PHYS_MAX_CONSTANTS, "the constants"));
+  MF_CALL(upload(ctx, &d->BB, b->BB, (size_t)nq * n1, "the diagonal's factors"));
+  MF_CALL(upload(ctx, &d->BG, b->BG, (size_t)nq * n1, "the diagonal's factors"));
+  MF_CALL(upload(ctx, &d->GG, b->GG, (size_t)nq * n1, "the diagonal's factors"));
   return 0;
 }
 
 
 // One set-up run in mode m (physics_jit.cuh) into out (the mode's layout; mode 3: a built-in's, with its
-// strides); *shape: what the mode found that it cannot hold (1 not one block, 2 D3 not symmetric).
+// strides; mode 4: the fused operator's geometry); *shape: what the mode found that it cannot hold (1 not
+// one block, 2 D3 not symmetric).
 int setup_run(mf_operator op, int m, double *out, int batch, long long bs, long long bt, int *shape)
 {
   mf_context ctx = op->ctx;
@@ -399,8 +468,11 @@ int setup_run(mf_operator op, int m, double *out, int batch, long long bs, long 
   void *args[] = {(void *)&cells, (void *)&mask, (void *)&coords, (void *)&cstride, (void *)&d->B, (void *)&d->D,
                   (void *)&P, (void *)&d->qw, (void *)&d->k, (void *)&ncells, (void *)&out, (void *)&batch,
                   (void *)&bs, (void *)&bt, (void *)&shape_dev, (void *)&bad, (void *)&nonfinite};
-  int ierr = launch(ctx, d->setup[m], (unsigned)((ncells + d->cpb - 1) / d->cpb), (unsigned)d->nt, d->shmem, args,
-                    "physics set-up");
+  void *gargs[] = {(void *)&cells, (void *)&mask, (void *)&coords, (void *)&cstride, (void *)&d->B,
+                   (void *)&d->D,  (void *)&P,    (void *)&d->qw,   (void *)&d->k,     (void *)&ncells,
+                   (void *)&out,   (void *)&bad,  (void *)&nonfinite};
+  int ierr = launch(ctx, m == 4 ? d->setup_geo : d->setup[m], (unsigned)((ncells + d->cpb - 1) / d->cpb),
+                    (unsigned)d->nt, d->shmem, m == 4 ? gargs : args, "physics set-up");
   long long b = -1, nf = -1;
   if (!ierr) b = first_flag(ctx, flags, &ierr);
   if (!ierr) nf = first_flag(ctx, flags + 1, &ierr);
@@ -440,7 +512,10 @@ int device_ops(mf_operator op)
 
 /* The stored data in the narrowest layout that holds them: one block with D3's upper triangle, else one
  * block, else full (each mode checks what it assumes; a wider one runs where it does not hold), so that
- * the device never holds more than one layout's data. */
+ * the device never holds more than one layout's data. Where the full layout would store more entries per
+ * point than the geometry (MF_NG: dim^2 + 1 + dim), the operator runs fused instead: the geometry stored,
+ * the g-functions evaluated at every application (docs/physics.md: stored or fused). MFREE_PHYSICS_FUSED=1
+ * runs every operator fused, =0 none (measurements). */
 extern "C" int mf_cuda_physics_setup(mf_operator op)
 {
   mf_context ctx = op->ctx;
@@ -450,18 +525,29 @@ extern "C" int mf_cuda_physics_setup(mf_operator op)
   phys_dev *d = dev_of(op);
   const double t0 = mf_phase_begin(ctx);
   const size_t npts = (size_t)s->ncells * h->nqp;
-  int mode = h->lay.has[3] ? 2 : s->ncomp > 1 ? 1 : 0, ierr = 0;
+  const int ng = s->dim * s->dim + 1 + s->dim;
+  const char *ef = getenv("MFREE_PHYSICS_FUSED");
+  const int force = ef && !strcmp(ef, "1") ? 1 : ef && !strcmp(ef, "0") ? 0 : -1;
+  int mode = force == 1 ? 4 : h->lay.has[3] ? 2 : s->ncomp > 1 ? 1 : 0, ierr = 0;
   for (;;) {
     mf_phys_layout L;
     mf_phys_layout_make(s->dim, s->ncomp, mode ? 1 : s->ncomp, mode == 2, h->lay.has, &L);
-    cudaError_t e = cudaMalloc((void **)&d->qd, sizeof(double) * (npts ? npts : 1) * L.n);
+    if (mode == 0 && force != 0 && L.n > ng) mode = 4;
+    const size_t n = mode == 4 ? (size_t)ng : (size_t)L.n;
+    cudaError_t e = cudaMalloc((void **)&d->qd, sizeof(double) * (npts ? npts : 1) * n);
     if (e != cudaSuccess) {
       d->qd = NULL;
-      ierr = cuda_fail(ctx, e, "the physics' stored data");
+      ierr = cuda_fail(ctx, e, mode == 4 ? "the physics' stored geometry" : "the physics' stored data");
       break;
     }
     int shape = 0;
     ierr = setup_run(op, mode, d->qd, 0, 0, 0, &shape);
+    if (mode == 4) {
+      d->fused = !ierr;
+      h->fused = d->fused;
+      if (!ierr) mf_phys_layout_make(s->dim, s->ncomp, s->ncomp, 0, h->lay.has, &h->lay); /* what the g-functions give */
+      break;
+    }
     if (ierr || !(mode && shape)) {
       if (!ierr) h->lay = L;
       break;
@@ -496,22 +582,22 @@ extern "C" int mf_cuda_physics_setup_builtin(mf_operator op, mf_operator inner, 
   return ierr;
 }
 
-extern "C" int mf_cuda_physics_qdata_to_host(mf_operator op, double *host)
+/* The diagonal of op added into dv (zeroed by the caller): from the stored data or, fused, from the
+ * g-functions at the points. */
+extern "C" int mf_cuda_physics_diagonal(mf_operator op, mf_vector dv)
 {
+  const mf_space s = op->space;
+  const mf_cuda_space *ds = (const mf_cuda_space *)s->dev;
   const mf_hex_phys *h = mf_hexphys(op);
-  const phys_dev *d = (const phys_dev *)h->dev;
-  const size_t nqp = (size_t)h->nqp, ns = (size_t)h->lay.n, n = (size_t)op->space->ncells * nqp * ns;
-  double *tmp = (double *)malloc(sizeof(double) * (n ? n : 1));
-  if (!tmp) return mf_error_set(op->ctx, MF_ERR_MEMORY, __FILE__, __LINE__, __func__, "out of host memory");
-  cudaError_t e = cudaMemcpy(tmp, d->qd, sizeof(double) * n, cudaMemcpyDeviceToHost);
-  if (e != cudaSuccess) {
-    free(tmp);
-    return cuda_fail(op->ctx, e, "the physics' stored data to the host");
-  }
-  // device: cell, entry, point -> host: cell, point, entry
-  for (size_t c = 0; c < (size_t)op->space->ncells; c++)
-    for (size_t i = 0; i < ns; i++)
-      for (size_t q = 0; q < nqp; q++) host[(c * nqp + q) * ns + i] = tmp[(c * ns + i) * nqp + q];
-  free(tmp);
-  return 0;
+  phys_dev *d = dev_of(op);
+  const int *cells = ds->cell_nodes;
+  const short *mask = (const short *)ds->mask;
+  const double *P = ds->mask ? ds->P : NULL, *qd = d->fused ? NULL : d->qd, *geo = d->fused ? d->qd : NULL;
+  int nb = h->lay.nb, sym = h->lay.sym, ncells = s->ncells;
+  double *yd = dv->data;
+  void *args[] = {(void *)&cells, (void *)&mask, (void *)&d->B,  (void *)&d->D,   (void *)&P,     (void *)&d->qw,
+                  (void *)&d->BB, (void *)&d->BG, (void *)&d->GG, (void *)&qd,    (void *)&nb,    (void *)&sym,
+                  (void *)&geo,   (void *)&d->k,  (void *)&ncells, (void *)&yd};
+  return launch(op->ctx, d->diagonal, (unsigned)((ncells + d->cpb - 1) / d->cpb), (unsigned)d->nt, d->shmem, args,
+                "physics diagonal");
 }

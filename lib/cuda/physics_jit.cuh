@@ -7,234 +7,12 @@
 //   mfree_g(t, ...) and mfree_f(t, ...), which call the user's functions,
 // and includes physics/mf_physics.h and hanging/mf_hanging.h.
 //
-// One thread per quadrature point, MF_CPB cells per block; a cell's values live in shared memory as an
-// nq^dim array, x fastest, stride nq in every direction (nodes at the positions below n1), as in
-// cell_generic.cuh. The stored data are cell by cell, entry by entry, point by point:
+// The cell steps (one thread per quadrature point, MF_CPB cells per block) are jit_cell.cuh's. The
+// stored data are cell by cell, entry by entry, point by point:
 // qd[(cell * NS + entry) * NQP + q] (coalesced over the points), in the reference form of
 // mf_physics.h; the CPU keeps the same values point by point (lib/hex/physics_hex.c).
 
-#define MF_NQP (MF_DIM == 2 ? MF_NQ * MF_NQ : MF_NQ * MF_NQ * MF_NQ)
-#define MF_NPC (MF_DIM == 2 ? MF_N1 * MF_N1 : MF_N1 * MF_N1 * MF_N1)
-#define MF_NT (MF_CPB * MF_NQP)
-#define MF_FINITE(v) ((v) - (v) == 0.0) /* false for NaN and the infinities */
-
-extern __shared__ double mf_sm[]; // every kernel's dynamic shared memory
-
-namespace mfj {
-
-struct pt {
-  int q, i, j, k;
-  bool isdof;
-  int pos;
-};
-
-__device__ inline pt make_pt(int q)
-{
-  pt t;
-  t.q = q;
-  t.i = q % MF_NQ;
-  t.j = (q / MF_NQ) % MF_NQ;
-  t.k = MF_DIM == 3 ? q / (MF_NQ * MF_NQ) : 0;
-  t.isdof = t.i < MF_N1 && t.j < MF_N1 && (MF_DIM == 2 || t.k < MF_N1);
-  t.pos = t.i + MF_N1 * (t.j + MF_N1 * t.k);
-  return t;
-}
-
-__device__ inline int at(int i, int j, int k) { return (k * MF_NQ + j) * MF_NQ + i; }
-
-// In place u <- C u (transpose: C^T u) on the nodal values s (mf_hanging_apply's order). All threads.
-__device__ inline void hanging(double *s, int mask, const double *sP, const pt &t, bool transpose)
-{
-  const int child = mf_hanging_child(MF_DIM, mask), idx[3] = {t.i, t.j, t.k};
-  for (int step = 0; step < MF_DIM; step++) {
-    const int d = transpose ? MF_DIM - 1 - step : step;
-    const bool need = mask && t.isdof && mf_hanging_line_needed(MF_DIM, MF_N1, mask, d, idx);
-    double v = 0.0;
-    if (need) {
-      const double *M = sP + (child >> d & 1) * MF_N1 * MF_N1;
-      const int st = d == 0 ? 1 : d == 1 ? MF_NQ : MF_NQ * MF_NQ;
-      const int base = at(t.i, t.j, t.k) - idx[d] * st;
-      for (int m = 0; m < MF_N1; m++) v += (transpose ? M[m * MF_N1 + idx[d]] : M[idx[d] * MF_N1 + m]) * s[base + m * st];
-    }
-    __syncthreads();
-    if (need) s[at(t.i, t.j, t.k)] = v;
-    __syncthreads();
-  }
-}
-
-// nodal values in s0 -> values at the points (B: nq x n1, sweeps x, y, z); returns the buffer
-__device__ inline double *interpolate(const double *sB, double *s0, double *s1, const pt &t)
-{
-  double *in = s0, *out = s1;
-  for (int d = 0; d < MF_DIM; d++) {
-    const int idx[3] = {t.i, t.j, t.k};
-    bool active = true; // out(i, j, k): directions < d and d itself run over nq, the others over n1
-    for (int e = d + 1; e < MF_DIM; e++) active = active && idx[e] < MF_N1;
-    double v = 0.0;
-    if (active) {
-      const int st = d == 0 ? 1 : d == 1 ? MF_NQ : MF_NQ * MF_NQ;
-      const int base = at(t.i, t.j, t.k) - idx[d] * st;
-      for (int m = 0; m < MF_N1; m++) v += sB[idx[d] * MF_N1 + m] * in[base + m * st];
-    }
-    __syncthreads();
-    if (active) out[at(t.i, t.j, t.k)] = v;
-    __syncthreads();
-    double *tmp = in;
-    in = out;
-    out = tmp;
-  }
-  return in;
-}
-
-// point values in s0 -> nodal values (B^T, sweeps x, y, z as mf_tensor_integrate); returns the buffer
-__device__ inline double *integrate(const double *sB, double *s0, double *s1, const pt &t)
-{
-  double *in = s0, *out = s1;
-  for (int d = 0; d < MF_DIM; d++) {
-    const int idx[3] = {t.i, t.j, t.k};
-    // out(.., m at d, ..): directions < d run over n1 already, d over n1, the others over nq
-    bool active = idx[d] < MF_N1;
-    for (int e = 0; e < d; e++) active = active && idx[e] < MF_N1;
-    double v = 0.0;
-    if (active) {
-      const int st = d == 0 ? 1 : d == 1 ? MF_NQ : MF_NQ * MF_NQ;
-      const int base = at(t.i, t.j, t.k) - idx[d] * st;
-      for (int q = 0; q < MF_NQ; q++) v += sB[q * MF_N1 + idx[d]] * in[base + q * st];
-    }
-    __syncthreads();
-    if (active) out[at(t.i, t.j, t.k)] = v;
-    __syncthreads();
-    double *tmp = in;
-    in = out;
-    out = tmp;
-  }
-  return in;
-}
-
-// the derivative along l at this point of the point values v (collocation derivative D: nq x nq)
-__device__ inline double derivative(const double *sD, const double *v, const pt &t, int l)
-{
-  const int idx[3] = {t.i, t.j, t.k}, st = l == 0 ? 1 : l == 1 ? MF_NQ : MF_NQ * MF_NQ;
-  const int base = at(t.i, t.j, t.k) - idx[l] * st;
-  double g = 0.0;
-  for (int m = 0; m < MF_NQ; m++) g += sD[idx[l] * MF_NQ + m] * v[base + m * st];
-  return g;
-}
-// sum over m of D[m][idx_l] v(.. m at l ..): the transpose
-__device__ inline double derivative_t(const double *sD, const double *v, const pt &t, int l)
-{
-  const int idx[3] = {t.i, t.j, t.k}, st = l == 0 ? 1 : l == 1 ? MF_NQ : MF_NQ * MF_NQ;
-  const int base = at(t.i, t.j, t.k) - idx[l] * st;
-  double g = 0.0;
-  for (int m = 0; m < MF_NQ; m++) g += sD[m * MF_NQ + idx[l]] * v[base + m * st];
-  return g;
-}
-
-__device__ inline void stage(double *dst, const double *src, int n)
-{
-  for (int i = threadIdx.x; i < n; i += blockDim.x) dst[i] = src[i];
-}
-
-// shared memory of a block: B, D, P, weights, then two nq^dim buffers per cell
-#define MF_SH_PER_CELL (2 * MF_NQP)
-#define MF_SH_FIXED (MF_NQ * MF_N1 + MF_NQ * MF_NQ + 2 * MF_N1 * MF_N1 + MF_NQ)
-
-struct block {
-  double *sB, *sD, *sP, *sw, *s0, *s1;
-  int cell;
-  bool active;
-  pt t;
-};
-
-__device__ inline block make_block(double *sm, const double *B, const double *D, const double *P, const double *qw,
-                                   int ncells)
-{
-  block b;
-  b.sB = sm;
-  b.sD = b.sB + MF_NQ * MF_N1;
-  b.sP = b.sD + MF_NQ * MF_NQ;
-  b.sw = b.sP + 2 * MF_N1 * MF_N1;
-  const int lc = threadIdx.x / MF_NQP, q = threadIdx.x - lc * MF_NQP;
-  b.s0 = sm + MF_SH_FIXED + (size_t)lc * MF_SH_PER_CELL;
-  b.s1 = b.s0 + MF_NQP;
-  const int pos = blockIdx.x * MF_CPB + lc;
-  b.active = pos < ncells;
-  b.cell = b.active ? pos : 0; // idle threads shadow cell 0, results dropped
-  b.t = make_pt(q);
-  stage(b.sB, B, MF_NQ * MF_N1);
-  stage(b.sD, D, MF_NQ * MF_NQ);
-  stage(b.sw, qw, MF_NQ);
-  if (P) stage(b.sP, P, 2 * MF_N1 * MF_N1);
-  __syncthreads();
-  return b;
-}
-
-// the point x and Jacobian J (J[3k + l] = d x_k / d xi_l) from the cell's geometry nodes (coords,
-// stride cstride doubles per node, constraints applied)
-__device__ inline void geometry(block &b, const int *cell_nodes, const double *coords, int cstride, int mask,
-                                bool any_mask, double *x, double *J)
-{
-  const int *nodes = cell_nodes + (size_t)b.cell * MF_NPC;
-  const int node = b.t.isdof ? nodes[b.t.pos] : 0;
-  for (int k = 0; k < MF_DIM; k++) {
-    b.s0[b.t.q] = b.t.isdof ? coords[(size_t)node * cstride + k] : 0.0;
-    __syncthreads();
-    if (any_mask) hanging(b.s0, mask, b.sP, b.t, false);
-    const double *v = interpolate(b.sB, b.s0, b.s1, b.t);
-    x[k] = v[b.t.q];
-    for (int l = 0; l < MF_DIM; l++) J[3 * k + l] = derivative(b.sD, v, b.t, l);
-    __syncthreads();
-  }
-}
-
-__device__ inline double weight(const block &b)
-{
-  double w = b.sw[b.t.i] * b.sw[b.t.j];
-  if (MF_DIM == 3) w *= b.sw[b.t.k];
-  return w;
-}
-
-// the field's values and reference derivatives at this point, component by component
-__device__ inline void field(block &b, const int *cell_nodes, const double *xv, int mask, bool any_mask, double *u,
-                             double *ref)
-{
-  const int *nodes = cell_nodes + (size_t)b.cell * MF_NPC;
-  const int node = b.t.isdof ? nodes[b.t.pos] : 0;
-  for (int c = 0; c < MF_NC; c++) {
-    b.s0[b.t.q] = b.t.isdof ? xv[(size_t)node * MF_NC + c] : 0.0;
-    __syncthreads();
-    if (any_mask) hanging(b.s0, mask, b.sP, b.t, false);
-    const double *v = interpolate(b.sB, b.s0, b.s1, b.t);
-    u[c] = v[b.t.q];
-    for (int m = 0; m < MF_DIM; m++) ref[c * MF_DIM + m] = derivative(b.sD, v, b.t, m);
-    __syncthreads();
-  }
-}
-
-// what the point gives back (r0 against the values, r1 against the reference derivatives) integrated and
-// added into y, component by component
-__device__ inline void back(block &b, const int *cell_nodes, double *y, int mask, bool any_mask, const double *r0,
-                            const double *r1)
-{
-  const int *nodes = cell_nodes + (size_t)b.cell * MF_NPC;
-  for (int c = 0; c < MF_NC; c++) {
-    double acc = r0[c];
-    for (int l = 0; l < MF_DIM; l++) {
-      b.s0[b.t.q] = r1[c * MF_DIM + l];
-      __syncthreads();
-      acc += derivative_t(b.sD, b.s0, b.t, l);
-      __syncthreads();
-    }
-    b.s0[b.t.q] = acc;
-    __syncthreads();
-    double *v = integrate(b.sB, b.s0, b.s1, b.t);
-    if (any_mask) hanging(v, mask, b.sP, b.t, true);
-    if (b.active && b.t.isdof) atomicAdd(&y[(size_t)nodes[b.t.pos] * MF_NC + c], v[b.t.q]);
-    __syncthreads();
-  }
-}
-
-} // namespace mfj
+#include "cuda/jit_cell.cuh"
 
 // The stored data: the geometry and the g-functions at every point, written in the layout of MODE:
 //   0 full (nb = nc), 1 one block, 2 one block with D3's upper triangle (sym), 3 a built-in operator's
@@ -408,4 +186,390 @@ extern "C" __global__ void __launch_bounds__(MF_NT) mfree_residual(const int *ce
   }
   if (b.active && !finite) atomicMin(nonfinite, ((unsigned long long)b.cell << 20) | (unsigned long long)b.t.q);
   mfj::back(b, cell_nodes, rv, mask, any_mask, r0, r1);
+}
+
+// The vector mass / Laplace shape (BP2, BP4, BP6 and their scalar cases): one block for every component,
+// D3 symmetric, no g1 or g2. The design of the built-in kernels (apply_kernel.cuh) with a component loop:
+// a point's stored entries are loaded once (before the gather, so that their latency overlaps it) and
+// serve every component; each component then runs gather -> B sweeps -> D0 u + D^T (D3 D u) -> B^T
+// sweeps -> scatter with the sweeps written out direction by direction (fully unrolled: MF_N1, MF_NQ
+// are constants here). Shared memory per cell: s0, s1 and the dim gradient buffers. Its launch shape:
+// MF_VEC_CPB cells per block and the register budget of __launch_bounds__(MF_VEC_MAXT, MF_VEC_MINB)
+// (physics.cu: vec_shape, measured).
+#if !MF_HAS1 && !MF_HAS2 && (MF_HAS0 || MF_HAS3)
+#define MF_VEC_NBUF (MF_HAS3 ? 2 + MF_DIM : 2)
+// D3's upper triangle (l <= m) after D0: the offset of entry (l, m)
+#define MF_VEC_D3(l, m) (MF_HAS0 + (l) * MF_DIM - (l) * ((l) + 1) / 2 + (m))
+extern "C" __global__ void __launch_bounds__(MF_VEC_MAXT, MF_VEC_MINB)
+    mfree_apply_vec(const int *cell_nodes, const int *order, const short *mask_all, const double *B, const double *D,
+                    const double *P, const double *qd, int ncells, const double *x, double *y)
+{
+  constexpr int NQ = MF_NQ, N1 = MF_N1, DIM = MF_DIM, NQP = MF_NQP, NS = MF_NS_SYM;
+  double *sB = mf_sm, *sD = sB + NQ * N1, *sP = sD + NQ * NQ;
+  const int lc = threadIdx.x / NQP, q = threadIdx.x - lc * NQP;
+  const int i = q % NQ, j = (q / NQ) % NQ, k = DIM == 3 ? q / (NQ * NQ) : 0;
+  const int pos = blockIdx.x * MF_VEC_CPB + lc;
+  const bool active = pos < ncells;
+  const int cell = !active ? 0 : order ? __ldg(&order[pos]) : pos;
+  double *s0 = sP + 2 * N1 * N1 + (size_t)lc * MF_VEC_NBUF * NQP, *s1 = s0 + NQP, *v = s1 + NQP;
+  double qv[NS];
+  const size_t first = (size_t)cell * NS * NQP + q;
+#pragma unroll
+  for (int e = 0; e < NS; e++) qv[e] = active ? __ldg(&qd[first + (size_t)e * NQP]) : 0.0;
+  for (int t = threadIdx.x; t < NQ * N1; t += blockDim.x) sB[t] = B[t];
+  for (int t = threadIdx.x; t < NQ * NQ; t += blockDim.x) sD[t] = D[t];
+  if (P)
+    for (int t = threadIdx.x; t < 2 * N1 * N1; t += blockDim.x) sP[t] = P[t];
+  const bool isdof = i < N1 && j < N1 && (DIM == 2 || k < N1);
+  const int node = active && isdof ? __ldg(&cell_nodes[(size_t)cell * MF_NPC + i + N1 * (j + N1 * k)]) : 0;
+  double uc[MF_NC];
+#pragma unroll
+  for (int c = 0; c < MF_NC; c++) uc[c] = active && isdof ? __ldg(&x[(size_t)node * MF_NC + c]) : 0.0;
+  const int mk = mask_all && active ? mask_all[cell] : 0;
+  const bool hang = __syncthreads_or(mk != 0); // also: B, D, P staged
+  const mfj::pt t = mfj::make_pt(q);
+#pragma unroll 1
+  for (int c = 0; c < MF_NC; c++) {
+    double u = uc[0]; // uc[c] without a local array in memory
+#pragma unroll
+    for (int e = 1; e < MF_NC; e++)
+      if (e == c) u = uc[e];
+    s0[q] = u;
+    __syncthreads();
+    if (hang) mfj::hanging(s0, mk, sP, t, false);
+    // x: s0 -> s1, y: s1 -> s0, z: s0 -> s1
+    if (j < N1 && k < N1) {
+      double a = 0.0;
+#pragma unroll
+      for (int m = 0; m < N1; m++) a += sB[i * N1 + m] * s0[(k * NQ + j) * NQ + m];
+      s1[q] = a;
+    }
+    __syncthreads();
+    if (k < N1) {
+      double a = 0.0;
+#pragma unroll
+      for (int m = 0; m < N1; m++) a += sB[j * N1 + m] * s1[(k * NQ + m) * NQ + i];
+      s0[q] = a;
+    }
+    __syncthreads();
+    double *uq = s0;
+    if (DIM == 3) {
+      double a = 0.0;
+#pragma unroll
+      for (int m = 0; m < N1; m++) a += sB[k * N1 + m] * s0[(m * NQ + j) * NQ + i];
+      s1[q] = a;
+      __syncthreads();
+      uq = s1;
+    }
+    double r = MF_HAS0 ? qv[0] * uq[q] : 0.0;
+#if MF_HAS3
+    {
+      double g[3] = {0.0, 0.0, 0.0};
+#pragma unroll
+      for (int m = 0; m < NQ; m++) {
+        g[0] += sD[i * NQ + m] * uq[(k * NQ + j) * NQ + m];
+        g[1] += sD[j * NQ + m] * uq[(k * NQ + m) * NQ + i];
+        if (DIM == 3) g[2] += sD[k * NQ + m] * uq[(m * NQ + j) * NQ + i];
+      }
+#pragma unroll
+      for (int l = 0; l < DIM; l++) {
+        double a = 0.0;
+#pragma unroll
+        for (int m = 0; m < DIM; m++) a += qv[l <= m ? MF_VEC_D3(l, m) : MF_VEC_D3(m, l)] * g[m];
+        v[l * NQP + q] = a;
+      }
+      __syncthreads();
+#pragma unroll
+      for (int m = 0; m < NQ; m++) {
+        r += sD[m * NQ + i] * v[(k * NQ + j) * NQ + m];
+        r += sD[m * NQ + j] * v[NQP + (k * NQ + m) * NQ + i];
+        if (DIM == 3) r += sD[m * NQ + k] * v[2 * NQP + (m * NQ + j) * NQ + i];
+      }
+    }
+#endif
+    // back to the nodes: 3D z^T s0 -> s1 (u_q lives in s1: wait for its readers first), y^T, x^T
+    __syncthreads();
+    double *w = s0;
+    s0[q] = r;
+    __syncthreads();
+    if (DIM == 3) {
+      if (k < N1) {
+        double a = 0.0;
+#pragma unroll
+        for (int m = 0; m < NQ; m++) a += sB[m * N1 + k] * s0[(m * NQ + j) * NQ + i];
+        s1[q] = a;
+      }
+      __syncthreads();
+      w = s1;
+    }
+    double *w2 = DIM == 3 ? s0 : s1;
+    if (k < N1 && j < N1) {
+      double a = 0.0;
+#pragma unroll
+      for (int m = 0; m < NQ; m++) a += sB[m * N1 + j] * w[(k * NQ + m) * NQ + i];
+      w2[q] = a;
+    }
+    __syncthreads();
+    r = 0.0;
+    if (isdof)
+#pragma unroll
+      for (int m = 0; m < NQ; m++) r += sB[m * N1 + i] * w2[(k * NQ + j) * NQ + m];
+    if (hang) {
+      double *hb = DIM == 3 ? s1 : s0;
+      __syncthreads();
+      hb[q] = isdof ? r : 0.0;
+      __syncthreads();
+      mfj::hanging(hb, mk, sP, t, true);
+      r = hb[q];
+    }
+    if (active && isdof) atomicAdd(&y[(size_t)node * MF_NC + c], r);
+    __syncthreads(); // every read of s0, s1 done before the next component
+  }
+}
+#endif
+
+// ---------------------------------------------------------------------------------------------------
+// Fused: the geometry stored (MF_NG entries per point: J^-1 row by row, W = w |det J|, the point x) and
+// the g-functions evaluated at every application (at u = 0, du = 0, as the stored set-up does): for
+// physics whose stored entries would outnumber these (elasticity: 81 per point in 3D against 13).
+#define MF_NG (MF_DIM * MF_DIM + 1 + MF_DIM)
+
+namespace mfj {
+
+// the g-functions at this point into G0..G3 (zeroed first); whether all their values are finite
+__device__ inline bool eval_g(const double *x, const double *k, double *G0, double *G1, double *G2, double *G3)
+{
+  const double u0[MF_NC + 1] = {0.0}, du0[MF_NC * MF_DIM + 1] = {0.0};
+  double *G[4] = {G0, G1, G2, G3};
+  const int has[4] = {MF_HAS0, MF_HAS1, MF_HAS2, MF_HAS3};
+  bool finite = true;
+  for (int t = 0; t < 4; t++) {
+    if (!has[t]) continue;
+    const int n = mf_phys_gsize(t, MF_DIM, MF_NC);
+    for (int i = 0; i < n; i++) G[t][i] = 0.0;
+    mfree_g(t, MF_DIM, MF_NC, u0, du0, x, k, G[t]);
+    for (int i = 0; i < n; i++) finite = finite && MF_FINITE(G[t][i]);
+  }
+  return finite;
+}
+
+// this point's geometry from the stored entries (Ji[3 l + e], W, x); zeros for an idle thread
+__device__ inline void load_geo(const block &b, const double *geo, double *Ji, double *W, double *x)
+{
+  const double *g = geo + (size_t)b.cell * MF_NG * MF_NQP + b.t.q;
+  for (int l = 0; l < MF_DIM; l++)
+    for (int e = 0; e < MF_DIM; e++) Ji[3 * l + e] = b.active ? g[(size_t)(l * MF_DIM + e) * MF_NQP] : 0.0;
+  *W = b.active ? g[(size_t)(MF_DIM * MF_DIM) * MF_NQP] : 0.0;
+  for (int kk = 0; kk < MF_DIM; kk++) x[kk] = b.active ? g[(size_t)(MF_DIM * MF_DIM + 1 + kk) * MF_NQP] : 0.0;
+}
+
+// The point's action with the g-functions evaluated here: f0 = G0 u + G1 du, f1 = G2 u + G3 du
+// (physical du = ref J^-1), then r0 = W f0, r1 = W J^-1 f1 (the stored form of mf_phys_store_point).
+__device__ inline void fused_point(const double *Ji, double W, const double *x, const double *k, const double *u,
+                                   const double *ref, double *r0, double *r1)
+{
+  double du[MF_NC * MF_DIM], f0[MF_NC], f1[MF_NC * MF_DIM];
+  for (int c = 0; c < MF_NC; c++)
+    for (int e = 0; e < MF_DIM; e++) {
+      double s = 0.0;
+      for (int m = 0; m < MF_DIM; m++) s += ref[c * MF_DIM + m] * Ji[3 * m + e];
+      du[c * MF_DIM + e] = s;
+    }
+  for (int i = 0; i < MF_NC; i++) f0[i] = 0.0;
+  for (int i = 0; i < MF_NC * MF_DIM; i++) f1[i] = 0.0;
+  const double u0[MF_NC + 1] = {0.0}, du0[MF_NC * MF_DIM + 1] = {0.0};
+#if MF_HAS0
+  {
+    double G[MF_NC * MF_NC];
+    for (int i = 0; i < MF_NC * MF_NC; i++) G[i] = 0.0;
+    mfree_g(0, MF_DIM, MF_NC, u0, du0, x, k, G);
+    for (int c = 0; c < MF_NC; c++)
+      for (int b = 0; b < MF_NC; b++) f0[c] += G[c * MF_NC + b] * u[b];
+  }
+#endif
+#if MF_HAS1
+  {
+    double G[MF_NC * MF_NC * MF_DIM];
+    for (int i = 0; i < MF_NC * MF_NC * MF_DIM; i++) G[i] = 0.0;
+    mfree_g(1, MF_DIM, MF_NC, u0, du0, x, k, G);
+    for (int c = 0; c < MF_NC; c++)
+      for (int b = 0; b < MF_NC; b++)
+        for (int e = 0; e < MF_DIM; e++) f0[c] += G[(c * MF_NC + b) * MF_DIM + e] * du[b * MF_DIM + e];
+  }
+#endif
+#if MF_HAS2
+  {
+    double G[MF_NC * MF_NC * MF_DIM];
+    for (int i = 0; i < MF_NC * MF_NC * MF_DIM; i++) G[i] = 0.0;
+    mfree_g(2, MF_DIM, MF_NC, u0, du0, x, k, G);
+    for (int c = 0; c < MF_NC; c++)
+      for (int b = 0; b < MF_NC; b++)
+        for (int d = 0; d < MF_DIM; d++) f1[c * MF_DIM + d] += G[(c * MF_NC + b) * MF_DIM + d] * u[b];
+  }
+#endif
+#if MF_HAS3
+  {
+    double G[MF_NC * MF_NC * MF_DIM * MF_DIM];
+    for (int i = 0; i < MF_NC * MF_NC * MF_DIM * MF_DIM; i++) G[i] = 0.0;
+    mfree_g(3, MF_DIM, MF_NC, u0, du0, x, k, G);
+    for (int c = 0; c < MF_NC; c++)
+      for (int b = 0; b < MF_NC; b++)
+        for (int d = 0; d < MF_DIM; d++)
+          for (int e = 0; e < MF_DIM; e++)
+            f1[c * MF_DIM + d] += G[((c * MF_NC + b) * MF_DIM + d) * MF_DIM + e] * du[b * MF_DIM + e];
+  }
+#endif
+  for (int c = 0; c < MF_NC; c++) {
+    r0[c] = W * f0[c];
+    for (int l = 0; l < MF_DIM; l++) {
+      double s = 0.0;
+      for (int d = 0; d < MF_DIM; d++) s += Ji[3 * l + d] * f1[c * MF_DIM + d];
+      r1[c * MF_DIM + l] = W * s;
+    }
+  }
+}
+
+} // namespace mfj
+
+// the fused data: the geometry at every point; bad, nonfinite as in mfree_setup_*
+extern "C" __global__ void __launch_bounds__(MF_NT)
+    mfree_setup_geo(const int *cell_nodes, const short *mask_all, const double *coords, int cstride, const double *B,
+                    const double *D, const double *P, const double *qw, const double *k, int ncells, double *geo,
+                    unsigned long long *bad, unsigned long long *nonfinite)
+{
+  mfj::block b = mfj::make_block(mf_sm, B, D, P, qw, ncells);
+  const int mask = mask_all ? mask_all[b.cell] : 0;
+  const bool any_mask = __syncthreads_or(mask != 0);
+  double x[3] = {0, 0, 0}, J[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0}, Ji[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
+  mfj::geometry(b, cell_nodes, coords, cstride, mask, any_mask, x, J);
+  if (!b.active) return;
+  const double det = mf_phys_inverse(MF_DIM, J, Ji);
+  if (!(fabs(det) > 0.0)) {
+    atomicMin(bad, ((unsigned long long)b.cell << 20) | (unsigned long long)b.t.q);
+    return;
+  }
+  double G0[MF_NC * MF_NC + 1], G1[MF_NC * MF_NC * MF_DIM + 1], G2[MF_NC * MF_NC * MF_DIM + 1],
+      G3[MF_NC * MF_NC * MF_DIM * MF_DIM + 1];
+  if (!mfj::eval_g(x, k, G0, G1, G2, G3))
+    atomicMin(nonfinite, ((unsigned long long)b.cell << 20) | (unsigned long long)b.t.q);
+  double *out = geo + (size_t)b.cell * MF_NG * MF_NQP + b.t.q;
+  for (int l = 0; l < MF_DIM; l++)
+    for (int e = 0; e < MF_DIM; e++) out[(size_t)(l * MF_DIM + e) * MF_NQP] = Ji[3 * l + e];
+  out[(size_t)(MF_DIM * MF_DIM) * MF_NQP] = mfj::weight(b) * fabs(det);
+  for (int kk = 0; kk < MF_DIM; kk++) out[(size_t)(MF_DIM * MF_DIM + 1 + kk) * MF_NQP] = x[kk];
+}
+
+// y += A x, fused
+extern "C" __global__ void __launch_bounds__(MF_NT)
+    mfree_apply_fused(const int *cell_nodes, const int *order, const short *mask_all, const double *B, const double *D,
+                      const double *P, const double *qw, const double *geo, const double *k, int ncells, const double *x,
+                      double *y)
+{
+  mfj::block b = mfj::make_block(mf_sm, B, D, P, qw, ncells);
+  if (order) b.cell = order[b.cell];
+  const int mask = mask_all ? mask_all[b.cell] : 0;
+  const bool any_mask = __syncthreads_or(mask != 0);
+  double Ji[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0}, W, xq[3] = {0, 0, 0};
+  mfj::load_geo(b, geo, Ji, &W, xq);
+  double u[MF_NC], ref[MF_NC * MF_DIM], r0[MF_NC], r1[MF_NC * MF_DIM];
+  mfj::field(b, cell_nodes, x, mask, any_mask, u, ref);
+  mfj::fused_point(Ji, W, xq, k, u, ref, r0, r1);
+  mfj::back(b, cell_nodes, y, mask, any_mask, r0, r1);
+}
+
+// The diagonal, added into y, of the stored data (qd in the layout nb, sym) or, where geo is given, of
+// the fused operator (its entries made here in the full layout). The CPU twin: diagonal_host in
+// lib/hex/physics_hex.c. Every term of a component's diagonal block is a separable product: the point
+// values go through shared memory and each node thread sums them against its 1D factors (BB, BG, GG:
+// nq x n1, the products of the basis and its derivative at the points). On a cell with a mask, the
+// columns that mf_hanging_diag_column selects come from the cell operator with its constraints on unit
+// vectors, column by column (all threads of the block take the same columns, their barriers alike).
+extern "C" __global__ void __launch_bounds__(MF_NT)
+    mfree_diagonal(const int *cell_nodes, const short *mask_all, const double *B, const double *D, const double *P,
+                   const double *qw, const double *BB, const double *BG, const double *GG, const double *qd, int nb,
+                   int sym, const double *geo, const double *k, int ncells, double *y)
+{
+  mfj::block b = mfj::make_block(mf_sm, B, D, P, qw, ncells);
+  const int mask = mask_all && b.active ? mask_all[b.cell] : 0;
+  const bool any_mask = __syncthreads_or(mask != 0);
+  const int has[4] = {MF_HAS0, MF_HAS1, MF_HAS2, MF_HAS3};
+  mf_phys_layout L;
+  double Dp[MF_NS_FULL];
+  if (geo) { // the full layout's entries of this point
+    mf_phys_layout_make(MF_DIM, MF_NC, MF_NC, 0, has, &L);
+    double Ji[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0}, W, xq[3] = {0, 0, 0};
+    mfj::load_geo(b, geo, Ji, &W, xq);
+    double G0[MF_NC * MF_NC + 1], G1[MF_NC * MF_NC * MF_DIM + 1], G2[MF_NC * MF_NC * MF_DIM + 1],
+        G3[MF_NC * MF_NC * MF_DIM * MF_DIM + 1];
+    mfj::eval_g(xq, k, G0, G1, G2, G3);
+    const double *Gc[4] = {G0, G1, G2, G3};
+    mf_phys_store_point(&L, Gc, Ji, W, Dp);
+  } else {
+    mf_phys_layout_make(MF_DIM, MF_NC, nb, sym, has, &L);
+    const size_t first = (size_t)b.cell * L.n * MF_NQP + b.t.q;
+    for (int i = 0; i < L.n; i++) Dp[i] = b.active ? qd[first + (size_t)i * MF_NQP] : 0.0;
+  }
+  const int *nodes = cell_nodes + (size_t)b.cell * MF_NPC;
+  const int nt = mf_phys_diag_nterms(&L);
+  double *coef = b.s0;
+  for (int c = 0; c < MF_NC; c++) {
+    double acc = 0.0;
+    for (int j = 0; j < nt; j++) {
+      int kk, ll;
+      const int off = mf_phys_diag_term(&L, c, j, &kk, &ll);
+      __syncthreads();
+      coef[b.t.q] = Dp[off];
+      __syncthreads();
+      if (b.t.isdof) {
+        const int idx[3] = {b.t.i, b.t.j, b.t.k};
+        const double *F[3];
+        for (int e = 0; e < 3; e++) F[e] = (e == kk && e == ll) ? GG : (e == kk || e == ll) ? BG : BB;
+        const int nz = MF_DIM == 3 ? MF_NQ : 1;
+        for (int qz = 0; qz < nz; qz++) {
+          const double fz = MF_DIM == 3 ? F[2][qz * MF_N1 + idx[2]] : 1.0;
+          for (int qy = 0; qy < MF_NQ; qy++) {
+            const double fyz = fz * F[1][qy * MF_N1 + idx[1]];
+            const double *cq = coef + (qz * MF_NQ + qy) * MF_NQ;
+            double sx = 0.0;
+            for (int qx = 0; qx < MF_NQ; qx++) sx += cq[qx] * F[0][qx * MF_N1 + idx[0]];
+            acc += fyz * sx;
+          }
+        }
+      }
+    }
+    if (b.active && b.t.isdof && !(mask && mf_hanging_diag_column(MF_DIM, MF_N1, MF_NPC, mask, nodes, b.t.pos)))
+      atomicAdd(&y[(size_t)nodes[b.t.pos] * MF_NC + c], acc);
+    if (!any_mask) continue;
+    // the constrained columns: C^T A_cc C e_j, each position holding j's DoF adds its entry
+    double cacc = 0.0;
+    for (int jc = 0; jc < MF_NPC; jc++) {
+      const bool need = b.active && mask && mf_hanging_diag_column(MF_DIM, MF_N1, MF_NPC, mask, nodes, jc);
+      if (!__syncthreads_or(need)) continue;
+      b.s0[b.t.q] = b.t.isdof && b.t.pos == jc ? 1.0 : 0.0;
+      __syncthreads();
+      hanging(b.s0, mask, b.sP, b.t, false);
+      const double *v = mfj::interpolate(b.sB, b.s0, b.s1, b.t);
+      double u[MF_NC], ref[MF_NC * MF_DIM], r0[MF_NC], r1[MF_NC * MF_DIM];
+      for (int i = 0; i < MF_NC; i++) u[i] = 0.0;
+      for (int i = 0; i < MF_NC * MF_DIM; i++) ref[i] = 0.0;
+      u[c] = v[b.t.q];
+      for (int m = 0; m < MF_DIM; m++) ref[c * MF_DIM + m] = mfj::derivative(b.sD, v, b.t, m);
+      __syncthreads();
+      mf_phys_apply_point(&L, Dp, u, ref, r0, r1);
+      double a = r0[c];
+      for (int l = 0; l < MF_DIM; l++) {
+        b.s0[b.t.q] = r1[c * MF_DIM + l];
+        __syncthreads();
+        a += mfj::derivative_t(b.sD, b.s0, b.t, l);
+        __syncthreads();
+      }
+      b.s0[b.t.q] = a;
+      __syncthreads();
+      double *w = mfj::integrate(b.sB, b.s0, b.s1, b.t);
+      hanging(w, mask, b.sP, b.t, true);
+      if (need && b.t.isdof && nodes[b.t.pos] == nodes[jc]) cacc += w[b.t.q];
+      __syncthreads();
+    }
+    if (b.active && b.t.isdof && cacc != 0.0) atomicAdd(&y[(size_t)nodes[b.t.pos] * MF_NC + c], cacc);
+  }
 }

@@ -17,6 +17,7 @@ typedef struct {
   mf_basis1d basis;
   int nqp;
   mf_phys_layout lay;  /* as stored: nb = 1 (one block) or nc */
+  int fused;           /* cuda: the geometry stored (dim^2 + 1 + dim per point), the g-functions run at each application */
   double *qd;          /* cpu backend: ncells x nqp x lay.n, the point's entries cell by cell */
   float *qdf;          /* a single-precision copy's (cpu backend): the same rounded to float */
   void *dev;           /* cuda backend: the compiled kernels and the stored data on the device */

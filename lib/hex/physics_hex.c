@@ -394,28 +394,11 @@ static int diagonal_host(mf_operator op, double *d)
 
 static int diagonal_cpu(mf_operator op, mf_vector dv) { return diagonal_host(op, dv->data); }
 
-/* On a backend that keeps the data on the device: the diagonal from a host copy of them, by the CPU
- * code above (copied back to the device). */
+/* On a backend that keeps the data on the device: its diagonal kernel (the twin of diagonal_host). */
 static int diagonal_device(mf_operator op, mf_vector dv)
 {
-  mf_context ctx = op->ctx;
-  const mf_space s = op->space;
-  hex_phys *h = hp(op);
-  const size_t n = (size_t)s->ncells * h->nqp * h->lay.n;
-  double *host = NULL, *d = NULL;
-  MF_CALL(mf_space_colors(s));
-  int ierr = MF_CALLOC(ctx, n + 1, &host);
-  if (!ierr) ierr = MF_CALLOC(ctx, (size_t)s->nlocal + 1, &d);
-  if (!ierr) ierr = ctx->bk->physics.hex_qdata_to_host(op, host);
-  if (!ierr) {
-    h->qd = host;
-    ierr = diagonal_host(op, d);
-    h->qd = NULL;
-  }
-  if (!ierr) ierr = dv->ops.from_host(dv, d, s->nlocal);
-  free(host);
-  free(d);
-  return ierr;
+  MF_CALL(dv->ops.set_value(dv, 0.0));
+  return op->ctx->bk->physics.hex_diagonal(op, dv);
 }
 
 /* ------------------------------------------------------------------ the built-ins' shape */

@@ -53,6 +53,8 @@ typedef struct mf_phys_s {
   double k[MF_PHYS_MAX_CONSTANTS];
   int needs_dim;   /* 1: the physics acts on fields of dim components only (the gallery's elasticity) */
   const char *name; /* the gallery's name, or "user" */
+  const char *gallery_functions; /* a gallery entry: its functions in mf_phys_gallery_source (the source a
+                                  * device backend compiles), else NULL */
   /* given as source (mf_physics_set_source): the text and names (lib/physics/source.c, held by every
    * copy: mf_phys_retain, mf_phys_release); f and g are filled where the backend compiles it */
   int from_source;

@@ -42,6 +42,7 @@ int mf_physics_destroy(mf_physics *ph)
 /* functions given after a source: the source goes (the other functions were its own) */
 static void from_functions(mf_physics ph)
 {
+  ph->ph.gallery_functions = NULL; /* a gallery entry changed by the user is the user's */
   if (!ph->ph.from_source) return;
   mf_phys_release(&ph->ph);
   ph->ph.from_source = 0;
@@ -236,8 +237,54 @@ static void f1_elasticity(int dim, int nc, const double *u, const double *du, co
     for (int d = 0; d < dim; d++) f1[c * dim + d] = mu * (du[c * dim + d] + du[d * dim + c]) + (c == d ? lambda * tr : 0.0);
 }
 
+/* The same entries as source, for the backends that compile physics at run time (cuda). */
+const char *const mf_phys_gallery_source =
+    "void gallery_g0_mass(int dim, int nc, const double *u, const double *du, const double *x, const double *k, double *g0)\n"
+    "{ for (int c = 0; c < nc; c++) g0[c * nc + c] = k[0]; }\n"
+    "void gallery_f0_mass(int dim, int nc, const double *u, const double *du, const double *x, const double *k, double *f0)\n"
+    "{ for (int c = 0; c < nc; c++) f0[c] = k[0] * u[c]; }\n"
+    "void gallery_g3_laplace(int dim, int nc, const double *u, const double *du, const double *x, const double *k, double *g3)\n"
+    "{ for (int c = 0; c < nc; c++) for (int d = 0; d < dim; d++) g3[((c * nc + c) * dim + d) * dim + d] = k[0]; }\n"
+    "void gallery_f1_laplace(int dim, int nc, const double *u, const double *du, const double *x, const double *k, double *f1)\n"
+    "{ for (int i = 0; i < nc * dim; i++) f1[i] = k[0] * du[i]; }\n"
+    "void gallery_g3_helmholtz(int dim, int nc, const double *u, const double *du, const double *x, const double *k, double *g3)\n"
+    "{ for (int c = 0; c < nc; c++) for (int d = 0; d < dim; d++) g3[((c * nc + c) * dim + d) * dim + d] = k[1]; }\n"
+    "void gallery_f1_helmholtz(int dim, int nc, const double *u, const double *du, const double *x, const double *k, double *f1)\n"
+    "{ for (int i = 0; i < nc * dim; i++) f1[i] = k[1] * du[i]; }\n"
+    "void gallery_g3_diffusion(int dim, int nc, const double *u, const double *du, const double *x, const double *k, double *g3)\n"
+    "{\n"
+    "  for (int c = 0; c < nc; c++)\n"
+    "    for (int d = 0; d < dim; d++)\n"
+    "      for (int e = 0; e < dim; e++) g3[((c * nc + c) * dim + d) * dim + e] = k[d * dim + e];\n"
+    "}\n"
+    "void gallery_f1_diffusion(int dim, int nc, const double *u, const double *du, const double *x, const double *k, double *f1)\n"
+    "{\n"
+    "  for (int c = 0; c < nc; c++)\n"
+    "    for (int d = 0; d < dim; d++) {\n"
+    "      double s = 0.0;\n"
+    "      for (int e = 0; e < dim; e++) s += k[d * dim + e] * du[c * dim + e];\n"
+    "      f1[c * dim + d] = s;\n"
+    "    }\n"
+    "}\n"
+    "void gallery_g3_elasticity(int dim, int nc, const double *u, const double *du, const double *x, const double *k, double *g3)\n"
+    "{\n"
+    "  for (int c = 0; c < nc; c++)\n"
+    "    for (int b = 0; b < nc; b++)\n"
+    "      for (int d = 0; d < dim; d++)\n"
+    "        for (int e = 0; e < dim; e++)\n"
+    "          g3[((c * nc + b) * dim + d) * dim + e] = k[0] * (c == d && b == e) + k[1] * ((c == b && d == e) + (c == e && d == b));\n"
+    "}\n"
+    "void gallery_f1_elasticity(int dim, int nc, const double *u, const double *du, const double *x, const double *k, double *f1)\n"
+    "{\n"
+    "  double tr = 0.0;\n"
+    "  for (int d = 0; d < dim; d++) tr += du[d * dim + d];\n"
+    "  for (int c = 0; c < dim; c++)\n"
+    "    for (int d = 0; d < dim; d++) f1[c * dim + d] = k[1] * (du[c * dim + d] + du[d * dim + c]) + (c == d ? k[0] * tr : 0.0);\n"
+    "}\n";
+
 typedef struct {
   const char *name;
+  const char *functions; /* in mf_phys_gallery_source */
   int nconst;       /* constants it needs (-1: dim * dim, read at the operator) */
   int needs_dim;    /* components = dim */
   mf_phys_fn f[2], g[4];
@@ -246,12 +293,16 @@ typedef struct {
 } gallery_entry;
 
 static const gallery_entry gallery[] = {
-    {"mass", 1, 0, {f0_mass, NULL}, {g0_mass, NULL, NULL, NULL}, {1.0, 0.0}, "k = (c)"},
-    {"laplace", 1, 0, {NULL, f1_laplace}, {NULL, NULL, NULL, g3_laplace}, {1.0, 0.0}, "k = (c)"},
-    {"helmholtz", 2, 0, {f0_mass, f1_helmholtz}, {g0_helmholtz, NULL, NULL, g3_helmholtz}, {1.0, 1.0}, "k = (a, b)"},
-    {"diffusion", -1, 0, {NULL, f1_diffusion}, {NULL, NULL, NULL, g3_diffusion}, {0.0, 0.0},
-     "k = the dim x dim tensor, row by row"},
-    {"elasticity", 2, 1, {NULL, f1_elasticity}, {NULL, NULL, NULL, g3_elasticity}, {1.0, 1.0}, "k = (lambda, mu)"},
+    {"mass", "f0=gallery_f0_mass g0=gallery_g0_mass", 1, 0, {f0_mass, NULL}, {g0_mass, NULL, NULL, NULL}, {1.0, 0.0},
+     "k = (c)"},
+    {"laplace", "f1=gallery_f1_laplace g3=gallery_g3_laplace", 1, 0, {NULL, f1_laplace},
+     {NULL, NULL, NULL, g3_laplace}, {1.0, 0.0}, "k = (c)"},
+    {"helmholtz", "f0=gallery_f0_mass f1=gallery_f1_helmholtz g0=gallery_g0_mass g3=gallery_g3_helmholtz", 2, 0,
+     {f0_mass, f1_helmholtz}, {g0_helmholtz, NULL, NULL, g3_helmholtz}, {1.0, 1.0}, "k = (a, b)"},
+    {"diffusion", "f1=gallery_f1_diffusion g3=gallery_g3_diffusion", -1, 0, {NULL, f1_diffusion},
+     {NULL, NULL, NULL, g3_diffusion}, {0.0, 0.0}, "k = the dim x dim tensor, row by row"},
+    {"elasticity", "f1=gallery_f1_elasticity g3=gallery_g3_elasticity", 2, 1, {NULL, f1_elasticity},
+     {NULL, NULL, NULL, g3_elasticity}, {1.0, 1.0}, "k = (lambda, mu)"},
 };
 
 int mf_physics_create_gallery(mf_context ctx, const char *name, int ncomp, int n, const double *k, mf_physics *ph)
@@ -277,6 +328,7 @@ int mf_physics_create_gallery(mf_context ctx, const char *name, int ncomp, int n
   for (int t = 0; t < 2; t++) p->ph.f[t] = g->f[t];
   p->ph.name = g->name;
   p->ph.needs_dim = g->needs_dim;
+  p->ph.gallery_functions = g->functions;
   int ierr = n ? mf_physics_set_constants(p, n, k) : mf_physics_set_constants(p, g->nconst, g->k);
   if (ierr) {
     mf_physics_destroy(&p);
@@ -317,6 +369,10 @@ int mf_operator_create_physics(mf_space space, mf_physics ph, mf_quadrature quad
   mf_phys copy = *p;
   mf_phys_retain(&copy);
   int ierr = ctx->backend == MF_BACKEND_CPU ? mf_phys_compile_cpu(ctx, &copy) : 0;
+  /* a gallery entry on a backend that compiles at run time: the same entry as source */
+  if (!ierr && ctx->backend != MF_BACKEND_CPU && !copy.from_source && copy.gallery_functions)
+    ierr = mf_phys_source_set(&copy, ctx, mf_phys_gallery_source, strlen(mf_phys_gallery_source), "mfree gallery",
+                              copy.gallery_functions);
   ierr = mf_agree(ctx, ierr);
   if (!ierr) ierr = space->fam->physics_create(space, &copy, quad, op);
   mf_phys_release(&copy);
