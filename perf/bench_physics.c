@@ -7,6 +7,9 @@
  *   bp4           vector Laplace, 3 components, Gauss q = p + 2
  *   bp5-physics   Laplace, Gauss-Lobatto q = p + 1          (the built-in: bp5)
  *   bp6           vector Laplace, 3 components, Gauss-Lobatto q = p + 1
+ *   elasticity-mg linear elasticity (E = 1, nu = 0.3), dim components, Gauss q = p + 1, clamped at x = 0
+ *                 (box face tag 1), loaded by its weight (f0); CG with multigrid to 1e-8 from u = 0: the
+ *                 time to solution (set-up of the operator and the V-cycle, the solve) and its phases
  * DoFs are nodes x components. Byte model (fewest bytes per application): x read once and y written
  * once (8 B each per DoF), the stored entries of every point (8 B each: the layout the operator chose,
  * one block for the vector problems), the node indices (4 B per cell node); bytes_per_dof = that total /
@@ -29,20 +32,128 @@ static const char *const source =
     "{\n"
     "  for (int c = 0; c < nc; c++)\n"
     "    for (int d = 0; d < dim; d++) g3[((c * nc + c) * dim + d) * dim + d] = 1.0;\n"
+    "}\n"
+    "void weight(int dim, int nc, const double *u, const double *du, const double *x, const double *k, double *f0)\n"
+    "{\n"
+    "  f0[1] = k[2];\n"
+    "}\n"
+    "void stress(int dim, int nc, const double *u, const double *du, const double *x, const double *k, double *f1)\n"
+    "{\n"
+    "  double tr = 0.0;\n"
+    "  for (int d = 0; d < dim; d++) tr += du[d * dim + d];\n"
+    "  for (int c = 0; c < dim; c++)\n"
+    "    for (int d = 0; d < dim; d++) f1[c * dim + d] = k[1] * (du[c * dim + d] + du[d * dim + c]) + (c == d ? k[0] * tr : 0.0);\n"
+    "}\n"
+    "void tangent(int dim, int nc, const double *u, const double *du, const double *x, const double *k, double *g3)\n"
+    "{\n"
+    "  for (int c = 0; c < dim; c++)\n"
+    "    for (int b = 0; b < dim; b++)\n"
+    "      for (int d = 0; d < dim; d++)\n"
+    "        for (int e = 0; e < dim; e++)\n"
+    "          g3[((c * dim + b) * dim + d) * dim + e] = k[0] * (c == d && b == e) + k[1] * ((c == b && d == e) + (c == e && d == b));\n"
     "}\n";
 
 int mf_bench_physics_problem(const char *name)
 {
-  static const char *const names[] = {"bp1-physics", "bp2", "bp3-physics", "bp4", "bp5-physics", "bp6"};
-  for (int i = 0; i < 6; i++)
+  static const char *const names[] = {"bp1-physics", "bp2", "bp3-physics", "bp4", "bp5-physics", "bp6", "elasticity-mg"};
+  for (int i = 0; i < 7; i++)
     if (!strcmp(name, names[i])) return i;
   return -1;
+}
+
+/* the unit box in t^dim trees of 2^level cells per direction, nodes x nc near the target */
+static void box_size(double target, int nc, int dim, int p, int *trees, int *level)
+{
+  const double cells1d = (pow(target / nc, 1.0 / dim) - 1.0) / p;
+  *level = cells1d > 8 ? (int)floor(log2(cells1d / 4.0)) : 0;
+  const int t = (int)floor(cells1d / pow(2.0, *level) + 0.5);
+  trees[0] = trees[1] = trees[2] = t < 1 ? 1 : t;
+}
+
+/* elasticity-mg: one row per degree */
+static int elasticity_run(mf_context ctx, const mf_bench_physics_opts *o, FILE *out)
+{
+  const char *hdr = "device,problem,dim,p,ncomp,ndofs,iterations,converged,setup_s,solve_s,total_s,dofs_per_s,"
+                    "compile_s,operator_s,pc_setup_s,rhs_s";
+  printf("%s\n", hdr);
+  if (out) fprintf(out, "%s\n", hdr);
+  int status = 0;
+  for (int di = 0; di < o->ndeg; di++) {
+    const int p = o->degrees[di], dim = o->dim, nc = dim, clamped = 1;
+    const double E = 1.0, nu = 0.3, k[3] = {E * nu / ((1 + nu) * (1 - 2 * nu)), E / (2 * (1 + nu)), 0.01};
+    int trees[3], level;
+    box_size(o->target, nc, dim, p, trees, &level);
+    mf_mesh mesh = NULL;
+    mf_space s = NULL;
+    mf_physics ph = NULL;
+    mf_operator op = NULL;
+    mf_pc pc = NULL;
+    mf_cg cg = NULL;
+    mf_vector u = NULL, b = NULL;
+    mf_cg_info info = {0};
+    double phases[MF_PHASE_COUNT] = {0};
+    int ierr = mf_mesh_create_box(ctx, "deformed", dim, trees, level, &mesh);
+    if (!ierr) ierr = mf_space_create_components(mesh, p, nc, &s);
+    if (!ierr) ierr = mf_space_set_dirichlet_tags(s, 1, &clamped);
+    if (!ierr) ierr = mf_physics_create(ctx, nc, &ph);
+    if (!ierr) ierr = mf_physics_set_source(ph, source, "f0=weight f1=stress g3=tangent");
+    if (!ierr) ierr = mf_physics_set_constants(ph, 3, k);
+    if (!ierr) ierr = mf_vector_create(s, &u);
+    if (!ierr) ierr = mf_vector_create(s, &b);
+    mf_device_sync(ctx);
+    mf_context_phase_reset(ctx);
+    const double t0 = MPI_Wtime();
+    if (!ierr) ierr = mf_operator_create_physics(s, ph, MF_QUAD_GAUSS, &op);
+    if (!ierr) ierr = mf_operator_set_dirichlet(op, 1);
+    mf_device_sync(ctx);
+    const double t1 = MPI_Wtime();
+    if (!ierr) ierr = mf_vector_set_value(u, 0.0);
+    if (!ierr) ierr = mf_operator_residual(op, u, b); /* F(0) = -(load, v) */
+    if (!ierr) ierr = mf_vector_scale(b, -1.0);
+    mf_device_sync(ctx);
+    const double t2 = MPI_Wtime();
+    if (!ierr) ierr = mf_pc_create(op, MF_PC_MULTIGRID, &pc);
+    if (!ierr) ierr = mf_pc_setup(pc);
+    if (!ierr) ierr = mf_cg_create(op, &cg);
+    if (!ierr) ierr = mf_cg_set_pc(cg, pc);
+    if (!ierr) ierr = mf_cg_set_tolerance(cg, 1e-8, 500);
+    mf_device_sync(ctx);
+    const double t3 = MPI_Wtime();
+    if (!ierr) ierr = mf_cg_solve(cg, b, u, &info);
+    mf_device_sync(ctx);
+    const double t4 = MPI_Wtime();
+    mf_context_phase_times(ctx, phases);
+    if (ierr) {
+      fprintf(stderr, "mfree-bench: %s p %d: %s\n", o->problem, p, mf_last_error_message());
+      status = 1;
+    } else {
+      char row[512];
+      const double n = (double)s->nglobal;
+      snprintf(row, sizeof row, "%s,%s,%d,%d,%d,%lld,%d,%d,%.3f,%.3f,%.3f,%.4g,%.3f,%.3f,%.3f,%.3f", o->device,
+               o->problem, dim, p, nc, (long long)s->nglobal, info.iterations, info.converged, t3 - t0, t4 - t3,
+               t4 - t0, n / (t4 - t0), phases[MF_PHASE_COMPILE], t1 - t0, t3 - t2, t2 - t1);
+      printf("%s\n", row);
+      fflush(stdout);
+      if (out) fprintf(out, "%s\n", row), fflush(out);
+      if (!info.converged) status = 1;
+    }
+    mf_cg_destroy(&cg);
+    mf_pc_destroy(&pc);
+    mf_vector_destroy(&u);
+    mf_vector_destroy(&b);
+    mf_operator_destroy(&op);
+    mf_physics_destroy(&ph);
+    mf_space_destroy(&s);
+    mf_mesh_destroy(&mesh);
+  }
+  return status;
 }
 
 int mf_bench_physics_run(mf_context ctx, const mf_bench_physics_opts *o, FILE *out)
 {
   const int pi = mf_bench_physics_problem(o->problem);
   if (pi < 0) return 1;
+  if (pi == 6) return elasticity_run(ctx, o, out);
   const int nc = pi % 2 ? 3 : 1, mass = pi < 2;
   const mf_quadrature quad = pi >= 4 ? MF_QUAD_GLL : MF_QUAD_GAUSS_P2;
   const char *hdr = "device,problem,dim,p,q,ncomp,ndofs,ms_per_apply,gdofs_per_s,bytes_per_dof,gb_per_s,frac_of_triad,"
@@ -52,11 +163,8 @@ int mf_bench_physics_run(mf_context ctx, const mf_bench_physics_opts *o, FILE *o
   int status = 0;
   for (int di = 0; di < o->ndeg; di++) {
     const int p = o->degrees[di], dim = o->dim;
-    /* the unit box in t^dim trees of 2^level cells per direction, nodes x components near the target */
-    const double cells1d = (pow(o->target / nc, 1.0 / dim) - 1.0) / p;
-    const int level = cells1d > 8 ? (int)floor(log2(cells1d / 4.0)) : 0;
-    int t = (int)floor(cells1d / pow(2.0, level) + 0.5), trees[3];
-    trees[0] = trees[1] = trees[2] = t < 1 ? 1 : t;
+    int trees[3], level;
+    box_size(o->target, nc, dim, p, trees, &level);
     mf_mesh mesh = NULL;
     mf_space s = NULL;
     mf_physics ph = NULL;
@@ -87,12 +195,13 @@ int mf_bench_physics_run(mf_context ctx, const mf_bench_physics_opts *o, FILE *o
       } else {
         const mf_hex_phys *h = mf_hexphys(op);
         const double n = (double)s->nglobal, cells = (double)mesh->ncells_global;
-        const double bytes = 16.0 * n + 8.0 * cells * h->nqp * h->lay.n + 4.0 * cells * s->npc;
+        const int stored = h->fused ? dim * dim + 1 + dim : h->lay.n; /* entries per point */
+        const double bytes = 16.0 * n + 8.0 * cells * h->nqp * stored + 4.0 * cells * s->npc;
         const double dofs = n / (ms * 1e-3), bpd = bytes / n, gbs = bpd * dofs / 1e9;
         char row[512];
         snprintf(row, sizeof row, "%s,%s,%d,%d,%d,%d,%lld,%.5f,%.4f,%.1f,%.1f,%.3f,%d,%.3f,%.3f", o->device, o->problem,
                  dim, p, h->basis.nq, nc, (long long)s->nglobal, ms, dofs / 1e9, bpd, gbs,
-                 o->triad > 0 ? gbs / o->triad : 0.0, h->lay.n, setup, phases[MF_PHASE_COMPILE]);
+                 o->triad > 0 ? gbs / o->triad : 0.0, stored, setup, phases[MF_PHASE_COMPILE]);
         printf("%s\n", row);
         fflush(stdout);
         if (out) fprintf(out, "%s\n", row), fflush(out);

@@ -511,7 +511,7 @@ static void usage(void)
 {
   printf("usage: mfree-bench [--problem bp1|bp3|bp5|ljungkvist|all|ljungkvist-adaptive|simplex-mass|simplex-laplace|\n"
          "                              simplex-helmholtz|simplex-elasticity|simplex-all|bp1-physics|bp2|bp3-physics|\n"
-         "                              bp4|bp5-physics|bp6] [--degrees 1,2,...] [--dim 2|3]\n"
+         "                              bp4|bp5-physics|bp6|elasticity-mg] [--degrees 1,2,...] [--dim 2|3]\n"
          "                   [--min-dofs N] [--max-dofs N] [--sizes K] [--scatter colored|atomic|both]\n"
          "                   [--backend auto|cuda|cpu] [--cells-per-block N,M,...] [--reps R] [--csv FILE]\n"
          "                                      (default auto: cuda where a GPU is usable, else cpu)\n"
@@ -541,7 +541,7 @@ int main(int argc, char **argv)
   static const char *const problem_names[] = {"all", "bp1", "bp3", "bp5", "ljungkvist", "ljungkvist-adaptive",
                                               "simplex-mass", "simplex-laplace", "simplex-helmholtz",
                                               "simplex-elasticity", "simplex-all", "bp1-physics", "bp2",
-                                              "bp3-physics", "bp4", "bp5-physics", "bp6"},
+                                              "bp3-physics", "bp4", "bp5-physics", "bp6", "elasticity-mg"},
                            *const scatters[] = {"both", "colored", "atomic"}, *const backends[] = {"cuda", "cpu", "auto"};
   int problem_i = 0, scatter_i = 0, backend_i = 2; /* auto, as mfree-poisson: the GPU where one is usable */
   const char *csv = NULL;
@@ -569,7 +569,7 @@ int main(int argc, char **argv)
     else if (opt_is(&P, "--cg")) opt_int(&P, 0, 100000, &cg_iters);
     else if (opt_is(&P, "--cg-steps")) cg_steps = 1;
     else if (opt_is(&P, "--tune")) tune = 1;
-    else if (opt_is(&P, "--problem")) opt_choice(&P, problem_names, 17, &problem_i);
+    else if (opt_is(&P, "--problem")) opt_choice(&P, problem_names, (int)(sizeof problem_names / sizeof *problem_names), &problem_i);
     else if (opt_is(&P, "--backend")) opt_choice(&P, backends, 3, &backend_i), given[4] = 1;
     else if (opt_is(&P, "--scatter")) opt_choice(&P, scatters, 3, &scatter_i), given[3] = 1;
     else if (opt_is(&P, "--method")) opt_choice(&P, methods, 3, &method_i);
