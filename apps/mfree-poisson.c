@@ -32,6 +32,9 @@ static void usage(FILE *f)
           "                     trees; ball: each tree T^dim-fold), for sizes between powers of 2 (default 1)\n"
           "  --backend B        cpu | cuda | auto (default auto)\n"
           "  --coefficient C    constant | ljungkvist, c(x) = 1/(0.05 + 2|x|^2) (default ljungkvist)\n"
+          "  --fields F         host | source: u, f and c(x) as host callbacks, or as C source evaluated where\n"
+          "                     the vectors live (on the device on cuda; the operator then a physics) (default\n"
+          "                     host; source: hex meshes)\n"
           "  --tol T            relative CG tolerance in (0, 1) (default 1e-10)\n"
           "  --pc P             preconditioner: jacobi | chebyshev | mg | none (default jacobi)\n"
           "  --pc-degree K      Chebyshev degree, or the multigrid smoother's, 1..64 (default 4)\n"
@@ -139,10 +142,11 @@ int main(int argc, char **argv)
                            *const pcs[] = {"jacobi", "chebyshev", "mg", "none"}, *const precs[] = {"double", "float"},
                            *const methods[] = {"mf", "assembled", "both"},
                            *const variants[] = {"auto", "search", "table", "rowwise"},
-                           *const coarses[] = {"matrix-free", "assembled"};
+                           *const coarses[] = {"matrix-free", "assembled"}, *const fields[] = {"host", "source"};
   static const mf_pc_kind pc_kinds[] = {MF_PC_JACOBI, MF_PC_CHEBYSHEV, MF_PC_MULTIGRID, MF_PC_NONE};
-  int mesh_i = 1, backend_i = 2, coef_i = 1, adapt_i = 0, pc_i = 0, prec_i = 0, method_i = 0, variant_i = 0, coarse_i = 0;
-  poisson_pc pcopt = {MF_PC_JACOBI, 0, 0, MF_PRECISION_DOUBLE, NULL, NULL, NULL, 0, MF_ASSEMBLY_AUTO, NULL, MF_MG_COARSE_MATRIX_FREE, NULL};
+  int mesh_i = 1, backend_i = 2, coef_i = 1, adapt_i = 0, pc_i = 0, prec_i = 0, method_i = 0, variant_i = 0, coarse_i = 0,
+      fields_i = 0;
+  poisson_pc pcopt = {MF_PC_JACOBI, 0, 0, MF_PRECISION_DOUBLE, NULL, NULL, NULL, 0, MF_ASSEMBLY_AUTO, NULL, MF_MG_COARSE_MATRIX_FREE, NULL, 0};
   double tol = 1e-10;
 
   /* Options first, before MPI starts: a bad one costs nothing and stops before any work. */
@@ -169,6 +173,7 @@ int main(int argc, char **argv)
     else if (opt_is(&P, "--pc-degree")) given_pc_degree = !opt_int(&P, 1, 64, &pcopt.degree);
     else if (opt_is(&P, "--mg-precision")) opt_choice(&P, precs, 2, &prec_i);
     else if (opt_is(&P, "--mg-coarse")) opt_choice(&P, coarses, 2, &coarse_i);
+    else if (opt_is(&P, "--fields")) opt_choice(&P, fields, 2, &fields_i);
     else if (opt_is(&P, "--method")) opt_choice(&P, methods, 3, &method_i);
     else if (opt_is(&P, "--assembly-variant")) opt_choice(&P, variants, 4, &variant_i);
     else if (opt_is(&P, "--verbose")) verbose = 1;
@@ -228,6 +233,8 @@ int main(int argc, char **argv)
   if (!P.bad && variant_i && !method_i)
     opt_error(&P, "option --assembly-variant %s needs --method assembled or both", variants[variant_i]);
   pcopt.variant = (mf_assembly_variant)variant_i;
+  if (!P.bad && fields_i && simplex) opt_error(&P, "option --fields source needs a hex mesh (not '%s')", mesh_arg);
+  pcopt.source_fields = fields_i;
   if (P.bad) return 2;
   const char *mesh_name = simplex ? mesh_arg : mesh_names[mesh_i], *backend = backends[backend_i], *coef_name = coefs[coef_i];
   const char *adapt = adapts[adapt_i], *pc_name = pcs[pc_i], *mg_prec = precs[prec_i];
@@ -342,7 +349,7 @@ int main(int argc, char **argv)
     ierr = poisson_solve_vtu(mesh, degree, coef, tol, &pcopt, vtu, &res);
     failed = res.failed_option;
   }
-  if (!ierr) ierr = mf_context_phase_times(ctx, phases); /* the first run's phases, as its set-up time */
+  if (!ierr) memcpy(phases, res.setup_phases, sizeof phases); /* the first run's phases at the end of its set-up */
   poisson_result res_asm; /* --method both: the assembled run, after the matrix-free one on the same mesh */
   memset(&res_asm, 0, sizeof res_asm);
   if (!ierr && method_i == 2) {
@@ -404,7 +411,7 @@ int main(int argc, char **argv)
     printf("mfree-poisson: -div(c grad u) = f, manufactured solution\n"
            "  mesh           %s\n"
            "  degree         %s\n"
-           "  coefficient    %s\n"
+           "  coefficient    %s%s\n"
            "  DoFs           %lld\n"
            "  ranks          %d\n"
            "  backend        %s\n"
@@ -415,7 +422,7 @@ int main(int argc, char **argv)
            "  L2 error       %.6e (%.3f s)\n"
            "  H1 error       %.6e (seminorm, ||grad(u_h - u)||_L2)\n"
            "  device memory  %.3f GB peak (rank 0)\n",
-           mesh_line, degree_line, coef_name, (long long)res.ndofs, nranks, be,
+           mesh_line, degree_line, coef_name, fields_i ? " (u, f, c as source)" : "", (long long)res.ndofs, nranks, be,
            pc_name, res.iterations, res.converged ? "converged" : "NOT converged", res.residual, tol, setup,
            res.solve_s, res.s_per_iter, dofs_per_s, res.l2_error, res.error_s, res.h1_error, mem_peak / 1e9);
     printf("  setup          phase          seconds   share\n");
@@ -475,12 +482,12 @@ int main(int argc, char **argv)
       FILE *f = jf;
       fprintf(f,
               "{\"ndofs\": %lld, \"ranks\": %d, \"backend\": \"%s\", \"degree\": %d, \"dim\": %d, "
-              "\"mesh\": \"%s\", \"trees\": %d, \"refine\": %d, \"adapt\": \"%s\", \"cells\": %lld, \"coefficient\": \"%s\", \"iterations\": %d, "
+              "\"mesh\": \"%s\", \"trees\": %d, \"refine\": %d, \"adapt\": \"%s\", \"cells\": %lld, \"coefficient\": \"%s\", \"fields\": \"%s\", \"iterations\": %d, "
               "\"converged\": %s, \"setup_s\": %.6e, \"solve_s\": %.6e, \"s_per_iteration\": %.6e, "
               "\"dofs_per_s_per_iteration\": %.6e, \"l2_error\": %.10e, \"l2_error_s\": %.6e, \"h1_error\": %.10e, "
               "\"device_mem_peak_bytes\": %zu, \"setup_phases_s\": {",
               (long long)res.ndofs, nranks, be, degree, dim, mesh_name, trees, refine, adapt, (long long)ncells, coef_name,
-              res.iterations,
+              fields[fields_i], res.iterations,
               res.converged ? "true" : "false", setup, res.solve_s, res.s_per_iter, dofs_per_s,
               res.l2_error, res.error_s, res.h1_error, mem_peak);
       for (int k = 0; k < MF_PHASE_COUNT; k++) fprintf(f, "\"%s\": %.6e, ", mf_phase_name((mf_phase)k), phases[k]);

@@ -73,6 +73,50 @@ static double poisson_f(const double *x, int dim, void *user)
   return f;
 }
 
+/* The same problem as C source (mf_source, mf_physics_set_source: evaluated where the vectors live, on the
+ * device on cuda): u, f and the coefficient as g3 = c(x) I; k[0] = the coefficient (0 constant, 1 ljungkvist). */
+static const char *const poisson_source =
+    "#include <math.h>\n"
+    "#define POISSON_PI 3.14159265358979323846\n"
+    "static double poisson_src_c(int dim, const double *x, const double *k)\n"
+    "{\n"
+    "  if (k[0] == 0.0) return 1.0;\n"
+    "  double r2 = 0.0;\n"
+    "  for (int d = 0; d < dim; d++) r2 += x[d] * x[d];\n"
+    "  return 1.0 / (0.05 + 2.0 * r2);\n"
+    "}\n"
+    "void poisson_src_u(int dim, const double *x, const double *k, double *v)\n"
+    "{\n"
+    "  const double phi[3] = {0.3, 0.5, 0.7};\n"
+    "  double u = 1.0;\n"
+    "  for (int d = 0; d < dim; d++) u *= sin(POISSON_PI * x[d] + phi[d]);\n"
+    "  v[0] = u;\n"
+    "}\n"
+    "void poisson_src_f(int dim, const double *x, const double *k, double *v)\n"
+    "{\n"
+    "  const double phi[3] = {0.3, 0.5, 0.7};\n"
+    "  double s[3] = {1.0, 1.0, 1.0}, co[3] = {0.0, 0.0, 0.0};\n"
+    "  for (int d = 0; d < dim; d++) {\n"
+    "    s[d] = sin(POISSON_PI * x[d] + phi[d]);\n"
+    "    co[d] = cos(POISSON_PI * x[d] + phi[d]);\n"
+    "  }\n"
+    "  const double u = s[0] * s[1] * s[2], c = poisson_src_c(dim, x, k);\n"
+    "  double f = c * dim * POISSON_PI * POISSON_PI * u;\n"
+    "  if (k[0] != 0.0)\n"
+    "    for (int d = 0; d < dim; d++) {\n"
+    "      double du = POISSON_PI * co[d];\n"
+    "      for (int j = 0; j < dim; j++)\n"
+    "        if (j != d) du *= s[j];\n"
+    "      f += 4.0 * c * c * x[d] * du;\n"
+    "    }\n"
+    "  v[0] = f;\n"
+    "}\n"
+    "void poisson_src_g3(int dim, int nc, const double *u, const double *du, const double *x, const double *k, double *g3)\n"
+    "{\n"
+    "  const double c = poisson_src_c(dim, x, k);\n"
+    "  for (int d = 0; d < dim; d++) g3[d * dim + d] = c;\n"
+    "}\n";
+
 /* Progress of a solve: called after each step ("space", "operator", "right-hand side", "solver",
  * "solve", "L2 error", "H1 error", "multigrid profile") with a short description of what it made. */
 typedef void (*poisson_progress_fn)(const char *step, const char *detail, void *user);
@@ -93,6 +137,8 @@ typedef struct {
   mf_mg_coarse coarse;          /* multigrid: the coarsest level's operator (default matrix-free) */
   double *solution;             /* if not NULL: u_h's owned values (mf_space_local_sizes' nowned of them)
                                    copied here after the solve */
+  int source_fields;            /* hex meshes (needs ctx): u, f and c as source (poisson_source), evaluated where
+                                   the vectors live, the operator a physics (mfree-poisson --fields source) */
 } poisson_pc;
 
 #define POISSON_MAX_LEVELS 48
@@ -109,6 +155,7 @@ typedef struct {
   double setup_s, solve_s, s_per_iter, l2_error, residual;
   double h1_error; /* the H1 seminorm of the error, |u_h - u|_H1 */
   double error_s; /* time of the L2 error after the solve */
+  double setup_phases[MF_PHASE_COUNT]; /* with opt->ctx: the context's phase times at the end of the set-up */
   double assembly_s;  /* assembled: the assembly's time (within setup_s) */
   int64_t local_nnz;  /* assembled: nonzeros of this rank's matrix */
   double local_bytes; /* assembled: bytes of this rank's matrix (values, columns, row starts) */
@@ -170,6 +217,8 @@ static int poisson_solve_vtu(mf_mesh mesh, int degree, poisson_coef coef, double
   mf_vector b = NULL, x = NULL, g = NULL, t = NULL;
   mf_cg cg = NULL;
   mf_pc pc = NULL;
+  mf_physics ph = NULL;
+  mf_source usrc = NULL, fsrc = NULL;
   mf_cg_info info;
   memset(res, 0, sizeof *res);
   double t0 = MPI_Wtime();
@@ -184,7 +233,18 @@ static int poisson_solve_vtu(mf_mesh mesh, int degree, poisson_coef coef, double
   /* c = 1 on simplices: no callback, so that the kernels combine reference tables (no c(x_q) stored or
    * read: the reference and gradient forms of lib/cuda/simplex.cu) */
   const mf_coefficient_fn cfn = simplex && coef == POISSON_COEF_CONSTANT ? NULL : poisson_c;
-  POISSON_CALL(mf_operator_create_laplace(space, MF_QUAD_GAUSS, cfn, &coef, &A));
+  const int src = pcopt && pcopt->source_fields && pcopt->ctx && !simplex;
+  if (src) { /* the same operator as a physics: c(x) evaluated where the operator lives */
+    const double kc = coef == POISSON_COEF_LJUNGKVIST ? 1.0 : 0.0;
+    POISSON_CALL(mf_physics_create(pcopt->ctx, 1, &ph));
+    POISSON_CALL(mf_physics_set_source(ph, poisson_source, "g3=poisson_src_g3"));
+    POISSON_CALL(mf_physics_set_constants(ph, 1, &kc));
+    POISSON_CALL(mf_operator_create_physics(space, ph, MF_QUAD_GAUSS, &A));
+    POISSON_CALL(mf_source_create(pcopt->ctx, poisson_source, "poisson_src_u", 1, &usrc));
+    POISSON_CALL(mf_source_create(pcopt->ctx, poisson_source, "poisson_src_f", 1, &fsrc));
+    POISSON_CALL(mf_source_set_constants(usrc, 1, &kc));
+    POISSON_CALL(mf_source_set_constants(fsrc, 1, &kc));
+  } else POISSON_CALL(mf_operator_create_laplace(space, MF_QUAD_GAUSS, cfn, &coef, &A));
   POISSON_CALL(poisson_device_memory(pcopt, &dev1, NULL));
   res->op_device_bytes = dev1 - dev0;
   if (simplex) poisson_progress(pcopt, "operator", "Laplace on simplices, rule of degree %d", 2 * degree);
@@ -194,8 +254,13 @@ static int poisson_solve_vtu(mf_mesh mesh, int degree, poisson_coef coef, double
   POISSON_CALL(mf_vector_create(space, &g));
   POISSON_CALL(mf_vector_create(space, &t));
   /* b <- F - A g, zero on the boundary */
-  POISSON_CALL(mf_vector_assemble_rhs(b, poisson_f, &coef));
-  POISSON_CALL(mf_vector_set_boundary(g, poisson_u, NULL));
+  if (src) {
+    POISSON_CALL(mf_vector_assemble_rhs_source(b, fsrc));
+    POISSON_CALL(mf_vector_set_boundary_source(g, usrc));
+  } else {
+    POISSON_CALL(mf_vector_assemble_rhs(b, poisson_f, &coef));
+    POISSON_CALL(mf_vector_set_boundary(g, poisson_u, NULL));
+  }
   POISSON_CALL(mf_operator_apply(A, g, t));
   POISSON_CALL(mf_vector_axpy(b, -1.0, t));
   POISSON_CALL(mf_vector_zero_boundary(b));
@@ -243,6 +308,9 @@ static int poisson_solve_vtu(mf_mesh mesh, int degree, poisson_coef coef, double
       POISSON_CALL(mf_pc_multigrid_level(pc, k, &res->level_degree[k], &res->level_dofs[k], &res->level_cells[k]));
   }
   res->setup_s = MPI_Wtime() - t0;
+  /* the set-up's phases as they stand now (a run-time compile after the set-up, of the L2 error's source,
+   * is the error's time, not the set-up's) */
+  if (pcopt && pcopt->ctx) POISSON_CALL(mf_context_phase_times(pcopt->ctx, res->setup_phases));
   if (res->levels) poisson_progress(pcopt, "solver", "CG, multigrid of %d levels", res->levels);
   else poisson_progress(pcopt, "solver", "CG, preconditioner %s", !pcopt || pcopt->kind == MF_PC_JACOBI ? "jacobi"
                                                                   : pcopt->kind == MF_PC_CHEBYSHEV ? "chebyshev" : "none");
@@ -252,7 +320,8 @@ static int poisson_solve_vtu(mf_mesh mesh, int degree, poisson_coef coef, double
   POISSON_CALL(mf_vector_axpy(x, 1.0, g)); /* u_h = w + g_h */
   if (pcopt && pcopt->solution) POISSON_CALL(mf_vector_get_values(x, pcopt->solution));
   t0 = MPI_Wtime();
-  POISSON_CALL(mf_vector_l2_error(x, poisson_u, NULL, &res->l2_error));
+  if (src) POISSON_CALL(mf_vector_l2_error_source(x, usrc, &res->l2_error));
+  else POISSON_CALL(mf_vector_l2_error(x, poisson_u, NULL, &res->l2_error));
   res->error_s = MPI_Wtime() - t0;
   poisson_progress(pcopt, "L2 error", "%.6e", res->l2_error);
   POISSON_CALL(mf_vector_h1_error(x, poisson_grad_u, NULL, &res->h1_error));
@@ -298,6 +367,9 @@ static int poisson_solve_vtu(mf_mesh mesh, int degree, poisson_coef coef, double
 cleanup:
   mf_cg_destroy(&cg);
   mf_pc_destroy(&pc);
+  mf_physics_destroy(&ph);
+  mf_source_destroy(&usrc);
+  mf_source_destroy(&fsrc);
   mf_vector_destroy(&t);
   mf_vector_destroy(&g);
   mf_vector_destroy(&x);

@@ -89,6 +89,15 @@ typedef struct mf_backend_ops_s {
      * D3 is not symmetric somewhere (then hex_setup makes its own) */
     int (*hex_setup_builtin)(mf_operator op, mf_operator inner, int *fits);
   } physics;
+  struct {
+    /* pointwise fields given as source (lib/cuda/source.cu) on hex spaces, on the device: the nodes'
+     * values (boundary: the boundary entries, 0 elsewhere), b += the integral of f phi_i (local entries,
+     * the caller exports), and this rank's sum of the cells' integrals of |u_h - u|^2. NULL: the host path
+     * of lib/physics/source_fields.c. */
+    int (*nodes)(mf_source f, mf_vector v, int boundary);
+    int (*rhs)(mf_source f, mf_vector b);
+    int (*l2)(mf_source f, mf_vector uh, double *sum);
+  } source;
   /* the simplex family's device operators (NULL: the CPU kernels of lib/simplex/ops_cpu.c) */
   const struct mf_simplex_backend_ops_s *simplex;
 } mf_backend_ops;

@@ -74,6 +74,10 @@ void mf_cuda_assembly_table_drop(mf_space s);
  *  layout (ncells x nqp x entries). */
 int mf_cuda_physics_setup(mf_operator op);
 int mf_cuda_physics_diagonal(mf_operator op, mf_vector dv);
+/** Pointwise fields given as source on hex spaces (lib/cuda/source.cu; the backend table's source). */
+int mf_cuda_source_nodes(mf_source f, mf_vector v, int boundary);
+int mf_cuda_source_rhs(mf_source f, mf_vector b);
+int mf_cuda_source_l2(mf_source f, mf_vector uh, double *sum);
 /** A one-component physics without g1, g2: its data written straight into the device data of the built-in
  *  operator inner (same space and rule); *fits 0 where D3 is not symmetric somewhere. */
 int mf_cuda_physics_setup_builtin(mf_operator op, mf_operator inner, int *fits);

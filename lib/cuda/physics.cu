@@ -6,6 +6,7 @@
 // residual. A library loaded once in a process serves every operator of the same key.
 #include "mf_cuda_common.cuh"
 #include "hex/mf_hex_physics.h"
+#include "mf_cuda_jit.h"
 
 #include <nvrtc.h>
 
@@ -28,7 +29,7 @@ const char *stub_texts[] = {
     "#pragma once\ntypedef decltype(sizeof(0)) size_t;\ntypedef decltype((int *)0 - (int *)0) ptrdiff_t;\n"
     "#ifndef NULL\n#define NULL 0\n#endif\n",
     "#pragma once\n#define M_PI 3.14159265358979323846\n#define M_E 2.7182818284590452354\n"
-    "#define NAN __builtin_nan(\"\")\n#define INFINITY __builtin_inf()\n",
+    "#define NAN __longlong_as_double(0x7ff8000000000000LL)\n#define INFINITY __longlong_as_double(0x7ff0000000000000LL)\n",
     "#pragma once\ntypedef signed char int8_t;\ntypedef short int16_t;\ntypedef int int32_t;\ntypedef long long int64_t;\n"
     "typedef unsigned char uint8_t;\ntypedef unsigned short uint16_t;\ntypedef unsigned int uint32_t;\n"
     "typedef unsigned long long uint64_t;\n"};
@@ -509,6 +510,9 @@ int device_ops(mf_operator op)
 }
 
 } // namespace
+
+/* the run-time compiled library of a program (lib/cuda/mf_cuda_jit.h) */
+int mf_cuda_jit_library(mf_context ctx, const std::string &prog, cudaLibrary_t *lib) { return library(ctx, prog, lib); }
 
 /* The stored data in the narrowest layout that holds them: one block with D3's upper triangle, else one
  * block, else full (each mode checks what it assumes; a wider one runs where it does not hold), so that
