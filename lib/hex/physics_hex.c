@@ -406,18 +406,26 @@ static int diagonal_device(mf_operator op, mf_vector dv)
 /* A physics of one component whose stored data have the built-ins' shape (no g1 or g2, D3 symmetric at
  * every point: layout sym) runs as a built-in mass, Laplace or Helmholtz operator holding these data: the tuned
  * kernels (both designs, cells per block) and their bytes (the upper triangle of D3). The built-in
- * applies without its Dirichlet form (this operator's flow applies it) and with this operator's scatter. */
+ * applies with this operator's scatter; this operator's flow applies the Dirichlet form, except that a
+ * built-in whose kernel masks the boundary entries of x (cuda) does that part itself (no copy of x per
+ * product: 6% of a multigrid CG iteration, measured on an H100 at 1.7e7 DoFs). */
 static int apply_inner(mf_operator op, mf_vector x, mf_vector y)
 {
   mf_operator in = hp(op)->inner;
   in->scatter = op->scatter;
-  return in->ops.apply(in, x, y);
+  in->dirichlet = op->dirichlet && in->ops.masks_bc; /* for this product only */
+  const int ierr = in->ops.apply(in, x, y);
+  in->dirichlet = 0;
+  return ierr;
 }
 static int apply_part_inner(mf_operator op, mf_vector x, mf_vector y, mf_cell_part part)
 {
   mf_operator in = hp(op)->inner;
   in->scatter = op->scatter;
-  return in->ops.apply_part(in, x, y, part);
+  in->dirichlet = op->dirichlet && in->ops.masks_bc;
+  const int ierr = in->ops.apply_part(in, x, y, part);
+  in->dirichlet = 0;
+  return ierr;
 }
 static int diagonal_inner(mf_operator op, mf_vector d)
 {
@@ -429,6 +437,7 @@ static void delegate(mf_operator o)
   const mf_operator in = hp(o)->inner;
   o->ops.apply = apply_inner;
   o->ops.apply_part = in->ops.apply_part ? apply_part_inner : NULL;
+  o->ops.masks_bc = in->ops.masks_bc;
   o->ops.diagonal = in->ops.diagonal ? diagonal_inner : NULL;
 }
 
