@@ -40,8 +40,9 @@
  * ranks; the simplex and unit-vector parts on one rank). With cuda: the same sources on the cpu and cuda
  * backends (Q_p, 1, dim and 3 components, uniform and with hanging nodes) give the same A x, diagonal and
  * residual to 1e-12, through each of the device's kernels (the vector kernel, the generic one, stored and
- * fused, the diagonal of each); the cache's counters on the device; NVRTC's messages; multigrid on the
- * device, vector-valued too (elasticity: the cpu's iterations +-1). */
+ * fused, the diagonal of each); the gallery from its source on the device against its C functions; Neumann
+ * terms on the device (the residual) and the refusal of Robin ones; the cache's counters on the device;
+ * NVRTC's messages; multigrid on the device, vector-valued too (elasticity: the cpu's iterations +-1). */
 #include "mf_test.h"
 
 #include <math.h>
@@ -1321,6 +1322,57 @@ static void cuda_case(mf_context gc)
       const double k2d[4] = {2.0, 0.3, 0.3, 1.5};
       cpu_cuda_case(cc, gc, "cube", dim, 1, 1, 2, 1, NULL, "diffusion", dim == 2 ? k2d : kd, dim * dim, 1, 1e-12);
       cpu_cuda_case(cc, gc, "cube", dim, 1, 1, 2, dim, NULL, "elasticity", k2, 2, 1, 1e-12);
+    }
+  }
+  /* Neumann terms (f0 on tagged faces) on the device: the residual equals the cpu's; Robin (g0) refused */
+  for (int adapt = 0; adapt <= 1; adapt++) {
+    mf_mesh mesh[2] = {NULL, NULL};
+    mf_space s[2] = {NULL, NULL};
+    mf_physics ph[2] = {NULL, NULL};
+    mf_operator A[2] = {NULL, NULL};
+    mf_vector x[2] = {NULL, NULL}, r[2] = {NULL, NULL};
+    const int one_tag = 1;
+    double *h[2] = {NULL, NULL};
+    for (int b = 0; b < 2; b++) {
+      mf_context ctx = b ? gc : cc;
+      t_mesh(ctx, "cube", 3, 1, adapt, &mesh[b]);
+      T_CALL(mf_space_create(mesh[b], 2, &s[b]));
+      T_CALL(mf_space_set_dirichlet_tags(s[b], 1, &one_tag));
+      T_CALL(mf_physics_create(ctx, 1, &ph[b]));
+      T_CALL(mf_physics_set_source(ph[b], laplace_source, "g3=stiffness f1=flux"));
+      for (int tag = 2; tag <= 6; tag++) T_CALL(mf_physics_set_boundary(ph[b], tag, neumann_f0, NULL));
+      T_CALL(mf_operator_create_physics(s[b], ph[b], MF_QUAD_GAUSS, &A[b]));
+      T_CALL(mf_vector_create(s[b], &x[b]));
+      T_CALL(mf_vector_create(s[b], &r[b]));
+      if (!b) T_CALL(mf_vector_set_random(x[0], 8));
+      else {
+        double *hx = host_values(s[0], x[0]);
+        T_CALL(mf_vector_set_values(x[1], hx));
+        free(hx);
+      }
+      T_CALL(mf_operator_residual(A[b], x[b], r[b]));
+      h[b] = host_values(s[b], r[b]);
+    }
+    int n = 0, nl = 0;
+    T_CALL(mf_space_local_sizes(s[0], &n, &nl));
+    double num = 0.0, den = 0.0;
+    for (int i = 0; i < n; i++) {
+      num += (h[0][i] - h[1][i]) * (h[0][i] - h[1][i]);
+      den += h[0][i] * h[0][i];
+    }
+    T_CHECK(den > 0.0 && sqrt(num / den) <= 1e-12, "Neumann terms%s: the cuda residual differs from the cpu's by %.3g",
+            adapt ? " (adapted)" : "", sqrt(num / (den > 0 ? den : 1.0)));
+    T_CALL(mf_physics_set_boundary(ph[1], 2, robin_f0, robin_g0));
+    mf_operator R = NULL;
+    EXPECT(mf_operator_create_physics(s[1], ph[1], MF_QUAD_GAUSS, &R), MF_ERR_UNSUPPORTED, "g0 (Robin");
+    for (int b = 0; b < 2; b++) {
+      free(h[b]);
+      mf_vector_destroy(&x[b]);
+      mf_vector_destroy(&r[b]);
+      mf_operator_destroy(&A[b]);
+      mf_physics_destroy(&ph[b]);
+      mf_space_destroy(&s[b]);
+      mf_mesh_destroy(&mesh[b]);
     }
   }
   /* the vector kernel's blocks of one cell (3D q^3 >= 256, up to 1000 threads), with hanging nodes */

@@ -303,6 +303,38 @@ static int residual_cpu(mf_operator op, mf_vector uv, mf_vector rv)
   return ierr;
 }
 
+/* On a device backend with boundary f0 terms (Neumann): the device's residual, then the faces' terms on the
+ * host (the CPU twin's code, mf_hex_phys_faces_residual) from a host copy of u's local values, added into r
+ * through a host copy of it. Two copies of each vector per residual: fine for the loads of a linear solve,
+ * where the residual is made once. */
+static int residual_device_faces(mf_operator op, mf_vector uv, mf_vector rv)
+{
+  const hex_phys *h = hp(op);
+  const mf_space s = op->space;
+  MF_CALL(h->residual_device(op, uv, rv));
+  MF_CALL(mf_space_host_coords(s));
+  const size_t n = (size_t)s->nlocal, ncell = (size_t)s->npc * s->ncomp;
+  double *u = NULL, *r = NULL, *ue = NULL;
+  int ierr = MF_CALLOC(op->ctx, n + 1, &u);
+  if (!ierr) ierr = MF_CALLOC(op->ctx, n + 1, &r);
+  if (!ierr) ierr = MF_CALLOC(op->ctx, 2 * ncell + (size_t)s->npc * 3, &ue);
+  if (!ierr) ierr = uv->ops.to_host(uv, u, s->nlocal);
+  if (!ierr) ierr = rv->ops.to_host(rv, r, s->nlocal);
+  double *ve = ue + ncell, *X = ve + ncell;
+  for (int e = 0; !ierr && e < s->ncells; e++) {
+    if (h->cell_bf_off[e + 1] == h->cell_bf_off[e]) continue;
+    gather(s, e, u, 0, ue);
+    memset(ve, 0, sizeof(double) * ncell);
+    ierr = mf_hex_phys_faces_residual(op, e, ue, ve, X);
+    if (!ierr) scatter(s, e, ve, r, 0);
+  }
+  if (!ierr) ierr = rv->ops.from_host(rv, r, s->nlocal);
+  free(u);
+  free(r);
+  free(ue);
+  return ierr;
+}
+
 /* ------------------------------------------------------------------ the diagonal */
 
 /* The unconstrained diagonal of cell e, component c (de: npc): every term of the component's diagonal
@@ -628,8 +660,11 @@ int mf_hex_physics_create(mf_space space, const mf_phys *ph, mf_quadrature quad,
   MF_CHECK(!device || ph->from_source, ctx, MF_ERR_UNSUPPORTED,
            "on the %s backend a physics runs from its source (mf_physics_set_source): functions compiled for the "
            "host cannot run on the device", mf_context_backend(ctx));
-  MF_CHECK(!device || !ph->nbound, ctx, MF_ERR_UNSUPPORTED,
-           "boundary terms (mf_physics_set_boundary) run on the cpu backend (not yet on %s)", mf_context_backend(ctx));
+  int robin = 0;
+  for (int t = 0; t < ph->nbound; t++) robin = robin || ph->bg0[t] != NULL;
+  MF_CHECK(!device || !robin, ctx, MF_ERR_UNSUPPORTED,
+           "boundary terms with a g0 (Robin, mf_physics_set_boundary) run on the cpu backend (not yet on %s; "
+           "terms with f0 alone run there)", mf_context_backend(ctx));
   hex_phys *h = NULL;
   mf_operator o = NULL;
   int ierr = MF_CALLOC(ctx, 1, &h);
@@ -660,8 +695,12 @@ int mf_hex_physics_create(mf_space space, const mf_phys *ph, mf_quadrature quad,
      * collective */
     ierr = mf_agree(ctx, mf_hex_phys_faces_setup(o));
     if (ierr) {
-    } else if (device) { /* the backend's kernels and data (the built-in's where they fit); else the diagonal from a host copy */
+    } else if (device) { /* the backend's kernels and data (the built-in's where they fit) */
       ierr = device_setup(o);
+      if (!ierr && h->nbf) { /* Neumann terms: added on the host */
+        h->residual_device = o->ops.residual;
+        o->ops.residual = residual_device_faces;
+      }
     } else {
       o->ops.apply = apply_cpu;
       o->ops.apply_part = apply_part_cpu;
