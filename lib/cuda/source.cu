@@ -7,6 +7,7 @@
 #include "hex/mf_hex_op.h"
 #include "physics/mf_source.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string>
 
@@ -151,8 +152,9 @@ extern "C" int mf_cuda_source_nodes(mf_source f, mf_vector v, int boundary)
   int ierr = launch(f->ctx, r, (unsigned)((nnodes + 255) / 256), 256, 0, args, "source at the nodes");
   const long long bad = ierr ? -1 : flagged(f->ctx, r, &ierr);
   if (!ierr && bad >= 0) {
-    double x[3] = {0.0, 0.0, 0.0};
-    cudaMemcpy(x, coords + (size_t)bad * cstride, sizeof(double) * s->dim, cudaMemcpyDeviceToHost);
+    double x[3] = {NAN, NAN, NAN}; /* shown as nan where the copy fails */
+    if (cudaMemcpy(x, coords + (size_t)bad * cstride, sizeof(double) * s->dim, cudaMemcpyDeviceToHost) != cudaSuccess)
+      cudaGetLastError();
     ierr = mf_error_set(f->ctx, MF_ERR_ARGUMENT, __FILE__, __LINE__, __func__,
                         "source '%s' gave a value that is not finite at DoF %lld (rank %d), x = (%g, %g%s%.6g)",
                         f->name, bad * s->ncomp, f->ctx->rank, x[0], x[1], s->dim == 3 ? ", " : "",
