@@ -4,7 +4,7 @@
  *                        applied by the built-ins' kernels on the physics' data and by the physics' own
  *                        kernels (MFREE_PHYSICS_BUILTIN=0):
  *                        Q_p 2D p = 1..4 and 3D p = 1..3, every rule, uniform and with hanging nodes, and
- *                        on the deformed cube (J^-1 not diagonal: p = 1, 3, with the vector case);
+ *                        on the sheared cube (J^-1 not diagonal: p = 1, 3, with the vector case);
  *                        P_p 2D/3D p = 1..3 (one rank); simplex elasticity = the built-in one;
  *   components           the vector Laplace and vector mass (3 components, one block stored) equal three
  *                        scalar ones, component by component, on hexes and simplices;
@@ -1535,12 +1535,13 @@ int main(int argc, char **argv)
       for (int p = 1; p <= 2; p++) assembled_case(ctx, mesh, p, where);
       mf_mesh_destroy(&mesh);
     }
-  /* a deformed mesh: J^-1 with off-diagonal entries (the cube's cells are axis-aligned), both paths */
+  /* a sheared mesh: J^-1 with off-diagonal entries (the cube's cells are axis-aligned, and the deformed
+   * cube's map acts direction by direction), both paths */
   for (int dim = 2; dim <= 3; dim++) {
     mf_mesh mesh = NULL;
-    T_CALL(mf_mesh_create(ctx, "deformed", dim, dim == 2 ? 2 : 1, &mesh));
+    T_CALL(mf_mesh_create(ctx, "sheared", dim, dim == 2 ? 2 : 1, &mesh));
     char where[64];
-    snprintf(where, sizeof where, "hex %dD deformed", dim);
+    snprintf(where, sizeof where, "hex %dD sheared", dim);
     for (int p = 1; p <= 3; p += 2) {
       gallery_case(ctx, mesh, p, MF_QUAD_GAUSS, where);
       setenv("MFREE_PHYSICS_BUILTIN", "0", 1);
