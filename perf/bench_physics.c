@@ -61,6 +61,14 @@ int mf_bench_physics_problem(const char *name)
   return -1;
 }
 
+/* a line on stdout and in the CSV file (may be NULL), flushed: rows appear as they are measured */
+static void emit(FILE *out, const char *line)
+{
+  printf("%s\n", line);
+  fflush(stdout);
+  if (out) fprintf(out, "%s\n", line), fflush(out);
+}
+
 /* the unit box in t^dim trees of 2^level cells per direction, nodes x nc near the target */
 static void box_size(double target, int nc, int dim, int p, int *trees, int *level)
 {
@@ -75,8 +83,7 @@ static int elasticity_run(mf_context ctx, const mf_bench_physics_opts *o, FILE *
 {
   const char *hdr = "device,problem,dim,p,ncomp,ndofs,iterations,converged,setup_s,solve_s,total_s,dofs_per_s,"
                     "compile_s,operator_s,pc_setup_s,rhs_s";
-  printf("%s\n", hdr);
-  if (out) fprintf(out, "%s\n", hdr);
+  emit(out, hdr);
   int status = 0;
   for (int di = 0; di < o->ndeg; di++) {
     const int p = o->degrees[di], dim = o->dim, nc = dim, clamped = 1;
@@ -132,9 +139,7 @@ static int elasticity_run(mf_context ctx, const mf_bench_physics_opts *o, FILE *
       snprintf(row, sizeof row, "%s,%s,%d,%d,%d,%lld,%d,%d,%.3f,%.3f,%.3f,%.4g,%.3f,%.3f,%.3f,%.3f", o->device,
                o->problem, dim, p, nc, (long long)s->nglobal, info.iterations, info.converged, t3 - t0, t4 - t3,
                t4 - t0, n / (t4 - t0), phases[MF_PHASE_COMPILE], t1 - t0, t3 - t2, t2 - t1);
-      printf("%s\n", row);
-      fflush(stdout);
-      if (out) fprintf(out, "%s\n", row), fflush(out);
+      emit(out, row);
       if (!info.converged) status = 1;
     }
     mf_cg_destroy(&cg);
@@ -158,8 +163,7 @@ int mf_bench_physics_run(mf_context ctx, const mf_bench_physics_opts *o, FILE *o
   const mf_quadrature quad = pi >= 4 ? MF_QUAD_GLL : MF_QUAD_GAUSS_P2;
   const char *hdr = "device,problem,dim,p,q,ncomp,ndofs,ms_per_apply,gdofs_per_s,bytes_per_dof,gb_per_s,frac_of_triad,"
                     "stored_per_point,setup_s,compile_s";
-  printf("%s\n", hdr);
-  if (out) fprintf(out, "%s\n", hdr);
+  emit(out, hdr);
   int status = 0;
   for (int di = 0; di < o->ndeg; di++) {
     const int p = o->degrees[di], dim = o->dim;
@@ -202,9 +206,7 @@ int mf_bench_physics_run(mf_context ctx, const mf_bench_physics_opts *o, FILE *o
         snprintf(row, sizeof row, "%s,%s,%d,%d,%d,%d,%lld,%.5f,%.4f,%.1f,%.1f,%.3f,%d,%.3f,%.3f", o->device, o->problem,
                  dim, p, h->basis.nq, nc, (long long)s->nglobal, ms, dofs / 1e9, bpd, gbs,
                  o->triad > 0 ? gbs / o->triad : 0.0, stored, setup, phases[MF_PHASE_COMPILE]);
-        printf("%s\n", row);
-        fflush(stdout);
-        if (out) fprintf(out, "%s\n", row), fflush(out);
+        emit(out, row);
       }
     }
     mf_vector_destroy(&x);

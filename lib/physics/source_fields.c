@@ -105,8 +105,9 @@ static double call_scalar(const double *x, int dim, void *user)
   return v[0];
 }
 
-/* whether the device evaluates it (hex spaces on a backend with source kernels) */
-static int on_device(const mf_space s) { return s->ctx->bk->source.nodes && !strcmp(s->fam->name, "hex"); }
+/* whether the device evaluates it: a backend with source kernels, on a family whose cells live on the
+ * device (hex: the kernels read its cell-to-DoF map and node coordinates there) */
+static int on_device(const mf_space s) { return s->ctx->bk->source.nodes && s->fam->device_cells; }
 
 /* the end of a set-up phase that a run-time compile may have run inside: the compile is its own phase */
 static void phase_end_less_compile(mf_context ctx, mf_phase phase, double t0, double compile0)
@@ -122,37 +123,34 @@ static int check(mf_vector v, mf_source f, const char *what)
   MF_CHECK(f->ctx == ctx, ctx, MF_ERR_INCOMPATIBLE, "the source belongs to another context than the vector");
   MF_CHECK(f->ncomp == v->space->ncomp, ctx, MF_ERR_INCOMPATIBLE, "the source '%s' has %d components, the space %d",
            f->name, f->ncomp, v->space->ncomp);
-  return mf_space_check_mesh(v->space);
+  MF_CALL(mf_space_check_mesh(v->space));
+  /* the host path: the function compiled once (collective: a refusal on one rank is every rank's) */
+  return on_device(v->space) ? 0 : mf_agree(ctx, host_function(f));
 }
 
-static int nodes(mf_vector v, mf_source f, int boundary)
+/* the device's values at the nodes of v, taken for writing by the caller */
+static int device_nodes(mf_vector v, mf_source f, int boundary)
 {
   mf_context ctx = v->space->ctx;
-  int ierr = 0;
-  if (on_device(v->space)) ierr = ctx->bk->source.nodes(f, v, boundary);
-  else {
-    ierr = mf_agree(ctx, host_function(f));
-    if (!ierr) ierr = boundary ? mf_vector_set_boundary_field(v, call_field, f) : mf_vector_interpolate_field(v, call_field, f);
-    return ierr;
-  }
-  return mf_vector_written(v, mf_agree(ctx, ierr));
+  return mf_vector_written(v, mf_agree(ctx, ctx->bk->source.nodes(f, v, boundary)));
 }
 
 int mf_vector_interpolate_source(mf_vector v, mf_source f)
 {
   MF_CALL(check(v, f, "f"));
-  if (on_device(v->space)) MF_CALL(mf_vector_access_all(v, MF_ACCESS_WRITE, "v"));
-  return nodes(v, f, 0);
+  if (!on_device(v->space)) return mf_vector_interpolate_field(v, call_field, f);
+  MF_CALL(mf_vector_access_all(v, MF_ACCESS_WRITE, "v"));
+  return device_nodes(v, f, 0);
 }
 
 int mf_vector_set_boundary_source(mf_vector x, mf_source g)
 {
   MF_CALL(check(x, g, "g"));
   mf_context ctx = x->space->ctx;
-  if (!on_device(x->space)) return nodes(x, g, 1); /* the host function times its phase */
+  if (!on_device(x->space)) return mf_vector_set_boundary_field(x, call_field, g); /* it times its phase */
   MF_CALL(mf_vector_access_all(x, MF_ACCESS_WRITE, "x"));
   const double t0 = mf_phase_begin(ctx), c0 = ctx->phase_s[MF_PHASE_COMPILE];
-  const int ierr = nodes(x, g, 1);
+  const int ierr = device_nodes(x, g, 1);
   phase_end_less_compile(ctx, MF_PHASE_DIRICHLET, t0, c0);
   return ierr;
 }
@@ -164,10 +162,7 @@ int mf_vector_assemble_rhs_source(mf_vector b, mf_source f)
   MF_CHECK(b->space->ncomp == 1, ctx, MF_ERR_UNSUPPORTED,
            "right-hand sides of spaces of %d components: not supported (a load of several components is a "
            "physics' f0: mf_operator_residual)", b->space->ncomp);
-  if (!on_device(b->space)) {
-    MF_CALL(mf_agree(ctx, host_function(f)));
-    return mf_vector_assemble_rhs(b, call_scalar, f);
-  }
+  if (!on_device(b->space)) return mf_vector_assemble_rhs(b, call_scalar, f);
   MF_CALL(mf_vector_access_all(b, MF_ACCESS_READ_WRITE, "b"));
   const double t0 = mf_phase_begin(ctx), c0 = ctx->phase_s[MF_PHASE_COMPILE];
   int ierr = mf_agree(ctx, ctx->bk->source.rhs(f, b)); /* collective: the export-add waits for every neighbour */
@@ -181,10 +176,7 @@ int mf_vector_l2_error_source(mf_vector uh, mf_source u, double *err)
   MF_CALL(check(uh, u, "u"));
   mf_context ctx = uh->space->ctx;
   MF_CHECK(err, ctx, MF_ERR_NULL, "output pointer err is NULL");
-  if (!on_device(uh->space)) {
-    MF_CALL(mf_agree(ctx, host_function(u)));
-    return mf_vector_l2_error_field(uh, call_field, u, err);
-  }
+  if (!on_device(uh->space)) return mf_vector_l2_error_field(uh, call_field, u, err);
   MF_CALL(mf_vector_access_all(uh, MF_ACCESS_READ, "uh"));
   double sum = 0.0;
   int ierr = uh->ops.import(uh); /* the cells read their ghost entries: current values (every rank) */
