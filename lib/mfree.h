@@ -143,9 +143,10 @@ typedef enum {
   MF_PHASE_DIRICHLET,    /**< Dirichlet marks and boundary values */
   MF_PHASE_TRANSFER,     /**< host-to-device copies of the space and operator data */
   MF_PHASE_RHS,          /**< right-hand side assembly */
-  MF_PHASE_DIAGONAL,     /**< matrix-free diagonal (the Jacobi preconditioner) */
+  MF_PHASE_DIAGONAL,     /**< matrix-free diagonal (Jacobi, Chebyshev and the multigrid smoothers) */
   MF_PHASE_SOLVER,       /**< solver creation */
   MF_PHASE_COMPILE,      /**< users' physics compiled at run time (system C compiler, NVRTC) or loaded from the cache */
+  MF_PHASE_EIGENVALUES,  /**< Chebyshev's eigenvalue estimates (CG steps, on every multigrid level) */
   MF_PHASE_COUNT
 } mf_phase;
 /** @brief Short name of a phase ("mesh", "dofs", ...; "unknown" out of range). */
@@ -671,7 +672,7 @@ int mf_pc_create_shell(mf_operator op, mf_pc_apply_fn apply, void *user, mf_pc *
  *  12). Takes effect at the next set-up. */
 int mf_pc_set_chebyshev(mf_pc pc, int degree, double range, int eig_steps);
 /** @brief The work before the first application (diagonal, eigenvalue estimate); mf_pc_apply calls it
- *  when not done. Counts as set-up phase "diagonal". */
+ *  when not done. Counts as set-up phases "diagonal" and "eigenvalues". */
 int mf_pc_setup(mf_pc pc);
 /** @brief z <- M^-1 r; r and z different vectors of the operator's space. */
 int mf_pc_apply(mf_pc pc, mf_vector r, mf_vector z);

@@ -8,6 +8,7 @@
 #include <math.h>
 
 #include "base/mf_backend.h"
+#include "base/mf_random.h"
 
 /* ------------------------------------------------------------------ CPU backend */
 
@@ -496,49 +497,26 @@ int mf_vector_zero_boundary(mf_vector x)
   return mf_vector_written(x, x->ops.bc_zero(x));
 }
 
-/* splitmix64: a well-mixed 64-bit hash */
-static uint64_t mix64(uint64_t z)
-{
-  z += 0x9e3779b97f4a7c15ULL;
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
-
-/* hash of the position rounded to 1e-9: the same on every partition */
+/* the points' hash (base/mf_random.h) */
+typedef struct {
+  uint64_t seed;
+  int ncomp;
+} random_data;
 static double random_point(const double *x, int dim, int comp, void *p)
 {
-  (void)comp;
-  uint64_t h = mix64(*(const uint64_t *)p);
-  for (int k = 0; k < dim; k++) h = mix64(h ^ (uint64_t)(int64_t)llround(x[k] * 1e9));
-  return 2.0 * ((double)(h >> 11) * (1.0 / 9007199254740992.0)) - 1.0;
+  const random_data *r = (const random_data *)p;
+  return mf_random_point(x, dim, r->ncomp, comp, r->seed);
 }
 
 int mf_vector_random_values(mf_vector v, uint64_t seed)
 {
   MF_CALL(mf_vector_access(v, MF_ACCESS_WRITE, "v"));
-  const mf_space s = v->space;
-  if (s->ncomp > 1) { /* components of one point: a seed per component, made on the host */
-    const int ce = mf_space_host_coords(s); /* the cuda backend makes them on first use */
-    if (ce) return mf_vector_written(v, ce);
-    double *h = v->data;
-    if (v->backend != MF_BACKEND_CPU) {
-      const int ierr = MF_CALLOC_TOUCH(s->ctx, (size_t)s->nlocal + 1, &h);
-      if (ierr) return mf_vector_written(v, ierr); /* not left busy */
-    }
-#pragma omp parallel for schedule(static)
-    for (int i = 0; i < s->nlocal; i++) {
-      uint64_t sc = seed ^ mix64((uint64_t)(i % s->ncomp) + 1);
-      h[i] = random_point(&s->coords[(size_t)i * s->dim], s->dim, 0, &sc);
-    }
-    int ierr = 0;
-    if (v->backend != MF_BACKEND_CPU) {
-      ierr = v->ops.from_host(v, h, s->nlocal);
-      free(h);
-    }
-    return mf_vector_written(v, ierr);
+  if (v->ops.random_points) { /* from the device's points, where it has them */
+    const int ierr = v->ops.random_points(v, seed);
+    if (ierr != -1) return mf_vector_written(v, ierr);
   }
-  return mf_vector_written(v, fill_points(v, random_point, &seed, 0, NULL, NULL));
+  random_data r = {seed, v->space->ncomp};
+  return mf_vector_written(v, fill_points(v, random_point, &r, 0, NULL, NULL));
 }
 
 int mf_vector_set_random(mf_vector v, uint64_t seed)

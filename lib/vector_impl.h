@@ -24,6 +24,8 @@ typedef struct {
   int (*bc_zero)(mf_vector v);                             /* v[bc] = 0 (all local) */
   int (*bc_set)(mf_vector dst, mf_vector src);             /* dst[bc] = src[bc], or 1 if src is NULL */
   int (*bc_values)(mf_vector v, const double *vals);        /* v = 0, v[bc_list[k]] = vals[k] (host vals) */
+  int (*random_points)(mf_vector v, uint64_t seed); /* mf_random_point at the DoFs' points on the device; NULL,
+                                                       or -1 returned: none there (the host makes them) */
   int (*import)(mf_vector v);                              /* ghosts <- owners */
   int (*export_add)(mf_vector v);                          /* owners += ghosts */
   /* the same in halves (forward: import, else export-add); between them, work that neither writes what

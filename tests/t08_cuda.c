@@ -57,6 +57,11 @@ int main(int argc, char **argv)
       T_CALL(mf_vector_create(gs, &gy));
       T_CALL(mf_vector_set_random(cx, 100 + p));
       T_CALL(mf_vector_set_random(gx, 100 + p));
+      { /* the device makes its random values from its own points, with the host's formula */
+        double scale, d = maxdiff(gx, cx, n, &scale);
+        T_CHECK(d == 0.0 && scale > 0.5, "random values dim %d p %d adapt %d: GPU-CPU %.3e (max %.3g)", dim, p, adapt, d,
+                scale);
+      }
       for (int kind = 0; kind < 3; kind++)
         for (int q = 0; q < 3; q++) {
           mf_operator co, go;

@@ -5,6 +5,7 @@
 #include "mf_cuda_common.cuh"
 #include "family.h"
 #include "hex/mf_hex.h"
+#include "base/mf_random.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -695,6 +696,20 @@ template <class T> static int v_bc_values(mf_vector v, const double *vals)
   MF_CHECK(e == cudaSuccess, ctx, MF_ERR_CUDA, "boundary values kernel: %s", cudaGetErrorString(e));
   return 0;
 }
+template <class T> __global__ void k_random(T *v, const double *__restrict__ coords, int n, int dim, int ncomp, uint64_t seed)
+{
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) v[i] = (T)mf_random_point(coords + (size_t)i * dim, dim, ncomp, i % ncomp, seed);
+}
+template <class T> static int v_random_points(mf_vector v, uint64_t seed) // base/mf_random.h: the host's values
+{
+  const mf_space s = v->space;
+  const double *coords = ((const mf_cuda_space *)s->dev)->coords;
+  if (!coords) return -1; // a family without device points (simplex): the host's
+  if (s->nlocal) k_random<T><<<blocks_for(s->nlocal), MF_CUDA_THREADS>>>(vdata<T>(v), coords, s->nlocal, s->dim, s->ncomp, seed);
+  MF_CUDA_LAUNCH_CHECK(CTX(v), "random values");
+  return 0;
+}
 template <class T> static int v_import(mf_vector v) { return v_exchange<T>(v, 1); }
 template <class T> static int v_export_add(mf_vector v) { return v_exchange<T>(v, 0); }
 // host <-> device in double: a float vector goes through a device buffer of doubles
@@ -854,6 +869,7 @@ template <class T> static mf_vector_ops vector_ops()
   ops.bc_zero = v_bc_zero<T>;
   ops.bc_set = v_bc_set<T>;
   ops.bc_values = v_bc_values<T>;
+  ops.random_points = v_random_points<T>;
   ops.import = v_import<T>;
   ops.export_add = v_export_add<T>;
   ops.exchange_begin = v_exchange_begin<T>;

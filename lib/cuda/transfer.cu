@@ -207,13 +207,8 @@ extern "C" int mf_cuda_transfer_setup(mf_transfer tr)
   MF_CALL(mf_cuda_require(ctx, sizeof(int) * ((size_t)c->ncells + 1) + (size_t)f->ncells + sizeof(uint32_t) * nw +
                                    sizeof(double) * 2 * MF_MAX_N1 * MF_MAX_N1,
                           "the multigrid transfer"));
-  uint32_t *own = (uint32_t *)calloc(nw ? nw : 1, sizeof(uint32_t));
-  MF_CHECK(own, ctx, MF_ERR_MEMORY, "out of host memory (%zu bytes)", sizeof(uint32_t) * nw);
-  for (int j = 0; j < f->ncells; j++)
-    for (int k = 0; k < f->npc; k++) {
-      const int dof = f->cell_nodes[(size_t)j * f->npc + k] * f->ncomp; /* owners are per entry: component 0's */
-      if (f->dof_owner[dof] == j && f->dof_pos[dof] == k) own[(size_t)j * d->words + (k >> 5)] |= 1u << (k & 31);
-    }
+  uint32_t *own = NULL;
+  MF_CALL(mf_transfer_own_bits(tr, d->words, &own));
   int ierr = mf_cuda_upload(ctx, (void **)&d->own, own, sizeof(uint32_t) * nw, "the multigrid transfer");
   free(own);
   if (!ierr) ierr = mf_cuda_upload(ctx, (void **)&d->first, tr->first, sizeof(int) * ((size_t)c->ncells + 1), "the multigrid transfer");

@@ -204,6 +204,8 @@ static int chebyshev_setup(mf_pc pc)
   if (!ierr && !c->res) ierr = mf_vector_create_prec(op->space, MF_PRECISION_DOUBLE, &c->res);
   if (!ierr && !c->t) ierr = mf_vector_create_prec(op->space, MF_PRECISION_DOUBLE, &c->t);
   ierr = mf_agree(ctx, ierr);
+  mf_phase_end(ctx, MF_PHASE_DIAGONAL, t0);
+  t0 = mf_phase_begin(ctx);
   if (!ierr) ierr = estimate_eigenvalue(pc);
   if (!ierr && c->solve_reduction > 0.0) { /* the degree that reduces the error on [a, b] enough */
     const double b = 1.2 * c->lambda_max, a = solver_lower(c);
@@ -214,7 +216,7 @@ static int chebyshev_setup(mf_pc pc)
     }
   }
   ierr = mf_agree(ctx, ierr);
-  mf_phase_end(ctx, MF_PHASE_DIAGONAL, t0);
+  mf_phase_end(ctx, MF_PHASE_EIGENVALUES, t0);
   return ierr;
 }
 

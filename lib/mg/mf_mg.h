@@ -33,6 +33,10 @@ struct mf_transfer_s {
 
 /** A transfer for vectors of precision prec. */
 int mf_transfer_create(mf_space coarse, mf_space fine, mf_precision prec, mf_transfer *tr);
+/** The positions of the fine cells that own their DoF (component 0's dof_owner and dof_pos): bit k of
+ * (*own)[j * words + k / 32] set where fine cell j owns position k; words = ceil(npc / 32). The host's
+ * threads share the cells. The caller frees *own. */
+int mf_transfer_own_bits(const mf_transfer tr, int words, uint32_t **own);
 /** fine = P coarse (owned entries; the coarse ghosts are imported) */
 int mf_transfer_prolongate(mf_transfer tr, mf_vector coarse, mf_vector fine);
 /** coarse = P^T fine (owned entries) */

@@ -110,6 +110,22 @@ int mf_transfer_create(mf_space coarse, mf_space fine, mf_precision prec, mf_tra
   return 0;
 }
 
+int mf_transfer_own_bits(const mf_transfer tr, int words, uint32_t **own)
+{
+  const mf_space f = tr->fine;
+  const size_t nw = (size_t)f->ncells * words;
+  *own = NULL;
+  MF_CALL(MF_CALLOC(f->ctx, nw ? nw : 1, own));
+  uint32_t *o = *own;
+#pragma omp parallel for schedule(static)
+  for (int j = 0; j < f->ncells; j++) /* cell j writes its own words only */
+    for (int k = 0; k < f->npc; k++) {
+      const int dof = f->cell_nodes[(size_t)j * f->npc + k] * f->ncomp;
+      if (f->dof_owner[dof] == j && f->dof_pos[dof] == k) o[(size_t)j * words + (k >> 5)] |= 1u << (k & 31);
+    }
+  return 0;
+}
+
 void mf_transfer_destroy(mf_transfer *tr)
 {
   if (!tr || !*tr) return;
