@@ -7,6 +7,7 @@
 #include "mf_cuda_common.cuh"
 #include "hex/mf_hex_physics.h"
 #include "mf_cuda_jit.h"
+#include "column_cell.cuh"
 
 #include <nvrtc.h>
 
@@ -14,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <string>
+#include <vector>
 
 extern "C" {
 extern const int mf_jit_nheaders;
@@ -57,10 +59,10 @@ void unload_context(void *arg)
 
 struct phys_dev {
   cudaKernel_t setup[4], apply_full, apply_one, apply_sym, residual; // setup: the modes of physics_jit.cuh
-  cudaKernel_t apply_vec; // the vector mass / Laplace shape (no g1, g2), or NULL: mfree_apply_vec
+  cudaKernel_t apply_vcol; // the vector mass / Laplace shape (no g1, g2), or NULL: mfree_apply_vcol
   cudaKernel_t setup_geo, apply_fused, diagonal; // the fused operator; the diagonal of either
-  size_t shmem_vec;
-  int cpb_vec;
+  size_t shmem_vcol;
+  int cpb_vcol, ns_sym; // ns_sym: entries per point of the one-block symmetric layout
   int fused; // qd holds the geometry (MF_NG entries per point) and the g-functions run at each application
   double *B, *D, *qw, *k, *BB, *BG, *GG;
   double *qd;
@@ -91,16 +93,20 @@ int env_int(const char *name, int def)
   return *end || n < 1 || n > 64 ? def : (int)n;
 }
 
-// The vector kernel's launch shape, measured on an H100 (bp2, bp4, bp6, p = 1..8; perf/results): about 256
-// threads per block (cells_per_block) and a register budget of 4 such blocks per SM (64 registers), 2 up
-// to 512 threads, 1 above; the built-ins' shape (fewer cells per block, 3 blocks of 512 threads) was slower
-// by up to 2x here. MFREE_PHYSICS_VEC_CPB and MFREE_PHYSICS_VEC_MINB override it (measurements).
-void vec_shape(const mf_hex_phys *h, int *cpb, int *maxt, int *minb)
+// The vector kernel's shape: the built-ins' launch (mfc::shape: about 256 threads of NQ^(dim-1) per cell,
+// no register cap) and all components through the steps together (nj = ncomp), except the gradient with
+// NQ >= 9 points per direction and not collocated, where the registers of three components spill (H100,
+// perf/results/setup-vcol-h100-2026-11-26: bp4 p = 7, 8 at 0.47x and 0.48x of one component at a time;
+// elsewhere together was 1.01-1.50x faster, but for bp6 p = 4, 5 and bp2 p = 8 at 0.95-0.97x).
+// MFREE_PHYSICS_VCOL_CPB, _MINB and _NJ (1 or the components) override it (measurements, tests).
+void vcol_shape(const mf_hex_phys *h, int dim, int ncomp, int *cpb, int *minb, int *nj)
 {
-  *cpb = env_int("MFREE_PHYSICS_VEC_CPB", cells_per_block(h->nqp));
-  if (*cpb * h->nqp > 1024) *cpb = 1024 / h->nqp;
-  *maxt = *cpb * h->nqp;
-  *minb = env_int("MFREE_PHYSICS_VEC_MINB", *maxt <= 256 ? 4 : *maxt <= 512 ? 2 : 1);
+  const int nq = h->basis.nq, nt = dim == 3 ? nq * nq : nq;
+  *cpb = env_int("MFREE_PHYSICS_VCOL_CPB", 256 / nt > 0 ? 256 / nt : 1);
+  if (*cpb * nt > 1024) *cpb = 1024 / nt;
+  *minb = env_int("MFREE_PHYSICS_VCOL_MINB", 0);
+  const int spills = h->lay.has[3] && !h->basis.collocated && nq >= 9;
+  *nj = env_int("MFREE_PHYSICS_VCOL_NJ", spills ? 1 : ncomp) >= ncomp ? ncomp : 1;
 }
 
 std::string program(const mf_hex_phys *h, const mf_space s, int cpb, int ns_full, int ns_one, int ns_sym)
@@ -115,9 +121,11 @@ std::string program(const mf_hex_phys *h, const mf_space s, int cpb, int ns_full
            s->dim, s->n1, h->basis.nq, s->ncomp, cpb, h->lay.has[0], h->lay.has[1], h->lay.has[2], h->lay.has[3],
            ph->src_has[0], ph->src_has[1], ns_full, ns_one, ns_sym);
   t += buf;
-  int vcpb, vmaxt, vminb;
-  vec_shape(h, &vcpb, &vmaxt, &vminb);
-  snprintf(buf, sizeof buf, "#define MF_VEC_CPB %d\n#define MF_VEC_MAXT %d\n#define MF_VEC_MINB %d\n", vcpb, vmaxt, vminb);
+  int ccpb, cminb, cnj;
+  vcol_shape(h, s->dim, s->ncomp, &ccpb, &cminb, &cnj);
+  snprintf(buf, sizeof buf,
+           "#define MF_VCOL_CPB %d\n#define MF_VCOL_MINB %d\n#define MF_VCOL_NJ %d\n#define MF_COLLOC %d\n#define MF_HANG %d\n",
+           ccpb, cminb, cnj, h->basis.collocated ? 1 : 0, s->nmasked > 0 ? 1 : 0);
   t += buf;
   t += "#include \"physics/mf_physics.h\"\n#include \"hanging/mf_hanging.h\"\n";
   t += "#line 1 \"";
@@ -191,12 +199,12 @@ int library(mf_context ctx, const std::string &prog, cudaLibrary_t *lib)
   bin = NULL;
   if (!*lib) { // compile: a miss, or an entry that does not load (corrupt, another driver)
     if (cached) mf_jit_cache_remove(dir, name);
-    const char *hn[16], *ht[16];
-    int nh = 0;
-    for (int i = 0; i < mf_jit_nheaders && nh < 13; i++, nh++) hn[nh] = mf_jit_header_names[i], ht[nh] = mf_jit_header_texts[i];
-    for (int i = 0; i < 3; i++, nh++) hn[nh] = stub_names[i], ht[nh] = stub_texts[i];
+    std::vector<const char *> hn, ht; // the library's headers, then the stubs
+    for (int i = 0; i < mf_jit_nheaders; i++) hn.push_back(mf_jit_header_names[i]), ht.push_back(mf_jit_header_texts[i]);
+    for (int i = 0; i < 3; i++) hn.push_back(stub_names[i]), ht.push_back(stub_texts[i]);
+    const int nh = (int)hn.size();
     nvrtcProgram p;
-    nvrtcResult r = nvrtcCreateProgram(&p, prog.c_str(), "mfree_physics.cu", nh, ht, hn);
+    nvrtcResult r = nvrtcCreateProgram(&p, prog.c_str(), "mfree_physics.cu", nh, ht.data(), hn.data());
     if (r != NVRTC_SUCCESS) {
       mf_phase_end(ctx, MF_PHASE_COMPILE, t0);
       return mf_error_set(ctx, MF_ERR_CUDA, __FILE__, __LINE__, __func__, "NVRTC: %s", nvrtcGetErrorString(r));
@@ -304,11 +312,27 @@ int apply_op(mf_operator op, mf_vector x, mf_vector y)
     return launch(op->ctx, d->apply_fused, (unsigned)((ncells + d->cpb - 1) / d->cpb), (unsigned)d->nt, d->shmem,
                   fargs, "physics apply");
   }
-  if (d->apply_vec && h->lay.nb == 1 && (h->lay.sym || !h->lay.has[3])) {
-    void *vargs[] = {(void *)&cells, (void *)&order, (void *)&mask, (void *)&d->B, (void *)&d->D,
-                     (void *)&P,     (void *)&d->qd,  (void *)&ncells, (void *)&xd, (void *)&yd};
-    return launch(op->ctx, d->apply_vec, (unsigned)((ncells + d->cpb_vec - 1) / d->cpb_vec),
-                  (unsigned)(d->cpb_vec * h->nqp), d->shmem_vec, vargs, "physics apply");
+  if (d->apply_vcol && h->lay.nb == 1 && (h->lay.sym || !h->lay.has[3])) {
+    mf_cuda_apply_args a;
+    memset(&a, 0, sizeof a);
+    a.cell_nodes = cells;
+    a.qd = d->qd;
+    a.qd_batch = 1; // the physics' layout: cell by cell, entry by entry, point by point
+    a.qd_block_stride = h->nqp;
+    a.qd_batch_stride = (long long)d->ns_sym * h->nqp;
+    a.B = d->B;
+    a.D = d->D;
+    a.mask = (const int16_t *)mask;
+    a.P = P;
+    a.cell_list = order;
+    a.cell_end = ncells;
+    a.atomic = 1;
+    a.x = xd;
+    a.y = yd;
+    void *cargs[] = {(void *)&a};
+    const int nt = s->dim == 3 ? h->basis.nq * h->basis.nq : h->basis.nq;
+    return launch(op->ctx, d->apply_vcol, (unsigned)((ncells + d->cpb_vcol - 1) / d->cpb_vcol),
+                  (unsigned)(d->cpb_vcol * nt), d->shmem_vcol, cargs, "physics apply");
   }
   void *args[] = {(void *)&cells, (void *)&order, (void *)&mask, (void *)&d->B, (void *)&d->D, (void *)&P,
                   (void *)&d->qw, (void *)&d->qd, (void *)&d->qdf, (void *)&ncells, (void *)&xd, (void *)&yd};
@@ -401,6 +425,7 @@ int make_dev(mf_operator op, phys_dev **out)
   mf_phys_layout one, sym;
   mf_phys_layout_make(s->dim, s->ncomp, 1, 0, h->lay.has, &one);
   mf_phys_layout_make(s->dim, s->ncomp, 1, 1, h->lay.has, &sym);
+  d->ns_sym = sym.n;
   d->cpb = cells_per_block(h->nqp);
   d->nt = d->cpb * h->nqp;
   const int nq = h->basis.nq, n1 = s->n1;
@@ -419,14 +444,13 @@ int make_dev(mf_operator op, phys_dev **out)
   /* the vector mass / Laplace kernel where the shape allows it (MFREE_PHYSICS_VEC=0: the generic one) */
   const char *ev = getenv("MFREE_PHYSICS_VEC");
   if (!h->lay.has[1] && !h->lay.has[2] && (h->lay.has[0] || h->lay.has[3]) && !(ev && !strcmp(ev, "0"))) {
-    MF_CALL(kernel(ctx, lib, "mfree_apply_vec", &d->apply_vec));
-    const int nbuf = h->lay.has[3] ? 2 + s->dim : 2;
-    int maxt, minb;
-    vec_shape(h, &d->cpb_vec, &maxt, &minb);
-    d->shmem_vec = sizeof(double) * ((size_t)nq * n1 + (size_t)nq * nq + 2 * n1 * n1 + (size_t)d->cpb_vec * nbuf * h->nqp);
-    if (d->shmem_vec > 48 * 1024) {
-      cudaError_t e = cudaFuncSetAttribute((const void *)d->apply_vec, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                           (int)d->shmem_vec);
+    MF_CALL(kernel(ctx, lib, "mfree_apply_vcol", &d->apply_vcol));
+    int minb, nj;
+    vcol_shape(h, s->dim, s->ncomp, &d->cpb_vcol, &minb, &nj);
+    d->shmem_vcol = sizeof(double) * mfc::colbuf_size(s->dim, n1, nq, d->cpb_vcol, h->lay.has[3], s->nmasked > 0, nj);
+    if (d->shmem_vcol > 48 * 1024) {
+      cudaError_t e = cudaFuncSetAttribute((const void *)d->apply_vcol, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                           (int)d->shmem_vcol);
       if (e != cudaSuccess) return cuda_fail(ctx, e, "the shared memory of the vector kernel");
     }
   }

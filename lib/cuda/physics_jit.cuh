@@ -188,143 +188,21 @@ extern "C" __global__ void __launch_bounds__(MF_NT) mfree_residual(const int *ce
   mfj::back(b, cell_nodes, rv, mask, any_mask, r0, r1);
 }
 
-// The vector mass / Laplace shape (BP2, BP4, BP6 and their scalar cases): one block for every component,
-// D3 symmetric, no g1 or g2. The design of the built-in kernels (apply_kernel.cuh) with a component loop:
-// a point's stored entries are loaded once (before the gather, so that their latency overlaps it) and
-// serve every component; each component then runs gather -> B sweeps -> D0 u + D^T (D3 D u) -> B^T
-// sweeps -> scatter with the sweeps written out direction by direction (fully unrolled: MF_N1, MF_NQ
-// are constants here). Shared memory per cell: s0, s1 and the dim gradient buffers. Its launch shape:
-// MF_VEC_CPB cells per block and the register budget of __launch_bounds__(MF_VEC_MAXT, MF_VEC_MINB)
-// (physics.cu: vec_shape, measured).
 #if !MF_HAS1 && !MF_HAS2 && (MF_HAS0 || MF_HAS3)
-#define MF_VEC_NBUF (MF_HAS3 ? 2 + MF_DIM : 2)
-// D3's upper triangle (l <= m) after D0: the offset of entry (l, m)
-#define MF_VEC_D3(l, m) (MF_HAS0 + (l) * MF_DIM - (l) * ((l) + 1) / 2 + (m))
-extern "C" __global__ void __launch_bounds__(MF_VEC_MAXT, MF_VEC_MINB)
-    mfree_apply_vec(const int *cell_nodes, const int *order, const short *mask_all, const double *B, const double *D,
-                    const double *P, const double *qd, int ncells, const double *x, double *y)
+// The vector kernel: physics of one data block for every component, without g1 and g2 and with D3
+// symmetric (vector mass and Laplace: BP2, BP4, BP6, and one-component physics that do not go to a
+// built-in), in the built-ins' column design (column_cell.cuh, one thread per column of a cell): the
+// stored data of the block (mf_phys_layout: m, then G's upper triangle) read as a built-in's with one
+// cell per batch. MF_COLLOC (nodes = points), MF_HANG (the mesh has cells with hanging nodes), the launch
+// shape (MF_VCOL_CPB cells per block, MF_VCOL_MINB blocks per SM) and the components that go through the
+// steps together (MF_VCOL_NJ) come with the shape (physics.cu: vcol_shape).
+#include "cuda/column_cell.cuh"
+#define MF_VCOL_NT (MF_DIM == 3 ? MF_NQ * MF_NQ : MF_NQ)
+extern "C" __global__ void __launch_bounds__(MF_VCOL_CPB * MF_VCOL_NT, MF_VCOL_MINB)
+    mfree_apply_vcol(const mf_cuda_apply_args a)
 {
-  constexpr int NQ = MF_NQ, N1 = MF_N1, DIM = MF_DIM, NQP = MF_NQP, NS = MF_NS_SYM;
-  double *sB = mf_sm, *sD = sB + NQ * N1, *sP = sD + NQ * NQ;
-  const int lc = threadIdx.x / NQP, q = threadIdx.x - lc * NQP;
-  const int i = q % NQ, j = (q / NQ) % NQ, k = DIM == 3 ? q / (NQ * NQ) : 0;
-  const int pos = blockIdx.x * MF_VEC_CPB + lc;
-  const bool active = pos < ncells;
-  const int cell = !active ? 0 : order ? __ldg(&order[pos]) : pos;
-  double *s0 = sP + 2 * N1 * N1 + (size_t)lc * MF_VEC_NBUF * NQP, *s1 = s0 + NQP, *v = s1 + NQP;
-  double qv[NS];
-  const size_t first = (size_t)cell * NS * NQP + q;
-#pragma unroll
-  for (int e = 0; e < NS; e++) qv[e] = active ? __ldg(&qd[first + (size_t)e * NQP]) : 0.0;
-  for (int t = threadIdx.x; t < NQ * N1; t += blockDim.x) sB[t] = B[t];
-  for (int t = threadIdx.x; t < NQ * NQ; t += blockDim.x) sD[t] = D[t];
-  if (P)
-    for (int t = threadIdx.x; t < 2 * N1 * N1; t += blockDim.x) sP[t] = P[t];
-  const bool isdof = i < N1 && j < N1 && (DIM == 2 || k < N1);
-  const int node = active && isdof ? __ldg(&cell_nodes[(size_t)cell * MF_NPC + i + N1 * (j + N1 * k)]) : 0;
-  double uc[MF_NC];
-#pragma unroll
-  for (int c = 0; c < MF_NC; c++) uc[c] = active && isdof ? __ldg(&x[(size_t)node * MF_NC + c]) : 0.0;
-  const int mk = mask_all && active ? mask_all[cell] : 0;
-  const bool hang = __syncthreads_or(mk != 0); // also: B, D, P staged
-  const mfj::pt t = mfj::make_pt(q);
-#pragma unroll 1
-  for (int c = 0; c < MF_NC; c++) {
-    double u = uc[0]; // uc[c] without a local array in memory
-#pragma unroll
-    for (int e = 1; e < MF_NC; e++)
-      if (e == c) u = uc[e];
-    s0[q] = u;
-    __syncthreads();
-    if (hang) mfj::hanging(s0, mk, sP, t, false);
-    // x: s0 -> s1, y: s1 -> s0, z: s0 -> s1
-    if (j < N1 && k < N1) {
-      double a = 0.0;
-#pragma unroll
-      for (int m = 0; m < N1; m++) a += sB[i * N1 + m] * s0[(k * NQ + j) * NQ + m];
-      s1[q] = a;
-    }
-    __syncthreads();
-    if (k < N1) {
-      double a = 0.0;
-#pragma unroll
-      for (int m = 0; m < N1; m++) a += sB[j * N1 + m] * s1[(k * NQ + m) * NQ + i];
-      s0[q] = a;
-    }
-    __syncthreads();
-    double *uq = s0;
-    if (DIM == 3) {
-      double a = 0.0;
-#pragma unroll
-      for (int m = 0; m < N1; m++) a += sB[k * N1 + m] * s0[(m * NQ + j) * NQ + i];
-      s1[q] = a;
-      __syncthreads();
-      uq = s1;
-    }
-    double r = MF_HAS0 ? qv[0] * uq[q] : 0.0;
-#if MF_HAS3
-    {
-      double g[3] = {0.0, 0.0, 0.0};
-#pragma unroll
-      for (int m = 0; m < NQ; m++) {
-        g[0] += sD[i * NQ + m] * uq[(k * NQ + j) * NQ + m];
-        g[1] += sD[j * NQ + m] * uq[(k * NQ + m) * NQ + i];
-        if (DIM == 3) g[2] += sD[k * NQ + m] * uq[(m * NQ + j) * NQ + i];
-      }
-#pragma unroll
-      for (int l = 0; l < DIM; l++) {
-        double a = 0.0;
-#pragma unroll
-        for (int m = 0; m < DIM; m++) a += qv[l <= m ? MF_VEC_D3(l, m) : MF_VEC_D3(m, l)] * g[m];
-        v[l * NQP + q] = a;
-      }
-      __syncthreads();
-#pragma unroll
-      for (int m = 0; m < NQ; m++) {
-        r += sD[m * NQ + i] * v[(k * NQ + j) * NQ + m];
-        r += sD[m * NQ + j] * v[NQP + (k * NQ + m) * NQ + i];
-        if (DIM == 3) r += sD[m * NQ + k] * v[2 * NQP + (m * NQ + j) * NQ + i];
-      }
-    }
-#endif
-    // back to the nodes: 3D z^T s0 -> s1 (u_q lives in s1: wait for its readers first), y^T, x^T
-    __syncthreads();
-    double *w = s0;
-    s0[q] = r;
-    __syncthreads();
-    if (DIM == 3) {
-      if (k < N1) {
-        double a = 0.0;
-#pragma unroll
-        for (int m = 0; m < NQ; m++) a += sB[m * N1 + k] * s0[(m * NQ + j) * NQ + i];
-        s1[q] = a;
-      }
-      __syncthreads();
-      w = s1;
-    }
-    double *w2 = DIM == 3 ? s0 : s1;
-    if (k < N1 && j < N1) {
-      double a = 0.0;
-#pragma unroll
-      for (int m = 0; m < NQ; m++) a += sB[m * N1 + j] * w[(k * NQ + m) * NQ + i];
-      w2[q] = a;
-    }
-    __syncthreads();
-    r = 0.0;
-    if (isdof)
-#pragma unroll
-      for (int m = 0; m < NQ; m++) r += sB[m * N1 + i] * w2[(k * NQ + j) * NQ + m];
-    if (hang) {
-      double *hb = DIM == 3 ? s1 : s0;
-      __syncthreads();
-      hb[q] = isdof ? r : 0.0;
-      __syncthreads();
-      mfj::hanging(hb, mk, sP, t, true);
-      r = hb[q];
-    }
-    if (active && isdof) atomicAdd(&y[(size_t)node * MF_NC + c], r);
-    __syncthreads(); // every read of s0, s1 done before the next component
-  }
+  mfc::column_apply<MF_DIM, MF_N1, MF_NQ, MF_HAS0 != 0, MF_HAS3 != 0, MF_COLLOC != 0, MF_HANG != 0, MF_NC, MF_VCOL_CPB,
+                    double, MF_VCOL_NJ>(a, reinterpret_cast<unsigned char *>(mf_sm));
 }
 #endif
 
