@@ -1274,6 +1274,55 @@ static void cpu_cuda_case(mf_context cc, mf_context gc, const char *mesh_name, i
   mf_mesh_destroy(&mg);
 }
 
+/* advection (g1 = beta = k) and a diffusion with c(x) (g3), as source: a non-symmetric operator */
+static const char *adv_source =
+    "void adv(int dim, int nc, const double *u, const double *du, const double *x, const double *k, double *g1)\n"
+    "{\n"
+    "  for (int e = 0; e < dim; e++) g1[e] = k[e];\n"
+    "}\n"
+    "void diff(int dim, int nc, const double *u, const double *du, const double *x, const double *k, double *g3)\n"
+    "{\n"
+    "  for (int d = 0; d < dim; d++) g3[d * dim + d] = 1.0 + x[0] * x[0];\n"
+    "}\n";
+
+/* The assembled matrix of a physics on the device, from its own kernels (mfree_assemble), applied to a
+ * random vector and its diagonal equal the matrix-free ones to 1e-12, Dirichlet form on: one component
+ * (non-symmetric, the generic kernels), three (the vector kernel's shape) and dim (elasticity, fused and
+ * stored); uniform and with hanging nodes. */
+static void cuda_assembled_case(mf_context gc)
+{
+  const double beta[3] = {1.0, -2.0, 0.5}, kel[2] = {1.3, 0.7};
+  for (int dim = 2; dim <= 3; dim++)
+    for (int adapt = 0; adapt <= 1; adapt++)
+      for (int kind = 0; kind < 4; kind++) {
+        const int nc = kind == 0 ? 1 : kind == 1 ? 3 : dim;
+        mf_mesh mesh = NULL;
+        mf_space s = NULL;
+        mf_physics ph = NULL;
+        mf_operator A = NULL, C = NULL;
+        t_mesh(gc, "cube", dim, dim == 2 ? 2 : 1, adapt, &mesh);
+        T_CALL(mf_space_create_components(mesh, 2, nc, &s));
+        T_CALL(mf_physics_create(gc, nc, &ph));
+        T_CALL(mf_physics_set_source(ph, kind == 0 ? adv_source : vector_source,
+                                     kind == 0 ? "g1=adv g3=diff" : kind == 1 ? "g3=vlaplace g0=vmass" : "g3=elastic"));
+        T_CALL(mf_physics_set_constants(ph, kind == 0 ? 3 : 2, kind == 0 ? beta : kel));
+        if (kind == 3) setenv("MFREE_PHYSICS_FUSED", "0", 1); /* elasticity stored (81 entries per point) */
+        T_CALL(mf_operator_create_physics(s, ph, MF_QUAD_GAUSS, &A));
+        unsetenv("MFREE_PHYSICS_FUSED");
+        T_CALL(mf_operator_set_dirichlet(A, 1));
+        T_CALL(mf_operator_create_assembled(A, &C));
+        char what[128];
+        snprintf(what, sizeof what, "cuda dim %d adapt %d assembled %s", dim, adapt,
+                 kind == 0 ? "advection" : kind == 1 ? "vector laplace" : kind == 2 ? "elasticity (fused)" : "elasticity (stored)");
+        same_operator(A, C, s, 1e-12, what);
+        mf_operator_destroy(&C);
+        mf_operator_destroy(&A);
+        mf_physics_destroy(&ph);
+        mf_space_destroy(&s);
+        mf_mesh_destroy(&mesh);
+      }
+}
+
 /* The cuda backend: the same source as on the cpu (NVRTC against the system compiler) gives the same
  * operator, diagonal and residual; the cache's miss, in-process hit and on-disk hit (a new context); the
  * compile error's message; multigrid; the refusals. */
@@ -1285,6 +1334,7 @@ static void cuda_case(mf_context gc)
   T_CHECK(mkdtemp(dir) != NULL, "no temporary folder");
   T_CALL(mf_context_set_cache_dir(gc, dir));
   T_CALL(mf_context_set_cache_dir(cc, dir));
+  cuda_assembled_case(gc);
   const double kel[2] = {1.3, 0.7};
   for (int dim = 2; dim <= 3; dim++)
     for (int adapt = 0; adapt <= 1; adapt++)
@@ -1504,7 +1554,8 @@ int main(int argc, char **argv)
   mf_context ctx = NULL;
   T_CALL(mf_context_create(MPI_COMM_WORLD, backend, &ctx));
   if (!strcmp(backend, "cuda")) {
-    cuda_case(ctx);
+    if (argc > 2 && !strcmp(argv[2], "assembled")) cuda_assembled_case(ctx); /* alone (compute-sanitizer) */
+    else cuda_case(ctx);
     mf_context_destroy(&ctx);
     return t_finish();
   }

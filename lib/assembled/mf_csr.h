@@ -47,6 +47,18 @@ MF_HD static inline double mf_csr_lane_sum(const double *vals, const int *colidx
   return s;
 }
 
+/* Position of column j in row i of a CSR pattern with ascending columns (j is there). */
+MF_HD static inline int64_t mf_csr_find(const int64_t *rowptr, const int *colidx, int i, int j)
+{
+  int64_t lo = rowptr[i], hi = rowptr[i + 1] - 1;
+  while (lo < hi) {
+    const int64_t mid = lo + (hi - lo) / 2;
+    if (colidx[mid] < j) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
 /* Position of the diagonal entry of row i (its columns ascending), or -1 where the row has none. */
 MF_HD static inline int64_t mf_csr_diagonal_position(const int64_t *rowptr, const int *colidx, int i)
 {

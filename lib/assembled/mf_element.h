@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "assembled/mf_csr.h"
 #include "base/mf_common.h"
 #include "physics/mf_gallery.h"
 
@@ -175,15 +176,4 @@ MF_HD static inline void mf_element_column(const mf_element_shape *sh, const dou
   }
 }
 
-/** Position of column j in row i of a CSR pattern with ascending columns (j is there). */
-MF_HD static inline int64_t mf_csr_find(const int64_t *rowptr, const int *colidx, int i, int j)
-{
-  int64_t lo = rowptr[i], hi = rowptr[i + 1] - 1;
-  while (lo < hi) {
-    const int64_t mid = lo + (hi - lo) / 2;
-    if (colidx[mid] < j) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
 #endif

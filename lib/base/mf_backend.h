@@ -88,6 +88,9 @@ typedef struct mf_backend_ops_s {
      * the device data of a built-in operator (inner) that applies them from then on; *fits 0 where its
      * D3 is not symmetric somewhere (then hex_setup makes its own) */
     int (*hex_setup_builtin)(mf_operator op, mf_operator inner, int *fits);
+    /* the values of A (the CSR operator of op's space, its pattern on the device) allocated on the device
+     * and assembled there from op's element matrices */
+    int (*hex_assemble)(mf_operator op, mf_operator A);
   } physics;
   struct {
     /* pointwise fields given as source (lib/cuda/source.cu) on hex spaces, on the device: the nodes'

@@ -74,6 +74,8 @@ void mf_cuda_assembly_table_drop(mf_space s);
  *  layout (ncells x nqp x entries). */
 int mf_cuda_physics_setup(mf_operator op);
 int mf_cuda_physics_diagonal(mf_operator op, mf_vector dv);
+/** The CSR values of a physics operator's matrix on the device (A: the space's pattern, there already). */
+int mf_cuda_physics_assemble(mf_operator op, mf_operator A);
 /** Pointwise fields given as source on hex spaces (lib/cuda/source.cu; the backend table's source). */
 int mf_cuda_source_nodes(mf_source f, mf_vector v, int boundary);
 int mf_cuda_source_rhs(mf_source f, mf_vector b);

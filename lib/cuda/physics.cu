@@ -6,6 +6,7 @@
 // residual. A library loaded once in a process serves every operator of the same key.
 #include "mf_cuda_common.cuh"
 #include "hex/mf_hex_physics.h"
+#include "assembled/assembly_impl.h"
 #include "mf_cuda_jit.h"
 #include "column_cell.cuh"
 
@@ -60,7 +61,7 @@ void unload_context(void *arg)
 struct phys_dev {
   cudaKernel_t setup[4], apply_full, apply_one, apply_sym, residual; // setup: the modes of physics_jit.cuh
   cudaKernel_t apply_vcol; // the vector mass / Laplace shape (no g1, g2), or NULL: mfree_apply_vcol
-  cudaKernel_t setup_geo, apply_fused, diagonal; // the fused operator; the diagonal of either
+  cudaKernel_t setup_geo, apply_fused, diagonal, assemble; // the fused operator; the diagonal and assembly of either
   size_t shmem_vcol;
   int cpb_vcol, ns_sym; // ns_sym: entries per point of the one-block symmetric layout
   int fused; // qd holds the geometry (MF_NG entries per point) and the g-functions run at each application
@@ -441,6 +442,7 @@ int make_dev(mf_operator op, phys_dev **out)
   MF_CALL(kernel(ctx, lib, "mfree_setup_geo", &d->setup_geo));
   MF_CALL(kernel(ctx, lib, "mfree_apply_fused", &d->apply_fused));
   MF_CALL(kernel(ctx, lib, "mfree_diagonal", &d->diagonal));
+  MF_CALL(kernel(ctx, lib, "mfree_assemble", &d->assemble));
   /* the vector mass / Laplace kernel where the shape allows it (MFREE_PHYSICS_VEC=0: the generic one) */
   const char *ev = getenv("MFREE_PHYSICS_VEC");
   if (!h->lay.has[1] && !h->lay.has[2] && (h->lay.has[0] || h->lay.has[3]) && !(ev && !strcmp(ev, "0"))) {
@@ -628,4 +630,42 @@ extern "C" int mf_cuda_physics_diagonal(mf_operator op, mf_vector dv)
                   (void *)&geo,   (void *)&d->k,  (void *)&ncells, (void *)&yd};
   return launch(op->ctx, d->diagonal, (unsigned)((ncells + d->cpb - 1) / d->cpb), (unsigned)d->nt, d->shmem, args,
                 "physics diagonal");
+}
+
+// The assembled matrix's values on the device (A: the CSR operator of op's space, its pattern there: the
+// backend's assembly.pattern): allocated here, zeroed, then every cell's constrained element matrix added
+// by mfree_assemble (physics_jit.cuh); freed with A (A->ops.destroy).
+static int destroy_assembled_values(mf_operator A)
+{
+  mf_cuda_free(A->ctx, mf_csr(A)->vals);
+  mf_csr(A)->vals = NULL;
+  return 0;
+}
+extern "C" int mf_cuda_physics_assemble(mf_operator op, mf_operator A)
+{
+  mf_context ctx = op->ctx;
+  const mf_space s = op->space;
+  const mf_cuda_space *ds = (const mf_cuda_space *)s->dev;
+  const mf_hex_phys *h = mf_hexphys(op);
+  phys_dev *d = dev_of(op);
+  const size_t nnz = (size_t)s->csr_rowptr[s->nlocal];
+  char what[96];
+  snprintf(what, sizeof what, "the assembled values (%zu)", nnz);
+  MF_CALL(mf_cuda_require(ctx, sizeof(double) * nnz, what));
+  MF_CALL(mf_cuda_malloc(ctx, (void **)&mf_csr(A)->vals, sizeof(double) * (nnz ? nnz : 1), what));
+  A->ops.destroy = destroy_assembled_values;
+  if (cudaMemset(mf_csr(A)->vals, 0, sizeof(double) * nnz) != cudaSuccess)
+    return cuda_fail(ctx, cudaGetLastError(), "zeroing the assembled values");
+  if (s->ncells == 0) return 0;
+  const int *cells = ds->cell_nodes, *colidx = ds->csr_colidx;
+  const int64_t *rowptr = ds->csr_rowptr;
+  const short *mask = (const short *)ds->mask;
+  const double *P = ds->mask ? ds->P : NULL, *qd = d->fused ? NULL : d->qd, *geo = d->fused ? d->qd : NULL;
+  int nb = h->lay.nb, sym = h->lay.sym, ncells = s->ncells;
+  double *vals = mf_csr(A)->vals;
+  void *args[] = {(void *)&cells, (void *)&mask, (void *)&d->B, (void *)&d->D,   (void *)&P,      (void *)&d->qw,
+                  (void *)&qd,    (void *)&nb,   (void *)&sym,  (void *)&geo,    (void *)&d->k,   (void *)&ncells,
+                  (void *)&rowptr, (void *)&colidx, (void *)&vals};
+  return launch(ctx, d->assemble, (unsigned)((ncells + d->cpb - 1) / d->cpb), (unsigned)d->nt, d->shmem, args,
+                "physics assembly");
 }

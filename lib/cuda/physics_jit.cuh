@@ -12,6 +12,7 @@
 // qd[(cell * NS + entry) * NQP + q] (coalesced over the points), in the reference form of
 // mf_physics.h; the CPU keeps the same values point by point (lib/hex/physics_hex.c).
 
+#include "assembled/mf_csr.h"
 #include "cuda/jit_cell.cuh"
 
 // The stored data: the geometry and the g-functions at every point, written in the layout of MODE:
@@ -450,4 +451,71 @@ extern "C" __global__ void __launch_bounds__(MF_NT)
     }
     if (b.active && b.t.isdof && cacc != 0.0) atomicAdd(&y[(size_t)nodes[b.t.pos] * MF_NC + c], cacc);
   }
+}
+
+// The assembled matrix's values, added into vals (the space's CSR pattern: rows and columns ascending,
+// entry node * nc + component): every cell's C^T A_e C from the cell operator on unit vectors, column by
+// column (component bc of node position jc; all threads of the block take the same column, their
+// barriers alike), each entry added at its position (mf_csr_find). Stored data or, where geo is given,
+// the fused operator's entries made here, as in mfree_diagonal. The CPU twin: assemble in
+// lib/hex/physics_hex.c.
+extern "C" __global__ void __launch_bounds__(MF_NT)
+    mfree_assemble(const int *cell_nodes, const short *mask_all, const double *B, const double *D, const double *P,
+                   const double *qw, const double *qd, int nb, int sym, const double *geo, const double *k, int ncells,
+                   const int64_t *rowptr, const int *colidx, double *vals)
+{
+  mfj::block b = mfj::make_block(mf_sm, B, D, P, qw, ncells);
+  const int mask = mask_all && b.active ? mask_all[b.cell] : 0;
+  const bool any_mask = __syncthreads_or(mask != 0);
+  const int has[4] = {MF_HAS0, MF_HAS1, MF_HAS2, MF_HAS3};
+  mf_phys_layout L;
+  double Dp[MF_NS_FULL];
+  if (geo) {
+    mf_phys_layout_make(MF_DIM, MF_NC, MF_NC, 0, has, &L);
+    double Ji[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0}, W, xq[3] = {0, 0, 0};
+    mfj::load_geo(b, geo, Ji, &W, xq);
+    double G0[MF_NC * MF_NC + 1], G1[MF_NC * MF_NC * MF_DIM + 1], G2[MF_NC * MF_NC * MF_DIM + 1],
+        G3[MF_NC * MF_NC * MF_DIM * MF_DIM + 1];
+    mfj::eval_g(xq, k, G0, G1, G2, G3);
+    const double *Gc[4] = {G0, G1, G2, G3};
+    mf_phys_store_point(&L, Gc, Ji, W, Dp);
+  } else {
+    mf_phys_layout_make(MF_DIM, MF_NC, nb, sym, has, &L);
+    const size_t first = (size_t)b.cell * L.n * MF_NQP + b.t.q;
+    for (int i = 0; i < L.n; i++) Dp[i] = b.active ? qd[first + (size_t)i * MF_NQP] : 0.0;
+  }
+  const int *nodes = cell_nodes + (size_t)b.cell * MF_NPC;
+  const int row_node = b.active && b.t.isdof ? nodes[b.t.pos] : 0;
+  for (int bc = 0; bc < MF_NC; bc++)
+    for (int jc = 0; jc < MF_NPC; jc++) {
+      const int col = b.active ? nodes[jc] * MF_NC + bc : 0;
+      __syncthreads();
+      b.s0[b.t.q] = b.t.isdof && b.t.pos == jc ? 1.0 : 0.0;
+      __syncthreads();
+      if (any_mask) mfj::hanging(b.s0, mask, b.sP, b.t, false);
+      const double *v = mfj::interpolate(b.sB, b.s0, b.s1, b.t);
+      double u[MF_NC], ref[MF_NC * MF_DIM], r0[MF_NC], r1[MF_NC * MF_DIM];
+      for (int i = 0; i < MF_NC; i++) u[i] = 0.0;
+      for (int i = 0; i < MF_NC * MF_DIM; i++) ref[i] = 0.0;
+      u[bc] = v[b.t.q];
+      for (int m = 0; m < MF_DIM; m++) ref[bc * MF_DIM + m] = mfj::derivative(b.sD, v, b.t, m);
+      __syncthreads();
+      mf_phys_apply_point(&L, Dp, u, ref, r0, r1);
+      for (int c = 0; c < MF_NC; c++) {
+        double a = r0[c];
+        for (int l = 0; l < MF_DIM; l++) {
+          b.s0[b.t.q] = r1[c * MF_DIM + l];
+          __syncthreads();
+          a += mfj::derivative_t(b.sD, b.s0, b.t, l);
+          __syncthreads();
+        }
+        b.s0[b.t.q] = a;
+        __syncthreads();
+        double *w = mfj::integrate(b.sB, b.s0, b.s1, b.t);
+        if (any_mask) mfj::hanging(w, mask, b.sP, b.t, true);
+        const double e = b.active && b.t.isdof ? w[b.t.q] : 0.0;
+        if (e != 0.0) atomicAdd(&vals[mf_csr_find(rowptr, colidx, row_node * MF_NC + c, col)], e);
+        __syncthreads();
+      }
+    }
 }

@@ -562,8 +562,8 @@ static int assemble_check(mf_operator op, mf_assembly_variant v)
 {
   const hex_phys *h = hp(op);
   if (h->inner) return h->inner->type->assemble_check(h->inner, v); /* the built-in's variants */
-  MF_CHECK(op->ctx->backend == MF_BACKEND_CPU, op->ctx, MF_ERR_UNSUPPORTED,
-           "physics operators on hexahedra are assembled on the cpu backend (not yet on %s)",
+  MF_CHECK(op->ctx->backend == MF_BACKEND_CPU || op->ctx->bk->physics.hex_assemble, op->ctx, MF_ERR_UNSUPPORTED,
+           "physics operators on hexahedra are assembled on the cpu and cuda backends, not on %s",
            mf_context_backend(op->ctx));
   MF_CHECK(v == MF_ASSEMBLY_AUTO, op->ctx, MF_ERR_UNSUPPORTED,
            "physics operators are assembled from their element matrices (MF_ASSEMBLY_AUTO), not by variant %d", (int)v);
@@ -578,6 +578,7 @@ static int assemble(mf_operator op, mf_assembly_variant v, mf_operator A)
 {
   const hex_phys *h = hp(op);
   if (h->inner) return h->inner->type->assemble(h->inner, v, A);
+  if (op->ctx->backend != MF_BACKEND_CPU) return op->ctx->bk->physics.hex_assemble(op, A); /* on the device */
   const mf_space s = op->space;
   const mf_csr_op *csr = mf_csr(A);
   const int npc = s->npc, nc = s->ncomp, nent = npc * nc;
