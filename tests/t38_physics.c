@@ -1386,7 +1386,7 @@ static void cuda_case(mf_context gc)
       cpu_cuda_case(cc, gc, "cube", dim, 1, 1, 2, dim, NULL, "elasticity", k2, 2, 1, 1e-12);
     }
   }
-  /* Neumann terms (f0 on tagged faces) on the device: the residual equals the cpu's; Robin (g0) refused */
+  /* Neumann terms (f0 on tagged faces) on the device: the residual equals the cpu's; Robin terms (g0) too */
   for (int adapt = 0; adapt <= 1; adapt++) {
     mf_mesh mesh[2] = {NULL, NULL};
     mf_space s[2] = {NULL, NULL};
@@ -1424,9 +1424,37 @@ static void cuda_case(mf_context gc)
     }
     T_CHECK(den > 0.0 && sqrt(num / den) <= 1e-12, "Neumann terms%s: the cuda residual differs from the cpu's by %.3g",
             adapt ? " (adapted)" : "", sqrt(num / (den > 0 ? den : 1.0)));
-    T_CALL(mf_physics_set_boundary(ph[1], 2, robin_f0, robin_g0));
-    mf_operator R = NULL;
-    EXPECT(mf_operator_create_physics(s[1], ph[1], MF_QUAD_GAUSS, &R), MF_ERR_UNSUPPORTED, "g0 (Robin");
+    /* Robin terms (g0 on a face: the operator's faces, added on the host): product, diagonal and residual
+     * equal the cpu's */
+    mf_operator R[2] = {NULL, NULL};
+    mf_vector y[2] = {NULL, NULL};
+    for (int b = 0; b < 2; b++) {
+      T_CALL(mf_physics_set_boundary(ph[b], 2, robin_f0, robin_g0));
+      T_CALL(mf_physics_set_constants(ph[b], 1, (const double[]){0.8}));
+      T_CALL(mf_operator_create_physics(s[b], ph[b], MF_QUAD_GAUSS, &R[b]));
+      T_CALL(mf_vector_create(s[b], &y[b]));
+    }
+    for (int what = 0; what < 3; what++) {
+      for (int b = 0; b < 2; b++) {
+        if (what == 0) T_CALL(mf_operator_apply(R[b], x[b], y[b]));
+        else if (what == 1) T_CALL(mf_operator_diagonal(R[b], y[b]));
+        else T_CALL(mf_operator_residual(R[b], x[b], y[b]));
+        free(h[b]);
+        h[b] = host_values(s[b], y[b]);
+      }
+      num = den = 0.0;
+      for (int i = 0; i < n; i++) {
+        num += (h[0][i] - h[1][i]) * (h[0][i] - h[1][i]);
+        den += h[0][i] * h[0][i];
+      }
+      T_CHECK(den > 0.0 && sqrt(num / den) <= 1e-12, "Robin terms%s: the cuda %s differs from the cpu's by %.3g",
+              adapt ? " (adapted)" : "", what == 0 ? "product" : what == 1 ? "diagonal" : "residual",
+              sqrt(num / (den > 0 ? den : 1.0)));
+    }
+    for (int b = 0; b < 2; b++) {
+      mf_vector_destroy(&y[b]);
+      mf_operator_destroy(&R[b]);
+    }
     for (int b = 0; b < 2; b++) {
       free(h[b]);
       mf_vector_destroy(&x[b]);

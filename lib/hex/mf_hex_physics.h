@@ -22,8 +22,11 @@ typedef struct {
   float *qdf;          /* a single-precision copy's (cpu backend): the same rounded to float */
   void *dev;           /* cuda backend: the compiled kernels and the stored data on the device */
   mf_operator inner;   /* data of the built-ins' shape: the built-in operator that applies them (NULL: none) */
-  /* a device backend with boundary f0 terms: the device's residual, to which the host adds the faces' */
+  /* a device backend with boundary terms: the device's residual (f0 terms), product and diagonal (g0
+   * terms), to which the host adds the faces' */
   int (*residual_device)(struct mf_operator_s *op, struct mf_vector_s *u, struct mf_vector_s *r);
+  int (*apply_device)(struct mf_operator_s *op, struct mf_vector_s *x, struct mf_vector_s *y);
+  int (*diagonal_device)(struct mf_operator_s *op, struct mf_vector_s *d);
   /* boundary terms (lib/hex/physics_faces.c): the nbf faces with one, cell by cell (cell_bf_off[e] ..
    * cell_bf_off[e + 1]): their cell, face number and term */
   int nbf;

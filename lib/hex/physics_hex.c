@@ -335,6 +335,85 @@ static int residual_device_faces(mf_operator op, mf_vector uv, mf_vector rv)
   return ierr;
 }
 
+/* On a device backend with boundary g0 terms (Robin): the device's product (or diagonal), then the faces'
+ * terms on the host (mf_hex_phys_faces_apply, the CPU twin's code) from host copies, added through a host
+ * copy of y. Two copies of each vector per product: correct, not fast (the faces' kernels on the device are
+ * not written yet). */
+static int faces_host_begin(mf_operator op, mf_vector a, mf_vector b, double **ha, double **hb, double **ue)
+{
+  const mf_space s = op->space;
+  const size_t n = (size_t)s->nlocal, ncell = (size_t)s->npc * s->ncomp;
+  *ha = *hb = *ue = NULL;
+  MF_CALL(mf_space_host_coords(s));
+  int ierr = MF_CALLOC(op->ctx, n + 1, ha);
+  if (!ierr) ierr = MF_CALLOC(op->ctx, n + 1, hb);
+  if (!ierr) ierr = MF_CALLOC(op->ctx, 2 * ncell + (size_t)s->npc * 3, ue);
+  if (!ierr && a) ierr = a->ops.to_host(a, *ha, s->nlocal);
+  if (!ierr) ierr = b->ops.to_host(b, *hb, s->nlocal);
+  return ierr;
+}
+static int faces_host_end(mf_operator op, mf_vector b, double *ha, double *hb, double *ue, int ierr)
+{
+  if (!ierr) ierr = b->ops.from_host(b, hb, op->space->nlocal);
+  free(ha);
+  free(hb);
+  free(ue);
+  return ierr;
+}
+static int apply_device_faces(mf_operator op, mf_vector xv, mf_vector yv)
+{
+  const hex_phys *h = hp(op);
+  const mf_space s = op->space;
+  const size_t ncell = (size_t)s->npc * s->ncomp;
+  MF_CALL(h->apply_device(op, xv, yv));
+  double *x = NULL, *y = NULL, *ue = NULL;
+  int ierr = faces_host_begin(op, xv, yv, &x, &y, &ue);
+  double *ve = ue ? ue + ncell : NULL, *X = ve ? ve + ncell : NULL;
+  for (int e = 0; !ierr && e < s->ncells; e++) {
+    if (h->cell_bf_off[e + 1] == h->cell_bf_off[e]) continue;
+    gather(s, e, x, 0, ue);
+    memset(ve, 0, sizeof(double) * ncell);
+    mf_hex_phys_faces_apply(op, e, ue, ve, X);
+    scatter(s, e, ve, y, 0);
+  }
+  return faces_host_end(op, yv, x, y, ue, ierr);
+}
+/* the faces' part of the diagonal as diagonal_host takes it: position by position, the constrained
+ * columns (mf_hanging_diag_column) from the constrained face operator */
+static int diagonal_device_faces(mf_operator op, mf_vector dv)
+{
+  const hex_phys *h = hp(op);
+  const mf_space s = op->space;
+  const int npc = s->npc, nc = s->ncomp;
+  const size_t ncell = (size_t)npc * nc;
+  MF_CALL(h->diagonal_device(op, dv));
+  double *unused = NULL, *d = NULL, *u = NULL;
+  int ierr = faces_host_begin(op, NULL, dv, &unused, &d, &u);
+  double *col = u ? u + ncell : NULL, *X = col ? col + ncell : NULL;
+  for (int e = 0; !ierr && e < s->ncells; e++) {
+    if (h->cell_bf_off[e + 1] == h->cell_bf_off[e]) continue;
+    const int mask = s->face_code[e], *nodes = &s->cell_nodes[(size_t)e * npc];
+    for (int c = 0; c < nc; c++)
+      for (int j = 0; j < npc; j++) {
+        const int constrained = mask && mf_hanging_diag_column(s->dim, s->n1, npc, mask, nodes, j);
+        memset(u, 0, sizeof(double) * ncell);
+        memset(col, 0, sizeof(double) * ncell);
+        u[(size_t)c * npc + j] = 1.0;
+        if (constrained) mf_hanging_apply(s->dim, s->n1, mask, s->hanging_P, u + (size_t)c * npc, 0);
+        mf_hex_phys_faces_apply(op, e, u, col, X);
+        double *cc = col + (size_t)c * npc;
+        if (!constrained) {
+          d[(size_t)nodes[j] * nc + c] += cc[j];
+          continue;
+        }
+        mf_hanging_apply(s->dim, s->n1, mask, s->hanging_P, cc, 1);
+        for (int i = 0; i < npc; i++)
+          if (nodes[i] == nodes[j]) d[(size_t)nodes[i] * nc + c] += cc[i];
+      }
+  }
+  return faces_host_end(op, dv, unused, d, u, ierr);
+}
+
 /* ------------------------------------------------------------------ the diagonal */
 
 /* The unconstrained diagonal of cell e, component c (de: npc): every term of the component's diagonal
@@ -661,11 +740,6 @@ int mf_hex_physics_create(mf_space space, const mf_phys *ph, mf_quadrature quad,
   MF_CHECK(!device || ph->from_source, ctx, MF_ERR_UNSUPPORTED,
            "on the %s backend a physics runs from its source (mf_physics_set_source): functions compiled for the "
            "host cannot run on the device", mf_context_backend(ctx));
-  int robin = 0;
-  for (int t = 0; t < ph->nbound; t++) robin = robin || ph->bg0[t] != NULL;
-  MF_CHECK(!device || !robin, ctx, MF_ERR_UNSUPPORTED,
-           "boundary terms with a g0 (Robin, mf_physics_set_boundary) run on the cpu backend (not yet on %s; "
-           "terms with f0 alone run there)", mf_context_backend(ctx));
   hex_phys *h = NULL;
   mf_operator o = NULL;
   int ierr = MF_CALLOC(ctx, 1, &h);
@@ -698,9 +772,16 @@ int mf_hex_physics_create(mf_space space, const mf_phys *ph, mf_quadrature quad,
     if (ierr) {
     } else if (device) { /* the backend's kernels and data (the built-in's where they fit) */
       ierr = device_setup(o);
-      if (!ierr && h->nbf) { /* Neumann terms: added on the host */
+      if (!ierr && h->nbf) { /* boundary terms: added on the host */
         h->residual_device = o->ops.residual;
         o->ops.residual = residual_device_faces;
+      }
+      if (!ierr && h->nbf && mf_hex_phys_faces_has_operator(h)) { /* Robin terms in the operator too */
+        h->apply_device = o->ops.apply;
+        h->diagonal_device = o->ops.diagonal;
+        o->ops.apply = apply_device_faces;
+        o->ops.apply_part = NULL;
+        o->ops.diagonal = diagonal_device_faces;
       }
     } else {
       o->ops.apply = apply_cpu;
