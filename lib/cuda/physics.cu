@@ -99,15 +99,20 @@ int env_int(const char *name, int def)
 // NQ >= 9 points per direction and not collocated, where the registers of three components spill (H100,
 // perf/results/setup-vcol-h100-2026-11-26: bp4 p = 7, 8 at 0.47x and 0.48x of one component at a time;
 // elsewhere together was 1.01-1.50x faster, but for bp6 p = 4, 5 and bp2 p = 8 at 0.95-0.97x).
-// MFREE_PHYSICS_VCOL_CPB, _MINB and _NJ (1 or the components) override it (measurements, tests).
+// With the components together, the gradient's kernels at 3..5 points (collocated) or 4 (not) are held to
+// two blocks per SM (at most 128 registers): bp6 p = 2..4 and bp4 p = 2 at 1.08x, 0.99x, 1.35x and 1.49x
+// of no cap; elsewhere the cap spilled (bp4 p = 4: 0.74x) or changed little (setup-vcol-h100-2026-11-26,
+// minb/). MFREE_PHYSICS_VCOL_CPB, _MINB and _NJ (1 or the components) override it (measurements, tests).
 void vcol_shape(const mf_hex_phys *h, int dim, int ncomp, int *cpb, int *minb, int *nj)
 {
   const int nq = h->basis.nq, nt = dim == 3 ? nq * nq : nq;
   *cpb = env_int("MFREE_PHYSICS_VCOL_CPB", 256 / nt > 0 ? 256 / nt : 1);
   if (*cpb * nt > 1024) *cpb = 1024 / nt;
-  *minb = env_int("MFREE_PHYSICS_VCOL_MINB", 0);
   const int spills = h->lay.has[3] && !h->basis.collocated && nq >= 9;
   *nj = env_int("MFREE_PHYSICS_VCOL_NJ", spills ? 1 : ncomp) >= ncomp ? ncomp : 1;
+  const int cap = dim == 3 && h->lay.has[3] && *nj > 1 &&
+                  (h->basis.collocated ? nq >= 3 && nq <= 5 : nq == 4);
+  *minb = env_int("MFREE_PHYSICS_VCOL_MINB", cap ? 2 : 0);
 }
 
 std::string program(const mf_hex_phys *h, const mf_space s, int cpb, int ns_full, int ns_one, int ns_sym)
