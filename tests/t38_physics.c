@@ -1451,6 +1451,11 @@ static void cuda_case(mf_context gc)
               adapt ? " (adapted)" : "", what == 0 ? "product" : what == 1 ? "diagonal" : "residual",
               sqrt(num / (den > 0 ? den : 1.0)));
     }
+    { /* assembled on the cpu backend only (the device's assembly takes the cells' terms) */
+      mf_operator C = NULL;
+      EXPECT(mf_operator_create_assembled(R[1], &C), MF_ERR_UNSUPPORTED, "g0 (Robin)");
+      T_CHECK(C == NULL, "a refused assembly left an operator");
+    }
     for (int b = 0; b < 2; b++) {
       mf_vector_destroy(&y[b]);
       mf_operator_destroy(&R[b]);

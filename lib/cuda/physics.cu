@@ -102,14 +102,24 @@ int env_int(const char *name, int def)
 // With the components together, the gradient's kernels at 3..5 points (collocated) or 4 (not) are held to
 // two blocks per SM (at most 128 registers): bp6 p = 2..4 and bp4 p = 2 at 1.08x, 0.99x, 1.35x and 1.49x
 // of no cap; elsewhere the cap spilled (bp4 p = 4: 0.74x) or changed little (setup-vcol-h100-2026-11-26,
-// minb/). MFREE_PHYSICS_VCOL_CPB, _MINB and _NJ (1 or the components) override it (measurements, tests).
-void vcol_shape(const mf_hex_phys *h, int dim, int ncomp, int *cpb, int *minb, int *nj)
+// minb/). The components go together only where their buffers fit the device's shared memory per block
+// (4 components at 9 collocated points need 213 KB: an H100 has 227, an A100 163). MFREE_PHYSICS_VCOL_CPB,
+// _MINB and _NJ (1 or the components) override it (measurements, tests).
+void vcol_shape(const mf_hex_phys *h, const mf_space s, int *cpb, int *minb, int *nj)
 {
-  const int nq = h->basis.nq, nt = dim == 3 ? nq * nq : nq;
+  const int dim = s->dim, ncomp = s->ncomp, nq = h->basis.nq, nt = dim == 3 ? nq * nq : nq;
   *cpb = env_int("MFREE_PHYSICS_VCOL_CPB", 256 / nt > 0 ? 256 / nt : 1);
   if (*cpb * nt > 1024) *cpb = 1024 / nt;
+  int dev = 0, optin = 48 * 1024;
+  if (cudaGetDevice(&dev) != cudaSuccess ||
+      cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev) != cudaSuccess) {
+    cudaGetLastError();
+    optin = 48 * 1024;
+  }
   const int spills = h->lay.has[3] && !h->basis.collocated && nq >= 9;
-  *nj = env_int("MFREE_PHYSICS_VCOL_NJ", spills ? 1 : ncomp) >= ncomp ? ncomp : 1;
+  const int fits = sizeof(double) * mfc::colbuf_size(dim, s->n1, nq, *cpb, h->lay.has[3], s->nmasked > 0, ncomp) <=
+                   (size_t)optin;
+  *nj = env_int("MFREE_PHYSICS_VCOL_NJ", spills || !fits ? 1 : ncomp) >= ncomp ? ncomp : 1;
   const int cap = dim == 3 && h->lay.has[3] && *nj > 1 &&
                   (h->basis.collocated ? nq >= 3 && nq <= 5 : nq == 4);
   *minb = env_int("MFREE_PHYSICS_VCOL_MINB", cap ? 2 : 0);
@@ -128,7 +138,7 @@ std::string program(const mf_hex_phys *h, const mf_space s, int cpb, int ns_full
            ph->src_has[0], ph->src_has[1], ns_full, ns_one, ns_sym);
   t += buf;
   int ccpb, cminb, cnj;
-  vcol_shape(h, s->dim, s->ncomp, &ccpb, &cminb, &cnj);
+  vcol_shape(h, s, &ccpb, &cminb, &cnj);
   snprintf(buf, sizeof buf,
            "#define MF_VCOL_CPB %d\n#define MF_VCOL_MINB %d\n#define MF_VCOL_NJ %d\n#define MF_COLLOC %d\n#define MF_HANG %d\n",
            ccpb, cminb, cnj, h->basis.collocated ? 1 : 0, s->nmasked > 0 ? 1 : 0);
@@ -453,7 +463,7 @@ int make_dev(mf_operator op, phys_dev **out)
   if (!h->lay.has[1] && !h->lay.has[2] && (h->lay.has[0] || h->lay.has[3]) && !(ev && !strcmp(ev, "0"))) {
     MF_CALL(kernel(ctx, lib, "mfree_apply_vcol", &d->apply_vcol));
     int minb, nj;
-    vcol_shape(h, s->dim, s->ncomp, &d->cpb_vcol, &minb, &nj);
+    vcol_shape(h, s, &d->cpb_vcol, &minb, &nj);
     d->shmem_vcol = sizeof(double) * mfc::colbuf_size(s->dim, n1, nq, d->cpb_vcol, h->lay.has[3], s->nmasked > 0, nj);
     if (d->shmem_vcol > 48 * 1024) {
       cudaError_t e = cudaFuncSetAttribute((const void *)d->apply_vcol, cudaFuncAttributeMaxDynamicSharedMemorySize,

@@ -308,6 +308,65 @@ __device__ inline void fused_point(const double *Ji, double W, const double *x, 
   }
 }
 
+// this point's entries Dp in layout *L: the stored data (layout nb, sym) or, where geo is given, the fused
+// operator's (the full layout, made here from the geometry and the g-functions)
+__device__ inline void point_entries(const block &b, const double *qd, int nb, int sym, const double *geo, const double *k,
+                                     mf_phys_layout *L, double *Dp)
+{
+  const int has[4] = {MF_HAS0, MF_HAS1, MF_HAS2, MF_HAS3};
+  if (geo) {
+    mf_phys_layout_make(MF_DIM, MF_NC, MF_NC, 0, has, L);
+    double Ji[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0}, W, xq[3] = {0, 0, 0};
+    load_geo(b, geo, Ji, &W, xq);
+    double G0[MF_NC * MF_NC + 1], G1[MF_NC * MF_NC * MF_DIM + 1], G2[MF_NC * MF_NC * MF_DIM + 1],
+        G3[MF_NC * MF_NC * MF_DIM * MF_DIM + 1];
+    eval_g(xq, k, G0, G1, G2, G3);
+    const double *Gc[4] = {G0, G1, G2, G3};
+    mf_phys_store_point(L, Gc, Ji, W, Dp);
+  } else {
+    mf_phys_layout_make(MF_DIM, MF_NC, nb, sym, has, L);
+    const size_t first = (size_t)b.cell * L->n * MF_NQP + b.t.q;
+    for (int i = 0; i < L->n; i++) Dp[i] = b.active ? qd[first + (size_t)i * MF_NQP] : 0.0;
+  }
+}
+
+// The cell operator on the unit vector of component bc at node position jc, its constraints applied
+// (masked cells): the point's r0, r1 (all components). All threads of the block, the same column.
+__device__ inline void unit_column(block &b, const mf_phys_layout *L, const double *Dp, int mask, bool any_mask, int bc,
+                                   int jc, double *r0, double *r1)
+{
+  __syncthreads();
+  b.s0[b.t.q] = b.t.isdof && b.t.pos == jc ? 1.0 : 0.0;
+  __syncthreads();
+  if (any_mask) hanging(b.s0, mask, b.sP, b.t, false);
+  const double *v = interpolate(b.sB, b.s0, b.s1, b.t);
+  double u[MF_NC], ref[MF_NC * MF_DIM];
+  for (int i = 0; i < MF_NC; i++) u[i] = 0.0;
+  for (int i = 0; i < MF_NC * MF_DIM; i++) ref[i] = 0.0;
+  u[bc] = v[b.t.q];
+  for (int m = 0; m < MF_DIM; m++) ref[bc * MF_DIM + m] = derivative(b.sD, v, b.t, m);
+  __syncthreads();
+  mf_phys_apply_point(L, Dp, u, ref, r0, r1);
+}
+
+// Component c of the points' r0, r1 back to the nodes (r0 + sum_l D_l^T r1_l, then B^T), the transposed
+// constraints applied (masked cells): the buffer holding it. All threads of the block.
+__device__ inline double *component_back(block &b, int mask, bool any_mask, const double *r0, const double *r1, int c)
+{
+  double a = r0[c];
+  for (int l = 0; l < MF_DIM; l++) {
+    b.s0[b.t.q] = r1[c * MF_DIM + l];
+    __syncthreads();
+    a += derivative_t(b.sD, b.s0, b.t, l);
+    __syncthreads();
+  }
+  b.s0[b.t.q] = a;
+  __syncthreads();
+  double *w = integrate(b.sB, b.s0, b.s1, b.t);
+  if (any_mask) hanging(w, mask, b.sP, b.t, true);
+  return w;
+}
+
 } // namespace mfj
 
 // the fused data: the geometry at every point; bad, nonfinite as in mfree_setup_*
@@ -371,23 +430,9 @@ extern "C" __global__ void __launch_bounds__(MF_NT)
   mfj::block b = mfj::make_block(mf_sm, B, D, P, qw, ncells);
   const int mask = mask_all && b.active ? mask_all[b.cell] : 0;
   const bool any_mask = __syncthreads_or(mask != 0);
-  const int has[4] = {MF_HAS0, MF_HAS1, MF_HAS2, MF_HAS3};
   mf_phys_layout L;
   double Dp[MF_NS_FULL];
-  if (geo) { // the full layout's entries of this point
-    mf_phys_layout_make(MF_DIM, MF_NC, MF_NC, 0, has, &L);
-    double Ji[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0}, W, xq[3] = {0, 0, 0};
-    mfj::load_geo(b, geo, Ji, &W, xq);
-    double G0[MF_NC * MF_NC + 1], G1[MF_NC * MF_NC * MF_DIM + 1], G2[MF_NC * MF_NC * MF_DIM + 1],
-        G3[MF_NC * MF_NC * MF_DIM * MF_DIM + 1];
-    mfj::eval_g(xq, k, G0, G1, G2, G3);
-    const double *Gc[4] = {G0, G1, G2, G3};
-    mf_phys_store_point(&L, Gc, Ji, W, Dp);
-  } else {
-    mf_phys_layout_make(MF_DIM, MF_NC, nb, sym, has, &L);
-    const size_t first = (size_t)b.cell * L.n * MF_NQP + b.t.q;
-    for (int i = 0; i < L.n; i++) Dp[i] = b.active ? qd[first + (size_t)i * MF_NQP] : 0.0;
-  }
+  mfj::point_entries(b, qd, nb, sym, geo, k, &L, Dp);
   const int *nodes = cell_nodes + (size_t)b.cell * MF_NPC;
   const int nt = mf_phys_diag_nterms(&L);
   double *coef = b.s0;
@@ -424,28 +469,9 @@ extern "C" __global__ void __launch_bounds__(MF_NT)
     for (int jc = 0; jc < MF_NPC; jc++) {
       const bool need = b.active && mask && mf_hanging_diag_column(MF_DIM, MF_N1, MF_NPC, mask, nodes, jc);
       if (!__syncthreads_or(need)) continue;
-      b.s0[b.t.q] = b.t.isdof && b.t.pos == jc ? 1.0 : 0.0;
-      __syncthreads();
-      hanging(b.s0, mask, b.sP, b.t, false);
-      const double *v = mfj::interpolate(b.sB, b.s0, b.s1, b.t);
-      double u[MF_NC], ref[MF_NC * MF_DIM], r0[MF_NC], r1[MF_NC * MF_DIM];
-      for (int i = 0; i < MF_NC; i++) u[i] = 0.0;
-      for (int i = 0; i < MF_NC * MF_DIM; i++) ref[i] = 0.0;
-      u[c] = v[b.t.q];
-      for (int m = 0; m < MF_DIM; m++) ref[c * MF_DIM + m] = mfj::derivative(b.sD, v, b.t, m);
-      __syncthreads();
-      mf_phys_apply_point(&L, Dp, u, ref, r0, r1);
-      double a = r0[c];
-      for (int l = 0; l < MF_DIM; l++) {
-        b.s0[b.t.q] = r1[c * MF_DIM + l];
-        __syncthreads();
-        a += mfj::derivative_t(b.sD, b.s0, b.t, l);
-        __syncthreads();
-      }
-      b.s0[b.t.q] = a;
-      __syncthreads();
-      double *w = mfj::integrate(b.sB, b.s0, b.s1, b.t);
-      hanging(w, mask, b.sP, b.t, true);
+      double r0[MF_NC], r1[MF_NC * MF_DIM];
+      mfj::unit_column(b, &L, Dp, mask, any_mask, c, jc, r0, r1);
+      const double *w = mfj::component_back(b, mask, any_mask, r0, r1, c);
       if (need && b.t.isdof && nodes[b.t.pos] == nodes[jc]) cacc += w[b.t.q];
       __syncthreads();
     }
@@ -467,52 +493,18 @@ extern "C" __global__ void __launch_bounds__(MF_NT)
   mfj::block b = mfj::make_block(mf_sm, B, D, P, qw, ncells);
   const int mask = mask_all && b.active ? mask_all[b.cell] : 0;
   const bool any_mask = __syncthreads_or(mask != 0);
-  const int has[4] = {MF_HAS0, MF_HAS1, MF_HAS2, MF_HAS3};
   mf_phys_layout L;
   double Dp[MF_NS_FULL];
-  if (geo) {
-    mf_phys_layout_make(MF_DIM, MF_NC, MF_NC, 0, has, &L);
-    double Ji[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0}, W, xq[3] = {0, 0, 0};
-    mfj::load_geo(b, geo, Ji, &W, xq);
-    double G0[MF_NC * MF_NC + 1], G1[MF_NC * MF_NC * MF_DIM + 1], G2[MF_NC * MF_NC * MF_DIM + 1],
-        G3[MF_NC * MF_NC * MF_DIM * MF_DIM + 1];
-    mfj::eval_g(xq, k, G0, G1, G2, G3);
-    const double *Gc[4] = {G0, G1, G2, G3};
-    mf_phys_store_point(&L, Gc, Ji, W, Dp);
-  } else {
-    mf_phys_layout_make(MF_DIM, MF_NC, nb, sym, has, &L);
-    const size_t first = (size_t)b.cell * L.n * MF_NQP + b.t.q;
-    for (int i = 0; i < L.n; i++) Dp[i] = b.active ? qd[first + (size_t)i * MF_NQP] : 0.0;
-  }
+  mfj::point_entries(b, qd, nb, sym, geo, k, &L, Dp);
   const int *nodes = cell_nodes + (size_t)b.cell * MF_NPC;
   const int row_node = b.active && b.t.isdof ? nodes[b.t.pos] : 0;
   for (int bc = 0; bc < MF_NC; bc++)
     for (int jc = 0; jc < MF_NPC; jc++) {
       const int col = b.active ? nodes[jc] * MF_NC + bc : 0;
-      __syncthreads();
-      b.s0[b.t.q] = b.t.isdof && b.t.pos == jc ? 1.0 : 0.0;
-      __syncthreads();
-      if (any_mask) mfj::hanging(b.s0, mask, b.sP, b.t, false);
-      const double *v = mfj::interpolate(b.sB, b.s0, b.s1, b.t);
-      double u[MF_NC], ref[MF_NC * MF_DIM], r0[MF_NC], r1[MF_NC * MF_DIM];
-      for (int i = 0; i < MF_NC; i++) u[i] = 0.0;
-      for (int i = 0; i < MF_NC * MF_DIM; i++) ref[i] = 0.0;
-      u[bc] = v[b.t.q];
-      for (int m = 0; m < MF_DIM; m++) ref[bc * MF_DIM + m] = mfj::derivative(b.sD, v, b.t, m);
-      __syncthreads();
-      mf_phys_apply_point(&L, Dp, u, ref, r0, r1);
+      double r0[MF_NC], r1[MF_NC * MF_DIM];
+      mfj::unit_column(b, &L, Dp, mask, any_mask, bc, jc, r0, r1);
       for (int c = 0; c < MF_NC; c++) {
-        double a = r0[c];
-        for (int l = 0; l < MF_DIM; l++) {
-          b.s0[b.t.q] = r1[c * MF_DIM + l];
-          __syncthreads();
-          a += mfj::derivative_t(b.sD, b.s0, b.t, l);
-          __syncthreads();
-        }
-        b.s0[b.t.q] = a;
-        __syncthreads();
-        double *w = mfj::integrate(b.sB, b.s0, b.s1, b.t);
-        if (any_mask) mfj::hanging(w, mask, b.sP, b.t, true);
+        const double *w = mfj::component_back(b, mask, any_mask, r0, r1, c);
         const double e = b.active && b.t.isdof ? w[b.t.q] : 0.0;
         if (e != 0.0) atomicAdd(&vals[mf_csr_find(rowptr, colidx, row_node * MF_NC + c, col)], e);
         __syncthreads();

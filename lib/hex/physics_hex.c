@@ -303,42 +303,11 @@ static int residual_cpu(mf_operator op, mf_vector uv, mf_vector rv)
   return ierr;
 }
 
-/* On a device backend with boundary f0 terms (Neumann): the device's residual, then the faces' terms on the
- * host (the CPU twin's code, mf_hex_phys_faces_residual) from a host copy of u's local values, added into r
- * through a host copy of it. Two copies of each vector per residual: fine for the loads of a linear solve,
- * where the residual is made once. */
-static int residual_device_faces(mf_operator op, mf_vector uv, mf_vector rv)
-{
-  const hex_phys *h = hp(op);
-  const mf_space s = op->space;
-  MF_CALL(h->residual_device(op, uv, rv));
-  MF_CALL(mf_space_host_coords(s));
-  const size_t n = (size_t)s->nlocal, ncell = (size_t)s->npc * s->ncomp;
-  double *u = NULL, *r = NULL, *ue = NULL;
-  int ierr = MF_CALLOC(op->ctx, n + 1, &u);
-  if (!ierr) ierr = MF_CALLOC(op->ctx, n + 1, &r);
-  if (!ierr) ierr = MF_CALLOC(op->ctx, 2 * ncell + (size_t)s->npc * 3, &ue);
-  if (!ierr) ierr = uv->ops.to_host(uv, u, s->nlocal);
-  if (!ierr) ierr = rv->ops.to_host(rv, r, s->nlocal);
-  double *ve = ue + ncell, *X = ve + ncell;
-  for (int e = 0; !ierr && e < s->ncells; e++) {
-    if (h->cell_bf_off[e + 1] == h->cell_bf_off[e]) continue;
-    gather(s, e, u, 0, ue);
-    memset(ve, 0, sizeof(double) * ncell);
-    ierr = mf_hex_phys_faces_residual(op, e, ue, ve, X);
-    if (!ierr) scatter(s, e, ve, r, 0);
-  }
-  if (!ierr) ierr = rv->ops.from_host(rv, r, s->nlocal);
-  free(u);
-  free(r);
-  free(ue);
-  return ierr;
-}
-
-/* On a device backend with boundary g0 terms (Robin): the device's product (or diagonal), then the faces'
- * terms on the host (mf_hex_phys_faces_apply, the CPU twin's code) from host copies, added through a host
- * copy of y. Two copies of each vector per product: correct, not fast (the faces' kernels on the device are
- * not written yet). */
+/* On a device backend with boundary terms (Neumann, Robin): the device's residual, product or diagonal,
+ * then the faces' terms on the host (the CPU twin's code) from host copies, added through a host copy of
+ * the result. Two copies of each vector per call: correct, not fast (the faces' kernels on the device are
+ * not written yet). faces_host_begin: host copies of a's (unless NULL) and b's local values and a cell's
+ * work; faces_host_end: b from its copy (unless ierr), the copies freed. */
 static int faces_host_begin(mf_operator op, mf_vector a, mf_vector b, double **ha, double **hb, double **ue)
 {
   const mf_space s = op->space;
@@ -360,23 +329,38 @@ static int faces_host_end(mf_operator op, mf_vector b, double *ha, double *hb, d
   free(ue);
   return ierr;
 }
-static int apply_device_faces(mf_operator op, mf_vector xv, mf_vector yv)
+/* The faces' terms of the cells with some, on the host (the CPU twin's code) from host copies: the
+ * residual's (f0; residual 1) or the operator's (g0) of in's local values, added into out. */
+static int faces_host_add(mf_operator op, mf_vector inv, mf_vector outv, int residual)
 {
   const hex_phys *h = hp(op);
   const mf_space s = op->space;
   const size_t ncell = (size_t)s->npc * s->ncomp;
-  MF_CALL(h->apply_device(op, xv, yv));
-  double *x = NULL, *y = NULL, *ue = NULL;
-  int ierr = faces_host_begin(op, xv, yv, &x, &y, &ue);
+  double *in = NULL, *out = NULL, *ue = NULL;
+  int ierr = faces_host_begin(op, inv, outv, &in, &out, &ue);
   double *ve = ue ? ue + ncell : NULL, *X = ve ? ve + ncell : NULL;
   for (int e = 0; !ierr && e < s->ncells; e++) {
     if (h->cell_bf_off[e + 1] == h->cell_bf_off[e]) continue;
-    gather(s, e, x, 0, ue);
+    gather(s, e, in, 0, ue);
     memset(ve, 0, sizeof(double) * ncell);
-    mf_hex_phys_faces_apply(op, e, ue, ve, X);
-    scatter(s, e, ve, y, 0);
+    if (residual) ierr = mf_hex_phys_faces_residual(op, e, ue, ve, X);
+    else mf_hex_phys_faces_apply(op, e, ue, ve, X);
+    if (!ierr) scatter(s, e, ve, out, 0);
   }
-  return faces_host_end(op, yv, x, y, ue, ierr);
+  return faces_host_end(op, outv, in, out, ue, ierr);
+}
+/* Neumann (and Robin's f0): the device's residual, then the faces'. Two copies of each vector per residual:
+ * fine for the loads of a linear solve, where the residual is made once. */
+static int residual_device_faces(mf_operator op, mf_vector uv, mf_vector rv)
+{
+  MF_CALL(hp(op)->residual_device(op, uv, rv));
+  return faces_host_add(op, uv, rv, 1);
+}
+/* Robin's g0: the device's product, then the faces' */
+static int apply_device_faces(mf_operator op, mf_vector xv, mf_vector yv)
+{
+  MF_CALL(hp(op)->apply_device(op, xv, yv));
+  return faces_host_add(op, xv, yv, 0);
 }
 /* the faces' part of the diagonal as diagonal_host takes it: position by position, the constrained
  * columns (mf_hanging_diag_column) from the constrained face operator */
@@ -644,6 +628,11 @@ static int assemble_check(mf_operator op, mf_assembly_variant v)
   MF_CHECK(op->ctx->backend == MF_BACKEND_CPU || op->ctx->bk->physics.hex_assemble, op->ctx, MF_ERR_UNSUPPORTED,
            "physics operators on hexahedra are assembled on the cpu and cuda backends, not on %s",
            mf_context_backend(op->ctx));
+  /* the device's assembly kernel takes the cells' terms only; the faces' g0 run on the host there */
+  MF_CHECK(op->ctx->backend == MF_BACKEND_CPU || !(h->nbf && mf_hex_phys_faces_has_operator(h)), op->ctx,
+           MF_ERR_UNSUPPORTED,
+           "physics '%s' has boundary terms with a g0 (Robin): it is assembled on the cpu backend only, not on %s",
+           h->ph.name, mf_context_backend(op->ctx));
   MF_CHECK(v == MF_ASSEMBLY_AUTO, op->ctx, MF_ERR_UNSUPPORTED,
            "physics operators are assembled from their element matrices (MF_ASSEMBLY_AUTO), not by variant %d", (int)v);
   return 0;
