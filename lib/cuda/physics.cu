@@ -74,14 +74,10 @@ struct phys_dev {
 
 phys_dev *dev_of(mf_operator op) { return (phys_dev *)mf_hexphys(op)->dev; }
 
-int cuda_fail(mf_context ctx, cudaError_t e, const char *what)
-{
-  cudaGetLastError(); /* a failed allocation leaves its error for the next check: cleared here */
-  return mf_error_set(ctx, MF_ERR_CUDA, __FILE__, __LINE__, __func__, "%s: %s", what, cudaGetErrorString(e));
-}
+using mf_jit::cells_per_block;
+using mf_jit::cuda_fail;
+using mf_jit::upload;
 
-// cells per block: about 256 threads, at least one cell
-int cells_per_block(int nqp) { return nqp >= 256 ? 1 : 256 / nqp; }
 
 // the text NVRTC compiles: the shape, the library's headers, the user's source, the glue, the kernels
 // an environment setting of the vector kernel's launch shape (a positive integer), else def
@@ -419,15 +415,6 @@ int residual_op(mf_operator op, mf_vector u, mf_vector r)
                         h->ph.name, (int)(bad & 0xfffff), (int)(bad >> 20), ctx->rank, xs);
   }
   return ierr;
-}
-
-template <class T>
-int upload(mf_context ctx, T **dst, const T *src, size_t n, const char *what)
-{
-  cudaError_t e = cudaMalloc((void **)dst, sizeof(T) * (n ? n : 1));
-  if (e == cudaSuccess && n) e = cudaMemcpy(*dst, src, sizeof(T) * n, cudaMemcpyHostToDevice);
-  if (e != cudaSuccess) return cuda_fail(ctx, e, what);
-  return 0;
 }
 
 // the kernels and basis of op (its library compiled or found)

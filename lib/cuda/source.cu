@@ -13,13 +13,9 @@
 
 namespace {
 
-int cuda_fail(mf_context ctx, cudaError_t e, const char *what)
-{
-  cudaGetLastError();
-  return mf_error_set(ctx, MF_ERR_CUDA, __FILE__, __LINE__, __func__, "%s: %s", what, cudaGetErrorString(e));
-}
-
-int cells_per_block(int nqp) { return nqp >= 256 ? 1 : 256 / nqp; }
+using mf_jit::cells_per_block;
+using mf_jit::cuda_fail;
+using mf_jit::upload;
 
 // the program of f for the space's shape with nq points per direction
 std::string program(const mf_source f, const mf_space s, int nq, int cpb)
@@ -51,15 +47,6 @@ struct run {
     cudaFree(flag);
   }
 };
-
-template <class T>
-int upload(mf_context ctx, T **dst, const T *src, size_t n, const char *what)
-{
-  cudaError_t e = cudaMalloc((void **)dst, sizeof(T) * (n ? n : 1));
-  if (e == cudaSuccess && n) e = cudaMemcpy(*dst, src, sizeof(T) * n, cudaMemcpyHostToDevice);
-  if (e != cudaSuccess) return cuda_fail(ctx, e, what);
-  return 0;
-}
 
 // the kernel `name` of f's program for rule quad (MF_QUAD_GAUSS: q = p + 1, GAUSS_P2: q = p + 2)
 int prepare(mf_source f, const mf_space s, mf_quadrature quad, const char *name, run *r)
