@@ -309,8 +309,11 @@ __device__ inline void fused_point(const double *Ji, double W, const double *x, 
 }
 
 // this point's entries Dp in layout *L: the stored data (layout nb, sym) or, where geo is given, the fused
-// operator's (the full layout, made here from the geometry and the g-functions)
-__device__ inline void point_entries(const block &b, const double *qd, int nb, int sym, const double *geo, const double *k,
+// operator's (the full layout, made here from the geometry and the g-functions). Not inlined: inlined
+// together with unit_column and component_back, the diagonal of a mass-only physics with hanging nodes in
+// 2D came out wrong on an H100 (NVRTC 13; 5e-2..2e-1 relative, t38), while either helper written out in
+// the kernel, or this one called, gave the cpu's values (racecheck, initcheck and memcheck found nothing).
+__device__ __noinline__ void point_entries(const block &b, const double *qd, int nb, int sym, const double *geo, const double *k,
                                      mf_phys_layout *L, double *Dp)
 {
   const int has[4] = {MF_HAS0, MF_HAS1, MF_HAS2, MF_HAS3};
