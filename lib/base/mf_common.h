@@ -14,4 +14,8 @@
 #define MF_MAX_NQ (MF_MAX_DEGREE + 2)
 #define MF_MAX_COMPONENTS 4 /* field components per DoF (mf_space_create_components, pointwise physics) */
 
+/* whether a double is finite, without the math library (run-time compiled kernels): false for NaN and
+ * the infinities */
+#define MF_FINITE(v) ((v) - (v) == 0.0)
+
 #endif

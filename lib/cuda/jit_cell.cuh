@@ -11,7 +11,6 @@
 #define MF_NQP (MF_DIM == 2 ? MF_NQ * MF_NQ : MF_NQ * MF_NQ * MF_NQ)
 #define MF_NPC (MF_DIM == 2 ? MF_N1 * MF_N1 : MF_N1 * MF_N1 * MF_N1)
 #define MF_NT (MF_CPB * MF_NQP)
-#define MF_FINITE(v) ((v) - (v) == 0.0) /* false for NaN and the infinities */
 
 extern __shared__ double mf_sm[]; // every kernel's dynamic shared memory
 

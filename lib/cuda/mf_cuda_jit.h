@@ -8,6 +8,9 @@
 #include <string>
 
 #include "mfree_impl.h"
+#include "physics/mf_physics_impl.h"
+
+#include <stdio.h>
 
 /** The library of the program text prog (the library's headers embedded): loaded already in this process,
  *  from the cache folder, or compiled now by NVRTC (set-up phase "compile"). */
@@ -34,6 +37,66 @@ int upload(mf_context ctx, T **dst, const T *src, size_t n, const char *what)
 
 // cells per block of the one-thread-per-point kernels: about 256 threads, at least one cell
 inline int cells_per_block(int nqp) { return nqp >= 256 ? 1 : 256 / nqp; }
+
+// the kernel `name` of lib
+inline int kernel(mf_context ctx, cudaLibrary_t lib, const char *name, cudaKernel_t *k)
+{
+  cudaError_t e = cudaLibraryGetKernel(k, lib, name);
+  if (e != cudaSuccess) return cuda_fail(ctx, e, name);
+  return 0;
+}
+
+// k on grid blocks of block threads (nothing where grid is 0); what names it in an error
+inline int launch(mf_context ctx, cudaKernel_t k, unsigned grid, unsigned block, size_t shmem, void **args,
+                  const char *what)
+{
+  if (!grid) return 0;
+  cudaError_t e = cudaLaunchKernel((const void *)k, dim3(grid), dim3(block), args, shmem, 0);
+  if (e == cudaSuccess) e = cudaGetLastError();
+#ifdef MFREE_DEBUG_SYNC
+  if (e == cudaSuccess) e = cudaDeviceSynchronize();
+#endif
+  if (e != cudaSuccess) return cuda_fail(ctx, e, what);
+  return 0;
+}
+
+// the first flagged point (cell << 20 | q) of a device flag (all bits set: none), or -1
+inline long long first_flag(mf_context ctx, unsigned long long *flag_dev, int *ierr)
+{
+  unsigned long long v = ~0ull;
+  cudaError_t e = cudaMemcpy(&v, flag_dev, sizeof v, cudaMemcpyDeviceToHost);
+  if (e != cudaSuccess) {
+    *ierr = cuda_fail(ctx, e, "reading the kernel's checks");
+    return -1;
+  }
+  return v == ~0ull ? -1 : (long long)v;
+}
+
+// The user's source of ph (its #line origin kept) and the glue that calls its functions by number:
+// mfree_f(t: 0 f0, 1 f1, ...) and mfree_g(t: 0..3 g0..g3, ...), a function it does not name doing nothing.
+inline std::string physics_glue(const mf_phys *ph)
+{
+  std::string t = "#line 1 \"";
+  t += mf_phys_source_origin(ph);
+  t += "\"\n";
+  t += mf_phys_source_text(ph);
+  t += "\n#line 1 \"mfree glue\"\n";
+  const char *sig = "(int t, int dim, int nc, const double *u, const double *du, const double *x, const double *k, double *out)";
+  char buf[512];
+  for (int w = 0; w < 2; w++) {
+    t += w ? "__device__ inline void mfree_g" : "__device__ inline void mfree_f";
+    t += sig;
+    t += "\n{\n  switch (t) {\n";
+    for (int i = 0; i < (w ? 4 : 2); i++) {
+      const char *name = mf_phys_source_name(ph, w ? 2 + i : i);
+      if (!name) continue;
+      snprintf(buf, sizeof buf, "  case %d: %s(dim, nc, u, du, x, k, out); break;\n", i, name);
+      t += buf;
+    }
+    t += "  default: break;\n  }\n}\n";
+  }
+  return t;
+}
 
 } // namespace mf_jit
 

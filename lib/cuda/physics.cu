@@ -76,6 +76,9 @@ phys_dev *dev_of(mf_operator op) { return (phys_dev *)mf_hexphys(op)->dev; }
 
 using mf_jit::cells_per_block;
 using mf_jit::cuda_fail;
+using mf_jit::first_flag;
+using mf_jit::kernel;
+using mf_jit::launch;
 using mf_jit::upload;
 
 
@@ -140,24 +143,7 @@ std::string program(const mf_hex_phys *h, const mf_space s, int cpb, int ns_full
            ccpb, cminb, cnj, h->basis.collocated ? 1 : 0, s->nmasked > 0 ? 1 : 0);
   t += buf;
   t += "#include \"physics/mf_physics.h\"\n#include \"hanging/mf_hanging.h\"\n";
-  t += "#line 1 \"";
-  t += mf_phys_source_origin(ph);
-  t += "\"\n";
-  t += mf_phys_source_text(ph);
-  t += "\n#line 1 \"mfree glue\"\n";
-  const char *sig = "(int t, int dim, int nc, const double *u, const double *du, const double *x, const double *k, double *out)";
-  for (int w = 0; w < 2; w++) { // mfree_f (f0, f1), mfree_g (g0..g3)
-    t += w ? "__device__ inline void mfree_g" : "__device__ inline void mfree_f";
-    t += sig;
-    t += "\n{\n  switch (t) {\n";
-    for (int i = 0; i < (w ? 4 : 2); i++) {
-      const char *name = mf_phys_source_name(ph, w ? 2 + i : i);
-      if (!name) continue;
-      snprintf(buf, sizeof buf, "  case %d: %s(dim, nc, u, du, x, k, out); break;\n", i, name);
-      t += buf;
-    }
-    t += "  default: break;\n  }\n}\n";
-  }
+  t += mf_jit::physics_glue(ph);
   t += "#include \"cuda/physics_jit.cuh\"\n";
   return t;
 }
@@ -265,25 +251,6 @@ int library(mf_context ctx, const std::string &prog, cudaLibrary_t *lib)
   return 0;
 }
 
-int kernel(mf_context ctx, cudaLibrary_t lib, const char *name, cudaKernel_t *k)
-{
-  cudaError_t e = cudaLibraryGetKernel(k, lib, name);
-  if (e != cudaSuccess) return cuda_fail(ctx, e, name);
-  return 0;
-}
-
-int launch(mf_context ctx, cudaKernel_t k, unsigned grid, unsigned block, size_t shmem, void **args, const char *what)
-{
-  if (!grid) return 0;
-  cudaError_t e = cudaLaunchKernel((const void *)k, dim3(grid), dim3(block), args, shmem, 0);
-  if (e == cudaSuccess) e = cudaGetLastError();
-#ifdef MFREE_DEBUG_SYNC
-  if (e == cudaSuccess) e = cudaDeviceSynchronize();
-#endif
-  if (e != cudaSuccess) return cuda_fail(ctx, e, what);
-  return 0;
-}
-
 void free_dev(phys_dev *d)
 {
   if (!d) return;
@@ -351,18 +318,6 @@ int apply_op(mf_operator op, mf_vector x, mf_vector y)
   return launch(op->ctx, h->lay.sym ? d->apply_sym : h->lay.nb == 1 ? d->apply_one : d->apply_full,
                 (unsigned)((ncells + d->cpb - 1) / d->cpb),
                 (unsigned)d->nt, d->shmem, args, "physics apply");
-}
-
-// the first flagged point (cell << 20 | q), or -1
-long long first_flag(mf_context ctx, unsigned long long *flag_dev, int *ierr)
-{
-  unsigned long long v = ~0ull;
-  cudaError_t e = cudaMemcpy(&v, flag_dev, sizeof v, cudaMemcpyDeviceToHost);
-  if (e != cudaSuccess) {
-    *ierr = cuda_fail(ctx, e, "reading the set-up's checks");
-    return -1;
-  }
-  return v == ~0ull ? -1 : (long long)v;
 }
 
 // "x = (...)" of point q of cell e (the host's geometry)

@@ -14,6 +14,7 @@
 
 #include "assembled/mf_csr.h"
 #include "cuda/jit_cell.cuh"
+#include "cuda/phys_point.cuh"
 
 // The stored data: the geometry and the g-functions at every point, written in the layout of MODE:
 //   0 full (nb = nc), 1 one block, 2 one block with D3's upper triangle (sym), 3 a built-in operator's
@@ -45,17 +46,8 @@ __device__ inline void setup_body(const int *cell_nodes, const short *mask_all, 
   mf_phys_layout_make(MF_DIM, MF_NC, MF_NC, 0, has, &L);
   double G0[MF_NC * MF_NC + 1], G1[MF_NC * MF_NC * MF_DIM + 1], G2[MF_NC * MF_NC * MF_DIM + 1],
       G3[MF_NC * MF_NC * MF_DIM * MF_DIM + 1], Dp[MF_NS_FULL];
-  double *G[4] = {G0, G1, G2, G3};
-  const double u[MF_NC + 1] = {0.0}, du[MF_NC * MF_DIM + 1] = {0.0};
-  bool finite = true;
-  for (int t = 0; t < 4; t++) {
-    if (!has[t]) continue;
-    const int n = mf_phys_gsize(t, MF_DIM, MF_NC);
-    for (int i = 0; i < n; i++) G[t][i] = 0.0;
-    mfree_g(t, MF_DIM, MF_NC, u, du, x, k, G[t]);
-    for (int i = 0; i < n; i++) finite = finite && MF_FINITE(G[t][i]);
-  }
-  if (!finite) atomicMin(nonfinite, ((unsigned long long)b.cell << 20) | (unsigned long long)b.t.q);
+  if (!mfp::eval_g(x, k, G0, G1, G2, G3))
+    atomicMin(nonfinite, ((unsigned long long)b.cell << 20) | (unsigned long long)b.t.q);
   const double *Gc[4] = {G0, G1, G2, G3};
   mf_phys_store_point(&L, Gc, Ji, W, Dp);
   if (MODE == 0) {
@@ -160,31 +152,10 @@ extern "C" __global__ void __launch_bounds__(MF_NT) mfree_residual(const int *ce
   const bool any_mask = __syncthreads_or(mask != 0);
   double x[3] = {0, 0, 0}, J[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0}, Ji[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
   mfj::geometry(b, cell_nodes, coords, cstride, mask, any_mask, x, J);
-  double u[MF_NC], ref[MF_NC * MF_DIM], du[MF_NC * MF_DIM], r0[MF_NC], r1[MF_NC * MF_DIM];
+  double u[MF_NC], ref[MF_NC * MF_DIM], r0[MF_NC], r1[MF_NC * MF_DIM];
   mfj::field(b, cell_nodes, uv, mask, any_mask, u, ref);
   const double det = mf_phys_inverse(MF_DIM, J, Ji), W = mfj::weight(b) * fabs(det);
-  for (int c = 0; c < MF_NC; c++)
-    for (int e = 0; e < MF_DIM; e++) {
-      double s = 0.0;
-      for (int m = 0; m < MF_DIM; m++) s += ref[c * MF_DIM + m] * Ji[3 * m + e];
-      du[c * MF_DIM + e] = s;
-    }
-  double f0[MF_NC], f1[MF_NC * MF_DIM];
-  for (int i = 0; i < MF_NC; i++) f0[i] = 0.0;
-  for (int i = 0; i < MF_NC * MF_DIM; i++) f1[i] = 0.0;
-  if (MF_HASF0) mfree_f(0, MF_DIM, MF_NC, u, du, x, k, f0);
-  if (MF_HASF1) mfree_f(1, MF_DIM, MF_NC, u, du, x, k, f1);
-  bool finite = true;
-  for (int c = 0; c < MF_NC; c++) {
-    finite = finite && MF_FINITE(f0[c]);
-    r0[c] = W * f0[c];
-    for (int l = 0; l < MF_DIM; l++) {
-      double s = 0.0;
-      for (int d = 0; d < MF_DIM; d++) s += Ji[3 * l + d] * f1[c * MF_DIM + d];
-      finite = finite && MF_FINITE(f1[c * MF_DIM + l]);
-      r1[c * MF_DIM + l] = W * s;
-    }
-  }
+  const bool finite = mfp::residual_point(x, Ji, W, k, u, ref, r0, r1);
   if (b.active && !finite) atomicMin(nonfinite, ((unsigned long long)b.cell << 20) | (unsigned long long)b.t.q);
   mfj::back(b, cell_nodes, rv, mask, any_mask, r0, r1);
 }
@@ -215,22 +186,7 @@ extern "C" __global__ void __launch_bounds__(MF_VCOL_CPB * MF_VCOL_NT, MF_VCOL_M
 
 namespace mfj {
 
-// the g-functions at this point into G0..G3 (zeroed first); whether all their values are finite
-__device__ inline bool eval_g(const double *x, const double *k, double *G0, double *G1, double *G2, double *G3)
-{
-  const double u0[MF_NC + 1] = {0.0}, du0[MF_NC * MF_DIM + 1] = {0.0};
-  double *G[4] = {G0, G1, G2, G3};
-  const int has[4] = {MF_HAS0, MF_HAS1, MF_HAS2, MF_HAS3};
-  bool finite = true;
-  for (int t = 0; t < 4; t++) {
-    if (!has[t]) continue;
-    const int n = mf_phys_gsize(t, MF_DIM, MF_NC);
-    for (int i = 0; i < n; i++) G[t][i] = 0.0;
-    mfree_g(t, MF_DIM, MF_NC, u0, du0, x, k, G[t]);
-    for (int i = 0; i < n; i++) finite = finite && MF_FINITE(G[t][i]);
-  }
-  return finite;
-}
+using mfp::eval_g;
 
 // this point's geometry from the stored entries (Ji[3 l + e], W, x); zeros for an idle thread
 __device__ inline void load_geo(const block &b, const double *geo, double *Ji, double *W, double *x)

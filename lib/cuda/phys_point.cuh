@@ -1,0 +1,59 @@
+// phys_point.cuh -- what the run-time compiled kernels of users' physics do at one quadrature point, for
+// every cell family (physics_jit.cuh: hexahedra, simplex_phys_jit.cuh: simplices). Compiled by NVRTC
+// only; the including text defines MF_DIM, MF_NC, MF_HAS0..MF_HAS3, MF_HASF0, MF_HASF1 and mfree_g,
+// mfree_f (the glue that calls the user's functions) and includes physics/mf_physics.h.
+#ifndef MF_PHYS_POINT_CUH
+#define MF_PHYS_POINT_CUH
+
+namespace mfp {
+
+// the g-functions at x into G0..G3 (zeroed first), at u = 0, du = 0; whether all their values are finite
+__device__ inline bool eval_g(const double *x, const double *k, double *G0, double *G1, double *G2, double *G3)
+{
+  const double u0[MF_NC + 1] = {0.0}, du0[MF_NC * MF_DIM + 1] = {0.0};
+  double *G[4] = {G0, G1, G2, G3};
+  const int has[4] = {MF_HAS0, MF_HAS1, MF_HAS2, MF_HAS3};
+  bool finite = true;
+  for (int t = 0; t < 4; t++) {
+    if (!has[t]) continue;
+    const int n = mf_phys_gsize(t, MF_DIM, MF_NC);
+    for (int i = 0; i < n; i++) G[t][i] = 0.0;
+    mfree_g(t, MF_DIM, MF_NC, u0, du0, x, k, G[t]);
+    for (int i = 0; i < n; i++) finite = finite && MF_FINITE(G[t][i]);
+  }
+  return finite;
+}
+
+// The residual's point: physical du = ref J^-1, then r0 = W f0(u, du, x), r1 = W J^-1 f1 (Ji[3 l + e]);
+// whether f0 and f1 gave finite values.
+__device__ inline bool residual_point(const double *x, const double *Ji, double W, const double *k, const double *u,
+                                      const double *ref, double *r0, double *r1)
+{
+  double du[MF_NC * MF_DIM], f0[MF_NC], f1[MF_NC * MF_DIM];
+  for (int c = 0; c < MF_NC; c++)
+    for (int e = 0; e < MF_DIM; e++) {
+      double s = 0.0;
+      for (int m = 0; m < MF_DIM; m++) s += ref[c * MF_DIM + m] * Ji[3 * m + e];
+      du[c * MF_DIM + e] = s;
+    }
+  for (int i = 0; i < MF_NC; i++) f0[i] = 0.0;
+  for (int i = 0; i < MF_NC * MF_DIM; i++) f1[i] = 0.0;
+  if (MF_HASF0) mfree_f(0, MF_DIM, MF_NC, u, du, x, k, f0);
+  if (MF_HASF1) mfree_f(1, MF_DIM, MF_NC, u, du, x, k, f1);
+  bool finite = true;
+  for (int c = 0; c < MF_NC; c++) {
+    finite = finite && MF_FINITE(f0[c]);
+    r0[c] = W * f0[c];
+    for (int l = 0; l < MF_DIM; l++) {
+      double s = 0.0;
+      for (int d = 0; d < MF_DIM; d++) s += Ji[3 * l + d] * f1[c * MF_DIM + d];
+      finite = finite && MF_FINITE(f1[c * MF_DIM + l]);
+      r1[c * MF_DIM + l] = W * s;
+    }
+  }
+  return finite;
+}
+
+} // namespace mfp
+
+#endif
