@@ -1321,11 +1321,75 @@ static void cuda_assembled_case(mf_context gc)
         mf_space_destroy(&s);
         mf_mesh_destroy(&mesh);
       }
+  /* simplices (simplex_phys_jit.cuh's assembly): P2, the same three kinds */
+  for (int dim = 2; dim <= 3; dim++)
+    for (int kind = 0; kind < 3; kind++) {
+      const int nc = kind == 0 ? 1 : kind == 1 ? 3 : dim;
+      mf_mesh mesh = NULL;
+      mf_space s = NULL;
+      mf_physics ph = NULL;
+      mf_operator A = NULL, C = NULL;
+      T_CALL(mf_mesh_create(gc, dim == 2 ? "square-tris" : "cube-tets", dim, dim == 2 ? 3 : 1, &mesh));
+      T_CALL(mf_space_create_components(mesh, 2, nc, &s));
+      T_CALL(mf_physics_create(gc, nc, &ph));
+      T_CALL(mf_physics_set_source(ph, kind == 0 ? adv_source : vector_source,
+                                   kind == 0 ? "g1=adv g3=diff" : kind == 1 ? "g3=vlaplace g0=vmass" : "g3=elastic"));
+      T_CALL(mf_physics_set_constants(ph, kind == 0 ? 3 : 2, kind == 0 ? beta : kel));
+      T_CALL(mf_operator_create_physics(s, ph, MF_QUAD_GAUSS, &A));
+      T_CALL(mf_operator_set_dirichlet(A, 1));
+      T_CALL(mf_operator_create_assembled(A, &C));
+      char what[128];
+      snprintf(what, sizeof what, "cuda simplex %dD P2 assembled %s", dim,
+               kind == 0 ? "advection" : kind == 1 ? "vector laplace" : "elasticity");
+      same_operator(A, C, s, 1e-12, what);
+      mf_operator_destroy(&C);
+      mf_operator_destroy(&A);
+      mf_physics_destroy(&ph);
+      mf_space_destroy(&s);
+      mf_mesh_destroy(&mesh);
+    }
+}
+
+/* Simplices on the cuda backend: the same source through the device's simplex kernels
+ * (simplex_phys_jit.cuh) as through the cpu's, and the refusals there. */
+static void cuda_simplex_case(mf_context cc, mf_context gc)
+{
+  const double kel[2] = {1.3, 0.7};
+  /* simplices: the same source through the device's simplex kernels (simplex_phys_jit.cuh) */
+  for (int dim = 2; dim <= 3; dim++)
+    for (int p = 1; p <= 3; p++) {
+      const char *m = dim == 2 ? "square-tris" : "cube-tets";
+      const int level = dim == 2 ? 3 : 1;
+      cpu_cuda_case(cc, gc, m, dim, level, 0, p, 1, laplace_source, "g3=stiffness f1=flux", NULL, 0, 1, 1e-12);
+      cpu_cuda_case(cc, gc, m, dim, level, 0, p, dim, vector_source, "g3=elastic f1=stress", kel, 2, 1, 1e-12);
+      cpu_cuda_case(cc, gc, m, dim, level, 0, p, 3, vector_source, "g3=vlaplace g0=vmass", NULL, 0, 0, 1e-12);
+    }
+  { /* on simplices too: functions without source cannot run on the device; nor can a non-finite g */
+    mf_mesh mesh = NULL;
+    mf_space s = NULL;
+    mf_physics ph = NULL;
+    mf_operator A = NULL;
+    T_CALL(mf_mesh_create(gc, "cube-tets", 3, 1, &mesh));
+    T_CALL(mf_space_create(mesh, 2, &s));
+    T_CALL(mf_physics_create(gc, 1, &ph));
+    T_CALL(mf_physics_set_jacobian(ph, NULL, NULL, NULL, g3_one));
+    EXPECT(mf_operator_create_physics(s, ph, MF_QUAD_GAUSS, &A), MF_ERR_UNSUPPORTED, "runs from its source");
+    T_CALL(mf_physics_set_source(ph, "void g(int dim, int nc, const double *u, const double *du, const double *x,\n"
+                                     "       const double *k, double *out)\n{\n  out[0] = x[0] > 0.5 ? 0.0 / 0.0 : 1.0;\n}\n",
+                                 "g3=g"));
+    EXPECT(mf_operator_create_physics(s, ph, MF_QUAD_GAUSS, &A), MF_ERR_ARGUMENT, "not finite at quadrature point");
+    T_CHECK(A == NULL, "a refused simplex physics left an operator");
+    mf_physics_destroy(&ph);
+    mf_space_destroy(&s);
+    mf_mesh_destroy(&mesh);
+  }
 }
 
 /* The cuda backend: the same source as on the cpu (NVRTC against the system compiler) gives the same
  * operator, diagonal and residual; the cache's miss, in-process hit and on-disk hit (a new context); the
- * compile error's message; multigrid; the refusals. */
+ * compile error's message; multigrid; the refusals. In two parts (ctest runs each within its time): 1
+ * the hex cases of every degree and kernel form, 2 the rest; 0 both. */
+static int cuda_part = 0;
 static void cuda_case(mf_context gc)
 {
   mf_context cc = NULL;
@@ -1334,8 +1398,8 @@ static void cuda_case(mf_context gc)
   T_CHECK(mkdtemp(dir) != NULL, "no temporary folder");
   T_CALL(mf_context_set_cache_dir(gc, dir));
   T_CALL(mf_context_set_cache_dir(cc, dir));
-  cuda_assembled_case(gc);
   const double kel[2] = {1.3, 0.7};
+  if (cuda_part != 2)
   for (int dim = 2; dim <= 3; dim++)
     for (int adapt = 0; adapt <= 1; adapt++)
       for (int p = 1; p <= (dim == 2 ? 4 : 3); p++) {
@@ -1374,6 +1438,9 @@ static void cuda_case(mf_context gc)
                       0, 1e-12);
         unsetenv("MFREE_PHYSICS_FUSED");
       }
+  if (cuda_part == 1) goto done;
+  cuda_assembled_case(gc);
+  cuda_simplex_case(cc, gc);
   /* the gallery on the device (its entries as source there), each entry against the cpu's C functions */
   {
     const double k1[1] = {1.7}, k2[2] = {0.6, 1.3}, kd[9] = {2.0, 0.3, 0.1, 0.3, 1.5, 0.2, 0.1, 0.2, 1.1};
@@ -1384,6 +1451,12 @@ static void cuda_case(mf_context gc)
       const double k2d[4] = {2.0, 0.3, 0.3, 1.5};
       cpu_cuda_case(cc, gc, "cube", dim, 1, 1, 2, 1, NULL, "diffusion", dim == 2 ? k2d : kd, dim * dim, 1, 1e-12);
       cpu_cuda_case(cc, gc, "cube", dim, 1, 1, 2, dim, NULL, "elasticity", k2, 2, 1, 1e-12);
+      const char *sm = dim == 2 ? "square-tris" : "cube-tets";
+      cpu_cuda_case(cc, gc, sm, dim, 2, 0, 2, 1, NULL, "mass", k1, 1, 1, 1e-12);
+      cpu_cuda_case(cc, gc, sm, dim, 2, 0, 3, 1, NULL, "laplace", k1, 1, 1, 1e-12);
+      cpu_cuda_case(cc, gc, sm, dim, 2, 0, 2, 2, NULL, "helmholtz", k2, 2, 1, 1e-12);
+      cpu_cuda_case(cc, gc, sm, dim, 2, 0, 1, 1, NULL, "diffusion", dim == 2 ? k2d : kd, dim * dim, 1, 1e-12);
+      cpu_cuda_case(cc, gc, sm, dim, 2, 0, 2, dim, NULL, "elasticity", k2, 2, 1, 1e-12);
     }
   }
   /* Neumann terms (f0 on tagged faces) on the device: the residual equals the cpu's; Robin terms (g0) too */
@@ -1573,6 +1646,7 @@ static void cuda_case(mf_context gc)
     mf_mesh_destroy(&mesh);
     mf_context_destroy(&g2);
   }
+done:;
   char cmd[512];
   snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
   T_CHECK(system(cmd) == 0, "could not remove %s", dir);
@@ -1588,7 +1662,15 @@ int main(int argc, char **argv)
   T_CALL(mf_context_create(MPI_COMM_WORLD, backend, &ctx));
   if (!strcmp(backend, "cuda")) {
     if (argc > 2 && !strcmp(argv[2], "assembled")) cuda_assembled_case(ctx); /* alone (compute-sanitizer) */
-    else cuda_case(ctx);
+    else {
+      cuda_part = argc > 2 && !strcmp(argv[2], "hex") ? 1 : argc > 2 && !strcmp(argv[2], "rest") ? 2 : 0;
+      if (argc > 2 && !strcmp(argv[2], "simplex")) { /* alone (compute-sanitizer) */
+        mf_context cc = NULL;
+        T_CALL(mf_context_create(MPI_COMM_WORLD, "cpu", &cc));
+        cuda_simplex_case(cc, ctx);
+        mf_context_destroy(&cc);
+      } else cuda_case(ctx);
+    }
     mf_context_destroy(&ctx);
     return t_finish();
   }

@@ -91,6 +91,11 @@ typedef struct mf_backend_ops_s {
     /* the values of A (the CSR operator of op's space, its pattern on the device) allocated on the device
      * and assembled there from op's element matrices */
     int (*hex_assemble)(mf_operator op, mf_operator A);
+    /* the simplex family's operators of a physics given as source (lib/simplex/mf_simplex_physics.h) on the
+     * device (lib/cuda/physics_simplex.cu): its kernels compiled, the stored data made there, op->ops
+     * (apply, diagonal, residual, destroy); the values of A (its pattern on the device) assembled there */
+    int (*simplex_setup)(mf_operator op);
+    int (*simplex_assemble)(mf_operator op, mf_operator A);
   } physics;
   struct {
     /* pointwise fields given as source (lib/cuda/source.cu) on hex spaces, on the device: the nodes'

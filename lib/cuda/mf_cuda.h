@@ -76,6 +76,10 @@ int mf_cuda_physics_setup(mf_operator op);
 int mf_cuda_physics_diagonal(mf_operator op, mf_vector dv);
 /** The CSR values of a physics operator's matrix on the device (A: the space's pattern, there already). */
 int mf_cuda_physics_assemble(mf_operator op, mf_operator A);
+/** Users' physics on simplices (lib/cuda/physics_simplex.cu): the kernels compiled (NVRTC, cached), the
+ *  stored data made on the device, op->ops; the CSR values of its matrix on the device. */
+int mf_cuda_simplex_physics_setup(mf_operator op);
+int mf_cuda_simplex_physics_assemble(mf_operator op, mf_operator A);
 /** Pointwise fields given as source on hex spaces (lib/cuda/source.cu; the backend table's source). */
 int mf_cuda_source_nodes(mf_source f, mf_vector v, int boundary);
 int mf_cuda_source_rhs(mf_source f, mf_vector b);

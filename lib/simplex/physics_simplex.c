@@ -3,20 +3,15 @@
  * in reference form at the points of the rule of degree 2p (2p + 2 with MF_QUAD_GAUSS_P2;
  * lib/physics/mf_physics.h). One cell: the field's values and reference derivatives at the points from
  * the tabulated basis (B, G), the point's action, and back with B^T and G^T; the cells' contributions
- * are added in cell order (mf_simplex_cells_sum). The cpu backend's kernels; one rank. */
-#include "mf_simplex_space.h"
+ * are added in cell order (mf_simplex_cells_sum). The cpu backend's kernels, the twins of the cuda
+ * backend's (lib/cuda/simplex_phys_jit.cuh, which keep the full layout); one rank. */
+#include "mf_simplex_physics.h"
 #include "assembled/assembly_impl.h"
-#include "physics/mf_physics_impl.h"
+#include "base/mf_backend.h"
 
 #include <math.h>
 
-typedef struct {
-  mf_pw_op pw;            /* first: the description (kind MF_OP_PHYSICS) */
-  mf_phys ph;
-  mf_simplex_basis basis; /* the space's degree at the operator's rule */
-  mf_phys_layout lay;     /* as stored: nb = 1 (one block) or nc */
-  double *qd;             /* ncells x nq x lay.n */
-} simplex_phys;
+typedef mf_simplex_phys simplex_phys;
 
 static simplex_phys *sp(const struct mf_operator_s *op) { return (simplex_phys *)op->data; }
 static const mf_simplex_mesh *op_mesh(const mf_operator op) { return (const mf_simplex_mesh *)op->space->mesh->fdata; }
@@ -258,6 +253,7 @@ static int assemble_check(mf_operator op, mf_assembly_variant v)
 static int assemble(mf_operator op, mf_assembly_variant v, mf_operator A)
 {
   (void)v;
+  if (op->ctx->backend != MF_BACKEND_CPU) return op->ctx->bk->physics.simplex_assemble(op, A); /* on the device */
   const mf_space s = op->space;
   const mf_csr_op *csr = mf_csr(A);
   const int N = sp(op)->basis.nnodes, nc = s->ncomp, nent = N * nc;
@@ -304,9 +300,12 @@ static const mf_optype physics_simplex_type = {
 int mf_simplex_physics_create(mf_space space, const mf_phys *ph, mf_quadrature quad, mf_operator *op)
 {
   mf_context ctx = space->ctx;
-  MF_CHECK(ctx->backend == MF_BACKEND_CPU, ctx, MF_ERR_UNSUPPORTED,
-           "pointwise physics on simplices run on the cpu backend (the %s backend's kernels for them are not made "
-           "yet)", mf_context_backend(ctx));
+  const int device = ctx->bk->physics.simplex_setup != NULL;
+  MF_CHECK(ctx->backend == MF_BACKEND_CPU || device, ctx, MF_ERR_UNSUPPORTED,
+           "pointwise physics on simplices: not on the %s backend", mf_context_backend(ctx));
+  MF_CHECK(!device || ph->from_source, ctx, MF_ERR_UNSUPPORTED,
+           "on the %s backend a physics runs from its source (mf_physics_set_source): functions compiled for the "
+           "host cannot run on the device", mf_context_backend(ctx));
   MF_CHECK(!ph->nbound, ctx, MF_ERR_UNSUPPORTED,
            "boundary terms (mf_physics_set_boundary) on simplex meshes: not yet (hex meshes have them)");
   simplex_phys *h = NULL;
@@ -314,9 +313,10 @@ int mf_simplex_physics_create(mf_space space, const mf_phys *ph, mf_quadrature q
   MF_CALL(MF_CALLOC_AGREED(ctx, 1, &h));
   h->pw.kind = MF_OP_PHYSICS;
   h->pw.quad = quad;
-  h->pw.has_mass = ph->g[0] || ph->g[1];
-  h->pw.has_grad = ph->g[2] || ph->g[3];
   h->ph = *ph;
+  mf_phys_layout_init(&h->ph, space->dim, &h->lay);
+  h->pw.has_mass = h->lay.has[0] || h->lay.has[1];
+  h->pw.has_grad = h->lay.has[2] || h->lay.has[3];
   mf_phys_retain(&h->ph);
   int ierr = mf_operator_alloc(space, &physics_simplex_type, h, &o);
   if (ierr) {
@@ -329,6 +329,7 @@ int mf_simplex_physics_create(mf_space space, const mf_phys *ph, mf_quadrature q
   o->ops.residual = residual_cpu;
   const int qdegree = 2 * space->degree + (quad == MF_QUAD_GAUSS_P2 ? 2 : 0);
   ierr = mf_simplex_basis_setup(ctx, space->dim, space->degree, qdegree, &h->basis);
-  if (!ierr) ierr = setup_cpu(o);
+  /* on a device backend its kernels (compiled from the source) make the data there and set op's steps */
+  if (!ierr) ierr = device ? ctx->bk->physics.simplex_setup(o) : setup_cpu(o);
   return mf_operator_finish(o, ierr, op);
 }

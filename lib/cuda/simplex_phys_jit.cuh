@@ -1,0 +1,213 @@
+// simplex_phys_jit.cuh -- the kernels of users' physics on simplices, compiled at run time by NVRTC
+// (lib/cuda/physics_simplex.cu) together with the user's source, for one operator shape. Not compiled by
+// nvcc: the including text defines MF_DIM, MF_NC, MF_NN (nodes per cell), MF_NQS (points per cell),
+// MF_HAS0..MF_HAS3, MF_HASF0, MF_HASF1, MF_NS_FULL (entries per point, full layout) and the glue
+// mfree_g, mfree_f, and includes physics/mf_physics.h.
+//
+// One thread per cell applies (the cell's values gathered, every point's action, the result added to the
+// nodes atomically); one thread per point sets up. The stored data are those of the CPU twin
+// (lib/simplex/physics_simplex.c) in the full layout: qd[(cell NQS + q) NS_FULL + entry]. Tables: B
+// (NQS x NN), G (NQS x NN x DIM), the points (NQS x DIM) and weights (summing to 1/dim!).
+
+#include "assembled/mf_csr.h"
+#include "cuda/phys_point.cuh"
+
+namespace mfs {
+
+__device__ inline long long thread_id() { return (long long)blockIdx.x * blockDim.x + threadIdx.x; }
+
+// the cell's vertices X[a DIM + k], J^-1 (Ji[3 l + e] = d xi_l / d x_e); det J returned
+__device__ inline double geometry(const int *verts, const double *coords, int e, double *X, double *Ji)
+{
+  const int *v = verts + (size_t)e * (MF_DIM + 1);
+  for (int a = 0; a <= MF_DIM; a++)
+    for (int k = 0; k < MF_DIM; k++) X[a * MF_DIM + k] = coords[3 * (size_t)v[a] + k];
+  double J[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
+  for (int k = 0; k < MF_DIM; k++)
+    for (int l = 0; l < MF_DIM; l++) J[3 * k + l] = X[(l + 1) * MF_DIM + k] - X[k];
+  return mf_phys_inverse(MF_DIM, J, Ji);
+}
+
+// point q's x in the cell of vertices X
+__device__ inline void point_x(const double *X, const double *qp, int q, double *x)
+{
+  for (int k = 0; k < MF_DIM; k++) {
+    x[k] = X[k];
+    for (int l = 0; l < MF_DIM; l++) x[k] += (X[(l + 1) * MF_DIM + k] - X[k]) * qp[q * MF_DIM + l];
+  }
+}
+
+// point q's state from the cell's values ue[i NC + c]
+__device__ inline void state(const double *B, const double *G, int q, const double *ue, double *u, double *ref)
+{
+  const double *Bq = B + (size_t)q * MF_NN, *Gq = G + (size_t)q * MF_NN * MF_DIM;
+  for (int c = 0; c < MF_NC; c++) {
+    u[c] = 0.0;
+    for (int m = 0; m < MF_DIM; m++) ref[c * MF_DIM + m] = 0.0;
+  }
+  for (int i = 0; i < MF_NN; i++)
+    for (int c = 0; c < MF_NC; c++) {
+      u[c] += Bq[i] * ue[i * MF_NC + c];
+      for (int m = 0; m < MF_DIM; m++) ref[c * MF_DIM + m] += Gq[i * MF_DIM + m] * ue[i * MF_NC + c];
+    }
+}
+
+// ve[i NC + c] += B_i r0[c] + G_i . r1[c] at point q
+__device__ inline void back(const double *B, const double *G, int q, const double *r0, const double *r1, double *ve)
+{
+  const double *Bq = B + (size_t)q * MF_NN, *Gq = G + (size_t)q * MF_NN * MF_DIM;
+  for (int i = 0; i < MF_NN; i++)
+    for (int c = 0; c < MF_NC; c++) {
+      double s = Bq[i] * r0[c];
+      for (int l = 0; l < MF_DIM; l++) s += Gq[i * MF_DIM + l] * r1[c * MF_DIM + l];
+      ve[i * MF_NC + c] += s;
+    }
+}
+
+__device__ inline void full_layout(mf_phys_layout *L)
+{
+  const int has[4] = {MF_HAS0, MF_HAS1, MF_HAS2, MF_HAS3};
+  mf_phys_layout_make(MF_DIM, MF_NC, MF_NC, 0, has, L);
+}
+
+// the cell's action on its values ue into ve (the CPU twin's cell_local)
+__device__ inline void cell_local(const double *B, const double *G, const double *qd, int e, const double *ue, double *ve)
+{
+  mf_phys_layout L;
+  full_layout(&L);
+  for (int i = 0; i < MF_NN * MF_NC; i++) ve[i] = 0.0;
+  for (int q = 0; q < MF_NQS; q++) {
+    double u[MF_NC], ref[MF_NC * MF_DIM], r0[MF_NC], r1[MF_NC * MF_DIM];
+    state(B, G, q, ue, u, ref);
+    mf_phys_apply_point(&L, qd + ((size_t)e * MF_NQS + q) * MF_NS_FULL, u, ref, r0, r1);
+    back(B, G, q, r0, r1, ve);
+  }
+}
+
+__device__ inline void gather(const int *cell_nodes, int e, const double *x, double *ue)
+{
+  const int *cd = cell_nodes + (size_t)e * MF_NN;
+  for (int i = 0; i < MF_NN; i++)
+    for (int c = 0; c < MF_NC; c++) ue[i * MF_NC + c] = x[(size_t)cd[i] * MF_NC + c];
+}
+
+__device__ inline void scatter_add(const int *cell_nodes, int e, const double *ve, double *y)
+{
+  const int *cd = cell_nodes + (size_t)e * MF_NN;
+  for (int i = 0; i < MF_NN; i++)
+    for (int c = 0; c < MF_NC; c++)
+      if (ve[i * MF_NC + c] != 0.0) atomicAdd(&y[(size_t)cd[i] * MF_NC + c], ve[i * MF_NC + c]);
+}
+
+__device__ inline void flag(unsigned long long *f, int e, int q)
+{
+  atomicMin(f, ((unsigned long long)e << 20) | (unsigned long long)q);
+}
+
+} // namespace mfs
+
+// The stored data (one thread per point): the g-functions at the point times the geometry, in the full
+// layout. bad: the first point (cell << 20 | q) of a degenerate cell; nonfinite: the first whose values
+// are not finite.
+extern "C" __global__ void mfree_sx_setup(const int *verts, const double *coords, const double *qp, const double *qw,
+                                          const double *k, int ncells, double *qd, unsigned long long *bad,
+                                          unsigned long long *nonfinite)
+{
+  const long long id = mfs::thread_id();
+  if (id >= (long long)ncells * MF_NQS) return;
+  const int e = (int)(id / MF_NQS), q = (int)(id % MF_NQS);
+  double X[(MF_DIM + 1) * MF_DIM], Ji[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0}, x[3] = {0, 0, 0};
+  const double det = mfs::geometry(verts, coords, e, X, Ji);
+  if (!(fabs(det) > 0.0)) {
+    mfs::flag(bad, e, q);
+    return;
+  }
+  mfs::point_x(X, qp, q, x);
+  mf_phys_layout L;
+  mfs::full_layout(&L);
+  double G0[MF_NC * MF_NC + 1], G1[MF_NC * MF_NC * MF_DIM + 1], G2[MF_NC * MF_NC * MF_DIM + 1],
+      G3[MF_NC * MF_NC * MF_DIM * MF_DIM + 1];
+  if (!mfp::eval_g(x, k, G0, G1, G2, G3)) mfs::flag(nonfinite, e, q);
+  const double *Gc[4] = {G0, G1, G2, G3};
+  mf_phys_store_point(&L, Gc, Ji, qw[q] * fabs(det), qd + ((size_t)e * MF_NQS + q) * MF_NS_FULL);
+}
+
+// y += A x (one thread per cell)
+extern "C" __global__ void mfree_sx_apply(const int *cell_nodes, const double *B, const double *G, const double *qd,
+                                          int ncells, const double *x, double *y)
+{
+  const long long e = mfs::thread_id();
+  if (e >= ncells) return;
+  double ue[MF_NN * MF_NC], ve[MF_NN * MF_NC];
+  mfs::gather(cell_nodes, (int)e, x, ue);
+  mfs::cell_local(B, G, qd, (int)e, ue, ve);
+  mfs::scatter_add(cell_nodes, (int)e, ve, y);
+}
+
+// y += diag(A) (the CPU twin's cell_diagonal)
+extern "C" __global__ void mfree_sx_diagonal(const int *cell_nodes, const double *B, const double *G, const double *qd,
+                                             int ncells, double *y)
+{
+  const long long e = mfs::thread_id();
+  if (e >= ncells) return;
+  mf_phys_layout L;
+  mfs::full_layout(&L);
+  const int nt = mf_phys_diag_nterms(&L);
+  double de[MF_NN * MF_NC];
+  for (int i = 0; i < MF_NN * MF_NC; i++) de[i] = 0.0;
+  for (int q = 0; q < MF_NQS; q++) {
+    const double *Bq = B + (size_t)q * MF_NN, *Gq = G + (size_t)q * MF_NN * MF_DIM;
+    const double *D = qd + ((size_t)e * MF_NQS + q) * MF_NS_FULL;
+    for (int c = 0; c < MF_NC; c++)
+      for (int j = 0; j < nt; j++) {
+        int kk, ll;
+        const double d = D[mf_phys_diag_term(&L, c, j, &kk, &ll)];
+        for (int i = 0; i < MF_NN; i++)
+          de[i * MF_NC + c] += d * (kk < 0 ? Bq[i] : Gq[i * MF_DIM + kk]) * (ll < 0 ? Bq[i] : Gq[i * MF_DIM + ll]);
+      }
+  }
+  mfs::scatter_add(cell_nodes, (int)e, de, y);
+}
+
+// r += F(u): f0 and f1 at every point (one thread per cell); nonfinite as in mfree_sx_setup
+extern "C" __global__ void mfree_sx_residual(const int *verts, const double *coords, const int *cell_nodes,
+                                             const double *B, const double *G, const double *qp, const double *qw,
+                                             const double *k, int ncells, const double *uv, double *rv,
+                                             unsigned long long *nonfinite)
+{
+  const long long e = mfs::thread_id();
+  if (e >= ncells) return;
+  double X[(MF_DIM + 1) * MF_DIM], Ji[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
+  const double det = mfs::geometry(verts, coords, (int)e, X, Ji);
+  double ue[MF_NN * MF_NC], ve[MF_NN * MF_NC];
+  mfs::gather(cell_nodes, (int)e, uv, ue);
+  for (int i = 0; i < MF_NN * MF_NC; i++) ve[i] = 0.0;
+  for (int q = 0; q < MF_NQS; q++) {
+    double u[MF_NC], ref[MF_NC * MF_DIM], r0[MF_NC], r1[MF_NC * MF_DIM], x[3] = {0, 0, 0};
+    mfs::state(B, G, q, ue, u, ref);
+    mfs::point_x(X, qp, q, x);
+    if (!mfp::residual_point(x, Ji, qw[q] * fabs(det), k, u, ref, r0, r1)) mfs::flag(nonfinite, (int)e, q);
+    mfs::back(B, G, q, r0, r1, ve);
+  }
+  mfs::scatter_add(cell_nodes, (int)e, ve, rv);
+}
+
+// The assembled matrix's values: every cell's element matrix (its action on unit vectors) added at its
+// CSR positions (row node_i NC + c, column node_j NC + b), one thread per cell.
+extern "C" __global__ void mfree_sx_assemble(const int *cell_nodes, const double *B, const double *G, const double *qd,
+                                             int ncells, const int64_t *rowptr, const int *colidx, double *vals)
+{
+  const long long e = mfs::thread_id();
+  if (e >= ncells) return;
+  const int *cd = cell_nodes + (size_t)e * MF_NN;
+  double ue[MF_NN * MF_NC], ve[MF_NN * MF_NC];
+  for (int i = 0; i < MF_NN * MF_NC; i++) ue[i] = 0.0;
+  for (int jb = 0; jb < MF_NN * MF_NC; jb++) {
+    ue[jb] = 1.0;
+    mfs::cell_local(B, G, qd, (int)e, ue, ve);
+    ue[jb] = 0.0;
+    const int col = cd[jb / MF_NC] * MF_NC + jb % MF_NC;
+    for (int ic = 0; ic < MF_NN * MF_NC; ic++)
+      if (ve[ic] != 0.0) atomicAdd(&vals[mf_csr_find(rowptr, colidx, cd[ic / MF_NC] * MF_NC + ic % MF_NC, col)], ve[ic]);
+  }
+}
