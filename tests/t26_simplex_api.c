@@ -312,11 +312,20 @@ static void check_tags(mf_context ctx)
   T_CALL(mf_space_num_dofs(s, &nd));
   T_CHECK(nd == 9 * 9, "square-tris level 2 P2: %lld DoFs, expected 81", (long long)nd);
   T_CHECK(s->nbc == 32, "boundary DoFs %d, expected 32", s->nbc);
-  const int tag1 = 1, tag7 = 7;
+  const int tag1 = 1, tag7 = 7, sides[4] = {1, 2, 3, 4}, x_sides[2] = {1, 2};
   T_CALL(mf_space_set_dirichlet_tags(s, 0, NULL));
   T_CHECK(s->nbc == 0, "no tags: %d boundary DoFs", s->nbc);
+  /* the box's sides are tagged as the hex boxes' faces: x = 0 1, x = 1 2, y = 0 3, y = 1 4 */
   T_CALL(mf_space_set_dirichlet_tags(s, 1, &tag1));
-  T_CHECK(s->nbc == 32, "tag 1: %d boundary DoFs", s->nbc);
+  T_CHECK(s->nbc == 9, "tag 1 (x = 0): %d boundary DoFs, expected 9", s->nbc);
+  T_CALL(mf_space_host_coords(s));
+  for (int k = 0; k < s->nbc; k++)
+    T_CHECK(s->coords[(size_t)s->bc_list[k] * 2] == 0.0, "tag 1 marks DoF %d at x = %g", s->bc_list[k],
+            s->coords[(size_t)s->bc_list[k] * 2]);
+  T_CALL(mf_space_set_dirichlet_tags(s, 2, x_sides));
+  T_CHECK(s->nbc == 18, "tags 1, 2: %d boundary DoFs, expected 18", s->nbc);
+  T_CALL(mf_space_set_dirichlet_tags(s, 4, sides));
+  T_CHECK(s->nbc == 32, "tags 1..4: %d boundary DoFs, expected 32", s->nbc);
   EXPECT(mf_space_set_dirichlet_tags(s, 1, &tag7), MF_ERR_ARGUMENT, "Dirichlet tag 7 (entry 0): no boundary facet");
   mf_vector v;
   T_CALL(mf_vector_create(s, &v));

@@ -231,6 +231,20 @@ int mf_simplex_mesh_box(mf_context ctx, int dim, int n, mf_simplex_mesh *m)
           }
   }
   ierr = mf_simplex_mesh_boundary(ctx, m);
-  if (ierr) mf_simplex_mesh_free(m);
-  return ierr;
+  if (ierr) {
+    mf_simplex_mesh_free(m);
+    return ierr;
+  }
+  /* the sides' tags, as the hex boxes': x = 0 1, x = 1 2, y = 0 3, y = 1 4, z = 0 5, z = 1 6 (the
+   * vertices' coordinates are exact multiples of 1/n: a facet lies in a side where all its vertices do) */
+  for (int t = 0; t < m->nfacets; t++) {
+    const int *f = m->facets + (size_t)t * dim;
+    for (int d = 0, done = 0; d < dim && !done; d++)
+      for (int side = 0; side < 2 && !done; side++) {
+        int on = 1;
+        for (int a = 0; a < dim; a++) on = on && m->coords[3 * (size_t)f[a] + d] == (double)side;
+        if (on) m->facet_tag[t] = 2 * d + side + 1, done = 1;
+      }
+  }
+  return 0;
 }
