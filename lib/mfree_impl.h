@@ -207,6 +207,8 @@ typedef struct {
 void mf_bad_point_note(mf_bad_point *bp, int cell, int q, int dim, const double *x, int nv, const double *v);
 /** Note point q of cell in bp if one of the dim values of g is not finite (a gradient); returns 1 then. */
 int mf_bad_point_note_vector(mf_bad_point *bp, int cell, int q, int dim, const double *x, const double *g);
+/** "(x, y)" or "(x, y, z)" of the point p into buf (n bytes): the messages that name a point. */
+void mf_point_text(int dim, const double *p, char *buf, size_t n);
 /** 0 if nothing was noted, else MF_ERR_ARGUMENT: "<what> = <value> at quadrature point q of cell e (rank
  *  r), x = (...): <who> must be finite". */
 int mf_bad_point_refuse(mf_context ctx, const mf_bad_point *bp, int dim, const char *what, const char *who);

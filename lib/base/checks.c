@@ -8,8 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-/* "(x, y)" or "(x, y, z)" */
-static void point_text(int dim, const double *p, char *buf, size_t n)
+void mf_point_text(int dim, const double *p, char *buf, size_t n)
 {
   if (dim == 3) snprintf(buf, n, "(%g, %g, %g)", p[0], p[1], p[2]);
   else snprintf(buf, n, "(%g, %g)", p[0], p[1]);
@@ -54,9 +53,9 @@ int mf_bad_point_refuse(mf_context ctx, const mf_bad_point *bp, int dim, const c
 {
   if (bp->cell < 0) return 0;
   char xs[96], vs[96];
-  point_text(dim, bp->x, xs, sizeof xs);
+  mf_point_text(dim, bp->x, xs, sizeof xs);
   if (bp->nv == 1) snprintf(vs, sizeof vs, "%g", bp->v[0]);
-  else point_text(bp->nv, bp->v, vs, sizeof vs);
+  else mf_point_text(bp->nv, bp->v, vs, sizeof vs);
   return mf_error_set(ctx, MF_ERR_ARGUMENT, __FILE__, __LINE__, __func__,
                       "%s = %s at quadrature point %d of cell %d (rank %d), x = %s: %s must be finite", what, vs, bp->q,
                       bp->cell, ctx ? ctx->rank : 0, xs, who);
@@ -72,7 +71,7 @@ int mf_dof_value_check(mf_context ctx, const char *role, const char *sym, int di
 {
   if (isfinite(value)) return 0;
   char pt[96];
-  point_text(dim, x, pt, sizeof pt);
+  mf_point_text(dim, x, pt, sizeof pt);
   return mf_error_set(ctx, MF_ERR_ARGUMENT, __FILE__, __LINE__, __func__,
                       "%s %s = %g at the point of DoF %d (rank %d), x = %s: %s must be finite", role, sym, value, dof,
                       ctx ? ctx->rank : 0, pt, sym);

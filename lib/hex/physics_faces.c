@@ -208,14 +208,6 @@ int mf_hex_phys_faces_has_operator(const mf_hex_phys *h)
   return 0;
 }
 
-/* "x = (...)" of a point */
-static void point_text(int dim, const double *x, char *buf, size_t n)
-{
-  int len = snprintf(buf, n, "(");
-  for (int k = 0; k < dim; k++) len += snprintf(buf + len, n - (size_t)len, k ? ", %g" : "%g", x[k]);
-  snprintf(buf + len, n - (size_t)len, ")");
-}
-
 void mf_hex_phys_faces_apply(const mf_operator op, int e, const double *ue, double *ve, double *X)
 {
   int q = 0;
@@ -229,7 +221,7 @@ int mf_hex_phys_faces_residual(const mf_operator op, int e, const double *ue, do
   double x[3] = {0, 0, 0};
   char xs[96];
   if (!cell_faces(op, e, ue, ve, 0, X, &q, x)) return 0;
-  point_text(op->space->dim, x, xs, sizeof xs);
+  mf_point_text(op->space->dim, x, xs, sizeof xs);
   return mf_error_set(op->ctx, MF_ERR_ARGUMENT, __FILE__, __LINE__, __func__,
                       "physics '%s': a boundary term f0 gave a value that is not finite at face point %d of cell %d (rank "
                       "%d), x = %s: the boundary functions must give finite values",
@@ -252,7 +244,7 @@ int mf_hex_phys_faces_check(const mf_operator op)
     const int e = h->bf_cell[k];
     if (k > 0 && h->bf_cell[k - 1] == e) continue;
     if (cell_faces(op, e, ue, ve, 1, X, &q, x)) {
-      point_text(s->dim, x, xs, sizeof xs);
+      mf_point_text(s->dim, x, xs, sizeof xs);
       ierr = mf_error_set(op->ctx, MF_ERR_ARGUMENT, __FILE__, __LINE__, __func__,
                           "physics '%s': a boundary term g0 gave a value that is not finite at face point %d of cell %d "
                           "(rank %d), x = %s: the boundary functions must give finite values",
