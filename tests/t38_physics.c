@@ -805,7 +805,14 @@ static void nan_f0(int dim, int nc, const double *u, const double *x, const doub
   f0[0] = NAN;
 }
 
-static double boundary_error(mf_context ctx, int dim, int level, int p, int robin, mf_operator *keep, mf_space *skeep)
+static void nan_g0(int dim, int nc, const double *u, const double *x, const double *n, const double *k, double *g0)
+{
+  (void)dim, (void)nc, (void)u, (void)x, (void)n, (void)k;
+  g0[0] = NAN;
+}
+
+static double boundary_error(mf_context ctx, const char *mesh_name, int dim, int level, int p, int robin,
+                             mf_operator *keep, mf_space *skeep)
 {
   mf_mesh mesh = NULL;
   mf_space s = NULL;
@@ -813,7 +820,7 @@ static double boundary_error(mf_context ctx, int dim, int level, int p, int robi
   mf_operator A = NULL;
   const int one_tag = 1;
   const double alpha = 2.5;
-  t_mesh(ctx, "cube", dim, level, 0, &mesh);
+  t_mesh(ctx, mesh_name, dim, level, 0, &mesh);
   T_CALL(mf_space_create(mesh, p, &s));
   T_CALL(mf_space_set_dirichlet_tags(s, 1, &one_tag));
   T_CALL(mf_physics_create(ctx, 1, &ph));
@@ -825,7 +832,8 @@ static double boundary_error(mf_context ctx, int dim, int level, int p, int robi
   T_CALL(mf_operator_create_physics(s, ph, MF_QUAD_GAUSS, &A));
   T_CALL(mf_operator_set_dirichlet(A, 1));
   double err = 0.0;
-  T_CHECK(solve_by_residual(A, s, &err), "%s %dD p=%d: CG did not converge", robin ? "Robin" : "Neumann", dim, p);
+  T_CHECK(solve_by_residual(A, s, &err), "%s %s %dD p=%d: CG did not converge", mesh_name, robin ? "Robin" : "Neumann",
+          dim, p);
   if (keep) *keep = A;
   else mf_operator_destroy(&A);
   mf_physics_destroy(&ph);
@@ -835,32 +843,37 @@ static double boundary_error(mf_context ctx, int dim, int level, int p, int robi
   return err;
 }
 
-/* Neumann and Robin problems converge at rate p + 1; the Robin operator's assembled matrix and diagonal
- * equal its matrix-free product and diagonal */
+/* Neumann and Robin problems converge at rate p + 1 (hexahedra; simplices, their box meshes tagged by side as
+ * the hex boxes); the Robin operator's assembled matrix and diagonal equal its matrix-free product and
+ * diagonal */
 static void boundary_case(mf_context ctx)
 {
-  for (int robin = 0; robin <= 1; robin++)
-    for (int dim = 2; dim <= 3; dim++)
-      for (int p = 1; p <= 2; p++) {
-        const int l0 = dim == 2 ? 2 : 1;
-        const double e0 = boundary_error(ctx, dim, l0, p, robin, NULL, NULL),
-                     e1 = boundary_error(ctx, dim, l0 + 1, p, robin, NULL, NULL);
-        const double rate = log2(e0 / e1);
-        T_CHECK(rate >= p + 0.8 && rate <= p + 1.3, "%s %dD p=%d: L2 rate %.3f (errors %.3g, %.3g), expected in [%g, %g]",
-                robin ? "Robin" : "Neumann", dim, p, rate, e0, e1, p + 0.8, p + 1.3);
-        if (getenv("T38_VERBOSE"))
-          printf("%s %dD p=%d: L2 %.3g %.3g rate %.2f\n", robin ? "Robin" : "Neumann", dim, p, e0, e1, rate);
-      }
-  for (int dim = 2; dim <= 3; dim++) {
-    mf_operator A = NULL, C = NULL;
-    mf_space s = NULL;
-    boundary_error(ctx, dim, 1, 2, 1, &A, &s);
-    T_CALL(mf_operator_create_assembled(A, &C));
-    same_operator(A, C, s, 1e-12, "Robin assembled");
-    mf_operator_destroy(&C);
-    mf_operator_destroy(&A);
-    mf_space_destroy(&s);
-  }
+  for (int simplex = 0; simplex <= (nranks == 1); simplex++) /* simplex meshes: one rank */
+    for (int robin = 0; robin <= 1; robin++)
+      for (int dim = 2; dim <= 3; dim++)
+        for (int p = 1; p <= 2; p++) {
+          const char *name = simplex ? (dim == 2 ? "square-tris" : "cube-tets") : "cube";
+          const int l0 = dim == 2 ? (simplex ? 3 : 2) : (simplex && p == 1 ? 2 : 1);
+          const double e0 = boundary_error(ctx, name, dim, l0, p, robin, NULL, NULL),
+                       e1 = boundary_error(ctx, name, dim, l0 + 1, p, robin, NULL, NULL);
+          const double rate = log2(e0 / e1);
+          T_CHECK(rate >= p + 0.8 && rate <= p + 1.3,
+                  "%s %s %dD p=%d: L2 rate %.3f (errors %.3g, %.3g), expected in [%g, %g]", name,
+                  robin ? "Robin" : "Neumann", dim, p, rate, e0, e1, p + 0.8, p + 1.3);
+          if (getenv("T38_VERBOSE"))
+            printf("%s %s %dD p=%d: L2 %.3g %.3g rate %.2f\n", name, robin ? "Robin" : "Neumann", dim, p, e0, e1, rate);
+        }
+  for (int simplex = 0; simplex <= (nranks == 1); simplex++)
+    for (int dim = 2; dim <= 3; dim++) {
+      mf_operator A = NULL, C = NULL;
+      mf_space s = NULL;
+      boundary_error(ctx, simplex ? (dim == 2 ? "square-tris" : "cube-tets") : "cube", dim, 1, 2, 1, &A, &s);
+      T_CALL(mf_operator_create_assembled(A, &C));
+      same_operator(A, C, s, 1e-12, simplex ? "Robin assembled (simplices)" : "Robin assembled");
+      mf_operator_destroy(&C);
+      mf_operator_destroy(&A);
+      mf_space_destroy(&s);
+    }
 }
 
 /* boundary tags on hex meshes: -u'' = 2 on the unit square or cube with u = 0 on x = 0 (tag 1) and natural
@@ -985,10 +998,11 @@ static void refusals(mf_context ctx)
           "the NaN message names no cell or point: %s", mf_last_error_message());
   T_CHECK(A == NULL, "a refused operator was made");
   mf_physics_destroy(&ph);
-  /* boundary terms: a NaN named with its point; refused on simplices; bad tags */
+  /* boundary terms: a NaN named with its point (hexahedra, simplices); bad tags */
   {
     mf_mesh sm = NULL;
     mf_space ss = NULL;
+    mf_vector r = NULL;
     T_CALL(mf_physics_create(ctx, 1, &ph));
     T_CALL(mf_physics_set_jacobian(ph, NULL, NULL, NULL, g3_one));
     EXPECT(mf_physics_set_boundary(ph, 0, neumann_f0, NULL), MF_ERR_ARGUMENT, "boundary tag 0: tags are positive");
@@ -997,7 +1011,6 @@ static void refusals(mf_context ctx)
     T_CALL(mf_physics_set_boundary(ph, 2, nan_f0, NULL)); /* replaces tag 2's */
     T_CALL(mf_operator_create_physics(s1, ph, MF_QUAD_GAUSS, &A));
     T_CALL(mf_vector_create(s1, &v));
-    mf_vector r = NULL;
     T_CALL(mf_vector_create(s1, &r));
     EXPECT(mf_operator_residual(A, v, r), MF_ERR_ARGUMENT, "a boundary term f0 gave a value that is not finite at face point");
     T_CHECK(strstr(mf_last_error_message(), "x = (1,") != NULL, "the boundary NaN names no point on x = 1: %s",
@@ -1005,10 +1018,23 @@ static void refusals(mf_context ctx)
     mf_vector_destroy(&r);
     mf_vector_destroy(&v);
     mf_operator_destroy(&A);
-    if (nranks == 1) {
+    if (nranks == 1) { /* on simplices: the f0's NaN at its facet point (tag 2: x = 1), a g0's at set-up */
       T_CALL(mf_mesh_create(ctx, "cube-tets", 3, 1, &sm));
       T_CALL(mf_space_create(sm, 1, &ss));
-      EXPECT(mf_operator_create_physics(ss, ph, MF_QUAD_GAUSS, &A), MF_ERR_UNSUPPORTED, "boundary terms");
+      T_CALL(mf_operator_create_physics(ss, ph, MF_QUAD_GAUSS, &A));
+      T_CALL(mf_vector_create(ss, &v));
+      T_CALL(mf_vector_create(ss, &r));
+      EXPECT(mf_operator_residual(A, v, r), MF_ERR_ARGUMENT, "a boundary f0 gave a value that is not finite at facet point");
+      T_CHECK(strstr(mf_last_error_message(), "x = (1,") != NULL, "the simplex boundary NaN names no point on x = 1: %s",
+              mf_last_error_message());
+      mf_vector_destroy(&r);
+      mf_vector_destroy(&v);
+      mf_operator_destroy(&A);
+      T_CALL(mf_physics_set_boundary(ph, 3, neumann_f0, nan_g0));
+      EXPECT(mf_operator_create_physics(ss, ph, MF_QUAD_GAUSS, &A), MF_ERR_ARGUMENT,
+             "a boundary g0 gave a value that is not finite at facet point");
+      T_CHECK(A == NULL && strstr(mf_last_error_message(), "x = (") != NULL, "the simplex g0 NaN: %s",
+              mf_last_error_message());
       mf_space_destroy(&ss);
       mf_mesh_destroy(&sm);
     }
@@ -1459,8 +1485,10 @@ static void cuda_case(mf_context gc)
       cpu_cuda_case(cc, gc, sm, dim, 2, 0, 2, dim, NULL, "elasticity", k2, 2, 1, 1e-12);
     }
   }
-  /* Neumann terms (f0 on tagged faces) on the device: the residual equals the cpu's; Robin terms (g0) too */
-  for (int adapt = 0; adapt <= 1; adapt++) {
+  /* Neumann terms (f0 on tagged faces) on the device: the residual equals the cpu's; Robin terms (g0) too.
+   * On hexahedra (adapt 0, 1: with hanging nodes) and tetrahedra (adapt 2) */
+  for (int adapt = 0; adapt <= 2; adapt++) {
+    const char *where = adapt == 1 ? " (adapted)" : adapt == 2 ? " (tetrahedra)" : "";
     mf_mesh mesh[2] = {NULL, NULL};
     mf_space s[2] = {NULL, NULL};
     mf_physics ph[2] = {NULL, NULL};
@@ -1470,7 +1498,8 @@ static void cuda_case(mf_context gc)
     double *h[2] = {NULL, NULL};
     for (int b = 0; b < 2; b++) {
       mf_context ctx = b ? gc : cc;
-      t_mesh(ctx, "cube", 3, 1, adapt, &mesh[b]);
+      if (adapt == 2) T_CALL(mf_mesh_create(ctx, "cube-tets", 3, 1, &mesh[b]));
+      else t_mesh(ctx, "cube", 3, 1, adapt, &mesh[b]);
       T_CALL(mf_space_create(mesh[b], 2, &s[b]));
       T_CALL(mf_space_set_dirichlet_tags(s[b], 1, &one_tag));
       T_CALL(mf_physics_create(ctx, 1, &ph[b]));
@@ -1496,7 +1525,7 @@ static void cuda_case(mf_context gc)
       den += h[0][i] * h[0][i];
     }
     T_CHECK(den > 0.0 && sqrt(num / den) <= 1e-12, "Neumann terms%s: the cuda residual differs from the cpu's by %.3g",
-            adapt ? " (adapted)" : "", sqrt(num / (den > 0 ? den : 1.0)));
+            where, sqrt(num / (den > 0 ? den : 1.0)));
     /* Robin terms (g0 on a face: the operator's faces, added on the host): product, diagonal and residual
      * equal the cpu's */
     mf_operator R[2] = {NULL, NULL};
@@ -1521,7 +1550,7 @@ static void cuda_case(mf_context gc)
         den += h[0][i] * h[0][i];
       }
       T_CHECK(den > 0.0 && sqrt(num / den) <= 1e-12, "Robin terms%s: the cuda %s differs from the cpu's by %.3g",
-              adapt ? " (adapted)" : "", what == 0 ? "product" : what == 1 ? "diagonal" : "residual",
+              where, what == 0 ? "product" : what == 1 ? "diagonal" : "residual",
               sqrt(num / (den > 0 ? den : 1.0)));
     }
     { /* assembled on the cpu backend only (the device's assembly takes the cells' terms) */

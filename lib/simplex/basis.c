@@ -170,8 +170,12 @@ static void gauss_jacobi(int n, double alpha, double *t, double *w)
 int mf_simplex_quadrature(int dim, int qdegree, double *pts, double *wts)
 {
   const int n = (qdegree + 2) / 2 < 1 ? 1 : (qdegree + 2) / 2;
-  const int nq = dim == 2 ? n * n : n * n * n;
+  const int nq = dim == 1 ? n : dim == 2 ? n * n : n * n * n;
   if (!pts || !wts) return nq;
+  if (dim == 1) {
+    gauss_jacobi(n, 0.0, pts, wts);
+    return nq;
+  }
   double g[3][2 * MF_SIMPLEX_MAX_DEGREE + 4], w[3][2 * MF_SIMPLEX_MAX_DEGREE + 4];
   for (int d = 0; d < dim; d++) gauss_jacobi(n, (double)d, g[d], w[d]); /* s: Legendre, t: alpha 1, u: alpha 2 */
   int q = 0;

@@ -44,7 +44,8 @@ void mf_simplex_basis_free(mf_simplex_basis *b);
 /** phi (nnodes) and, when grad is not NULL, grad phi (nnodes x dim) at reference point x. */
 void mf_simplex_basis_eval(const mf_simplex_basis *b, const double *x, double *phi, double *grad);
 /** The rule alone: n = ceil((qdegree + 1) / 2) collapsed Gauss-Jacobi points per direction, n^dim points,
- *  into pts (n^dim x dim) and wts (n^dim); returns n^dim. pts/wts NULL: the count only. */
+ *  into pts (n^dim x dim) and wts (n^dim); returns n^dim. pts/wts NULL: the count only. dim 1: Gauss-Legendre
+ *  on [0, 1] (the facets of triangles; weights summing to 1). */
 int mf_simplex_quadrature(int dim, int qdegree, double *pts, double *wts);
 /** Affine map of the cell with vertices X (dim + 1 points, dim each): returns det J (signed), fills
  *  J^-1 (row-major in Ji) and, when scale is not NULL, the largest |J_kl| (the edges' scale). */
@@ -78,7 +79,9 @@ typedef struct {
 #define MF_SIMPLEX_BOX_MAX_3D 256
 /** The unit square split into 2 n^2 triangles (every square by its diagonal from (0,0) to (1,1)) or
  *  the unit cube into 6 n^3 tetrahedra (the Kuhn split of every cube along its diagonal from
- *  (0,0,0) to (1,1,1)): conforming, n = 1..MF_SIMPLEX_BOX_MAX_2D in 2D, 1..MF_SIMPLEX_BOX_MAX_3D in 3D. */
+ *  (0,0,0) to (1,1,1)): conforming, n = 1..MF_SIMPLEX_BOX_MAX_2D in 2D, 1..MF_SIMPLEX_BOX_MAX_3D in 3D.
+ *  The boundary facets are tagged by side as the hex boxes' faces: x = 0 1, x = 1 2, y = 0 3, y = 1 4,
+ *  z = 0 5, z = 1 6. */
 int mf_simplex_mesh_box(mf_context ctx, int dim, int n, mf_simplex_mesh *m);
 void mf_simplex_mesh_free(mf_simplex_mesh *m);
 /** Entities of a mesh (edges, triangles) grouped by their smallest vertex s0: off[s0]..off[s0 + 1)

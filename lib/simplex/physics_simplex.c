@@ -118,6 +118,7 @@ static void cell_local(const mf_operator op, int e, const double *ue, double *ve
         ve[i * nc + c] += s;
       }
   }
+  if (h->nbf) mf_simplex_phys_faces_cell(op, e, ue, ve, 0, NULL, NULL); /* g0 on the facets (Robin) */
 }
 
 /* The state at point q of cell e (u[c], ref[c dim + m]) from the cell's values ue (i nc + c). */
@@ -176,6 +177,12 @@ static void cell_residual(int e, double *ve, void *p)
         ve[i * nc + c] += s;
       }
   }
+  int fq = 0;
+  double fx[3] = {0, 0, 0};
+  if (h->nbf && mf_simplex_phys_faces_cell(a->op, e, ue, ve, 1, &fq, fx)) { /* f0 on the facets: noted as q < 0 */
+    const double v = NAN;
+    mf_bad_point_note(a->bad, e, -1 - fq, dim, fx, 1, &v);
+  }
 }
 
 static int residual_cpu(mf_operator op, mf_vector uv, mf_vector rv)
@@ -186,6 +193,14 @@ static int residual_cpu(mf_operator op, mf_vector uv, mf_vector rv)
   MF_CALL(mf_simplex_cells_sum(op->ctx, op_mesh(op)->ncells, h->basis.nnodes, op->space->ncomp, op->space->cell_nodes,
                                cell_residual, &a, rv->data));
   if (bad.cell < 0) return 0;
+  if (bad.q < 0) {
+    char xs[96];
+    mf_point_text(op->space->dim, bad.x, xs, sizeof xs);
+    return mf_error_set(op->ctx, MF_ERR_ARGUMENT, __FILE__, __LINE__, __func__,
+                        "physics '%s': a boundary f0 gave a value that is not finite at facet point %d of cell %d, x = "
+                        "%s: the boundary functions must give finite values",
+                        h->ph.name, -1 - bad.q, bad.cell, xs);
+  }
   /* the state at the first such point, for the message */
   const mf_simplex_basis *b = &h->basis;
   const int dim = b->dim, N = b->nnodes, nc = h->ph.ncomp;
@@ -222,6 +237,7 @@ static void cell_diagonal(int e, double *de, void *p)
         for (int i = 0; i < N; i++) de[i * nc + c] += d * (k < 0 ? B[i] : G[i * dim + k]) * (l < 0 ? B[i] : G[i * dim + l]);
       }
   }
+  if (h->nbf) mf_simplex_phys_faces_diagonal(a->op, e, de);
 }
 
 static int apply_cpu(mf_operator op, mf_vector x, mf_vector y)
@@ -243,6 +259,12 @@ static int diagonal_cpu(mf_operator op, mf_vector d)
 
 static int assemble_check(mf_operator op, mf_assembly_variant v)
 {
+  const simplex_phys *h = sp(op);
+  /* the device's assembly kernel takes the cells' terms only; the facets' g0 run on the host there */
+  MF_CHECK(op->ctx->backend == MF_BACKEND_CPU || !(h->nbf && mf_simplex_phys_faces_has_operator(h)), op->ctx,
+           MF_ERR_UNSUPPORTED,
+           "physics '%s' has boundary terms with a g0 (Robin): it is assembled on the cpu backend only, not on %s",
+           h->ph.name, mf_context_backend(op->ctx));
   MF_CHECK(v == MF_ASSEMBLY_AUTO, op->ctx, MF_ERR_UNSUPPORTED,
            "physics operators are assembled from their element matrices (MF_ASSEMBLY_AUTO), not by variant %d", (int)v);
   return 0;
@@ -277,10 +299,68 @@ static void destroy(mf_operator op)
   simplex_phys *h = sp(op);
   if (!h) return;
   mf_simplex_basis_free(&h->basis);
+  mf_simplex_phys_faces_free(h);
   free(h->qd);
   mf_phys_release(&h->ph);
   free(h);
   op->data = NULL;
+}
+
+/* ------------------------------------------------------------------ boundary terms on a device backend */
+
+/* The facets' terms of the cells with some, on the host (the CPU twin's code) from host copies of in's and
+ * out's local values, added into out: the residual's (f0; what 1), the operator's (g0; what 0) or the
+ * diagonal's (what 2). Two copies of each vector per call: correct, not fast (no facet kernels on the device
+ * yet). */
+static int faces_host_add(mf_operator op, mf_vector inv, mf_vector outv, int what)
+{
+  const simplex_phys *h = sp(op);
+  const mf_space s = op->space;
+  const int N = h->basis.nnodes, nc = s->ncomp;
+  const size_t n = (size_t)s->nlocal;
+  double *in = NULL, *out = NULL, ue[MF_MAX_COMPONENTS * 84], ve[MF_MAX_COMPONENTS * 84];
+  int ierr = MF_CALLOC(op->ctx, n + 1, &in);
+  if (!ierr) ierr = MF_CALLOC(op->ctx, n + 1, &out);
+  if (!ierr && inv) ierr = inv->ops.to_host(inv, in, s->nlocal);
+  if (!ierr) ierr = outv->ops.to_host(outv, out, s->nlocal);
+  for (int e = 0; !ierr && e < s->ncells; e++) {
+    if (h->cell_bf_off[e + 1] == h->cell_bf_off[e]) continue;
+    const int *cd = s->cell_nodes + (size_t)e * N;
+    for (int i = 0; i < N; i++)
+      for (int c = 0; c < nc; c++) ue[i * nc + c] = in[(size_t)cd[i] * nc + c], ve[i * nc + c] = 0.0;
+    int q = 0;
+    double x[3] = {0, 0, 0};
+    if (what == 2) mf_simplex_phys_faces_diagonal(op, e, ve);
+    else if (mf_simplex_phys_faces_cell(op, e, ue, ve, what, &q, x)) {
+      char xs[96];
+      mf_point_text(s->dim, x, xs, sizeof xs);
+      ierr = mf_error_set(op->ctx, MF_ERR_ARGUMENT, __FILE__, __LINE__, __func__,
+                          "physics '%s': a boundary f0 gave a value that is not finite at facet point %d of cell %d, x = "
+                          "%s: the boundary functions must give finite values",
+                          h->ph.name, q, e, xs);
+    }
+    for (int i = 0; !ierr && i < N; i++)
+      for (int c = 0; c < nc; c++) out[(size_t)cd[i] * nc + c] += ve[i * nc + c];
+  }
+  if (!ierr) ierr = outv->ops.from_host(outv, out, s->nlocal);
+  free(in);
+  free(out);
+  return ierr;
+}
+static int residual_device_faces(mf_operator op, mf_vector u, mf_vector r)
+{
+  MF_CALL(sp(op)->residual_device(op, u, r));
+  return faces_host_add(op, u, r, 1);
+}
+static int apply_device_faces(mf_operator op, mf_vector x, mf_vector y)
+{
+  MF_CALL(sp(op)->apply_device(op, x, y));
+  return faces_host_add(op, x, y, 0);
+}
+static int diagonal_device_faces(mf_operator op, mf_vector d)
+{
+  MF_CALL(sp(op)->diagonal_device(op, d));
+  return faces_host_add(op, NULL, d, 2);
 }
 
 static const char *const names[] = {"a simplex mass", "a simplex Laplace", "a simplex Helmholtz",
@@ -306,8 +386,6 @@ int mf_simplex_physics_create(mf_space space, const mf_phys *ph, mf_quadrature q
   MF_CHECK(!device || ph->from_source, ctx, MF_ERR_UNSUPPORTED,
            "on the %s backend a physics runs from its source (mf_physics_set_source): functions compiled for the "
            "host cannot run on the device", mf_context_backend(ctx));
-  MF_CHECK(!ph->nbound, ctx, MF_ERR_UNSUPPORTED,
-           "boundary terms (mf_physics_set_boundary) on simplex meshes: not yet (hex meshes have them)");
   simplex_phys *h = NULL;
   mf_operator o = NULL;
   MF_CALL(MF_CALLOC_AGREED(ctx, 1, &h));
@@ -329,7 +407,18 @@ int mf_simplex_physics_create(mf_space space, const mf_phys *ph, mf_quadrature q
   o->ops.residual = residual_cpu;
   const int qdegree = 2 * space->degree + (quad == MF_QUAD_GAUSS_P2 ? 2 : 0);
   ierr = mf_simplex_basis_setup(ctx, space->dim, space->degree, qdegree, &h->basis);
+  if (!ierr) ierr = mf_simplex_phys_faces_setup(o);
   /* on a device backend its kernels (compiled from the source) make the data there and set op's steps */
   if (!ierr) ierr = device ? ctx->bk->physics.simplex_setup(o) : setup_cpu(o);
+  if (!ierr && device && h->nbf) { /* the facets' terms added on the host */
+    h->residual_device = o->ops.residual;
+    o->ops.residual = residual_device_faces;
+    if (mf_simplex_phys_faces_has_operator(h)) {
+      h->apply_device = o->ops.apply;
+      h->diagonal_device = o->ops.diagonal;
+      o->ops.apply = apply_device_faces;
+      o->ops.diagonal = diagonal_device_faces;
+    }
+  }
   return mf_operator_finish(o, ierr, op);
 }
