@@ -522,9 +522,9 @@ typedef void (*mf_boundary_fn)(int dim, int nc, const double *u, const double *x
  *  and its derivative g0 (out[nc * nc], d f0_c / d u_b at [c * nc + b]) in the operator,
  *      (A u, v) += integral over those faces of v . (g0 u):
  *  a Neumann condition is f0 = -g (a traction, a flux), a Robin condition f0 = alpha u - g with g0 = alpha.
- *  Either may be NULL. Faces that are Dirichlet keep their Dirichlet rows. Hex spaces (simplex spaces
- *  refuse such a physics, MF_ERR_UNSUPPORTED); on the cuda backend the faces' terms run on the host, and an
- *  operator with a g0 is assembled on the cpu backend only. */
+ *  Either may be NULL. Faces that are Dirichlet keep their Dirichlet rows. Hex and simplex spaces (the
+ *  facets of simplex meshes by their tags); on the cuda backend the faces' terms run on the host (and are
+ *  added there to a matrix assembled on the device). */
 int mf_physics_set_boundary(mf_physics ph, int tag, mf_boundary_fn f0, mf_boundary_fn g0);
 /** @brief The constants k[0..n) passed to every function (copied; n <= 64, finite). */
 int mf_physics_set_constants(mf_physics ph, int n, const double *k);

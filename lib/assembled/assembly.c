@@ -291,6 +291,23 @@ int mf_operator_csr_values_host(mf_operator A, double *host)
   return 0;
 }
 
+int mf_csr_values_host_add(mf_operator A, mf_operator op,
+                           int (*add)(mf_operator op, const int64_t *rowptr, const int *colidx, double *vals))
+{
+  const mf_csr_op *csr = mf_csr(A);
+  if (!A->ctx->bk->assembly.values_to_host) return add(op, csr->rowptr, csr->colidx, csr->vals);
+  MF_CHECK(A->ctx->bk->assembly.values_from_host, A->ctx, MF_ERR_UNSUPPORTED,
+           "the %s backend cannot take assembled values from the host", mf_context_backend(A->ctx));
+  const size_t nnz = (size_t)csr->rowptr[A->space->nlocal];
+  double *host = NULL;
+  MF_CALL(MF_CALLOC(A->ctx, nnz + 1, &host));
+  int ierr = A->ctx->bk->assembly.values_to_host(A, host);
+  if (!ierr) ierr = add(op, csr->rowptr, csr->colidx, host);
+  if (!ierr) ierr = A->ctx->bk->assembly.values_from_host(A, host);
+  free(host);
+  return ierr;
+}
+
 int mf_operator_local_nnz(mf_operator op, int64_t *nnz)
 {
   MF_CHECK(op, NULL, MF_ERR_NULL, "operator is NULL");

@@ -74,6 +74,10 @@ int mf_operator_create_assembled_values(mf_operator op, mf_assembly_variant vari
 /** Copy an assembled operator's values (its local nnz, the space's pattern) to host; on 'cuda' from the
  *  device. Tests only. */
 int mf_operator_csr_values_host(mf_operator assembled, double *host);
+/** add(op, rowptr, colidx, vals) adds terms into A's values where they are (the host's array; on a device
+ *  backend a host copy, written back after): the boundary terms that a device's assembly leaves to the host. */
+int mf_csr_values_host_add(mf_operator A, mf_operator op,
+                           int (*add)(mf_operator op, const int64_t *rowptr, const int *colidx, double *vals));
 int mf_csr_ghost_rows_make(mf_operator A);
 void mf_csr_ghost_rows_free(mf_operator A);
 

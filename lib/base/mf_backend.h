@@ -68,6 +68,7 @@ typedef struct mf_backend_ops_s {
     size_t (*table_bytes)(mf_space space);
     void (*table_drop)(mf_space space);
     int (*values_to_host)(mf_operator A, double *host);
+    int (*values_from_host)(mf_operator A, const double *host); /* A's values from the host's */
   } assembly;
   struct {
     /* multigrid's level transfers (lib/mg/transfer.c): tr->dev, and P and P^T on the device */

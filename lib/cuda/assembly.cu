@@ -630,3 +630,10 @@ extern "C" int mf_cuda_csr_values_to_host(mf_operator A, double *host)
   MF_CUDA_CALL(A->ctx, cudaMemcpy(host, mf_csr(A)->vals, sizeof(double) * nnz, cudaMemcpyDeviceToHost));
   return 0;
 }
+
+extern "C" int mf_cuda_csr_values_from_host(mf_operator A, const double *host)
+{
+  const size_t nnz = (size_t)mf_csr(A)->rowptr[A->space->nlocal];
+  MF_CUDA_CALL(A->ctx, cudaMemcpy(mf_csr(A)->vals, host, sizeof(double) * nnz, cudaMemcpyHostToDevice));
+  return 0;
+}

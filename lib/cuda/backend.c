@@ -44,7 +44,8 @@ const mf_backend_ops mf_backend_ops_cuda = {
                  .ghost_rows = mf_cuda_csr_ghost_rows,
                  .table_bytes = mf_cuda_assembly_table_bytes,
                  .table_drop = mf_cuda_assembly_table_drop,
-                 .values_to_host = mf_cuda_csr_values_to_host},
+                 .values_to_host = mf_cuda_csr_values_to_host,
+                 .values_from_host = mf_cuda_csr_values_from_host},
     /* lib/cuda/transfer.cu */
     .transfer = {.setup = mf_cuda_transfer_setup,
                  .free = mf_cuda_transfer_free,

@@ -89,6 +89,7 @@ int mf_cuda_source_l2(mf_source f, mf_vector uh, double *sum);
 int mf_cuda_physics_setup_builtin(mf_operator op, mf_operator inner, int *fits);
 /** Copy A->vals (device memory, nnz doubles) to host. */
 int mf_cuda_csr_values_to_host(mf_operator A, double *host);
+int mf_cuda_csr_values_from_host(mf_operator A, const double *host);
 
 #ifdef __cplusplus
 }

@@ -47,6 +47,9 @@ int mf_hex_phys_faces_check(const mf_operator op);
  *  (g0) or the residual's (f0; an error where a value is not finite). X: npc x dim doubles of work. */
 void mf_hex_phys_faces_apply(const mf_operator op, int e, const double *ue, double *ve, double *X);
 int mf_hex_phys_faces_residual(const mf_operator op, int e, const double *ue, double *ve, double *X);
+/** The faces' g0 terms of every cell with some, as constrained element matrices, added into the CSR values
+ *  vals (rowptr, colidx: the space's pattern; rows node_i nc + c, columns node_j nc + b). */
+int mf_hex_phys_faces_assemble(struct mf_operator_s *op, const int64_t *rowptr, const int *colidx, double *vals);
 
 #ifdef __cplusplus
 }

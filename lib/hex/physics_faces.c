@@ -8,6 +8,8 @@
  * values come with its hanging-node constraints applied (the caller's), so constrained face nodes take
  * part as in the volume terms. */
 #include "hex/mf_hex_physics.h"
+#include "assembled/mf_csr.h"
+#include "hanging/mf_hanging.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -213,6 +215,39 @@ void mf_hex_phys_faces_apply(const mf_operator op, int e, const double *ue, doub
   int q = 0;
   double x[3];
   cell_faces(op, e, ue, ve, 1, X, &q, x); /* g0's values were checked at set-up (mf_hex_phys_faces_check) */
+}
+
+int mf_hex_phys_faces_assemble(mf_operator op, const int64_t *rowptr, const int *colidx, double *vals)
+{
+  const mf_hex_phys *h = mf_hexphys(op);
+  const mf_space s = op->space;
+  const int npc = s->npc, nc = s->ncomp, nent = npc * nc;
+  double *u = NULL, *col = NULL, *X = NULL;
+  int ierr = MF_CALLOC(op->ctx, (size_t)nent, &u);
+  if (!ierr) ierr = MF_CALLOC(op->ctx, (size_t)nent, &col);
+  if (!ierr) ierr = MF_CALLOC(op->ctx, (size_t)npc * s->dim, &X);
+  for (int e = 0; !ierr && e < s->ncells; e++) {
+    if (h->cell_bf_off[e + 1] == h->cell_bf_off[e]) continue;
+    const int mask = s->face_code[e], *nodes = &s->cell_nodes[(size_t)e * npc];
+    for (int b = 0; b < nc; b++)
+      for (int j = 0; j < npc; j++) { /* the constrained face operator on unit column (b, j), as the cells' */
+        memset(u, 0, sizeof(double) * nent);
+        memset(col, 0, sizeof(double) * nent);
+        u[(size_t)b * npc + j] = 1.0;
+        mf_hanging_apply(s->dim, s->n1, mask, s->hanging_P, u + (size_t)b * npc, 0);
+        mf_hex_phys_faces_apply(op, e, u, col, X);
+        for (int c = 0; c < nc; c++) {
+          double *cc = col + (size_t)c * npc;
+          mf_hanging_apply(s->dim, s->n1, mask, s->hanging_P, cc, 1);
+          for (int i = 0; i < npc; i++)
+            if (cc[i] != 0.0) vals[mf_csr_find(rowptr, colidx, nodes[i] * nc + c, nodes[j] * nc + b)] += cc[i];
+        }
+      }
+  }
+  free(u);
+  free(col);
+  free(X);
+  return ierr;
 }
 
 int mf_hex_phys_faces_residual(const mf_operator op, int e, const double *ue, double *ve, double *X)

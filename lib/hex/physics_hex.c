@@ -628,11 +628,6 @@ static int assemble_check(mf_operator op, mf_assembly_variant v)
   MF_CHECK(op->ctx->backend == MF_BACKEND_CPU || op->ctx->bk->physics.hex_assemble, op->ctx, MF_ERR_UNSUPPORTED,
            "physics operators on hexahedra are assembled on the cpu and cuda backends, not on %s",
            mf_context_backend(op->ctx));
-  /* the device's assembly kernel takes the cells' terms only; the faces' g0 run on the host there */
-  MF_CHECK(op->ctx->backend == MF_BACKEND_CPU || !(h->nbf && mf_hex_phys_faces_has_operator(h)), op->ctx,
-           MF_ERR_UNSUPPORTED,
-           "physics '%s' has boundary terms with a g0 (Robin): it is assembled on the cpu backend only, not on %s",
-           h->ph.name, mf_context_backend(op->ctx));
   MF_CHECK(v == MF_ASSEMBLY_AUTO, op->ctx, MF_ERR_UNSUPPORTED,
            "physics operators are assembled from their element matrices (MF_ASSEMBLY_AUTO), not by variant %d", (int)v);
   return 0;
@@ -646,7 +641,10 @@ static int assemble(mf_operator op, mf_assembly_variant v, mf_operator A)
 {
   const hex_phys *h = hp(op);
   if (h->inner) return h->inner->type->assemble(h->inner, v, A);
-  if (op->ctx->backend != MF_BACKEND_CPU) return op->ctx->bk->physics.hex_assemble(op, A); /* on the device */
+  if (op->ctx->backend != MF_BACKEND_CPU) { /* on the device; the faces' g0 terms added from the host */
+    MF_CALL(op->ctx->bk->physics.hex_assemble(op, A));
+    return h->nbf && mf_hex_phys_faces_has_operator(h) ? mf_csr_values_host_add(A, op, mf_hex_phys_faces_assemble) : 0;
+  }
   const mf_space s = op->space;
   const mf_csr_op *csr = mf_csr(A);
   const int npc = s->npc, nc = s->ncomp, nent = npc * nc;

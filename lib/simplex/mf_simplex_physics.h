@@ -46,6 +46,9 @@ int mf_simplex_phys_faces_cell(struct mf_operator_s *const op, int e, const doub
                                int *bad_q, double *bad_x);
 /** Cell e's facet terms of the diagonal added into de (i nc + c). */
 void mf_simplex_phys_faces_diagonal(struct mf_operator_s *const op, int e, double *de);
+/** The facets' g0 terms of every cell with some, as element matrices, added into the CSR values vals (rows
+ *  node_i nc + c, columns node_j nc + b). */
+int mf_simplex_phys_faces_assemble(struct mf_operator_s *op, const int64_t *rowptr, const int *colidx, double *vals);
 /** Whether a term has a g0 (Robin): the operator then has facet terms. */
 int mf_simplex_phys_faces_has_operator(const mf_simplex_phys *h);
 

@@ -259,12 +259,6 @@ static int diagonal_cpu(mf_operator op, mf_vector d)
 
 static int assemble_check(mf_operator op, mf_assembly_variant v)
 {
-  const simplex_phys *h = sp(op);
-  /* the device's assembly kernel takes the cells' terms only; the facets' g0 run on the host there */
-  MF_CHECK(op->ctx->backend == MF_BACKEND_CPU || !(h->nbf && mf_simplex_phys_faces_has_operator(h)), op->ctx,
-           MF_ERR_UNSUPPORTED,
-           "physics '%s' has boundary terms with a g0 (Robin): it is assembled on the cpu backend only, not on %s",
-           h->ph.name, mf_context_backend(op->ctx));
   MF_CHECK(v == MF_ASSEMBLY_AUTO, op->ctx, MF_ERR_UNSUPPORTED,
            "physics operators are assembled from their element matrices (MF_ASSEMBLY_AUTO), not by variant %d", (int)v);
   return 0;
@@ -275,7 +269,12 @@ static int assemble_check(mf_operator op, mf_assembly_variant v)
 static int assemble(mf_operator op, mf_assembly_variant v, mf_operator A)
 {
   (void)v;
-  if (op->ctx->backend != MF_BACKEND_CPU) return op->ctx->bk->physics.simplex_assemble(op, A); /* on the device */
+  if (op->ctx->backend != MF_BACKEND_CPU) { /* on the device; the facets' g0 terms added from the host */
+    const simplex_phys *h = sp(op);
+    MF_CALL(op->ctx->bk->physics.simplex_assemble(op, A));
+    return h->nbf && mf_simplex_phys_faces_has_operator(h) ? mf_csr_values_host_add(A, op, mf_simplex_phys_faces_assemble)
+                                                           : 0;
+  }
   const mf_space s = op->space;
   const mf_csr_op *csr = mf_csr(A);
   const int N = sp(op)->basis.nnodes, nc = s->ncomp, nent = N * nc;

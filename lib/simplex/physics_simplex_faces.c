@@ -7,6 +7,7 @@
  * area element from the facet's edges (affine cells), the outward unit normal (pointing away from the
  * opposite vertex). The hex family's twin is lib/hex/physics_faces.c. */
 #include "mf_simplex_physics.h"
+#include "assembled/mf_csr.h"
 
 #include <math.h>
 
@@ -118,6 +119,28 @@ int mf_simplex_phys_faces_cell(const mf_operator op, int e, const double *ue, do
 void mf_simplex_phys_faces_diagonal(const mf_operator op, int e, double *de)
 {
   cell_terms(op, e, NULL, de, 0, 1, NULL, NULL); /* g0 was checked finite at set-up */
+}
+
+int mf_simplex_phys_faces_assemble(mf_operator op, const int64_t *rowptr, const int *colidx, double *vals)
+{
+  const mf_simplex_phys *h = mf_sxphys(op);
+  const mf_space s = op->space;
+  const int N = h->basis.nnodes, nc = s->ncomp, nent = N * nc;
+  double u[MF_MAX_COMPONENTS * 84], col[MF_MAX_COMPONENTS * 84];
+  for (int e = 0; e < s->ncells; e++) {
+    if (h->cell_bf_off[e + 1] == h->cell_bf_off[e]) continue;
+    const int *cd = s->cell_nodes + (size_t)e * N;
+    for (int jb = 0; jb < nent; jb++) {
+      memset(u, 0, sizeof(double) * nent);
+      memset(col, 0, sizeof(double) * nent);
+      u[jb] = 1.0;
+      cell_terms(op, e, u, col, 0, 0, NULL, NULL); /* g0 was checked finite at set-up */
+      for (int ic = 0; ic < nent; ic++)
+        if (col[ic] != 0.0)
+          vals[mf_csr_find(rowptr, colidx, cd[ic / nc] * nc + ic % nc, cd[jb / nc] * nc + jb % nc)] += col[ic];
+    }
+  }
+  return 0;
 }
 
 void mf_simplex_phys_faces_free(mf_simplex_phys *h)
