@@ -198,71 +198,7 @@ __device__ inline void load_geo(const block &b, const double *geo, double *Ji, d
   for (int kk = 0; kk < MF_DIM; kk++) x[kk] = b.active ? g[(size_t)(MF_DIM * MF_DIM + 1 + kk) * MF_NQP] : 0.0;
 }
 
-// The point's action with the g-functions evaluated here: f0 = G0 u + G1 du, f1 = G2 u + G3 du
-// (physical du = ref J^-1), then r0 = W f0, r1 = W J^-1 f1 (the stored form of mf_phys_store_point).
-__device__ inline void fused_point(const double *Ji, double W, const double *x, const double *k, const double *u,
-                                   const double *ref, double *r0, double *r1)
-{
-  double du[MF_NC * MF_DIM], f0[MF_NC], f1[MF_NC * MF_DIM];
-  for (int c = 0; c < MF_NC; c++)
-    for (int e = 0; e < MF_DIM; e++) {
-      double s = 0.0;
-      for (int m = 0; m < MF_DIM; m++) s += ref[c * MF_DIM + m] * Ji[3 * m + e];
-      du[c * MF_DIM + e] = s;
-    }
-  for (int i = 0; i < MF_NC; i++) f0[i] = 0.0;
-  for (int i = 0; i < MF_NC * MF_DIM; i++) f1[i] = 0.0;
-  const double u0[MF_NC + 1] = {0.0}, du0[MF_NC * MF_DIM + 1] = {0.0};
-#if MF_HAS0
-  {
-    double G[MF_NC * MF_NC];
-    for (int i = 0; i < MF_NC * MF_NC; i++) G[i] = 0.0;
-    mfree_g(0, MF_DIM, MF_NC, u0, du0, x, k, G);
-    for (int c = 0; c < MF_NC; c++)
-      for (int b = 0; b < MF_NC; b++) f0[c] += G[c * MF_NC + b] * u[b];
-  }
-#endif
-#if MF_HAS1
-  {
-    double G[MF_NC * MF_NC * MF_DIM];
-    for (int i = 0; i < MF_NC * MF_NC * MF_DIM; i++) G[i] = 0.0;
-    mfree_g(1, MF_DIM, MF_NC, u0, du0, x, k, G);
-    for (int c = 0; c < MF_NC; c++)
-      for (int b = 0; b < MF_NC; b++)
-        for (int e = 0; e < MF_DIM; e++) f0[c] += G[(c * MF_NC + b) * MF_DIM + e] * du[b * MF_DIM + e];
-  }
-#endif
-#if MF_HAS2
-  {
-    double G[MF_NC * MF_NC * MF_DIM];
-    for (int i = 0; i < MF_NC * MF_NC * MF_DIM; i++) G[i] = 0.0;
-    mfree_g(2, MF_DIM, MF_NC, u0, du0, x, k, G);
-    for (int c = 0; c < MF_NC; c++)
-      for (int b = 0; b < MF_NC; b++)
-        for (int d = 0; d < MF_DIM; d++) f1[c * MF_DIM + d] += G[(c * MF_NC + b) * MF_DIM + d] * u[b];
-  }
-#endif
-#if MF_HAS3
-  {
-    double G[MF_NC * MF_NC * MF_DIM * MF_DIM];
-    for (int i = 0; i < MF_NC * MF_NC * MF_DIM * MF_DIM; i++) G[i] = 0.0;
-    mfree_g(3, MF_DIM, MF_NC, u0, du0, x, k, G);
-    for (int c = 0; c < MF_NC; c++)
-      for (int b = 0; b < MF_NC; b++)
-        for (int d = 0; d < MF_DIM; d++)
-          for (int e = 0; e < MF_DIM; e++)
-            f1[c * MF_DIM + d] += G[((c * MF_NC + b) * MF_DIM + d) * MF_DIM + e] * du[b * MF_DIM + e];
-  }
-#endif
-  for (int c = 0; c < MF_NC; c++) {
-    r0[c] = W * f0[c];
-    for (int l = 0; l < MF_DIM; l++) {
-      double s = 0.0;
-      for (int d = 0; d < MF_DIM; d++) s += Ji[3 * l + d] * f1[c * MF_DIM + d];
-      r1[c * MF_DIM + l] = W * s;
-    }
-  }
-}
+using mfp::fused_point;
 
 // this point's entries Dp in layout *L: the stored data (layout nb, sym) or, where geo is given, the fused
 // operator's (the full layout, made here from the geometry and the g-functions). Not inlined: inlined
