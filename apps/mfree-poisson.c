@@ -27,7 +27,7 @@ static void usage(FILE *f)
           "                     jacobi, chebyshev or none, no --adapt, --trees or --vtu; --method assembled\n"
           "                     and both assemble rowwise\n"
           "  --refine L         uniform refinement level, 0..12 in 3D, 0..18 in 2D (default 3; square-tris\n"
-          "                     0..12, cube-tets 0..8; not with a mesh file)\n"
+          "                     0..12, cube-tets 0..8; a mesh file: its mesh refined L times, 0..8, default 0)\n"
           "  --trees T          the coarse mesh split T-fold per direction, 1..4096 (cube, deformed, sheared: T^dim\n"
           "                     trees; ball: each tree T^dim-fold), for sizes between powers of 2 (default 1)\n"
           "  --backend B        cpu | cuda | auto (default auto)\n"
@@ -201,7 +201,8 @@ int main(int argc, char **argv)
   }
   if (!P.bad && simplex) { /* what needs the p4est forest, or Q_p, is refused on simplices */
     if (degree > 6) opt_error(&P, "option --degree: %d out of range 1..6 on simplices (--mesh %s)", degree, mesh_arg);
-    else if (simplex == 2 && given_refine) opt_error(&P, "option --refine does not apply to a mesh file (--mesh %s)", mesh_arg);
+    else if (simplex == 2 && given_refine && (refine < 0 || refine > 8))
+      opt_error(&P, "option --refine: %d out of range 0..8 for a mesh file (--mesh %s)", refine, mesh_arg);
     else if (given_trees) opt_error(&P, "option --trees does not apply to simplex meshes (--mesh %s)", mesh_arg);
     else if (adapt_i) opt_error(&P, "option --adapt %s: simplex meshes are not adapted (--mesh %s)", adapts[adapt_i], mesh_arg);
     else if (pc_i == 2) opt_error(&P, "option --pc mg: multigrid needs a p4est mesh, not simplices (--mesh %s)", mesh_arg);
@@ -314,7 +315,14 @@ int main(int argc, char **argv)
     MPI_Barrier(MPI_COMM_WORLD);
     t_mesh = MPI_Wtime();
     const int tt[3] = {trees, trees, trees};
-    if (simplex == 2) ierr = mf_mesh_create_from_file(ctx, mesh_name, dim, &mesh);
+    if (simplex == 2) {
+      if (!given_refine) refine = 0;
+      mf_mesh file = NULL;
+      ierr = mf_mesh_create_from_file(ctx, mesh_name, dim, &file);
+      if (!ierr && refine == 0) mesh = file, file = NULL;
+      else if (!ierr) ierr = mf_mesh_refine(file, refine, &mesh); /* the file's mesh refined uniformly */
+      mf_mesh_destroy(&file);
+    }
     else if (simplex == 1) ierr = mf_mesh_create(ctx, mesh_name, dim, refine, &mesh);
     else ierr = mf_mesh_create_box(ctx, mesh_name, dim, tt, refine, &mesh);
     if (ierr) failed = simplex == 2 ? "--mesh" : "--mesh, --dim, --trees or --refine";
@@ -323,7 +331,7 @@ int main(int argc, char **argv)
   if (!ierr) ierr = mf_mesh_num_cells(mesh, &ncells);
   if (!ierr) {
     char line[160];
-    if (simplex == 2) snprintf(line, sizeof line, "%s, dim %d: %lld cells", mesh_name, dim, (long long)ncells);
+    if (simplex == 2) snprintf(line, sizeof line, "%s, dim %d, refined %d times: %lld cells", mesh_name, dim, refine, (long long)ncells);
     else if (simplex) snprintf(line, sizeof line, "%s, dim %d, refine %d: %lld cells", mesh_name, dim, refine, (long long)ncells);
     else
       snprintf(line, sizeof line, "%s, dim %d, %d tree(s) per direction, refine %d: %lld cells", mesh_name, dim, trees,
@@ -393,7 +401,11 @@ int main(int argc, char **argv)
   /* simplices store no quadrature data (affine geometry from the vertices at every application) */
   const double qdata_mb = simplex ? 0.0 : 8.0 * (double)ncells * (dim == 2 ? 3 : 6) * pow(degree + 1, dim) / 1e6;
   char mesh_line[4200], degree_line[96];
-  if (simplex == 2) snprintf(mesh_line, sizeof mesh_line, "%s (Gmsh file), dim %d (%lld cells)", mesh_name, dim, (long long)ncells);
+  if (simplex == 2 && refine > 0)
+    snprintf(mesh_line, sizeof mesh_line, "%s (Gmsh file), dim %d, refine %d (%lld cells)", mesh_name, dim, refine,
+             (long long)ncells);
+  else if (simplex == 2)
+    snprintf(mesh_line, sizeof mesh_line, "%s (Gmsh file), dim %d (%lld cells)", mesh_name, dim, (long long)ncells);
   else if (simplex)
     snprintf(mesh_line, sizeof mesh_line, "%s, dim %d, refine %d (%d cells per side), adapt %s (%lld cells)", mesh_name, dim,
              refine, 1 << refine, adapt, (long long)ncells);

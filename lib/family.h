@@ -50,6 +50,8 @@ typedef struct mf_family_s {
   void (*mesh_destroy)(mf_mesh mesh);
   /** A coarser copy (multigrid's levels: mf_mesh_coarsened); collective. */
   int (*mesh_coarsen)(mf_mesh fine, mf_mesh *coarse);
+  /** A new mesh, `levels` rounds of uniform refinement of this one (mf_mesh_refine; levels checked). */
+  int (*mesh_refine)(mf_mesh coarse, int levels, mf_mesh *fine);
   /** One round of refinement/coarsening by the callback (mf_mesh_adapt; the caller counts the revision). */
   int (*mesh_adapt)(mf_mesh mesh, mf_adapt_fn fn, void *user);
   /** `levels` rounds of refinement along spherical shells (mf_mesh_refine_shells; levels checked). */

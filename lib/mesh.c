@@ -67,6 +67,18 @@ int mf_mesh_coarsened(mf_mesh mesh, mf_mesh *coarse)
   return fam->mesh_coarsen(mesh, coarse);
 }
 
+int mf_mesh_refine(mf_mesh coarse, int levels, mf_mesh *fine)
+{
+  MF_CHECK(fine, coarse ? coarse->ctx : NULL, MF_ERR_NULL, "output pointer fine is NULL");
+  *fine = NULL;
+  MF_CHECK(coarse, NULL, MF_ERR_NULL, "mesh is NULL");
+  MF_CHECK(coarse->fam->mesh_refine, coarse->ctx, MF_ERR_UNSUPPORTED,
+           "uniform refinement into a new mesh: simplex meshes (%s meshes: mf_mesh_create's level, mf_mesh_adapt)",
+           coarse->fam->name);
+  MF_CHECK(levels >= 0 && levels <= 8, coarse->ctx, MF_ERR_ARGUMENT, "refinement levels %d out of range 0..8", levels);
+  return coarse->fam->mesh_refine(coarse, levels, fine);
+}
+
 int mf_mesh_adapt(mf_mesh mesh, mf_adapt_fn fn, void *user)
 {
   MF_CHECK(mesh, NULL, MF_ERR_NULL, "mesh is NULL");

@@ -196,6 +196,12 @@ typedef enum {
  *  folder or a named pipe (MF_ERR_IO), and cells that overlap where they meet: a cell given twice or
  *  a facet of three cells or more (MF_ERR_ARGUMENT, naming the elements). */
 int mf_mesh_create_from_file(mf_context ctx, const char *path, int dim, mf_mesh *mesh);
+/** @brief A new mesh: `levels` (0..8) rounds of uniform refinement of `coarse`, which stays as it is (simplex meshes,
+ *  built-in or from a file: every edge split at its midpoint, each triangle into 4, each tetrahedron into 8,
+ *  the inner octahedron along its shortest diagonal; boundary tags inherited; docs/simplex.md). Hex meshes
+ *  refine through mf_mesh_create's level or mf_mesh_adapt (MF_ERR_UNSUPPORTED here). Too many cells for the
+ *  32-bit indices or the host's memory are refused (MF_ERR_ARGUMENT, MF_ERR_MEMORY). */
+int mf_mesh_refine(mf_mesh coarse, int levels, mf_mesh *fine);
 /** @brief The mesh's cell kind (MF_CELL_HEX or MF_CELL_SIMPLEX). */
 int mf_mesh_cell_kind(mf_mesh mesh, mf_cell_kind *kind);
 /** @brief Like mf_mesh_create, with a finer coarse mesh: for "cube", "deformed" and "sheared" the unit box split into

@@ -119,6 +119,43 @@ static int simplex_h1_error(mf_vector uh, mf_gradient_fn grad_u, void *user, dou
   return simplex_error(uh, NULL, grad_u, user, err);
 }
 
+/* mf_mesh_refine: levels rounds of refine.c's uniform refinement into a new mesh */
+static int simplex_mesh_refine(mf_mesh coarse, int levels, mf_mesh *fine)
+{
+  mf_context ctx = coarse->ctx;
+  const mf_simplex_mesh *m = (const mf_simplex_mesh *)coarse->fdata;
+  const double t0 = mf_phase_begin(ctx);
+  mf_simplex_mesh *cur = NULL;
+  int ierr = MF_CALLOC(ctx, 1, &cur);
+  for (int l = 0; !ierr && l < levels; l++) {
+    mf_simplex_mesh next;
+    ierr = mf_simplex_mesh_refine(ctx, l ? cur : m, &next);
+    if (ierr) break;
+    mf_simplex_mesh_free(cur);
+    *cur = next;
+  }
+  if (!ierr && levels == 0) { /* a copy */
+    mf_simplex_mesh *c = cur;
+    c->dim = m->dim, c->nv = m->nv, c->ncells = m->ncells, c->nfacets = m->nfacets;
+    ierr = MF_CALLOC(ctx, (size_t)m->nv * 3 + 1, &c->coords);
+    if (!ierr) ierr = MF_CALLOC(ctx, (size_t)m->ncells * (m->dim + 1) + 1, &c->cells);
+    if (!ierr) ierr = MF_CALLOC(ctx, (size_t)m->nfacets * m->dim + 1, &c->facets);
+    if (!ierr) ierr = MF_CALLOC(ctx, (size_t)m->nfacets + 1, &c->facet_tag);
+    if (!ierr) {
+      memcpy(c->coords, m->coords, sizeof(double) * 3 * (size_t)m->nv);
+      memcpy(c->cells, m->cells, sizeof(int) * (size_t)m->ncells * (m->dim + 1));
+      memcpy(c->facets, m->facets, sizeof(int) * (size_t)m->nfacets * m->dim);
+      memcpy(c->facet_tag, m->facet_tag, sizeof(int) * (size_t)m->nfacets);
+    }
+  }
+  if (ierr) {
+    if (cur) mf_simplex_mesh_free(cur);
+    free(cur);
+  } else ierr = wrap(ctx, cur, fine);
+  mf_phase_end(ctx, MF_PHASE_MESH, t0);
+  return ierr;
+}
+
 static const char *const simplex_mesh_names[] = {"square-tris", "cube-tets", NULL};
 
 const mf_family mf_family_simplex = {
@@ -130,7 +167,8 @@ const mf_family mf_family_simplex = {
     .mesh_create_box = NULL, /* no trees */
     .mesh_read = mf_simplex_mesh_read,
     .mesh_destroy = mf_simplex_mesh_release,
-    .mesh_coarsen = NULL, /* uniform refinement comes with simplex multigrid */
+    .mesh_coarsen = NULL, /* simplex multigrid refines (mesh_refine) */
+    .mesh_refine = simplex_mesh_refine,
     .mesh_adapt = NULL,
     .mesh_refine_shells = NULL,
     .components = 1,

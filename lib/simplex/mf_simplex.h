@@ -106,6 +106,10 @@ void mf_simplex_entities_free(mf_simplex_entities *e);
  *  the facets in the lexicographic order of those), each tagged 1. m->facets and m->facet_tag must be
  *  NULL before. */
 int mf_simplex_mesh_boundary(mf_context ctx, mf_simplex_mesh *m);
+/** f <- m refined uniformly once (lib/simplex/refine.c): every edge split at its midpoint (the coarse
+ *  vertices first, then one per edge), child k of cell e is cell 2^dim e + k, the inner octahedron of a
+ *  tetrahedron split along its shortest diagonal; boundary facets inherit their parent's tag. */
+int mf_simplex_mesh_refine(mf_context ctx, const mf_simplex_mesh *m, mf_simplex_mesh *f);
 
 /** Continuous P_p DoFs on a simplex mesh, numbered by entity: the vertices (their indices), then p - 1
  *  per edge, (p-1)(p-2)/2 per face, then the cells' interior nodes. Edges and faces are oriented by

@@ -1,0 +1,145 @@
+/* refine.c -- uniform refinement of a simplex mesh (mf_mesh_refine): every edge split at its midpoint,
+ * each triangle into 4 (the triangles at its corners and the middle one), each tetrahedron into 8 (the
+ * tetrahedra at its corners and the inner octahedron split along the shortest of its three diagonals, the
+ * usual choice for shape quality; tests/t41_refine.c bounds the angles over four levels). Vertices: the
+ * coarse mesh's first, with the same indices, then one per edge in the order of the edges (their smallest
+ * vertex, then the other). Cells: child k of coarse cell e is fine cell 2^dim e + k (the corners' children
+ * k = 0..dim first, child k at vertex k), each positively oriented. Boundary facets: split likewise, each
+ * child with its parent's tag. */
+#include "mf_simplex_space.h"
+
+#include <math.h>
+
+/* the edges of a cell as local vertex pairs (third entry unused) */
+static const int tri_edges[3][3] = {{0, 1, 0}, {0, 2, 0}, {1, 2, 0}};
+static const int tet_edges[6][3] = {{0, 1, 0}, {0, 2, 0}, {0, 3, 0}, {1, 2, 0}, {1, 3, 0}, {2, 3, 0}};
+
+/* the fine vertex at the midpoint of the edge (a, b) */
+static int midpoint(const mf_simplex_entities *E, int nv, int a, int b)
+{
+  const int v[2] = {a, b};
+  return nv + (int)mf_simplex_entities_find(E, 2, v, (uint64_t)nv);
+}
+
+static double volume(const double *coords, const int *t)
+{
+  double d[3][3];
+  for (int a = 0; a < 3; a++)
+    for (int k = 0; k < 3; k++) d[a][k] = coords[3 * (size_t)t[a + 1] + k] - coords[3 * (size_t)t[0] + k];
+  return d[0][0] * (d[1][1] * d[2][2] - d[1][2] * d[2][1]) - d[0][1] * (d[1][0] * d[2][2] - d[1][2] * d[2][0]) +
+         d[0][2] * (d[1][0] * d[2][1] - d[1][1] * d[2][0]);
+}
+
+static double dist2(const double *coords, int a, int b)
+{
+  double s = 0.0;
+  for (int k = 0; k < 3; k++) {
+    const double d = coords[3 * (size_t)a + k] - coords[3 * (size_t)b + k];
+    s += d * d;
+  }
+  return s;
+}
+
+/* the 4 or 8 children of cell e into out ((dim + 1) vertices each) */
+static void children(const mf_simplex_mesh *m, const mf_simplex_entities *E, const double *fcoords, int e, int *out)
+{
+  const int dim = m->dim, nv = m->nv, *v = m->cells + (size_t)e * (dim + 1);
+  int mid[4][4];
+  for (int a = 0; a <= dim; a++)
+    for (int b = 0; b <= dim; b++) mid[a][b] = a == b ? v[a] : midpoint(E, nv, v[a], v[b]);
+  int n = 0;
+  for (int k = 0; k <= dim; k++) /* at corner k: the cell shrunk by 1/2 about vertex k (its orientation) */
+    for (int a = 0; a <= dim; a++) out[n++] = mid[k][a];
+  if (dim == 2) {
+    out[n++] = mid[0][1], out[n++] = mid[1][2], out[n++] = mid[0][2];
+    return;
+  }
+  /* the octahedron of the six midpoints: a diagonal (A, B) and the cycle of the four others around it */
+  static const int diag[3][2][2] = {{{0, 1}, {2, 3}}, {{0, 2}, {1, 3}}, {{0, 3}, {1, 2}}};
+  static const int ring[3][4][2] = {{{0, 2}, {0, 3}, {1, 3}, {1, 2}},
+                                    {{0, 1}, {0, 3}, {2, 3}, {1, 2}},
+                                    {{0, 1}, {0, 2}, {2, 3}, {1, 3}}};
+  int best = 0;
+  double len = INFINITY;
+  for (int d = 0; d < 3; d++) {
+    const double l = dist2(fcoords, mid[diag[d][0][0]][diag[d][0][1]], mid[diag[d][1][0]][diag[d][1][1]]);
+    if (l < len) len = l, best = d;
+  }
+  const int A = mid[diag[best][0][0]][diag[best][0][1]], B = mid[diag[best][1][0]][diag[best][1][1]];
+  for (int i = 0; i < 4; i++) {
+    int *t = out + n;
+    t[0] = A, t[1] = B;
+    t[2] = mid[ring[best][i][0]][ring[best][i][1]];
+    t[3] = mid[ring[best][(i + 1) % 4][0]][ring[best][(i + 1) % 4][1]];
+    if (volume(fcoords, t) < 0.0) {
+      const int s = t[2];
+      t[2] = t[3], t[3] = s;
+    }
+    n += 4;
+  }
+}
+
+int mf_simplex_mesh_refine(mf_context ctx, const mf_simplex_mesh *m, mf_simplex_mesh *f)
+{
+  const int dim = m->dim, nch = dim == 2 ? 4 : 8;
+  memset(f, 0, sizeof *f);
+  MF_CHECK((int64_t)m->ncells * nch * (dim + 1) < INT32_MAX, ctx, MF_ERR_ARGUMENT,
+           "refining %d cells gives %lld, beyond the 32-bit indices", m->ncells, (long long)m->ncells * nch);
+  mf_simplex_entities E;
+  MF_CALL(mf_simplex_entities_create(ctx, m, 2, dim == 2 ? 3 : 6, dim == 2 ? tri_edges : tet_edges, 0, &E));
+  int ierr = 0;
+  if (m->nv + E.n >= INT32_MAX)
+    ierr = mf_error_set(ctx, MF_ERR_ARGUMENT, __FILE__, __LINE__, __func__,
+                        "refining gives %lld vertices, beyond the 32-bit indices", (long long)(m->nv + E.n));
+  char what[96];
+  snprintf(what, sizeof what, "the refined mesh (%lld cells)", (long long)m->ncells * nch);
+  if (!ierr) ierr = mf_host_require(ctx, 24.0 * (m->nv + E.n) + 4.0 * (dim + 1) * m->ncells * nch, what);
+  f->dim = dim;
+  f->nv = m->nv + (int)E.n;
+  f->ncells = m->ncells * nch;
+  if (!ierr) ierr = MF_CALLOC(ctx, (size_t)f->nv * 3, &f->coords);
+  if (!ierr) ierr = MF_CALLOC(ctx, (size_t)f->ncells * (dim + 1), &f->cells);
+  if (!ierr) {
+    memcpy(f->coords, m->coords, sizeof(double) * 3 * (size_t)m->nv);
+    for (int v = 0; v < m->nv; v++)
+      for (int64_t i = E.off[v]; i < E.off[v + 1]; i++)
+        for (int k = 0; k < 3; k++)
+          f->coords[3 * (size_t)(m->nv + i) + k] = 0.5 * (m->coords[3 * (size_t)v + k] + m->coords[3 * E.keys[i] + k]);
+#pragma omp parallel for schedule(static)
+    for (int e = 0; e < m->ncells; e++) children(m, &E, f->coords, e, f->cells + (size_t)e * nch * (dim + 1));
+  }
+  /* the boundary: the fine mesh's own (mf_simplex_mesh_boundary's order), each facet tagged by its parent */
+  if (!ierr) ierr = mf_simplex_mesh_boundary(ctx, f);
+  mf_simplex_entities B;
+  int have_b = 0;
+  static const int tri[3][3] = {{1, 2, 0}, {0, 2, 0}, {0, 1, 0}};
+  static const int tet[4][3] = {{1, 2, 3}, {0, 2, 3}, {0, 1, 3}, {0, 1, 2}};
+  if (!ierr) ierr = mf_simplex_entities_create(ctx, f, dim, dim + 1, dim == 2 ? tri : tet, 1, &B);
+  have_b = !ierr;
+  for (int t = 0; !ierr && t < m->nfacets; t++) {
+    const int *p = m->facets + (size_t)t * dim;
+    int c[4][3], nc;
+    if (dim == 2) {
+      const int mab = midpoint(&E, m->nv, p[0], p[1]);
+      c[0][0] = p[0], c[0][1] = mab, c[1][0] = mab, c[1][1] = p[1], nc = 2;
+    } else {
+      const int mab = midpoint(&E, m->nv, p[0], p[1]), mac = midpoint(&E, m->nv, p[0], p[2]),
+                mbc = midpoint(&E, m->nv, p[1], p[2]);
+      const int tris[4][3] = {{p[0], mab, mac}, {mab, p[1], mbc}, {mac, mbc, p[2]}, {mab, mbc, mac}};
+      memcpy(c, tris, sizeof tris), nc = 4;
+    }
+    for (int k = 0; k < nc; k++) {
+      const int64_t i = mf_simplex_entities_find(&B, dim, c[k], (uint64_t)f->nv);
+      if (i < 0 || i >= f->nfacets) {
+        ierr = mf_error_set(ctx, MF_ERR_ARGUMENT, __FILE__, __LINE__, __func__,
+                            "boundary facet %d of the coarse mesh has a child that is not on the fine boundary", t);
+        break;
+      }
+      f->facet_tag[i] = m->facet_tag[t];
+    }
+  }
+  if (have_b) mf_simplex_entities_free(&B);
+  mf_simplex_entities_free(&E);
+  if (ierr) mf_simplex_mesh_free(f);
+  return ierr;
+}

@@ -1,0 +1,243 @@
+/* t41_refine -- uniform refinement of simplex meshes (mf_mesh_refine, lib/simplex/refine.c), on the
+ * built-in meshes and the Gmsh files of tests/gmsh: over four levels (three in 3D from a file) the cells
+ * multiply by 2^dim and stay positively oriented; volume and each tag's boundary measure are preserved;
+ * the mesh is conforming (no facet of three cells or more, the boundary facets are 2^(dim-1) times the
+ * coarse ones and those of one cell only); the boundary tags are inherited (each tag's facet count scales
+ * too); the smallest angle (2D) or dihedral angle (3D) stays above a bound; the coarse vertices keep their
+ * indices and coordinates; child k of cell e is cell 2^dim e + k, inside its parent. A P2 Poisson solve on
+ * a refined Gmsh cube converges at rate 3, and the refusals. */
+#include "mf_test.h"
+#include "poisson.h"
+#include "simplex/mf_simplex_space.h"
+
+#include <math.h>
+
+static const mf_simplex_mesh *sx(mf_mesh m) { return (const mf_simplex_mesh *)m->fdata; }
+
+static void cell_coords(const mf_simplex_mesh *m, int e, double X[4][3])
+{
+  for (int a = 0; a <= m->dim; a++)
+    for (int k = 0; k < 3; k++) X[a][k] = m->coords[3 * (size_t)m->cells[(size_t)e * (m->dim + 1) + a] + k];
+}
+
+/* signed measure (area / volume) of a cell */
+static double measure(const mf_simplex_mesh *m, int e)
+{
+  double X[4][3];
+  cell_coords(m, e, X);
+  const double a[3] = {X[1][0] - X[0][0], X[1][1] - X[0][1], X[1][2] - X[0][2]},
+               b[3] = {X[2][0] - X[0][0], X[2][1] - X[0][1], X[2][2] - X[0][2]};
+  if (m->dim == 2) return 0.5 * (a[0] * b[1] - a[1] * b[0]);
+  const double c[3] = {X[3][0] - X[0][0], X[3][1] - X[0][1], X[3][2] - X[0][2]};
+  return (a[0] * (b[1] * c[2] - b[2] * c[1]) - a[1] * (b[0] * c[2] - b[2] * c[0]) + a[2] * (b[0] * c[1] - b[1] * c[0])) /
+         6.0;
+}
+
+static void sub(const double *x, const double *y, double *d)
+{
+  for (int k = 0; k < 3; k++) d[k] = x[k] - y[k];
+}
+static void cross(const double *a, const double *b, double *c)
+{
+  c[0] = a[1] * b[2] - a[2] * b[1], c[1] = a[2] * b[0] - a[0] * b[2], c[2] = a[0] * b[1] - a[1] * b[0];
+}
+static double dot(const double *a, const double *b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
+
+/* the smallest angle of a triangle or dihedral angle of a tetrahedron, in degrees */
+static double min_angle(const mf_simplex_mesh *m, int e)
+{
+  double X[4][3], best = 180.0;
+  cell_coords(m, e, X);
+  if (m->dim == 2) {
+    for (int a = 0; a < 3; a++) {
+      double u[3], v[3];
+      sub(X[(a + 1) % 3], X[a], u);
+      sub(X[(a + 2) % 3], X[a], v);
+      best = fmin(best, acos(dot(u, v) / sqrt(dot(u, u) * dot(v, v))) * 180.0 / M_PI);
+    }
+    return best;
+  }
+  for (int a = 0; a < 4; a++) /* the edge (a, b) and the faces on it, through c and d */
+    for (int b = a + 1; b < 4; b++) {
+      int c = 0, d;
+      while (c == a || c == b) c++;
+      d = 6 - a - b - c;
+      double ab[3], ac[3], ad[3], n1[3], n2[3];
+      sub(X[b], X[a], ab), sub(X[c], X[a], ac), sub(X[d], X[a], ad);
+      cross(ab, ac, n1), cross(ab, ad, n2);
+      best = fmin(best, acos(dot(n1, n2) / sqrt(dot(n1, n1) * dot(n2, n2))) * 180.0 / M_PI);
+    }
+  return best;
+}
+
+/* the measure of boundary facet t (length or area) */
+static double facet_measure(const mf_simplex_mesh *m, int t)
+{
+  const int *f = m->facets + (size_t)t * m->dim;
+  double u[3], v[3], n[3];
+  sub(&m->coords[3 * (size_t)f[1]], &m->coords[3 * (size_t)f[0]], u);
+  if (m->dim == 2) return sqrt(dot(u, u));
+  sub(&m->coords[3 * (size_t)f[2]], &m->coords[3 * (size_t)f[0]], v);
+  cross(u, v, n);
+  return 0.5 * sqrt(dot(n, n));
+}
+
+#define MAXTAG 16
+typedef struct {
+  double volume, tag_measure[MAXTAG], min_angle;
+  int tag_count[MAXTAG];
+} stats;
+
+static stats mesh_stats(const char *what, int level, const mf_simplex_mesh *m)
+{
+  stats s;
+  memset(&s, 0, sizeof s);
+  s.min_angle = 180.0;
+  for (int e = 0; e < m->ncells; e++) {
+    const double v = measure(m, e);
+    T_CHECK(v > 0.0, "%s level %d: cell %d has measure %g", what, level, e, v);
+    s.volume += v;
+    s.min_angle = fmin(s.min_angle, min_angle(m, e));
+  }
+  for (int t = 0; t < m->nfacets; t++) {
+    const int tag = m->facet_tag[t];
+    T_CHECK(tag >= 0 && tag < MAXTAG, "%s level %d: facet %d has tag %d", what, level, t, tag);
+    if (tag < 0 || tag >= MAXTAG) continue;
+    s.tag_count[tag]++;
+    s.tag_measure[tag] += facet_measure(m, t);
+  }
+  return s;
+}
+
+static void refine_case(mf_context ctx, const char *what, mf_mesh coarse, int levels)
+{
+  const mf_simplex_mesh *m0 = sx(coarse);
+  const int dim = m0->dim, nch = dim == 2 ? 4 : 8;
+  const stats s0 = mesh_stats(what, 0, m0);
+  mf_mesh prev = coarse;
+  double first_angle = s0.min_angle;
+  for (int l = 1; l <= levels; l++) {
+    mf_mesh fine = NULL;
+    T_CALL(mf_mesh_refine(prev, 1, &fine));
+    const mf_simplex_mesh *c = sx(prev), *f = sx(fine);
+    T_CHECK(f->ncells == nch * c->ncells, "%s level %d: %d cells from %d", what, l, f->ncells, c->ncells);
+    T_CHECK(f->nfacets == (dim == 2 ? 2 : 4) * c->nfacets, "%s level %d: %d boundary facets from %d", what, l,
+            f->nfacets, c->nfacets);
+    T_CHECK(memcmp(f->coords, c->coords, sizeof(double) * 3 * (size_t)c->nv) == 0,
+            "%s level %d: the coarse vertices moved", what, l);
+    /* child k of cell e inside its parent: its centroid's barycentric coordinates in the parent all positive */
+    for (int e = 0; e < c->ncells; e += 7)
+      for (int k = 0; k < nch; k++) {
+        double P[4][3], C[4][3], g[3] = {0, 0, 0};
+        cell_coords(c, e, P);
+        cell_coords(f, nch * e + k, C);
+        for (int a = 0; a <= dim; a++)
+          for (int q = 0; q < 3; q++) g[q] += C[a][q] / (dim + 1);
+        mf_simplex_mesh tmp = *c; /* the sub-cells (g, faces of the parent) have positive measure iff g is inside */
+        double inside = 1.0;
+        for (int a = 0; a <= dim && inside > 0.0; a++) {
+          double Y[4][3];
+          memcpy(Y, P, sizeof Y);
+          memcpy(Y[a], g, sizeof g);
+          double cd[12];
+          int cv[4] = {0, 1, 2, 3};
+          for (int b = 0; b <= dim; b++) memcpy(&cd[3 * b], Y[b], sizeof Y[b]);
+          tmp.coords = cd, tmp.cells = cv, tmp.ncells = 1;
+          inside = measure(&tmp, 0);
+        }
+        T_CHECK(inside > 0.0, "%s level %d: child %d of cell %d is not inside it", what, l, k, e);
+      }
+    const stats s = mesh_stats(what, l, f);
+    T_CHECK(fabs(s.volume - s0.volume) <= 1e-12 * s0.volume, "%s level %d: volume %.15g, coarse %.15g", what, l,
+            s.volume, s0.volume);
+    for (int tag = 0; tag < MAXTAG; tag++) {
+      T_CHECK(s.tag_count[tag] == s0.tag_count[tag] << ((dim - 1) * l), "%s level %d: tag %d on %d facets (coarse %d)",
+              what, l, tag, s.tag_count[tag], s0.tag_count[tag]);
+      T_CHECK(fabs(s.tag_measure[tag] - s0.tag_measure[tag]) <= 1e-12 * (1.0 + s0.tag_measure[tag]),
+              "%s level %d: tag %d measures %.15g (coarse %.15g)", what, l, tag, s.tag_measure[tag], s0.tag_measure[tag]);
+    }
+    /* conforming: no facet of three cells or more; the boundary is the facets of one cell */
+    static const int tri[3][3] = {{1, 2, 0}, {0, 2, 0}, {0, 1, 0}};
+    static const int tet[4][3] = {{1, 2, 3}, {0, 2, 3}, {0, 1, 3}, {0, 1, 2}};
+    mf_simplex_entities E;
+    T_CALL(mf_simplex_entities_create(ctx, f, dim, dim + 1, dim == 2 ? tri : tet, 3, &E));
+    T_CHECK(E.n == 0, "%s level %d: %lld facets of three cells or more", what, l, (long long)E.n);
+    mf_simplex_entities_free(&E);
+    T_CALL(mf_simplex_entities_create(ctx, f, dim, dim + 1, dim == 2 ? tri : tet, 1, &E));
+    T_CHECK(E.n == f->nfacets, "%s level %d: %lld facets of one cell, %d boundary facets", what, l, (long long)E.n,
+            f->nfacets);
+    mf_simplex_entities_free(&E);
+    if (l == 1) first_angle = s.min_angle;
+    /* shape: the angles of later levels stay within those of the first refinement (a bound, not a decay) */
+    T_CHECK(s.min_angle >= 0.999 * fmin(first_angle, s0.min_angle), "%s level %d: smallest angle %.3f deg (level 1: %.3f)",
+            what, l, s.min_angle, first_angle);
+    if (getenv("T41_VERBOSE"))
+      printf("%s level %d: %d cells, smallest angle %.2f deg\n", what, l, f->ncells, s.min_angle);
+    if (prev != coarse) mf_mesh_destroy(&prev);
+    prev = fine;
+  }
+  if (prev != coarse) mf_mesh_destroy(&prev);
+}
+
+/* P2 Poisson (the app's problem, apps/poisson.h) on a mesh: the L2 error */
+static double poisson_error(mf_mesh mesh)
+{
+  poisson_result r;
+  memset(&r, 0, sizeof r);
+  T_CALL(poisson_solve(mesh, 2, POISSON_COEF_CONSTANT, 1e-12, &r));
+  return r.l2_error;
+}
+
+int main(int argc, char **argv)
+{
+  MPI_Init(&argc, &argv);
+  mf_context ctx = NULL;
+  T_CALL(mf_context_create(MPI_COMM_WORLD, "cpu", &ctx));
+  const char *dir = argc > 1 ? argv[1] : "gmsh";
+  mf_mesh m = NULL;
+  T_CALL(mf_mesh_create(ctx, "square-tris", 2, 1, &m));
+  refine_case(ctx, "square-tris", m, 4);
+  mf_mesh_destroy(&m);
+  T_CALL(mf_mesh_create(ctx, "cube-tets", 3, 1, &m));
+  refine_case(ctx, "cube-tets", m, 3);
+  mf_mesh_destroy(&m);
+  const char *files[2] = {"square41.msh", "cube41.msh"};
+  for (int k = 0; k < 2; k++) {
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", dir, files[k]);
+    T_CALL(mf_mesh_create_from_file(ctx, path, 2 + k, &m));
+    refine_case(ctx, files[k], m, k ? 3 : 4);
+    if (k == 1) { /* Poisson P2 at rate 3 on the file's mesh refined 2 and 3 times */
+      mf_mesh f2 = NULL, f3 = NULL;
+      T_CALL(mf_mesh_refine(m, 2, &f2));
+      T_CALL(mf_mesh_refine(m, 3, &f3));
+      const double e2 = poisson_error(f2), e3 = poisson_error(f3), rate = log2(e2 / e3);
+      T_CHECK(rate >= 2.7 && rate <= 3.3, "P2 on %s refined 2, 3 times: L2 errors %.3g, %.3g, rate %.2f", files[k], e2,
+              e3, rate);
+      mf_mesh_destroy(&f2);
+      mf_mesh_destroy(&f3);
+    }
+    /* no refinement: a copy, the same mesh */
+    mf_mesh c = NULL;
+    T_CALL(mf_mesh_refine(m, 0, &c));
+    T_CHECK(sx(c)->ncells == sx(m)->ncells && sx(c)->nfacets == sx(m)->nfacets &&
+                !memcmp(sx(c)->cells, sx(m)->cells, sizeof(int) * (size_t)sx(m)->ncells * (3 + k)),
+            "%s: refined 0 times is not a copy", files[k]);
+    mf_mesh_destroy(&c);
+    mf_mesh_destroy(&m);
+  }
+  /* the refusals */
+  mf_mesh fine = NULL;
+  EXPECT(mf_mesh_refine(NULL, 1, &fine), MF_ERR_NULL, "mesh is NULL");
+  T_CALL(mf_mesh_create(ctx, "square-tris", 2, 0, &m));
+  EXPECT(mf_mesh_refine(m, 1, NULL), MF_ERR_NULL, "output pointer fine is NULL");
+  EXPECT(mf_mesh_refine(m, 9, &fine), MF_ERR_ARGUMENT, "refinement levels 9 out of range 0..8");
+  EXPECT(mf_mesh_refine(m, -1, &fine), MF_ERR_ARGUMENT, "refinement levels -1 out of range 0..8");
+  T_CHECK(fine == NULL, "a refused refinement gave a mesh");
+  mf_mesh_destroy(&m);
+  T_CALL(mf_mesh_create(ctx, "cube", 3, 1, &m));
+  EXPECT(mf_mesh_refine(m, 1, &fine), MF_ERR_UNSUPPORTED, "uniform refinement into a new mesh: simplex meshes");
+  mf_mesh_destroy(&m);
+  mf_context_destroy(&ctx);
+  return t_finish();
+}
