@@ -140,6 +140,9 @@ static void check_refusals(mf_context ctx, const char *dir)
       {"bad_non_numeric.msh", 2, MF_ERR_IO, "bad_non_numeric.msh:13:", "non-numeric token 'abc'"},
       {"bad_huge_count.msh", 2, MF_ERR_IO, "bad_huge_count.msh:11:", "number of nodes 1000000000000 is more than"},
       {"bad_binary.msh", 2, MF_ERR_IO, "bad_binary.msh:2:", "binary .msh is not supported; save as ASCII"},
+      /* second-order elements are read where straight (square22_order2.msh), refused where curved */
+      {"bad_curved.msh", 2, MF_ERR_ARGUMENT, "bad_curved.msh:26:", "element 3 (3-node line) is curved: its node 7 lies 0.1 from every edge's midpoint"},
+      {"bad_curved_cell.msh", 2, MF_ERR_ARGUMENT, "bad_curved_cell.msh:28:", "element 5 (6-node triangle) is curved: its node 9 lies 0.05 from"},
       {"bad_unterminated_section.msh", 2, MF_ERR_IO, "bad_unterminated_section.msh:28:", "$Periodic (line 17) has no $EndPeriodic"},
       /* hostile inputs (docs/testing.md): a number beyond the doubles is out of range, not "non-numeric";
        * a negative count says so; coordinates whose differences overflow are not a "degenerate" cell */
@@ -220,6 +223,22 @@ int main(int argc, char **argv)
     check_order2(ctx, argv[1]);
     check_cube(ctx, argv[1], "cube22.msh");
     check_cube(ctx, argv[1], "cube41.msh");
+    { /* dim 0: the file's dimension, 2 for the squares, 3 for the cubes (the same mesh as read with it) */
+      const char *files[4] = {"square22.msh", "square41.msh", "cube22.msh", "cube41.msh"};
+      for (int i = 0; i < 4; i++) {
+        mf_gmsh_mesh a, b;
+        T_CALL(mf_gmsh_read(ctx, path(argv[1], files[i]), 0, &a));
+        T_CALL(mf_gmsh_read(ctx, path(argv[1], files[i]), i < 2 ? 2 : 3, &b));
+        T_CHECK(a.dim == (i < 2 ? 2 : 3) && a.n_cells == b.n_cells && a.n_facets == b.n_facets &&
+                    !memcmp(a.cells, b.cells, sizeof(long) * (size_t)a.n_cells * (a.dim + 1)),
+                "%s read with dim 0: dim %d, %ld cells (with its dim: %ld)", files[i], a.dim, a.n_cells, b.n_cells);
+        mf_gmsh_free(&a);
+        mf_gmsh_free(&b);
+      }
+      mf_gmsh_mesh m;
+      EXPECT(mf_gmsh_read(ctx, path(argv[1], "square22.msh"), 1, &m), MF_ERR_ARGUMENT, "dim 1 (2, 3, or 0: the file's)");
+      EXPECT(mf_gmsh_read(ctx, path(argv[1], "bad_quad.msh"), 0, &m), MF_ERR_ARGUMENT, "not a simplex");
+    }
     check_refusals(ctx, argv[1]);
   }
   mf_context_destroy(&ctx);

@@ -189,6 +189,7 @@ typedef struct {
   double *x;
   long *node_id, *node_line;
   rawlist cells, facets;
+  rawlist hi; /* second-order elements kept (cells, facets): all their nodes (MF_GMSH_HI_NODES each, -1 padded) */
   entity *ent;
   long n_ent;
   mf_gmsh_name *names;
@@ -266,6 +267,11 @@ static int add_node(reader *r, long id, const double xyz[3], long line)
   return 0;
 }
 
+#define MF_GMSH_HI_NODES 10 /* the most nodes of a second-order simplex (10-node tetrahedron) */
+/* a second-order element must be straight: each node besides its vertices at the midpoint of an edge,
+ * within MF_GMSH_STRAIGHT_TOL times its longest edge (the geometry is read affine; a curved one is refused) */
+#define MF_GMSH_STRAIGHT_TOL 1e-10
+
 /* one element of type t with its raw node ids; tag = physical tag */
 static int add_element(reader *r, long elem_id, long t, const long *nodes, int tag, long line)
 {
@@ -288,6 +294,15 @@ static int add_element(reader *r, long elem_id, long t, const long *nodes, int t
     nv = r->dim;
   } else {
     return 0; /* points, and lines in 3D: not kept */
+  }
+  if (e.order > 1) { /* its other nodes, checked straight once every node is known */
+    rawlist *h = &r->hi;
+    MF_CALL(raw_reserve(r, h, MF_GMSH_HI_NODES, 1));
+    for (int i = 0; i < MF_GMSH_HI_NODES; i++) h->ids[(size_t)h->n * MF_GMSH_HI_NODES + i] = i < e.nodes ? nodes[i] : -1;
+    h->lines[h->n] = line;
+    h->elem[h->n] = elem_id;
+    h->tags[h->n] = (int)t;
+    h->n++;
   }
   MF_CALL(raw_reserve(r, l, nv, 1));
   for (int i = 0; i < nv; i++) l->ids[(size_t)l->n * nv + i] = nodes[i]; /* vertices come first */
@@ -555,6 +570,51 @@ static int resolve(reader *r, const idpair *s, const rawlist *l, int nv, const c
   return 0;
 }
 
+/* every second-order element straight (its edge nodes at the midpoints of its edges), else refused */
+static int check_straight(reader *r, const idpair *s)
+{
+  parser *p = &r->p;
+  for (long c = 0; c < r->hi.n; c++) {
+    const long *ids = r->hi.ids + (size_t)c * MF_GMSH_HI_NODES;
+    const eltype e = element_type(r->hi.tags[c]);
+    const int nvert = e.dim + 1;
+    const double *x[MF_GMSH_HI_NODES];
+    p->tok_line = r->hi.lines[c];
+    for (int i = 0; i < e.nodes; i++) {
+      const long k = find_node(s, r->n_nodes, ids[i]);
+      if (k < 0) return PERR(p, MF_ERR_ARGUMENT, "element %ld references node %ld, which is not defined in $Nodes",
+                             r->hi.elem[c], ids[i]);
+      x[i] = r->x + 3 * k;
+    }
+    double h = 0.0;
+    for (int a = 0; a < nvert; a++)
+      for (int b = a + 1; b < nvert; b++) {
+        double l2 = 0.0;
+        for (int k = 0; k < 3; k++) l2 += (x[b][k] - x[a][k]) * (x[b][k] - x[a][k]);
+        h = fmax(h, sqrt(l2));
+      }
+    for (int i = nvert; i < e.nodes; i++) {
+      double off = INFINITY; /* the distance to the nearest edge midpoint */
+      for (int a = 0; a < nvert; a++)
+        for (int b = a + 1; b < nvert; b++) {
+          double d2 = 0.0;
+          for (int k = 0; k < 3; k++) {
+            const double d = x[i][k] - 0.5 * (x[a][k] + x[b][k]);
+            d2 += d * d;
+          }
+          off = fmin(off, sqrt(d2));
+        }
+      if (!(off <= MF_GMSH_STRAIGHT_TOL * h))
+        return PERR(p, MF_ERR_ARGUMENT,
+                    "element %ld (%s) is curved: its node %ld lies %g from every edge's midpoint (longest edge %g); "
+                    "second-order geometry is not used (the cells are affine): save the mesh with first-order or "
+                    "straight elements",
+                    r->hi.elem[c], e.name, ids[i], off, h);
+    }
+  }
+  return 0;
+}
+
 static int check_cells(reader *r, const long *cells)
 {
   parser *p = &r->p;
@@ -622,6 +682,7 @@ static int finish(reader *r, mf_gmsh_mesh *out)
   MF_CALL_GOTO(resolve(r, s, &r->cells, r->dim + 1, "cell", &out->cells), done);
   MF_CALL_GOTO(resolve(r, s, &r->facets, r->dim, "facet", &out->facets), done);
   MF_CALL_GOTO(check_cells(r, out->cells), done);
+  MF_CALL_GOTO(check_straight(r, s), done);
   out->dim = r->dim;
   out->n_nodes = r->n_nodes;
   out->x = r->x; r->x = NULL;
@@ -639,12 +700,12 @@ done:
   return ierr;
 }
 
-int mf_gmsh_read_buffer(mf_context ctx, const char *buf, size_t len, const char *name, int dim, mf_gmsh_mesh *out)
+/* the file read as dimension dim; probe: a file without cells of that dimension returns MF_GMSH_NONE
+ * with no error recorded (the caller tries the other dimension) */
+#define MF_GMSH_NONE (-1)
+static int read_dim(mf_context ctx, const char *buf, size_t len, const char *name, int dim, int probe,
+                    mf_gmsh_mesh *out)
 {
-  MF_CHECK(out, ctx, MF_ERR_NULL, "mf_gmsh_read: out is NULL");
-  memset(out, 0, sizeof *out);
-  MF_CHECK(buf || len == 0, ctx, MF_ERR_NULL, "mf_gmsh_read: buffer is NULL");
-  MF_CHECK(dim == 2 || dim == 3, ctx, MF_ERR_ARGUMENT, "mf_gmsh_read: dim %d (2 or 3)", dim);
   reader r;
   memset(&r, 0, sizeof r);
   r.p = (parser){.ctx = ctx, .buf = buf, .name = name ? name : "(buffer)", .len = len, .line = 1, .tok_line = 1};
@@ -675,12 +736,25 @@ int mf_gmsh_read_buffer(mf_context ctx, const char *buf, size_t len, const char 
     }
     if (ierr) break;
   }
+  if (!ierr && probe && r.have_format && r.have_nodes && r.have_elements && r.cells.n == 0) ierr = MF_GMSH_NONE;
   if (!ierr) ierr = finish(&r, out);
   free(r.x); free(r.node_id); free(r.node_line);
-  raw_free(&r.cells); raw_free(&r.facets);
+  raw_free(&r.cells); raw_free(&r.facets); raw_free(&r.hi);
   free(r.ent); free(r.names);
   if (ierr) mf_gmsh_free(out);
   return ierr;
+}
+
+int mf_gmsh_read_buffer(mf_context ctx, const char *buf, size_t len, const char *name, int dim, mf_gmsh_mesh *out)
+{
+  MF_CHECK(out, ctx, MF_ERR_NULL, "mf_gmsh_read: out is NULL");
+  memset(out, 0, sizeof *out);
+  MF_CHECK(buf || len == 0, ctx, MF_ERR_NULL, "mf_gmsh_read: buffer is NULL");
+  MF_CHECK(dim == 0 || dim == 2 || dim == 3, ctx, MF_ERR_ARGUMENT, "mf_gmsh_read: dim %d (2, 3, or 0: the file's)", dim);
+  if (dim) return read_dim(ctx, buf, len, name, dim, 0, out);
+  /* the file's dimension: 3 where it has tetrahedra, else 2 (its triangles; a 2D file read as 3D has none) */
+  const int ierr = read_dim(ctx, buf, len, name, 3, 1, out);
+  return ierr == MF_GMSH_NONE ? read_dim(ctx, buf, len, name, 2, 0, out) : ierr;
 }
 
 int mf_gmsh_read(mf_context ctx, const char *path, int dim, mf_gmsh_mesh *out)
