@@ -23,7 +23,7 @@ static void usage(FILE *f)
           "  --degree P         polynomial degree 1..8 (default 3)\n"
           "  --mesh M           cube | ball | deformed | sheared (default ball), or on simplices: square-tris |\n"
           "                     cube-tets (2^refine cells per side; --dim follows the mesh) | FILE.msh (a Gmsh\n"
-          "                     file of dimension --dim); simplices: degree 1..6 (cuda: 1..4), one rank, --pc\n"
+          "                     file; its dimension unless --dim is given); simplices: degree 1..6 (cuda: 1..4), one rank, --pc\n"
           "                     jacobi, chebyshev or none, no --adapt, --trees or --vtu; --method assembled\n"
           "                     and both assemble rowwise\n"
           "  --refine L         uniform refinement level, 0..12 in 3D, 0..18 in 2D (default 3; square-tris\n"
@@ -318,7 +318,8 @@ int main(int argc, char **argv)
     if (simplex == 2) {
       if (!given_refine) refine = 0;
       mf_mesh file = NULL;
-      ierr = mf_mesh_create_from_file(ctx, mesh_name, dim, &file);
+      ierr = mf_mesh_create_from_file(ctx, mesh_name, given_dim ? dim : 0, &file); /* 0: the file's dimension */
+      if (!ierr) ierr = mf_mesh_dim(file, &dim);
       if (!ierr && refine == 0) mesh = file, file = NULL;
       else if (!ierr) ierr = mf_mesh_refine(file, refine, &mesh); /* the file's mesh refined uniformly */
       mf_mesh_destroy(&file);

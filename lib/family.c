@@ -51,7 +51,8 @@ int mf_mesh_create_from_file(mf_context ctx, const char *path, int dim, mf_mesh 
   MF_CHECK(ctx, NULL, MF_ERR_NULL, "context is NULL");
   MF_CHECK(mesh, ctx, MF_ERR_NULL, "output pointer mesh is NULL");
   MF_CHECK(path, ctx, MF_ERR_NULL, "file name is NULL");
-  MF_CHECK(dim == 2 || dim == 3, ctx, MF_ERR_ARGUMENT, "dimension %d out of range (2 or 3)", dim);
+  MF_CHECK(dim == 0 || dim == 2 || dim == 3, ctx, MF_ERR_ARGUMENT, "dimension %d out of range (2, 3, or 0: the file's)",
+           dim);
   for (size_t f = 0; f < NFAMILIES; f++) /* the first family that reads files (simplex: Gmsh) */
     if (families[f]->mesh_read) return families[f]->mesh_read(ctx, path, dim, mesh);
   return mf_error_set(ctx, MF_ERR_UNSUPPORTED, __FILE__, __LINE__, __func__, "%s: no cell family reads mesh files",

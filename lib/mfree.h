@@ -178,20 +178,22 @@ int mf_mesh_create(mf_context ctx, const char *name, int dim, int level, mf_mesh
 /* Simplex meshes (docs/simplex.md): mf_mesh_create also makes the built-in
  *   "square-tris"  (dim 2) the unit square in 2 n^2 triangles, n = 2^level cells per side, level 0..12;
  *   "cube-tets"    (dim 3) the unit cube in 6 n^3 tetrahedra (Kuhn split), n = 2^level, level 0..8;
- * their boundary facets carry the tag 1. Simplex meshes live on ONE rank: a communicator of more ranks is
- * refused (MF_ERR_UNSUPPORTED). What needs the p4est forest is refused on them with MF_ERR_UNSUPPORTED:
- * adaptation, shell refinement, multigrid, assembled operators, VTU output; so is the cuda backend (their
- * spaces, for now). */
+ * their boundary facets tagged by side as the hex boxes' faces (x = 0 1, x = 1 2, y = 0 3, y = 1 4, z = 0 5,
+ * z = 1 6); mf_mesh_refine refines them (and a file's mesh) uniformly into a new mesh. Simplex meshes live
+ * on ONE rank: a communicator of more ranks is refused (MF_ERR_UNSUPPORTED). Refused on them with
+ * MF_ERR_UNSUPPORTED: adaptation, shell refinement, multigrid, VTU output, the search and table assembly
+ * variants; on the cuda backend degrees above 4 (docs/simplex.md). */
 /** Cell kinds of a mesh. */
 typedef enum {
   MF_CELL_HEX = 0,    /**< quadrilaterals (2D) or hexahedra (3D) of a p4est forest: Q_p spaces */
   MF_CELL_SIMPLEX = 1 /**< triangles (2D) or tetrahedra (3D): P_p spaces, one rank */
 } mf_cell_kind;
 /** @brief A simplex mesh read from a Gmsh .msh file (ASCII 2.2 or 4.1): its triangles (dim 2) or
- *  tetrahedra (dim 3) are the cells; its boundary is computed (the facets of one cell only), each
- *  boundary facet tagged with the physical tag of the file's facet element on it (0 where the file has
- *  none), for mf_space_set_dirichlet_tags. Vertices that no cell references (the edge nodes of
- *  second-order files) are dropped. One rank only (MF_ERR_UNSUPPORTED on more); a malformed file gives
+ *  tetrahedra (dim 3) are the cells (dim 0: the file's dimension, 3 where it has tetrahedra, else 2;
+ *  mf_mesh_dim tells it); its boundary is computed (the facets of one cell only), each boundary facet
+ *  tagged with the physical tag of the file's facet element on it (0 where the file has none), for
+ *  mf_space_set_dirichlet_tags. Second-order elements are read where straight (their edge nodes at the
+ *  midpoints) and refused where curved (MF_ERR_ARGUMENT: the cells are affine). One rank only (MF_ERR_UNSUPPORTED on more); a malformed file gives
  *  MF_ERR_IO or MF_ERR_ARGUMENT with "FILE:LINE: problem" (docs/simplex.md); so do a path that is a
  *  folder or a named pipe (MF_ERR_IO), and cells that overlap where they meet: a cell given twice or
  *  a facet of three cells or more (MF_ERR_ARGUMENT, naming the elements). */
@@ -253,7 +255,7 @@ int mf_space_create(mf_mesh mesh, int degree, mf_space *space);
  *  assembly and multigrid refuse ncomp > 1 (MF_ERR_UNSUPPORTED). */
 int mf_space_create_components(mf_mesh mesh, int degree, int ncomp, mf_space *space);
 /** @brief The Dirichlet DoFs become those on the boundary with one of the tags[0..ntags): simplex meshes
- *  the physical tags of a Gmsh file's facets (the built-in meshes tag every boundary facet 1); hex box
+ *  the physical tags of a Gmsh file's facets (the built-in meshes tag their sides as the hex boxes); hex box
  *  meshes (cube, deformed, sheared) their faces 1..2 dim in the order x = 0, x = 1, y = 0, y = 1, z = 0,
  *  z = 1; the hex ball its sphere 1. Every component of a marked node. ntags = 0: no Dirichlet DoFs
  *  (pure Neumann); tags NULL with ntags < 0: the whole boundary again (the default; a negative ntags with a

@@ -301,7 +301,7 @@ static void check_convergence_builtin(mf_context ctx, const char *name, int dim,
           p, l0, l0 + 1, qh, p - 0.2, p + 0.3, r[0].h1_error, r[1].h1_error);
 }
 
-/* Dirichlet tags: on the unit square of the built-in mesh every boundary facet has tag 1 */
+/* Dirichlet tags: the built-in unit square tags its sides 1..4 (x = 0, x = 1, y = 0, y = 1) */
 static void check_tags(mf_context ctx)
 {
   mf_mesh mesh;

@@ -39,8 +39,8 @@ typedef struct {
  *  |det J| <= MF_GMSH_DEGENERATE_TOL * (longest edge)^dim. */
 #define MF_GMSH_DEGENERATE_TOL 1e-10
 
-/** Read the .msh file `path` as a mesh of dimension dim (2 or 3) into *out (zeroed first; freed on
- *  failure). Errors: MF_ERR_IO (unreadable, truncated, malformed, binary) and MF_ERR_ARGUMENT
+/** Read the .msh file `path` as a mesh of dimension dim (2 or 3; 0: the file's, 3 where it has
+ *  tetrahedra, else 2) into *out (zeroed first; freed on failure). Errors: MF_ERR_IO (unreadable, truncated, malformed, binary) and MF_ERR_ARGUMENT
  *  (content that is not a valid simplex mesh of that dimension), with "file:line: problem". */
 int mf_gmsh_read(mf_context ctx, const char *path, int dim, mf_gmsh_mesh *out);
 /** The same from len bytes in memory; name is used in messages. */
