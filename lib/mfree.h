@@ -639,9 +639,10 @@ int mf_vector_h1_error(mf_vector uh, mf_gradient_fn grad_u, void *user, double *
 
 /** @brief Write v for ParaView/VTK (collective): PREFIX_<rank>.vtu on every rank and PREFIX.pvtu on
  *  rank 0, which lists the pieces by file name (keep them in one folder; it must exist). Each cell is
- *  one VTK Lagrange cell of degree p (quadrilateral 70, hexahedron 72, VTK >= 9 node order) with its
- *  own (p+1)^dim points at equispaced reference positions: the geometry and the field, hanging-node
- *  constraints applied, are the space's Q_p functions exactly. Point data: the field `name`; cell
+ *  one VTK Lagrange cell of degree p (quadrilateral 70, hexahedron 72, triangle 69, tetrahedron 71, VTK >= 9
+ *  node order) with its own points at equispaced reference positions ((p+1)^dim on hexahedra, the nodes'
+ *  count on simplices): the geometry and the field, hanging-node constraints applied, are the space's Q_p
+ *  or P_p functions exactly (simplex cells: level and hanging_mask 0). Point data: the field `name`; cell
  *  data: `rank`, `level` (refinement level) and `hanging_mask` (the cell's face_code). Binary
  *  (raw appended) VTK XML. Any backend (a device vector is copied to the host); owned and ghost
  *  values are read, v is not changed. Docs: docs/output.md.

@@ -1,4 +1,7 @@
 /* t14_vtu.c -- ParaView output (mf_vector_write_vtu).
+ *   t14_vtu BACKEND write-simplex PREFIX DIM DEGREE
+ *       interpolates a polynomial of total degree DEGREE (exact in P_p) on the built-in triangles or
+ *       tetrahedra and writes it (one rank); prints the cell count
  *   t14_vtu BACKEND write PREFIX DIM DEGREE ADAPT
  *       interpolates t_poly (per-variable degree <= DEGREE: exact in Q_p on the cube's affine cells)
  *       on the unit square/cube, refined near a point ADAPT times (hanging nodes), writes PREFIX.pvtu
@@ -36,6 +39,33 @@ static void write_case(mf_context ctx, const char *prefix, int dim, int degree, 
   int rank;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   if (!rank && print) printf("cells %lld\n", (long long)ncells);
+  mf_vector_destroy(&u);
+  mf_space_destroy(&V);
+  mf_mesh_destroy(&mesh);
+}
+
+/* a polynomial of total degree p: exact in P_p */
+static double t_spoly(const double *x, int dim, void *user)
+{
+  const int p = *(const int *)user;
+  const double X = x[0], Y = x[1], Z = dim == 3 ? x[2] : 0.0;
+  return 0.5 + pow(0.3 + X + 2.0 * Y - Z, p) - 2.0 * pow(X - Y + 0.5 * Z, p);
+}
+
+/* the interpolant of t_spoly on the built-in triangles (level 2) or tetrahedra (level 1), written */
+static void write_simplex_case(mf_context ctx, const char *prefix, int dim, int degree)
+{
+  mf_mesh mesh;
+  mf_space V;
+  mf_vector u;
+  T_CALL(mf_mesh_create(ctx, dim == 2 ? "square-tris" : "cube-tets", dim, dim == 2 ? 2 : 1, &mesh));
+  T_CALL(mf_space_create(mesh, degree, &V));
+  T_CALL(mf_vector_create(V, &u));
+  T_CALL(mf_vector_interpolate(u, t_spoly, &degree));
+  T_CALL(mf_vector_write_vtu(u, prefix, "f"));
+  int64_t ncells;
+  T_CALL(mf_mesh_num_cells(mesh, &ncells));
+  printf("cells %lld\n", (long long)ncells);
   mf_vector_destroy(&u);
   mf_space_destroy(&V);
   mf_mesh_destroy(&mesh);
@@ -206,8 +236,11 @@ int main(int argc, char **argv)
   T_CALL(mf_context_create(MPI_COMM_WORLD, be, &ctx));
   const char *mode = argc > 2 ? argv[2] : "errors";
   if (!strcmp(mode, "write") && argc > 6) write_case(ctx, argv[3], atoi(argv[4]), atoi(argv[5]), atoi(argv[6]), 1);
+  else if (!strcmp(mode, "write-simplex") && argc > 5) write_simplex_case(ctx, argv[3], atoi(argv[4]), atoi(argv[5]));
   else if (!strcmp(mode, "errors")) errors(ctx, argc > 3 ? argv[3] : "t14");
-  else T_CHECK(0, "usage: t14_vtu BACKEND write PREFIX DIM DEGREE ADAPT | t14_vtu BACKEND [errors [TAG]]");
+  else
+    T_CHECK(0, "usage: t14_vtu BACKEND write PREFIX DIM DEGREE ADAPT | t14_vtu BACKEND write-simplex PREFIX DIM DEGREE | "
+               "t14_vtu BACKEND [errors [TAG]]");
   mf_context_destroy(&ctx);
   return t_finish();
 }

@@ -27,7 +27,7 @@ except ImportError as e:
     print(f"SKIP: VTK's Python module is not importable ({e}); install python3-vtk9")
     sys.exit(77)
 
-VTK_LAGRANGE_QUADRILATERAL, VTK_LAGRANGE_HEXAHEDRON = 70, 72
+VTK_LAGRANGE_TRIANGLE, VTK_LAGRANGE_QUADRILATERAL, VTK_LAGRANGE_TETRAHEDRON, VTK_LAGRANGE_HEXAHEDRON = 69, 70, 71, 72
 failures = []
 
 
@@ -137,6 +137,46 @@ def check_written(args, dim, p, adapt):
     print(f"{what}: {ncells} cells, {nhanging} with hanging nodes, field error {worst:.1e} (cells), {perr:.1e} (probe)")
 
 
+def spoly(x, p):
+    """the polynomial of total degree p of tests/t14_vtu.c (t_spoly)"""
+    X, Y, Z = x
+    return 0.5 + (0.3 + X + 2.0 * Y - Z) ** p - 2.0 * (X - Y + 0.5 * Z) ** p
+
+
+def check_simplex(args, dim, p):
+    """P_p on the built-in triangles or tetrahedra (one rank): VTK's Lagrange simplices of degree p, their
+    node order checked by VTK evaluating geometry and field inside every cell"""
+    prefix = os.path.join(args.workdir, f"vtu_simplex_{dim}d_p{p}")
+    out = run([args.t14, "cpu", "write-simplex", prefix, str(dim), str(p)])
+    ncells = int(out.split("cells")[1].split()[0])
+    what = f"{dim}D P{p} simplices"
+    g = read(prefix + ".pvtu")
+    npc = (p + 1) * (p + 2) // 2 if dim == 2 else (p + 1) * (p + 2) * (p + 3) // 6
+    check(g.GetNumberOfCells() == ncells, f"{what}: {g.GetNumberOfCells()} cells read, {ncells} written")
+    check(g.GetNumberOfPoints() == ncells * npc, f"{what}: {g.GetNumberOfPoints()} points, expected {ncells * npc}")
+    want = VTK_LAGRANGE_TETRAHEDRON if dim == 3 else VTK_LAGRANGE_TRIANGLE
+    types = {g.GetCellType(c) for c in range(g.GetNumberOfCells())}
+    check(types == {want}, f"{what}: cell types {types}, expected {{{want}}}")
+    field = g.GetPointData().GetArray("f")
+    check(field is not None and field.GetNumberOfTuples() == ncells * npc, f"{what}: point array 'f' missing")
+    if field is None:
+        return
+    rnd = random.Random(dim * 10 + p)
+    worst, volume = 0.0, 0.0
+    for c in range(ncells):
+        cell = g.GetCell(c)
+        volume += abs(cell.ComputeVolume()) if dim == 3 and hasattr(cell, "ComputeVolume") else 0.0
+        for _ in range(3):
+            b = [rnd.uniform(0.02, 1.0) for _ in range(dim + 1)]
+            s = sum(b)
+            pc = [b[k] / s for k in range(dim)] + [0.0] * (3 - dim)  # inside the reference simplex
+            x, val = cell_values(g, c, pc, field)
+            worst = max(worst, abs(val - spoly(x, p)))
+            check(all(-1e-12 <= x[k] <= 1 + 1e-12 for k in range(dim)), f"{what}: cell {c} maps outside the box: {x}")
+    check(worst < 1e-10, f"{what}: field at points inside the cells differs from the polynomial by {worst:.3e}")
+    print(f"{what}: {ncells} cells, field error {worst:.1e} (cells)")
+
+
 def check_app(args):
     """mfree-poisson --vtu: the solution u on a curved 2D mesh against the manufactured one"""
     import math
@@ -172,6 +212,10 @@ def main():
     os.makedirs(args.workdir, exist_ok=True)
     for dim, p, adapt in [(2, 1, 0), (2, 3, 1), (2, 4, 1), (3, 2, 0), (3, 3, 1), (3, 4, 1)]:
         check_written(args, dim, p, adapt)
+    if args.np == 1:  # simplex meshes live on one rank
+        for dim in (2, 3):
+            for p in range(1, 7):
+                check_simplex(args, dim, p)
     check_app(args)
     return 1 if failures else 0
 

@@ -182,5 +182,9 @@ const mf_family mf_family_simplex = {
     .h1_error = simplex_h1_error,
     .operator_create = mf_simplex_operator_create,
     .physics_create = mf_simplex_physics_create,
-    .vtu_begin = NULL, /* VTU output of simplex spaces: not yet */
+    .vtu_begin = mf_simplex_vtu_begin,
+    .vtu_values = mf_simplex_vtu_values,
+    .vtu_points = mf_simplex_vtu_points,
+    .vtu_cell_data = mf_simplex_vtu_cell_data,
+    .vtu_end = mf_simplex_vtu_end,
 };

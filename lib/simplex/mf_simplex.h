@@ -24,6 +24,8 @@
 #include "operator_impl.h"
 
 #define MF_SIMPLEX_MAX_DEGREE 6
+/** Nodes of a tetrahedron of the highest degree: (p + 1)(p + 2)(p + 3) / 6. */
+#define MF_SIMPLEX_MAX_NODES ((MF_SIMPLEX_MAX_DEGREE + 1) * (MF_SIMPLEX_MAX_DEGREE + 2) * (MF_SIMPLEX_MAX_DEGREE + 3) / 6)
 
 typedef struct {
   int dim, degree, nnodes; /* nnodes = C(p + dim, dim) */

@@ -60,6 +60,12 @@ int mf_simplex_space_h1_cells(mf_space space, const double *uh, mf_gradient_fn g
  *  an operator type of its own that assembles rowwise), made by mf_operator_create_*. */
 int mf_simplex_operator_create(mf_space space, mf_op_kind kind, mf_quadrature quad, double a, double b,
                                mf_coefficient_fn c, void *user, mf_operator *op);
+/** VTU output of simplex spaces (lib/simplex/vtu_simplex.c): the family's vtu_* entries (lib/family.h). */
+int mf_simplex_vtu_begin(mf_vtu_cells *c);
+void mf_simplex_vtu_values(mf_vtu_cells *c, int cell, double *vals);
+void mf_simplex_vtu_points(mf_vtu_cells *c, int cell, double *xyz);
+void mf_simplex_vtu_cell_data(const mf_vtu_cells *c, int cell, int32_t *level, int32_t *mask);
+void mf_simplex_vtu_end(mf_vtu_cells *c);
 /** The family's operators of a pointwise physics (lib/simplex/physics_simplex.c; ph: lib/physics/mf_physics.h). */
 int mf_simplex_physics_create(mf_space space, const struct mf_phys_s *ph, mf_quadrature quad, mf_operator *op);
 
