@@ -71,6 +71,23 @@ static void check_square(mf_context ctx, const char *dir, const char *file, int 
   T_CHECK(m.x == NULL && m.n_nodes == 0, "mf_gmsh_free zeroes");
 }
 
+/* the bytes of a file (NULL if unreadable), their count in *n */
+static char *slurp_file(const char *file, long *n)
+{
+  FILE *f = fopen(file, "rb");
+  if (!f) return NULL;
+  fseek(f, 0, SEEK_END);
+  *n = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  char *b = malloc((size_t)*n + 1);
+  if (b && fread(b, 1, (size_t)*n, f) != (size_t)*n) {
+    free(b);
+    b = NULL;
+  }
+  fclose(f);
+  return b;
+}
+
 /* second order: the cells and facets keep their vertices; the edge nodes stay in the node list */
 static void check_order2(mf_context ctx, const char *dir)
 {
@@ -139,7 +156,7 @@ static void check_refusals(mf_context ctx, const char *dir)
       {"square41.msh", 3, MF_ERR_ARGUMENT, "square41.msh:50:", "no tetrahedra in the file: a 2D file read as 3D"},
       {"bad_non_numeric.msh", 2, MF_ERR_IO, "bad_non_numeric.msh:13:", "non-numeric token 'abc'"},
       {"bad_huge_count.msh", 2, MF_ERR_IO, "bad_huge_count.msh:11:", "number of nodes 1000000000000 is more than"},
-      {"bad_binary.msh", 2, MF_ERR_IO, "bad_binary.msh:2:", "binary .msh is not supported; save as ASCII"},
+      {"bad_binary.msh", 2, MF_ERR_IO, "bad_binary.msh:2:", "the binary byte-order check reads"},
       /* second-order elements are read where straight (square22_order2.msh), refused where curved */
       {"bad_curved.msh", 2, MF_ERR_ARGUMENT, "bad_curved.msh:26:", "element 3 (3-node line) is curved: its node 7 lies 0.1 from every edge's midpoint"},
       {"bad_curved_cell.msh", 2, MF_ERR_ARGUMENT, "bad_curved_cell.msh:28:", "element 5 (6-node triangle) is curved: its node 9 lies 0.05 from"},
@@ -238,6 +255,31 @@ int main(int argc, char **argv)
       mf_gmsh_mesh m;
       EXPECT(mf_gmsh_read(ctx, path(argv[1], "square22.msh"), 1, &m), MF_ERR_ARGUMENT, "dim 1 (2, 3, or 0: the file's)");
       EXPECT(mf_gmsh_read(ctx, path(argv[1], "bad_quad.msh"), 0, &m), MF_ERR_ARGUMENT, "not a simplex");
+    }
+    { /* binary 4.1 (tests/gmsh/ascii41_to_binary.py): the same mesh as the ASCII file; a cut file refused */
+      const char *files[2][2] = {{"square41.msh", "square41_bin.msh"}, {"cube41.msh", "cube41_bin.msh"}};
+      for (int i = 0; i < 2; i++) {
+        mf_gmsh_mesh a, b;
+        T_CALL(mf_gmsh_read(ctx, path(argv[1], files[i][0]), 2 + i, &a));
+        T_CALL(mf_gmsh_read(ctx, path(argv[1], files[i][1]), 0, &b));
+        T_CHECK(b.dim == 2 + i && a.n_nodes == b.n_nodes && a.n_cells == b.n_cells && a.n_facets == b.n_facets &&
+                    a.n_names == b.n_names && !memcmp(a.x, b.x, sizeof(double) * 3 * (size_t)a.n_nodes) &&
+                    !memcmp(a.cells, b.cells, sizeof(long) * (size_t)a.n_cells * (a.dim + 1)) &&
+                    !memcmp(a.facets, b.facets, sizeof(long) * (size_t)a.n_facets * a.dim) &&
+                    !memcmp(a.facet_tag, b.facet_tag, sizeof(int) * (size_t)a.n_facets) &&
+                    !memcmp(a.cell_tag, b.cell_tag, sizeof(int) * (size_t)a.n_cells),
+                "%s and %s are not the same mesh", files[i][0], files[i][1]);
+        mf_gmsh_free(&a);
+        mf_gmsh_free(&b);
+        long n = 0;
+        char *bytes = slurp_file(path(argv[1], files[i][1]), &n);
+        T_CHECK(bytes != NULL, "cannot read %s", files[i][1]);
+        if (bytes) {
+          mf_gmsh_mesh m;
+          EXPECT(mf_gmsh_read_buffer(ctx, bytes, (size_t)(n - 100), "cut.msh", 0, &m), MF_ERR_IO, "truncated");
+          free(bytes);
+        }
+      }
     }
     check_refusals(ctx, argv[1]);
   }

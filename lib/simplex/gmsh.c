@@ -1,16 +1,19 @@
-/* gmsh.c -- reader of Gmsh .msh files, ASCII formats 2.2 and 4.1 (see mf_gmsh.h).
+/* gmsh.c -- reader of Gmsh .msh files: ASCII formats 2.2 and 4.1, binary 4.1 (see mf_gmsh.h).
  *
  * The file is read whole into memory and parsed token by token, counting lines for the messages
  * ("file:line: problem"). Every count is checked against the bytes left before anything is
  * allocated. Unknown sections ($Periodic, $NodeData, ...) are skipped to their $End line. Element
  * node ids are resolved after the whole file is read (sorted ids, binary search), so duplicates and
- * undefined nodes are found whatever the section order. */
+ * undefined nodes are found whatever the section order. Binary 4.1: after their header line, $Entities,
+ * $Nodes and $Elements hold the same numbers raw (int 4 bytes, size_t 8, double 8, the byte order checked
+ * by $MeshFormat's int 1); the other sections are text, the messages name the section's line. */
 #include <ctype.h>
 #include <errno.h>
 #include <float.h>
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +30,7 @@ typedef struct {
   long tok_line;   /* line of the last token */
   char tok[64];    /* the last token (longer tokens are kept truncated, flagged by tok_long) */
   int tok_long;
+  int binary;      /* inside a binary 4.1 section: the numbers are raw (int 4 bytes, size_t 8, double 8) */
 } parser;
 
 #define PERR(p, code, ...) gmsh_err((p), (code), __LINE__, __VA_ARGS__)
@@ -73,8 +77,40 @@ static int need_token(parser *p, const char *what)
   return 0;
 }
 
+/* n raw bytes of a binary section */
+static int read_bytes(parser *p, const char *what, size_t n, void *out)
+{
+  if (p->len - p->pos < n)
+    return PERR(p, MF_ERR_IO, "unexpected end of file (truncated?) while reading %s (binary, byte %zu)", what, p->pos);
+  memcpy(out, p->buf + p->pos, n);
+  p->pos += n;
+  return 0;
+}
+
+/* the binary data of a section start after its header line */
+static int begin_binary(parser *p)
+{
+  while (p->pos < p->len && p->buf[p->pos] != '\n') {
+    if (!isspace((unsigned char)p->buf[p->pos]))
+      return PERR(p, MF_ERR_IO, "binary section: '%c' after the section name on its line", p->buf[p->pos]);
+    p->pos++;
+  }
+  if (p->pos >= p->len) return PERR(p, MF_ERR_IO, "unexpected end of file (truncated?) before binary data");
+  p->pos++;
+  p->line++;
+  p->binary = 1;
+  return 0;
+}
+
 static int read_long(parser *p, const char *what, long *v)
 {
+  if (p->binary) { /* size_t */
+    uint64_t x = 0;
+    MF_CALL(read_bytes(p, what, sizeof x, &x));
+    if (x > (uint64_t)LONG_MAX) return PERR(p, MF_ERR_IO, "%s %llu out of range (binary)", what, (unsigned long long)x);
+    *v = (long)x;
+    return 0;
+  }
   MF_CALL(need_token(p, what));
   char *end;
   errno = 0;
@@ -94,6 +130,12 @@ static int read_long(parser *p, const char *what, long *v)
 
 static int read_int(parser *p, const char *what, int *v)
 {
+  if (p->binary) {
+    int32_t x = 0;
+    MF_CALL(read_bytes(p, what, sizeof x, &x));
+    *v = (int)x;
+    return 0;
+  }
   long x = 0;
   MF_CALL(read_long(p, what, &x));
   if (x < -1000000000L || x > 1000000000L) return PERR(p, MF_ERR_IO, "%s %ld out of range", what, x);
@@ -103,6 +145,13 @@ static int read_int(parser *p, const char *what, int *v)
 
 static int read_double(parser *p, const char *what, double *v)
 {
+  if (p->binary) {
+    double x = 0.0;
+    MF_CALL(read_bytes(p, what, sizeof x, &x));
+    if (!isfinite(x)) return PERR(p, MF_ERR_IO, "%s is not a finite number (binary)", what);
+    *v = x;
+    return 0;
+  }
   MF_CALL(need_token(p, what));
   char *end;
   if (p->tok[0] == '$')
@@ -185,6 +234,7 @@ typedef struct {
 typedef struct {
   parser p;
   int dim, version; /* 22 or 41 */
+  int binary;       /* a binary 4.1 file: $Entities, $Nodes and $Elements hold raw numbers */
   long n_nodes, nodes_cap;
   double *x;
   long *node_id, *node_line;
@@ -322,11 +372,22 @@ static int sec_format(reader *r)
   long ftype, dsize;
   MF_CALL(read_double(p, "the format version", &v));
   MF_CALL(read_long(p, "the file type", &ftype));
-  if (ftype != 0) return PERR(p, MF_ERR_IO, "binary .msh is not supported; save as ASCII");
+  if (ftype != 0 && ftype != 1) return PERR(p, MF_ERR_IO, "file type %ld (0: ASCII, 1: binary)", ftype);
   MF_CALL(read_long(p, "the data size", &dsize));
   if (v == 2.2) r->version = 22;
   else if (v == 4.1) r->version = 41;
   else return PERR(p, MF_ERR_IO, "format version %g is not supported (2.2 and 4.1 are read)", v);
+  if (ftype == 1) { /* then a binary int 1 on its own line: the byte order */
+    if (r->version != 41) return PERR(p, MF_ERR_IO, "binary .msh 2.2 is not supported (binary 4.1 and ASCII are read)");
+    if (dsize != 8) return PERR(p, MF_ERR_IO, "binary .msh with data size %ld is not supported (8 is read)", dsize);
+    int one = 0;
+    MF_CALL(begin_binary(p));
+    MF_CALL(read_int(p, "the byte-order check", &one));
+    p->binary = 0;
+    if (one != 1)
+      return PERR(p, MF_ERR_IO, "the binary byte-order check reads %d, not 1: another byte order, or not a binary file", one);
+    r->binary = 1;
+  }
   MF_CALL(expect(p, "$EndMeshFormat"));
   r->have_format = 1;
   return 0;
@@ -365,6 +426,7 @@ static int sec_entities(reader *r)
   parser *p = &r->p;
   long cnt[4], total = 0;
   if (r->ent) return PERR(p, MF_ERR_IO, "a second $Entities section");
+  if (r->binary) MF_CALL(begin_binary(p));
   for (int d = 0; d < 4; d++) {
     MF_CALL(read_count(p, "the number of entities", 8, &cnt[d]));
     total += cnt[d];
@@ -387,9 +449,11 @@ static int sec_entities(reader *r)
       }
       if (d > 0) {
         MF_CALL(read_count(p, "the number of bounding entities", 2, &nb));
-        for (long k = 0; k < nb; k++) MF_CALL(read_long(p, "a bounding entity", &np));
+        int bt;
+        for (long k = 0; k < nb; k++) MF_CALL(read_int(p, "a bounding entity", &bt));
       }
     }
+  p->binary = 0;
   return expect(p, "$EndEntities");
 }
 
@@ -412,6 +476,7 @@ static int sec_nodes(reader *r)
     }
   } else {
     long nb, n, minid, maxid, read = 0;
+    if (r->binary) MF_CALL(begin_binary(p));
     MF_CALL(read_count(p, "the number of node blocks", 8, &nb));
     MF_CALL(read_count(p, "the number of nodes", 8, &n));
     MF_CALL(read_long(p, "the smallest node id", &minid));
@@ -447,6 +512,7 @@ static int sec_nodes(reader *r)
     }
     if (read != n) return PERR(p, MF_ERR_IO, "the node blocks hold %ld nodes, %ld announced", read, n);
   }
+  p->binary = 0;
   return expect(p, "$EndNodes");
 }
 
@@ -485,16 +551,18 @@ static int sec_elements(reader *r)
     }
   } else {
     long nb, n, minid, maxid, read = 0;
+    if (r->binary) MF_CALL(begin_binary(p));
     MF_CALL(read_count(p, "the number of element blocks", 8, &nb));
     MF_CALL(read_count(p, "the number of elements", 4, &n));
     MF_CALL(read_long(p, "the smallest element id", &minid));
     MF_CALL(read_long(p, "the largest element id", &maxid));
     for (long b = 0; b < nb; b++) {
-      int edim, etag;
+      int edim, etag, ti;
       long t, m;
       MF_CALL(read_int(p, "an entity dimension", &edim));
       MF_CALL(read_int(p, "an entity tag", &etag));
-      MF_CALL(read_long(p, "an element type", &t));
+      MF_CALL(read_int(p, "an element type", &ti));
+      t = ti;
       eltype e = element_type(t);
       if (!e.name) return PERR(p, MF_ERR_ARGUMENT, "element block %ld has unknown element type %ld", b + 1, t);
       MF_CALL(read_count(p, "the number of elements in the block", 4, &m));
@@ -511,6 +579,7 @@ static int sec_elements(reader *r)
     }
     if (read != n) return PERR(p, MF_ERR_IO, "the element blocks hold %ld elements, %ld announced", read, n);
   }
+  p->binary = 0;
   MF_CALL(expect(p, "$EndElements"));
   r->elements_line = p->tok_line;
   return 0;
