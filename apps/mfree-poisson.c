@@ -24,7 +24,7 @@ static void usage(FILE *f)
           "  --mesh M           cube | ball | deformed | sheared (default ball), or on simplices: square-tris |\n"
           "                     cube-tets (2^refine cells per side; --dim follows the mesh) | FILE.msh (a Gmsh\n"
           "                     file; its dimension unless --dim is given); simplices: degree 1..6 (cuda: 1..4), one rank, --pc\n"
-          "                     jacobi, chebyshev or none, no --adapt or --trees; --method assembled\n"
+          "                     jacobi, chebyshev, mg (cpu) or none, no --adapt or --trees; --method assembled\n"
           "                     and both assemble rowwise\n"
           "  --refine L         uniform refinement level, 0..12 in 3D, 0..18 in 2D (default 3; square-tris\n"
           "                     0..12, cube-tets 0..8; a mesh file: its mesh refined L times, 0..8, default 0)\n"
@@ -205,7 +205,6 @@ int main(int argc, char **argv)
       opt_error(&P, "option --refine: %d out of range 0..8 for a mesh file (--mesh %s)", refine, mesh_arg);
     else if (given_trees) opt_error(&P, "option --trees does not apply to simplex meshes (--mesh %s)", mesh_arg);
     else if (adapt_i) opt_error(&P, "option --adapt %s: simplex meshes are not adapted (--mesh %s)", adapts[adapt_i], mesh_arg);
-    else if (pc_i == 2) opt_error(&P, "option --pc mg: multigrid needs a p4est mesh, not simplices (--mesh %s)", mesh_arg);
     else if (variant_i == 1 || variant_i == 2)
       opt_error(&P, "option --assembly-variant %s: simplex operators are assembled rowwise (auto or rowwise; --mesh %s)",
                 variants[variant_i], mesh_arg);
@@ -323,7 +322,12 @@ int main(int argc, char **argv)
       else if (!ierr) ierr = mf_mesh_refine(file, refine, &mesh); /* the file's mesh refined uniformly */
       mf_mesh_destroy(&file);
     }
-    else if (simplex == 1) ierr = mf_mesh_create(ctx, mesh_name, dim, refine, &mesh);
+    else if (simplex == 1 && pc_i == 2 && refine > 1) { /* multigrid: the level-1 box refined, nested levels */
+      mf_mesh base = NULL;
+      ierr = mf_mesh_create(ctx, mesh_name, dim, 1, &base);
+      if (!ierr) ierr = mf_mesh_refine(base, refine - 1, &mesh);
+      mf_mesh_destroy(&base);
+    } else if (simplex == 1) ierr = mf_mesh_create(ctx, mesh_name, dim, refine, &mesh);
     else ierr = mf_mesh_create_box(ctx, mesh_name, dim, tt, refine, &mesh);
     if (ierr) failed = simplex == 2 ? "--mesh" : "--mesh, --dim, --trees or --refine";
   }

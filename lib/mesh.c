@@ -20,6 +20,7 @@ void mf_mesh_release(mf_mesh m)
   if (!m || --m->refs > 0) return;
   if (m->fam && m->fam->mesh_destroy) m->fam->mesh_destroy(m);
   mf_mesh_release(m->parent);
+  mf_mesh_release(m->coarser);
   mf_context_release(m->ctx);
   free(m);
 }

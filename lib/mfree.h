@@ -181,8 +181,8 @@ int mf_mesh_create(mf_context ctx, const char *name, int dim, int level, mf_mesh
  * their boundary facets tagged by side as the hex boxes' faces (x = 0 1, x = 1 2, y = 0 3, y = 1 4, z = 0 5,
  * z = 1 6); mf_mesh_refine refines them (and a file's mesh) uniformly into a new mesh. Simplex meshes live
  * on ONE rank: a communicator of more ranks is refused (MF_ERR_UNSUPPORTED). Refused on them with
- * MF_ERR_UNSUPPORTED: adaptation, shell refinement, multigrid, VTU output, the search and table assembly
- * variants; on the cuda backend degrees above 4 (docs/simplex.md). */
+ * MF_ERR_UNSUPPORTED: adaptation, shell refinement, multigrid on the cuda backend or in float, the search
+ * and table assembly variants; on the cuda backend degrees above 4 (docs/simplex.md). */
 /** Cell kinds of a mesh. */
 typedef enum {
   MF_CELL_HEX = 0,    /**< quadrilaterals (2D) or hexahedra (3D) of a p4est forest: Q_p spaces */

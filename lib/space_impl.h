@@ -19,6 +19,7 @@ struct mf_mesh_s {
   int64_t ncells_global, ncells_local;
   int refs;              /* the user's handle, spaces and coarsened copies made from it */
   struct mf_mesh_s *parent; /* a coarsened copy: the mesh whose connectivity it shares (held) */
+  struct mf_mesh_s *coarser; /* a refined mesh (mf_mesh_refine, one level): the mesh it refines (held) */
   const struct mf_family_s *fam; /* its cell family's table (lib/family.h) */
   void *fdata;              /* the family's own data: hex meshes their forest (mf_hex_mesh, lib/hex/mf_hex.h),
                                simplex meshes the mf_simplex_mesh (lib/simplex/mf_simplex.h) */

@@ -94,7 +94,10 @@ int main(int argc, char **argv)
   mf_pc pc = NULL;
   mf_vector v = NULL;
   T_CALL(mf_operator_create_laplace(s, MF_QUAD_GAUSS, NULL, NULL, &A));
-  EXPECT(mf_pc_create(A, MF_PC_MULTIGRID, &pc), MF_ERR_UNSUPPORTED, "not available on simplex meshes");
+  T_CALL(mf_pc_create(A, MF_PC_MULTIGRID, &pc)); /* multigrid on simplices: double precision, the cpu backend */
+  T_CALL(mf_pc_set_multigrid_precision(pc, MF_PRECISION_FLOAT));
+  EXPECT(mf_pc_setup(pc), MF_ERR_UNSUPPORTED, "have a single-precision copy, not a simplex Laplace operator");
+  mf_pc_destroy(&pc);
   EXPECT(mf_operator_create_assembled_variant(A, MF_ASSEMBLY_TABLE, &B), MF_ERR_UNSUPPORTED,
          "assembled rowwise (MF_ASSEMBLY_AUTO or MF_ASSEMBLY_ROWWISE), not by the table variant");
   EXPECT(mf_operator_create_assembled_variant(A, MF_ASSEMBLY_SEARCH, &B), MF_ERR_UNSUPPORTED, "not by the search variant");

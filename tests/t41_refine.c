@@ -5,10 +5,12 @@
  * coarse ones and those of one cell only); the boundary tags are inherited (each tag's facet count scales
  * too); the smallest angle (2D) or dihedral angle (3D) stays above a bound; the coarse vertices keep their
  * indices and coordinates; child k of cell e is cell 2^dim e + k, inside its parent. A P2 Poisson solve on
- * a refined Gmsh cube converges at rate 3, and the refusals. */
+ * a refined Gmsh cube converges at rate 3. Multigrid on simplices: the transfers exact on the coarse
+ * space and R = P^T (p and h), CG iterations bounded and flat over three refinements; the refusals. */
 #include "mf_test.h"
 #include "poisson.h"
 #include "simplex/mf_simplex_space.h"
+#include "mg/mf_mg.h"
 
 #include <math.h>
 
@@ -188,6 +190,96 @@ static double poisson_error(mf_mesh mesh)
   return r.l2_error;
 }
 
+/* Multigrid on simplices (p-coarsening to P1, then the nested meshes of mf_mesh_refine): CG iterations to
+ * 1e-8 bounded and flat over three refinements, P1..P3 (P4 in 2D), built-in and Gmsh meshes */
+static void multigrid_case(mf_context ctx, const char *dir)
+{
+  const poisson_pc mgopt = {MF_PC_MULTIGRID, 0, 0, MF_PRECISION_DOUBLE};
+  for (int dim = 2; dim <= 3; dim++)
+    for (int file = 0; file <= 1; file++)
+      for (int p = 1; p <= (dim == 2 ? 4 : 3); p++) {
+        if (file && p > (dim == 2 ? 2 : 1)) continue;
+        mf_mesh base = NULL;
+        char path[1024];
+        snprintf(path, sizeof path, "%s/%s", dir, dim == 2 ? "square41.msh" : "cube41.msh");
+        if (file) T_CALL(mf_mesh_create_from_file(ctx, path, 0, &base));
+        else T_CALL(mf_mesh_create(ctx, dim == 2 ? "square-tris" : "cube-tets", dim, 1, &base));
+        int its[3];
+        const int l0 = dim == 2 || file ? 2 : 1; /* the file's cube once refined has one interior vertex */
+        for (int k = 0; k < 3; k++) {
+          mf_mesh mesh = NULL;
+          poisson_result r;
+          T_CALL(mf_mesh_refine(base, l0 + k, &mesh));
+          T_CALL(poisson_solve_pc(mesh, p, POISSON_COEF_CONSTANT, 1e-8, &mgopt, &r));
+          T_CHECK(r.converged && r.iterations <= 12 && r.levels >= 2 + l0 + k - (p == 1),
+                  "multigrid %s %dD P%d refined %d times: %d iterations (%s), %d levels", file ? path : "box", dim, p,
+                  l0 + k, r.iterations, r.converged ? "converged" : "not converged", r.levels);
+          its[k] = r.iterations;
+          if (getenv("T41_VERBOSE")) printf("mg %s %dD P%d refine %d: %d iterations, %d levels\n", file ? "file" : "box", dim, p, l0 + k, r.iterations, r.levels);
+          mf_mesh_destroy(&mesh);
+        }
+        const int lo = its[0] < its[1] ? (its[0] < its[2] ? its[0] : its[2]) : (its[1] < its[2] ? its[1] : its[2]);
+        const int hi = its[0] > its[1] ? (its[0] > its[2] ? its[0] : its[2]) : (its[1] > its[2] ? its[1] : its[2]);
+        T_CHECK(hi - lo <= 2, "multigrid %dD P%d: iterations %d %d %d not flat", dim, p, its[0], its[1], its[2]);
+        mf_mesh_destroy(&base);
+      }
+}
+
+/* the transfers: P exact on the coarse space (a polynomial of the coarse degree interpolated on the coarse
+ * level, prolongated, equals its interpolant on the fine one), R = P^T ((R y, x) = (y, P x)); p and h */
+static double poly_q(const double *x, int dim, void *user)
+{
+  const int q = *(const int *)user;
+  const double X = x[0], Y = x[1], Z = dim == 3 ? x[2] : 0.0;
+  return 0.25 + pow(0.2 + X - 0.7 * Y + 0.4 * Z, q) + 0.5 * pow(Y + Z, q > 1 ? q - 1 : 1);
+}
+static void transfer_case(mf_context ctx)
+{
+  for (int dim = 2; dim <= 3; dim++)
+    for (int h = 0; h <= 1; h++)
+      for (int q = 1; q <= 3; q++) {
+        const int pf = h ? q : q + 1; /* p: q -> q + 1 on one mesh; h: q on the mesh refined once */
+        mf_mesh mc = NULL, mf = NULL;
+        T_CALL(mf_mesh_create(ctx, dim == 2 ? "square-tris" : "cube-tets", dim, 1, &mc));
+        if (h) T_CALL(mf_mesh_refine(mc, 1, &mf));
+        mf_space sc = NULL, sf = NULL;
+        T_CALL(mf_space_create(mc, q, &sc));
+        T_CALL(mf_space_create(h ? mf : mc, pf, &sf));
+        T_CALL(mf_space_set_dirichlet_tags(sc, 0, NULL)); /* no Dirichlet DoFs: P whole */
+        T_CALL(mf_space_set_dirichlet_tags(sf, 0, NULL));
+        mf_transfer tr = NULL;
+        T_CALL(sc->fam->transfer_create(sc, sf, MF_PRECISION_DOUBLE, &tr));
+        mf_vector uc = NULL, uf = NULL, want = NULL, yf = NULL, rc = NULL;
+        T_CALL(mf_vector_create(sc, &uc));
+        T_CALL(mf_vector_create(sf, &uf));
+        T_CALL(mf_vector_create(sf, &want));
+        T_CALL(mf_vector_create(sf, &yf));
+        T_CALL(mf_vector_create(sc, &rc));
+        T_CALL(mf_vector_interpolate(uc, poly_q, &q));
+        T_CALL(mf_vector_interpolate(want, poly_q, &q));
+        T_CALL(mf_transfer_prolongate(tr, uc, uf));
+        double err = 0.0, nrm = 0.0, a = 0.0, b = 0.0;
+        T_CALL(mf_vector_axpy(want, -1.0, uf));
+        T_CALL(mf_vector_norm2(want, &err));
+        T_CALL(mf_vector_norm2(uf, &nrm));
+        T_CHECK(err <= 1e-12 * nrm, "transfer %dD %s P%d -> P%d: P of the interpolant differs by %.3g (of %.3g)", dim,
+                h ? "h" : "p", q, pf, err, nrm);
+        T_CALL(mf_vector_set_random(uc, 3));
+        T_CALL(mf_vector_set_random(yf, 4));
+        T_CALL(mf_transfer_prolongate(tr, uc, uf));
+        T_CALL(mf_transfer_restrict(tr, yf, rc));
+        T_CALL(mf_vector_dot(yf, uf, &a));
+        T_CALL(mf_vector_dot(rc, uc, &b));
+        T_CHECK(fabs(a - b) <= 1e-12 * fabs(a), "transfer %dD %s P%d -> P%d: (y, P x) = %.15g, (R y, x) = %.15g", dim,
+                h ? "h" : "p", q, pf, a, b);
+        mf_transfer_destroy(&tr);
+        mf_vector_destroy(&uc), mf_vector_destroy(&uf), mf_vector_destroy(&want), mf_vector_destroy(&yf),
+            mf_vector_destroy(&rc);
+        mf_space_destroy(&sc), mf_space_destroy(&sf);
+        mf_mesh_destroy(&mf), mf_mesh_destroy(&mc);
+      }
+}
+
 int main(int argc, char **argv)
 {
   MPI_Init(&argc, &argv);
@@ -226,6 +318,8 @@ int main(int argc, char **argv)
     mf_mesh_destroy(&c);
     mf_mesh_destroy(&m);
   }
+  transfer_case(ctx);
+  multigrid_case(ctx, dir);
   /* the refusals */
   mf_mesh fine = NULL;
   EXPECT(mf_mesh_refine(NULL, 1, &fine), MF_ERR_NULL, "mesh is NULL");

@@ -29,6 +29,12 @@ struct mf_transfer_s {
   mf_vector count_inv; /* fine: 1 / (ranks with an owner cell of the DoF) (NULL on one rank) */
   mf_vector work;     /* fine work vector (restriction) */
   void *dev;          /* backend state */
+  /* a family's own transfer (simplex: lib/simplex/transfer_simplex.c): P, P^T (after the generic steps'
+   * checks and imports) and its data's release; NULL: the hex cell work of transfer.c */
+  int (*prolongate_fn)(struct mf_transfer_s *tr, mf_vector coarse, mf_vector fine);
+  int (*restrict_fn)(struct mf_transfer_s *tr, mf_vector fine, mf_vector coarse);
+  void (*free_fn)(struct mf_transfer_s *tr);
+  void *fdata;
 };
 
 /** A transfer for vectors of precision prec. */

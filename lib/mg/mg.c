@@ -259,8 +259,9 @@ static int multigrid_check(mf_operator op)
   MF_CHECK(op->space->fam->mesh_coarsen && op->space->fam->transfer_create, op->ctx, MF_ERR_UNSUPPORTED,
            "multigrid needs coarser copies of the mesh: not available on %s meshes (use Jacobi or Chebyshev)",
            op->space->fam->name);
-  /* its levels: the operator made again on the coarser spaces, and in single precision */
-  MF_CHECK(op->type->create_like && op->type->create_single, op->ctx, MF_ERR_UNSUPPORTED,
+  /* its levels: the operator made again on the coarser spaces (in single precision: mf_operator_create_single
+   * refuses what has no copy in float) */
+  MF_CHECK(op->type->create_like, op->ctx, MF_ERR_UNSUPPORTED,
            "multigrid needs a matrix-free mass, Laplace or Helmholtz operator, not %s operator",
            mf_operator_kind_name(op));
   return 0;

@@ -131,6 +131,7 @@ void mf_transfer_destroy(mf_transfer *tr)
   if (!tr || !*tr) return;
   mf_transfer t = *tr;
   if (t->dev) t->fine->ctx->bk->transfer.free(t);
+  if (t->free_fn) t->free_fn(t);
   free(t->first);
   free(t->child);
   mf_vector_destroy(&t->count_inv);
@@ -260,7 +261,8 @@ int mf_transfer_prolongate(mf_transfer tr, mf_vector coarse, mf_vector fine)
            "prolongation: vectors in %s and %s, the transfer in %s", mf_precision_name(coarse->prec),
            mf_precision_name(fine->prec), mf_precision_name(tr->prec));
   MF_CALL(coarse->ops.import(coarse));
-  if (ctx->bk->transfer.prolongate) MF_CALL(ctx->bk->transfer.prolongate(tr, coarse, fine));
+  if (tr->prolongate_fn) MF_CALL(tr->prolongate_fn(tr, coarse, fine));
+  else if (ctx->bk->transfer.prolongate) MF_CALL(ctx->bk->transfer.prolongate(tr, coarse, fine));
   else MF_CALL(prolongate_cpu(tr, coarse, fine));
   if (tr->count_inv) { /* several ranks computed a shared DoF: the mean of their (equal) values */
     MF_CALL(fine->ops.export_add(fine));
@@ -283,7 +285,8 @@ int mf_transfer_restrict(mf_transfer tr, mf_vector fine, mf_vector coarse)
   MF_CALL(w->ops.bc_zero(w));
   if (tr->count_inv) MF_CALL(w->ops.pmult(w, w, tr->count_inv));
   MF_CALL(w->ops.import(w));
-  if (ctx->bk->transfer.restriction) MF_CALL(ctx->bk->transfer.restriction(tr, w, coarse));
+  if (tr->restrict_fn) MF_CALL(tr->restrict_fn(tr, w, coarse));
+  else if (ctx->bk->transfer.restriction) MF_CALL(ctx->bk->transfer.restriction(tr, w, coarse));
   else MF_CALL(restrict_cpu(tr, w, coarse));
   return coarse->ops.export_add(coarse);
 }

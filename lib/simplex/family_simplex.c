@@ -119,23 +119,17 @@ static int simplex_h1_error(mf_vector uh, mf_gradient_fn grad_u, void *user, dou
   return simplex_error(uh, NULL, grad_u, user, err);
 }
 
-/* mf_mesh_refine: levels rounds of refine.c's uniform refinement into a new mesh */
-static int simplex_mesh_refine(mf_mesh coarse, int levels, mf_mesh *fine)
+/* mf_mesh_refine: levels rounds of refine.c's uniform refinement, each a new mesh that holds the one it
+ * refines (the nested levels of multigrid: mesh_coarsen gives it back); 0 levels: a copy */
+static int refine_once(mf_mesh coarse, int copy, mf_mesh *fine)
 {
   mf_context ctx = coarse->ctx;
   const mf_simplex_mesh *m = (const mf_simplex_mesh *)coarse->fdata;
-  const double t0 = mf_phase_begin(ctx);
-  mf_simplex_mesh *cur = NULL;
-  int ierr = MF_CALLOC(ctx, 1, &cur);
-  for (int l = 0; !ierr && l < levels; l++) {
-    mf_simplex_mesh next;
-    ierr = mf_simplex_mesh_refine(ctx, l ? cur : m, &next);
-    if (ierr) break;
-    mf_simplex_mesh_free(cur);
-    *cur = next;
-  }
-  if (!ierr && levels == 0) { /* a copy */
-    mf_simplex_mesh *c = cur;
+  mf_simplex_mesh *c = NULL;
+  MF_CALL(MF_CALLOC(ctx, 1, &c));
+  int ierr = 0;
+  if (!copy) ierr = mf_simplex_mesh_refine(ctx, m, c);
+  else {
     c->dim = m->dim, c->nv = m->nv, c->ncells = m->ncells, c->nfacets = m->nfacets;
     ierr = MF_CALLOC(ctx, (size_t)m->nv * 3 + 1, &c->coords);
     if (!ierr) ierr = MF_CALLOC(ctx, (size_t)m->ncells * (m->dim + 1) + 1, &c->cells);
@@ -146,14 +140,45 @@ static int simplex_mesh_refine(mf_mesh coarse, int levels, mf_mesh *fine)
       memcpy(c->cells, m->cells, sizeof(int) * (size_t)m->ncells * (m->dim + 1));
       memcpy(c->facets, m->facets, sizeof(int) * (size_t)m->nfacets * m->dim);
       memcpy(c->facet_tag, m->facet_tag, sizeof(int) * (size_t)m->nfacets);
-    }
+    } else mf_simplex_mesh_free(c);
   }
   if (ierr) {
-    if (cur) mf_simplex_mesh_free(cur);
-    free(cur);
-  } else ierr = wrap(ctx, cur, fine);
+    free(c);
+    return ierr;
+  }
+  MF_CALL(wrap(ctx, c, fine));
+  if (!copy) {
+    mf_mesh_retain(coarse);
+    (*fine)->coarser = coarse;
+  }
+  return 0;
+}
+
+static int simplex_mesh_refine(mf_mesh coarse, int levels, mf_mesh *fine)
+{
+  mf_context ctx = coarse->ctx;
+  const double t0 = mf_phase_begin(ctx);
+  mf_mesh cur = NULL;
+  int ierr = refine_once(coarse, levels == 0, &cur);
+  for (int l = 1; !ierr && l < levels; l++) {
+    mf_mesh next = NULL;
+    ierr = refine_once(cur, 0, &next);
+    mf_mesh_destroy(&cur); /* held by next */
+    cur = next;
+  }
+  if (ierr) mf_mesh_destroy(&cur);
+  *fine = cur;
   mf_phase_end(ctx, MF_PHASE_MESH, t0);
   return ierr;
+}
+
+/* multigrid's coarser copy: the mesh this one refines (mf_mesh_refine), else the mesh itself (as many
+ * cells: the coarsest) */
+static int simplex_mesh_coarsen(mf_mesh fine, mf_mesh *coarse)
+{
+  *coarse = fine->coarser ? fine->coarser : fine;
+  mf_mesh_retain(*coarse);
+  return 0;
 }
 
 static const char *const simplex_mesh_names[] = {"square-tris", "cube-tets", NULL};
@@ -167,7 +192,8 @@ const mf_family mf_family_simplex = {
     .mesh_create_box = NULL, /* no trees */
     .mesh_read = mf_simplex_mesh_read,
     .mesh_destroy = mf_simplex_mesh_release,
-    .mesh_coarsen = NULL, /* simplex multigrid refines (mesh_refine) */
+    .mesh_coarsen = simplex_mesh_coarsen,
+    .transfer_create = mf_simplex_transfer_create,
     .mesh_refine = simplex_mesh_refine,
     .mesh_adapt = NULL,
     .mesh_refine_shells = NULL,

@@ -60,6 +60,9 @@ int mf_simplex_space_h1_cells(mf_space space, const double *uh, mf_gradient_fn g
  *  an operator type of its own that assembles rowwise), made by mf_operator_create_*. */
 int mf_simplex_operator_create(mf_space space, mf_op_kind kind, mf_quadrature quad, double a, double b,
                                mf_coefficient_fn c, void *user, mf_operator *op);
+/** Multigrid's transfer between two simplex spaces (lib/simplex/transfer_simplex.c; lib/mg/mf_mg.h): a lower
+ *  degree on the same mesh, or the same degree on the mesh the fine one refines (mf_mesh_refine). cpu. */
+int mf_simplex_transfer_create(mf_space coarse, mf_space fine, mf_precision prec, struct mf_transfer_s **tr);
 /** VTU output of simplex spaces (lib/simplex/vtu_simplex.c): the family's vtu_* entries (lib/family.h). */
 int mf_simplex_vtu_begin(mf_vtu_cells *c);
 void mf_simplex_vtu_values(mf_vtu_cells *c, int cell, double *vals);

@@ -124,6 +124,18 @@ static const char *const simplex_names[] = {"a simplex mass", "a simplex Laplace
                                             "a simplex elasticity"};
 /* the simplex family's operator type: no other space or precision yet (multigrid on simplices comes
  * with their refined hierarchies) */
+/* the same operator on another space (multigrid's levels) */
+static int create_like(mf_operator like, mf_space space, mf_operator *op)
+{
+  const simplex_kind *k = (const simplex_kind *)like->data;
+  if (k->elasticity) MF_CALL(mf_operator_create_elasticity(space, k->lambda, k->mu, op));
+  else
+    MF_CALL(mf_operator_create_pointwise(space, k->pw.kind, k->pw.quad, k->pw.coef_a, k->pw.coef_b, k->pw.coef,
+                                         k->pw.coef_user, op));
+  (*op)->dirichlet = like->dirichlet;
+  return 0;
+}
+
 static const mf_optype simplex_type = {
     .name = "simplex",
     .names = simplex_names,
@@ -132,6 +144,7 @@ static const mf_optype simplex_type = {
     .apply = mf_operator_flow_apply,
     .diagonal = mf_operator_flow_diagonal,
     .destroy = destroy_simplex,
+    .create_like = create_like,
     .assemble_check = assemble_check,
     .assemble = assemble,
 };

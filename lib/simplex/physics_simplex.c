@@ -362,6 +362,14 @@ static int diagonal_device_faces(mf_operator op, mf_vector d)
   return faces_host_add(op, NULL, d, 2);
 }
 
+/* the same physics on another space (multigrid's levels) */
+static int create_like(mf_operator like, mf_space space, mf_operator *op)
+{
+  MF_CALL(mf_simplex_physics_create(space, &sp(like)->ph, sp(like)->pw.quad, op));
+  (*op)->dirichlet = like->dirichlet;
+  return 0;
+}
+
 static const char *const names[] = {"a simplex mass", "a simplex Laplace", "a simplex Helmholtz",
                                     "a simplex elasticity", "a simplex physics"};
 static const mf_optype physics_simplex_type = {
@@ -372,6 +380,7 @@ static const mf_optype physics_simplex_type = {
     .apply = mf_operator_flow_apply,
     .diagonal = mf_operator_flow_diagonal,
     .destroy = destroy,
+    .create_like = create_like,
     .assemble_check = assemble_check,
     .assemble = assemble,
 };

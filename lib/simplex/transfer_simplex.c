@@ -1,0 +1,193 @@
+/* transfer_simplex.c -- multigrid's transfers between simplex spaces (the family's transfer_create; the
+ * generic steps are lib/mg/transfer.c's): a lower degree on the same mesh (p-transfer) or the same degree
+ * on the mesh that the fine one refines (h-transfer: mf_mesh_refine, child k of coarse cell K is fine cell
+ * 2^dim K + k). P is the interpolation of the coarse space at the fine nodes: each fine node, in the first
+ * fine cell that has it, takes the coarse cell's basis at its coordinates in that cell's reference
+ * frame. P is kept as a sparse matrix (fine nodes x coarse nodes, applied per component), with its
+ * transpose for the restriction, both made once; Dirichlet entries are zero in P's input and output and
+ * in R = P^T's. The cpu backend; one rank. */
+#include "mf_simplex_space.h"
+#include "mg/mf_mg.h"
+
+#include <math.h>
+
+typedef struct {
+  int64_t *rp, *rt; /* P's rows (fine nodes), P^T's rows (coarse nodes) */
+  int *cp, *ct;     /* their columns */
+  double *vp, *vt;  /* their values */
+} sx_transfer;
+
+static void sx_free(mf_transfer tr)
+{
+  sx_transfer *t = (sx_transfer *)tr->fdata;
+  if (!t) return;
+  free(t->rp), free(t->rt), free(t->cp), free(t->ct), free(t->vp), free(t->vt);
+  free(t);
+  tr->fdata = NULL;
+}
+
+/* fine = P coarse, per component; Dirichlet entries zero in and out */
+static int sx_prolongate(mf_transfer tr, mf_vector coarse, mf_vector fine)
+{
+  const sx_transfer *t = (const sx_transfer *)tr->fdata;
+  const mf_space c = tr->coarse, f = tr->fine;
+  const int nc = f->ncomp, nf = f->nlocal / nc;
+  const double *x = coarse->data;
+  double *y = fine->data;
+#pragma omp parallel for schedule(static)
+  for (int i = 0; i < nf; i++)
+    for (int k = 0; k < nc; k++) {
+      double s = 0.0;
+      for (int64_t e = t->rp[i]; e < t->rp[i + 1]; e++) {
+        const size_t j = (size_t)t->cp[e] * nc + k;
+        if (!c->bc[j]) s += t->vp[e] * x[j];
+      }
+      y[(size_t)i * nc + k] = f->bc[(size_t)i * nc + k] ? 0.0 : s;
+    }
+  return 0;
+}
+
+/* coarse = P^T fine (fine's Dirichlet entries already zero: the generic step), per component */
+static int sx_restrict(mf_transfer tr, mf_vector fine, mf_vector coarse)
+{
+  const sx_transfer *t = (const sx_transfer *)tr->fdata;
+  const mf_space c = tr->coarse;
+  const int nc = c->ncomp, ncn = c->nlocal / nc;
+  const double *x = fine->data;
+  double *y = coarse->data;
+#pragma omp parallel for schedule(static)
+  for (int j = 0; j < ncn; j++)
+    for (int k = 0; k < nc; k++) {
+      double s = 0.0;
+      for (int64_t e = t->rt[j]; e < t->rt[j + 1]; e++) s += t->vt[e] * x[(size_t)t->ct[e] * nc + k];
+      y[(size_t)j * nc + k] = c->bc[(size_t)j * nc + k] ? 0.0 : s;
+    }
+  return 0;
+}
+
+/* the vertices of cell e: X[a dim + k] */
+static void vertices(const mf_simplex_mesh *m, int e, double *X)
+{
+  const int dim = m->dim;
+  for (int a = 0; a <= dim; a++)
+    for (int k = 0; k < dim; k++) X[a * dim + k] = m->coords[3 * (size_t)m->cells[(size_t)e * (dim + 1) + a] + k];
+}
+
+static int build(mf_transfer tr, sx_transfer *t)
+{
+  const mf_space c = tr->coarse, f = tr->fine;
+  mf_context ctx = f->ctx;
+  const mf_simplex_mesh *mc = (const mf_simplex_mesh *)c->mesh->fdata, *mfm = (const mf_simplex_mesh *)f->mesh->fdata;
+  const mf_simplex_basis *bc = &((const mf_simplex_space *)c->fdata)->basis,
+                         *bf = &((const mf_simplex_space *)f->fdata)->basis;
+  const int dim = f->dim, Nc = bc->nnodes, Nf = bf->nnodes, nch = dim == 2 ? 4 : 8;
+  const int nf = f->nlocal / f->ncomp, ncn = c->nlocal / c->ncomp;
+  int *done = NULL;
+  double *w = NULL;
+  int ierr = MF_CALLOC(ctx, (size_t)nf + 1, &done);
+  if (!ierr) ierr = MF_CALLOC(ctx, (size_t)nf * Nc + 1, &w); /* row i's weights, dense in the coarse cell */
+  int *owner = NULL;
+  if (!ierr) ierr = MF_CALLOC(ctx, (size_t)nf + 1, &owner); /* the coarse cell of row i */
+  for (int e = 0; !ierr && e < mfm->ncells; e++) {
+    const int K = tr->kind == 0 ? e : e / nch;
+    double Xf[12], Xc[12], Ji[3][3];
+    vertices(mfm, e, Xf);
+    vertices(mc, K, Xc);
+    mf_simplex_affine(dim, Xc, Ji, NULL);
+    const int *cdf = f->cell_nodes + (size_t)e * Nf;
+    for (int i = 0; i < Nf; i++) {
+      const int n = cdf[i];
+      if (done[n]) continue;
+      done[n] = 1;
+      owner[n] = K;
+      double x[3], xi[3];
+      for (int k = 0; k < dim; k++) { /* the node's point, then its coordinates in K's reference frame */
+        x[k] = Xf[k];
+        for (int l = 0; l < dim; l++) x[k] += (Xf[(l + 1) * dim + k] - Xf[k]) * bf->nodes[i * dim + l];
+      }
+      for (int l = 0; l < dim; l++) {
+        xi[l] = 0.0;
+        for (int k = 0; k < dim; k++) xi[l] += Ji[l][k] * (x[k] - Xc[k]);
+      }
+      mf_simplex_basis_eval(bc, xi, w + (size_t)n * Nc, NULL);
+    }
+  }
+  /* P's rows: the weights above 1e-14 (the basis vanishes at most nodes of a coarse cell) */
+  int64_t nnz = 0;
+  if (!ierr) ierr = MF_CALLOC(ctx, (size_t)nf + 1, &t->rp);
+  for (int n = 0; !ierr && n < nf; n++) {
+    t->rp[n] = nnz;
+    for (int j = 0; j < Nc; j++) nnz += fabs(w[(size_t)n * Nc + j]) > 1e-14;
+  }
+  if (!ierr) {
+    t->rp[nf] = nnz;
+    ierr = MF_CALLOC(ctx, (size_t)nnz + 1, &t->cp);
+  }
+  if (!ierr) ierr = MF_CALLOC(ctx, (size_t)nnz + 1, &t->vp);
+  if (!ierr) ierr = MF_CALLOC(ctx, (size_t)ncn + 2, &t->rt);
+  if (!ierr) ierr = MF_CALLOC(ctx, (size_t)nnz + 1, &t->ct);
+  if (!ierr) ierr = MF_CALLOC(ctx, (size_t)nnz + 1, &t->vt);
+  for (int n = 0; !ierr && n < nf; n++) {
+    if (!done[n]) {
+      ierr = mf_error_set(ctx, MF_ERR_INCOMPATIBLE, __FILE__, __LINE__, __func__,
+                          "multigrid transfer: fine node %d is in no cell", n);
+      break;
+    }
+    int64_t e = t->rp[n];
+    const int *cdc = c->cell_nodes + (size_t)owner[n] * Nc;
+    for (int j = 0; j < Nc; j++)
+      if (fabs(w[(size_t)n * Nc + j]) > 1e-14) {
+        t->cp[e] = cdc[j];
+        t->vp[e++] = w[(size_t)n * Nc + j];
+        t->rt[cdc[j] + 1]++;
+      }
+  }
+  if (!ierr) { /* the transpose, its rows in fine order */
+    for (int j = 0; j < ncn; j++) t->rt[j + 1] += t->rt[j];
+    int64_t *pos = NULL;
+    ierr = MF_CALLOC(ctx, (size_t)ncn + 1, &pos);
+    if (!ierr) memcpy(pos, t->rt, sizeof(int64_t) * (size_t)ncn);
+    for (int n = 0; !ierr && n < nf; n++)
+      for (int64_t e = t->rp[n]; e < t->rp[n + 1]; e++) {
+        const int64_t q = pos[t->cp[e]]++;
+        t->ct[q] = n;
+        t->vt[q] = t->vp[e];
+      }
+    free(pos);
+  }
+  free(done);
+  free(w);
+  free(owner);
+  return ierr;
+}
+
+int mf_simplex_transfer_create(mf_space coarse, mf_space fine, mf_precision prec, mf_transfer *tr)
+{
+  MF_CHECK(coarse && fine, NULL, MF_ERR_NULL, "space is NULL");
+  mf_context ctx = fine->ctx;
+  *tr = NULL;
+  MF_CHECK(ctx->backend == MF_BACKEND_CPU, ctx, MF_ERR_UNSUPPORTED,
+           "multigrid on simplices runs on the cpu backend (the %s backend's transfers for them are not made yet)",
+           mf_context_backend(ctx));
+  MF_CHECK(prec == MF_PRECISION_DOUBLE, ctx, MF_ERR_UNSUPPORTED, "multigrid on simplices: double precision only");
+  MF_CHECK(coarse->ncomp == fine->ncomp && coarse->dim == fine->dim, ctx, MF_ERR_INCOMPATIBLE,
+           "multigrid transfer between spaces of different components or dimensions");
+  const int pkind = coarse->mesh == fine->mesh;
+  MF_CHECK(pkind ? coarse->degree <= fine->degree : fine->mesh->coarser == coarse->mesh, ctx, MF_ERR_INCOMPATIBLE,
+           "multigrid transfer: %s", pkind ? "the coarse degree above the fine one" : "the fine mesh does not refine the coarse one");
+  mf_transfer t = NULL;
+  MF_CALL(MF_CALLOC(ctx, 1, &t));
+  t->coarse = coarse, t->fine = fine, t->kind = pkind ? 0 : 1, t->prec = prec;
+  t->prolongate_fn = sx_prolongate, t->restrict_fn = sx_restrict, t->free_fn = sx_free;
+  sx_transfer *d = NULL;
+  int ierr = MF_CALLOC(ctx, 1, &d);
+  t->fdata = d;
+  if (!ierr) ierr = build(t, d);
+  if (!ierr) ierr = mf_vector_create_prec(fine, prec, &t->work);
+  if (ierr) {
+    mf_transfer_destroy(&t);
+    return ierr;
+  }
+  *tr = t;
+  return 0;
+}
