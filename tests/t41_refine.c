@@ -221,6 +221,17 @@ static void multigrid_case(mf_context ctx, const char *dir)
         const int lo = its[0] < its[1] ? (its[0] < its[2] ? its[0] : its[2]) : (its[1] < its[2] ? its[1] : its[2]);
         const int hi = its[0] > its[1] ? (its[0] > its[2] ? its[0] : its[2]) : (its[1] > its[2] ? its[1] : its[2]);
         T_CHECK(hi - lo <= 2, "multigrid %dD P%d: iterations %d %d %d not flat", dim, p, its[0], its[1], its[2]);
+        if (!file && p == 2) { /* the coarsest level assembled (its CSR matrix): the same iterations, +-1 */
+          poisson_pc aopt = mgopt;
+          aopt.coarse = MF_MG_COARSE_ASSEMBLED;
+          mf_mesh mesh = NULL;
+          poisson_result r;
+          T_CALL(mf_mesh_refine(base, l0 + 1, &mesh));
+          T_CALL(poisson_solve_pc(mesh, p, POISSON_COEF_CONSTANT, 1e-8, &aopt, &r));
+          T_CHECK(r.converged && abs(r.iterations - its[1]) <= 1, "multigrid %dD P2, coarsest assembled: %d iterations (%d)",
+                  dim, r.iterations, its[1]);
+          mf_mesh_destroy(&mesh);
+        }
         mf_mesh_destroy(&base);
       }
 }
