@@ -47,6 +47,13 @@ int mf_hex_phys_faces_check(const mf_operator op);
  *  (g0) or the residual's (f0; an error where a value is not finite). X: npc x dim doubles of work. */
 void mf_hex_phys_faces_apply(const mf_operator op, int e, const double *ue, double *ve, double *X);
 int mf_hex_phys_faces_residual(const mf_operator op, int e, const double *ue, double *ve, double *X);
+/** Cell e's constrained element matrix C^T A_e C added into the CSR values vals (rows node_i nc + c, columns
+ *  node_j nc + b): A_e from cell_op on the constrained unit columns (v zeroed before; work: cell_op's),
+ *  u and col nc npc doubles of work (lib/hex/physics_hex.c; the cells' assembly, the faces'). */
+void mf_hex_phys_element_add(const mf_operator op, int e,
+                             void (*cell_op)(const mf_operator op, int e, const double *u, double *v, double *work),
+                             double *u, double *col, double *work, const int64_t *rowptr, const int *colidx,
+                             double *vals);
 /** The faces' g0 terms of every cell with some, as constrained element matrices, added into the CSR values
  *  vals (rowptr, colidx: the space's pattern; rows node_i nc + c, columns node_j nc + b). */
 int mf_hex_phys_faces_assemble(struct mf_operator_s *op, const int64_t *rowptr, const int *colidx, double *vals);

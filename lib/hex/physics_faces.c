@@ -221,29 +221,14 @@ int mf_hex_phys_faces_assemble(mf_operator op, const int64_t *rowptr, const int 
 {
   const mf_hex_phys *h = mf_hexphys(op);
   const mf_space s = op->space;
-  const int npc = s->npc, nc = s->ncomp, nent = npc * nc;
+  const size_t nent = (size_t)s->npc * s->ncomp;
   double *u = NULL, *col = NULL, *X = NULL;
-  int ierr = MF_CALLOC(op->ctx, (size_t)nent, &u);
-  if (!ierr) ierr = MF_CALLOC(op->ctx, (size_t)nent, &col);
-  if (!ierr) ierr = MF_CALLOC(op->ctx, (size_t)npc * s->dim, &X);
-  for (int e = 0; !ierr && e < s->ncells; e++) {
-    if (h->cell_bf_off[e + 1] == h->cell_bf_off[e]) continue;
-    const int mask = s->face_code[e], *nodes = &s->cell_nodes[(size_t)e * npc];
-    for (int b = 0; b < nc; b++)
-      for (int j = 0; j < npc; j++) { /* the constrained face operator on unit column (b, j), as the cells' */
-        memset(u, 0, sizeof(double) * nent);
-        memset(col, 0, sizeof(double) * nent);
-        u[(size_t)b * npc + j] = 1.0;
-        mf_hanging_apply(s->dim, s->n1, mask, s->hanging_P, u + (size_t)b * npc, 0);
-        mf_hex_phys_faces_apply(op, e, u, col, X);
-        for (int c = 0; c < nc; c++) {
-          double *cc = col + (size_t)c * npc;
-          mf_hanging_apply(s->dim, s->n1, mask, s->hanging_P, cc, 1);
-          for (int i = 0; i < npc; i++)
-            if (cc[i] != 0.0) vals[mf_csr_find(rowptr, colidx, nodes[i] * nc + c, nodes[j] * nc + b)] += cc[i];
-        }
-      }
-  }
+  int ierr = MF_CALLOC(op->ctx, nent, &u);
+  if (!ierr) ierr = MF_CALLOC(op->ctx, nent, &col);
+  if (!ierr) ierr = MF_CALLOC(op->ctx, (size_t)s->npc * s->dim, &X);
+  for (int e = 0; !ierr && e < s->ncells; e++) /* the constrained face operator, as the cells' */
+    if (h->cell_bf_off[e + 1] > h->cell_bf_off[e])
+      mf_hex_phys_element_add(op, e, mf_hex_phys_faces_apply, u, col, X, rowptr, colidx, vals);
   free(u);
   free(col);
   free(X);
