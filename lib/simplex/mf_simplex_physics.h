@@ -46,6 +46,12 @@ int mf_simplex_phys_faces_cell(struct mf_operator_s *const op, int e, const doub
                                int *bad_q, double *bad_x);
 /** Cell e's facet terms of the diagonal added into de (i nc + c). */
 void mf_simplex_phys_faces_diagonal(struct mf_operator_s *const op, int e, double *de);
+/** Cell e's element matrix added into the CSR values vals (rows node_i nc + c, columns node_j nc + b), from
+ *  cell_op (v = A_e u, v zeroed before) on the unit columns (lib/simplex/physics_simplex.c; the cells'
+ *  assembly, the facets'). */
+void mf_simplex_phys_element_add(struct mf_operator_s *const op, int e,
+                                 void (*cell_op)(struct mf_operator_s *const op, int e, const double *u, double *v),
+                                 const int64_t *rowptr, const int *colidx, double *vals);
 /** The facets' g0 terms of every cell with some, as element matrices, added into the CSR values vals (rows
  *  node_i nc + c, columns node_j nc + b). */
 int mf_simplex_phys_faces_assemble(struct mf_operator_s *op, const int64_t *rowptr, const int *colidx, double *vals);

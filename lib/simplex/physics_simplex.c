@@ -87,7 +87,7 @@ static void cell_apply(int e, double *ve, void *p)
   const cell_args *a = (const cell_args *)p;
   const int N = sp(a->op)->basis.nnodes, nc = a->op->space->ncomp;
   const int *cd = a->op->space->cell_nodes + (size_t)e * N;
-  double ue[MF_MAX_COMPONENTS * 84];
+  double ue[MF_MAX_COMPONENTS * MF_SIMPLEX_MAX_NODES];
   for (int i = 0; i < N; i++)
     for (int c = 0; c < nc; c++) ue[i * nc + c] = a->x[(size_t)cd[i] * nc + c];
   cell_local(a->op, e, ue, ve);
@@ -155,7 +155,7 @@ static void cell_residual(int e, double *ve, void *p)
   const mf_simplex_basis *b = &h->basis;
   const int dim = b->dim, N = b->nnodes, nq = b->nq, nc = h->ph.ncomp;
   const int *cd = a->op->space->cell_nodes + (size_t)e * N;
-  double ue[MF_MAX_COMPONENTS * 84], X[12], Ji[9];
+  double ue[MF_MAX_COMPONENTS * MF_SIMPLEX_MAX_NODES], X[12], Ji[9];
   const double det = cell_geometry(op_mesh(a->op), e, X, Ji);
   for (int i = 0; i < N; i++)
     for (int c = 0; c < nc; c++) ue[i * nc + c] = a->x[(size_t)cd[i] * nc + c];
@@ -205,7 +205,7 @@ static int residual_cpu(mf_operator op, mf_vector uv, mf_vector rv)
   const mf_simplex_basis *b = &h->basis;
   const int dim = b->dim, N = b->nnodes, nc = h->ph.ncomp;
   const int *cd = op->space->cell_nodes + (size_t)bad.cell * N;
-  double ue[MF_MAX_COMPONENTS * 84] = {0}, X[12], Ji[9], u[MF_MAX_COMPONENTS], ref[MF_MAX_COMPONENTS * 3], du[MF_MAX_COMPONENTS * 3];
+  double ue[MF_MAX_COMPONENTS * MF_SIMPLEX_MAX_NODES] = {0}, X[12], Ji[9], u[MF_MAX_COMPONENTS], ref[MF_MAX_COMPONENTS * 3], du[MF_MAX_COMPONENTS * 3];
   cell_geometry(op_mesh(op), bad.cell, X, Ji);
   for (int i = 0; i < N; i++)
     for (int c = 0; c < nc; c++) ue[i * nc + c] = uv->data[(size_t)cd[i] * nc + c];
@@ -275,22 +275,27 @@ static int assemble(mf_operator op, mf_assembly_variant v, mf_operator A)
     return h->nbf && mf_simplex_phys_faces_has_operator(h) ? mf_csr_values_host_add(A, op, mf_simplex_phys_faces_assemble)
                                                            : 0;
   }
-  const mf_space s = op->space;
   const mf_csr_op *csr = mf_csr(A);
-  const int N = sp(op)->basis.nnodes, nc = s->ncomp, nent = N * nc;
-  double u[MF_MAX_COMPONENTS * 84], col[MF_MAX_COMPONENTS * 84];
-  for (int e = 0; e < s->ncells; e++) {
-    const int *cd = s->cell_nodes + (size_t)e * N;
-    for (int jb = 0; jb < nent; jb++) {
-      memset(u, 0, sizeof(double) * nent);
-      u[jb] = 1.0;
-      cell_local(op, e, u, col);
-      for (int ic = 0; ic < nent; ic++)
-        if (col[ic] != 0.0)
-          csr->vals[mf_csr_find(csr->rowptr, csr->colidx, cd[ic / nc] * nc + ic % nc, cd[jb / nc] * nc + jb % nc)] += col[ic];
-    }
-  }
+  for (int e = 0; e < op->space->ncells; e++)
+    mf_simplex_phys_element_add(op, e, cell_local, csr->rowptr, csr->colidx, csr->vals);
   return 0;
+}
+
+void mf_simplex_phys_element_add(const mf_operator op, int e,
+                                 void (*cell_op)(const mf_operator op, int e, const double *u, double *v),
+                                 const int64_t *rowptr, const int *colidx, double *vals)
+{
+  const mf_space s = op->space;
+  const int N = sp(op)->basis.nnodes, nc = s->ncomp, nent = N * nc, *cd = s->cell_nodes + (size_t)e * N;
+  double u[MF_MAX_COMPONENTS * MF_SIMPLEX_MAX_NODES], col[MF_MAX_COMPONENTS * MF_SIMPLEX_MAX_NODES];
+  for (int jb = 0; jb < nent; jb++) {
+    memset(u, 0, sizeof(double) * nent);
+    memset(col, 0, sizeof(double) * nent);
+    u[jb] = 1.0;
+    cell_op(op, e, u, col);
+    for (int ic = 0; ic < nent; ic++)
+      if (col[ic] != 0.0) vals[mf_csr_find(rowptr, colidx, cd[ic / nc] * nc + ic % nc, cd[jb / nc] * nc + jb % nc)] += col[ic];
+  }
 }
 
 static void destroy(mf_operator op)
@@ -317,7 +322,7 @@ static int faces_host_add(mf_operator op, mf_vector inv, mf_vector outv, int wha
   const mf_space s = op->space;
   const int N = h->basis.nnodes, nc = s->ncomp;
   const size_t n = (size_t)s->nlocal;
-  double *in = NULL, *out = NULL, ue[MF_MAX_COMPONENTS * 84], ve[MF_MAX_COMPONENTS * 84];
+  double *in = NULL, *out = NULL, ue[MF_MAX_COMPONENTS * MF_SIMPLEX_MAX_NODES], ve[MF_MAX_COMPONENTS * MF_SIMPLEX_MAX_NODES];
   int ierr = MF_CALLOC(op->ctx, n + 1, &in);
   if (!ierr) ierr = MF_CALLOC(op->ctx, n + 1, &out);
   if (!ierr && inv) ierr = inv->ops.to_host(inv, in, s->nlocal);

@@ -121,25 +121,18 @@ void mf_simplex_phys_faces_diagonal(const mf_operator op, int e, double *de)
   cell_terms(op, e, NULL, de, 0, 1, NULL, NULL); /* g0 was checked finite at set-up */
 }
 
+/* the facets' operator terms (g0 times u), as mf_simplex_phys_element_add takes a cell's */
+static void faces_operator(const mf_operator op, int e, const double *u, double *v)
+{
+  cell_terms(op, e, u, v, 0, 0, NULL, NULL); /* g0 was checked finite at set-up */
+}
+
 int mf_simplex_phys_faces_assemble(mf_operator op, const int64_t *rowptr, const int *colidx, double *vals)
 {
   const mf_simplex_phys *h = mf_sxphys(op);
-  const mf_space s = op->space;
-  const int N = h->basis.nnodes, nc = s->ncomp, nent = N * nc;
-  double u[MF_MAX_COMPONENTS * 84], col[MF_MAX_COMPONENTS * 84];
-  for (int e = 0; e < s->ncells; e++) {
-    if (h->cell_bf_off[e + 1] == h->cell_bf_off[e]) continue;
-    const int *cd = s->cell_nodes + (size_t)e * N;
-    for (int jb = 0; jb < nent; jb++) {
-      memset(u, 0, sizeof(double) * nent);
-      memset(col, 0, sizeof(double) * nent);
-      u[jb] = 1.0;
-      cell_terms(op, e, u, col, 0, 0, NULL, NULL); /* g0 was checked finite at set-up */
-      for (int ic = 0; ic < nent; ic++)
-        if (col[ic] != 0.0)
-          vals[mf_csr_find(rowptr, colidx, cd[ic / nc] * nc + ic % nc, cd[jb / nc] * nc + jb % nc)] += col[ic];
-    }
-  }
+  for (int e = 0; e < op->space->ncells; e++)
+    if (h->cell_bf_off[e + 1] > h->cell_bf_off[e])
+      mf_simplex_phys_element_add(op, e, faces_operator, rowptr, colidx, vals);
   return 0;
 }
 
@@ -224,7 +217,7 @@ int mf_simplex_phys_faces_setup(mf_operator op)
   h->nbf = n;
   /* g0 finite at every facet point (the operator's terms are not checked again) */
   const int nc = s->ncomp;
-  double ve[MF_MAX_COMPONENTS * 84], x[3];
+  double ve[MF_MAX_COMPONENTS * MF_SIMPLEX_MAX_NODES], x[3];
   for (int e = 0; e < m->ncells; e++) {
     int q = 0;
     memset(ve, 0, sizeof(double) * (size_t)N * nc);
