@@ -633,30 +633,6 @@ static int assemble_check(mf_operator op, mf_assembly_variant v)
   return 0;
 }
 
-void mf_hex_phys_element_add(const mf_operator op, int e,
-                             void (*cell_op)(const mf_operator op, int e, const double *u, double *v, double *work),
-                             double *u, double *col, double *work, const int64_t *rowptr, const int *colidx,
-                             double *vals)
-{
-  const mf_space s = op->space;
-  const int npc = s->npc, nc = s->ncomp, nent = npc * nc, mask = s->face_code[e];
-  const int *nodes = &s->cell_nodes[(size_t)e * npc];
-  for (int b = 0; b < nc; b++)
-    for (int j = 0; j < npc; j++) {
-      memset(u, 0, sizeof(double) * nent);
-      memset(col, 0, sizeof(double) * nent);
-      u[(size_t)b * npc + j] = 1.0;
-      mf_hanging_apply(s->dim, s->n1, mask, s->hanging_P, u + (size_t)b * npc, 0);
-      cell_op(op, e, u, col, work);
-      for (int c = 0; c < nc; c++) {
-        double *cc = col + (size_t)c * npc;
-        mf_hanging_apply(s->dim, s->n1, mask, s->hanging_P, cc, 1);
-        for (int i = 0; i < npc; i++)
-          if (cc[i] != 0.0) vals[mf_csr_find(rowptr, colidx, nodes[i] * nc + c, nodes[j] * nc + b)] += cc[i];
-      }
-    }
-}
-
 /* The values of the assembled matrix A: every cell's element matrix with its constraints, C^T A_e C, from
  * the cell operator on unit vectors (column (b, j): component b of node j), added into the CSR rows of its
  * entries (row node_i nc + c, column node_j nc + b), the cells of one color at a time among the threads

@@ -281,23 +281,6 @@ static int assemble(mf_operator op, mf_assembly_variant v, mf_operator A)
   return 0;
 }
 
-void mf_simplex_phys_element_add(const mf_operator op, int e,
-                                 void (*cell_op)(const mf_operator op, int e, const double *u, double *v),
-                                 const int64_t *rowptr, const int *colidx, double *vals)
-{
-  const mf_space s = op->space;
-  const int N = sp(op)->basis.nnodes, nc = s->ncomp, nent = N * nc, *cd = s->cell_nodes + (size_t)e * N;
-  double u[MF_MAX_COMPONENTS * MF_SIMPLEX_MAX_NODES], col[MF_MAX_COMPONENTS * MF_SIMPLEX_MAX_NODES];
-  for (int jb = 0; jb < nent; jb++) {
-    memset(u, 0, sizeof(double) * nent);
-    memset(col, 0, sizeof(double) * nent);
-    u[jb] = 1.0;
-    cell_op(op, e, u, col);
-    for (int ic = 0; ic < nent; ic++)
-      if (col[ic] != 0.0) vals[mf_csr_find(rowptr, colidx, cd[ic / nc] * nc + ic % nc, cd[jb / nc] * nc + jb % nc)] += col[ic];
-  }
-}
-
 static void destroy(mf_operator op)
 {
   simplex_phys *h = sp(op);

@@ -121,6 +121,23 @@ void mf_simplex_phys_faces_diagonal(const mf_operator op, int e, double *de)
   cell_terms(op, e, NULL, de, 0, 1, NULL, NULL); /* g0 was checked finite at set-up */
 }
 
+void mf_simplex_phys_element_add(const mf_operator op, int e,
+                                 void (*cell_op)(const mf_operator op, int e, const double *u, double *v),
+                                 const int64_t *rowptr, const int *colidx, double *vals)
+{
+  const mf_space s = op->space;
+  const int N = mf_sxphys(op)->basis.nnodes, nc = s->ncomp, nent = N * nc, *cd = s->cell_nodes + (size_t)e * N;
+  double u[MF_MAX_COMPONENTS * MF_SIMPLEX_MAX_NODES], col[MF_MAX_COMPONENTS * MF_SIMPLEX_MAX_NODES];
+  for (int jb = 0; jb < nent; jb++) {
+    memset(u, 0, sizeof(double) * nent);
+    memset(col, 0, sizeof(double) * nent);
+    u[jb] = 1.0;
+    cell_op(op, e, u, col);
+    for (int ic = 0; ic < nent; ic++)
+      if (col[ic] != 0.0) vals[mf_csr_find(rowptr, colidx, cd[ic / nc] * nc + ic % nc, cd[jb / nc] * nc + jb % nc)] += col[ic];
+  }
+}
+
 /* the facets' operator terms (g0 times u), as mf_simplex_phys_element_add takes a cell's */
 static void faces_operator(const mf_operator op, int e, const double *u, double *v)
 {
