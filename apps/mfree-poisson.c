@@ -24,7 +24,7 @@ static void usage(FILE *f)
           "  --mesh M           cube | ball | deformed | sheared (default ball), or on simplices: square-tris |\n"
           "                     cube-tets (2^refine cells per side; --dim follows the mesh) | FILE.msh (a Gmsh\n"
           "                     file; its dimension unless --dim is given); simplices: degree 1..6 (cuda: 1..4), one rank, --pc\n"
-          "                     jacobi, chebyshev, mg (cpu) or none, no --adapt or --trees; --method assembled\n"
+          "                     jacobi, chebyshev, mg (double) or none, no --adapt or --trees; --method assembled\n"
           "                     and both assemble rowwise\n"
           "  --refine L         uniform refinement level, 0..12 in 3D, 0..18 in 2D (default 3; square-tris\n"
           "                     0..12, cube-tets 0..8; a mesh file: its mesh refined L times, 0..8, default 0)\n"

@@ -6,7 +6,9 @@
  * too); the smallest angle (2D) or dihedral angle (3D) stays above a bound; the coarse vertices keep their
  * indices and coordinates; child k of cell e is cell 2^dim e + k, inside its parent. A P2 Poisson solve on
  * a refined Gmsh cube converges at rate 3. Multigrid on simplices: the transfers exact on the coarse
- * space and R = P^T (p and h), CG iterations bounded and flat over three refinements; the refusals. */
+ * space and R = P^T (p and h), CG iterations bounded and flat over three refinements; the refusals.
+ * `t41_refine DIR cuda`: the transfers' checks on the cuda backend, and multigrid there against the cpu's
+ * (the same CG iterations +-1, the solutions to 1e-10). */
 #include "mf_test.h"
 #include "poisson.h"
 #include "simplex/mf_simplex_space.h"
@@ -291,12 +293,71 @@ static void transfer_case(mf_context ctx)
       }
 }
 
+/* multigrid on the cuda backend against the cpu's: the box meshes (refined 3 times in 2D, twice in 3D) and
+ * the Gmsh cube refined twice, P1..P3 (P4 in 2D); the Dirichlet-zero problem of apps/poisson.h, CG to 1e-8 */
+static void cuda_multigrid_case(mf_context cpu, mf_context gpu, const char *dir)
+{
+  for (int dim = 2; dim <= 3; dim++)
+    for (int file = 0; file <= 1; file++)
+      for (int p = 1; p <= (dim == 2 ? 4 : 3); p++) {
+        if (file && (dim == 2 || p > 2)) continue;
+        int its[2] = {0, 0};
+        double *sol[2] = {NULL, NULL};
+        int n = 0;
+        for (int b = 0; b < 2; b++) {
+          mf_context ctx = b ? gpu : cpu;
+          mf_mesh base = NULL, mesh = NULL;
+          char path[1024];
+          snprintf(path, sizeof path, "%s/cube41.msh", dir);
+          if (file) T_CALL(mf_mesh_create_from_file(ctx, path, 0, &base));
+          else T_CALL(mf_mesh_create(ctx, dim == 2 ? "square-tris" : "cube-tets", dim, 1, &base));
+          T_CALL(mf_mesh_refine(base, dim == 2 ? 3 : 2, &mesh));
+          mf_space s = NULL;
+          T_CALL(mf_space_create(mesh, p, &s));
+          int nown = 0, nlocal = 0;
+          T_CALL(mf_space_local_sizes(s, &nown, &nlocal));
+          mf_space_destroy(&s);
+          n = nown;
+          sol[b] = (double *)calloc((size_t)n + 1, sizeof(double));
+          poisson_pc opt = {MF_PC_MULTIGRID, 0, 0, MF_PRECISION_DOUBLE};
+          opt.solution = sol[b];
+          poisson_result r;
+          T_CALL(poisson_solve_pc(mesh, p, POISSON_COEF_CONSTANT, 1e-8, &opt, &r));
+          T_CHECK(r.converged && r.levels >= 3, "multigrid %s %dD P%d on %s: %s, %d levels", file ? "file" : "box", dim,
+                  p, mf_context_backend(ctx), r.converged ? "converged" : "not converged", r.levels);
+          its[b] = r.iterations;
+          mf_mesh_destroy(&mesh);
+          mf_mesh_destroy(&base);
+        }
+        double d = 0.0, m = 0.0;
+        for (int i = 0; i < n; i++) {
+          d = fmax(d, fabs(sol[0][i] - sol[1][i]));
+          m = fmax(m, fabs(sol[0][i]));
+        }
+        T_CHECK(abs(its[0] - its[1]) <= 1 && d <= 1e-10 * m,
+                "multigrid %s %dD P%d: cpu %d, cuda %d iterations; solutions differ by %.3g (max %.3g)",
+                file ? "file" : "box", dim, p, its[0], its[1], d, m);
+        if (getenv("T41_VERBOSE")) printf("mg cuda %s %dD P%d: cpu %d cuda %d its, diff %.3g\n", file ? "file" : "box", dim, p, its[0], its[1], d);
+        free(sol[0]), free(sol[1]);
+      }
+}
+
 int main(int argc, char **argv)
 {
   MPI_Init(&argc, &argv);
   mf_context ctx = NULL;
   T_CALL(mf_context_create(MPI_COMM_WORLD, "cpu", &ctx));
   const char *dir = argc > 1 ? argv[1] : "gmsh";
+  if (argc > 2 && !strcmp(argv[2], "cuda")) {
+    t_need_cuda();
+    mf_context gpu = NULL;
+    T_CALL(mf_context_create(MPI_COMM_WORLD, "cuda", &gpu));
+    transfer_case(gpu);
+    cuda_multigrid_case(ctx, gpu, dir);
+    mf_context_destroy(&gpu);
+    mf_context_destroy(&ctx);
+    return t_finish();
+  }
   mf_mesh m = NULL;
   T_CALL(mf_mesh_create(ctx, "square-tris", 2, 1, &m));
   refine_case(ctx, "square-tris", m, 4);

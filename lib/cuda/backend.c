@@ -5,7 +5,7 @@
 #include "base/mf_backend.h"
 #include "simplex/mf_simplex_backend.h"
 
-/* the simplex operators: lib/cuda/simplex.cu, lib/cuda/simplex_assembly.cu */
+/* the simplex operators: lib/cuda/simplex.cu, lib/cuda/simplex_assembly.cu; the transfers: simplex_transfer.cu */
 static const mf_simplex_backend_ops simplex_ops = {
     .max_degree = MF_SIMPLEX_CUDA_MAX_DEGREE,
     .op_create = mf_simplex_cuda_op_create,
@@ -14,6 +14,9 @@ static const mf_simplex_backend_ops simplex_ops = {
     .destroy = mf_simplex_cuda_destroy,
     .assemble = mf_simplex_cuda_assemble,
     .asm_free = mf_simplex_cuda_asm_free,
+    .sparse_create = mf_simplex_cuda_sparse_create,
+    .sparse_apply = mf_simplex_cuda_sparse_apply,
+    .sparse_free = mf_simplex_cuda_sparse_free,
 };
 
 const mf_backend_ops mf_backend_ops_cuda = {

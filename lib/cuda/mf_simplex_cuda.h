@@ -20,6 +20,7 @@ extern "C" { /* mf_simplex.h declares C functions without a guard of its own */
 #define MF_SIMPLEX_CUDA_MAX_DEGREE 4
 
 typedef struct mf_simplex_cuda_op_s *mf_simplex_cuda_op;
+typedef struct mf_simplex_cuda_sparse_s *mf_simplex_cuda_sparse;
 
 /** Strategy: one cell per thread, or a tile of cells per block with the threads over (cell, node) and
  *  (cell, point) pairs. */
@@ -70,6 +71,14 @@ int mf_simplex_cuda_elasticity_create(mf_context ctx, const mf_simplex_mesh *m, 
 /** y <- A x, x and y device arrays of ndofs (elasticity: ndofs x dim) doubles; y is zeroed first.
  *  Asynchronous on the default stream; the launch is checked. */
 int mf_simplex_cuda_apply(mf_simplex_cuda_op op, const double *x, double *y);
+/** Multigrid's transfers between simplex spaces (lib/cuda/simplex_transfer.cu): a sparse matrix of nrows rows
+ *  (CSR: rowptr[nrows + 1], cols, vals; all copied) applied per component, y[i nc + k] = sum_e v_e x[c_e nc + k]
+ *  with the Dirichlet entries of space in read as zero and those of space out written as zero (x, y device
+ *  arrays of in's and out's nlocal; nc = out's components). Refused: device memory short (MF_ERR_MEMORY). */
+int mf_simplex_cuda_sparse_create(mf_context ctx, int nrows, const int64_t *rowptr, const int *cols, const double *vals,
+                                  mf_simplex_cuda_sparse *out);
+int mf_simplex_cuda_sparse_apply(mf_simplex_cuda_sparse A, mf_space in, mf_space out, const double *x, double *y);
+void mf_simplex_cuda_sparse_free(mf_simplex_cuda_sparse *A);
 /** The same from and to host arrays (copies through device buffers allocated for the call). */
 int mf_simplex_cuda_apply_host(mf_simplex_cuda_op op, const double *x, double *y);
 /** The configuration in use. */

@@ -11,7 +11,8 @@ extern "C" { /* mf_simplex.h declares C functions without a guard of its own */
 #include "mf_simplex.h"
 #include "base/mf_backend.h"
 
-struct mf_simplex_cuda_op_s; /* a device operator, the backend's own */
+struct mf_simplex_cuda_op_s;     /* a device operator, the backend's own */
+struct mf_simplex_cuda_sparse_s; /* a sparse matrix on the device, the backend's own */
 
 typedef struct mf_simplex_backend_ops_s {
   int max_degree; /* the highest degree its kernels take (mf_simplex_backend_check) */
@@ -27,6 +28,13 @@ typedef struct mf_simplex_backend_ops_s {
    * lists, made by the first call on the space and kept until asm_free */
   int (*assemble)(struct mf_simplex_cuda_op_s *op, mf_space s, void **kept, mf_operator A);
   void (*asm_free)(void *kept);
+  /* multigrid's transfers (transfer_simplex.c): a sparse matrix (CSR, rows x any columns; copied) applied
+   * per component on device arrays, y[i nc + k] = sum_e v_e x[c_e nc + k], the Dirichlet entries of space
+   * in read as zero and those of space out written as zero (nc: out's components) */
+  int (*sparse_create)(mf_context ctx, int nrows, const int64_t *rowptr, const int *cols, const double *vals,
+                       struct mf_simplex_cuda_sparse_s **out);
+  int (*sparse_apply)(struct mf_simplex_cuda_sparse_s *A, mf_space in, mf_space out, const double *x, double *y);
+  void (*sparse_free)(struct mf_simplex_cuda_sparse_s **A);
 } mf_simplex_backend_ops;
 
 #ifdef __cplusplus

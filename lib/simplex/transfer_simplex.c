@@ -5,7 +5,9 @@
  * fine cell that has it, takes the coarse cell's basis at its coordinates in that cell's reference
  * frame. P is kept as a sparse matrix (fine nodes x coarse nodes, applied per component), with its
  * transpose for the restriction, both made once; Dirichlet entries are zero in P's input and output and
- * in R = P^T's. The cpu backend; one rank. */
+ * in R = P^T's. On a backend with simplex kernels (cuda) both are copied to the device once and applied there
+ * (ctx->bk->simplex: sparse_create, sparse_apply), the host's copies then freed. One rank. */
+#include "mf_simplex_backend.h"
 #include "mf_simplex_space.h"
 #include "mg/mf_mg.h"
 
@@ -15,13 +17,23 @@ typedef struct {
   int64_t *rp, *rt; /* P's rows (fine nodes), P^T's rows (coarse nodes) */
   int *cp, *ct;     /* their columns */
   double *vp, *vt;  /* their values */
+  struct mf_simplex_cuda_sparse_s *dp, *dt; /* P, P^T on the device (NULL: on the host) */
+  const mf_simplex_backend_ops *sx;
 } sx_transfer;
+
+static void host_free(sx_transfer *t)
+{
+  free(t->rp), free(t->rt), free(t->cp), free(t->ct), free(t->vp), free(t->vt);
+  t->rp = t->rt = NULL, t->cp = t->ct = NULL, t->vp = t->vt = NULL;
+}
 
 static void sx_free(mf_transfer tr)
 {
   sx_transfer *t = (sx_transfer *)tr->fdata;
   if (!t) return;
-  free(t->rp), free(t->rt), free(t->cp), free(t->ct), free(t->vp), free(t->vt);
+  host_free(t);
+  if (t->dp) t->sx->sparse_free(&t->dp);
+  if (t->dt) t->sx->sparse_free(&t->dt);
   free(t);
   tr->fdata = NULL;
 }
@@ -31,6 +43,7 @@ static int sx_prolongate(mf_transfer tr, mf_vector coarse, mf_vector fine)
 {
   const sx_transfer *t = (const sx_transfer *)tr->fdata;
   const mf_space c = tr->coarse, f = tr->fine;
+  if (t->dp) return t->sx->sparse_apply(t->dp, c, f, coarse->data, fine->data);
   const int nc = f->ncomp, nf = f->nlocal / nc;
   const double *x = coarse->data;
   double *y = fine->data;
@@ -52,6 +65,7 @@ static int sx_restrict(mf_transfer tr, mf_vector fine, mf_vector coarse)
 {
   const sx_transfer *t = (const sx_transfer *)tr->fdata;
   const mf_space c = tr->coarse;
+  if (t->dt) return t->sx->sparse_apply(t->dt, tr->fine, c, fine->data, coarse->data);
   const int nc = c->ncomp, ncn = c->nlocal / nc;
   const double *x = fine->data;
   double *y = coarse->data;
@@ -166,9 +180,9 @@ int mf_simplex_transfer_create(mf_space coarse, mf_space fine, mf_precision prec
   MF_CHECK(coarse && fine, NULL, MF_ERR_NULL, "space is NULL");
   mf_context ctx = fine->ctx;
   *tr = NULL;
-  MF_CHECK(ctx->backend == MF_BACKEND_CPU, ctx, MF_ERR_UNSUPPORTED,
-           "multigrid on simplices runs on the cpu backend (the %s backend's transfers for them are not made yet)",
-           mf_context_backend(ctx));
+  const mf_simplex_backend_ops *sx = ctx->bk->simplex;
+  MF_CHECK(ctx->backend == MF_BACKEND_CPU || (sx && sx->sparse_create), ctx, MF_ERR_UNSUPPORTED,
+           "multigrid on simplices: the %s backend has no transfers for them", mf_context_backend(ctx));
   MF_CHECK(prec == MF_PRECISION_DOUBLE, ctx, MF_ERR_UNSUPPORTED, "multigrid on simplices: double precision only");
   MF_CHECK(coarse->ncomp == fine->ncomp && coarse->dim == fine->dim, ctx, MF_ERR_INCOMPATIBLE,
            "multigrid transfer between spaces of different components or dimensions");
@@ -183,6 +197,13 @@ int mf_simplex_transfer_create(mf_space coarse, mf_space fine, mf_precision prec
   int ierr = MF_CALLOC(ctx, 1, &d);
   t->fdata = d;
   if (!ierr) ierr = build(t, d);
+  if (!ierr && sx) { /* on the device; the host's copies are not needed any more */
+    const int nf = fine->nlocal / fine->ncomp, ncn = coarse->nlocal / coarse->ncomp;
+    d->sx = sx;
+    ierr = sx->sparse_create(ctx, nf, d->rp, d->cp, d->vp, &d->dp);
+    if (!ierr) ierr = sx->sparse_create(ctx, ncn, d->rt, d->ct, d->vt, &d->dt);
+    if (!ierr) host_free(d);
+  }
   if (!ierr) ierr = mf_vector_create_prec(fine, prec, &t->work);
   if (ierr) {
     mf_transfer_destroy(&t);
