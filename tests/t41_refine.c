@@ -8,7 +8,8 @@
  * a refined Gmsh cube converges at rate 3. Multigrid on simplices: the transfers exact on the coarse
  * space and R = P^T (p and h), CG iterations bounded and flat over three refinements; the refusals.
  * `t41_refine DIR cuda`: the transfers' checks on the cuda backend, and multigrid there against the cpu's
- * (the same CG iterations +-1, the solutions to 1e-10). */
+ * (the same CG iterations +-1, the solutions to 1e-10). Elasticity with multigrid on P1 and P2 tetrahedra: CG
+ * iterations bounded by 30 and flat over three refinements (on both backends). */
 #include "mf_test.h"
 #include "poisson.h"
 #include "simplex/mf_simplex_space.h"
@@ -257,6 +258,66 @@ static void multigrid_case(mf_context ctx, const char *dir)
       }
 }
 
+/* Linear elasticity (E = 1, nu = 0.3; clamped at x = 0, tag 1) on P1 and P2 tetrahedra with multigrid: CG to
+ * 1e-8 within 30 iterations and flat (within 3) over three refinements of the level-1 cube, 1..3 times
+ * (T41_ELASTICITY_FIRST=L: L..L+2 times, for larger runs by hand) */
+static double load(const double *x, int dim, void *user)
+{
+  (void)x, (void)dim, (void)user;
+  return 1.0;
+}
+static void elasticity_case(mf_context ctx)
+{
+  const double E = 1.0, nu = 0.3, lambda = E * nu / ((1 + nu) * (1 - 2 * nu)), mu = E / (2 * (1 + nu));
+  const int clamped = 1, l0 = getenv("T41_ELASTICITY_FIRST") ? atoi(getenv("T41_ELASTICITY_FIRST")) : 1;
+  T_CHECK(l0 >= 1 && l0 <= 6, "T41_ELASTICITY_FIRST=%d out of range 1..6", l0);
+  for (int p = 1; p <= 2 && l0 >= 1 && l0 <= 6; p++) {
+    int its[3];
+    mf_mesh base = NULL;
+    T_CALL(mf_mesh_create(ctx, "cube-tets", 3, 1, &base));
+    for (int k = 0; k < 3; k++) {
+      mf_mesh mesh = NULL;
+      mf_space s = NULL;
+      mf_operator A = NULL;
+      mf_pc pc = NULL;
+      mf_cg cg = NULL;
+      mf_vector b = NULL, u = NULL;
+      mf_cg_info info;
+      T_CALL(mf_mesh_refine(base, l0 + k, &mesh));
+      T_CALL(mf_space_create_components(mesh, p, 3, &s));
+      T_CALL(mf_space_set_dirichlet_tags(s, 1, &clamped));
+      T_CALL(mf_operator_create_elasticity(s, lambda, mu, &A));
+      T_CALL(mf_operator_set_dirichlet(A, 1));
+      T_CALL(mf_vector_create(s, &b));
+      T_CALL(mf_vector_create(s, &u));
+      T_CALL(mf_vector_interpolate(b, load, NULL));
+      T_CALL(mf_vector_zero_boundary(b));
+      T_CALL(mf_vector_set_value(u, 0.0));
+      T_CALL(mf_pc_create(A, MF_PC_MULTIGRID, &pc));
+      T_CALL(mf_cg_create(A, &cg));
+      T_CALL(mf_cg_set_pc(cg, pc));
+      T_CALL(mf_cg_set_tolerance(cg, 1e-8, 200));
+      T_CALL(mf_cg_solve(cg, b, u, &info));
+      T_CHECK(info.converged && info.iterations <= 30, "elasticity %s P%d refined %d times: %d iterations (%s)",
+              mf_context_backend(ctx), p, l0 + k, info.iterations, info.converged ? "converged" : "not converged");
+      its[k] = info.iterations;
+      if (getenv("T41_VERBOSE"))
+        printf("elasticity mg %s P%d refine %d: %lld DoFs, %d iterations, solve %.3f s\n", mf_context_backend(ctx), p,
+               l0 + k, (long long)s->nglobal, info.iterations, info.seconds);
+      mf_cg_destroy(&cg);
+      mf_pc_destroy(&pc);
+      mf_vector_destroy(&b), mf_vector_destroy(&u);
+      mf_operator_destroy(&A);
+      mf_space_destroy(&s);
+      mf_mesh_destroy(&mesh);
+    }
+    const int lo = its[0] < its[1] ? (its[0] < its[2] ? its[0] : its[2]) : (its[1] < its[2] ? its[1] : its[2]);
+    const int hi = its[0] > its[1] ? (its[0] > its[2] ? its[0] : its[2]) : (its[1] > its[2] ? its[1] : its[2]);
+    T_CHECK(hi - lo <= 3, "elasticity P%d: iterations %d %d %d not flat", p, its[0], its[1], its[2]);
+    mf_mesh_destroy(&base);
+  }
+}
+
 /* the transfers: P exact on the coarse space (a polynomial of the coarse degree interpolated on the coarse
  * level, prolongated, equals its interpolant on the fine one), R = P^T ((R y, x) = (y, P x)); p and h */
 static double poly_q(const double *x, int dim, void *user)
@@ -373,6 +434,7 @@ int main(int argc, char **argv)
     T_CALL(mf_context_create(MPI_COMM_WORLD, "cuda", &gpu));
     transfer_case(gpu);
     cuda_multigrid_case(ctx, gpu, dir);
+    elasticity_case(gpu);
     mf_context_destroy(&gpu);
     mf_context_destroy(&ctx);
     return t_finish();
@@ -411,6 +473,7 @@ int main(int argc, char **argv)
   }
   transfer_case(ctx);
   multigrid_case(ctx, dir);
+  elasticity_case(ctx);
   /* the refusals */
   mf_mesh fine = NULL;
   EXPECT(mf_mesh_refine(NULL, 1, &fine), MF_ERR_NULL, "mesh is NULL");
