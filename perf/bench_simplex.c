@@ -57,6 +57,15 @@ static int apply_once(void *p)
   return mf_simplex_cuda_apply(a->op, a->x, a->y);
 }
 
+/* c(x) = 1/(0.05 + 2|x|^2) (mfree-poisson's --coefficient ljungkvist) */
+static double ljungkvist(const double *x, int dim, void *user)
+{
+  (void)user;
+  double r2 = 0.0;
+  for (int k = 0; k < dim; k++) r2 += x[k] * x[k];
+  return 1.0 / (0.05 + 2.0 * r2);
+}
+
 /* DoFs of P_p on the box with n cells per side: (n p + 1)^dim */
 static double box_dofs(int dim, int n, int p) { return pow((double)n * p + 1.0, dim); }
 
@@ -76,7 +85,7 @@ static int run_case(mf_context ctx, const mf_bench_simplex_opts *o, int pi, int 
   if (elas) ierr = mf_simplex_cuda_elasticity_create(ctx, m, b, d, 1.7, 0.6, o->tune, &op);
   else {
     const double a = pi == 0 || pi == 2 ? 1.0 : 0.0, bb = pi == 1 || pi == 2 ? 1.0 : 0.0;
-    ierr = mf_simplex_op_create(ctx, m, b, d, a, bb, NULL, NULL, &sop);
+    ierr = mf_simplex_op_create(ctx, m, b, d, a, bb, o->coefficient ? ljungkvist : NULL, NULL, &sop);
     if (!ierr) ierr = mf_simplex_cuda_op_create(ctx, &sop, o->tune, &op);
   }
   mf_device_sync(ctx);
@@ -122,6 +131,7 @@ static int run_case(mf_context ctx, const mf_bench_simplex_opts *o, int pi, int 
              : cfg.form == MF_SIMPLEX_CUDA_REFERENCE ? "ref"
                                                      : "quad",
              cfg.tile, cfg.threads, cfg.stage, cfg.tuned == 1 ? "-tuned" : "");
+    if (o->coefficient && !elas) strncat(design, "-c", sizeof design - strlen(design) - 1);
     printf("# model %s %dD P%d: n %d, cells %d, bytes_per_dof %.2f (bytes per cell %.1f), flops_per_dof %.1f "
            "(flops per cell %.0f, the fewest of the forms; %.0f in the form run), roofline %.3f GDoF/s (%s-bound), "
            "regs %d, local %d B, shmem %zu B, blocks/SM %d, occupancy %.2f, model %.1f us\n",

@@ -22,6 +22,8 @@ typedef struct {
   const char *device;   /* the device's name, the first column */
   double triad, fp64;   /* the ceilings measured in the same run: GB/s, GFLOP/s */
   void (*progress)(int i, int n, const char *what); /* "case i of n" (may be NULL) */
+  int coefficient;      /* 1: the scalar problems with c(x) = 1/(0.05 + 2|x|^2) per quadrature point (the
+                           quadrature form; elasticity keeps none); 0: c = 1 */
 } mf_bench_simplex_opts;
 
 /** Runs the cases of o on ctx (a cuda context): prints the header, a "# model" line and a row per case

@@ -528,6 +528,9 @@ static void usage(void)
          "                   [--geometry stored|on-the-fly|both]  (on the fly: rows with design <design>-otf\n"
          "                                       and a '# model' line of bytes and flops per DoF)\n"
          "                   [--tune]           (simplex problems: the measured fastest launch configuration)\n"
+         "                   [--coefficient constant|ljungkvist]  (simplex mass, Laplace, Helmholtz: c(x) =\n"
+         "                                       1/(0.05 + 2|x|^2) on the stiffness (mass: the mass), stored per\n"
+         "                                       quadrature point; design <design>-c; default constant)\n"
          "  degrees 1..8 (simplex problems 1..4, default 1..4), dim 2|3, 0 < min-dofs <= max-dofs <= 1e10,\n"
          "  sizes 1..100, reps 1..64,\n"
          "  cells per block 1..1024 (a value a degree cannot take is skipped with a note)\n"
@@ -548,7 +551,8 @@ int main(int argc, char **argv)
   int degrees[8] = {1, 2, 3, 4, 5, 6, 7, 8}, ndeg = 8, dim = 3, nsizes = 5, reps = 11;
   int cpbs[16] = {0}, ncpb = 1; /* 0: the default table */
   double min_dofs = 1e4, max_dofs = 3.5e7;
-  int setup_phases = 0, cg_iters = 0, method_i = 0, tune = 0, degrees_given = 0;
+  int setup_phases = 0, cg_iters = 0, method_i = 0, tune = 0, degrees_given = 0, coef_i = 0, coef_given = 0;
+  static const char *const coefs[] = {"constant", "ljungkvist"};
   int given[5] = {0}; /* --design, --cells-per-block, --geometry, --scatter, --backend given */
   static const char *const methods[] = {"mf", "assembled", "both"};
   mf_kernel_design designs[3] = {MF_KERNEL_AUTO};
@@ -569,6 +573,7 @@ int main(int argc, char **argv)
     else if (opt_is(&P, "--cg")) opt_int(&P, 0, 100000, &cg_iters);
     else if (opt_is(&P, "--cg-steps")) cg_steps = 1;
     else if (opt_is(&P, "--tune")) tune = 1;
+    else if (opt_is(&P, "--coefficient")) opt_choice(&P, coefs, 2, &coef_i), coef_given = 1;
     else if (opt_is(&P, "--problem")) opt_choice(&P, problem_names, (int)(sizeof problem_names / sizeof *problem_names), &problem_i);
     else if (opt_is(&P, "--backend")) opt_choice(&P, backends, 3, &backend_i), given[4] = 1;
     else if (opt_is(&P, "--scatter")) opt_choice(&P, scatters, 3, &scatter_i), given[3] = 1;
@@ -611,6 +616,9 @@ int main(int argc, char **argv)
   if (!P.bad && physics && (method_i || cg_iters || setup_phases || given[0] || given[1] || given[2] || given[3]))
     opt_error(&P, "options --method, --cg, --setup-phases, --design, --cells-per-block, --geometry and --scatter: not "
                   "available with --problem %s", problem_names[problem_i]);
+  if (!P.bad && coef_given && (!simplex || problem_i == 9))
+    opt_error(&P, "option --coefficient needs a scalar simplex problem (simplex-mass|laplace|helmholtz|all), not '%s'",
+              problem_names[problem_i]);
   if (!P.bad && tune && !simplex)
     opt_error(&P, "option --tune needs a simplex problem (--problem simplex-...), not '%s'", problem_names[problem_i]);
   if (!P.bad && simplex) { /* the simplex kernels on the GPU: what does not apply to them is refused */
@@ -686,7 +694,7 @@ int main(int argc, char **argv)
 #ifdef MFREE_WITH_CUDA
   if (simplex) {
     mf_bench_simplex_opts so = {problem_i == 10 ? -1 : problem_i - 6, dim, degrees, ndeg, min_dofs, max_dofs, nsizes,
-                                reps, tune, device, triad, fp64, progress};
+                                reps, tune, device, triad, fp64, progress, coef_i};
     if (mf_bench_simplex_run(ctx, &so, out)) status = 1;
     goto done;
   }

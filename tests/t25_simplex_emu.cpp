@@ -4,7 +4,7 @@
  * quadrature, reference and gradient forms; tables in global or shared memory, or constant memory),
  * Helmholtz with c = 1 and with c(x), Laplace with c = 1 (gradient form), and elasticity (also its
  * gradient form), on jittered box meshes, tiles 1, 3, 8, 32, to 1e-12
- * relative. It checks the kernels' indexing, barriers and algebra where no GPU is (t25_simplex_cuda
+ * relative; the diagonal kernels (scalar with and without c(x), elasticity) against the columns A e_i. It checks the kernels' indexing, barriers and algebra where no GPU is (t25_simplex_cuda
  * runs them on the device); and that each instantiation file writes its own constant arrays. */
 #include <cuda_runtime.h>
 #include <stdio.h>
@@ -210,6 +210,24 @@ int main(int argc, char **argv)
                     k, stage, a.tile, dd / sc);
               cases++;
             }
+        { /* the diagonal kernel against the columns A e_i of the CPU twin (every 5th entry) */
+          a.tile = 16;
+          launch(T->fn[kind == 2 ? MF_SX_DIAG_E : MF_SX_DIAG], a, 16, (size_t)nd * ncomp);
+          double *ei = (double *)calloc((size_t)nd * ncomp, sizeof(double)),
+                 *col = (double *)calloc((size_t)nd * ncomp, sizeof(double));
+          double dd = 0.0, sc = 0.0;
+          for (int i = 0; ei && col && i < nd * ncomp; i += 5) {
+            ei[i] = 1.0;
+            if (kind == 2) mf_simplex_elasticity_apply_cpu(&m, &b, &d, 1.7, 0.6, ei, col);
+            else mf_simplex_op_apply_cpu(&op, ei, col);
+            ei[i] = 0.0;
+            dd = fmax(dd, fabs(y[i] - col[i])), sc = fmax(sc, fabs(col[i]));
+          }
+          CHECK(ei && col && sc > 0.0 && dd <= 1e-12 * sc, "%dD P%d kind %d: diagonal kernel - A e_i %.3e (of %.3e)", dim,
+                p, kind, dd, sc);
+          free(ei), free(col);
+          cases++;
+        }
         mf_simplex_op_destroy(&op);
       }
       free(S), free(K), free(E), free(coords), free(x), free(y), free(yr);

@@ -11,6 +11,7 @@ static const mf_simplex_backend_ops simplex_ops = {
     .op_create = mf_simplex_cuda_op_create,
     .elasticity_create = mf_simplex_cuda_elasticity_create,
     .apply = mf_simplex_cuda_apply,
+    .diagonal = mf_simplex_cuda_diagonal,
     .destroy = mf_simplex_cuda_destroy,
     .assemble = mf_simplex_cuda_assemble,
     .asm_free = mf_simplex_cuda_asm_free,

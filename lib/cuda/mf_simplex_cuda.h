@@ -79,6 +79,10 @@ int mf_simplex_cuda_sparse_create(mf_context ctx, int nrows, const int64_t *rowp
                                   mf_simplex_cuda_sparse *out);
 int mf_simplex_cuda_sparse_apply(mf_simplex_cuda_sparse A, mf_space in, mf_space out, const double *x, double *y);
 void mf_simplex_cuda_sparse_free(mf_simplex_cuda_sparse *A);
+/** The diagonal into d (a device array of ndofs (elasticity: ndofs x dim) doubles, overwritten): the exact
+ *  sums at the quadrature points, one thread per cell (the host's diagonal of lib/simplex/operator_simplex.c,
+ *  to rounding: the cells' parts are added in no fixed order). */
+int mf_simplex_cuda_diagonal(mf_simplex_cuda_op op, double *d);
 /** The same from and to host arrays (copies through device buffers allocated for the call). */
 int mf_simplex_cuda_apply_host(mf_simplex_cuda_op op, const double *x, double *y);
 /** The configuration in use. */

@@ -23,6 +23,8 @@ enum {
   MF_SX_THREAD_GMC,   // the same with the tables in constant memory (the mass matrix where it fits)
   MF_SX_THREAD_GE,    // gradient form of elasticity, table in global/shared memory (NULL where it would spill)
   MF_SX_THREAD_GEC,   // the same with the table in constant memory (NULL where it would spill)
+  MF_SX_DIAG,         // the diagonal of a scalar operator into y, one cell per thread (tile = threads)
+  MF_SX_DIAG_E,       // the diagonal of elasticity
   MF_SX_NKERNELS
 };
 

@@ -178,7 +178,10 @@ static int sx_model(mf_simplex_cuda_op_s *o, mf_simplex_cuda_config *c)
   // Staging: each block copies the tables from L2 (taken at 2.5x the bandwidth).
   const double mem_eff = fmin(1.0, c->occupancy / 0.33);
   double fl_eff = fmin(1.0, c->occupancy / 0.25);
-  if (c->local_bytes > 0) fl_eff *= 0.5;
+  // spilled registers: halved; a large spill (the one-cell-per-thread quadrature kernel of 3D P4: 3.8 KB of stack
+  // for sm_90) ran 7-35x below the halved rate on an H100 (perf/results/simplex-coef-h100-2026-11-26), a small one
+  // (3D P3: 216 B) near it
+  if (c->local_bytes > 0) fl_eff *= c->local_bytes > 512 ? 0.05 : 0.5;
   // operands: from the constant bank (stage 2) at full rate; from shared memory one load per
   // multiply-add, at most half the FP64 rate (1 shared-memory wavefront per clock against 2 warp-wide
   // FP64 instructions); through L1 lower still
@@ -188,6 +191,11 @@ static int sx_model(mf_simplex_cuda_op_s *o, mf_simplex_cuda_config *c)
     const double work = (double)c->tile * (c->form == MF_SIMPLEX_CUDA_REFERENCE ? o->N : o->nq);
     fl_eff *= work / (ceil(work / c->threads) * c->threads);
     fl_eff *= 0.85; // the block's barriers
+    // the tiled quadrature form (a coefficient, or elasticity at 3D P4): its values and gradients at the points
+    // pass through shared memory; measured on an H100 (simplex-coef-h100-2026-11-26) at 1.2-5.8x the model
+    // above (about 4x at 3D P3 whatever the tile), against 0.3-1.7x for one cell per thread, so that the model
+    // picked it at 2D P3, P4 and 3D P2, P3 and lost 2.5-4x to the tuned choice
+    if (c->form == MF_SIMPLEX_CUDA_QUADRATURE) fl_eff *= 0.25;
   } else if (nblocks < o->sms * blocks) {
     fl_eff *= nblocks / (o->sms * blocks); // too few cells to fill the device
   }
@@ -308,6 +316,26 @@ extern "C" int mf_simplex_cuda_apply(mf_simplex_cuda_op o, const double *x, doub
   return sx_launch(o, &o->cfg, x, y);
 }
 
+extern "C" int mf_simplex_cuda_diagonal(mf_simplex_cuda_op o, double *d)
+{
+  MF_CHECK(o && d, o ? o->ctx : NULL, MF_ERR_NULL, "operator or d is NULL");
+  MF_CUDA_CALL(o->ctx, cudaMemsetAsync(d, 0, sizeof(double) * (size_t)o->ndofs * o->ncomp, 0));
+  if (o->ncells == 0) return 0;
+  mf_sx_args a; // the kernel of simplex_kernels.cuh, one cell per thread
+  memset(&a, 0, sizeof a);
+  a.coords = o->coords, a.cells = o->cells, a.cell_dofs = o->cell_dofs;
+  a.B = o->B, a.G = o->G, a.w = o->w, a.coefq = o->coefq;
+  a.a = o->a, a.b = o->b, a.lambda = o->lambda, a.mu = o->mu, a.mass_coef = o->mass_coef;
+  a.ncells = o->ncells, a.tile = 128, a.y = d;
+  void *args[] = {&a};
+  cudaError_t e = cudaLaunchKernel(o->tab->fn[o->elasticity ? MF_SX_DIAG_E : MF_SX_DIAG],
+                                   dim3((unsigned)((o->ncells + 127) / 128)), dim3(128), args, 0, 0);
+  if (e != cudaSuccess) cudaGetLastError();
+  MF_CHECK(e == cudaSuccess, o->ctx, MF_ERR_CUDA, "kernel 'simplex diagonal, %dD p = %d': %s (%s)", o->dim, o->p,
+           cudaGetErrorString(e), cudaGetErrorName(e));
+  return 0;
+}
+
 extern "C" long long mf_simplex_cuda_size(mf_simplex_cuda_op o) { return o ? (long long)o->ndofs * o->ncomp : 0; }
 
 extern "C" int mf_simplex_cuda_apply_host(mf_simplex_cuda_op o, const double *x, double *y)
@@ -401,6 +429,15 @@ extern "C" int mf_simplex_cuda_tune(mf_simplex_cuda_op o, int reps)
       }
     list[c].measured_ms = ms[reps / 2];
     if (best < 0 || list[c].measured_ms < list[best].measured_ms) best = c;
+    if (getenv("MFREE_SIMPLEX_TUNE_LOG")) // every candidate, model against measurement (docs/simplex.md)
+      fprintf(stderr, "# tune %dD P%d %s: %s-%s-t%d-b%d-s%d model %.1f us measured %.1f us regs %d local %d occupancy %.2f\n",
+              o->dim, o->p, o->elasticity ? "elasticity" : o->has_coef ? "coefficient" : "c=1",
+              list[c].strategy ? "tiled" : "thread",
+              list[c].form == MF_SIMPLEX_CUDA_GRADIENT    ? "grad"
+              : list[c].form == MF_SIMPLEX_CUDA_REFERENCE ? "ref"
+                                                          : "quad",
+              list[c].tile, list[c].threads, list[c].stage, list[c].model_us, 1e3 * list[c].measured_ms, list[c].regs,
+              list[c].local_bytes, list[c].occupancy);
   }
   list[best].tuned = 1;
   o->cfg = list[best];

@@ -803,6 +803,44 @@ const void *rc_kernel()
   else return nullptr;
 }
 
+// The diagonal, the twin of lib/simplex/operator_simplex.c's diagonal_cell (the same sums per cell), one cell per
+// thread, each cell's part added into y (atomics; y zeroed by the caller): NC = 1, d_i = sum_q w_q |det J|
+// [a c_m phi_i^2 + b c_q |g_i|^2] (c_m = c_q with mass_coef, else 1); NC = DIM (elasticity), component c of node i
+// sum_q w_q |det J| (lambda g_c^2 + mu (|g|^2 + g_c^2)); g_i = J^-T grad phi_i
+template <int DIM, int P, int NC>
+__global__ void __launch_bounds__(256) k_diag(const mf_sx_args a)
+{
+  constexpr int N = mf_sx_nnodes(DIM, P), NQ = mf_sx_nq(DIM, P);
+  const int e = blockIdx.x * blockDim.x + threadIdx.x;
+  if (e >= a.ncells) return;
+  double Ji[DIM][DIM];
+  const double det = geometry<DIM>(a.coords, a.cells, e, Ji);
+  for (int i = 0; i < N; i++) {
+    double de[NC];
+#pragma unroll
+    for (int c = 0; c < NC; c++) de[c] = 0.0;
+    for (int q = 0; q < NQ; q++) {
+      const double *gr = a.G + ((size_t)q * N + i) * DIM, phi = a.B[(size_t)q * N + i];
+      const double w = a.w[q] * det, cq = a.coefq ? a.coefq[(size_t)e * NQ + q] : 1.0;
+      double g[DIM], gg = 0.0;
+#pragma unroll
+      for (int l = 0; l < DIM; l++) {
+        g[l] = 0.0;
+#pragma unroll
+        for (int r = 0; r < DIM; r++) g[l] += Ji[r][l] * gr[r];
+        gg += g[l] * g[l];
+      }
+      if (NC == 1) de[0] += w * mf_pw_scalar_entry_d(a.a * (a.mass_coef ? cq : 1.0), a.b * cq, phi, phi, gg);
+      else
+#pragma unroll
+        for (int c = 0; c < NC; c++) de[c] += w * mf_pw_stress_diag_d(a.lambda, a.mu, g[c], gg);
+    }
+    const int dof = a.cell_dofs[(size_t)e * N + i];
+#pragma unroll
+    for (int c = 0; c < NC; c++) atomicAdd(&a.y[(size_t)dof * NC + c], de[c]);
+  }
+}
+
 // The kernels of one (dim, p)
 template <int DIM, int P>
 const mf_sx_table *table()
@@ -816,7 +854,8 @@ const mf_sx_table *table()
       {(const void *)k_thread_q<DIM, P, 1>, (const void *)k_tiled_q<DIM, P, 1>, (const void *)k_thread_r<DIM, P>,
        (const void *)k_tiled_r<DIM, P>, (const void *)k_thread_q<DIM, P, DIM>, (const void *)k_tiled_q<DIM, P, DIM>,
        rc_kernel<DIM, P>(), ec_kernel<DIM, P>(), (const void *)k_thread_g<DIM, P, false>, (const void *)k_thread_gc<DIM, P, false>,
-       gm_kernel<DIM, P>(), (const void *)k_thread_gc<DIM, P, true>, ge_kernel<DIM, P, false>(), ge_kernel<DIM, P, true>()},
+       gm_kernel<DIM, P>(), (const void *)k_thread_gc<DIM, P, true>, ge_kernel<DIM, P, false>(), ge_kernel<DIM, P, true>(),
+       (const void *)k_diag<DIM, P, 1>, (const void *)k_diag<DIM, P, DIM>},
       has_const ? set_const : nullptr,
       const_elas_doubles > 0 ? set_const_elas : nullptr,
       set_const_grad};

@@ -23,6 +23,8 @@ typedef struct mf_simplex_backend_ops_s {
                            struct mf_simplex_cuda_op_s **out);
   /* y <- A x on device arrays (y zeroed first) */
   int (*apply)(struct mf_simplex_cuda_op_s *op, const double *x, double *y);
+  /* the diagonal into the device array d (overwritten) */
+  int (*diagonal)(struct mf_simplex_cuda_op_s *op, double *d);
   void (*destroy)(struct mf_simplex_cuda_op_s **op);
   /* the values of a scalar operator into A (the space's sparsity on the device); *kept: the DoF-to-cell
    * lists, made by the first call on the space and kept until asm_free */

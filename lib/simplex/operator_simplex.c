@@ -3,7 +3,7 @@
  * (Dirichlet form, ghost exchanges: none on one rank). Its product applies, on the cpu backend, the CPU
  * reference kernels of ops_cpu.c and, on the cuda backend, their device twins (lib/cuda/simplex.cu) on
  * the vectors' device arrays; the diagonal is computed exactly at the quadrature points, on the host
- * (copied to the device on the cuda backend). The type's data (op->data: simplex_kind, which starts
+ * (cpu) or by the device twin (cuda: mf_simplex_cuda_diagonal). The type's data (op->data: simplex_kind, which starts
  * with the description mf_pw_op) is its own basis (the rule), the mf_simplex_op and the device
  * operator. Which degrees a backend takes is decided once, in mf_simplex_backend_check. */
 #include "mf_simplex_space.h"
@@ -76,8 +76,8 @@ static int diagonal_host(mf_operator op, double *d)
 static int diagonal_simplex_cpu(mf_operator op, mf_vector dv) { return diagonal_host(op, dv->data); }
 
 /* On a backend with simplex kernels (ctx->bk->simplex, mf_simplex_backend.h: cuda): the action on the
- * device arrays of x and y (the kernel zeroes y), the diagonal from the host (the exact sums above,
- * copied once per call). */
+ * device arrays of x and y (the kernel zeroes y), the diagonal there too (the sums above, one thread per
+ * cell), or from the host where the backend has no diagonal (copied once per call). */
 static int apply_simplex_cuda(mf_operator op, mf_vector x, mf_vector y)
 {
   return op->ctx->bk->simplex->apply(((const simplex_kind *)op->data)->dev, x->data, y->data);
@@ -85,6 +85,8 @@ static int apply_simplex_cuda(mf_operator op, mf_vector x, mf_vector y)
 
 static int diagonal_simplex_cuda(mf_operator op, mf_vector dv)
 {
+  const mf_simplex_backend_ops *sx = op->ctx->bk->simplex;
+  if (sx->diagonal) return sx->diagonal(((const simplex_kind *)op->data)->dev, dv->data);
   double *d = NULL;
   MF_CALL(MF_CALLOC_TOUCH(op->ctx, (size_t)dv->n + 1, &d));
   int ierr = diagonal_host(op, d);
