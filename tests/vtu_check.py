@@ -144,10 +144,11 @@ def spoly(x, p):
 
 
 def check_simplex(args, dim, p):
-    """P_p on the built-in triangles or tetrahedra (one rank): VTK's Lagrange simplices of degree p, their
-    node order checked by VTK evaluating geometry and field inside every cell"""
-    prefix = os.path.join(args.workdir, f"vtu_simplex_{dim}d_p{p}")
-    out = run([args.t14, "cpu", "write-simplex", prefix, str(dim), str(p)])
+    """P_p on the built-in triangles or tetrahedra (on several ranks one piece per rank, the cells split
+    between them): VTK's Lagrange simplices of degree p, their node order checked by VTK evaluating geometry
+    and field inside every cell"""
+    prefix = os.path.join(args.workdir, f"vtu_simplex_{dim}d_p{p}_np{args.np}")
+    out = run(args.launch + [args.t14, "cpu", "write-simplex", prefix, str(dim), str(p)])
     ncells = int(out.split("cells")[1].split()[0])
     what = f"{dim}D P{p} simplices"
     g = read(prefix + ".pvtu")
@@ -212,10 +213,9 @@ def main():
     os.makedirs(args.workdir, exist_ok=True)
     for dim, p, adapt in [(2, 1, 0), (2, 3, 1), (2, 4, 1), (3, 2, 0), (3, 3, 1), (3, 4, 1)]:
         check_written(args, dim, p, adapt)
-    if args.np == 1:  # simplex meshes live on one rank
-        for dim in (2, 3):
-            for p in range(1, 7):
-                check_simplex(args, dim, p)
+    for dim in (2, 3):
+        for p in range(1, 7 if args.np == 1 else 4):
+            check_simplex(args, dim, p)
     check_app(args)
     return 1 if failures else 0
 

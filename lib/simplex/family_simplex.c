@@ -1,4 +1,5 @@
-/* family_simplex.c -- the simplex family's table (lib/family.h): triangles and tetrahedra on one rank,
+/* family_simplex.c -- the simplex family's table (lib/family.h): triangles and tetrahedra (on several ranks
+ * every rank holds the whole mesh, its cells split by coordinate bisection),
  * continuous P_p on equispaced nodes; here the meshes as mf_mesh (the built-in ones of mesh.c, Gmsh
  * files read by gmsh.c) and the vectors' integrals on the host for either backend; the spaces and the
  * cell loops of the integrals in space_simplex.c. */
@@ -6,19 +7,19 @@
 
 #include <math.h>
 
-static int one_rank(mf_context ctx, const char *what)
-{
-  MF_CHECK(ctx->size == 1, ctx, MF_ERR_UNSUPPORTED,
-           "%s: simplex meshes run on one rank only, the communicator has %d ranks", what, ctx->size);
-  return 0;
-}
-
-/* The mf_mesh around a made mf_simplex_mesh (taken over; freed on failure). */
+/* The mf_mesh around a made mf_simplex_mesh (taken over; freed on failure). On several ranks every rank
+ * holds the whole mesh and sm->part says whose each cell is: made here (recursive coordinate bisection)
+ * unless given (a refined mesh inherits its parent's). */
 static int wrap(mf_context ctx, mf_simplex_mesh *sm, mf_mesh *mesh)
 {
   mf_mesh m = NULL;
   int ierr = MF_CALLOC(ctx, 1, &m);
+  if (!ierr && ctx->size > 1 && !sm->part) {
+    ierr = MF_CALLOC(ctx, (size_t)sm->ncells + 1, &sm->part);
+    if (!ierr) ierr = mf_simplex_mesh_partition(ctx, sm, ctx->size, sm->part);
+  }
   if (ierr) {
+    free(m);
     mf_simplex_mesh_free(sm);
     free(sm);
     return ierr;
@@ -26,6 +27,10 @@ static int wrap(mf_context ctx, mf_simplex_mesh *sm, mf_mesh *mesh)
   mf_mesh_init(m, ctx, &mf_family_simplex, sm->dim);
   m->fdata = sm;
   m->ncells_global = m->ncells_local = sm->ncells;
+  if (sm->part) {
+    m->ncells_local = 0;
+    for (int e = 0; e < sm->ncells; e++) m->ncells_local += sm->part[e] == ctx->rank;
+  }
   *mesh = m;
   return 0;
 }
@@ -37,7 +42,6 @@ int mf_simplex_mesh_create(mf_context ctx, const char *name, int dim, int level,
   MF_CHECK(dim == want, ctx, MF_ERR_ARGUMENT, "mesh '%s' is %dD, dimension %d asked", name, want, dim);
   MF_CHECK(level >= 0 && level <= maxlevel, ctx, MF_ERR_ARGUMENT,
            "refinement level %d out of range 0..%d for mesh '%s' (2^level cells per side)", level, maxlevel, name);
-  MF_CALL(one_rank(ctx, name));
   const double n = ldexp(1.0, level), cells = dim == 2 ? 2.0 * n * n : 6.0 * n * n * n;
   char what[96];
   snprintf(what, sizeof what, "mesh '%s' at level %d (%.3g cells)", name, level, cells);
@@ -54,7 +58,6 @@ int mf_simplex_mesh_create(mf_context ctx, const char *name, int dim, int level,
 
 int mf_simplex_mesh_read(mf_context ctx, const char *path, int dim, mf_mesh *mesh)
 {
-  MF_CALL(one_rank(ctx, path));
   const double t0 = mf_phase_begin(ctx);
   mf_gmsh_mesh g;
   int ierr = mf_gmsh_read(ctx, path, dim, &g);
@@ -95,8 +98,10 @@ static int simplex_error(mf_vector uh, mf_coefficient_fn u, mf_gradient_fn grad_
   mf_space s = uh->space;
   double *cellsum = NULL, *h = NULL, sum = 0.0;
   const int host = uh->backend == MF_BACKEND_CPU && uh->prec == MF_PRECISION_DOUBLE;
-  MF_CALL(MF_CALLOC_TOUCH(s->ctx, s->ncells, &cellsum));
-  int ierr = host ? 0 : MF_CALLOC_TOUCH(s->ctx, (size_t)uh->n + 1, &h);
+  /* several ranks: the ghosts' values made current (collective), each rank's cells summed, the sums added */
+  int ierr = s->ctx->size > 1 ? uh->ops.import(uh) : 0;
+  if (!ierr) ierr = MF_CALLOC_TOUCH(s->ctx, (size_t)s->ncells + 1, &cellsum);
+  if (!ierr && !host) ierr = MF_CALLOC_TOUCH(s->ctx, (size_t)uh->n + 1, &h);
   if (!ierr && !host) ierr = uh->ops.to_host(uh, h, uh->n);
   const double *vals = host ? uh->data : h;
   if (!ierr) ierr = u ? mf_simplex_space_l2_cells(s, vals, u, user, cellsum)
@@ -104,6 +109,10 @@ static int simplex_error(mf_vector uh, mf_coefficient_fn u, mf_gradient_fn grad_
   for (int e = 0; e < s->ncells && !ierr; e++) sum += cellsum[e]; /* cell order: deterministic */
   free(cellsum);
   free(h);
+  if (s->ctx->size > 1) {
+    ierr = mf_agree(s->ctx, ierr);
+    if (!ierr) MPI_Allreduce(MPI_IN_PLACE, &sum, 1, MPI_DOUBLE, MPI_SUM, s->ctx->comm);
+  }
   MF_CALL(ierr);
   *err = sqrt(sum);
   return 0;
@@ -128,6 +137,7 @@ static int refine_once(mf_mesh coarse, int copy, mf_mesh *fine)
   mf_simplex_mesh *c = NULL;
   MF_CALL(MF_CALLOC(ctx, 1, &c));
   int ierr = 0;
+  const int nch = m->dim == 2 ? 4 : 8;
   if (!copy) ierr = mf_simplex_mesh_refine(ctx, m, c);
   else {
     c->dim = m->dim, c->nv = m->nv, c->ncells = m->ncells, c->nfacets = m->nfacets;
@@ -141,6 +151,11 @@ static int refine_once(mf_mesh coarse, int copy, mf_mesh *fine)
       memcpy(c->facets, m->facets, sizeof(int) * (size_t)m->nfacets * m->dim);
       memcpy(c->facet_tag, m->facet_tag, sizeof(int) * (size_t)m->nfacets);
     } else mf_simplex_mesh_free(c);
+  }
+  if (!ierr && m->part) { /* the children on their parent's rank */
+    ierr = MF_CALLOC(ctx, (size_t)c->ncells + 1, &c->part);
+    for (int e = 0; !ierr && e < c->ncells; e++) c->part[e] = m->part[copy ? e : e / nch];
+    if (ierr) mf_simplex_mesh_free(c);
   }
   if (ierr) {
     free(c);

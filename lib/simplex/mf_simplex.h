@@ -74,7 +74,14 @@ typedef struct {
   int *cells;     /* ncells x (dim + 1) */
   int *facets;    /* nfacets x dim */
   int *facet_tag; /* nfacets */
+  int *part;      /* ncells: the rank of each cell on several ranks (every rank holds the whole mesh), or
+                     NULL (one rank) */
 } mf_simplex_mesh;
+
+/** Recursive coordinate bisection of the cells' centroids into nparts parts: the set split along its
+ *  longest extent at the cell that gives each side its share (floor and ceil halves of the parts), ties
+ *  by index, down to single parts; part[e] in 0..nparts-1, the same on every rank. */
+int mf_simplex_mesh_partition(mf_context ctx, const mf_simplex_mesh *m, int nparts, int *part);
 
 /** Cells per side of the box meshes: at most 4096 in 2D, MF_SIMPLEX_BOX_MAX_3D in 3D. */
 #define MF_SIMPLEX_BOX_MAX_2D 4096

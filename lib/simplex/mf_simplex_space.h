@@ -1,7 +1,7 @@
 /* mf_simplex_space.h -- simplex meshes, spaces and operators behind the public handles (mf_mesh,
  * mf_space, mf_operator): the simplex family's entries of the cell-family table (lib/family.h,
  * filled in family_simplex.c), and the simplex operator kind that lib/operator.c makes on a simplex
- * space. Internal. One rank only. */
+ * space. Internal. On several ranks every rank holds the whole mesh; a space keeps this rank's cells. */
 #ifndef MF_SIMPLEX_SPACE_H
 #define MF_SIMPLEX_SPACE_H
 
@@ -21,7 +21,16 @@ typedef struct {
   void *dev_asm; /* cuda backend: the DoF-to-cell lists of the assembly, kept on the device once made
                     (lib/cuda/simplex_assembly.cu; freed with the space) */
   void (*dev_asm_free)(void *dev_asm); /* the backend's function that frees them (mf_simplex_backend.h) */
+  mf_simplex_mesh local; /* several ranks: this rank's cells as a mesh (distribute_simplex.c); else empty */
+  int *l2g;              /* several ranks: the whole mesh's DoF of each local DoF; else NULL */
 } mf_simplex_space;
+
+/** The cells a space works on: this rank's (several ranks: ss->local) or the mesh's (one rank). The
+ *  operators, integrals and output of the family go through it. */
+const mf_simplex_mesh *mf_simplex_space_mesh(const struct mf_space_s *space);
+/** Several ranks (the mesh has a partition): the space's cells, DoFs, sizes, global numbering and exchange
+ *  from the whole mesh's DoFs in ss->dofs, which it replaces by the local ones (distribute_simplex.c). */
+int mf_simplex_space_distribute(struct mf_space_s *space, const mf_simplex_mesh *m);
 
 /** The one place that decides which backends run simplex spaces of a degree: the cpu backend every
  *  degree, the cuda backend up to MF_SIMPLEX_CUDA_MAX_DEGREE (its kernels, lib/cuda/simplex.cu). */

@@ -22,7 +22,7 @@ typedef struct {
   struct mf_simplex_cuda_op_s *dev; /* cuda backend: the device operator (mf_simplex_cuda.h) */
 } simplex_kind;
 
-static const mf_simplex_mesh *op_mesh(mf_operator op) { return (const mf_simplex_mesh *)op->space->mesh->fdata; }
+static const mf_simplex_mesh *op_mesh(mf_operator op) { return mf_simplex_space_mesh(op->space); }
 static const mf_simplex_dofs *op_dofs(mf_operator op) { return &((const mf_simplex_space *)op->space->fdata)->dofs; }
 
 static int apply_simplex_cpu(mf_operator op, mf_vector x, mf_vector y)
@@ -157,7 +157,7 @@ static int create(mf_space space, mf_op_kind kind, mf_quadrature quad, int qdegr
 {
   mf_context ctx = space->ctx;
   const mf_simplex_space *ss = (const mf_simplex_space *)space->fdata;
-  const mf_simplex_mesh *m = (const mf_simplex_mesh *)space->mesh->fdata;
+  const mf_simplex_mesh *m = mf_simplex_space_mesh(space);
   mf_operator o = NULL;
   int ierr = mf_simplex_backend_check(ctx, space->degree);
   if (!ierr && ctx->backend == MF_BACKEND_CUDA && qdegree != 2 * space->degree)
@@ -228,6 +228,8 @@ static int assemble_check(mf_operator op, mf_assembly_variant v)
   const simplex_kind *k = (const simplex_kind *)op->data;
   MF_CHECK(!k->elasticity, op->ctx, MF_ERR_UNSUPPORTED,
            "simplex elasticity operators are not assembled (mass, Laplace and Helmholtz are)");
+  MF_CHECK(op->ctx->size == 1, op->ctx, MF_ERR_UNSUPPORTED,
+           "assembled simplex operators on %d ranks: not made yet (one rank)", op->ctx->size);
   MF_CHECK(v == MF_ASSEMBLY_AUTO || v == MF_ASSEMBLY_ROWWISE, op->ctx, MF_ERR_UNSUPPORTED,
            "simplex operators are assembled rowwise (MF_ASSEMBLY_AUTO or MF_ASSEMBLY_ROWWISE), not by the %s variant",
            v == MF_ASSEMBLY_SEARCH ? "search" : "table");

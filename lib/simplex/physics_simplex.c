@@ -14,7 +14,7 @@
 typedef mf_simplex_phys simplex_phys;
 
 static simplex_phys *sp(const struct mf_operator_s *op) { return (simplex_phys *)op->data; }
-static const mf_simplex_mesh *op_mesh(const mf_operator op) { return (const mf_simplex_mesh *)op->space->mesh->fdata; }
+static const mf_simplex_mesh *op_mesh(const mf_operator op) { return mf_simplex_space_mesh(op->space); }
 
 /* The cell's vertices (X), Ji (Ji[3l + e] = d xi_l / d x_e) and |det J|. */
 static double cell_geometry(const mf_simplex_mesh *m, int e, double *X, double *Jf)
@@ -379,6 +379,8 @@ int mf_simplex_physics_create(mf_space space, const mf_phys *ph, mf_quadrature q
   const int device = ctx->bk->physics.simplex_setup != NULL;
   MF_CHECK(ctx->backend == MF_BACKEND_CPU || device, ctx, MF_ERR_UNSUPPORTED,
            "pointwise physics on simplices: not on the %s backend", mf_context_backend(ctx));
+  MF_CHECK(ctx->size == 1, ctx, MF_ERR_UNSUPPORTED, "pointwise physics on simplices on %d ranks: not made yet (one rank)",
+           ctx->size);
   MF_CHECK(!device || ph->from_source, ctx, MF_ERR_UNSUPPORTED,
            "on the %s backend a physics runs from its source (mf_physics_set_source): functions compiled for the "
            "host cannot run on the device", mf_context_backend(ctx));

@@ -13,7 +13,7 @@
 
 #define MF_SX_MAX_FQ ((MF_SIMPLEX_MAX_DEGREE + 2) * (MF_SIMPLEX_MAX_DEGREE + 2))
 
-static const mf_simplex_mesh *mesh_of(const mf_operator op) { return (const mf_simplex_mesh *)op->space->mesh->fdata; }
+static const mf_simplex_mesh *mesh_of(const mf_operator op) { return mf_simplex_space_mesh(op->space); }
 
 /* the local vertices of facet f, ascending (all but f) */
 static void facet_vertices(int dim, int f, int *a)

@@ -209,21 +209,30 @@ void mf_simplex_space_destroy(mf_space s)
   mf_simplex_basis_free(&ss->basis);
   mf_simplex_basis_free(&ss->basis_l2);
   mf_simplex_dofs_free(&ss->dofs);
+  mf_simplex_mesh_free(&ss->local);
+  free(ss->l2g);
   free(ss->tags);
   if (ss->dev_asm) ss->dev_asm_free(ss->dev_asm);
   free(ss);
   s->fdata = NULL;
 }
 
-/* The Dirichlet marks of the space (bc, nbc, bc_list; every component of a marked DoF) from the DoF
- * marks dbc. */
-static int set_marks(mf_space s, const unsigned char *dbc)
+const mf_simplex_mesh *mf_simplex_space_mesh(const struct mf_space_s *s)
 {
   const mf_simplex_space *ss = (const mf_simplex_space *)s->fdata;
-  const int nc = s->ncomp, nd = ss->dofs.ndofs;
+  return ss->l2g ? &ss->local : (const mf_simplex_mesh *)s->mesh->fdata;
+}
+
+/* The Dirichlet marks of the space (bc, nbc, bc_list; every component of a marked DoF) from the DoF
+ * marks dbc: the local DoFs' (whole 0), or the whole mesh's (whole 1: on several ranks taken through l2g). */
+static int set_marks(mf_space s, const unsigned char *dbc, int whole)
+{
+  const mf_simplex_space *ss = (const mf_simplex_space *)s->fdata;
+  const int nc = s->ncomp, nd = ss->dofs.ndofs, *l2g = whole ? ss->l2g : NULL;
   unsigned char *bc = NULL;
   int *list = NULL, nbc = 0;
-  for (int i = 0; i < nd; i++) nbc += dbc[i] ? nc : 0;
+#define MF_SX_MARK(i) (dbc[l2g ? l2g[i] : (i)])
+  for (int i = 0; i < nd; i++) nbc += MF_SX_MARK(i) ? nc : 0;
   MF_CALL(MF_CALLOC(s->ctx, (size_t)nd * nc + 1, &bc));
   int ierr = MF_CALLOC(s->ctx, (size_t)nbc + 1, &list);
   if (ierr) {
@@ -232,10 +241,11 @@ static int set_marks(mf_space s, const unsigned char *dbc)
   }
   for (int i = 0, k = 0; i < nd; i++)
     for (int c = 0; c < nc; c++)
-      if (dbc[i]) {
+      if (MF_SX_MARK(i)) {
         bc[(size_t)i * nc + c] = 1;
         list[k++] = i * nc + c;
       }
+#undef MF_SX_MARK
   free(s->bc);
   free(s->bc_list);
   s->bc = bc;
@@ -254,6 +264,9 @@ int mf_simplex_space_create(mf_mesh mesh, int degree, int ncomp, mf_space *space
            MF_MAX_COMPONENTS);
   const mf_simplex_mesh *m = (const mf_simplex_mesh *)mesh->fdata;
   const int dim = m->dim;
+  MF_CHECK(!m->part || ctx->backend == MF_BACKEND_CPU, ctx, MF_ERR_UNSUPPORTED,
+           "simplex spaces on %d ranks: the cpu backend only (the %s backend runs them on one rank)", ctx->size,
+           mf_context_backend(ctx));
   double t0 = mf_phase_begin(ctx);
   mf_space s = NULL;
   mf_simplex_space *ss = NULL;
@@ -263,7 +276,7 @@ int mf_simplex_space_create(mf_mesh mesh, int degree, int ncomp, mf_space *space
   MF_CALL(MF_CALLOC(ctx, 1, &ss));
   s->fdata = ss;
   ss->ntags = -1;
-  s->ncells = m->ncells;
+  s->ncells = m->ncells; /* several ranks: this rank's, set by mf_simplex_space_distribute */
   int ierr = mf_simplex_basis_setup(ctx, dim, degree, 2 * degree, &ss->basis);
   /* the L2 error's rule: degree 2p + 3, within the rules that exist (2 MF_SIMPLEX_MAX_DEGREE + 2) */
   const int ql2 = 2 * degree + 3 < 2 * MF_SIMPLEX_MAX_DEGREE + 2 ? 2 * degree + 3 : 2 * MF_SIMPLEX_MAX_DEGREE + 2;
@@ -272,15 +285,28 @@ int mf_simplex_space_create(mf_mesh mesh, int degree, int ncomp, mf_space *space
   if (!ierr && (int64_t)ss->dofs.ndofs * ncomp > INT32_MAX)
     ierr = mf_error_set(ctx, MF_ERR_ARGUMENT, __FILE__, __LINE__, __func__,
                         "%d DoFs of %d components exceed the 32-bit indices", ss->dofs.ndofs, ncomp);
+  if (!ierr && m->part) { /* several ranks: this rank's cells and DoFs (the whole mesh's marks kept for set_marks) */
+    unsigned char *gbc = NULL;
+    ierr = MF_CALLOC(ctx, (size_t)ss->dofs.ndofs + 1, &gbc);
+    if (!ierr) memcpy(gbc, ss->dofs.bc, (size_t)ss->dofs.ndofs);
+    if (!ierr) ierr = mf_simplex_space_distribute(s, m);
+    if (!ierr) { /* the local marks, from the whole mesh's through l2g */
+      s->cell_nodes = ss->dofs.cell_dofs;
+      ierr = set_marks(s, gbc, 1);
+    }
+    free(gbc);
+  }
   mf_phase_end(ctx, MF_PHASE_DOFS, t0);
   if (!ierr) {
     s->cell_nodes = ss->dofs.cell_dofs; /* the space's map; dofs.cell_dofs stays a view of it */
     s->npc = ss->basis.nnodes;
-    s->nowned = s->nlocal = ss->dofs.ndofs * ncomp;
-    s->nglobal = s->nlocal;
-    s->owners_complete = 1;
+    if (!m->part) {
+      s->nowned = s->nlocal = ss->dofs.ndofs * ncomp;
+      s->nglobal = s->nlocal;
+    }
+    s->owners_complete = 1; /* the points are made below, for every local DoF */
     t0 = mf_phase_begin(ctx);
-    ierr = set_marks(s, ss->dofs.bc);
+    if (!m->part) ierr = set_marks(s, ss->dofs.bc, 0);
     mf_phase_end(ctx, MF_PHASE_DIRICHLET, t0);
   }
   if (!ierr) { /* the point of every entry: x = v0 + sum_l (v_l+1 - v0) xi_l at the cell's nodes */
@@ -290,6 +316,7 @@ int mf_simplex_space_create(mf_mesh mesh, int degree, int ncomp, mf_space *space
      * depend on the threads); the cell's vertex and edge vectors read once */
     const int N = ss->basis.nnodes;
     const double *xi = ss->basis.nodes;
+    m = mf_simplex_space_mesh(s);
     for (int e = 0; !ierr && e < m->ncells; e++) {
       const int *v = m->cells + (size_t)e * (dim + 1), *cd = s->cell_nodes + (size_t)e * N;
       double x0[3], ed[3][3];
@@ -321,7 +348,7 @@ int mf_simplex_space_dirichlet_tags(mf_space space, int ntags, const int *tags)
     free(ss->tags);
     ss->tags = NULL;
     ss->ntags = -1;
-    return set_marks(space, ss->dofs.bc);
+    return set_marks(space, ss->dofs.bc, 0);
   }
   for (int k = 0; k < ntags; k++) {
     int found = 0;
@@ -349,7 +376,7 @@ int mf_simplex_space_dirichlet_tags(mf_space space, int ntags, const int *tags)
     view.facet_tag = ftag;
     ierr = mf_simplex_dofs_create(ctx, &view, &ss->basis, &d);
   }
-  if (!ierr) ierr = set_marks(space, d.bc);
+  if (!ierr) ierr = set_marks(space, d.bc, 1);
   if (!ierr) {
     if (ntags) memcpy(keep, tags, sizeof(int) * ntags);
     free(ss->tags);
@@ -443,7 +470,7 @@ int mf_simplex_space_rhs(mf_space s, mf_coefficient_fn f, void *user, double *bv
   MF_CHECK(s->ncomp == 1, s->ctx, MF_ERR_UNSUPPORTED, "right-hand sides of spaces of %d components: not supported",
            s->ncomp);
   mf_bad_point bad = MF_BAD_POINT_NONE;
-  rhs_cells r = {(const mf_simplex_mesh *)s->mesh->fdata, &ss->basis, f, user, &bad};
+  rhs_cells r = {mf_simplex_space_mesh(s), &ss->basis, f, user, &bad};
   memset(bv, 0, sizeof(double) * (size_t)s->nlocal);
   MF_CALL(mf_simplex_cells_sum(s->ctx, r.m->ncells, ss->basis.nnodes, 1, s->cell_nodes, rhs_cell, &r, bv));
   return mf_bad_point_refuse(s->ctx, &bad, s->dim, "right-hand side f", "f");
@@ -456,7 +483,7 @@ static int error_cells(mf_space s, const double *uh, mf_coefficient_fn u, mf_gra
                        double *cellsum)
 {
   const mf_simplex_space *ss = (const mf_simplex_space *)s->fdata;
-  const mf_simplex_mesh *m = (const mf_simplex_mesh *)s->mesh->fdata;
+  const mf_simplex_mesh *m = mf_simplex_space_mesh(s);
   const mf_simplex_basis *b = &ss->basis_l2;
   const char *norm = u ? "L2" : "H1";
   MF_CHECK(s->ncomp == 1, s->ctx, MF_ERR_UNSUPPORTED, "%s errors of spaces of %d components: not supported", norm,

@@ -184,6 +184,8 @@ int mf_simplex_transfer_create(mf_space coarse, mf_space fine, mf_precision prec
   MF_CHECK(ctx->backend == MF_BACKEND_CPU || (sx && sx->sparse_create), ctx, MF_ERR_UNSUPPORTED,
            "multigrid on simplices: the %s backend has no transfers for them", mf_context_backend(ctx));
   MF_CHECK(prec == MF_PRECISION_DOUBLE, ctx, MF_ERR_UNSUPPORTED, "multigrid on simplices: double precision only");
+  MF_CHECK(ctx->size == 1, ctx, MF_ERR_UNSUPPORTED, "multigrid on simplices on %d ranks: not made yet (one rank)",
+           ctx->size);
   MF_CHECK(coarse->ncomp == fine->ncomp && coarse->dim == fine->dim, ctx, MF_ERR_INCOMPATIBLE,
            "multigrid transfer between spaces of different components or dimensions");
   const int pkind = coarse->mesh == fine->mesh;

@@ -112,7 +112,7 @@ void mf_simplex_vtu_points(mf_vtu_cells *c, int e, double *xyz)
 {
   const mf_space s = c->space;
   const sx_vtu *w = (const sx_vtu *)c->work;
-  const mf_simplex_mesh *m = (const mf_simplex_mesh *)s->mesh->fdata;
+  const mf_simplex_mesh *m = mf_simplex_space_mesh(s);
   const int dim = s->dim, *v = m->cells + (size_t)e * (dim + 1);
   for (int k = 0; k < c->npoints; k++)
     for (int d = 0; d < 3; d++) {
