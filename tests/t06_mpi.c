@@ -10,7 +10,7 @@
  *   the reductions over ranks (x . A x, |A x|, sum(M 1), the L2 error): 1e-12 (L2 error 1e-10); the
  *   number of DoFs (mf_space_num_dofs) equals the entries gathered.
  * Uniform and adaptive (hanging nodes) meshes, 2D and 3D, p = 1..3; triangles and tetrahedra (built-in boxes,
- * and boxes refined by mf_mesh_refine: the partition inherited), without multigrid and assembly there. Run
+ * and boxes refined by mf_mesh_refine: the partition inherited), without the assembled operators there. Run
  * under mpiexec -np 2, 3.
  * argv[1]: backend; argv[2] = "determinism": instead, three of the cases (uniform 2D, adaptive 2D and
  * 3D) twice on MPI_COMM_WORLD: bitwise the same vectors, scalars and iterations (the cpu backend adds
@@ -106,13 +106,6 @@ static void compute(MPI_Comm comm, const char *meshname, int dim, int level, int
     solve(cg, b, g, x, &r->s[S_ITS]);
     T_CALL(mf_vector_l2_error(x, poisson_u, NULL, &r->s[S_L2]));
     r->v[V_U] = t_bypos_gather(&r->bp, x);
-    if (simplex) { /* multigrid and the assembled operators: simplices on one rank only, for now */
-      mf_cg_destroy(&cg);
-      mf_vector_destroy(&b);
-      mf_vector_destroy(&g);
-      mf_vector_destroy(&t);
-      goto done;
-    }
     /* again with multigrid (its coarse meshes differ on several ranks: families split between ranks
      * are not merged; the solutions agree to CG's tolerance) */
     mf_pc mg;
@@ -120,6 +113,14 @@ static void compute(MPI_Comm comm, const char *meshname, int dim, int level, int
     T_CALL(mf_cg_set_pc(cg, mg));
     solve(cg, b, g, x, &r->s[S_MG_ITS]);
     r->v[V_U_MG] = t_bypos_gather(&r->bp, x);
+    if (simplex) { /* the assembled operators: simplices on one rank only, for now */
+      mf_cg_destroy(&cg);
+      mf_pc_destroy(&mg);
+      mf_vector_destroy(&b);
+      mf_vector_destroy(&g);
+      mf_vector_destroy(&t);
+      goto done;
+    }
     /* the assembled operator (ghost columns, rows summed onto the owners): product and Jacobi CG */
     mf_operator Ac;
     mf_cg cga;

@@ -45,10 +45,8 @@ int main(int argc, char **argv)
     mf_physics ph = NULL;
     T_CALL(mf_space_create(mesh, 2, &s));
     T_CALL(mf_operator_create_laplace(s, MF_QUAD_GAUSS, NULL, NULL, &A));
-    int e = mf_pc_create(A, MF_PC_MULTIGRID, &pc);
-    if (!e) e = mf_pc_setup(pc);
-    T_CHECK(e == MF_ERR_UNSUPPORTED && strstr(mf_last_error_message(), "multigrid on simplices on 2 ranks: not made yet"),
-            "multigrid on 2 ranks: code %d, '%s'", e, mf_last_error_message());
+    T_CALL(mf_pc_create(A, MF_PC_MULTIGRID, &pc)); /* made on several ranks (t06 compares it with one rank) */
+    T_CALL(mf_pc_setup(pc));
     mf_pc_destroy(&pc);
     EXPECT(mf_operator_create_assembled(A, &B), MF_ERR_UNSUPPORTED, "assembled simplex operators on 2 ranks: not made yet");
     T_CALL(mf_physics_create_gallery(ctx, "laplace", 1, 0, NULL, &ph));

@@ -6,7 +6,11 @@
  * frame. P is kept as a sparse matrix (fine nodes x coarse nodes, applied per component), with its
  * transpose for the restriction, both made once; Dirichlet entries are zero in P's input and output and
  * in R = P^T's. On a backend with simplex kernels (cuda) both are copied to the device once and applied there
- * (ctx->bk->simplex: sparse_create, sparse_apply), the host's copies then freed. One rank. */
+ * (ctx->bk->simplex: sparse_create, sparse_apply), the host's copies then freed. On several ranks (cpu) the
+ * spaces' own cells are used (a fine cell's parent is on its rank): P has a row for every local fine node,
+ * owned or ghost (the coarse ghosts imported first: every rank computes its fine values whole, no exchange
+ * after), P^T the rows of the owned fine nodes only, so that the export-add of the generic step
+ * (lib/mg/transfer.c) counts each fine node once. */
 #include "mf_simplex_backend.h"
 #include "mf_simplex_space.h"
 #include "mg/mf_mg.h"
@@ -91,11 +95,11 @@ static int build(mf_transfer tr, sx_transfer *t)
 {
   const mf_space c = tr->coarse, f = tr->fine;
   mf_context ctx = f->ctx;
-  const mf_simplex_mesh *mc = (const mf_simplex_mesh *)c->mesh->fdata, *mfm = (const mf_simplex_mesh *)f->mesh->fdata;
+  const mf_simplex_mesh *mc = mf_simplex_space_mesh(c), *mfm = mf_simplex_space_mesh(f);
   const mf_simplex_basis *bc = &((const mf_simplex_space *)c->fdata)->basis,
                          *bf = &((const mf_simplex_space *)f->fdata)->basis;
   const int dim = f->dim, Nc = bc->nnodes, Nf = bf->nnodes, nch = dim == 2 ? 4 : 8;
-  const int nf = f->nlocal / f->ncomp, ncn = c->nlocal / c->ncomp;
+  const int nf = f->nlocal / f->ncomp, ncn = c->nlocal / c->ncomp, nfo = f->nowned / f->ncomp;
   int *done = NULL;
   double *w = NULL;
   int ierr = MF_CALLOC(ctx, (size_t)nf + 1, &done);
@@ -153,7 +157,7 @@ static int build(mf_transfer tr, sx_transfer *t)
       if (fabs(w[(size_t)n * Nc + j]) > 1e-14) {
         t->cp[e] = cdc[j];
         t->vp[e++] = w[(size_t)n * Nc + j];
-        t->rt[cdc[j] + 1]++;
+        if (n < nfo) t->rt[cdc[j] + 1]++;
       }
   }
   if (!ierr) { /* the transpose, its rows in fine order */
@@ -161,7 +165,7 @@ static int build(mf_transfer tr, sx_transfer *t)
     int64_t *pos = NULL;
     ierr = MF_CALLOC(ctx, (size_t)ncn + 1, &pos);
     if (!ierr) memcpy(pos, t->rt, sizeof(int64_t) * (size_t)ncn);
-    for (int n = 0; !ierr && n < nf; n++)
+    for (int n = 0; !ierr && n < nfo; n++) /* the owned fine nodes' rows (all of them on one rank) */
       for (int64_t e = t->rp[n]; e < t->rp[n + 1]; e++) {
         const int64_t q = pos[t->cp[e]]++;
         t->ct[q] = n;
@@ -184,8 +188,6 @@ int mf_simplex_transfer_create(mf_space coarse, mf_space fine, mf_precision prec
   MF_CHECK(ctx->backend == MF_BACKEND_CPU || (sx && sx->sparse_create), ctx, MF_ERR_UNSUPPORTED,
            "multigrid on simplices: the %s backend has no transfers for them", mf_context_backend(ctx));
   MF_CHECK(prec == MF_PRECISION_DOUBLE, ctx, MF_ERR_UNSUPPORTED, "multigrid on simplices: double precision only");
-  MF_CHECK(ctx->size == 1, ctx, MF_ERR_UNSUPPORTED, "multigrid on simplices on %d ranks: not made yet (one rank)",
-           ctx->size);
   MF_CHECK(coarse->ncomp == fine->ncomp && coarse->dim == fine->dim, ctx, MF_ERR_INCOMPATIBLE,
            "multigrid transfer between spaces of different components or dimensions");
   const int pkind = coarse->mesh == fine->mesh;
