@@ -1,6 +1,6 @@
 /* mfree-poisson -- solves -div(c grad u) = f with a manufactured solution on a square/cube, ball or
  * deformed cube (Q_p on p4est hexahedra), or on triangles/tetrahedra (P_p: the built-in square-tris,
- * cube-tets, or a Gmsh .msh file; cpu backend on one or several ranks, or cuda on one) with Jacobi-preconditioned CG on the matrix-free Laplace operator (--method: or its
+ * cube-tets, or a Gmsh .msh file; cpu or cuda backend, one rank or several) with Jacobi-preconditioned CG on the matrix-free Laplace operator (--method: or its
  * assembled CSR matrix, or both side by side), and reports
  * DoFs, ranks, backend, iterations, times and the L2 and H1 (seminorm) errors (text and, with --json, one
  * JSON object);
@@ -23,7 +23,7 @@ static void usage(FILE *f)
           "  --degree P         polynomial degree 1..8 (default 3)\n"
           "  --mesh M           cube | ball | deformed | sheared (default ball), or on simplices: square-tris |\n"
           "                     cube-tets (2^refine cells per side; --dim follows the mesh) | FILE.msh (a Gmsh\n"
-          "                     file; its dimension unless --dim is given); simplices: degree 1..6 (cuda: 1..4, one rank), --pc\n"
+          "                     file; its dimension unless --dim is given); simplices: degree 1..6 (cuda: 1..4), --pc\n"
           "                     jacobi, chebyshev, mg (double) or none, no --adapt or --trees; --method assembled\n"
           "                     and both assemble rowwise\n"
           "  --refine L         uniform refinement level, 0..12 in 3D, 0..18 in 2D (default 3; square-tris\n"

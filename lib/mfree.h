@@ -186,7 +186,7 @@ int mf_mesh_create(mf_context ctx, const char *name, int dim, int level, mf_mesh
 /** Cell kinds of a mesh. */
 typedef enum {
   MF_CELL_HEX = 0,    /**< quadrilaterals (2D) or hexahedra (3D) of a p4est forest: Q_p spaces */
-  MF_CELL_SIMPLEX = 1 /**< triangles (2D) or tetrahedra (3D): P_p spaces (several ranks: cpu backend) */
+  MF_CELL_SIMPLEX = 1 /**< triangles (2D) or tetrahedra (3D): P_p spaces */
 } mf_cell_kind;
 /** @brief A simplex mesh read from a Gmsh .msh file (ASCII 2.2 or 4.1, binary 4.1): its triangles (dim 2) or
  *  tetrahedra (dim 3) are the cells (dim 0: the file's dimension, 3 where it has tetrahedra, else 2;

@@ -48,11 +48,12 @@ int main(int argc, char **argv)
     T_CALL(mf_pc_create(A, MF_PC_MULTIGRID, &pc)); /* made on several ranks (t06 compares it with one rank) */
     T_CALL(mf_pc_setup(pc));
     mf_pc_destroy(&pc);
-    EXPECT(mf_operator_create_assembled(A, &B), MF_ERR_UNSUPPORTED, "assembled simplex operators on 2 ranks: not made yet");
+    T_CALL(mf_operator_create_assembled(A, &B)); /* made on several ranks (t06 compares it with one rank) */
+    mf_operator_destroy(&B);
     T_CALL(mf_physics_create_gallery(ctx, "laplace", 1, 0, NULL, &ph));
     EXPECT(mf_operator_create_physics(s, ph, MF_QUAD_GAUSS, &P), MF_ERR_UNSUPPORTED,
            "pointwise physics on simplices on 2 ranks: not made yet");
-    T_CHECK(B == NULL && P == NULL, "an operator on failure");
+    T_CHECK(P == NULL, "an operator on failure");
     mf_physics_destroy(&ph);
     mf_operator_destroy(&A);
     mf_space_destroy(&s);

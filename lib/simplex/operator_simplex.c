@@ -228,8 +228,9 @@ static int assemble_check(mf_operator op, mf_assembly_variant v)
   const simplex_kind *k = (const simplex_kind *)op->data;
   MF_CHECK(!k->elasticity, op->ctx, MF_ERR_UNSUPPORTED,
            "simplex elasticity operators are not assembled (mass, Laplace and Helmholtz are)");
-  MF_CHECK(op->ctx->size == 1, op->ctx, MF_ERR_UNSUPPORTED,
-           "assembled simplex operators on %d ranks: not made yet (one rank)", op->ctx->size);
+  MF_CHECK(op->ctx->size == 1 || op->ctx->backend == MF_BACKEND_CPU, op->ctx, MF_ERR_UNSUPPORTED,
+           "assembled simplex operators on %d ranks: the cpu backend (on the %s backend one rank)", op->ctx->size,
+           mf_context_backend(op->ctx));
   MF_CHECK(v == MF_ASSEMBLY_AUTO || v == MF_ASSEMBLY_ROWWISE, op->ctx, MF_ERR_UNSUPPORTED,
            "simplex operators are assembled rowwise (MF_ASSEMBLY_AUTO or MF_ASSEMBLY_ROWWISE), not by the %s variant",
            v == MF_ASSEMBLY_SEARCH ? "search" : "table");

@@ -264,9 +264,6 @@ int mf_simplex_space_create(mf_mesh mesh, int degree, int ncomp, mf_space *space
            MF_MAX_COMPONENTS);
   const mf_simplex_mesh *m = (const mf_simplex_mesh *)mesh->fdata;
   const int dim = m->dim;
-  MF_CHECK(!m->part || ctx->backend == MF_BACKEND_CPU, ctx, MF_ERR_UNSUPPORTED,
-           "simplex spaces on %d ranks: the cpu backend only (the %s backend runs them on one rank)", ctx->size,
-           mf_context_backend(ctx));
   double t0 = mf_phase_begin(ctx);
   mf_space s = NULL;
   mf_simplex_space *ss = NULL;

@@ -6,7 +6,7 @@
  * frame. P is kept as a sparse matrix (fine nodes x coarse nodes, applied per component), with its
  * transpose for the restriction, both made once; Dirichlet entries are zero in P's input and output and
  * in R = P^T's. On a backend with simplex kernels (cuda) both are copied to the device once and applied there
- * (ctx->bk->simplex: sparse_create, sparse_apply), the host's copies then freed. On several ranks (cpu) the
+ * (ctx->bk->simplex: sparse_create, sparse_apply), the host's copies then freed. On several ranks the
  * spaces' own cells are used (a fine cell's parent is on its rank): P has a row for every local fine node,
  * owned or ghost (the coarse ghosts imported first: every rank computes its fine values whole, no exchange
  * after), P^T the rows of the owned fine nodes only, so that the export-add of the generic step
