@@ -584,7 +584,7 @@ static double poisson_error(mf_context ctx, int dim, int level, int p, int simpl
 
 static void convergence_case(mf_context ctx)
 {
-  for (int simplex = 0; simplex <= (nranks == 1); simplex++)
+  for (int simplex = 0; simplex <= 1; simplex++)
     for (int dim = 2; dim <= 3; dim++)
       for (int p = 1; p <= (dim == 2 ? 3 : 2); p++) {
         const int l0 = dim == 2 ? 1 : 0;
@@ -699,7 +699,7 @@ static double elasticity_error(mf_context ctx, int dim, int level, int p, int si
  * the field's interpolation and boundary values, component by component */
 static void elasticity_convergence(mf_context ctx)
 {
-  for (int simplex = 0; simplex <= (nranks == 1); simplex++)
+  for (int simplex = 0; simplex <= 1; simplex++)
     for (int dim = 2; dim <= 3; dim++)
       for (int p = 1; p <= 2; p++) {
         const int l0 = simplex && p == 1 ? 3 : dim == 2 || p == 1 ? 2 : 1; /* out of the pre-asymptotic range */
@@ -848,7 +848,7 @@ static double boundary_error(mf_context ctx, const char *mesh_name, int dim, int
  * diagonal */
 static void boundary_case(mf_context ctx)
 {
-  for (int simplex = 0; simplex <= (nranks == 1); simplex++) /* simplex meshes: one rank */
+  for (int simplex = 0; simplex <= 1; simplex++)
     for (int robin = 0; robin <= 1; robin++)
       for (int dim = 2; dim <= 3; dim++)
         for (int p = 1; p <= 2; p++) {
@@ -863,7 +863,7 @@ static void boundary_case(mf_context ctx)
           if (getenv("T38_VERBOSE"))
             printf("%s %s %dD p=%d: L2 %.3g %.3g rate %.2f\n", name, robin ? "Robin" : "Neumann", dim, p, e0, e1, rate);
         }
-  for (int simplex = 0; simplex <= (nranks == 1); simplex++)
+  for (int simplex = 0; simplex <= 1; simplex++)
     for (int dim = 2; dim <= 3; dim++) {
       mf_operator A = NULL, C = NULL;
       mf_space s = NULL;

@@ -379,8 +379,6 @@ int mf_simplex_physics_create(mf_space space, const mf_phys *ph, mf_quadrature q
   const int device = ctx->bk->physics.simplex_setup != NULL;
   MF_CHECK(ctx->backend == MF_BACKEND_CPU || device, ctx, MF_ERR_UNSUPPORTED,
            "pointwise physics on simplices: not on the %s backend", mf_context_backend(ctx));
-  MF_CHECK(ctx->size == 1, ctx, MF_ERR_UNSUPPORTED, "pointwise physics on simplices on %d ranks: not made yet (one rank)",
-           ctx->size);
   MF_CHECK(!device || ph->from_source, ctx, MF_ERR_UNSUPPORTED,
            "on the %s backend a physics runs from its source (mf_physics_set_source): functions compiled for the "
            "host cannot run on the device", mf_context_backend(ctx));

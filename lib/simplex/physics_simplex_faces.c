@@ -15,6 +15,26 @@
 
 static const mf_simplex_mesh *mesh_of(const mf_operator op) { return mf_simplex_space_mesh(op->space); }
 
+/* a boundary facet by its sorted vertices (the third 0 in 2D), with its index */
+typedef struct {
+  int v[3], t;
+} facet_key;
+static int facet_cmp(const void *a, const void *b)
+{
+  const facet_key *p = (const facet_key *)a, *q = (const facet_key *)b;
+  for (int j = 0; j < 3; j++)
+    if (p->v[j] != q->v[j]) return p->v[j] < q->v[j] ? -1 : 1;
+  return 0;
+}
+static void sort3(int *v, int n)
+{
+  for (int i = 1; i < n; i++)
+    for (int j = i; j > 0 && v[j] < v[j - 1]; j--) {
+      const int t = v[j];
+      v[j] = v[j - 1], v[j - 1] = t;
+    }
+}
+
 /* the local vertices of facet f, ascending (all but f) */
 static void facet_vertices(int dim, int f, int *a)
 {
@@ -194,30 +214,35 @@ int mf_simplex_phys_faces_setup(mf_operator op)
       mf_simplex_basis_eval(&h->basis, xi, h->fphi + ((size_t)f * h->fq + q) * N, NULL);
     }
   }
-  /* the boundary facets (the mesh's, in its order) and each cell's facets among them */
-  static const int tri[3][3] = {{1, 2, 0}, {0, 2, 0}, {0, 1, 0}};
-  static const int tet[4][3] = {{1, 2, 3}, {0, 2, 3}, {0, 1, 3}, {0, 1, 2}};
-  mf_simplex_entities E;
-  MF_CALL(mf_simplex_entities_create(ctx, m, dim, dim + 1, dim == 2 ? tri : tet, 1, &E));
-  int ierr = MF_CALLOC(ctx, (size_t)m->ncells + 1, &h->cell_bf_off), n = 0;
+  /* the boundary facets (the mesh's: on several ranks those of this rank's cells) and each cell's facets among
+   * them, found by their sorted vertices */
+  const int nf = m->nfacets;
+  facet_key *keys = NULL;
+  int ierr = MF_CALLOC(ctx, (size_t)nf + 1, &keys);
+  for (int t = 0; !ierr && t < nf; t++) {
+    int v[3] = {0, 0, 0};
+    for (int j = 0; j < dim; j++) v[j] = m->facets[(size_t)t * dim + j];
+    sort3(v, dim);
+    memcpy(keys[t].v, v, sizeof v);
+    keys[t].t = t;
+  }
+  if (!ierr) qsort(keys, (size_t)nf, sizeof *keys, facet_cmp);
+  if (!ierr) ierr = MF_CALLOC(ctx, (size_t)m->ncells + 1, &h->cell_bf_off);
+  int n = 0;
   for (int pass = 0; !ierr && pass < 2; pass++) {
     n = 0;
-    for (int e = 0; !ierr && e < m->ncells; e++) {
+    for (int e = 0; e < m->ncells; e++) {
       if (pass) h->cell_bf_off[e] = n;
       for (int f = 0; f <= dim; f++) {
-        int a[3], v[3];
+        int a[3];
+        facet_key k = {{0, 0, 0}, 0};
         facet_vertices(dim, f, a);
-        for (int j = 0; j < dim; j++) v[j] = m->cells[(size_t)e * (dim + 1) + a[j]];
-        const int64_t i = mf_simplex_entities_find(&E, dim, v, (uint64_t)m->nv);
-        if (i < 0) continue;
-        if (i >= m->nfacets) {
-          ierr = mf_error_set(ctx, MF_ERR_ARGUMENT, __FILE__, __LINE__, __func__,
-                              "boundary facet %lld of cell %d is not among the mesh's %d boundary facets", (long long)i,
-                              e, m->nfacets);
-          break;
-        }
+        for (int j = 0; j < dim; j++) k.v[j] = m->cells[(size_t)e * (dim + 1) + a[j]];
+        sort3(k.v, dim);
+        const facet_key *hit = nf ? (const facet_key *)bsearch(&k, keys, (size_t)nf, sizeof *keys, facet_cmp) : NULL;
+        if (!hit) continue; /* an inner facet, or one between ranks */
         for (int t = 0; t < h->ph.nbound; t++)
-          if (h->ph.btag[t] == m->facet_tag[i]) {
+          if (h->ph.btag[t] == m->facet_tag[hit->t]) {
             if (pass) h->bf_face[n] = f, h->bf_term[n] = t;
             n++;
           }
@@ -228,7 +253,7 @@ int mf_simplex_phys_faces_setup(mf_operator op)
       if (!ierr) ierr = MF_CALLOC(ctx, (size_t)n + 1, &h->bf_term);
     }
   }
-  mf_simplex_entities_free(&E);
+  free(keys);
   if (ierr) return ierr;
   h->cell_bf_off[m->ncells] = n;
   h->nbf = n;
