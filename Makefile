@@ -11,7 +11,7 @@ DEBS = cmake make gcc g++ libp4est-dev libopenmpi-dev openmpi-bin valgrind pkg-c
 # and PETSc for apps/examples/petsc.c. Installed like the others when missing and run as root, but a
 # failure only prints a note: without VTK those tests report "skipped", without PETSc the example and
 # its tests are left out.
-OPTIONAL_DEBS = python3-vtk9 libpetsc-real-dev gmsh
+OPTIONAL_DEBS = python3-vtk9 libpetsc-real-dev gmsh libscotch-dev
 GENERATOR := $(shell command -v ninja >/dev/null 2>&1 && echo "-G Ninja")
 
 .PHONY: all deps configure build demo test clean

@@ -62,6 +62,9 @@ if(MFREE_WITH_CUDA)
   list(APPEND _pc_deps ${CUDA_cudart_LIBRARY} ${CUDA_cublas_LIBRARY} ${CUDA_cusparse_LIBRARY} ${CUDA_nvrtc_LIBRARY}
        ${_mfree_cxx_runtime})
 endif()
+if(MFREE_SCOTCH_INCLUDE AND MFREE_SCOTCH_LIB AND MFREE_SCOTCHERR_LIB) # lib/CMakeLists.txt: the simplex partition
+  list(APPEND _pc_deps ${MFREE_SCOTCH_LIB} ${MFREE_SCOTCHERR_LIB})
+endif()
 list(APPEND _pc_deps ${P4EST_LIBRARY} ${SC_LIBRARY} ${CMAKE_DL_LIBS})
 if(OpenMP_C_FOUND)
   list(APPEND _pc_deps ${OpenMP_C_LIBRARIES})

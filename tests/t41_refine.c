@@ -9,7 +9,8 @@
  * space and R = P^T (p and h), CG iterations bounded and flat over three refinements; the refusals.
  * `t41_refine DIR cuda`: the transfers' checks on the cuda backend, and multigrid there against the cpu's
  * (the same CG iterations +-1, the solutions to 1e-10). Elasticity with multigrid on P1 and P2 tetrahedra: CG
- * iterations bounded by 30 and flat over three refinements (on both backends). */
+ * iterations bounded by 30 and flat over three refinements (on both backends). Multigrid on the unstructured
+ * ball with a hole (Gmsh); the partitions of simplex meshes (balance, every part used, repeatable). */
 #include "mf_test.h"
 #include "poisson.h"
 #include "simplex/mf_simplex_space.h"
@@ -318,6 +319,72 @@ static void elasticity_case(mf_context ctx)
   }
 }
 
+/* Multigrid on an unstructured Gmsh mesh: the ball with a spherical hole (tests/gmsh/sphere_hole.geo), P2,
+ * refined 0, 1, 2 times: CG to 1e-8 within 12 iterations and within 2 of each other */
+static void sphere_case(mf_context ctx, const char *dir)
+{
+  const poisson_pc mgopt = {MF_PC_MULTIGRID, 0, 0, MF_PRECISION_DOUBLE};
+  char path[1024];
+  snprintf(path, sizeof path, "%s/sphere_hole.msh", dir);
+  mf_mesh base = NULL;
+  T_CALL(mf_mesh_create_from_file(ctx, path, 0, &base));
+  int its[3];
+  for (int k = 0; k < 3; k++) {
+    mf_mesh mesh = NULL;
+    poisson_result r;
+    T_CALL(mf_mesh_refine(base, k, &mesh));
+    T_CALL(poisson_solve_pc(mesh, 2, POISSON_COEF_CONSTANT, 1e-8, &mgopt, &r));
+    T_CHECK(r.converged && r.iterations <= 12, "multigrid on %s P2 refined %d times: %d iterations (%s)", path, k,
+            r.iterations, r.converged ? "converged" : "not converged");
+    its[k] = r.iterations;
+    if (getenv("T41_VERBOSE")) printf("mg sphere_hole P2 refine %d: %lld DoFs, %d iterations\n", k, (long long)r.ndofs, r.iterations);
+    mf_mesh_destroy(&mesh);
+  }
+  const int lo = its[0] < its[1] ? (its[0] < its[2] ? its[0] : its[2]) : (its[1] < its[2] ? its[1] : its[2]);
+  const int hi = its[0] > its[1] ? (its[0] > its[2] ? its[0] : its[2]) : (its[1] > its[2] ? its[1] : its[2]);
+  T_CHECK(hi - lo <= 2, "multigrid on %s P2: iterations %d %d %d not flat", path, its[0], its[1], its[2]);
+  mf_mesh_destroy(&base);
+}
+
+/* The partitions of simplex meshes (lib/simplex/partition_simplex.c): every part used where the cells are
+ * as many, the largest part within 2% of the mean (coordinate bisection: exact shares), the same partition
+ * twice, and the refusals */
+static void partition_case(mf_context ctx, const char *dir)
+{
+  char path[1024];
+  snprintf(path, sizeof path, "%s/sphere_hole.msh", dir);
+  mf_mesh mesh = NULL;
+  T_CALL(mf_mesh_create_from_file(ctx, path, 0, &mesh));
+  const mf_simplex_mesh *m = sx(mesh);
+  int *a = malloc(sizeof(int) * (size_t)m->ncells), *b = malloc(sizeof(int) * (size_t)m->ncells);
+  for (int method = MF_SIMPLEX_PARTITION_RCB; method <= MF_SIMPLEX_PARTITION_SCOTCH; method++)
+    for (int np = 1; np <= 16; np *= 2) {
+      const int e = mf_simplex_mesh_partition(ctx, m, np, method, a);
+      if (e && method == MF_SIMPLEX_PARTITION_SCOTCH) { /* built without Scotch: refused, naming it */
+        T_CHECK(e == MF_ERR_UNSUPPORTED && strstr(mf_last_error_message(), "Scotch"), "Scotch refusal: %d '%s'", e,
+                mf_last_error_message());
+        break;
+      }
+      T_CALL(e);
+      T_CALL(mf_simplex_mesh_partition(ctx, m, np, method, b));
+      int cnt[16] = {0}, mx = 0, bad = 0;
+      for (int c = 0; c < m->ncells; c++) {
+        bad += a[c] < 0 || a[c] >= np || a[c] != b[c];
+        if (a[c] >= 0 && a[c] < np) cnt[a[c]]++;
+      }
+      int empty = 0;
+      for (int p = 0; p < np; p++) mx = cnt[p] > mx ? cnt[p] : mx, empty += cnt[p] == 0;
+      const double balance = mx / ((double)m->ncells / np);
+      T_CHECK(!bad && !empty && balance <= (method == MF_SIMPLEX_PARTITION_RCB ? 1.0 + 1.0 * np / m->ncells : 1.02),
+              "%s partition of %d cells into %d: %d entries out of range or different twice, %d parts empty, balance %.3f",
+              method == MF_SIMPLEX_PARTITION_RCB ? "rcb" : "scotch", m->ncells, np, bad, empty, balance);
+    }
+  EXPECT(mf_simplex_mesh_partition(ctx, m, 0, MF_SIMPLEX_PARTITION_RCB, a), MF_ERR_ARGUMENT, "parts 0 below 1");
+  EXPECT(mf_simplex_mesh_partition(ctx, m, 2, 7, a), MF_ERR_ARGUMENT, "partition method 7 unknown");
+  free(a), free(b);
+  mf_mesh_destroy(&mesh);
+}
+
 /* the transfers: P exact on the coarse space (a polynomial of the coarse degree interpolated on the coarse
  * level, prolongated, equals its interpolant on the fine one), R = P^T ((R y, x) = (y, P x)); p and h */
 static double poly_q(const double *x, int dim, void *user)
@@ -473,6 +540,8 @@ int main(int argc, char **argv)
   }
   transfer_case(ctx);
   multigrid_case(ctx, dir);
+  sphere_case(ctx, dir);
+  partition_case(ctx, dir);
   elasticity_case(ctx);
   /* the refusals */
   mf_mesh fine = NULL;

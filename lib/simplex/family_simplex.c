@@ -1,5 +1,5 @@
 /* family_simplex.c -- the simplex family's table (lib/family.h): triangles and tetrahedra (on several ranks
- * every rank holds the whole mesh, its cells split by coordinate bisection),
+ * every rank holds the whole mesh, its cells split between them: partition_simplex.c),
  * continuous P_p on equispaced nodes; here the meshes as mf_mesh (the built-in ones of mesh.c, Gmsh
  * files read by gmsh.c) and the vectors' integrals on the host for either backend; the spaces and the
  * cell loops of the integrals in space_simplex.c. */
@@ -8,15 +8,20 @@
 #include <math.h>
 
 /* The mf_mesh around a made mf_simplex_mesh (taken over; freed on failure). On several ranks every rank
- * holds the whole mesh and sm->part says whose each cell is: made here (recursive coordinate bisection)
- * unless given (a refined mesh inherits its parent's). */
+ * holds the whole mesh and sm->part says whose each cell is: made here (mf_simplex_mesh_partition; the
+ * environment variable MFREE_SIMPLEX_PARTITION=rcb|scotch overrides the default) unless given (a refined mesh
+ * inherits its parent's). */
 static int wrap(mf_context ctx, mf_simplex_mesh *sm, mf_mesh *mesh)
 {
   mf_mesh m = NULL;
   int ierr = MF_CALLOC(ctx, 1, &m);
   if (!ierr && ctx->size > 1 && !sm->part) {
     ierr = MF_CALLOC(ctx, (size_t)sm->ncells + 1, &sm->part);
-    if (!ierr) ierr = mf_simplex_mesh_partition(ctx, sm, ctx->size, sm->part);
+    const char *env = getenv("MFREE_SIMPLEX_PARTITION"); /* rcb | scotch (measurements, docs/simplex.md) */
+    const int method = env && !strcmp(env, "rcb")      ? MF_SIMPLEX_PARTITION_RCB
+                       : env && !strcmp(env, "scotch") ? MF_SIMPLEX_PARTITION_SCOTCH
+                                                       : MF_SIMPLEX_PARTITION_DEFAULT;
+    if (!ierr) ierr = mf_simplex_mesh_partition(ctx, sm, ctx->size, method, sm->part);
   }
   if (ierr) {
     free(m);

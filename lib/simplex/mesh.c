@@ -177,60 +177,6 @@ void mf_simplex_mesh_free(mf_simplex_mesh *m)
   memset(m, 0, sizeof *m);
 }
 
-/* the cells idx[0..n) (reordered) into the parts p0 .. p0 + np - 1; key: scratch of n entries */
-typedef struct {
-  double x;
-  int i;
-} rcb_key;
-static int rcb_cmp(const void *a, const void *b)
-{
-  const rcb_key *p = (const rcb_key *)a, *q = (const rcb_key *)b;
-  return p->x < q->x ? -1 : p->x > q->x ? 1 : (p->i > q->i) - (p->i < q->i);
-}
-static void rcb(const double *c, int *idx, rcb_key *key, int n, int p0, int np, int *part)
-{
-  if (np <= 1 || n == 0) {
-    for (int i = 0; i < n; i++) part[idx[i]] = p0;
-    return;
-  }
-  double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
-  for (int i = 0; i < n; i++)
-    for (int k = 0; k < 3; k++) lo[k] = fmin(lo[k], c[3 * (size_t)idx[i] + k]), hi[k] = fmax(hi[k], c[3 * (size_t)idx[i] + k]);
-  int axis = 0;
-  for (int k = 1; k < 3; k++)
-    if (hi[k] - lo[k] > hi[axis] - lo[axis]) axis = k;
-  for (int i = 0; i < n; i++) key[i].x = c[3 * (size_t)idx[i] + axis], key[i].i = idx[i];
-  qsort(key, (size_t)n, sizeof *key, rcb_cmp);
-  for (int i = 0; i < n; i++) idx[i] = key[i].i;
-  const int nl = np / 2, cut = (int)((int64_t)n * nl / np);
-  rcb(c, idx, key, cut, p0, nl, part);
-  rcb(c, idx + cut, key, n - cut, p0 + nl, np - nl, part);
-}
-
-int mf_simplex_mesh_partition(mf_context ctx, const mf_simplex_mesh *m, int nparts, int *part)
-{
-  MF_CHECK(nparts >= 1, ctx, MF_ERR_ARGUMENT, "parts %d below 1", nparts);
-  double *c = NULL;
-  int *idx = NULL;
-  rcb_key *key = NULL;
-  MF_CALL(MF_CALLOC(ctx, 3 * (size_t)m->ncells + 1, &c));
-  int ierr = MF_CALLOC(ctx, (size_t)m->ncells + 1, &idx);
-  if (!ierr) ierr = MF_CALLOC(ctx, (size_t)m->ncells + 1, &key);
-  if (!ierr) {
-    const int nvc = m->dim + 1;
-    for (int e = 0; e < m->ncells; e++) {
-      idx[e] = e;
-      for (int a = 0; a < nvc; a++)
-        for (int k = 0; k < 3; k++) c[3 * (size_t)e + k] += m->coords[3 * (size_t)m->cells[(size_t)e * nvc + a] + k] / nvc;
-    }
-    rcb(c, idx, key, m->ncells, 0, nparts, part);
-  }
-  free(c);
-  free(idx);
-  free(key);
-  return ierr;
-}
-
 int mf_simplex_mesh_box(mf_context ctx, int dim, int n, mf_simplex_mesh *m)
 {
   MF_CHECK(m, ctx, MF_ERR_NULL, "output pointer m is NULL");

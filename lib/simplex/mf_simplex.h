@@ -78,10 +78,15 @@ typedef struct {
                      NULL (one rank) */
 } mf_simplex_mesh;
 
-/** Recursive coordinate bisection of the cells' centroids into nparts parts: the set split along its
- *  longest extent at the cell that gives each side its share (floor and ceil halves of the parts), ties
- *  by index, down to single parts; part[e] in 0..nparts-1, the same on every rank. */
-int mf_simplex_mesh_partition(mf_context ctx, const mf_simplex_mesh *m, int nparts, int *part);
+/** How the cells are split between ranks (partition_simplex.c): recursive coordinate bisection of the cells'
+ *  centroids (the set split along its longest extent at the cell that gives each side its share, ties by
+ *  index), or Scotch's graph partition of the dual graph (where the library was built with it); DEFAULT the
+ *  library's choice (mf_simplex_partitioner_default: Scotch where built, docs/simplex.md says why). */
+enum { MF_SIMPLEX_PARTITION_DEFAULT = 0, MF_SIMPLEX_PARTITION_RCB = 1, MF_SIMPLEX_PARTITION_SCOTCH = 2 };
+int mf_simplex_partitioner_default(void);
+/** part[e] in 0..nparts-1 for the cells of m, made on rank 0 of ctx and sent to the others (ctx may be
+ *  NULL: this process alone). Refused: nparts < 1, an unknown method, Scotch where not built. */
+int mf_simplex_mesh_partition(mf_context ctx, const mf_simplex_mesh *m, int nparts, int method, int *part);
 
 /** Cells per side of the box meshes: at most 4096 in 2D, MF_SIMPLEX_BOX_MAX_3D in 3D. */
 #define MF_SIMPLEX_BOX_MAX_2D 4096
