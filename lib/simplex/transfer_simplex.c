@@ -104,31 +104,32 @@ static int build(mf_transfer tr, sx_transfer *t)
   double *w = NULL;
   int ierr = MF_CALLOC(ctx, (size_t)nf + 1, &done);
   if (!ierr) ierr = MF_CALLOC(ctx, (size_t)nf * Nc + 1, &w); /* row i's weights, dense in the coarse cell */
-  int *owner = NULL;
+  int *owner = NULL, *fpos = NULL;
   if (!ierr) ierr = MF_CALLOC(ctx, (size_t)nf + 1, &owner); /* the coarse cell of row i */
+  if (!ierr) ierr = MF_CALLOC(ctx, (size_t)nf + 1, &fpos);  /* its first fine cell (done) and node there */
+  /* each fine node's first fine cell, in cell order (one thread), then the weights node by node (threads) */
   for (int e = 0; !ierr && e < mfm->ncells; e++) {
-    const int K = tr->kind == 0 ? e : e / nch;
-    double Xf[12], Xc[12], Ji[3][3];
+    const int *cdf = f->cell_nodes + (size_t)e * Nf;
+    for (int i = 0; i < Nf; i++)
+      if (!done[cdf[i]]) done[cdf[i]] = e + 1, fpos[cdf[i]] = i, owner[cdf[i]] = tr->kind == 0 ? e : e / nch;
+  }
+#pragma omp parallel for schedule(static)
+  for (int n = 0; n < (ierr ? 0 : nf); n++) {
+    if (!done[n]) continue;
+    const int e = done[n] - 1, K = owner[n], i = fpos[n];
+    double Xf[12], Xc[12], Ji[3][3], x[3], xi[3];
     vertices(mfm, e, Xf);
     vertices(mc, K, Xc);
     mf_simplex_affine(dim, Xc, Ji, NULL);
-    const int *cdf = f->cell_nodes + (size_t)e * Nf;
-    for (int i = 0; i < Nf; i++) {
-      const int n = cdf[i];
-      if (done[n]) continue;
-      done[n] = 1;
-      owner[n] = K;
-      double x[3], xi[3];
-      for (int k = 0; k < dim; k++) { /* the node's point, then its coordinates in K's reference frame */
-        x[k] = Xf[k];
-        for (int l = 0; l < dim; l++) x[k] += (Xf[(l + 1) * dim + k] - Xf[k]) * bf->nodes[i * dim + l];
-      }
-      for (int l = 0; l < dim; l++) {
-        xi[l] = 0.0;
-        for (int k = 0; k < dim; k++) xi[l] += Ji[l][k] * (x[k] - Xc[k]);
-      }
-      mf_simplex_basis_eval(bc, xi, w + (size_t)n * Nc, NULL);
+    for (int k = 0; k < dim; k++) { /* the node's point, then its coordinates in K's reference frame */
+      x[k] = Xf[k];
+      for (int l = 0; l < dim; l++) x[k] += (Xf[(l + 1) * dim + k] - Xf[k]) * bf->nodes[i * dim + l];
     }
+    for (int l = 0; l < dim; l++) {
+      xi[l] = 0.0;
+      for (int k = 0; k < dim; k++) xi[l] += Ji[l][k] * (x[k] - Xc[k]);
+    }
+    mf_simplex_basis_eval(bc, xi, w + (size_t)n * Nc, NULL);
   }
   /* P's rows: the weights above 1e-14 (the basis vanishes at most nodes of a coarse cell) */
   int64_t nnz = 0;
@@ -176,6 +177,7 @@ static int build(mf_transfer tr, sx_transfer *t)
   free(done);
   free(w);
   free(owner);
+  free(fpos);
   return ierr;
 }
 
