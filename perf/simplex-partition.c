@@ -12,18 +12,6 @@
 
 #include "simplex/mf_simplex_space.h"
 
-typedef struct {
-  int v[3], part;
-} facet;
-
-static int cmp_facet(const void *a, const void *b)
-{
-  const facet *p = (const facet *)a, *q = (const facet *)b;
-  for (int j = 0; j < 3; j++)
-    if (p->v[j] != q->v[j]) return p->v[j] < q->v[j] ? -1 : 1;
-  return 0;
-}
-
 static int cmp_ll(const void *a, const void *b)
 {
   const long long x = *(const long long *)a, y = *(const long long *)b;
@@ -49,25 +37,18 @@ static void measure(const mf_simplex_mesh *m, const mf_simplex_dofs *d, const in
   *ghosts = uniq - d->ndofs;
   free(pr);
   const long long nf = (long long)m->ncells * nvc;
-  facet *f = malloc(sizeof *f * (size_t)nf);
+  mf_simplex_facet_key *f = malloc(sizeof *f * (size_t)nf); /* id: the cell's part */
   for (int e = 0; e < m->ncells; e++)
     for (int k = 0; k < nvc; k++) {
-      facet *x = &f[(size_t)e * nvc + k];
-      int j = 0;
-      x->v[0] = x->v[1] = x->v[2] = 0;
+      int v[3], j = 0;
       for (int a = 0; a < nvc; a++)
-        if (a != k) x->v[j++] = m->cells[(size_t)e * nvc + a];
-      for (int i = 1; i < j; i++)
-        for (int l = i; l > 0 && x->v[l] < x->v[l - 1]; l--) {
-          const int t = x->v[l];
-          x->v[l] = x->v[l - 1], x->v[l - 1] = t;
-        }
-      x->part = part[e];
+        if (a != k) v[j++] = m->cells[(size_t)e * nvc + a];
+      mf_simplex_facet_key_make(v, j, part[e], &f[(size_t)e * nvc + k]);
     }
-  qsort(f, (size_t)nf, sizeof *f, cmp_facet);
+  qsort(f, (size_t)nf, sizeof *f, mf_simplex_facet_cmp);
   *cut = 0;
   for (long long i = 0; i + 1 < nf; i++)
-    if (!cmp_facet(&f[i], &f[i + 1]) && f[i].part != f[i + 1].part) (*cut)++;
+    if (!mf_simplex_facet_cmp(&f[i], &f[i + 1]) && f[i].id != f[i + 1].id) (*cut)++;
   free(f);
 }
 

@@ -177,6 +177,25 @@ void mf_simplex_mesh_free(mf_simplex_mesh *m)
   memset(m, 0, sizeof *m);
 }
 
+void mf_simplex_facet_key_make(const int *v, int k, int id, mf_simplex_facet_key *key)
+{
+  key->v[0] = key->v[1] = key->v[2] = 0;
+  for (int i = 0; i < k; i++) { /* insertion: k <= 3 */
+    int j = i;
+    for (; j > 0 && key->v[j - 1] > v[i]; j--) key->v[j] = key->v[j - 1];
+    key->v[j] = v[i];
+  }
+  key->id = id;
+}
+
+int mf_simplex_facet_cmp(const void *a, const void *b)
+{
+  const mf_simplex_facet_key *p = (const mf_simplex_facet_key *)a, *q = (const mf_simplex_facet_key *)b;
+  for (int j = 0; j < 3; j++)
+    if (p->v[j] != q->v[j]) return p->v[j] < q->v[j] ? -1 : 1;
+  return 0;
+}
+
 int mf_simplex_mesh_box(mf_context ctx, int dim, int n, mf_simplex_mesh *m)
 {
   MF_CHECK(m, ctx, MF_ERR_NULL, "output pointer m is NULL");

@@ -78,6 +78,14 @@ typedef struct {
                      NULL (one rank) */
 } mf_simplex_mesh;
 
+/** A facet (at most 3 vertices) by its vertices ascending (the unused entries 0) and an index: the facets of cells
+ *  sorted (mf_simplex_facet_cmp: by the vertices alone) to find the shared or the boundary ones. */
+typedef struct {
+  int v[3], id;
+} mf_simplex_facet_key;
+void mf_simplex_facet_key_make(const int *v, int k, int id, mf_simplex_facet_key *key);
+int mf_simplex_facet_cmp(const void *a, const void *b);
+
 /** How the cells are split between ranks (partition_simplex.c): recursive coordinate bisection of the cells'
  *  centroids (the set split along its longest extent at the cell that gives each side its share, ties by
  *  index), or Scotch's graph partition of the dual graph (where the library was built with it); DEFAULT the

@@ -65,24 +65,12 @@ static int partition_rcb(mf_context ctx, const mf_simplex_mesh *m, int nparts, i
 
 
 #ifdef MFREE_WITH_SCOTCH
-/* a facet of a cell by its sorted vertices, for the dual graph */
-typedef struct {
-  int v[3], e;
-} dual_key;
-static int dual_cmp(const void *a, const void *b)
-{
-  const dual_key *p = (const dual_key *)a, *q = (const dual_key *)b;
-  for (int j = 0; j < 3; j++)
-    if (p->v[j] != q->v[j]) return p->v[j] < q->v[j] ? -1 : 1;
-  return (p->e > q->e) - (p->e < q->e);
-}
-
 /* The dual graph (an edge per facet shared by two cells) and SCOTCH_graphPart with its default strategy */
 static int partition_scotch(mf_context ctx, const mf_simplex_mesh *m, int nparts, int *part)
 {
   const int dim = m->dim, nvc = dim + 1, nc = m->ncells;
   const int64_t nk = (int64_t)nc * nvc;
-  dual_key *k = NULL;
+  mf_simplex_facet_key *k = NULL;
   SCOTCH_Num *vert = NULL, *edge = NULL, *deg = NULL, *pt = NULL;
   int ierr = MF_CALLOC(ctx, (size_t)nk + 1, &k);
   if (!ierr) ierr = MF_CALLOC(ctx, (size_t)nc + 2, &vert);
@@ -92,25 +80,18 @@ static int partition_scotch(mf_context ctx, const mf_simplex_mesh *m, int nparts
   if (!ierr) {
     for (int e = 0; e < nc; e++)
       for (int f = 0; f < nvc; f++) {
-        dual_key *d = &k[(size_t)e * nvc + f];
-        int n = 0;
-        d->v[0] = d->v[1] = d->v[2] = 0;
+        int v[3], n = 0;
         for (int a = 0; a < nvc; a++)
-          if (a != f) d->v[n++] = m->cells[(size_t)e * nvc + a];
-        for (int i = 1; i < n; i++) /* sorted */
-          for (int j = i; j > 0 && d->v[j] < d->v[j - 1]; j--) {
-            const int t = d->v[j];
-            d->v[j] = d->v[j - 1], d->v[j - 1] = t;
-          }
-        d->e = e;
+          if (a != f) v[n++] = m->cells[(size_t)e * nvc + a];
+        mf_simplex_facet_key_make(v, n, e, &k[(size_t)e * nvc + f]);
       }
-    qsort(k, (size_t)nk, sizeof *k, dual_cmp);
+    qsort(k, (size_t)nk, sizeof *k, mf_simplex_facet_cmp);
     for (int64_t i = 0; i + 1 < nk; i++) /* a facet of two cells: one edge each way */
-      if (!memcmp(k[i].v, k[i + 1].v, sizeof k[i].v)) deg[k[i].e]++, deg[k[i + 1].e]++;
+      if (!mf_simplex_facet_cmp(&k[i], &k[i + 1])) deg[k[i].id]++, deg[k[i + 1].id]++;
     for (int e = 0; e < nc; e++) vert[e + 1] = vert[e] + deg[e], deg[e] = 0;
     for (int64_t i = 0; i + 1 < nk; i++)
-      if (!memcmp(k[i].v, k[i + 1].v, sizeof k[i].v)) {
-        const int a = k[i].e, b = k[i + 1].e;
+      if (!mf_simplex_facet_cmp(&k[i], &k[i + 1])) {
+        const int a = k[i].id, b = k[i + 1].id;
         edge[vert[a] + deg[a]++] = b;
         edge[vert[b] + deg[b]++] = a;
       }

@@ -15,27 +15,6 @@
 
 static const mf_simplex_mesh *mesh_of(const mf_operator op) { return mf_simplex_space_mesh(op->space); }
 
-/* a boundary facet by its sorted vertices (the third 0 in 2D), with its index */
-typedef struct {
-  int v[3], t;
-} facet_key;
-static int facet_cmp(const void *a, const void *b)
-{
-  const facet_key *p = (const facet_key *)a, *q = (const facet_key *)b;
-  for (int j = 0; j < 3; j++)
-    if (p->v[j] != q->v[j]) return p->v[j] < q->v[j] ? -1 : 1;
-  return 0;
-}
-static void sort3(int *v, int n)
-{
-  for (int i = 1; i < n; i++)
-    for (int j = i; j > 0 && v[j] < v[j - 1]; j--) {
-      const int t = v[j];
-      v[j] = v[j - 1], v[j - 1] = t;
-    }
-}
-
-/* the local vertices of facet f, ascending (all but f) */
 static void facet_vertices(int dim, int f, int *a)
 {
   for (int v = 0, m = 0; v <= dim; v++)
@@ -217,16 +196,10 @@ int mf_simplex_phys_faces_setup(mf_operator op)
   /* the boundary facets (the mesh's: on several ranks those of this rank's cells) and each cell's facets among
    * them, found by their sorted vertices */
   const int nf = m->nfacets;
-  facet_key *keys = NULL;
+  mf_simplex_facet_key *keys = NULL;
   int ierr = MF_CALLOC(ctx, (size_t)nf + 1, &keys);
-  for (int t = 0; !ierr && t < nf; t++) {
-    int v[3] = {0, 0, 0};
-    for (int j = 0; j < dim; j++) v[j] = m->facets[(size_t)t * dim + j];
-    sort3(v, dim);
-    memcpy(keys[t].v, v, sizeof v);
-    keys[t].t = t;
-  }
-  if (!ierr) qsort(keys, (size_t)nf, sizeof *keys, facet_cmp);
+  for (int t = 0; !ierr && t < nf; t++) mf_simplex_facet_key_make(m->facets + (size_t)t * dim, dim, t, &keys[t]);
+  if (!ierr) qsort(keys, (size_t)nf, sizeof *keys, mf_simplex_facet_cmp);
   if (!ierr) ierr = MF_CALLOC(ctx, (size_t)m->ncells + 1, &h->cell_bf_off);
   int n = 0;
   for (int pass = 0; !ierr && pass < 2; pass++) {
@@ -234,15 +207,16 @@ int mf_simplex_phys_faces_setup(mf_operator op)
     for (int e = 0; e < m->ncells; e++) {
       if (pass) h->cell_bf_off[e] = n;
       for (int f = 0; f <= dim; f++) {
-        int a[3];
-        facet_key k = {{0, 0, 0}, 0};
+        int a[3], v[3];
+        mf_simplex_facet_key k;
         facet_vertices(dim, f, a);
-        for (int j = 0; j < dim; j++) k.v[j] = m->cells[(size_t)e * (dim + 1) + a[j]];
-        sort3(k.v, dim);
-        const facet_key *hit = nf ? (const facet_key *)bsearch(&k, keys, (size_t)nf, sizeof *keys, facet_cmp) : NULL;
+        for (int j = 0; j < dim; j++) v[j] = m->cells[(size_t)e * (dim + 1) + a[j]];
+        mf_simplex_facet_key_make(v, dim, 0, &k);
+        const mf_simplex_facet_key *hit =
+            nf ? (const mf_simplex_facet_key *)bsearch(&k, keys, (size_t)nf, sizeof *keys, mf_simplex_facet_cmp) : NULL;
         if (!hit) continue; /* an inner facet, or one between ranks */
         for (int t = 0; t < h->ph.nbound; t++)
-          if (h->ph.btag[t] == m->facet_tag[hit->t]) {
+          if (h->ph.btag[t] == m->facet_tag[hit->id]) {
             if (pass) h->bf_face[n] = f, h->bf_term[n] = t;
             n++;
           }
