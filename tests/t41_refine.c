@@ -20,6 +20,14 @@
 
 static const mf_simplex_mesh *sx(mf_mesh m) { return (const mf_simplex_mesh *)m->fdata; }
 
+/* the largest of three iteration counts less the smallest */
+static int its_spread(const int its[3])
+{
+  int lo = its[0], hi = its[0];
+  for (int k = 1; k < 3; k++) lo = its[k] < lo ? its[k] : lo, hi = its[k] > hi ? its[k] : hi;
+  return hi - lo;
+}
+
 static void cell_coords(const mf_simplex_mesh *m, int e, double X[4][3])
 {
   for (int a = 0; a <= m->dim; a++)
@@ -241,9 +249,8 @@ static void multigrid_case(mf_context ctx, const char *dir)
           if (getenv("T41_VERBOSE")) printf("mg %s %dD P%d refine %d: %d iterations, %d levels\n", file ? "file" : "box", dim, p, l0 + k, r.iterations, r.levels);
           mf_mesh_destroy(&mesh);
         }
-        const int lo = its[0] < its[1] ? (its[0] < its[2] ? its[0] : its[2]) : (its[1] < its[2] ? its[1] : its[2]);
-        const int hi = its[0] > its[1] ? (its[0] > its[2] ? its[0] : its[2]) : (its[1] > its[2] ? its[1] : its[2]);
-        T_CHECK(hi - lo <= 2, "multigrid %dD P%d: iterations %d %d %d not flat", dim, p, its[0], its[1], its[2]);
+        const int spread = its_spread(its);
+        T_CHECK(spread <= 2, "multigrid %dD P%d: iterations %d %d %d not flat", dim, p, its[0], its[1], its[2]);
         if (!file && p == 2) { /* the coarsest level assembled (its CSR matrix): the same iterations, +-1 */
           poisson_pc aopt = mgopt;
           aopt.coarse = MF_MG_COARSE_ASSEMBLED;
@@ -312,9 +319,8 @@ static void elasticity_case(mf_context ctx)
       mf_space_destroy(&s);
       mf_mesh_destroy(&mesh);
     }
-    const int lo = its[0] < its[1] ? (its[0] < its[2] ? its[0] : its[2]) : (its[1] < its[2] ? its[1] : its[2]);
-    const int hi = its[0] > its[1] ? (its[0] > its[2] ? its[0] : its[2]) : (its[1] > its[2] ? its[1] : its[2]);
-    T_CHECK(hi - lo <= 3, "elasticity P%d: iterations %d %d %d not flat", p, its[0], its[1], its[2]);
+    const int spread = its_spread(its);
+    T_CHECK(spread <= 3, "elasticity P%d: iterations %d %d %d not flat", p, its[0], its[1], its[2]);
     mf_mesh_destroy(&base);
   }
 }
@@ -340,9 +346,8 @@ static void sphere_case(mf_context ctx, const char *dir)
     if (getenv("T41_VERBOSE")) printf("mg sphere_hole P2 refine %d: %lld DoFs, %d iterations\n", k, (long long)r.ndofs, r.iterations);
     mf_mesh_destroy(&mesh);
   }
-  const int lo = its[0] < its[1] ? (its[0] < its[2] ? its[0] : its[2]) : (its[1] < its[2] ? its[1] : its[2]);
-  const int hi = its[0] > its[1] ? (its[0] > its[2] ? its[0] : its[2]) : (its[1] > its[2] ? its[1] : its[2]);
-  T_CHECK(hi - lo <= 2, "multigrid on %s P2: iterations %d %d %d not flat", path, its[0], its[1], its[2]);
+  const int spread = its_spread(its);
+  T_CHECK(spread <= 2, "multigrid on %s P2: iterations %d %d %d not flat", path, its[0], its[1], its[2]);
   mf_mesh_destroy(&base);
 }
 
