@@ -10,7 +10,8 @@
  * `t41_refine DIR cuda`: the transfers' checks on the cuda backend, and multigrid there against the cpu's
  * (the same CG iterations +-1, the solutions to 1e-10). Elasticity with multigrid on P1 and P2 tetrahedra: CG
  * iterations bounded by 30 and flat over three refinements (on both backends). Multigrid on the unstructured
- * ball with a hole (Gmsh); the partitions of simplex meshes (balance, every part used, repeatable). */
+ * ball with a hole (Gmsh); the V-cycle symmetric and positive; the partitions of simplex meshes (balance,
+ * every part used, repeatable). */
 #include "mf_test.h"
 #include "poisson.h"
 #include "simplex/mf_simplex_space.h"
@@ -351,6 +352,42 @@ static void sphere_case(mf_context ctx, const char *dir)
   mf_mesh_destroy(&base);
 }
 
+/* The V-cycle on simplices is symmetric and positive: <B x, y> = <x, B y> to 1e-12 and <B x, x> > 0, P1..P3
+ * (p- and h-levels) in 2D and 3D, Laplace with the Dirichlet form */
+static void vcycle_case(mf_context ctx)
+{
+  for (int dim = 2; dim <= 3; dim++)
+    for (int p = 1; p <= 3; p++) {
+      mf_mesh base = NULL, mesh = NULL;
+      mf_space s = NULL;
+      mf_operator A = NULL;
+      mf_pc pc = NULL;
+      mf_vector x = NULL, y = NULL, bx = NULL, by = NULL;
+      T_CALL(mf_mesh_create(ctx, dim == 2 ? "square-tris" : "cube-tets", dim, 1, &base));
+      T_CALL(mf_mesh_refine(base, dim == 2 ? 3 : 2, &mesh));
+      T_CALL(mf_space_create(mesh, p, &s));
+      T_CALL(mf_operator_create_laplace(s, MF_QUAD_GAUSS, NULL, NULL, &A));
+      T_CALL(mf_operator_set_dirichlet(A, 1));
+      T_CALL(mf_pc_create(A, MF_PC_MULTIGRID, &pc));
+      T_CALL(mf_pc_setup(pc));
+      T_CALL(mf_vector_create(s, &x)); T_CALL(mf_vector_create(s, &y));
+      T_CALL(mf_vector_create(s, &bx)); T_CALL(mf_vector_create(s, &by));
+      T_CALL(mf_vector_set_random(x, 11)); T_CALL(mf_vector_set_random(y, 12));
+      T_CALL(mf_vector_zero_boundary(x)); T_CALL(mf_vector_zero_boundary(y));
+      T_CALL(mf_pc_apply(pc, x, bx)); T_CALL(mf_pc_apply(pc, y, by));
+      double bxy = 0.0, xby = 0.0, bxx = 0.0;
+      T_CALL(mf_vector_dot(bx, y, &bxy)); T_CALL(mf_vector_dot(x, by, &xby)); T_CALL(mf_vector_dot(bx, x, &bxx));
+      T_CHECK(fabs(bxy - xby) <= 1e-12 * fabs(bxx) && bxx > 0.0,
+              "V-cycle %dD P%d: <B x, y> = %.17g, <x, B y> = %.17g, <B x, x> = %.3g", dim, p, bxy, xby, bxx);
+      mf_vector_destroy(&x), mf_vector_destroy(&y), mf_vector_destroy(&bx), mf_vector_destroy(&by);
+      mf_pc_destroy(&pc);
+      mf_operator_destroy(&A);
+      mf_space_destroy(&s);
+      mf_mesh_destroy(&mesh);
+      mf_mesh_destroy(&base);
+    }
+}
+
 /* The partitions of simplex meshes (lib/simplex/partition_simplex.c): every part used where the cells are
  * as many, the largest part within 2% of the mean (coordinate bisection: exact shares), the same partition
  * twice, and the refusals */
@@ -546,6 +583,7 @@ int main(int argc, char **argv)
   transfer_case(ctx);
   multigrid_case(ctx, dir);
   sphere_case(ctx, dir);
+  vcycle_case(ctx);
   partition_case(ctx, dir);
   elasticity_case(ctx);
   /* the refusals */
