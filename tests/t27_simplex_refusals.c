@@ -5,6 +5,8 @@
  *   t27_simplex_refusals cpu GMSHDIR     under mpiexec -n 2: the one-rank refusals only           */
 #include "mf_test.h"
 
+#include <math.h>
+
 #include "simplex/mf_simplex_space.h"
 #include "simplex/mf_simplex_backend.h"
 #include "cuda/mf_simplex_cuda.h" /* MF_SIMPLEX_CUDA_MAX_DEGREE, the cuda table's (a header usable without CUDA) */
@@ -13,6 +15,52 @@ static int refine_all(const double *c, int dim, int level, void *u)
 {
   (void)c, (void)dim, (void)level, (void)u;
   return 1;
+}
+
+/* Linear elasticity on comm (cube-tets level 2, P2, clamped at x = 0, a uniform load): CG with multigrid to
+ * 1e-10, its iterations and the solution's norm */
+static double unit(const double *x, int dim, void *user)
+{
+  (void)x, (void)dim, (void)user;
+  return 1.0;
+}
+static void elasticity_solve(MPI_Comm comm, int *its, double *norm)
+{
+  mf_context c;
+  mf_mesh mesh;
+  mf_space s;
+  mf_operator E;
+  mf_pc pc;
+  mf_cg cg;
+  mf_vector b, u;
+  mf_cg_info info;
+  const int clamped = 1;
+  T_CALL(mf_context_create(comm, "cpu", &c));
+  T_CALL(mf_mesh_create(c, "cube-tets", 3, 2, &mesh));
+  T_CALL(mf_space_create_components(mesh, 2, 3, &s));
+  T_CALL(mf_space_set_dirichlet_tags(s, 1, &clamped));
+  T_CALL(mf_operator_create_elasticity(s, 0.5769, 0.3846, &E));
+  T_CALL(mf_operator_set_dirichlet(E, 1));
+  T_CALL(mf_vector_create(s, &b));
+  T_CALL(mf_vector_create(s, &u));
+  T_CALL(mf_vector_interpolate(b, unit, NULL));
+  T_CALL(mf_vector_zero_boundary(b));
+  T_CALL(mf_vector_set_value(u, 0.0));
+  T_CALL(mf_pc_create(E, MF_PC_MULTIGRID, &pc));
+  T_CALL(mf_cg_create(E, &cg));
+  T_CALL(mf_cg_set_pc(cg, pc));
+  T_CALL(mf_cg_set_tolerance(cg, 1e-10, 200));
+  T_CALL(mf_cg_solve(cg, b, u, &info));
+  T_CHECK(info.converged, "elasticity: CG did not converge (%d iterations)", info.iterations);
+  T_CALL(mf_vector_norm2(u, norm));
+  *its = info.iterations;
+  mf_cg_destroy(&cg);
+  mf_pc_destroy(&pc);
+  mf_vector_destroy(&b), mf_vector_destroy(&u);
+  mf_operator_destroy(&E);
+  mf_space_destroy(&s);
+  mf_mesh_destroy(&mesh);
+  mf_context_destroy(&c);
 }
 
 static char path_buf[4096];
@@ -57,6 +105,16 @@ int main(int argc, char **argv)
     mf_operator_destroy(&A);
     mf_space_destroy(&s);
     mf_mesh_destroy(&mesh);
+    /* elasticity with multigrid on the ranks and on rank 0 alone: the same iterations (+-1) and solution norm */
+    int its_w = 0, its_s = 0, rank = 0;
+    double nw = 0.0, ns = 0.0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    elasticity_solve(MPI_COMM_WORLD, &its_w, &nw);
+    if (rank == 0) {
+      elasticity_solve(MPI_COMM_SELF, &its_s, &ns);
+      T_CHECK(abs(its_w - its_s) <= 1 && fabs(nw - ns) <= 1e-10 * ns,
+              "elasticity on %d ranks: %d iterations, |u| = %.15g; on one rank %d, %.15g", size, its_w, nw, its_s, ns);
+    }
     mf_context_destroy(&ctx);
     return t_finish();
   }
