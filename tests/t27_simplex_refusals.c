@@ -1,8 +1,10 @@
 /* t27_simplex_refusals.c -- what simplex meshes, spaces and operators refuse, with a clear message and
- * no crash: more than one rank, adaptation, multigrid, assembly, VTU output, bad files and arguments,
- * degrees above 4 on the cuda backend (the one place that decides it), hex-only and simplex-only calls crossed.
+ * no crash: adaptation, multigrid, assembly, VTU output, bad files and arguments, degrees above 4 on the
+ * cuda backend (the one place that decides it), hex-only and simplex-only calls crossed.
  *   t27_simplex_refusals cpu GMSHDIR     one rank
- *   t27_simplex_refusals cpu GMSHDIR     under mpiexec -n 2: the one-rank refusals only           */
+ *   t27_simplex_refusals cpu GMSHDIR     under mpiexec -n 2: the mesh split between the ranks, multigrid,
+ *                                        assembly and physics made there, elasticity with multigrid
+ *                                        against rank 0 alone                                      */
 #include "mf_test.h"
 
 #include <math.h>
