@@ -42,44 +42,41 @@ static void sx_free(mf_transfer tr)
   tr->fdata = NULL;
 }
 
+/* y = A x per component, A a CSR matrix of nrows rows: the Dirichlet entries of space in read as zero, those of
+ * space out written as zero (the host's twin of simplex_transfer.cu's kernel, the same sums in the same order) */
+static void sparse_apply(int nrows, const int64_t *rp, const int *cols, const double *vals, const mf_space in,
+                         const mf_space out, const double *x, double *y)
+{
+  const int nc = out->ncomp;
+#pragma omp parallel for schedule(static)
+  for (int i = 0; i < nrows; i++)
+    for (int k = 0; k < nc; k++) {
+      double s = 0.0;
+      for (int64_t e = rp[i]; e < rp[i + 1]; e++) {
+        const size_t j = (size_t)cols[e] * nc + k;
+        if (!in->bc[j]) s += vals[e] * x[j];
+      }
+      y[(size_t)i * nc + k] = out->bc[(size_t)i * nc + k] ? 0.0 : s;
+    }
+}
+
 /* fine = P coarse, per component; Dirichlet entries zero in and out */
 static int sx_prolongate(mf_transfer tr, mf_vector coarse, mf_vector fine)
 {
   const sx_transfer *t = (const sx_transfer *)tr->fdata;
   const mf_space c = tr->coarse, f = tr->fine;
   if (t->dp) return t->sx->sparse_apply(t->dp, c, f, coarse->data, fine->data);
-  const int nc = f->ncomp, nf = f->nlocal / nc;
-  const double *x = coarse->data;
-  double *y = fine->data;
-#pragma omp parallel for schedule(static)
-  for (int i = 0; i < nf; i++)
-    for (int k = 0; k < nc; k++) {
-      double s = 0.0;
-      for (int64_t e = t->rp[i]; e < t->rp[i + 1]; e++) {
-        const size_t j = (size_t)t->cp[e] * nc + k;
-        if (!c->bc[j]) s += t->vp[e] * x[j];
-      }
-      y[(size_t)i * nc + k] = f->bc[(size_t)i * nc + k] ? 0.0 : s;
-    }
+  sparse_apply(f->nlocal / f->ncomp, t->rp, t->cp, t->vp, c, f, coarse->data, fine->data);
   return 0;
 }
 
-/* coarse = P^T fine (fine's Dirichlet entries already zero: the generic step), per component */
+/* coarse = P^T fine, per component (fine's Dirichlet entries are zero already: the generic step) */
 static int sx_restrict(mf_transfer tr, mf_vector fine, mf_vector coarse)
 {
   const sx_transfer *t = (const sx_transfer *)tr->fdata;
-  const mf_space c = tr->coarse;
-  if (t->dt) return t->sx->sparse_apply(t->dt, tr->fine, c, fine->data, coarse->data);
-  const int nc = c->ncomp, ncn = c->nlocal / nc;
-  const double *x = fine->data;
-  double *y = coarse->data;
-#pragma omp parallel for schedule(static)
-  for (int j = 0; j < ncn; j++)
-    for (int k = 0; k < nc; k++) {
-      double s = 0.0;
-      for (int64_t e = t->rt[j]; e < t->rt[j + 1]; e++) s += t->vt[e] * x[(size_t)t->ct[e] * nc + k];
-      y[(size_t)j * nc + k] = c->bc[(size_t)j * nc + k] ? 0.0 : s;
-    }
+  const mf_space c = tr->coarse, f = tr->fine;
+  if (t->dt) return t->sx->sparse_apply(t->dt, f, c, fine->data, coarse->data);
+  sparse_apply(c->nlocal / c->ncomp, t->rt, t->ct, t->vt, f, c, fine->data, coarse->data);
   return 0;
 }
 
