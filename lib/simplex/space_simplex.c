@@ -309,27 +309,42 @@ int mf_simplex_space_create(mf_mesh mesh, int degree, int ncomp, mf_space *space
   if (!ierr) { /* the point of every entry: x = v0 + sum_l (v_l+1 - v0) xi_l at the cell's nodes */
     t0 = mf_phase_begin(ctx);
     ierr = MF_CALLOC_TOUCH(ctx, (size_t)s->nlocal * dim, &s->coords);
-    /* cells in order, a shared DoF keeping the last cell's value (one thread: what a DoF gets does not
-     * depend on the threads); the cell's vertex and edge vectors read once */
-    const int N = ss->basis.nnodes;
+    /* a shared DoF takes its point from the last cell that has it (the highest cell number), so that what
+     * a DoF gets does not depend on the threads: that cell found first (an atomic maximum per node),
+     * then each cell writes the nodes it is the last of; the cell's vertex and edge vectors read once */
+    const int N = ss->basis.nnodes, nnodes = s->nlocal / ncomp;
     const double *xi = ss->basis.nodes;
     m = mf_simplex_space_mesh(s);
-    for (int e = 0; !ierr && e < m->ncells; e++) {
-      const int *v = m->cells + (size_t)e * (dim + 1), *cd = s->cell_nodes + (size_t)e * N;
-      double x0[3], ed[3][3];
-      for (int k = 0; k < dim; k++) {
-        x0[k] = m->coords[3 * v[0] + k];
-        for (int l = 0; l < dim; l++) ed[l][k] = m->coords[3 * v[l + 1] + k] - x0[k];
-      }
-      for (int n = 0; n < N; n++) {
-        double *xd = s->coords + (size_t)cd[n] * ncomp * dim;
+    int *last = NULL;
+    if (!ierr) ierr = MF_CALLOC(ctx, (size_t)nnodes + 1, &last);
+    if (!ierr) {
+#pragma omp parallel for schedule(static)
+      for (int e = 0; e < m->ncells; e++)
+        for (int n = 0; n < N; n++) {
+          int *at = &last[s->cell_nodes[(size_t)e * N + n]], old = __atomic_load_n(at, __ATOMIC_RELAXED);
+          while (old < e && !__atomic_compare_exchange_n(at, &old, e, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+          }
+        }
+#pragma omp parallel for schedule(static)
+      for (int e = 0; e < m->ncells; e++) {
+        const int *v = m->cells + (size_t)e * (dim + 1), *cd = s->cell_nodes + (size_t)e * N;
+        double x0[3], ed[3][3];
         for (int k = 0; k < dim; k++) {
-          double x = x0[k];
-          for (int l = 0; l < dim; l++) x += ed[l][k] * xi[n * dim + l];
-          for (int c = 0; c < ncomp; c++) xd[c * dim + k] = x;
+          x0[k] = m->coords[3 * v[0] + k];
+          for (int l = 0; l < dim; l++) ed[l][k] = m->coords[3 * v[l + 1] + k] - x0[k];
+        }
+        for (int n = 0; n < N; n++) {
+          if (last[cd[n]] != e) continue;
+          double *xd = s->coords + (size_t)cd[n] * ncomp * dim;
+          for (int k = 0; k < dim; k++) {
+            double x = x0[k];
+            for (int l = 0; l < dim; l++) x += ed[l][k] * xi[n * dim + l];
+            for (int c = 0; c < ncomp; c++) xd[c * dim + k] = x;
+          }
         }
       }
     }
+    free(last);
     mf_phase_end(ctx, MF_PHASE_COORDINATES, t0);
   }
   return ierr; /* mf_space_create adds the device state (cuda backend: the boundary marks) */
