@@ -2,7 +2,8 @@
  * interpolation, boundary values, right-hand side and L2 error equal the same functions given as host
  * callbacks (the library's long-standing path) on hex meshes (2D/3D, uniform and with hanging nodes,
  * Q1..Q3, one and three components; 1 or more ranks: on several, the L2 error of a vector whose ghost
- * entries an axpy left behind), to 1e-12 relative; a second use compiles nothing
+ * entries an axpy left behind) and on simplex meshes (square-tris, cube-tets, P1..P4, one and three
+ * components; partitioned on several ranks), to 1e-12 relative; a second use compiles nothing
  * (the counters); and the refusals, each with its code and message: NULLs, a bad name, constants out of
  * range, components that do not match, a text that does not compile (the compiler's message), a value
  * that is not finite (named with its point), a right-hand side of three components.
@@ -74,13 +75,20 @@ static double rel_diff(mf_space s, mf_vector a, mf_vector b)
   return sqrt(num / (den > 0.0 ? den : 1.0));
 }
 
-static void scalar_case(mf_context ctx, int dim, int adapt, int p)
+/* the hex cube (adapt: with hanging nodes) or, simplex set, the simplex box of the dimension */
+static void make_mesh(mf_context ctx, int simplex, int dim, int adapt, mf_mesh *mesh)
+{
+  if (simplex) T_CALL(mf_mesh_create(ctx, dim == 2 ? "square-tris" : "cube-tets", dim, dim == 2 ? 3 : 2, mesh));
+  else t_mesh(ctx, "cube", dim, dim == 2 ? 2 : 1, adapt, mesh);
+}
+
+static void scalar_case(mf_context ctx, int simplex, int dim, int adapt, int p)
 {
   mf_mesh mesh = NULL;
   mf_space s = NULL;
   mf_source u = NULL, f = NULL;
   mf_vector a = NULL, b = NULL;
-  t_mesh(ctx, "cube", dim, dim == 2 ? 2 : 1, adapt, &mesh);
+  make_mesh(ctx, simplex, dim, adapt, &mesh);
   T_CALL(mf_space_create(mesh, p, &s));
   T_CALL(mf_source_create(ctx, text, "u_exact", 1, &u));
   T_CALL(mf_source_create(ctx, text, "rhs", 1, &f));
@@ -88,7 +96,7 @@ static void scalar_case(mf_context ctx, int dim, int adapt, int p)
   T_CALL(mf_source_set_constants(f, 2, kk));
   T_CALL(mf_vector_create(s, &a));
   T_CALL(mf_vector_create(s, &b));
-  const char *where = adapt ? " adapted" : "";
+  const char *where = simplex ? " simplex" : adapt ? " adapted" : "";
   T_CALL(mf_vector_interpolate_source(a, u));
   T_CALL(mf_vector_interpolate(b, cb_u, NULL));
   double e = rel_diff(s, a, b);
@@ -120,13 +128,13 @@ static void scalar_case(mf_context ctx, int dim, int adapt, int p)
   mf_mesh_destroy(&mesh);
 }
 
-static void vector_case(mf_context ctx, int dim, int adapt, int p)
+static void vector_case(mf_context ctx, int simplex, int dim, int adapt, int p)
 {
   mf_mesh mesh = NULL;
   mf_space s = NULL;
   mf_source g = NULL;
   mf_vector a = NULL, b = NULL;
-  t_mesh(ctx, "cube", dim, dim == 2 ? 2 : 1, adapt, &mesh);
+  make_mesh(ctx, simplex, dim, adapt, &mesh);
   T_CALL(mf_space_create_components(mesh, p, 3, &s));
   T_CALL(mf_source_create(ctx, text, "field3", 3, &g));
   T_CALL(mf_source_set_constants(g, 2, kk));
@@ -135,17 +143,18 @@ static void vector_case(mf_context ctx, int dim, int adapt, int p)
   T_CALL(mf_vector_interpolate_source(a, g));
   T_CALL(mf_vector_interpolate_field(b, cb_field3, NULL));
   double e = rel_diff(s, a, b);
-  T_CHECK(e <= 1e-13, "%dD Q%d, 3 components: interpolation from source differs by %.3g", dim, p, e);
+  T_CHECK(e <= 1e-13, "%dD %s%d, 3 components: interpolation from source differs by %.3g", dim, simplex ? "P" : "Q", p, e);
   T_CALL(mf_vector_set_boundary_source(a, g));
   T_CALL(mf_vector_set_boundary_field(b, cb_field3, NULL));
   e = rel_diff(s, a, b);
-  T_CHECK(e <= 1e-13, "%dD Q%d, 3 components: boundary values from source differ by %.3g", dim, p, e);
+  T_CHECK(e <= 1e-13, "%dD %s%d, 3 components: boundary values from source differ by %.3g", dim, simplex ? "P" : "Q", p,
+          e);
   T_CALL(mf_vector_set_random(a, 4));
   double es = 0.0, ec = 0.0;
   T_CALL(mf_vector_l2_error_source(a, g, &es));
   T_CALL(mf_vector_l2_error_field(a, cb_field3, NULL, &ec));
-  T_CHECK(ec > 0.0 && fabs(es - ec) <= 1e-12 * ec, "%dD Q%d, 3 components: L2 error from source %.17g, callback %.17g", dim,
-          p, es, ec);
+  T_CHECK(ec > 0.0 && fabs(es - ec) <= 1e-12 * ec, "%dD %s%d, 3 components: L2 error from source %.17g, callback %.17g", dim,
+          simplex ? "P" : "Q", p, es, ec);
   EXPECT(mf_vector_assemble_rhs_source(a, g), MF_ERR_UNSUPPORTED, "spaces of 3 components");
   mf_vector_destroy(&a);
   mf_vector_destroy(&b);
@@ -154,14 +163,15 @@ static void vector_case(mf_context ctx, int dim, int adapt, int p)
   mf_mesh_destroy(&mesh);
 }
 
-static void refusals(mf_context ctx)
+/* the refusals on a 2D hex mesh or (simplex) triangles */
+static void refusals(mf_context ctx, int simplex)
 {
   mf_mesh mesh = NULL;
   mf_space s = NULL;
   mf_vector v = NULL;
   mf_source f = NULL;
   double err = 0.0;
-  T_CALL(mf_mesh_create(ctx, "cube", 2, 1, &mesh));
+  T_CALL(mf_mesh_create(ctx, simplex ? "square-tris" : "cube", 2, simplex ? 3 : 1, &mesh));
   T_CALL(mf_space_create(mesh, 2, &s));
   T_CALL(mf_vector_create(s, &v));
   EXPECT(mf_source_create(NULL, text, "u_exact", 1, &f), MF_ERR_NULL, "context is NULL");
@@ -252,10 +262,16 @@ int main(int argc, char **argv)
   for (int dim = 2; dim <= 3; dim++)
     for (int adapt = 0; adapt <= 1; adapt++)
       for (int p = 1; p <= 3; p++) {
-        scalar_case(ctx, dim, adapt, p);
-        if (p == 2) vector_case(ctx, dim, adapt, p);
+        scalar_case(ctx, 0, dim, adapt, p);
+        if (p == 2) vector_case(ctx, 0, dim, adapt, p);
       }
-  refusals(ctx);
+  for (int dim = 2; dim <= 3; dim++)
+    for (int p = 1; p <= 4; p++) {
+      scalar_case(ctx, 1, dim, 0, p);
+      if (p == 2) vector_case(ctx, 1, dim, 0, p);
+    }
+  refusals(ctx, 0);
+  refusals(ctx, 1);
   cache_case(ctx);
   mf_context_destroy(&ctx);
   return t_finish();

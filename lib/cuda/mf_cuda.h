@@ -80,10 +80,15 @@ int mf_cuda_physics_assemble(mf_operator op, mf_operator A);
  *  stored data made on the device, op->ops; the CSR values of its matrix on the device. */
 int mf_cuda_simplex_physics_setup(mf_operator op);
 int mf_cuda_simplex_physics_assemble(mf_operator op, mf_operator A);
-/** Pointwise fields given as source on hex spaces (lib/cuda/source.cu; the backend table's source). */
+/** Pointwise fields given as source (lib/cuda/source.cu; the backend table's source): on hex spaces there,
+ *  on the spaces of a family that keeps its cells itself (simplex) by the functions of
+ *  lib/cuda/simplex_source.cu, which the first three call. */
 int mf_cuda_source_nodes(mf_source f, mf_vector v, int boundary);
 int mf_cuda_source_rhs(mf_source f, mf_vector b);
 int mf_cuda_source_l2(mf_source f, mf_vector uh, double *sum);
+int mf_cuda_simplex_source_nodes(mf_source f, mf_vector v, int boundary);
+int mf_cuda_simplex_source_rhs(mf_source f, mf_vector b);
+int mf_cuda_simplex_source_l2(mf_source f, mf_vector uh, double *sum);
 /** A one-component physics without g1, g2: its data written straight into the device data of the built-in
  *  operator inner (same space and rule); *fits 0 where D3 is not symmetric somewhere. */
 int mf_cuda_physics_setup_builtin(mf_operator op, mf_operator inner, int *fits);

@@ -1,5 +1,5 @@
 // source.cu -- pointwise fields given as source on hex spaces, on the device (the backend table's source
-// entries; lib/physics/source_fields.c calls them): the user's function compiled at run time by NVRTC with
+// entries; lib/physics/source_fields.c calls them; a simplex space's go to lib/cuda/simplex_source.cu): the user's function compiled at run time by NVRTC with
 // the kernels of source_jit.cuh for one cell shape and rule (cached as the physics are: mf_cuda_jit.h),
 // then the nodes' values, the right-hand side's cell integrals and the L2 error's cell sums made there.
 #include "mf_cuda_common.cuh"
@@ -127,6 +127,7 @@ int point_error(mf_source f, const mf_space s, mf_quadrature quad, long long at)
 extern "C" int mf_cuda_source_nodes(mf_source f, mf_vector v, int boundary)
 {
   const mf_space s = v->space;
+  if (!s->fam->device_cells) return mf_cuda_simplex_source_nodes(f, v, boundary);
   const mf_cuda_space *ds = (const mf_cuda_space *)s->dev;
   run r;
   MF_CALL(prepare(f, s, MF_QUAD_GAUSS, "mfree_source_nodes", &r));
@@ -153,6 +154,7 @@ extern "C" int mf_cuda_source_nodes(mf_source f, mf_vector v, int boundary)
 extern "C" int mf_cuda_source_rhs(mf_source f, mf_vector b)
 {
   const mf_space s = b->space;
+  if (!s->fam->device_cells) return mf_cuda_simplex_source_rhs(f, b);
   const mf_cuda_space *ds = (const mf_cuda_space *)s->dev;
   MF_CALL(b->ops.set_value(b, 0.0));
   run r;
@@ -174,6 +176,7 @@ extern "C" int mf_cuda_source_rhs(mf_source f, mf_vector b)
 extern "C" int mf_cuda_source_l2(mf_source f, mf_vector uh, double *sum)
 {
   const mf_space s = uh->space;
+  if (!s->fam->device_cells) return mf_cuda_simplex_source_l2(f, uh, sum);
   const mf_cuda_space *ds = (const mf_cuda_space *)s->dev;
   mf_context ctx = f->ctx;
   *sum = 0.0;

@@ -105,9 +105,8 @@ static double call_scalar(const double *x, int dim, void *user)
   return v[0];
 }
 
-/* whether the device evaluates it: a backend with source kernels, on a family whose cells live on the
- * device (hex: the kernels read its cell-to-DoF map and node coordinates there) */
-static int on_device(const mf_space s) { return s->ctx->bk->source.nodes && s->fam->device_cells; }
+/* whether the device evaluates it: a backend with source kernels (cuda: for both families) */
+static int on_device(const mf_space s) { return s->ctx->bk->source.nodes != NULL; }
 
 /* the end of a set-up phase that a run-time compile may have run inside: the compile is its own phase */
 static void phase_end_less_compile(mf_context ctx, mf_phase phase, double t0, double compile0)
