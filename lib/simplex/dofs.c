@@ -37,10 +37,12 @@ int mf_simplex_dofs_create(mf_context ctx, const mf_simplex_mesh *m, const mf_si
     const int *ed = dim == 2 ? tri_edges[e] : tet_edges[e];
     sub[e][0] = ed[0], sub[e][1] = ed[1], sub[e][2] = 0;
   }
+  /* the edges and faces are found only where they carry DoFs (P1: neither; P2: edges only) */
   mf_simplex_entities E, F;
+  memset(&E, 0, sizeof E);
   memset(&F, 0, sizeof F);
-  MF_CALL(mf_simplex_entities_create(ctx, m, 2, ne, (const int(*)[3])sub, 0, &E));
-  int ierr = nf ? mf_simplex_entities_create(ctx, m, 3, nf, tet_faces, 0, &F) : 0;
+  if (pe > 0) MF_CALL(mf_simplex_entities_create(ctx, m, 2, ne, (const int(*)[3])sub, 0, &E));
+  int ierr = nf && pf > 0 ? mf_simplex_entities_create(ctx, m, 3, nf, tet_faces, 0, &F) : 0;
   if (ierr) {
     mf_simplex_entities_free(&E);
     return ierr;

@@ -137,7 +137,8 @@ int mf_simplex_mesh_refine(mf_context ctx, const mf_simplex_mesh *m, mf_simplex_
  *  per edge, (p-1)(p-2)/2 per face, then the cells' interior nodes. Edges and faces are oriented by
  *  their sorted global vertex indices, so two cells sharing one give its nodes the same DoFs.
  *  cell_dofs[c * nnodes + n]: the DoF of reference node n (mf_simplex_basis order) in cell c; bc[d]: 1
- *  on DoFs of the boundary facets. */
+ *  on DoFs of the boundary facets. nedges, nfaces: the mesh's edges and faces where they carry DoFs (P2 and
+ *  up: edges; P3 and up in 3D: faces), else 0 (they are not looked for). */
 typedef struct {
   int ndofs, nnodes, nedges, nfaces;
   int *cell_dofs; /* ncells x nnodes */
