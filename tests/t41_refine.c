@@ -200,6 +200,17 @@ static void refine_case(mf_context ctx, const char *what, mf_mesh coarse, int le
     T_CALL(mf_simplex_entities_create(ctx, f, dim, dim + 1, dim == 2 ? tri : tet, 1, &E));
     T_CHECK(E.n == f->nfacets, "%s level %d: %lld facets of one cell, %d boundary facets", what, l, (long long)E.n,
             f->nfacets);
+    /* and they are the refined mesh's boundary facets, one for one and in the same order (the refinement
+     * splits the coarse facets instead of searching the fine cells' facets) */
+    int differ = 0;
+    for (int v = 0; v < f->nv && E.n == f->nfacets; v++)
+      for (int64_t i = E.off[v]; i < E.off[v + 1]; i++) {
+        const int *ft = f->facets + (size_t)i * dim;
+        const uint64_t nvu = (uint64_t)f->nv;
+        differ += ft[0] != v || (dim == 2 ? (uint64_t)ft[1] != E.keys[i]
+                                          : (uint64_t)ft[1] != E.keys[i] / nvu || (uint64_t)ft[2] != E.keys[i] % nvu);
+      }
+    T_CHECK(differ == 0, "%s level %d: %d boundary facets differ from the fine cells' own", what, l, differ);
     mf_simplex_entities_free(&E);
     if (l == 1) first_angle = s.min_angle;
     /* shape: the angles of later levels stay within those of the first refinement (a bound, not a decay) */

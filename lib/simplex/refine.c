@@ -112,6 +112,74 @@ static int renumber(mf_context ctx, mf_simplex_mesh *f, int **perm)
   return 0;
 }
 
+/* a fine boundary facet: its sorted vertices and its tag */
+typedef struct {
+  int v[3], tag;
+} child_facet;
+
+static int cmp_child(const void *a, const void *b)
+{
+  const child_facet *x = (const child_facet *)a, *y = (const child_facet *)b;
+  for (int k = 0; k < 3; k++)
+    if (x->v[k] != y->v[k]) return x->v[k] < y->v[k] ? -1 : 1;
+  return 0;
+}
+
+/* f's boundary facets and tags from m's: each coarse facet split at its edges' midpoints (2 children in
+ * 2D, 4 in 3D; vertices through perm, the fine renumbering), sorted as mf_simplex_mesh_boundary sorts */
+static int boundary_children(mf_context ctx, const mf_simplex_mesh *m, const mf_simplex_entities *E, const int *perm,
+                             mf_simplex_mesh *f)
+{
+  const int dim = m->dim, nch = dim == 2 ? 2 : 4;
+  const size_t n = (size_t)m->nfacets * nch;
+  child_facet *cf = NULL;
+  MF_CALL(MF_CALLOC(ctx, n + 1, &cf));
+#pragma omp parallel for schedule(static)
+  for (int t = 0; t < m->nfacets; t++) {
+    const int *p = m->facets + (size_t)t * dim;
+    int c[4][3] = {{0}};
+    if (dim == 2) {
+      const int mab = midpoint(E, m->nv, p[0], p[1]);
+      c[0][0] = p[0], c[0][1] = mab, c[1][0] = mab, c[1][1] = p[1];
+    } else {
+      const int mab = midpoint(E, m->nv, p[0], p[1]), mac = midpoint(E, m->nv, p[0], p[2]),
+                mbc = midpoint(E, m->nv, p[1], p[2]);
+      const int tris[4][3] = {{p[0], mab, mac}, {mab, p[1], mbc}, {mac, mbc, p[2]}, {mab, mbc, mac}};
+      memcpy(c, tris, sizeof tris);
+    }
+    for (int k = 0; k < nch; k++) {
+      child_facet *x = &cf[(size_t)t * nch + k];
+      for (int a = 0; a < 3; a++) x->v[a] = a < dim ? (perm ? perm[c[k][a]] : c[k][a]) : INT32_MAX;
+      for (int i = 1; i < dim; i++) /* sorted */
+        for (int j = i; j > 0 && x->v[j] < x->v[j - 1]; j--) {
+          const int tmp = x->v[j];
+          x->v[j] = x->v[j - 1], x->v[j - 1] = tmp;
+        }
+      x->tag = m->facet_tag[t];
+    }
+  }
+  qsort(cf, n, sizeof *cf, cmp_child);
+  int ierr = n > INT32_MAX / 3 ? mf_error_set(ctx, MF_ERR_ARGUMENT, __FILE__, __LINE__, __func__,
+                                              "%zu boundary facets exceed the 32-bit indices", n)
+                               : 0;
+  for (size_t i = 1; i < n && !ierr; i++)
+    if (!cmp_child(&cf[i - 1], &cf[i]))
+      ierr = mf_error_set(ctx, MF_ERR_ARGUMENT, __FILE__, __LINE__, __func__,
+                          "a boundary facet of the refined mesh is the child of two coarse facets: the coarse "
+                          "facets are not its boundary");
+  if (!ierr) ierr = MF_CALLOC(ctx, n * dim + 1, &f->facets);
+  if (!ierr) ierr = MF_CALLOC(ctx, n + 1, &f->facet_tag);
+  if (!ierr) {
+    for (size_t i = 0; i < n; i++) {
+      for (int a = 0; a < dim; a++) f->facets[i * dim + a] = cf[i].v[a];
+      f->facet_tag[i] = cf[i].tag;
+    }
+    f->nfacets = (int)n;
+  }
+  free(cf);
+  return ierr;
+}
+
 int mf_simplex_mesh_refine(mf_context ctx, const mf_simplex_mesh *m, mf_simplex_mesh *f)
 {
   const int dim = m->dim, nch = dim == 2 ? 4 : 8;
@@ -143,39 +211,10 @@ int mf_simplex_mesh_refine(mf_context ctx, const mf_simplex_mesh *m, mf_simplex_
   }
   int *perm = NULL; /* the vertices renumbered by first use in cell order */
   if (!ierr) ierr = renumber(ctx, f, &perm);
-  /* the boundary: the fine mesh's own (mf_simplex_mesh_boundary's order), each facet tagged by its parent */
-  if (!ierr) ierr = mf_simplex_mesh_boundary(ctx, f);
-  mf_simplex_entities B;
-  int have_b = 0;
-  static const int tri[3][3] = {{1, 2, 0}, {0, 2, 0}, {0, 1, 0}};
-  static const int tet[4][3] = {{1, 2, 3}, {0, 2, 3}, {0, 1, 3}, {0, 1, 2}};
-  if (!ierr) ierr = mf_simplex_entities_create(ctx, f, dim, dim + 1, dim == 2 ? tri : tet, 1, &B);
-  have_b = !ierr;
-  for (int t = 0; !ierr && t < m->nfacets; t++) {
-    const int *p = m->facets + (size_t)t * dim;
-    int c[4][3], nc;
-    if (dim == 2) {
-      const int mab = midpoint(&E, m->nv, p[0], p[1]);
-      c[0][0] = p[0], c[0][1] = mab, c[1][0] = mab, c[1][1] = p[1], nc = 2;
-    } else {
-      const int mab = midpoint(&E, m->nv, p[0], p[1]), mac = midpoint(&E, m->nv, p[0], p[2]),
-                mbc = midpoint(&E, m->nv, p[1], p[2]);
-      const int tris[4][3] = {{p[0], mab, mac}, {mab, p[1], mbc}, {mac, mbc, p[2]}, {mab, mbc, mac}};
-      memcpy(c, tris, sizeof tris), nc = 4;
-    }
-    for (int k = 0; k < nc; k++) {
-      if (perm)
-        for (int a = 0; a < dim; a++) c[k][a] = perm[c[k][a]];
-      const int64_t i = mf_simplex_entities_find(&B, dim, c[k], (uint64_t)f->nv);
-      if (i < 0 || i >= f->nfacets) {
-        ierr = mf_error_set(ctx, MF_ERR_ARGUMENT, __FILE__, __LINE__, __func__,
-                            "boundary facet %d of the coarse mesh has a child that is not on the fine boundary", t);
-        break;
-      }
-      f->facet_tag[i] = m->facet_tag[t];
-    }
-  }
-  if (have_b) mf_simplex_entities_free(&B);
+  /* the boundary: the coarse boundary facets' children (the coarse facets are its whole boundary, so
+   * theirs are the fine mesh's), each with its parent's tag, in mf_simplex_mesh_boundary's order (by
+   * sorted vertex tuple); a child found twice is refused */
+  if (!ierr) ierr = boundary_children(ctx, m, &E, perm, f);
   mf_simplex_entities_free(&E);
   free(perm);
   if (ierr) mf_simplex_mesh_free(f);
