@@ -183,7 +183,11 @@ static int mg_setup(mf_operator A, mf_mg *mgp, int smoother_degree, double smoot
     if (!ierr) ierr = mf_vector_create_prec(l->space, prec, &l->res);
     if (!ierr) ierr = mf_vector_create_prec(l->space, prec, &l->t);
     ierr = mf_agree(ctx, ierr);
-    if (!ierr && k > 0) ierr = l->space->fam->transfer_create(m->lv[k - 1].space, l->space, prec, &l->tr);
+    if (!ierr && k > 0) {
+      const double t0 = mf_phase_begin(ctx);
+      ierr = l->space->fam->transfer_create(m->lv[k - 1].space, l->space, prec, &l->tr);
+      mf_phase_end(ctx, MF_PHASE_TRANSFERS, t0);
+    }
   }
   if (ierr) {
     mg_destroy(&m);
