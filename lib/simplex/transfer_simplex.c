@@ -104,11 +104,23 @@ static int build(mf_transfer tr, sx_transfer *t)
   int *owner = NULL, *fpos = NULL;
   if (!ierr) ierr = MF_CALLOC(ctx, (size_t)nf + 1, &owner); /* the coarse cell of row i */
   if (!ierr) ierr = MF_CALLOC(ctx, (size_t)nf + 1, &fpos);  /* its first fine cell (done) and node there */
-  /* each fine node's first fine cell, in cell order (one thread), then the weights node by node (threads) */
-  for (int e = 0; !ierr && e < mfm->ncells; e++) {
-    const int *cdf = f->cell_nodes + (size_t)e * Nf;
-    for (int i = 0; i < Nf; i++)
-      if (!done[cdf[i]]) done[cdf[i]] = e + 1, fpos[cdf[i]] = i, owner[cdf[i]] = tr->kind == 0 ? e : e / nch;
+  /* each fine node's first fine cell (the lowest number: an atomic minimum, so the threads do not change
+   * it), its node there and its coarse cell, then the weights node by node */
+  if (!ierr) {
+#pragma omp parallel for schedule(static)
+    for (int e = 0; e < mfm->ncells; e++)
+      for (int i = 0; i < Nf; i++) {
+        int *at = &done[f->cell_nodes[(size_t)e * Nf + i]], old = __atomic_load_n(at, __ATOMIC_RELAXED);
+        while ((old == 0 || old > e + 1) &&
+               !__atomic_compare_exchange_n(at, &old, e + 1, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+        }
+      }
+#pragma omp parallel for schedule(static)
+    for (int e = 0; e < mfm->ncells; e++) {
+      const int *cdf = f->cell_nodes + (size_t)e * Nf;
+      for (int i = 0; i < Nf; i++)
+        if (done[cdf[i]] == e + 1) fpos[cdf[i]] = i, owner[cdf[i]] = tr->kind == 0 ? e : e / nch;
+    }
   }
 #pragma omp parallel for schedule(static)
   for (int n = 0; n < (ierr ? 0 : nf); n++) {
@@ -131,32 +143,40 @@ static int build(mf_transfer tr, sx_transfer *t)
   /* P's rows: the weights above 1e-14 (the basis vanishes at most nodes of a coarse cell) */
   int64_t nnz = 0;
   if (!ierr) ierr = MF_CALLOC(ctx, (size_t)nf + 1, &t->rp);
-  for (int n = 0; !ierr && n < nf; n++) {
-    t->rp[n] = nnz;
-    for (int j = 0; j < Nc; j++) nnz += fabs(w[(size_t)n * Nc + j]) > 1e-14;
-  }
   if (!ierr) {
-    t->rp[nf] = nnz;
+#pragma omp parallel for schedule(static)
+    for (int n = 0; n < nf; n++) {
+      int64_t k = 0;
+      for (int j = 0; j < Nc; j++) k += fabs(w[(size_t)n * Nc + j]) > 1e-14;
+      t->rp[n + 1] = k;
+    }
+    for (int n = 0; n < nf; n++) t->rp[n + 1] += t->rp[n];
+    nnz = t->rp[nf];
     ierr = MF_CALLOC(ctx, (size_t)nnz + 1, &t->cp);
   }
   if (!ierr) ierr = MF_CALLOC(ctx, (size_t)nnz + 1, &t->vp);
   if (!ierr) ierr = MF_CALLOC(ctx, (size_t)ncn + 2, &t->rt);
   if (!ierr) ierr = MF_CALLOC(ctx, (size_t)nnz + 1, &t->ct);
   if (!ierr) ierr = MF_CALLOC(ctx, (size_t)nnz + 1, &t->vt);
-  for (int n = 0; !ierr && n < nf; n++) {
-    if (!done[n]) {
+  for (int n = 0; !ierr && n < nf; n++)
+    if (!done[n])
       ierr = mf_error_set(ctx, MF_ERR_INCOMPATIBLE, __FILE__, __LINE__, __func__,
                           "multigrid transfer: fine node %d is in no cell", n);
-      break;
+  if (!ierr) { /* each row its own range (threads), then the transpose's row sizes (atomic counts) */
+#pragma omp parallel for schedule(static)
+    for (int n = 0; n < nf; n++) {
+      int64_t e = t->rp[n];
+      const int *cdc = c->cell_nodes + (size_t)owner[n] * Nc;
+      for (int j = 0; j < Nc; j++)
+        if (fabs(w[(size_t)n * Nc + j]) > 1e-14) {
+          t->cp[e] = cdc[j];
+          t->vp[e++] = w[(size_t)n * Nc + j];
+          if (n < nfo) {
+#pragma omp atomic update
+            t->rt[cdc[j] + 1]++;
+          }
+        }
     }
-    int64_t e = t->rp[n];
-    const int *cdc = c->cell_nodes + (size_t)owner[n] * Nc;
-    for (int j = 0; j < Nc; j++)
-      if (fabs(w[(size_t)n * Nc + j]) > 1e-14) {
-        t->cp[e] = cdc[j];
-        t->vp[e++] = w[(size_t)n * Nc + j];
-        if (n < nfo) t->rt[cdc[j] + 1]++;
-      }
   }
   if (!ierr) { /* the transpose, its rows in fine order */
     for (int j = 0; j < ncn; j++) t->rt[j + 1] += t->rt[j];
