@@ -63,6 +63,10 @@ typedef struct {
  *  above MF_SIMPLEX_CUDA_MAX_DEGREE or a rule other than the default (MF_ERR_UNSUPPORTED), and
  *  device memory short of what the arrays need (MF_ERR_MEMORY, naming bytes needed and free). */
 int mf_simplex_cuda_op_create(mf_context ctx, const mf_simplex_op *op, int tune, mf_simplex_cuda_op *out);
+/** The same with op's c(x_q) already on the device (coefq_dev: ncells x nq doubles from mf_cuda_malloc, op->coefq
+ *  NULL), which the operator adopts (freed here if it is refused). */
+int mf_simplex_cuda_op_create_device_coef(mf_context ctx, const mf_simplex_op *op, double *coefq_dev, int tune,
+                                          mf_simplex_cuda_op *out);
 /** Linear elasticity (mf_simplex_elasticity_apply_cpu) on the device: dim components per DoF,
  *  interleaved. Same refusals, and mf_simplex_elasticity_check's. */
 int mf_simplex_cuda_elasticity_create(mf_context ctx, const mf_simplex_mesh *m, const mf_simplex_basis *b,

@@ -462,9 +462,11 @@ extern "C" void mf_simplex_cuda_destroy(mf_simplex_cuda_op *op)
   *op = NULL;
 }
 
+// coefq: c at the points on the host (copied), or *coefq_dev: on the device already (adopted: *coefq_dev set to
+// NULL once the operator holds it, which frees it with itself, also on a failure after that)
 static int sx_create(mf_context ctx, const mf_simplex_mesh *m, const mf_simplex_basis *b, const mf_simplex_dofs *d,
-                     const double *coefq, int mass_coef, int elasticity, double a, double bb, double lambda, double mu,
-                     int tune, mf_simplex_cuda_op *out)
+                     const double *coefq, double **coefq_dev, int mass_coef, int elasticity, double a, double bb,
+                     double lambda, double mu, int tune, mf_simplex_cuda_op *out)
 {
   MF_CHECK(out, ctx, MF_ERR_NULL, "output is NULL");
   *out = NULL;
@@ -495,7 +497,8 @@ static int sx_create(mf_context ctx, const mf_simplex_mesh *m, const mf_simplex_
   MF_CHECK(o, ctx, MF_ERR_MEMORY, "out of host memory (%zu bytes)", sizeof *o);
   o->ctx = ctx, o->dim = dim, o->p = b->degree, o->N = N, o->nq = nq, o->ncomp = ncomp;
   o->ncells = m->ncells, o->nv = m->nv, o->ndofs = d->ndofs;
-  o->elasticity = elasticity, o->has_coef = coefq != NULL, o->mass_coef = mass_coef;
+  o->elasticity = elasticity, o->has_coef = coefq != NULL || (coefq_dev && *coefq_dev), o->mass_coef = mass_coef;
+  if (coefq_dev && *coefq_dev) o->coefq = *coefq_dev, *coefq_dev = NULL;
   o->a = a, o->b = bb, o->lambda = lambda, o->mu = mu;
   o->tab = sx_table(dim, b->degree);
   int ierr = 0;
@@ -588,7 +591,20 @@ fail:
 extern "C" int mf_simplex_cuda_op_create(mf_context ctx, const mf_simplex_op *op, int tune, mf_simplex_cuda_op *out)
 {
   MF_CHECK(op && op->mesh, ctx, MF_ERR_NULL, "simplex operator is NULL or not created");
-  return sx_create(ctx, op->mesh, op->basis, op->dofs, op->coefq, op->mass_coef, 0, op->a, op->b, 0.0, 0.0, tune, out);
+  return sx_create(ctx, op->mesh, op->basis, op->dofs, op->coefq, NULL, op->mass_coef, 0, op->a, op->b, 0.0, 0.0, tune,
+                   out);
+}
+
+extern "C" int mf_simplex_cuda_op_create_device_coef(mf_context ctx, const mf_simplex_op *op, double *coefq_dev, int tune,
+                                                     mf_simplex_cuda_op *out)
+{
+  int ierr = op && op->mesh && coefq_dev ? 0
+                                         : mf_error_set(ctx, MF_ERR_NULL, __FILE__, __LINE__, __func__,
+                                                        "simplex operator or its device coefficient is NULL");
+  if (!ierr) ierr = sx_create(ctx, op->mesh, op->basis, op->dofs, NULL, &coefq_dev, op->mass_coef, 0, op->a, op->b, 0.0,
+                              0.0, tune, out);
+  mf_cuda_free(ctx, coefq_dev); // not adopted: a refusal before the operator held it (NULL otherwise)
+  return ierr;
 }
 
 extern "C" int mf_simplex_cuda_elasticity_create(mf_context ctx, const mf_simplex_mesh *m, const mf_simplex_basis *b,
@@ -596,7 +612,7 @@ extern "C" int mf_simplex_cuda_elasticity_create(mf_context ctx, const mf_simple
                                                  mf_simplex_cuda_op *out)
 {
   MF_CALL(mf_simplex_elasticity_check(ctx, lambda, mu));
-  return sx_create(ctx, m, b, d, NULL, 0, 1, 0.0, 0.0, lambda, mu, tune, out);
+  return sx_create(ctx, m, b, d, NULL, NULL, 0, 1, 0.0, 0.0, lambda, mu, tune, out);
 }
 
 extern "C" int mf_simplex_cuda_get_arrays(mf_simplex_cuda_op o, mf_simplex_cuda_arrays *a)
