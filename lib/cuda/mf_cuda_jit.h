@@ -72,6 +72,24 @@ inline long long first_flag(mf_context ctx, unsigned long long *flag_dev, int *i
   return v == ~0ull ? -1 : (long long)v;
 }
 
+// *sum = the n cells' values of cellsum (device) added on the host in cell order (deterministic); cellsum freed
+inline int cell_sums(mf_context ctx, double *cellsum, int n, double *sum)
+{
+  double *h = nullptr;
+  int ierr = MF_CALLOC(ctx, (size_t)n + 1, &h);
+  cudaError_t e = cudaSuccess;
+  if (!ierr && (e = cudaMemcpy(h, cellsum, sizeof(double) * n, cudaMemcpyDeviceToHost)) != cudaSuccess)
+    ierr = cuda_fail(ctx, e, "the cells' sums to the host");
+  if (!ierr) {
+    double t = 0.0;
+    for (int c = 0; c < n; c++) t += h[c];
+    *sum = t;
+  }
+  free(h);
+  cudaFree(cellsum);
+  return ierr;
+}
+
 // The user's source of ph (its #line origin kept) and the glue that calls its functions by number:
 // mfree_f(t: 0 f0, 1 f1, ...) and mfree_g(t: 0..3 g0..g3, ...), a function it does not name doing nothing.
 inline std::string physics_glue(const mf_phys *ph)

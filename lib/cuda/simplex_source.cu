@@ -90,25 +90,11 @@ int launch(mf_context ctx, const run &r, long long n, void **args, const char *w
   return mf_jit::launch(ctx, r.k, (unsigned)((n + threads - 1) / threads), threads, 0, args, what);
 }
 
-// "(x, y[, z])" of point q of cell e (the host's geometry), for messages
-void point_text(const mf_space s, const mf_simplex_basis *b, int e, int q, char *buf, size_t n)
-{
-  const mf_simplex_mesh *m = mf_simplex_space_mesh(s);
-  const int dim = m->dim, *v = m->cells + (size_t)e * (dim + 1);
-  int len = snprintf(buf, n, "(");
-  for (int k = 0; k < dim; k++) {
-    double x = m->coords[3 * (size_t)v[0] + k];
-    for (int l = 0; l < dim; l++) x += (m->coords[3 * (size_t)v[l + 1] + k] - m->coords[3 * (size_t)v[0] + k]) * b->qpts[q * dim + l];
-    len += snprintf(buf + len, n - (size_t)len, k ? ", %g" : "%g", x);
-  }
-  snprintf(buf + len, n - (size_t)len, ")");
-}
-
 int point_error(mf_source f, const mf_space s, const mf_simplex_basis *b, long long at)
 {
   char xs[96];
   const int e = (int)(at >> 20), q = (int)(at & 0xfffff);
-  point_text(s, b, e, q, xs, sizeof xs);
+  mf_simplex_point_text(mf_simplex_space_mesh(s), b, e, q, xs, sizeof xs);
   return mf_error_set(f->ctx, MF_ERR_ARGUMENT, __FILE__, __LINE__, __func__,
                       "source '%s' gave a value that is not finite at quadrature point %d of cell %d (rank %d), x = %s: "
                       "the function must give finite values",
@@ -178,16 +164,9 @@ extern "C" int mf_cuda_simplex_source_l2(mf_source f, mf_vector uh, double *sum)
   int ierr = launch(ctx, r, ncells, args, "source L2 error (simplex)");
   const long long bad = ierr ? -1 : first_flag(ctx, r.flag, &ierr);
   if (!ierr && bad >= 0) ierr = point_error(f, s, basis, bad);
-  double *h = nullptr;
-  if (!ierr) ierr = MF_CALLOC(ctx, (size_t)s->ncells + 1, &h);
-  if (!ierr && (e = cudaMemcpy(h, cellsum, sizeof(double) * s->ncells, cudaMemcpyDeviceToHost)) != cudaSuccess)
-    ierr = cuda_fail(ctx, e, "the cells' sums to the host");
-  if (!ierr) {
-    double t = 0.0;
-    for (int c = 0; c < s->ncells; c++) t += h[c]; // in cell order: deterministic
-    *sum = t;
+  if (ierr) {
+    cudaFree(cellsum);
+    return ierr;
   }
-  free(h);
-  cudaFree(cellsum);
-  return ierr;
+  return mf_jit::cell_sums(ctx, cellsum, s->ncells, sum); // in cell order: deterministic
 }

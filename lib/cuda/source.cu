@@ -196,16 +196,9 @@ extern "C" int mf_cuda_source_l2(mf_source f, mf_vector uh, double *sum)
                     "source L2 error");
   const long long bad = ierr ? -1 : flagged(ctx, r, &ierr);
   if (!ierr && bad >= 0) ierr = point_error(f, s, MF_QUAD_GAUSS_P2, bad);
-  double *h = nullptr;
-  if (!ierr) ierr = MF_CALLOC(ctx, (size_t)s->ncells + 1, &h);
-  if (!ierr && (e = cudaMemcpy(h, cellsum, sizeof(double) * s->ncells, cudaMemcpyDeviceToHost)) != cudaSuccess)
-    ierr = cuda_fail(ctx, e, "the cells' sums to the host");
-  if (!ierr) {
-    double t = 0.0;
-    for (int c = 0; c < s->ncells; c++) t += h[c]; // in cell order: deterministic
-    *sum = t;
+  if (ierr) {
+    cudaFree(cellsum);
+    return ierr;
   }
-  free(h);
-  cudaFree(cellsum);
-  return ierr;
+  return mf_jit::cell_sums(ctx, cellsum, s->ncells, sum); // in cell order: deterministic
 }

@@ -58,6 +58,9 @@ int mf_simplex_space_dirichlet_tags(mf_space space, int ntags, const int *tags);
  *  threads. The right-hand side and the operators' diagonals. */
 int mf_simplex_cells_sum(mf_context ctx, int ncells, int N, int nc, const int *cell_dofs,
                          void (*cell)(int e, double *ve, void *user), void *user, double *sum);
+/** "(x, y[, z])" of quadrature point q (of basis b's rule) in cell e of m, at most n bytes: where messages
+ *  name a point (the device's checks of sources and physics). */
+void mf_simplex_point_text(const mf_simplex_mesh *m, const mf_simplex_basis *b, int e, int q, char *buf, size_t n);
 /** Right-hand side b_i = int f phi_i (local array, overwritten) and the per-cell squared L2 errors. */
 int mf_simplex_space_rhs(mf_space space, mf_coefficient_fn f, void *user, double *b);
 int mf_simplex_space_l2_cells(mf_space space, const double *uh, mf_coefficient_fn u, void *user, double *cellsum);

@@ -421,6 +421,18 @@ static double cell_points(const mf_simplex_mesh *m, const mf_simplex_basis *b, i
   return fabs(mf_simplex_affine(dim, X, Ji, NULL));
 }
 
+void mf_simplex_point_text(const mf_simplex_mesh *m, const mf_simplex_basis *b, int e, int q, char *buf, size_t n)
+{
+  const int dim = m->dim, *v = m->cells + (size_t)e * (dim + 1);
+  int len = snprintf(buf, n, "(");
+  for (int k = 0; k < dim; k++) {
+    double x = m->coords[3 * (size_t)v[0] + k];
+    for (int l = 0; l < dim; l++) x += (m->coords[3 * (size_t)v[l + 1] + k] - m->coords[3 * (size_t)v[0] + k]) * b->qpts[q * dim + l];
+    len += snprintf(buf + len, n - (size_t)len, k ? ", %g" : "%g", x);
+  }
+  snprintf(buf + len, n - (size_t)len, ")");
+}
+
 #define MF_SX_CELLS_CHUNK 65536
 
 int mf_simplex_cells_sum(mf_context ctx, int ncells, int N, int nc, const int *cell_dofs,
