@@ -1378,9 +1378,88 @@ static void cuda_assembled_case(mf_context gc)
 
 /* Simplices on the cuda backend: the same source through the device's simplex kernels
  * (simplex_phys_jit.cuh) as through the cpu's, and the refusals there. */
+/* g3 = diag(c, 2c[, 3c]): not a multiple of the identity (a simplex physics keeps its own data) */
+static const char *aniso_source =
+    "void aniso(int dim, int nc, const double *u, const double *du, const double *x, const double *k, double *g3)\n"
+    "{\n"
+    "  for (int d = 0; d < dim; d++) g3[d * dim + d] = (d + 1) * (1.0 + x[0] * x[0]);\n"
+    "}\n";
+
+/* g3 = 2.5 I: a constant (the fit takes it as the built-in operator's weight) */
+static const char *konst_source =
+    "void konst(int dim, int nc, const double *u, const double *du, const double *x, const double *k, double *g3)\n"
+    "{\n"
+    "  for (int d = 0; d < dim; d++) g3[d * dim + d] = 2.5;\n"
+    "}\n";
+
+/* device bytes held by the physics operator of source/functions on s */
+static size_t physics_bytes(mf_context gc, mf_space s, const char *source, const char *functions, mf_operator *A)
+{
+  mf_physics ph = NULL;
+  size_t m0 = 0, m1 = 0;
+  T_CALL(mf_physics_create(gc, 1, &ph));
+  T_CALL(mf_physics_set_source(ph, source, functions));
+  T_CALL(mf_context_device_memory(gc, &m0, NULL));
+  T_CALL(mf_operator_create_physics(s, ph, MF_QUAD_GAUSS, A));
+  T_CALL(mf_context_device_memory(gc, &m1, NULL));
+  mf_physics_destroy(&ph);
+  return m1 - m0;
+}
+
+/* The built-in fit on simplices (g3 = c(x) I alone): the same operator, diagonal and assembled matrix as
+ * the cpu's physics, and fewer device bytes than the physics' own data (MFREE_PHYSICS_BUILTIN=0) by at
+ * least the full layout's dim^2 - 1 values per point; an anisotropic g3 keeps its own data (as many bytes
+ * both ways) and the cpu's values. */
+static void cuda_simplex_fit_case(mf_context cc, mf_context gc)
+{
+  for (int dim = 2; dim <= 3; dim++)
+    for (int p = 1; p <= 4; p++)
+      for (int konst = 0; konst <= 1; konst++) {
+        const char *m = dim == 2 ? "square-tris" : "cube-tets", *src = konst ? konst_source : laplace_source,
+                   *fn = konst ? "g3=konst" : "g3=stiffness";
+        const int level = dim == 2 ? 3 : 1;
+        cpu_cuda_case(cc, gc, m, dim, level, 0, p, 1, src, fn, NULL, 0, 0, 1e-12);
+        if (!konst) cpu_cuda_case(cc, gc, m, dim, level, 0, p, 1, aniso_source, "g3=aniso", NULL, 0, 0, 1e-12);
+        mf_mesh mesh = NULL;
+        mf_space s = NULL;
+        mf_operator A = NULL, B = NULL, C = NULL, D = NULL;
+        T_CALL(mf_mesh_create(gc, m, dim, level, &mesh));
+        T_CALL(mf_space_create(mesh, p, &s));
+        const size_t fit = physics_bytes(gc, s, src, fn, &A);
+        const size_t aniso = physics_bytes(gc, s, aniso_source, "g3=aniso", &C);
+        setenv("MFREE_PHYSICS_BUILTIN", "0", 1);
+        const size_t own = physics_bytes(gc, s, src, fn, &B);
+        const size_t aniso_own = physics_bytes(gc, s, aniso_source, "g3=aniso", &D);
+        unsetenv("MFREE_PHYSICS_BUILTIN");
+        int64_t ncells = 0;
+        T_CALL(mf_mesh_num_cells(mesh, &ncells));
+        const size_t full = (size_t)ncells * 8u * (size_t)(dim * dim - 1); /* per point, at least one point per cell */
+        T_CHECK(fit + full <= own, "%s P%d: the fitted physics holds %zu device bytes, its own data %zu (at least %zu less expected)",
+                m, p, fit, own, full);
+        T_CHECK(aniso == aniso_own, "%s P%d: an anisotropic g3 holds %zu bytes, %zu with its own data", m, p, aniso, aniso_own);
+        char what[96];
+        snprintf(what, sizeof what, "%s P%d fitted physics%s against its own data", m, p, konst ? " (constant)" : "");
+        same_operator(A, B, s, 1e-12, what);
+        mf_operator Ma = NULL, Mb = NULL;
+        T_CALL(mf_operator_create_assembled(A, &Ma));
+        T_CALL(mf_operator_create_assembled(B, &Mb));
+        snprintf(what, sizeof what, "%s P%d assembled fitted physics%s against its own data", m, p, konst ? " (constant)" : "");
+        same_operator(Ma, Mb, s, 1e-12, what);
+        mf_operator_destroy(&Ma);
+        mf_operator_destroy(&Mb);
+        mf_operator_destroy(&A);
+        mf_operator_destroy(&B);
+        mf_operator_destroy(&C);
+        mf_operator_destroy(&D);
+        mf_space_destroy(&s);
+        mf_mesh_destroy(&mesh);
+      }
+}
+
 static void cuda_simplex_case(mf_context cc, mf_context gc)
 {
   const double kel[2] = {1.3, 0.7};
+  cuda_simplex_fit_case(cc, gc);
   /* simplices: the same source through the device's simplex kernels (simplex_phys_jit.cuh) */
   for (int dim = 2; dim <= 3; dim++)
     for (int p = 1; p <= 3; p++) {

@@ -4,11 +4,16 @@
 // cached as physics.cu's are), the stored data made on the device in the full layout, then the product,
 // diagonal, residual and assembly there. The CPU twins are lib/simplex/physics_simplex.c's.
 #include "mf_cuda_common.cuh"
+extern "C" { /* the simplex headers declare C functions without a guard of their own */
+#include "simplex/mf_simplex_space.h"
+}
 #include "simplex/mf_simplex_physics.h"
 #include "assembled/assembly_impl.h"
 #include "mf_cuda_jit.h"
+#include "mf_simplex_cuda.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <string>
 
@@ -23,7 +28,11 @@ using mf_jit::upload;
 const unsigned threads = 128; // per block: one thread per cell (or per point of the set-up)
 
 struct sx_dev {
-  cudaKernel_t setup, apply, diagonal, residual, assemble;
+  cudaKernel_t setup, apply, diagonal, residual, assemble, coef;
+  // the built-in fit: the built-in operator's device form (its c(x_q) made here from g3) and its host
+  // description; NULL where the physics keeps its own data (qd)
+  mf_simplex_cuda_op builtin;
+  mf_simplex_op sop;
   int *verts, *cells;                   // the mesh's cells (dim + 1 vertices each), the cells' nodes
   double *coords, *B, *G, *qp, *qw, *k; // vertices (3 each), the basis at the points, the constants
   double *qd;                           // ncells x nq x lay.n (full layout)
@@ -31,7 +40,8 @@ struct sx_dev {
 };
 
 sx_dev *dev_of(mf_operator op) { return (sx_dev *)mf_sxphys(op)->dev; }
-const mf_simplex_mesh *mesh_of(mf_operator op) { return (const mf_simplex_mesh *)op->space->mesh->fdata; }
+// the cells the operator works on: this rank's (several ranks) or the mesh's
+const mf_simplex_mesh *mesh_of(mf_operator op) { return mf_simplex_space_mesh(op->space); }
 unsigned blocks(long long n) { return (unsigned)((n + threads - 1) / threads); }
 
 std::string program(const mf_simplex_phys *h, const mf_space s)
@@ -53,6 +63,8 @@ std::string program(const mf_simplex_phys *h, const mf_space s)
 void free_dev(sx_dev *d)
 {
   if (!d) return;
+  mf_simplex_cuda_destroy(&d->builtin);
+  mf_simplex_op_destroy(&d->sop);
   cudaFree(d->verts);
   cudaFree(d->cells);
   cudaFree(d->coords);
@@ -85,26 +97,11 @@ int new_flag(mf_context ctx, unsigned long long **flag)
   return 0;
 }
 
-// "(x, y[, z])" of point q of cell e (the host's geometry)
-void point_text(mf_operator op, int e, int q, char *buf, size_t n)
-{
-  const mf_simplex_mesh *m = mesh_of(op);
-  const mf_simplex_basis *b = &mf_sxphys(op)->basis;
-  const int dim = m->dim, *v = m->cells + (size_t)e * (dim + 1);
-  int len = snprintf(buf, n, "(");
-  for (int k = 0; k < dim; k++) {
-    double x = m->coords[3 * (size_t)v[0] + k];
-    for (int l = 0; l < dim; l++) x += (m->coords[3 * (size_t)v[l + 1] + k] - m->coords[3 * (size_t)v[0] + k]) * b->qpts[q * dim + l];
-    len += snprintf(buf + len, n - (size_t)len, k ? ", %g" : "%g", x);
-  }
-  snprintf(buf + len, n - (size_t)len, ")");
-}
-
 int not_finite(mf_operator op, long long f, const char *which)
 {
   char xs[96];
   const int e = (int)(f >> 20), q = (int)(f & 0xfffff);
-  point_text(op, e, q, xs, sizeof xs);
+  mf_simplex_point_text(mesh_of(op), &mf_sxphys(op)->basis, e, q, xs, sizeof xs);
   return mf_error_set(op->ctx, MF_ERR_ARGUMENT, __FILE__, __LINE__, __func__,
                       "physics '%s': %s gave a value that is not finite at quadrature point %d of cell %d, x = %s: "
                       "the pointwise functions must give finite values",
@@ -172,6 +169,7 @@ int make_dev(mf_operator op, sx_dev *d)
   MF_CALL(kernel(ctx, lib, "mfree_sx_diagonal", &d->diagonal));
   MF_CALL(kernel(ctx, lib, "mfree_sx_residual", &d->residual));
   MF_CALL(kernel(ctx, lib, "mfree_sx_assemble", &d->assemble));
+  MF_CALL(kernel(ctx, lib, "mfree_sx_coef", &d->coef));
   MF_CALL(upload(ctx, &d->verts, m->cells, (size_t)m->ncells * (dim + 1), "the simplex mesh's cells"));
   MF_CALL(upload(ctx, &d->coords, m->coords, (size_t)m->nv * 3, "the simplex mesh's vertices"));
   MF_CALL(upload(ctx, &d->cells, s->cell_nodes, (size_t)s->ncells * N, "the cells' nodes"));
@@ -183,24 +181,13 @@ int make_dev(mf_operator op, sx_dev *d)
   return 0;
 }
 
-} // namespace
-
-/* The operator's kernels (compiled or found in the cache), then its stored data made on the device: the
- * g-functions at every point in the full layout (phase "geometry"); a degenerate cell or a value that is
- * not finite refused, naming the point. */
-extern "C" int mf_cuda_simplex_physics_setup(mf_operator op)
+// The stored data: the g-functions at every point in the full layout, made on the device (phase "geometry");
+// a degenerate cell or a value that is not finite refused, naming the point.
+int make_qd(mf_operator op, sx_dev *d)
 {
   mf_context ctx = op->ctx;
   const mf_space s = op->space;
-  mf_simplex_phys *h = mf_sxphys(op);
-  sx_dev *d = new sx_dev();
-  d->ctx = ctx;
-  h->dev = d;
-  op->ops.destroy = destroy_op;
-  op->ops.apply = apply_op;
-  op->ops.diagonal = diagonal_op;
-  op->ops.residual = residual_op;
-  MF_CALL(make_dev(op, d));
+  const mf_simplex_phys *h = mf_sxphys(op);
   const size_t npts = (size_t)s->ncells * h->basis.nq, bytes = sizeof(double) * (npts * h->lay.n + 1);
   char what[96];
   snprintf(what, sizeof what, "the simplex physics' stored data (%zu points x %d)", npts, h->lay.n);
@@ -229,6 +216,97 @@ extern "C" int mf_cuda_simplex_physics_setup(mf_operator op)
   return ierr;
 }
 
+int fit_apply(mf_operator op, mf_vector x, mf_vector y) { return mf_simplex_cuda_apply(dev_of(op)->builtin, x->data, y->data); }
+int fit_diagonal(mf_operator op, mf_vector dv) { return mf_simplex_cuda_diagonal(dev_of(op)->builtin, dv->data); }
+
+// The built-in fit: a physics of one component with g3 alone (no other g, no f, no facet terms), on the
+// built-in kernels' degrees and rule, whose g3 is c(x) times the identity at every point, runs as the
+// built-in Laplace operator with that c (not with MFREE_PHYSICS_BUILTIN=0): c(x_q) made on the device
+// (phase "coefficient"), the built-in kernels (and the cost model's choice) from then on. *fits 0 where it
+// does not apply (nothing made).
+int try_builtin(mf_operator op, sx_dev *d, int *fits)
+{
+  mf_context ctx = op->ctx;
+  const mf_space s = op->space;
+  const mf_simplex_phys *h = mf_sxphys(op);
+  *fits = 0;
+  const int g3_alone = h->lay.has[3] && !h->lay.has[0] && !h->lay.has[1] && !h->lay.has[2];
+  const char *env = getenv("MFREE_PHYSICS_BUILTIN"); // 0: the physics' own data always (as on hexes)
+  if ((env && !strcmp(env, "0")) || s->ncomp != 1 || !g3_alone || h->ph.src_has[0] || h->ph.src_has[1] || h->nbf ||
+      s->degree > MF_SIMPLEX_CUDA_MAX_DEGREE || h->basis.qdegree != 2 * s->degree)
+    return 0;
+  const size_t npts = (size_t)s->ncells * h->basis.nq;
+  double *coefq = NULL;
+  MF_CALL(mf_cuda_require(ctx, sizeof(double) * (npts + 1), "the coefficient per point"));
+  MF_CALL(mf_cuda_malloc(ctx, (void **)&coefq, sizeof(double) * (npts + 1), "the coefficient per point"));
+  unsigned long long *flags = NULL;
+  cudaError_t e = cudaMalloc((void **)&flags, 3 * sizeof *flags);
+  if (e == cudaSuccess) e = cudaMemset(flags, 0xff, 3 * sizeof *flags);
+  if (e != cudaSuccess) {
+    cudaFree(flags);
+    mf_cuda_free(ctx, coefq);
+    return cuda_fail(ctx, e, "the coefficient's checks");
+  }
+  const double t0 = mf_phase_begin(ctx);
+  int ncells = s->ncells;
+  unsigned long long *notiso = flags, *varies = flags + 1, *nonfinite = flags + 2;
+  void *args[] = {(void *)&d->verts, (void *)&d->coords, (void *)&d->qp,    (void *)&d->k,        (void *)&ncells,
+                  (void *)&coefq,    (void *)&notiso,    (void *)&varies, (void *)&nonfinite};
+  int ierr = launch(ctx, d->coef, blocks((long long)npts), threads, 0, args, "simplex physics coefficient");
+  const long long fi = ierr ? -1 : first_flag(ctx, notiso, &ierr), fv = ierr ? -1 : first_flag(ctx, varies, &ierr),
+                  fn = ierr ? -1 : first_flag(ctx, nonfinite, &ierr);
+  cudaFree(flags);
+  double c0 = 1.0; // a constant c: its value (the built-in operator's weight b, no c per point)
+  if (!ierr && fv < 0 && npts && (e = cudaMemcpy(&c0, coefq, sizeof c0, cudaMemcpyDeviceToHost)) != cudaSuccess)
+    ierr = cuda_fail(ctx, e, "the constant coefficient");
+  mf_phase_end(ctx, MF_PHASE_COEFFICIENT, t0);
+  if (!ierr && fn >= 0) ierr = not_finite(op, fn, "a g-function");
+  if (ierr || fi >= 0 || (fv < 0 && c0 == 0.0)) { // an error, or g3 not a multiple of the identity somewhere (or
+    mf_cuda_free(ctx, coefq);                     // zero everywhere): the physics' own data
+    return ierr;
+  }
+  if (fv < 0) { // constant: y = c0 K x, the built-ins' forms for c = 1 (the reference or gradient form)
+    mf_cuda_free(ctx, coefq);
+    coefq = NULL;
+  }
+  const mf_simplex_space *ss = (const mf_simplex_space *)s->fdata;
+  ierr = mf_simplex_op_create(ctx, mf_simplex_space_mesh(s), &h->basis, &ss->dofs, 0.0, coefq ? 1.0 : c0, NULL, NULL,
+                              &d->sop);
+  const double t1 = mf_phase_begin(ctx);
+  if (!ierr && coefq) ierr = mf_simplex_cuda_op_create_device_coef(ctx, &d->sop, coefq, 0, &d->builtin);
+  else if (!ierr) ierr = mf_simplex_cuda_op_create(ctx, &d->sop, 0, &d->builtin);
+  else mf_cuda_free(ctx, coefq);
+  mf_phase_end(ctx, MF_PHASE_TRANSFER, t1);
+  if (ierr) return ierr;
+  op->ops.apply = fit_apply;
+  op->ops.diagonal = fit_diagonal;
+  *fits = 1;
+  return 0;
+}
+
+} // namespace
+
+/* The operator's kernels (compiled or found in the cache), then, where the physics fits the built-in
+ * Laplace operator (try_builtin), that operator with c(x_q) from g3, else its stored data made on the device
+ * (make_qd). */
+extern "C" int mf_cuda_simplex_physics_setup(mf_operator op)
+{
+  mf_context ctx = op->ctx;
+  mf_simplex_phys *h = mf_sxphys(op);
+  sx_dev *d = new sx_dev();
+  d->ctx = ctx;
+  h->dev = d;
+  op->ops.destroy = destroy_op;
+  op->ops.apply = apply_op;
+  op->ops.diagonal = diagonal_op;
+  op->ops.residual = residual_op;
+  MF_CALL(make_dev(op, d));
+  int fits = 0;
+  MF_CALL(try_builtin(op, d, &fits));
+  if (fits) return 0;
+  return make_qd(op, d);
+}
+
 /* The assembled matrix's values on the device (A: the CSR operator of op's space, its pattern there):
  * allocated, zeroed, every cell's element matrix added (mfree_sx_assemble); freed with A. */
 static int destroy_values(mf_operator A)
@@ -244,6 +322,13 @@ extern "C" int mf_cuda_simplex_physics_assemble(mf_operator op, mf_operator A)
   const mf_cuda_space *ds = (const mf_cuda_space *)s->dev;
   MF_CHECK(ds && ds->csr_rowptr, ctx, MF_ERR_ARGUMENT, "the space's sparsity is not on the device");
   sx_dev *d = dev_of(op);
+  if (d->builtin && ctx->size == 1) { // the built-in fit: the built-in rowwise assembly (its lists kept with the space)
+    mf_simplex_space *ss = (mf_simplex_space *)s->fdata;
+    ss->dev_asm_free = mf_simplex_cuda_asm_free;
+    return mf_simplex_cuda_assemble(d->builtin, s, &ss->dev_asm, A);
+  }
+  if (d->builtin && !d->qd) MF_CALL(make_qd(op, d)); /* several ranks: the element matrices from the stored data,
+                                                        made for the assembly and kept */
   const size_t nnz = (size_t)s->csr_rowptr[s->nlocal];
   char what[96];
   snprintf(what, sizeof what, "the assembled values (%zu)", nnz);
