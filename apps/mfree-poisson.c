@@ -33,8 +33,8 @@ static void usage(FILE *f)
           "  --backend B        cpu | cuda | auto (default auto)\n"
           "  --coefficient C    constant | ljungkvist, c(x) = 1/(0.05 + 2|x|^2) (default ljungkvist)\n"
           "  --fields F         host | source: u, f and c(x) as host callbacks, or as C source evaluated where\n"
-          "                     the vectors live (on the device on cuda; on hexes the operator then a physics,\n"
-          "                     on simplices c(x) stays a host callback of the built-in operator) (default host)\n"
+          "                     the vectors live (on the device on cuda; the operator then a physics) (default\n"
+          "                     host)\n"
           "  --tol T            relative CG tolerance in (0, 1) (default 1e-10)\n"
           "  --pc P             preconditioner: jacobi | chebyshev | mg | none (default jacobi)\n"
           "  --pc-degree K      Chebyshev degree, or the multigrid smoother's, 1..64 (default 4)\n"
@@ -437,7 +437,7 @@ int main(int argc, char **argv)
            "  L2 error       %.6e (%.3f s)\n"
            "  H1 error       %.6e (seminorm, ||grad(u_h - u)||_L2)\n"
            "  device memory  %.3f GB peak (rank 0)\n",
-           mesh_line, degree_line, coef_name, fields_i ? (simplex ? " (u, f as source)" : " (u, f, c as source)") : "", (long long)res.ndofs, nranks, be,
+           mesh_line, degree_line, coef_name, fields_i ? " (u, f, c as source)" : "", (long long)res.ndofs, nranks, be,
            pc_name, res.iterations, res.converged ? "converged" : "NOT converged", res.residual, tol, setup,
            res.solve_s, res.s_per_iter, dofs_per_s, res.l2_error, res.error_s, res.h1_error, mem_peak / 1e9);
     printf("  setup          phase          seconds   share\n");

@@ -137,9 +137,8 @@ typedef struct {
   mf_mg_coarse coarse;          /* multigrid: the coarsest level's operator (default matrix-free) */
   double *solution;             /* if not NULL: u_h's owned values (mf_space_local_sizes' nowned of them)
                                    copied here after the solve */
-  int source_fields;            /* (needs ctx) u, f and, on hex meshes, c as source (poisson_source), evaluated
-                                   where the vectors live, the hex operator a physics (mfree-poisson --fields
-                                   source; on simplices the operator is the built-in one, c a host callback) */
+  int source_fields;            /* (needs ctx) u, f and c as source (poisson_source), evaluated where
+                                   the vectors live, the operator a physics (mfree-poisson --fields source) */
 } poisson_pc;
 
 #define POISSON_MAX_LEVELS 48
@@ -236,14 +235,14 @@ static int poisson_solve_vtu(mf_mesh mesh, int degree, poisson_coef coef, double
   const mf_coefficient_fn cfn = simplex && coef == POISSON_COEF_CONSTANT ? NULL : poisson_c;
   const int src = pcopt && pcopt->source_fields && pcopt->ctx;
   const double kc = coef == POISSON_COEF_LJUNGKVIST ? 1.0 : 0.0;
-  if (src && !simplex) { /* the same operator as a physics: c(x) evaluated where the operator lives */
+  if (src) { /* the same operator as a physics: c(x) evaluated where the operator lives (on simplices on cuda
+                g3 = c I runs on the built-in kernels, c(x_q) made on the device) */
     POISSON_CALL(mf_physics_create(pcopt->ctx, 1, &ph));
     POISSON_CALL(mf_physics_set_source(ph, poisson_source, "g3=poisson_src_g3"));
     POISSON_CALL(mf_physics_set_constants(ph, 1, &kc));
     POISSON_CALL(mf_operator_create_physics(space, ph, MF_QUAD_GAUSS, &A));
   } else POISSON_CALL(mf_operator_create_laplace(space, MF_QUAD_GAUSS, cfn, &coef, &A));
-  if (src) { /* u and f as source (on simplices the operator stays the built-in one, c(x) a host callback:
-                a physics' stored g3 would cost dim^2 values per point) */
+  if (src) { /* u and f as source */
     POISSON_CALL(mf_source_create(pcopt->ctx, poisson_source, "poisson_src_u", 1, &usrc));
     POISSON_CALL(mf_source_create(pcopt->ctx, poisson_source, "poisson_src_f", 1, &fsrc));
     POISSON_CALL(mf_source_set_constants(usrc, 1, &kc));
