@@ -122,10 +122,21 @@ static int build(mf_transfer tr, sx_transfer *t)
         if (done[cdf[i]] == e + 1) fpos[cdf[i]] = i, owner[cdf[i]] = tr->kind == 0 ? e : e / nch;
     }
   }
+  /* on the same mesh (a lower degree) fine node i of a cell sits at reference node i of the same coarse
+   * cell: its weights are the coarse basis there, one row per reference node (no geometry) */
+  double *table = NULL;
+  if (!ierr && tr->kind == 0) {
+    ierr = MF_CALLOC(ctx, (size_t)Nf * Nc, &table);
+    for (int i = 0; !ierr && i < Nf; i++) mf_simplex_basis_eval(bc, bf->nodes + (size_t)i * dim, table + (size_t)i * Nc, NULL);
+  }
 #pragma omp parallel for schedule(static)
   for (int n = 0; n < (ierr ? 0 : nf); n++) {
     if (!done[n]) continue;
     const int e = done[n] - 1, K = owner[n], i = fpos[n];
+    if (table) {
+      memcpy(w + (size_t)n * Nc, table + (size_t)i * Nc, sizeof(double) * Nc);
+      continue;
+    }
     double Xf[12], Xc[12], Ji[3][3], x[3], xi[3];
     vertices(mfm, e, Xf);
     vertices(mc, K, Xc);
@@ -191,6 +202,7 @@ static int build(mf_transfer tr, sx_transfer *t)
       }
     free(pos);
   }
+  free(table);
   free(done);
   free(w);
   free(owner);
