@@ -189,17 +189,43 @@ static int build(mf_transfer tr, sx_transfer *t)
         }
     }
   }
-  if (!ierr) { /* the transpose, its rows in fine order */
+  if (!ierr) { /* the transpose, its rows in fine order: the owned fine rows (all of them on one rank) in nb
+                 consecutive blocks, each block's entries per coarse row counted, then placed after those of
+                 the blocks before it (the order of the one-thread loop, whatever the threads) */
     for (int j = 0; j < ncn; j++) t->rt[j + 1] += t->rt[j];
+    int nb = mf_max_threads();
+    while (nb > 1 && (double)nb * ncn * sizeof(int64_t) > 256e6) nb /= 2; /* the blocks' counters: at most 256 MB */
+    if (nb > nfo) nb = nfo > 0 ? nfo : 1;
     int64_t *pos = NULL;
-    ierr = MF_CALLOC(ctx, (size_t)ncn + 1, &pos);
-    if (!ierr) memcpy(pos, t->rt, sizeof(int64_t) * (size_t)ncn);
-    for (int n = 0; !ierr && n < nfo; n++) /* the owned fine nodes' rows (all of them on one rank) */
-      for (int64_t e = t->rp[n]; e < t->rp[n + 1]; e++) {
-        const int64_t q = pos[t->cp[e]]++;
-        t->ct[q] = n;
-        t->vt[q] = t->vp[e];
+    ierr = MF_CALLOC(ctx, (size_t)nb * ncn + 1, &pos);
+    if (!ierr) {
+#pragma omp parallel for schedule(static, 1)
+      for (int b = 0; b < nb; b++) {
+        const int n0 = (int)((int64_t)nfo * b / nb), n1 = (int)((int64_t)nfo * (b + 1) / nb);
+        int64_t *cnt = pos + (size_t)b * ncn;
+        for (int64_t e = t->rp[n0]; e < t->rp[n1]; e++) cnt[t->cp[e]]++;
       }
+#pragma omp parallel for schedule(static)
+      for (int j = 0; j < ncn; j++) { /* each block's first place in coarse row j */
+        int64_t at = t->rt[j];
+        for (int b = 0; b < nb; b++) {
+          const int64_t k = pos[(size_t)b * ncn + j];
+          pos[(size_t)b * ncn + j] = at;
+          at += k;
+        }
+      }
+#pragma omp parallel for schedule(static, 1)
+      for (int b = 0; b < nb; b++) {
+        const int n0 = (int)((int64_t)nfo * b / nb), n1 = (int)((int64_t)nfo * (b + 1) / nb);
+        int64_t *at = pos + (size_t)b * ncn;
+        for (int n = n0; n < n1; n++)
+          for (int64_t e = t->rp[n]; e < t->rp[n + 1]; e++) {
+            const int64_t q = at[t->cp[e]]++;
+            t->ct[q] = n;
+            t->vt[q] = t->vp[e];
+          }
+      }
+    }
     free(pos);
   }
   free(table);
