@@ -595,10 +595,10 @@ int mf_vector_l2_error_field(mf_vector uh, mf_field_fn u, void *user, double *er
  *      void name(int dim, const double *x, const double *k, double *value)
  *  giving value[c] for the ncomp components at the point x, k the constants (mf_source_set_constants).
  *  On the cuda backend it is compiled at run time by NVRTC with the library's kernels and runs on the
- *  device: no host callback and no host-device copy of values at points (hex spaces; other families take
- *  the host path below). On the cpu backend the system C compiler makes it a shared object. Both are
- *  cached as physics sources are (mf_context_set_cache_dir; set-up phase "compile"). A text that does not
- *  compile is refused where the source is first used, with the compiler's own messages. */
+ *  device: no host callback and no host-device copy of values at points (hex and simplex spaces). On the
+ *  cpu backend the system C compiler makes it a shared object. Both are cached as physics sources are
+ *  (mf_context_set_cache_dir; set-up phase "compile"). A text that does not compile is refused where the
+ *  source is first used, with the compiler's own messages. */
 typedef struct mf_source_s *mf_source;
 /** @brief A source field of ncomp components (1..4) named `name` in `text` (copied). */
 int mf_source_create(mf_context ctx, const char *text, const char *name, int ncomp, mf_source *src);
@@ -610,10 +610,12 @@ int mf_vector_interpolate_source(mf_vector v, mf_source f);
 /** @brief The boundary entries of x = the field at their points, the others 0; as
  *  mf_vector_set_boundary_field (set-up phase "dirichlet"). */
 int mf_vector_set_boundary_source(mf_vector x, mf_source g);
-/** @brief b_i = integral f phi_i (Gauss q = p + 1) for a one-component field on a one-component space; as
+/** @brief b_i = integral f phi_i (hexes: Gauss q = p + 1; simplices: the rule of degree 2p) for a
+ *  one-component field on a one-component space; as
  *  mf_vector_assemble_rhs (set-up phase "rhs"). Loads of several components: a physics' f0. */
 int mf_vector_assemble_rhs_source(mf_vector b, mf_source f);
-/** @brief ||u_h - u||_L2 (Gauss q = p + 2; the components summed), as mf_vector_l2_error_field; the cells
+/** @brief ||u_h - u||_L2 (hexes: Gauss q = p + 2; simplices: the rule of degree 2p + 3, at most 14; the
+ *  components summed), as mf_vector_l2_error_field; the cells
  *  summed in cell order (deterministic). */
 int mf_vector_l2_error_source(mf_vector uh, mf_source u, double *err);
 /** The gradient of a function at x (dim entries): grad[k] = d u / d x_k for k < dim. Called from several

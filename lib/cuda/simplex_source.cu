@@ -4,7 +4,9 @@
 // space shape (cached as the physics are: mf_cuda_jit.h), then the nodes' values, the right-hand side's
 // cell integrals and the L2 error's cell sums made there. The mesh's cells and vertices, the cells' nodes
 // and the nodes' points are copied for the call and freed after it (the set-up's data; nothing per point
-// crosses). The CPU twins: lib/simplex/space_simplex.c and lib/vector.c, with the same source compiled by
+// crosses; the free memory is checked first, but the copies are not counted in the context's device
+// memory figures). The right-hand side adds the cells' parts with atomics: the same to rounding, not bit
+// for bit, from run to run. The CPU twins: lib/simplex/space_simplex.c and lib/vector.c, with the same source compiled by
 // the system C compiler (lib/physics/source_fields.c).
 #include "mf_cuda_common.cuh"
 #include "mf_cuda_jit.h"
@@ -76,6 +78,9 @@ int prepare(mf_source f, const mf_space s, const mf_simplex_basis *b, const char
   if (!cells) return 0;
   const mf_simplex_mesh *m = mf_simplex_space_mesh(s);
   const int dim = s->dim, N = b->nnodes, nq = b->nq;
+  MF_CALL(mf_cuda_require(ctx, sizeof(double) * ((size_t)m->nv * 3 + (size_t)nq * (N + dim + 1)) +
+                                   sizeof(int) * (size_t)m->ncells * (dim + 1 + N),
+                          "the source's copies of the cells and vertices"));
   MF_CALL(upload(ctx, &r->B, b->B, (size_t)nq * N, "the simplex basis"));
   MF_CALL(upload(ctx, &r->qp, b->qpts, (size_t)nq * dim, "the simplex rule"));
   MF_CALL(upload(ctx, &r->qw, b->qwts, (size_t)nq, "the simplex rule"));
@@ -110,6 +115,7 @@ extern "C" int mf_cuda_simplex_source_nodes(mf_source f, mf_vector v, int bounda
   mf_context ctx = f->ctx;
   run r;
   MF_CALL(prepare(f, s, &sx(s)->basis, "mfree_source_nodes", 0, &r));
+  MF_CALL(mf_cuda_require(ctx, sizeof(double) * (size_t)s->nlocal * s->dim, "the source's copy of the nodes' points"));
   MF_CALL(upload(ctx, &r.nodes, (const double *)s->coords, (size_t)s->nlocal * s->dim, "the nodes' points"));
   const unsigned char *bc = ds->bc;
   int cstride = s->ncomp * s->dim, nnodes = s->nlocal / s->ncomp;
@@ -120,10 +126,11 @@ extern "C" int mf_cuda_simplex_source_nodes(mf_source f, mf_vector v, int bounda
   const long long bad = ierr ? -1 : first_flag(ctx, r.flag, &ierr);
   if (!ierr && bad >= 0) {
     const double *x = s->coords + (size_t)bad * cstride;
+    char z[40] = ""; /* the third coordinate in 3D */
+    if (s->dim == 3) snprintf(z, sizeof z, ", %g", x[2]);
     ierr = mf_error_set(ctx, MF_ERR_ARGUMENT, __FILE__, __LINE__, __func__,
-                        "source '%s' gave a value that is not finite at DoF %lld (rank %d), x = (%g, %g%s%.6g)",
-                        f->name, bad * s->ncomp, ctx->rank, x[0], x[1], s->dim == 3 ? ", " : "",
-                        s->dim == 3 ? x[2] : 0.0);
+                        "source '%s' gave a value that is not finite at DoF %lld (rank %d), x = (%g, %g%s)",
+                        f->name, bad * s->ncomp, ctx->rank, x[0], x[1], z);
   }
   return ierr;
 }

@@ -143,10 +143,11 @@ extern "C" int mf_cuda_source_nodes(mf_source f, mf_vector v, int boundary)
     double x[3] = {NAN, NAN, NAN}; /* shown as nan where the copy fails */
     if (cudaMemcpy(x, coords + (size_t)bad * cstride, sizeof(double) * s->dim, cudaMemcpyDeviceToHost) != cudaSuccess)
       cudaGetLastError();
+    char z[40] = ""; /* the third coordinate in 3D */
+    if (s->dim == 3) snprintf(z, sizeof z, ", %g", x[2]);
     ierr = mf_error_set(f->ctx, MF_ERR_ARGUMENT, __FILE__, __LINE__, __func__,
-                        "source '%s' gave a value that is not finite at DoF %lld (rank %d), x = (%g, %g%s%.6g)",
-                        f->name, bad * s->ncomp, f->ctx->rank, x[0], x[1], s->dim == 3 ? ", " : "",
-                        s->dim == 3 ? x[2] : 0.0);
+                        "source '%s' gave a value that is not finite at DoF %lld (rank %d), x = (%g, %g%s)",
+                        f->name, bad * s->ncomp, f->ctx->rank, x[0], x[1], z);
   }
   return ierr;
 }

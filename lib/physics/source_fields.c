@@ -1,6 +1,6 @@
 /* source_fields.c -- pointwise fields given as C source (mfree.h, mf_source): interpolation, boundary
- * values, right-hand sides and L2 errors. On a backend with source kernels (cuda, lib/cuda/source.cu)
- * hex spaces evaluate them on the device; everywhere else the text is compiled by the system C compiler
+ * values, right-hand sides and L2 errors. On a backend with source kernels (cuda, lib/cuda/source.cu
+ * and simplex_source.cu) they are evaluated on the device; everywhere else the text is compiled by the system C compiler
  * (lib/physics/source.c's cache) and runs through the host functions of the callbacks (lib/vector.c), its
  * CPU twin. */
 #include "physics/mf_physics_impl.h"
