@@ -1311,6 +1311,34 @@ static const char *adv_source =
     "  for (int d = 0; d < dim; d++) g3[d * dim + d] = 1.0 + x[0] * x[0];\n"
     "}\n";
 
+/* g3 = diag(c, 2c[, 3c]): not a multiple of the identity (a simplex physics keeps its own data) */
+static const char *aniso_source =
+    "void aniso(int dim, int nc, const double *u, const double *du, const double *x, const double *k, double *g3)\n"
+    "{\n"
+    "  for (int d = 0; d < dim; d++) g3[d * dim + d] = (d + 1) * (1.0 + x[0] * x[0]);\n"
+    "}\n";
+
+/* g3 = 2.5 I: a constant (the fit takes it as the built-in operator's weight) */
+static const char *konst_source =
+    "void konst(int dim, int nc, const double *u, const double *du, const double *x, const double *k, double *g3)\n"
+    "{\n"
+    "  for (int d = 0; d < dim; d++) g3[d * dim + d] = 2.5;\n"
+    "}\n";
+
+/* device bytes held by the physics operator of source/functions on s */
+static size_t physics_bytes(mf_context gc, mf_space s, const char *source, const char *functions, mf_operator *A)
+{
+  mf_physics ph = NULL;
+  size_t m0 = 0, m1 = 0;
+  T_CALL(mf_physics_create(gc, 1, &ph));
+  T_CALL(mf_physics_set_source(ph, source, functions));
+  T_CALL(mf_context_device_memory(gc, &m0, NULL));
+  T_CALL(mf_operator_create_physics(s, ph, MF_QUAD_GAUSS, A));
+  T_CALL(mf_context_device_memory(gc, &m1, NULL));
+  mf_physics_destroy(&ph);
+  return m1 - m0;
+}
+
 /* The assembled matrix of a physics on the device, from its own kernels (mfree_assemble), applied to a
  * random vector and its diagonal equal the matrix-free ones to 1e-12, Dirichlet form on: one component
  * (non-symmetric, the generic kernels), three (the vector kernel's shape) and dim (elasticity, fused and
@@ -1347,6 +1375,30 @@ static void cuda_assembled_case(mf_context gc)
         mf_space_destroy(&s);
         mf_mesh_destroy(&mesh);
       }
+  /* simplices on several ranks (each rank's cells): Laplace with c(x) as a physics, through the built-in fit
+   * and through its own data (MFREE_PHYSICS_BUILTIN=0), against the built-in operator with the callback */
+  for (int dim = 2; dim <= 3 && nranks > 1; dim++) {
+    mf_mesh mesh = NULL;
+    mf_space s = NULL;
+    mf_operator A = NULL, B = NULL, D = NULL;
+    T_CALL(mf_mesh_create(gc, dim == 2 ? "square-tris" : "cube-tets", dim, dim == 2 ? 3 : 2, &mesh));
+    T_CALL(mf_space_create(mesh, 2, &s));
+    T_CALL(mf_operator_create_laplace(s, MF_QUAD_GAUSS, coef, NULL, &B));
+    physics_bytes(gc, s, laplace_source, "g3=stiffness", &A);
+    setenv("MFREE_PHYSICS_BUILTIN", "0", 1);
+    physics_bytes(gc, s, laplace_source, "g3=stiffness", &D);
+    unsetenv("MFREE_PHYSICS_BUILTIN");
+    char what[128];
+    snprintf(what, sizeof what, "cuda simplex %dD P2 on %d ranks: the fitted physics against the built-in", dim, nranks);
+    same_operator(A, B, s, 1e-12, what);
+    snprintf(what, sizeof what, "cuda simplex %dD P2 on %d ranks: the physics' own data against the built-in", dim, nranks);
+    same_operator(D, B, s, 1e-12, what);
+    mf_operator_destroy(&A);
+    mf_operator_destroy(&B);
+    mf_operator_destroy(&D);
+    mf_space_destroy(&s);
+    mf_mesh_destroy(&mesh);
+  }
   /* simplices (simplex_phys_jit.cuh's assembly): P2, the same three kinds; one rank */
   for (int dim = 2; dim <= 3 && nranks == 1; dim++)
     for (int kind = 0; kind < 3; kind++) {
@@ -1374,36 +1426,6 @@ static void cuda_assembled_case(mf_context gc)
       mf_space_destroy(&s);
       mf_mesh_destroy(&mesh);
     }
-}
-
-/* Simplices on the cuda backend: the same source through the device's simplex kernels
- * (simplex_phys_jit.cuh) as through the cpu's, and the refusals there. */
-/* g3 = diag(c, 2c[, 3c]): not a multiple of the identity (a simplex physics keeps its own data) */
-static const char *aniso_source =
-    "void aniso(int dim, int nc, const double *u, const double *du, const double *x, const double *k, double *g3)\n"
-    "{\n"
-    "  for (int d = 0; d < dim; d++) g3[d * dim + d] = (d + 1) * (1.0 + x[0] * x[0]);\n"
-    "}\n";
-
-/* g3 = 2.5 I: a constant (the fit takes it as the built-in operator's weight) */
-static const char *konst_source =
-    "void konst(int dim, int nc, const double *u, const double *du, const double *x, const double *k, double *g3)\n"
-    "{\n"
-    "  for (int d = 0; d < dim; d++) g3[d * dim + d] = 2.5;\n"
-    "}\n";
-
-/* device bytes held by the physics operator of source/functions on s */
-static size_t physics_bytes(mf_context gc, mf_space s, const char *source, const char *functions, mf_operator *A)
-{
-  mf_physics ph = NULL;
-  size_t m0 = 0, m1 = 0;
-  T_CALL(mf_physics_create(gc, 1, &ph));
-  T_CALL(mf_physics_set_source(ph, source, functions));
-  T_CALL(mf_context_device_memory(gc, &m0, NULL));
-  T_CALL(mf_operator_create_physics(s, ph, MF_QUAD_GAUSS, A));
-  T_CALL(mf_context_device_memory(gc, &m1, NULL));
-  mf_physics_destroy(&ph);
-  return m1 - m0;
 }
 
 /* The built-in fit on simplices (g3 = c(x) I alone): the same operator, diagonal and assembled matrix as
@@ -1456,6 +1478,8 @@ static void cuda_simplex_fit_case(mf_context cc, mf_context gc)
       }
 }
 
+/* Simplices on the cuda backend: the same source through the device's simplex kernels
+ * (simplex_phys_jit.cuh) as through the cpu's, and the refusals there. */
 static void cuda_simplex_case(mf_context cc, mf_context gc)
 {
   const double kel[2] = {1.3, 0.7};
