@@ -18,6 +18,9 @@
 #include "mg/mf_mg.h"
 
 #include <math.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 static const mf_simplex_mesh *sx(mf_mesh m) { return (const mf_simplex_mesh *)m->fdata; }
 
@@ -542,6 +545,96 @@ static void cuda_multigrid_case(mf_context cpu, mf_context gpu, const char *dir)
       }
 }
 
+/* What the set-up's threads make does not depend on how many there are: with 1 and 3 OpenMP threads the
+ * refined mesh's boundary facets, the DoF points of P1 and P3 spaces, and the transfers' P x and P^T y
+ * (P3 -> P1 on one mesh, P1 -> P1 across a refinement) are the same bit for bit. */
+typedef struct {
+  int nfacets, *facets, n3, n1, npx[2], npty[2];
+  double *pts3, *pts1, *px[2], *pty[2];
+} thread_run;
+
+static double *values(mf_space s, mf_vector v, int *n)
+{
+  int nl = 0;
+  T_CALL(mf_space_local_sizes(s, n, &nl));
+  double *h = calloc((size_t)*n + 1, sizeof(double));
+  T_CALL(mf_vector_get_values(v, h));
+  return h;
+}
+
+static void threads_run(mf_context ctx, mf_mesh coarse, int threads, thread_run *r)
+{
+#ifdef _OPENMP
+  const int nt = omp_get_max_threads();
+  omp_set_num_threads(threads);
+#else
+  (void)threads;
+#endif
+  mf_mesh fine = NULL;
+  mf_space s3 = NULL, s1 = NULL, c1 = NULL;
+  T_CALL(mf_mesh_refine(coarse, 1, &fine));
+  const mf_simplex_mesh *fm = (const mf_simplex_mesh *)fine->fdata;
+  r->nfacets = fm->nfacets;
+  r->facets = malloc(sizeof(int) * (size_t)fm->nfacets * fm->dim + 1);
+  memcpy(r->facets, fm->facets, sizeof(int) * (size_t)fm->nfacets * fm->dim);
+  T_CALL(mf_space_create(fine, 3, &s3));
+  T_CALL(mf_space_create(fine, 1, &s1));
+  T_CALL(mf_space_create(coarse, 1, &c1));
+  r->n3 = s3->nlocal * s3->dim, r->n1 = s1->nlocal * s1->dim;
+  r->pts3 = malloc(sizeof(double) * (size_t)r->n3 + 1);
+  r->pts1 = malloc(sizeof(double) * (size_t)r->n1 + 1);
+  memcpy(r->pts3, s3->coords, sizeof(double) * (size_t)r->n3);
+  memcpy(r->pts1, s1->coords, sizeof(double) * (size_t)r->n1);
+  mf_space cs[2] = {s1, c1}, fs[2] = {s3, s1};
+  for (int k = 0; k < 2; k++) {
+    mf_transfer tr = NULL;
+    mf_vector xc = NULL, xf = NULL;
+    T_CALL(fs[k]->fam->transfer_create(cs[k], fs[k], MF_PRECISION_DOUBLE, &tr));
+    T_CALL(mf_vector_create(cs[k], &xc));
+    T_CALL(mf_vector_create(fs[k], &xf));
+    T_CALL(mf_vector_set_random(xc, 5));
+    T_CALL(mf_transfer_prolongate(tr, xc, xf));
+    r->px[k] = values(fs[k], xf, &r->npx[k]);
+    T_CALL(mf_vector_set_random(xf, 6));
+    T_CALL(mf_vector_zero_boundary(xf));
+    T_CALL(mf_transfer_restrict(tr, xf, xc));
+    r->pty[k] = values(cs[k], xc, &r->npty[k]);
+    mf_vector_destroy(&xc);
+    mf_vector_destroy(&xf);
+    mf_transfer_destroy(&tr);
+  }
+  mf_space_destroy(&s3);
+  mf_space_destroy(&s1);
+  mf_space_destroy(&c1);
+  mf_mesh_destroy(&fine);
+#ifdef _OPENMP
+  omp_set_num_threads(nt);
+#endif
+  (void)ctx;
+}
+
+static void threads_case(mf_context ctx)
+{
+  mf_mesh coarse = NULL;
+  T_CALL(mf_mesh_create(ctx, "cube-tets", 3, 2, &coarse));
+  thread_run a = {0}, b = {0};
+  threads_run(ctx, coarse, 1, &a);
+  threads_run(ctx, coarse, 3, &b);
+  T_CHECK(a.nfacets == b.nfacets && !memcmp(a.facets, b.facets, sizeof(int) * (size_t)a.nfacets * 3),
+          "1 and 3 threads: the refined mesh's boundary facets differ");
+  T_CHECK(a.n3 == b.n3 && !memcmp(a.pts3, b.pts3, sizeof(double) * (size_t)a.n3), "1 and 3 threads: the P3 DoF points differ");
+  T_CHECK(a.n1 == b.n1 && !memcmp(a.pts1, b.pts1, sizeof(double) * (size_t)a.n1), "1 and 3 threads: the P1 DoF points differ");
+  for (int k = 0; k < 2; k++) {
+    T_CHECK(a.npx[k] == b.npx[k] && !memcmp(a.px[k], b.px[k], sizeof(double) * (size_t)a.npx[k]),
+            "1 and 3 threads: transfer %d's P x differs", k);
+    T_CHECK(a.npty[k] == b.npty[k] && !memcmp(a.pty[k], b.pty[k], sizeof(double) * (size_t)a.npty[k]),
+            "1 and 3 threads: transfer %d's P^T y differs", k);
+  }
+  free(a.facets), free(b.facets), free(a.pts3), free(b.pts3), free(a.pts1), free(b.pts1);
+  for (int k = 0; k < 2; k++) free(a.px[k]), free(b.px[k]), free(a.pty[k]), free(b.pty[k]);
+  mf_mesh_destroy(&coarse);
+}
+
 int main(int argc, char **argv)
 {
   MPI_Init(&argc, &argv);
@@ -559,6 +652,7 @@ int main(int argc, char **argv)
     mf_context_destroy(&ctx);
     return t_finish();
   }
+  threads_case(ctx);
   mf_mesh m = NULL;
   T_CALL(mf_mesh_create(ctx, "square-tris", 2, 1, &m));
   refine_case(ctx, "square-tris", m, 4);
