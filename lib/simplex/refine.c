@@ -112,27 +112,15 @@ static int renumber(mf_context ctx, mf_simplex_mesh *f, int **perm)
   return 0;
 }
 
-/* a fine boundary facet: its sorted vertices and its tag */
-typedef struct {
-  int v[3], tag;
-} child_facet;
-
-static int cmp_child(const void *a, const void *b)
-{
-  const child_facet *x = (const child_facet *)a, *y = (const child_facet *)b;
-  for (int k = 0; k < 3; k++)
-    if (x->v[k] != y->v[k]) return x->v[k] < y->v[k] ? -1 : 1;
-  return 0;
-}
-
 /* f's boundary facets and tags from m's: each coarse facet split at its edges' midpoints (2 children in
- * 2D, 4 in 3D; vertices through perm, the fine renumbering), sorted as mf_simplex_mesh_boundary sorts */
+ * 2D, 4 in 3D; vertices through perm, the fine renumbering), sorted as mf_simplex_mesh_boundary sorts (by
+ * the ascending vertices: mf_simplex_facet_cmp), each child keyed by its parent facet for the tag */
 static int boundary_children(mf_context ctx, const mf_simplex_mesh *m, const mf_simplex_entities *E, const int *perm,
                              mf_simplex_mesh *f)
 {
   const int dim = m->dim, nch = dim == 2 ? 2 : 4;
   const size_t n = (size_t)m->nfacets * nch;
-  child_facet *cf = NULL;
+  mf_simplex_facet_key *cf = NULL;
   MF_CALL(MF_CALLOC(ctx, n + 1, &cf));
 #pragma omp parallel for schedule(static)
   for (int t = 0; t < m->nfacets; t++) {
@@ -148,22 +136,17 @@ static int boundary_children(mf_context ctx, const mf_simplex_mesh *m, const mf_
       memcpy(c, tris, sizeof tris);
     }
     for (int k = 0; k < nch; k++) {
-      child_facet *x = &cf[(size_t)t * nch + k];
-      for (int a = 0; a < 3; a++) x->v[a] = a < dim ? (perm ? perm[c[k][a]] : c[k][a]) : INT32_MAX;
-      for (int i = 1; i < dim; i++) /* sorted */
-        for (int j = i; j > 0 && x->v[j] < x->v[j - 1]; j--) {
-          const int tmp = x->v[j];
-          x->v[j] = x->v[j - 1], x->v[j - 1] = tmp;
-        }
-      x->tag = m->facet_tag[t];
+      int v[3];
+      for (int a = 0; a < dim; a++) v[a] = perm ? perm[c[k][a]] : c[k][a];
+      mf_simplex_facet_key_make(v, dim, t, &cf[(size_t)t * nch + k]);
     }
   }
-  qsort(cf, n, sizeof *cf, cmp_child);
+  qsort(cf, n, sizeof *cf, mf_simplex_facet_cmp);
   int ierr = n > INT32_MAX / 3 ? mf_error_set(ctx, MF_ERR_ARGUMENT, __FILE__, __LINE__, __func__,
                                               "%zu boundary facets exceed the 32-bit indices", n)
                                : 0;
   for (size_t i = 1; i < n && !ierr; i++)
-    if (!cmp_child(&cf[i - 1], &cf[i]))
+    if (!mf_simplex_facet_cmp(&cf[i - 1], &cf[i]))
       ierr = mf_error_set(ctx, MF_ERR_ARGUMENT, __FILE__, __LINE__, __func__,
                           "a boundary facet of the refined mesh is the child of two coarse facets: the coarse "
                           "facets are not its boundary");
@@ -172,7 +155,7 @@ static int boundary_children(mf_context ctx, const mf_simplex_mesh *m, const mf_
   if (!ierr) {
     for (size_t i = 0; i < n; i++) {
       for (int a = 0; a < dim; a++) f->facets[i * dim + a] = cf[i].v[a];
-      f->facet_tag[i] = cf[i].tag;
+      f->facet_tag[i] = m->facet_tag[cf[i].id];
     }
     f->nfacets = (int)n;
   }
