@@ -104,6 +104,14 @@ int mf_malloc(mf_context ctx, size_t bytes, void *ptr);
 int mf_calloc_touch(mf_context ctx, size_t count, size_t size, void *ptr);
 /** The number of OpenMP threads a parallel region gets (1 without OpenMP). */
 int mf_max_threads(void);
+/** *at = max(*at, v), from several OpenMP threads at once (a relaxed compare-and-swap: the value that stays
+ *  does not depend on the threads' order). */
+static inline void mf_atomic_max_int(int *at, int v)
+{
+  int old = __atomic_load_n(at, __ATOMIC_RELAXED);
+  while (old < v && !__atomic_compare_exchange_n(at, &old, v, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+  }
+}
 /** In an OpenMP parallel region: a thread's failure lerr (its work arrays, made at the region's start)
  *  noted in the shared *ierr; the thread then skips its share of the loop (`if (lerr) continue;`). */
 static inline void mf_thread_note(int *ierr, int lerr)

@@ -320,11 +320,7 @@ int mf_simplex_space_create(mf_mesh mesh, int degree, int ncomp, mf_space *space
     if (!ierr) {
 #pragma omp parallel for schedule(static)
       for (int e = 0; e < m->ncells; e++)
-        for (int n = 0; n < N; n++) {
-          int *at = &last[s->cell_nodes[(size_t)e * N + n]], old = __atomic_load_n(at, __ATOMIC_RELAXED);
-          while (old < e && !__atomic_compare_exchange_n(at, &old, e, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
-          }
-        }
+        for (int n = 0; n < N; n++) mf_atomic_max_int(&last[s->cell_nodes[(size_t)e * N + n]], e);
 #pragma omp parallel for schedule(static)
       for (int e = 0; e < m->ncells; e++) {
         const int *v = m->cells + (size_t)e * (dim + 1), *cd = s->cell_nodes + (size_t)e * N;
@@ -423,13 +419,10 @@ static double cell_points(const mf_simplex_mesh *m, const mf_simplex_basis *b, i
 
 void mf_simplex_point_text(const mf_simplex_mesh *m, const mf_simplex_basis *b, int e, int q, char *buf, size_t n)
 {
-  const int dim = m->dim, *v = m->cells + (size_t)e * (dim + 1);
+  double x[3];
+  mf_simplex_point(m, b, e, q, x);
   int len = snprintf(buf, n, "(");
-  for (int k = 0; k < dim; k++) {
-    double x = m->coords[3 * (size_t)v[0] + k];
-    for (int l = 0; l < dim; l++) x += (m->coords[3 * (size_t)v[l + 1] + k] - m->coords[3 * (size_t)v[0] + k]) * b->qpts[q * dim + l];
-    len += snprintf(buf + len, n - (size_t)len, k ? ", %g" : "%g", x);
-  }
+  for (int k = 0; k < m->dim; k++) len += snprintf(buf + len, n - (size_t)len, k ? ", %g" : "%g", x[k]);
   snprintf(buf + len, n - (size_t)len, ")");
 }
 

@@ -103,23 +103,19 @@ static int build(mf_transfer tr, sx_transfer *t)
   if (!ierr) ierr = MF_CALLOC(ctx, (size_t)nf * Nc + 1, &w); /* row i's weights, dense in the coarse cell */
   int *owner = NULL, *fpos = NULL;
   if (!ierr) ierr = MF_CALLOC(ctx, (size_t)nf + 1, &owner); /* the coarse cell of row i */
-  if (!ierr) ierr = MF_CALLOC(ctx, (size_t)nf + 1, &fpos);  /* its first fine cell (done) and node there */
-  /* each fine node's first fine cell (the lowest number: an atomic minimum, so the threads do not change
-   * it), its node there and its coarse cell, then the weights node by node */
+  if (!ierr) ierr = MF_CALLOC(ctx, (size_t)nf + 1, &fpos);  /* its node in its first fine cell */
+  /* each fine node's first fine cell (the lowest number e, kept in done as ncells - e, 0 for none: an atomic
+   * maximum, so the threads do not change it), its node there and its coarse cell, then the weights node by
+   * node */
   if (!ierr) {
 #pragma omp parallel for schedule(static)
     for (int e = 0; e < mfm->ncells; e++)
-      for (int i = 0; i < Nf; i++) {
-        int *at = &done[f->cell_nodes[(size_t)e * Nf + i]], old = __atomic_load_n(at, __ATOMIC_RELAXED);
-        while ((old == 0 || old > e + 1) &&
-               !__atomic_compare_exchange_n(at, &old, e + 1, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
-        }
-      }
+      for (int i = 0; i < Nf; i++) mf_atomic_max_int(&done[f->cell_nodes[(size_t)e * Nf + i]], mfm->ncells - e);
 #pragma omp parallel for schedule(static)
     for (int e = 0; e < mfm->ncells; e++) {
       const int *cdf = f->cell_nodes + (size_t)e * Nf;
       for (int i = 0; i < Nf; i++)
-        if (done[cdf[i]] == e + 1) fpos[cdf[i]] = i, owner[cdf[i]] = tr->kind == 0 ? e : e / nch;
+        if (done[cdf[i]] == mfm->ncells - e) fpos[cdf[i]] = i, owner[cdf[i]] = tr->kind == 0 ? e : e / nch;
     }
   }
   /* on the same mesh (a lower degree) fine node i of a cell sits at reference node i of the same coarse
@@ -132,7 +128,7 @@ static int build(mf_transfer tr, sx_transfer *t)
 #pragma omp parallel for schedule(static)
   for (int n = 0; n < (ierr ? 0 : nf); n++) {
     if (!done[n]) continue;
-    const int e = done[n] - 1, K = owner[n], i = fpos[n];
+    const int e = mfm->ncells - done[n], K = owner[n], i = fpos[n];
     if (table) {
       memcpy(w + (size_t)n * Nc, table + (size_t)i * Nc, sizeof(double) * Nc);
       continue;
