@@ -169,6 +169,8 @@ typedef struct {
   int mass_coef; /* 1: the mass term carries c too (the mass operator); 0: only the stiffness does */
 } mf_simplex_op;
 
+/** x (3 entries, z = 0 in 2D) = quadrature point q of b's rule in cell e of m. */
+void mf_simplex_point(const mf_simplex_mesh *m, const mf_simplex_basis *b, int e, int q, double *x);
 int mf_simplex_op_create(mf_context ctx, const mf_simplex_mesh *m, const mf_simplex_basis *b, const mf_simplex_dofs *d,
                          double a, double bb, mf_coefficient_fn c, void *user, mf_simplex_op *op);
 void mf_simplex_op_destroy(mf_simplex_op *op);

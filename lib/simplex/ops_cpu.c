@@ -29,7 +29,7 @@ static double cell_metric(const mf_simplex_mesh *m, int c, double Ji[3][3], doub
 }
 
 /* x (3 entries, z = 0 in 2D) <- point q of the basis's rule in cell e */
-static void point_of(const mf_simplex_mesh *m, const mf_simplex_basis *b, int e, int q, double *x)
+void mf_simplex_point(const mf_simplex_mesh *m, const mf_simplex_basis *b, int e, int q, double *x)
 {
   const int dim = m->dim, *v = m->cells + (size_t)e * (dim + 1);
   x[0] = x[1] = x[2] = 0.0;
@@ -79,7 +79,7 @@ int mf_simplex_op_create(mf_context ctx, const mf_simplex_mesh *m, const mf_simp
   for (int e = 0; e < m->ncells; e++) {
     for (int q = 0; q < nq; q++) {
       double x[3];
-      point_of(m, b, e, q, x);
+      mf_simplex_point(m, b, e, q, x);
       const double cv = c(x, dim, user);
       op->coefq[(size_t)e * nq + q] = cv;
       if (!isfinite(cv) && (long long)e * nq + q < badq) badq = (long long)e * nq + q;
@@ -88,7 +88,7 @@ int mf_simplex_op_create(mf_context ctx, const mf_simplex_mesh *m, const mf_simp
   if (badq < LLONG_MAX) {
     const int e = (int)(badq / nq), q = (int)(badq % nq);
     double x[3];
-    point_of(m, b, e, q, x);
+    mf_simplex_point(m, b, e, q, x);
     const double cv = op->coefq[badq];
     mf_simplex_op_destroy(op);
     return mf_error_set(ctx, MF_ERR_ARGUMENT, __FILE__, __LINE__, __func__, "the coefficient is %g at (%g, %g, %g) (cell %d)",
