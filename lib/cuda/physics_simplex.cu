@@ -28,7 +28,7 @@ using mf_jit::upload;
 const unsigned threads = 128; // per block: one thread per cell (or per point of the set-up)
 
 struct sx_dev {
-  cudaKernel_t setup, apply, diagonal, residual, assemble, coef;
+  cudaKernel_t setup, apply, diagonal, residual, assemble, coef, varies;
   // the built-in fit: the built-in operator's device form (its c(x_q) made here from g3) and its host
   // description; NULL where the physics keeps its own data (qd)
   mf_simplex_cuda_op builtin;
@@ -170,6 +170,7 @@ int make_dev(mf_operator op, sx_dev *d)
   MF_CALL(kernel(ctx, lib, "mfree_sx_residual", &d->residual));
   MF_CALL(kernel(ctx, lib, "mfree_sx_assemble", &d->assemble));
   MF_CALL(kernel(ctx, lib, "mfree_sx_coef", &d->coef));
+  MF_CALL(kernel(ctx, lib, "mfree_sx_varies", &d->varies));
   MF_CALL(upload(ctx, &d->verts, m->cells, (size_t)m->ncells * (dim + 1), "the simplex mesh's cells"));
   MF_CALL(upload(ctx, &d->coords, m->coords, (size_t)m->nv * 3, "the simplex mesh's vertices"));
   MF_CALL(upload(ctx, &d->cells, s->cell_nodes, (size_t)s->ncells * N, "the cells' nodes"));
@@ -250,9 +251,12 @@ int try_builtin(mf_operator op, sx_dev *d, int *fits)
   const double t0 = mf_phase_begin(ctx);
   int ncells = s->ncells;
   unsigned long long *notiso = flags, *varies = flags + 1, *nonfinite = flags + 2;
-  void *args[] = {(void *)&d->verts, (void *)&d->coords, (void *)&d->qp,    (void *)&d->k,        (void *)&ncells,
-                  (void *)&coefq,    (void *)&notiso,    (void *)&varies, (void *)&nonfinite};
-  int ierr = launch(ctx, d->coef, blocks((long long)npts), threads, 0, args, "simplex physics coefficient");
+  long long n = (long long)npts;
+  void *args[] = {(void *)&d->verts, (void *)&d->coords, (void *)&d->qp,        (void *)&d->k,
+                  (void *)&ncells,   (void *)&coefq,     (void *)&notiso,     (void *)&nonfinite};
+  void *vargs[] = {(void *)&coefq, (void *)&n, (void *)&varies};
+  int ierr = launch(ctx, d->coef, blocks(n), threads, 0, args, "simplex physics coefficient");
+  if (!ierr) ierr = launch(ctx, d->varies, blocks(n), threads, 0, vargs, "simplex physics coefficient's check");
   const long long fi = ierr ? -1 : first_flag(ctx, notiso, &ierr), fv = ierr ? -1 : first_flag(ctx, varies, &ierr),
                   fn = ierr ? -1 : first_flag(ctx, nonfinite, &ierr);
   cudaFree(flags);

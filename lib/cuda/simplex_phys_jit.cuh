@@ -147,27 +147,33 @@ __device__ inline bool g3_at(const int *verts, const double *coords, const doubl
 
 // The built-in fit (one component, g3 alone): c(x_q) = g3[0] at every point (one thread per point) where g3 is
 // c times the identity; notiso: set (to some point) where it is not (then the physics keeps its own data);
-// varies: set where c differs from its value at the first point of cell 0 (not set: a constant, which the
-// built-in operator takes as its weight, with no c per point); nonfinite as in mfree_sx_setup.
+// nonfinite as in mfree_sx_setup.
 extern "C" __global__ void mfree_sx_coef(const int *verts, const double *coords, const double *qp, const double *k,
                                          int ncells, double *coefq, unsigned long long *notiso,
-                                         unsigned long long *varies, unsigned long long *nonfinite)
+                                         unsigned long long *nonfinite)
 {
   const long long id = mfs::thread_id();
   if (id >= (long long)ncells * MF_NQS) return;
   const int e = (int)(id / MF_NQS), q = (int)(id % MF_NQS);
-  double G3[MF_NC * MF_NC * MF_DIM * MF_DIM + 1], F3[MF_NC * MF_NC * MF_DIM * MF_DIM + 1];
+  double G3[MF_NC * MF_NC * MF_DIM * MF_DIM + 1];
   if (!mfs::g3_at(verts, coords, qp, k, e, q, G3)) mfs::flag(nonfinite, e, q);
   const double c = G3[0];
   bool iso = true;
   for (int l = 0; l < MF_DIM; l++)
     for (int m = 0; m < MF_DIM; m++) iso = iso && G3[l * MF_DIM + m] == (l == m ? c : 0.0);
-  // notiso and varies answer yes or no: a plain store where nothing is stored yet (an atomic per point on
-  // one address would serialise every thread where c varies, the usual case)
+  // notiso answers yes or no: a plain store where nothing is stored yet (an atomic per point on one address
+  // would serialise every thread where g3 is anisotropic)
   if (!iso && *(volatile unsigned long long *)notiso == ~0ull) *notiso = (unsigned long long)id;
-  mfs::g3_at(verts, coords, qp, k, 0, 0, F3);
-  if (c != F3[0] && *(volatile unsigned long long *)varies == ~0ull) *varies = (unsigned long long)id;
   coefq[id] = c;
+}
+
+// varies: set (as notiso above) where c(x_q) differs from its first value (not set: a constant, which the
+// built-in operator takes as its weight, with no c per point)
+extern "C" __global__ void mfree_sx_varies(const double *coefq, long long n, unsigned long long *varies)
+{
+  const long long id = mfs::thread_id();
+  if (id < n && coefq[id] != coefq[0] && *(volatile unsigned long long *)varies == ~0ull)
+    *varies = (unsigned long long)id;
 }
 
 // y += A x (one thread per cell)
