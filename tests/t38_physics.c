@@ -1478,12 +1478,63 @@ static void cuda_simplex_fit_case(mf_context cc, mf_context gc)
       }
 }
 
+/* The float V-cycle on simplex physics: a fitted physics (g3 = c(x) I) takes the iterations of the double V-cycle
+ * (+-1), P2 in 2D and 3D on nested meshes; the physics' own data (MFREE_PHYSICS_BUILTIN=0), an anisotropic g3
+ * and the cpu backend's physics are refused by name (users' physics has no float kernels). */
+static void cuda_simplex_float_case(mf_context cc, mf_context gc)
+{
+  for (int dim = 2; dim <= 3; dim++)
+    for (int b = 0; b < 2; b++) {
+      mf_context ctx = b ? gc : cc;
+      mf_mesh base = NULL, mesh = NULL;
+      mf_space s = NULL;
+      mf_physics ph = NULL;
+      mf_operator A = NULL, O = NULL, C = NULL;
+      mf_pc pc = NULL;
+      T_CALL(mf_mesh_create(ctx, dim == 2 ? "square-tris" : "cube-tets", dim, 1, &base));
+      T_CALL(mf_mesh_refine(base, dim == 2 ? 3 : 2, &mesh));
+      T_CALL(mf_space_create(mesh, 2, &s));
+      const int tag = 1;
+      T_CALL(mf_space_set_dirichlet_tags(s, 1, &tag));
+      T_CALL(mf_physics_create(ctx, 1, &ph));
+      T_CALL(mf_physics_set_source(ph, laplace_source, "g3=stiffness"));
+      T_CALL(mf_operator_create_physics(s, ph, MF_QUAD_GAUSS, &A));
+      if (b) {
+        const int it = mg_iterations(A, s, MF_PRECISION_DOUBLE), itf = mg_iterations(A, s, MF_PRECISION_FLOAT);
+        T_CHECK(it <= 12 && abs(itf - it) <= 1, "cuda %dD P2 fitted physics: multigrid %d iterations, %d in float", dim,
+                it, itf);
+        setenv("MFREE_PHYSICS_BUILTIN", "0", 1);
+        T_CALL(mf_operator_create_physics(s, ph, MF_QUAD_GAUSS, &O));
+        unsetenv("MFREE_PHYSICS_BUILTIN");
+        mf_physics_destroy(&ph);
+        T_CALL(mf_physics_create(ctx, 1, &ph));
+        T_CALL(mf_physics_set_source(ph, aniso_source, "g3=aniso"));
+        T_CALL(mf_operator_create_physics(s, ph, MF_QUAD_GAUSS, &C));
+      } else O = A, A = NULL;
+      mf_operator ops[2] = {O, C};
+      for (int k = 0; k < 2; k++) {
+        if (!ops[k]) continue;
+        T_CALL(mf_operator_set_dirichlet(ops[k], 1));
+        T_CALL(mf_pc_create(ops[k], MF_PC_MULTIGRID, &pc));
+        T_CALL(mf_pc_set_multigrid_precision(pc, MF_PRECISION_FLOAT));
+        EXPECT(mf_pc_setup(pc), MF_ERR_UNSUPPORTED, "users' physics has no float kernels");
+        mf_pc_destroy(&pc);
+      }
+      mf_operator_destroy(&A), mf_operator_destroy(&O), mf_operator_destroy(&C);
+      mf_physics_destroy(&ph);
+      mf_space_destroy(&s);
+      mf_mesh_destroy(&mesh);
+      mf_mesh_destroy(&base);
+    }
+}
+
 /* Simplices on the cuda backend: the same source through the device's simplex kernels
  * (simplex_phys_jit.cuh) as through the cpu's, and the refusals there. */
 static void cuda_simplex_case(mf_context cc, mf_context gc)
 {
   const double kel[2] = {1.3, 0.7};
   cuda_simplex_fit_case(cc, gc);
+  cuda_simplex_float_case(cc, gc);
   /* simplices: the same source through the device's simplex kernels (simplex_phys_jit.cuh) */
   for (int dim = 2; dim <= 3; dim++)
     for (int p = 1; p <= 3; p++) {

@@ -324,6 +324,17 @@ static void elasticity_case(mf_context ctx)
       T_CHECK(info.converged && info.iterations <= 30, "elasticity %s P%d refined %d times: %d iterations (%s)",
               mf_context_backend(ctx), p, l0 + k, info.iterations, info.converged ? "converged" : "not converged");
       its[k] = info.iterations;
+      if (k == 1) { /* the float V-cycle: within 1 iteration of the double one */
+        mf_cg_info finfo;
+        T_CALL(mf_pc_set_multigrid_precision(pc, MF_PRECISION_FLOAT));
+        T_CALL(mf_pc_setup(pc));
+        T_CALL(mf_vector_set_value(u, 0.0));
+        T_CALL(mf_cg_solve(cg, b, u, &finfo));
+        T_CHECK(finfo.converged && finfo.iterations <= info.iterations + 1,
+                "elasticity %s P%d refined %d times, float V-cycle: %d iterations (%s; double %d)",
+                mf_context_backend(ctx), p, l0 + k, finfo.iterations, finfo.converged ? "converged" : "not converged",
+                info.iterations);
+      }
       if (getenv("T41_VERBOSE"))
         printf("elasticity mg %s P%d refine %d: %lld DoFs, %d iterations, solve %.3f s\n", mf_context_backend(ctx), p,
                l0 + k, (long long)s->nglobal, info.iterations, info.seconds);
@@ -562,6 +573,180 @@ static double *values(mf_space s, mf_vector v, int *n)
   return h;
 }
 
+/* ------------------------------------------------------------------ the float V-cycle */
+
+static mf_vector converted(mf_vector v, mf_precision prec)
+{
+  mf_vector c = NULL;
+  T_CALL(mf_vector_create_prec(v->space, prec, &c));
+  T_CALL(mf_vector_convert(c, v));
+  return c;
+}
+
+/* max |a - b| over the owned entries of two double vectors, and max |b| (scale) */
+static double maxdiff(mf_vector a, mf_vector b, double *scale)
+{
+  int n = 0;
+  double *ha = values(a->space, a, &n), *hb = values(b->space, b, &n), d = 0.0;
+  *scale = 0.0;
+  for (int i = 0; i < n; i++) d = fmax(d, fabs(ha[i] - hb[i])), *scale = fmax(*scale, fabs(hb[i]));
+  free(ha), free(hb);
+  return d;
+}
+
+static double cx(const double *x, int dim, void *user)
+{
+  (void)dim, (void)user;
+  return 1.0 + 0.5 * x[0] + x[1] * x[1];
+}
+
+/* The single-precision copies on backend ctx: the product of the float copy of Helmholtz with c(x) (P1..P3; P4 in
+ * 2D) and of elasticity (P1, P2) within 1e-5 of the double operator's (and not equal to it: it is float), its
+ * refusals; the float transfers (p and h) within 1e-6 of the double ones. */
+static void float_operator_case(mf_context ctx)
+{
+  const char *be = mf_context_backend(ctx);
+  for (int dim = 2; dim <= 3; dim++)
+    for (int p = 1; p <= (dim == 2 ? 4 : 3); p++)
+      for (int elas = 0; elas <= (p <= 2); elas++) {
+        mf_mesh base = NULL, mesh = NULL;
+        mf_space s = NULL;
+        mf_operator A = NULL, Af = NULL, Af2 = NULL, B = NULL;
+        mf_vector x = NULL, y = NULL, xf = NULL, yf = NULL, yd = NULL, d = NULL;
+        T_CALL(mf_mesh_create(ctx, dim == 2 ? "square-tris" : "cube-tets", dim, 1, &base));
+        T_CALL(mf_mesh_refine(base, dim == 2 ? 2 : 1, &mesh));
+        T_CALL(mf_space_create_components(mesh, p, elas ? dim : 1, &s));
+        const int tag = 1;
+        T_CALL(mf_space_set_dirichlet_tags(s, 1, &tag));
+        if (elas) T_CALL(mf_operator_create_elasticity(s, 0.6, 0.4, &A));
+        else T_CALL(mf_operator_create_helmholtz(s, MF_QUAD_GAUSS, 0.5, 1.0, cx, NULL, &A));
+        T_CALL(mf_operator_set_dirichlet(A, 1));
+        T_CALL(mf_operator_create_single(A, &Af));
+        T_CALL(mf_vector_create(s, &x));
+        T_CALL(mf_vector_create(s, &y));
+        T_CALL(mf_vector_create(s, &d));
+        T_CALL(mf_vector_set_random(x, 17));
+        T_CALL(mf_operator_apply(A, x, y));
+        xf = converted(x, MF_PRECISION_FLOAT);
+        T_CALL(mf_vector_create_prec(s, MF_PRECISION_FLOAT, &yf));
+        T_CALL(mf_operator_apply(Af, xf, yf));
+        yd = converted(yf, MF_PRECISION_DOUBLE);
+        double scale = 0.0;
+        const double diff = maxdiff(yd, y, &scale);
+        T_CHECK(scale > 0.0 && diff <= 1e-5 * scale && diff > 1e-12 * scale,
+                "%s %dD P%d %s: float copy - double operator = %.3e (scale %g)", be, dim, p,
+                elas ? "elasticity" : "Helmholtz c(x)", diff, scale);
+        EXPECT(mf_operator_apply(Af, x, y), MF_ERR_INCOMPATIBLE, "for an operator in float");
+        EXPECT(mf_operator_diagonal(Af, d), MF_ERR_UNSUPPORTED, "in double only");
+        EXPECT(mf_operator_create_single(Af, &Af2), MF_ERR_ARGUMENT, "single-precision copy already");
+        if (!elas) EXPECT(mf_operator_create_assembled(Af, &B), MF_ERR_UNSUPPORTED, "single-precision operator copy cannot be assembled");
+        mf_operator_destroy(&A); /* the copy lives on its own */
+        T_CALL(mf_operator_apply(Af, xf, yf));
+        mf_vector_destroy(&yd);
+        yd = converted(yf, MF_PRECISION_DOUBLE);
+        const double again = maxdiff(yd, y, &scale); /* the same to rounding (the device's float atomics: any order) */
+        T_CHECK(again <= 1e-5 * scale, "%s %dD P%d: the float copy is off by %.3g with its double operator gone", be, dim, p,
+                again);
+        mf_vector *vs[] = {&x, &y, &xf, &yf, &yd, &d};
+        for (int k = 0; k < 6; k++) mf_vector_destroy(vs[k]);
+        mf_operator_destroy(&Af);
+        mf_space_destroy(&s);
+        mf_mesh_destroy(&mesh);
+        mf_mesh_destroy(&base);
+      }
+  /* the transfers in float: P3 -> P1 on one mesh, P2 across a refinement */
+  for (int dim = 2; dim <= 3; dim++)
+    for (int h = 0; h <= 1; h++) {
+      mf_mesh base = NULL, mesh = NULL;
+      mf_space cs = NULL, fs = NULL;
+      mf_transfer td = NULL, tf = NULL;
+      T_CALL(mf_mesh_create(ctx, dim == 2 ? "square-tris" : "cube-tets", dim, 1, &base));
+      T_CALL(mf_mesh_refine(base, 1, &mesh));
+      T_CALL(mf_space_create(h ? base : mesh, h ? 2 : 1, &cs));
+      T_CALL(mf_space_create(mesh, h ? 2 : 3, &fs));
+      const int tag = 1;
+      T_CALL(mf_space_set_dirichlet_tags(cs, 1, &tag));
+      T_CALL(mf_space_set_dirichlet_tags(fs, 1, &tag));
+      T_CALL(fs->fam->transfer_create(cs, fs, MF_PRECISION_DOUBLE, &td));
+      T_CALL(fs->fam->transfer_create(cs, fs, MF_PRECISION_FLOAT, &tf));
+      mf_vector xc = NULL, xfn = NULL, pd = NULL, rd = NULL;
+      T_CALL(mf_vector_create(cs, &xc));
+      T_CALL(mf_vector_create(fs, &xfn));
+      T_CALL(mf_vector_create(fs, &pd));
+      T_CALL(mf_vector_create(cs, &rd));
+      T_CALL(mf_vector_set_random(xc, 5));
+      T_CALL(mf_vector_set_random(xfn, 6));
+      T_CALL(mf_transfer_prolongate(td, xc, pd));
+      T_CALL(mf_transfer_restrict(td, xfn, rd));
+      mf_vector xcs = converted(xc, MF_PRECISION_FLOAT), xfs = converted(xfn, MF_PRECISION_FLOAT), ps = NULL, rs = NULL;
+      T_CALL(mf_vector_create_prec(fs, MF_PRECISION_FLOAT, &ps));
+      T_CALL(mf_vector_create_prec(cs, MF_PRECISION_FLOAT, &rs));
+      T_CALL(mf_transfer_prolongate(tf, xcs, ps));
+      T_CALL(mf_transfer_restrict(tf, xfs, rs));
+      mf_vector pdd = converted(ps, MF_PRECISION_DOUBLE), rdd = converted(rs, MF_PRECISION_DOUBLE);
+      double sp = 0.0, sr = 0.0;
+      const double dp = maxdiff(pdd, pd, &sp), dr = maxdiff(rdd, rd, &sr);
+      T_CHECK(sp > 0.0 && sr > 0.0 && dp <= 1e-6 * sp && dr <= 1e-6 * sr,
+              "%s %dD %s transfer in float: prolongation off by %.3g (scale %g), restriction by %.3g (scale %g)", be, dim,
+              h ? "h" : "p", dp, sp, dr, sr);
+      EXPECT(mf_transfer_prolongate(tf, xc, pd), MF_ERR_INCOMPATIBLE, "the transfer in float");
+      mf_vector *vs[] = {&xc, &xfn, &pd, &rd, &xcs, &xfs, &ps, &rs, &pdd, &rdd};
+      for (int k = 0; k < 10; k++) mf_vector_destroy(vs[k]);
+      mf_transfer_destroy(&td);
+      mf_transfer_destroy(&tf);
+      mf_space_destroy(&cs);
+      mf_space_destroy(&fs);
+      mf_mesh_destroy(&mesh);
+      mf_mesh_destroy(&base);
+    }
+}
+
+/* The float V-cycle (mf_pc_set_multigrid_precision): CG to 1e-8 with it within 1 iteration of the double V-cycle's
+ * count, P1..P3 (P4 in 2D) on the box meshes with c(x); with cpu given too (ctx cuda), the cuda float V-cycle
+ * against the cpu's: iterations +-1, the solutions to 1e-7 of their size (the V-cycles round differently). */
+static void float_multigrid_case(mf_context ctx, mf_context cpu)
+{
+  for (int dim = 2; dim <= 3; dim++)
+    for (int p = 1; p <= (dim == 2 ? 4 : 3); p++) {
+      int its[3] = {0, 0, 0}, n = 0;
+      double *sol[3] = {NULL, NULL, NULL};
+      for (int run = 0; run < (cpu ? 3 : 2); run++) { /* double, float, float on the cpu */
+        mf_context c = run == 2 ? cpu : ctx;
+        mf_mesh base = NULL, mesh = NULL;
+        mf_space s = NULL;
+        T_CALL(mf_mesh_create(c, dim == 2 ? "square-tris" : "cube-tets", dim, 1, &base));
+        T_CALL(mf_mesh_refine(base, dim == 2 ? 3 : 2, &mesh));
+        T_CALL(mf_space_create(mesh, p, &s));
+        int nl = 0;
+        T_CALL(mf_space_local_sizes(s, &n, &nl));
+        mf_space_destroy(&s);
+        sol[run] = (double *)calloc((size_t)n + 1, sizeof(double));
+        poisson_pc opt = {MF_PC_MULTIGRID, 0, 0, run ? MF_PRECISION_FLOAT : MF_PRECISION_DOUBLE};
+        opt.solution = sol[run];
+        poisson_result r;
+        T_CALL(poisson_solve_pc(mesh, p, POISSON_COEF_LJUNGKVIST, 1e-8, &opt, &r));
+        T_CHECK(r.converged && r.levels >= 3, "%s %s V-cycle %dD P%d: %s, %d levels", mf_context_backend(c),
+                run ? "float" : "double", dim, p, r.converged ? "converged" : "not converged", r.levels);
+        its[run] = r.iterations;
+        mf_mesh_destroy(&mesh);
+        mf_mesh_destroy(&base);
+      }
+      T_CHECK(its[1] <= its[0] + 1, "%s %dD P%d: the float V-cycle takes %d CG iterations, the double one %d",
+              mf_context_backend(ctx), dim, p, its[1], its[0]);
+      if (cpu) {
+        double d = 0.0, m = 0.0;
+        for (int i = 0; i < n; i++) d = fmax(d, fabs(sol[1][i] - sol[2][i])), m = fmax(m, fabs(sol[2][i]));
+        T_CHECK(abs(its[1] - its[2]) <= 1 && d <= 1e-7 * m,
+                "float V-cycle %dD P%d: cpu %d, cuda %d iterations; solutions differ by %.3g (max %.3g)", dim, p, its[2],
+                its[1], d, m);
+      }
+      if (getenv("T41_VERBOSE"))
+        printf("float mg %s %dD P%d: double %d float %d (cpu %d) its\n", mf_context_backend(ctx), dim, p, its[0], its[1],
+               its[2]);
+      free(sol[0]), free(sol[1]), free(sol[2]);
+    }
+}
+
 static void threads_run(mf_context ctx, mf_mesh coarse, int threads, thread_run *r)
 {
 #ifdef _OPENMP
@@ -648,6 +833,8 @@ int main(int argc, char **argv)
     transfer_case(gpu);
     cuda_multigrid_case(ctx, gpu, dir);
     elasticity_case(gpu);
+    float_operator_case(gpu);
+    float_multigrid_case(gpu, ctx);
     mf_context_destroy(&gpu);
     mf_context_destroy(&ctx);
     return t_finish();
@@ -691,6 +878,8 @@ int main(int argc, char **argv)
   vcycle_case(ctx);
   partition_case(ctx, dir);
   elasticity_case(ctx);
+  float_operator_case(ctx);
+  float_multigrid_case(ctx, NULL);
   /* the refusals */
   mf_mesh fine = NULL;
   EXPECT(mf_mesh_refine(NULL, 1, &fine), MF_ERR_NULL, "mesh is NULL");

@@ -17,6 +17,8 @@ extern "C" {
 struct mf_transfer_s;              /* lib/mg/mf_mg.h */
 struct mf_basis1d_s;               /* lib/hex/mf_hex_op.h */
 struct mf_simplex_backend_ops_s;   /* lib/simplex/mf_simplex_backend.h */
+struct mf_simplex_op_s;            /* lib/simplex/mf_simplex.h */
+struct mf_simplex_cuda_op_s;       /* lib/cuda/simplex.cu, the backend's own */
 
 typedef struct mf_backend_ops_s {
   const char *name; /* as mf_context_create takes it */
@@ -97,6 +99,8 @@ typedef struct mf_backend_ops_s {
      * (apply, diagonal, residual, destroy); the values of A (its pattern on the device) assembled there */
     int (*simplex_setup)(mf_operator op);
     int (*simplex_assemble)(mf_operator op, mf_operator A);
+    /* the built-in operator (description, device operator) a simplex physics runs on; NULLs: none */
+    void (*simplex_builtin)(mf_operator op, const struct mf_simplex_op_s **sop, struct mf_simplex_cuda_op_s **dev);
   } physics;
   struct {
     /* pointwise fields given as source (lib/cuda/source.cu) on hex spaces, on the device: the nodes'

@@ -11,12 +11,15 @@ static const mf_simplex_backend_ops simplex_ops = {
     .op_create = mf_simplex_cuda_op_create,
     .elasticity_create = mf_simplex_cuda_elasticity_create,
     .apply = mf_simplex_cuda_apply,
+    .single = mf_simplex_cuda_single,
+    .apply_single = mf_simplex_cuda_apply_single,
     .diagonal = mf_simplex_cuda_diagonal,
     .destroy = mf_simplex_cuda_destroy,
     .assemble = mf_simplex_cuda_assemble,
     .asm_free = mf_simplex_cuda_asm_free,
     .sparse_create = mf_simplex_cuda_sparse_create,
     .sparse_apply = mf_simplex_cuda_sparse_apply,
+    .sparse_apply_single = mf_simplex_cuda_sparse_apply_single,
     .sparse_free = mf_simplex_cuda_sparse_free,
 };
 
@@ -62,7 +65,8 @@ const mf_backend_ops mf_backend_ops_cuda = {
                 .hex_setup_builtin = mf_cuda_physics_setup_builtin,
                 .hex_assemble = mf_cuda_physics_assemble,
                 .simplex_setup = mf_cuda_simplex_physics_setup,
-                .simplex_assemble = mf_cuda_simplex_physics_assemble},
+                .simplex_assemble = mf_cuda_simplex_physics_assemble,
+                .simplex_builtin = mf_cuda_simplex_physics_builtin},
     /* lib/cuda/source.cu: pointwise fields given as source, compiled by NVRTC */
     .source = {.nodes = mf_cuda_source_nodes, .rhs = mf_cuda_source_rhs, .l2 = mf_cuda_source_l2},
     .simplex = &simplex_ops,

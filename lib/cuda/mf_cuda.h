@@ -80,6 +80,12 @@ int mf_cuda_physics_assemble(mf_operator op, mf_operator A);
  *  stored data made on the device, op->ops; the CSR values of its matrix on the device. */
 int mf_cuda_simplex_physics_setup(mf_operator op);
 int mf_cuda_simplex_physics_assemble(mf_operator op, mf_operator A);
+struct mf_simplex_op_s;
+struct mf_simplex_cuda_op_s;
+/** The built-in operator a simplex physics runs on (the built-in fit of physics_simplex.cu): its description and
+ *  device operator; both NULL where the physics keeps its own data. */
+void mf_cuda_simplex_physics_builtin(mf_operator op, const struct mf_simplex_op_s **sop,
+                                     struct mf_simplex_cuda_op_s **dev);
 /** Pointwise fields given as source (lib/cuda/source.cu; the backend table's source): on hex spaces there,
  *  on the spaces of a family that keeps its cells itself (simplex) by the functions of
  *  lib/cuda/simplex_source.cu, which the first three call. */

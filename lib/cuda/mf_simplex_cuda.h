@@ -73,8 +73,16 @@ int mf_simplex_cuda_elasticity_create(mf_context ctx, const mf_simplex_mesh *m, 
                                       const mf_simplex_dofs *d, double lambda, double mu, int tune,
                                       mf_simplex_cuda_op *out);
 /** y <- A x, x and y device arrays of ndofs (elasticity: ndofs x dim) doubles; y is zeroed first.
- *  Asynchronous on the default stream; the launch is checked. */
+ *  Asynchronous on the default stream; the launch is checked. Refused for a single-precision copy. */
 int mf_simplex_cuda_apply(mf_simplex_cuda_op op, const double *x, double *y);
+/** A single-precision copy of like (multigrid's float V-cycle): its own device arrays (geometry, DoFs and
+ *  tables copied on the device, c(x_q) rounded to float), the kernels instantiated with the vectors and
+ *  c(x_q) in float (the geometry, tables and sums stay double), its configuration the cost model's for
+ *  4-byte values. b: like's basis (the reference tables of the float kernels' constant memory). like may be
+ *  destroyed afterwards. Refused: like a copy already, device memory short. */
+int mf_simplex_cuda_single(mf_simplex_cuda_op like, const mf_simplex_basis *b, mf_simplex_cuda_op *out);
+/** y <- A x for a single-precision copy, x and y device arrays of floats (as mf_simplex_cuda_apply). */
+int mf_simplex_cuda_apply_single(mf_simplex_cuda_op op, const float *x, float *y);
 /** Multigrid's transfers between simplex spaces (lib/cuda/simplex_transfer.cu): a sparse matrix of nrows rows
  *  (CSR: rowptr[nrows + 1], cols, vals; all copied) applied per component, y[i nc + k] = sum_e v_e x[c_e nc + k]
  *  with the Dirichlet entries of space in read as zero and those of space out written as zero (x, y device
@@ -82,6 +90,8 @@ int mf_simplex_cuda_apply(mf_simplex_cuda_op op, const double *x, double *y);
 int mf_simplex_cuda_sparse_create(mf_context ctx, int nrows, const int64_t *rowptr, const int *cols, const double *vals,
                                   mf_simplex_cuda_sparse *out);
 int mf_simplex_cuda_sparse_apply(mf_simplex_cuda_sparse A, mf_space in, mf_space out, const double *x, double *y);
+/** The same on arrays of floats (the float V-cycle; the sums in double). */
+int mf_simplex_cuda_sparse_apply_single(mf_simplex_cuda_sparse A, mf_space in, mf_space out, const float *x, float *y);
 void mf_simplex_cuda_sparse_free(mf_simplex_cuda_sparse *A);
 /** The diagonal into d (a device array of ndofs (elasticity: ndofs x dim) doubles, overwritten): the exact
  *  sums at the quadrature points, one thread per cell (the host's diagonal of lib/simplex/operator_simplex.c,

@@ -42,8 +42,11 @@ struct mf_sx_args {
   int ncells;
   int tile;              // cells per block (thread strategy: = threads)
   int stage;             // tables (quadrature) or reference matrices copied into shared memory (1)
-  const double *x;
+  const double *x;        // the vectors in double (the double kernels)
   double *y;
+  const float *xf;        // or in float, with c(x_q) in float (the float kernels: single-precision copies)
+  float *yf;
+  const float *coefqf;
 };
 
 struct mf_sx_table {

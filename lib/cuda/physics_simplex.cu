@@ -319,6 +319,13 @@ static int destroy_values(mf_operator A)
   mf_csr(A)->vals = NULL;
   return 0;
 }
+extern "C" void mf_cuda_simplex_physics_builtin(mf_operator op, const mf_simplex_op **sop, mf_simplex_cuda_op *dev)
+{
+  const sx_dev *d = dev_of(op);
+  *sop = d && d->builtin ? &d->sop : NULL;
+  *dev = d ? d->builtin : NULL;
+}
+
 extern "C" int mf_cuda_simplex_physics_assemble(mf_operator op, mf_operator A)
 {
   mf_context ctx = op->ctx;

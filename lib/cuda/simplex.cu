@@ -7,25 +7,32 @@
 #include "mf_simplex_cuda.h"
 #include "simplex_kernels.cuh"
 
-#define MF_SX_TABLE_DECL(D, P) extern "C" const mf_sx_table *mf_sx_table_d##D##_p##P(void);
+#define MF_SX_TABLE_DECL(D, P)                                                                                     \
+  extern "C" const mf_sx_table *mf_sx_table_d##D##_p##P##_d(void);                                                \
+  extern "C" const mf_sx_table *mf_sx_table_d##D##_p##P##_s(void);
 MF_SX_TABLE_DECL(2, 1) MF_SX_TABLE_DECL(2, 2) MF_SX_TABLE_DECL(2, 3) MF_SX_TABLE_DECL(2, 4)
 MF_SX_TABLE_DECL(3, 1) MF_SX_TABLE_DECL(3, 2) MF_SX_TABLE_DECL(3, 3) MF_SX_TABLE_DECL(3, 4)
 
-static const mf_sx_table *sx_table(int dim, int p)
+// the kernels of (dim, p) with the vectors in double or (single) in float
+static const mf_sx_table *sx_table(int dim, int p, int single)
 {
   typedef const mf_sx_table *(*fn)(void);
-  static const fn t[2][MF_SIMPLEX_CUDA_MAX_DEGREE] = {
-      {mf_sx_table_d2_p1, mf_sx_table_d2_p2, mf_sx_table_d2_p3, mf_sx_table_d2_p4},
-      {mf_sx_table_d3_p1, mf_sx_table_d3_p2, mf_sx_table_d3_p3, mf_sx_table_d3_p4}};
-  return t[dim - 2][p - 1]();
+  static const fn t[2][2][MF_SIMPLEX_CUDA_MAX_DEGREE] = {
+      {{mf_sx_table_d2_p1_d, mf_sx_table_d2_p2_d, mf_sx_table_d2_p3_d, mf_sx_table_d2_p4_d},
+       {mf_sx_table_d3_p1_d, mf_sx_table_d3_p2_d, mf_sx_table_d3_p3_d, mf_sx_table_d3_p4_d}},
+      {{mf_sx_table_d2_p1_s, mf_sx_table_d2_p2_s, mf_sx_table_d2_p3_s, mf_sx_table_d2_p4_s},
+       {mf_sx_table_d3_p1_s, mf_sx_table_d3_p2_s, mf_sx_table_d3_p3_s, mf_sx_table_d3_p4_s}}};
+  return t[single != 0][dim - 2][p - 1]();
 }
 
 struct mf_simplex_cuda_op_s {
   mf_context ctx;
   int dim, p, N, nq, ncomp, ncells, nv, ndofs;
   int elasticity, has_coef, mass_coef;
+  int single; // a single-precision copy (mf_simplex_cuda_single): vectors and c(x_q) in float
   double a, b, lambda, mu;
   double *coords, *B, *G, *w, *S, *E, *coefq; // device (E: the gradient table)
+  float *coefqf;                              // device, single-precision copies: c(x_q) in float
   int *cells, *cell_dofs;                 // device
   const mf_sx_table *tab;
   mf_simplex_cuda_config cfg;
@@ -96,8 +103,9 @@ static size_t sx_shmem(const mf_simplex_cuda_op_s *o, int strategy, int form, in
 // (4 B x N), the cells' vertex ids (4 B x (dim + 1)), the vertex coordinates, c(x_q) when present
 static double sx_bytes_per_cell(const mf_simplex_cuda_op_s *o)
 {
-  double bytes = 16.0 * o->ndofs * o->ncomp + 8.0 * o->nv * o->dim;
-  bytes += (double)o->ncells * (4.0 * o->N + 4.0 * (o->dim + 1) + (o->has_coef ? 8.0 * o->nq : 0.0));
+  const double v = o->single ? 4.0 : 8.0; // bytes of a vector entry and of c(x_q)
+  double bytes = 2.0 * v * o->ndofs * o->ncomp + 8.0 * o->nv * o->dim;
+  bytes += (double)o->ncells * (4.0 * o->N + 4.0 * (o->dim + 1) + (o->has_coef ? v * o->nq : 0.0));
   return bytes / o->ncells;
 }
 
@@ -281,17 +289,19 @@ static int sx_model_best(mf_simplex_cuda_op_s *o, int strategy, int form, int ti
 
 // ---------------------------------------------------------------------------- apply
 
-static int sx_launch(mf_simplex_cuda_op_s *o, const mf_simplex_cuda_config *c, const double *x, double *y)
+// x, y: device arrays of doubles, or of floats for a single-precision copy
+static int sx_launch(mf_simplex_cuda_op_s *o, const mf_simplex_cuda_config *c, const void *x, void *y)
 {
   mf_sx_args a;
   memset(&a, 0, sizeof a);
   a.coords = o->coords, a.cells = o->cells, a.cell_dofs = o->cell_dofs;
-  a.B = o->B, a.G = o->G, a.w = o->w, a.S = o->S, a.E = o->E, a.coefq = o->coefq;
+  a.B = o->B, a.G = o->G, a.w = o->w, a.S = o->S, a.E = o->E, a.coefq = o->coefq, a.coefqf = o->coefqf;
   a.a = o->a, a.b = o->b, a.lambda = o->lambda, a.mu = o->mu, a.mass_coef = o->mass_coef;
   a.ncells = o->ncells, a.tile = c->tile, a.stage = c->stage;
-  a.x = x, a.y = y;
+  if (o->single) a.xf = (const float *)x, a.yf = (float *)y;
+  else a.x = (const double *)x, a.y = (double *)y;
   const void *fn = o->tab->fn[sx_kernel(o, c->strategy, c->form, c->stage)];
-  MF_CUDA_CALL(o->ctx, cudaMemsetAsync(y, 0, sizeof(double) * (size_t)o->ndofs * o->ncomp, 0));
+  MF_CUDA_CALL(o->ctx, cudaMemsetAsync(y, 0, (o->single ? sizeof(float) : sizeof(double)) * (size_t)o->ndofs * o->ncomp, 0));
   if (o->ncells == 0) return 0;
   if (c->shmem > 48 * 1024)
     MF_CUDA_CALL(o->ctx, cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, o->smem_optin));
@@ -313,12 +323,22 @@ static int sx_launch(mf_simplex_cuda_op_s *o, const mf_simplex_cuda_config *c, c
 extern "C" int mf_simplex_cuda_apply(mf_simplex_cuda_op o, const double *x, double *y)
 {
   MF_CHECK(o && x && y, o ? o->ctx : NULL, MF_ERR_NULL, "operator, x or y is NULL");
+  MF_CHECK(!o->single, o->ctx, MF_ERR_INCOMPATIBLE, "vectors in double for a single-precision simplex operator");
+  return sx_launch(o, &o->cfg, x, y);
+}
+
+extern "C" int mf_simplex_cuda_apply_single(mf_simplex_cuda_op o, const float *x, float *y)
+{
+  MF_CHECK(o && x && y, o ? o->ctx : NULL, MF_ERR_NULL, "operator, x or y is NULL");
+  MF_CHECK(o->single, o->ctx, MF_ERR_INCOMPATIBLE, "vectors in float for a double-precision simplex operator");
   return sx_launch(o, &o->cfg, x, y);
 }
 
 extern "C" int mf_simplex_cuda_diagonal(mf_simplex_cuda_op o, double *d)
 {
   MF_CHECK(o && d, o ? o->ctx : NULL, MF_ERR_NULL, "operator or d is NULL");
+  MF_CHECK(!o->single, o->ctx, MF_ERR_UNSUPPORTED,
+           "the diagonal of a single-precision simplex operator: made from its double operator only");
   MF_CUDA_CALL(o->ctx, cudaMemsetAsync(d, 0, sizeof(double) * (size_t)o->ndofs * o->ncomp, 0));
   if (o->ncells == 0) return 0;
   mf_sx_args a; // the kernel of simplex_kernels.cuh, one cell per thread
@@ -341,6 +361,7 @@ extern "C" long long mf_simplex_cuda_size(mf_simplex_cuda_op o) { return o ? (lo
 extern "C" int mf_simplex_cuda_apply_host(mf_simplex_cuda_op o, const double *x, double *y)
 {
   MF_CHECK(o && x && y, o ? o->ctx : NULL, MF_ERR_NULL, "operator, x or y is NULL");
+  MF_CHECK(!o->single, o->ctx, MF_ERR_INCOMPATIBLE, "host vectors in double for a single-precision simplex operator");
   const size_t n = (size_t)o->ndofs * o->ncomp;
   double *dx = NULL, *dy = NULL;
   int ierr = mf_simplex_cuda_alloc(o->ctx, 2 * n * sizeof(double), &dx);
@@ -407,13 +428,15 @@ extern "C" int mf_simplex_cuda_tune(mf_simplex_cuda_op o, int reps)
   int ierr = 0, best = -1;
   MF_CHECK_GOTO(list && ms && hx, o->ctx, MF_ERR_MEMORY, done, "out of host memory tuning (%zu values)", len);
   for (size_t i = 0; i < len; i++) hx[i] = (double)((i * 2654435761u) % 1000) * 1e-3 - 0.5;
+  if (o->single) // the same values in float, packed at the start of hx
+    for (size_t i = 0; i < len; i++) ((float *)hx)[i] = (float)hx[i];
   MF_CALL_GOTO(sx_enumerate(o, list, n, &n), done);
   MF_CALL_GOTO(mf_simplex_cuda_alloc(o->ctx, 2 * len * sizeof(double) + 16, &dx), done);
-  MF_CALL_GOTO(mf_simplex_cuda_copy(o->ctx, dx, hx, len, 1), done);
+  MF_CALL_GOTO(mf_simplex_cuda_copy(o->ctx, dx, hx, len, 1), done); // x (the float copy's: its first half)
   MF_CHECK_GOTO(cudaEventCreate(&e0) == cudaSuccess && cudaEventCreate(&e1) == cudaSuccess, o->ctx, MF_ERR_CUDA, done,
                 "cudaEventCreate failed");
   for (int c = 0; c < n; c++) {
-    MF_CALL_GOTO(sx_launch(o, &list[c], dx, dx + len), done); // warm-up
+    MF_CALL_GOTO(sx_launch(o, &list[c], dx, dx + len), done); // warm-up (y after x whatever the precision)
     for (int r = 0; r < reps; r++) {
       MF_CHECK_GOTO(cudaEventRecord(e0, 0) == cudaSuccess, o->ctx, MF_ERR_CUDA, done, "cudaEventRecord failed");
       MF_CALL_GOTO(sx_launch(o, &list[c], dx, dx + len), done);
@@ -458,8 +481,99 @@ extern "C" void mf_simplex_cuda_destroy(mf_simplex_cuda_op *op)
   mf_cuda_free(o->ctx, o->coords), mf_cuda_free(o->ctx, o->cells), mf_cuda_free(o->ctx, o->cell_dofs);
   mf_cuda_free(o->ctx, o->B), mf_cuda_free(o->ctx, o->G), mf_cuda_free(o->ctx, o->w);
   mf_cuda_free(o->ctx, o->S), mf_cuda_free(o->ctx, o->E), mf_cuda_free(o->ctx, o->coefq);
+  mf_cuda_free(o->ctx, o->coefqf);
   free(o);
   *op = NULL;
+}
+
+// The reference tables of o's (dim, p) from the basis b: the reference matrices S (scalar operators) and the
+// gradient table E into global memory, and into the constant memory of o's kernels (o->tab) what fits there,
+// with elasticity's matrices K_lm = G_l^T W G_m; the same for every operator of a (dim, p) and precision.
+static int sx_tables(mf_simplex_cuda_op_s *o, const mf_simplex_basis *b)
+{
+  mf_context ctx = o->ctx;
+  const int dim = o->dim, N = o->N, nq = o->nq;
+  const size_t bytes_S = sizeof(double) * (size_t)mf_sx_ref_doubles(dim, N),
+               bytes_E = sizeof(double) * (size_t)mf_sx_grad_doubles(dim, b->degree);
+  int ierr = 0;
+  double *hS = NULL, *hE = NULL;
+  if (o->elasticity && o->tab->set_const_elas) {
+    const size_t nk = (size_t)mf_sx_elas_doubles(dim, N);
+    hS = (double *)calloc(nk, sizeof(double));
+    MF_CHECK_GOTO(hS, ctx, MF_ERR_MEMORY, fail, "out of host memory (%zu bytes)", sizeof(double) * nk);
+    for (int q = 0; q < nq; q++)
+      for (int l = 0; l < dim; l++)
+        for (int mm = 0; mm < dim; mm++)
+          for (int j = 0; j < N; j++)
+            for (int i = 0; i < N; i++)
+              hS[(((size_t)l * dim + mm) * N + j) * N + i] +=
+                  b->qwts[q] * b->G[((size_t)q * N + i) * dim + l] * b->G[((size_t)q * N + j) * dim + mm];
+    const cudaError_t e = o->tab->set_const_elas(hS);
+    if (e != cudaSuccess) cudaGetLastError();
+    MF_CHECK_GOTO(e == cudaSuccess, ctx, MF_ERR_CUDA, fail, "copying the elasticity matrices to constant memory: %s",
+                  cudaGetErrorString(e));
+  }
+  if (!o->elasticity) {
+    hS = (double *)malloc(bytes_S);
+    MF_CHECK_GOTO(hS, ctx, MF_ERR_MEMORY, fail, "out of host memory (%zu bytes)", bytes_S);
+    mf_simplex_reference_matrices(b, hS); // symmetric: S[m][j][i] as the kernels read them
+    MF_CALL_GOTO(mf_cuda_upload(ctx, (void **)&o->S, hS, bytes_S, "the simplex reference matrices"), fail);
+    if (o->tab->set_const) {
+      const cudaError_t e = o->tab->set_const(hS);
+      if (e != cudaSuccess) cudaGetLastError();
+      MF_CHECK_GOTO(e == cudaSuccess, ctx, MF_ERR_CUDA, fail, "copying the reference matrices to constant memory: %s",
+                    cudaGetErrorString(e));
+    }
+  }
+  { // the gradient table E (mf_simplex_gradient_table), global and constant memory; every operator
+    hE = (double *)malloc(bytes_E);
+    MF_CHECK_GOTO(hE, ctx, MF_ERR_MEMORY, fail, "out of host memory (%zu bytes)", bytes_E);
+    MF_CALL_GOTO(mf_simplex_gradient_table(ctx, b, hE), fail);
+    MF_CALL_GOTO(mf_cuda_upload(ctx, (void **)&o->E, hE, bytes_E, "the simplex gradient table"), fail);
+    const cudaError_t e = o->tab->set_const_grad(hE);
+    if (e != cudaSuccess) cudaGetLastError();
+    MF_CHECK_GOTO(e == cudaSuccess, ctx, MF_ERR_CUDA, fail, "copying the gradient table to constant memory: %s",
+                  cudaGetErrorString(e));
+  }
+fail:
+  free(hS), free(hE);
+  return ierr;
+}
+
+// The device's figures for the model
+static int sx_device(mf_simplex_cuda_op_s *o)
+{
+  mf_context ctx = o->ctx;
+  const int dev = mf_cuda_ctx(ctx)->device;
+  int mclock = 0, bus = 0, clock = 0, major = 0, minor = 0, threads_sm = 0;
+  MF_CHECK(cudaDeviceGetAttribute(&o->sms, cudaDevAttrMultiProcessorCount, dev) == cudaSuccess &&
+               cudaDeviceGetAttribute(&o->smem_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev) == cudaSuccess &&
+               cudaDeviceGetAttribute(&o->smem_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, dev) == cudaSuccess &&
+               cudaDeviceGetAttribute(&threads_sm, cudaDevAttrMaxThreadsPerMultiProcessor, dev) == cudaSuccess &&
+               cudaDeviceGetAttribute(&o->regs_sm, cudaDevAttrMaxRegistersPerMultiprocessor, dev) == cudaSuccess &&
+               cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) == cudaSuccess &&
+               cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev) == cudaSuccess,
+           ctx, MF_ERR_CUDA, "cudaDeviceGetAttribute failed on device %d", dev);
+  o->warps_sm = threads_sm / 32;
+  // clocks may be unavailable (0): then the H100's figures; the model compares configurations, the
+  // absolute times only set where memory and arithmetic cross
+  if (cudaDeviceGetAttribute(&mclock, cudaDevAttrMemoryClockRate, dev) != cudaSuccess) mclock = 0, cudaGetLastError();
+  if (cudaDeviceGetAttribute(&bus, cudaDevAttrGlobalMemoryBusWidth, dev) != cudaSuccess) bus = 0, cudaGetLastError();
+  if (cudaDeviceGetAttribute(&clock, cudaDevAttrClockRate, dev) != cudaSuccess) clock = 0, cudaGetLastError();
+  o->bw = mclock > 0 && bus > 0 ? 2.0 * mclock * 1e3 * bus / 8.0 : 3.35e12;
+  const double fma_per_sm = minor == 0 && major >= 6 ? 64.0 : 2.0; // FP64 units of the data-centre parts
+  o->peak = clock > 0 ? o->sms * clock * 1e3 * fma_per_sm * 2.0 : 3.4e13;
+  return 0;
+}
+
+// The configuration: the model's choice (also the fallback when tuning fails), then measured where asked
+static int sx_choose(mf_simplex_cuda_op_s *o, int tune)
+{
+  const char *env = getenv("MFREE_SIMPLEX_TUNE");
+  if (env && atoi(env) != 0) tune = 1;
+  MF_CALL(sx_model_best(o, -1, -1, 0, 0, -1, &o->cfg));
+  if (tune) MF_CALL(mf_simplex_cuda_tune(o, 5));
+  return 0;
 }
 
 // coefq: c at the points on the host (copied), or *coefq_dev: on the device already (adopted: *coefq_dev set to
@@ -500,9 +614,9 @@ static int sx_create(mf_context ctx, const mf_simplex_mesh *m, const mf_simplex_
   o->elasticity = elasticity, o->has_coef = coefq != NULL || (coefq_dev && *coefq_dev), o->mass_coef = mass_coef;
   if (coefq_dev && *coefq_dev) o->coefq = *coefq_dev, *coefq_dev = NULL;
   o->a = a, o->b = bb, o->lambda = lambda, o->mu = mu;
-  o->tab = sx_table(dim, b->degree);
+  o->tab = sx_table(dim, b->degree, 0);
   int ierr = 0;
-  double *hc = (double *)malloc(bytes_coords ? bytes_coords : 8), *hS = NULL, *hE = NULL;
+  double *hc = (double *)malloc(bytes_coords ? bytes_coords : 8);
   MF_CHECK_GOTO(hc, ctx, MF_ERR_MEMORY, fail, "out of host memory (%zu bytes)", bytes_coords);
   for (int v = 0; v < m->nv; v++)
     for (int k = 0; k < dim; k++) hc[(size_t)v * dim + k] = m->coords[3 * (size_t)v + k];
@@ -512,78 +626,15 @@ static int sx_create(mf_context ctx, const mf_simplex_mesh *m, const mf_simplex_
   MF_CALL_GOTO(mf_cuda_upload(ctx, (void **)&o->B, b->B, bytes_B, "the simplex basis values"), fail);
   MF_CALL_GOTO(mf_cuda_upload(ctx, (void **)&o->G, b->G, bytes_B * dim, "the simplex basis gradients"), fail);
   MF_CALL_GOTO(mf_cuda_upload(ctx, (void **)&o->w, b->qwts, sizeof(double) * nq, "the simplex weights"), fail);
-  if (elasticity && o->tab->set_const_elas) { // K_lm = G_l^T W G_m, the same for every operator of this (dim, p)
-    const size_t nk = (size_t)mf_sx_elas_doubles(dim, N);
-    hS = (double *)calloc(nk, sizeof(double));
-    MF_CHECK_GOTO(hS, ctx, MF_ERR_MEMORY, fail, "out of host memory (%zu bytes)", sizeof(double) * nk);
-    for (int q = 0; q < nq; q++)
-      for (int l = 0; l < dim; l++)
-        for (int mm = 0; mm < dim; mm++)
-          for (int j = 0; j < N; j++)
-            for (int i = 0; i < N; i++)
-              hS[(((size_t)l * dim + mm) * N + j) * N + i] +=
-                  b->qwts[q] * b->G[((size_t)q * N + i) * dim + l] * b->G[((size_t)q * N + j) * dim + mm];
-    const cudaError_t e = o->tab->set_const_elas(hS);
-    if (e != cudaSuccess) cudaGetLastError();
-    MF_CHECK_GOTO(e == cudaSuccess, ctx, MF_ERR_CUDA, fail, "copying the elasticity matrices to constant memory: %s",
-                  cudaGetErrorString(e));
-  }
-  if (!elasticity) {
-    hS = (double *)malloc(bytes_S);
-    MF_CHECK_GOTO(hS, ctx, MF_ERR_MEMORY, fail, "out of host memory (%zu bytes)", bytes_S);
-    mf_simplex_reference_matrices(b, hS); // symmetric: S[m][j][i] as the kernels read them
-    MF_CALL_GOTO(mf_cuda_upload(ctx, (void **)&o->S, hS, bytes_S, "the simplex reference matrices"), fail);
-    if (o->tab->set_const) { // the same for every operator of this (dim, p): they depend on the basis only
-      const cudaError_t e = o->tab->set_const(hS);
-      if (e != cudaSuccess) cudaGetLastError();
-      MF_CHECK_GOTO(e == cudaSuccess, ctx, MF_ERR_CUDA, fail, "copying the reference matrices to constant memory: %s",
-                    cudaGetErrorString(e));
-    }
-  }
-  { // the gradient table E (mf_simplex_gradient_table), global and constant memory; every operator
-    hE = (double *)malloc(bytes_E);
-    MF_CHECK_GOTO(hE, ctx, MF_ERR_MEMORY, fail, "out of host memory (%zu bytes)", bytes_E);
-    MF_CALL_GOTO(mf_simplex_gradient_table(ctx, b, hE), fail);
-    MF_CALL_GOTO(mf_cuda_upload(ctx, (void **)&o->E, hE, bytes_E, "the simplex gradient table"), fail);
-    const cudaError_t e = o->tab->set_const_grad(hE);
-    if (e != cudaSuccess) cudaGetLastError();
-    MF_CHECK_GOTO(e == cudaSuccess, ctx, MF_ERR_CUDA, fail, "copying the gradient table to constant memory: %s",
-                  cudaGetErrorString(e));
-  }
+  MF_CALL_GOTO(sx_tables(o, b), fail);
   if (coefq) MF_CALL_GOTO(mf_cuda_upload(ctx, (void **)&o->coefq, coefq, bytes_coef, "the coefficient per point"), fail);
-  { // the device, for the model
-    const int dev = mf_cuda_ctx(ctx)->device;
-    int mclock = 0, bus = 0, clock = 0, major = 0, minor = 0, threads_sm = 0;
-    MF_CHECK_GOTO(cudaDeviceGetAttribute(&o->sms, cudaDevAttrMultiProcessorCount, dev) == cudaSuccess &&
-                      cudaDeviceGetAttribute(&o->smem_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev) == cudaSuccess &&
-                      cudaDeviceGetAttribute(&o->smem_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, dev) == cudaSuccess &&
-                      cudaDeviceGetAttribute(&threads_sm, cudaDevAttrMaxThreadsPerMultiProcessor, dev) == cudaSuccess &&
-                      cudaDeviceGetAttribute(&o->regs_sm, cudaDevAttrMaxRegistersPerMultiprocessor, dev) == cudaSuccess &&
-                      cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) == cudaSuccess &&
-                      cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev) == cudaSuccess,
-                  ctx, MF_ERR_CUDA, fail, "cudaDeviceGetAttribute failed on device %d", dev);
-    o->warps_sm = threads_sm / 32;
-    // clocks may be unavailable (0): then the H100's figures; the model compares configurations, the
-    // absolute times only set where memory and arithmetic cross
-    if (cudaDeviceGetAttribute(&mclock, cudaDevAttrMemoryClockRate, dev) != cudaSuccess) mclock = 0, cudaGetLastError();
-    if (cudaDeviceGetAttribute(&bus, cudaDevAttrGlobalMemoryBusWidth, dev) != cudaSuccess) bus = 0, cudaGetLastError();
-    if (cudaDeviceGetAttribute(&clock, cudaDevAttrClockRate, dev) != cudaSuccess) clock = 0, cudaGetLastError();
-    o->bw = mclock > 0 && bus > 0 ? 2.0 * mclock * 1e3 * bus / 8.0 : 3.35e12;
-    const double fma_per_sm = minor == 0 && major >= 6 ? 64.0 : 2.0; // FP64 units of the data-centre parts
-    o->peak = clock > 0 ? o->sms * clock * 1e3 * fma_per_sm * 2.0 : 3.4e13;
-  }
-  {
-    const char *env = getenv("MFREE_SIMPLEX_TUNE");
-    if (env && atoi(env) != 0) tune = 1;
-    // the model's choice first (also the fallback when tuning fails)
-    MF_CALL_GOTO(sx_model_best(o, -1, -1, 0, 0, -1, &o->cfg), fail);
-    if (tune) MF_CALL_GOTO(mf_simplex_cuda_tune(o, 5), fail);
-  }
-  free(hc), free(hS), free(hE);
+  MF_CALL_GOTO(sx_device(o), fail);
+  MF_CALL_GOTO(sx_choose(o, tune), fail);
+  free(hc);
   *out = o;
   return 0;
 fail:
-  free(hc), free(hS), free(hE);
+  free(hc);
   mf_simplex_cuda_destroy(&o);
   return ierr;
 }
@@ -613,6 +664,74 @@ extern "C" int mf_simplex_cuda_elasticity_create(mf_context ctx, const mf_simple
 {
   MF_CALL(mf_simplex_elasticity_check(ctx, lambda, mu));
   return sx_create(ctx, m, b, d, NULL, NULL, 0, 1, 0.0, 0.0, lambda, mu, tune, out);
+}
+
+namespace {
+__global__ void k_to_float(float *d, const double *s, long long n)
+{
+  const long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) d[i] = (float)s[i];
+}
+} // namespace
+
+// a device array of bytes copied from src (device) into *dst
+static int sx_dup(mf_context ctx, void **dst, const void *src, size_t bytes, const char *what)
+{
+  MF_CALL(mf_cuda_malloc(ctx, dst, bytes ? bytes : 8, what));
+  if (bytes) MF_CUDA_CALL(ctx, cudaMemcpy(*dst, src, bytes, cudaMemcpyDeviceToDevice));
+  return 0;
+}
+
+extern "C" int mf_simplex_cuda_single(mf_simplex_cuda_op like, const mf_simplex_basis *b, mf_simplex_cuda_op *out)
+{
+  MF_CHECK(out, like ? like->ctx : NULL, MF_ERR_NULL, "output is NULL");
+  *out = NULL;
+  MF_CHECK(like && b, NULL, MF_ERR_NULL, "operator or basis is NULL");
+  mf_context ctx = like->ctx;
+  MF_CHECK(!like->single, ctx, MF_ERR_ARGUMENT, "the simplex operator is a single-precision copy already");
+  MF_CHECK(b->dim == like->dim && b->degree == like->p && b->nq == like->nq, ctx, MF_ERR_INCOMPATIBLE,
+           "a basis of %dD p = %d (%d points) for an operator of %dD p = %d (%d points)", b->dim, b->degree, b->nq,
+           like->dim, like->p, like->nq);
+  const int dim = like->dim, N = like->N, nq = like->nq;
+  const size_t npts = (size_t)like->ncells * nq;
+  const size_t bytes_coords = sizeof(double) * (size_t)like->nv * dim,
+               bytes_cells = sizeof(int) * (size_t)like->ncells * (dim + 1),
+               bytes_dofs = sizeof(int) * (size_t)like->ncells * N, bytes_B = sizeof(double) * (size_t)nq * N;
+  MF_CALL(mf_cuda_require(ctx,
+                          bytes_coords + bytes_cells + bytes_dofs + bytes_B * (1 + dim) + sizeof(double) * nq +
+                              sizeof(double) * ((size_t)mf_sx_ref_doubles(dim, N) + mf_sx_grad_doubles(dim, like->p)) +
+                              (like->coefq ? sizeof(float) * npts : 0),
+                          "the single-precision simplex operator"));
+  mf_simplex_cuda_op_s *o = (mf_simplex_cuda_op_s *)calloc(1, sizeof *o);
+  MF_CHECK(o, ctx, MF_ERR_MEMORY, "out of host memory (%zu bytes)", sizeof *o);
+  o->ctx = ctx, o->dim = dim, o->p = like->p, o->N = N, o->nq = nq, o->ncomp = like->ncomp;
+  o->ncells = like->ncells, o->nv = like->nv, o->ndofs = like->ndofs;
+  o->elasticity = like->elasticity, o->has_coef = like->has_coef, o->mass_coef = like->mass_coef, o->single = 1;
+  o->a = like->a, o->b = like->b, o->lambda = like->lambda, o->mu = like->mu;
+  o->tab = sx_table(dim, o->p, 1);
+  int ierr = 0;
+  MF_CALL_GOTO(sx_dup(ctx, (void **)&o->coords, like->coords, bytes_coords, "the simplex vertex coordinates"), fail);
+  MF_CALL_GOTO(sx_dup(ctx, (void **)&o->cells, like->cells, bytes_cells, "the simplex cells"), fail);
+  MF_CALL_GOTO(sx_dup(ctx, (void **)&o->cell_dofs, like->cell_dofs, bytes_dofs, "the simplex cell DoFs"), fail);
+  MF_CALL_GOTO(sx_dup(ctx, (void **)&o->B, like->B, bytes_B, "the simplex basis values"), fail);
+  MF_CALL_GOTO(sx_dup(ctx, (void **)&o->G, like->G, bytes_B * dim, "the simplex basis gradients"), fail);
+  MF_CALL_GOTO(sx_dup(ctx, (void **)&o->w, like->w, sizeof(double) * nq, "the simplex weights"), fail);
+  MF_CALL_GOTO(sx_tables(o, b), fail); // the float kernels' own constant memory
+  if (like->coefq) {
+    MF_CALL_GOTO(mf_cuda_malloc(ctx, (void **)&o->coefqf, sizeof(float) * (npts ? npts : 1), "the coefficient per point"),
+                 fail);
+    if (npts) {
+      k_to_float<<<(unsigned)((npts + 255) / 256), 256>>>(o->coefqf, like->coefq, (long long)npts);
+      MF_CUDA_LAUNCH_CHECK(ctx, "the coefficient per point in float");
+    }
+  }
+  MF_CALL_GOTO(sx_device(o), fail);
+  MF_CALL_GOTO(sx_choose(o, 0), fail);
+  *out = o;
+  return 0;
+fail:
+  mf_simplex_cuda_destroy(&o);
+  return ierr;
 }
 
 extern "C" int mf_simplex_cuda_get_arrays(mf_simplex_cuda_op o, mf_simplex_cuda_arrays *a)

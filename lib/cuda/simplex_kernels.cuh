@@ -31,7 +31,37 @@
 #include "mf_sx_table.h"
 #include "physics/mf_gallery.h"
 
-namespace mfsx {
+// The vectors x, y and c(x_q) are of type MF_SX_VALUE (double, or float for the single-precision copies of
+// multigrid's levels); everything else (geometry, tables, the sums) is double. Each value type is its own
+// namespace (MF_SX_NS), so that the two instantiations of one (dim, p) never share a kernel's name.
+#ifndef MF_SX_VALUE
+#define MF_SX_VALUE double
+#endif
+#ifndef MF_SX_NS
+#define MF_SX_NS mfsx
+#endif
+
+namespace MF_SX_NS {
+
+typedef MF_SX_VALUE vreal;
+template <class V> struct mf_sx_vec;
+template <> struct mf_sx_vec<double> {
+  static __device__ __forceinline__ const double *x(const mf_sx_args &a) { return a.x; }
+  static __device__ __forceinline__ double *y(const mf_sx_args &a) { return a.y; }
+  static __device__ __forceinline__ const double *c(const mf_sx_args &a) { return a.coefq; }
+};
+template <> struct mf_sx_vec<float> {
+  static __device__ __forceinline__ const float *x(const mf_sx_args &a) { return a.xf; }
+  static __device__ __forceinline__ float *y(const mf_sx_args &a) { return a.yf; }
+  static __device__ __forceinline__ const float *c(const mf_sx_args &a) { return a.coefqf; }
+};
+// x[i] read (in double), v added into y[i] (rounded to the vectors' type), c(x_q) of the operator or NULL
+__device__ __forceinline__ double ldx(const mf_sx_args &a, size_t i) { return (double)__ldg(mf_sx_vec<vreal>::x(a) + i); }
+__device__ __forceinline__ void addy(const mf_sx_args &a, size_t i, double v)
+{
+  atomicAdd(mf_sx_vec<vreal>::y(a) + i, (vreal)v);
+}
+__device__ __forceinline__ const vreal *coefq_of(const mf_sx_args &a) { return mf_sx_vec<vreal>::c(a); }
 
 // |det J| and J^-1 of cell e (J[k][l] = X_{l+1,k} - X_{0,k}, as mf_simplex_affine)
 template <int DIM>
@@ -93,7 +123,7 @@ __device__ __forceinline__ void gather_cell(const mf_sx_args &a, int e, int idx[
 #pragma unroll
   for (int j = 0; j < N; j++)
 #pragma unroll
-    for (int c = 0; c < NC; c++) ue[j * NC + c] = __ldg(a.x + (size_t)idx[j] * NC + c);
+    for (int c = 0; c < NC; c++) ue[j * NC + c] = ldx(a, (size_t)idx[j] * NC + c);
 }
 
 // Copy n doubles from global to shared, all threads of the block.
@@ -173,11 +203,11 @@ __global__ void __launch_bounds__(256) k_thread_q(const mf_sx_args a)
   gather_cell<N, NC>(a, e, idx, ue);
   double Gm[DIM][DIM];
   if (NC == 1) metric<DIM>(Ji, Gm);
-  const double *cq = a.coefq ? a.coefq + (size_t)e * NQ : nullptr;
+  const vreal *cq = coefq_of(a) ? coefq_of(a) + (size_t)e * NQ : nullptr;
 #pragma unroll 1
   for (int q = 0; q < NQ; q++) {
     const double *Bq = tB + q * N, *Gq = tG + q * N * DIM;
-    const double wd = tw[q] * det, wq = wd * (cq ? __ldg(cq + q) : 1.0);
+    const double wd = tw[q] * det, wq = wd * (cq ? (double)__ldg(cq + q) : 1.0);
     if (NC == 1) {
       double uq = 0.0, g[DIM] = {};
 #pragma unroll
@@ -220,7 +250,7 @@ __global__ void __launch_bounds__(256) k_thread_q(const mf_sx_args a)
 #pragma unroll
   for (int i = 0; i < N; i++)
 #pragma unroll
-    for (int c = 0; c < NC; c++) atomicAdd(a.y + (size_t)idx[i] * NC + c, ve[i * NC + c]);
+    for (int c = 0; c < NC; c++) addy(a, (size_t)idx[i] * NC + c, ve[i * NC + c]);
 }
 
 // ---------------------------------------------------------------------------- tiled, quadrature form
@@ -268,13 +298,13 @@ __global__ void __launch_bounds__(256) k_tiled_q(const mf_sx_args a)
     const int d = __ldg(a.cell_dofs + (size_t)cell0 * N + r);
     sidx[r] = d;
 #pragma unroll
-    for (int c = 0; c < NC; c++) su[r * NC + c] = __ldg(a.x + (size_t)d * NC + c);
+    for (int c = 0; c < NC; c++) su[r * NC + c] = ldx(a, (size_t)d * NC + c);
   }
   __syncthreads();
   for (int r = threadIdx.x; r < ncell * NQ; r += blockDim.x) { // (cell, point) pairs
     const int t = r / NQ, q = r - t * NQ;
     const double *Bq = tB + q * N, *Gq = tG + q * N * DIM, *ue = su + t * N * NC, *g = sgeo + t * GEO;
-    const double wd = tw[q] * g[DIM * DIM], wq = wd * (a.coefq ? __ldg(a.coefq + (size_t)(cell0 + t) * NQ + q) : 1.0);
+    const double wd = tw[q] * g[DIM * DIM], wq = wd * (coefq_of(a) ? (double)__ldg(coefq_of(a) + (size_t)(cell0 + t) * NQ + q) : 1.0);
     double *f = sf + (size_t)r * NF;
     if (NC == 1) {
       double uq = 0.0, gr[DIM] = {}, Gm[DIM][DIM], ff[1 + DIM];
@@ -336,7 +366,7 @@ __global__ void __launch_bounds__(256) k_tiled_q(const mf_sx_args a)
       }
     }
 #pragma unroll
-    for (int c = 0; c < NC; c++) atomicAdd(a.y + (size_t)sidx[r] * NC + c, v[c]);
+    for (int c = 0; c < NC; c++) addy(a, (size_t)sidx[r] * NC + c, v[c]);
   }
 }
 
@@ -389,7 +419,7 @@ __global__ void __launch_bounds__(256) k_thread_r(const mf_sx_args a)
       for (int j = 0; j < N; j++) t += Sm[j * N] * ue[j];
       acc += s[m] * t;
     }
-    atomicAdd(a.y + idx[i], acc);
+    addy(a, idx[i], acc);
   }
 }
 
@@ -418,7 +448,7 @@ __global__ void __launch_bounds__(256) k_tiled_r(const mf_sx_args a)
 #pragma unroll
     for (int m = 0; m < NM; m++) ss[t * NM + m] = s[m];
   }
-  for (int r = threadIdx.x; r < ncell * N; r += blockDim.x) su[r] = __ldg(a.x + __ldg(a.cell_dofs + (size_t)cell0 * N + r));
+  for (int r = threadIdx.x; r < ncell * N; r += blockDim.x) su[r] = ldx(a, __ldg(a.cell_dofs + (size_t)cell0 * N + r));
   __syncthreads();
   const int m0 = a.a == 0.0 ? 1 : 0, m1 = a.b == 0.0 ? 1 : NM;
   for (int r = threadIdx.x; r < ncell * N; r += blockDim.x) { // (cell, node) pairs
@@ -432,7 +462,7 @@ __global__ void __launch_bounds__(256) k_tiled_r(const mf_sx_args a)
       for (int j = 0; j < N; j++) v += Sm[j * N] * ue[j];
       acc += ss[t * NM + m] * v;
     }
-    atomicAdd(a.y + __ldg(a.cell_dofs + (size_t)cell0 * N + r), acc);
+    addy(a, __ldg(a.cell_dofs + (size_t)cell0 * N + r), acc);
   }
 }
 
@@ -458,7 +488,7 @@ __device__ __forceinline__ void thread_g(const mf_sx_args &a, int e, TE E, TM M)
     for (int k = 0; k < DIM; k++) g[r][k] = 0.0;
 #pragma unroll(TE::constant || MASS ? N : 1)
   for (int j = 0; j < N; j++) {
-    const double u = __ldg(a.x + __ldg(cd + j));
+    const double u = ldx(a, __ldg(cd + j));
     if (MASS) ue[MASS ? j : 0] = u;
 #pragma unroll
     for (int r = 0; r < N1; r++)
@@ -498,7 +528,7 @@ __device__ __forceinline__ void thread_g(const mf_sx_args &a, int e, TE E, TM M)
     for (int r = 0; r < N1; r++)
 #pragma unroll
       for (int k = 0; k < DIM; k++) t += E((r * DIM + k) * N + i) * g[r][k];
-    atomicAdd(a.y + __ldg(cd + i), t);
+    addy(a, __ldg(cd + i), t);
   }
 }
 
@@ -521,7 +551,7 @@ __device__ __forceinline__ void thread_ge(const mf_sx_args &a, int e, TE E)
     const int d = __ldg(cd + j);
     double u[DIM];
 #pragma unroll
-    for (int c = 0; c < DIM; c++) u[c] = __ldg(a.x + (size_t)d * DIM + c);
+    for (int c = 0; c < DIM; c++) u[c] = ldx(a, (size_t)d * DIM + c);
 #pragma unroll
     for (int r = 0; r < N1; r++)
 #pragma unroll
@@ -555,7 +585,7 @@ __device__ __forceinline__ void thread_ge(const mf_sx_args &a, int e, TE E)
       }
     const int d = __ldg(cd + i);
 #pragma unroll
-    for (int c = 0; c < DIM; c++) atomicAdd(a.y + (size_t)d * DIM + c, t[c]);
+    for (int c = 0; c < DIM; c++) addy(a, (size_t)d * DIM + c, t[c]);
   }
 }
 
@@ -705,7 +735,7 @@ __global__ void __launch_bounds__(256) k_thread_rc(const mf_sx_args a)
         acc += s[m] * t;
       }
     }
-    atomicAdd(a.y + idx[i], acc);
+    addy(a, idx[i], acc);
   }
 }
 
@@ -751,7 +781,7 @@ __global__ void __launch_bounds__(256) k_thread_ec(const mf_sx_args a)
         for (int c = 0; c < DIM; c++) acc[c] += Ji[l][c] * s1 + Ji[m][c] * s2 + g * t[c];
       }
 #pragma unroll
-    for (int c = 0; c < DIM; c++) atomicAdd(a.y + (size_t)idx[i] * DIM + c, acc[c]);
+    for (int c = 0; c < DIM; c++) addy(a, (size_t)idx[i] * DIM + c, acc[c]);
   }
 }
 
@@ -841,6 +871,14 @@ __global__ void __launch_bounds__(256) k_diag(const mf_sx_args a)
   }
 }
 
+// the diagonal is made in double only (the single-precision copies take their double operator's)
+template <int DIM, int P, int NC>
+const void *diag_kernel()
+{
+  if constexpr (sizeof(vreal) == sizeof(double)) return (const void *)k_diag<DIM, P, NC>;
+  else return nullptr;
+}
+
 // The kernels of one (dim, p)
 template <int DIM, int P>
 const mf_sx_table *table()
@@ -855,7 +893,7 @@ const mf_sx_table *table()
        (const void *)k_tiled_r<DIM, P>, (const void *)k_thread_q<DIM, P, DIM>, (const void *)k_tiled_q<DIM, P, DIM>,
        rc_kernel<DIM, P>(), ec_kernel<DIM, P>(), (const void *)k_thread_g<DIM, P, false>, (const void *)k_thread_gc<DIM, P, false>,
        gm_kernel<DIM, P>(), (const void *)k_thread_gc<DIM, P, true>, ge_kernel<DIM, P, false>(), ge_kernel<DIM, P, true>(),
-       (const void *)k_diag<DIM, P, 1>, (const void *)k_diag<DIM, P, DIM>},
+       diag_kernel<DIM, P, 1>(), diag_kernel<DIM, P, DIM>()},
       has_const ? set_const : nullptr,
       const_elas_doubles > 0 ? set_const_elas : nullptr,
       set_const_grad};
@@ -863,6 +901,6 @@ const mf_sx_table *table()
 }
 #endif
 
-} // namespace mfsx
+} // namespace MF_SX_NS
 
 #endif

@@ -18,10 +18,11 @@ namespace {
 
 // y[i nc + k] = (Dirichlet out ? 0 : sum_e v_e x[c_e nc + k] over the entries not Dirichlet in): one thread
 // per (row, component)
+// per (row, component); T: the vectors' type (double, or float for the float V-cycle: the sum in double)
+template <class T>
 __global__ void sparse_apply_kernel(int nrows, int nc, const long long *__restrict__ rp, const int *__restrict__ cols,
                                     const double *__restrict__ v, const unsigned char *__restrict__ bin,
-                                    const unsigned char *__restrict__ bout, const double *__restrict__ x,
-                                    double *__restrict__ y)
+                                    const unsigned char *__restrict__ bout, const T *__restrict__ x, T *__restrict__ y)
 {
   const long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;
   if (t >= (long long)nrows * nc) return;
@@ -29,9 +30,23 @@ __global__ void sparse_apply_kernel(int nrows, int nc, const long long *__restri
   double s = 0.0;
   for (long long e = rp[i]; e < rp[i + 1]; e++) {
     const size_t j = (size_t)cols[e] * nc + k;
-    if (!bin[j]) s += v[e] * x[j];
+    if (!bin[j]) s += v[e] * (double)x[j];
   }
-  y[t] = bout[t] ? 0.0 : s;
+  y[t] = bout[t] ? (T)0 : (T)s;
+}
+
+template <class T>
+int sparse_apply(mf_simplex_cuda_sparse A, mf_space in, mf_space out, const T *x, T *y)
+{
+  const int nc = out->ncomp;
+  const long long n = (long long)A->nrows * nc;
+  if (n == 0) return 0;
+  const unsigned char *bin = ((const mf_cuda_space *)in->dev)->bc, *bout = ((const mf_cuda_space *)out->dev)->bc;
+  const int threads = 256;
+  sparse_apply_kernel<T><<<(unsigned)((n + threads - 1) / threads), threads>>>(A->nrows, nc, A->rp, A->cols, A->vals,
+                                                                              bin, bout, x, y);
+  MF_CUDA_LAUNCH_CHECK(A->ctx, "the multigrid transfer");
+  return 0;
 }
 
 } // namespace
@@ -60,15 +75,13 @@ extern "C" int mf_simplex_cuda_sparse_create(mf_context ctx, int nrows, const in
 extern "C" int mf_simplex_cuda_sparse_apply(mf_simplex_cuda_sparse A, mf_space in, mf_space out, const double *x,
                                             double *y)
 {
-  const int nc = out->ncomp;
-  const long long n = (long long)A->nrows * nc;
-  if (n == 0) return 0;
-  const unsigned char *bin = ((const mf_cuda_space *)in->dev)->bc, *bout = ((const mf_cuda_space *)out->dev)->bc;
-  const int threads = 256;
-  sparse_apply_kernel<<<(unsigned)((n + threads - 1) / threads), threads>>>(A->nrows, nc, A->rp, A->cols, A->vals, bin,
-                                                                           bout, x, y);
-  MF_CUDA_LAUNCH_CHECK(A->ctx, "the multigrid transfer");
-  return 0;
+  return sparse_apply<double>(A, in, out, x, y);
+}
+
+extern "C" int mf_simplex_cuda_sparse_apply_single(mf_simplex_cuda_sparse A, mf_space in, mf_space out, const float *x,
+                                                   float *y)
+{
+  return sparse_apply<float>(A, in, out, x, y);
 }
 
 extern "C" void mf_simplex_cuda_sparse_free(mf_simplex_cuda_sparse *A)

@@ -160,7 +160,7 @@ void mf_simplex_dofs_free(mf_simplex_dofs *d);
  *  v_i = sum_q w_q |det J| [a c_m phi_i u_q + b c_q grad phi_i . (J^-1 J^-T g_q)], c_m = c_q with
  *  mass_coef, else 1. Creation refuses DoFs of another degree and degenerate cells (as
  *  mf_simplex_element_matrices does); it leaves mass_coef 0. */
-typedef struct {
+typedef struct mf_simplex_op_s {
   const mf_simplex_mesh *mesh;
   const mf_simplex_basis *basis;
   const mf_simplex_dofs *dofs;

@@ -23,6 +23,9 @@ typedef struct mf_simplex_backend_ops_s {
                            struct mf_simplex_cuda_op_s **out);
   /* y <- A x on device arrays (y zeroed first) */
   int (*apply)(struct mf_simplex_cuda_op_s *op, const double *x, double *y);
+  /* a single-precision copy of an operator (b: its basis), and its product on device arrays of floats */
+  int (*single)(struct mf_simplex_cuda_op_s *like, const mf_simplex_basis *b, struct mf_simplex_cuda_op_s **out);
+  int (*apply_single)(struct mf_simplex_cuda_op_s *op, const float *x, float *y);
   /* the diagonal into the device array d (overwritten) */
   int (*diagonal)(struct mf_simplex_cuda_op_s *op, double *d);
   void (*destroy)(struct mf_simplex_cuda_op_s **op);
@@ -36,6 +39,7 @@ typedef struct mf_simplex_backend_ops_s {
   int (*sparse_create)(mf_context ctx, int nrows, const int64_t *rowptr, const int *cols, const double *vals,
                        struct mf_simplex_cuda_sparse_s **out);
   int (*sparse_apply)(struct mf_simplex_cuda_sparse_s *A, mf_space in, mf_space out, const double *x, double *y);
+  int (*sparse_apply_single)(struct mf_simplex_cuda_sparse_s *A, mf_space in, mf_space out, const float *x, float *y);
   void (*sparse_free)(struct mf_simplex_cuda_sparse_s **A);
 } mf_simplex_backend_ops;
 

@@ -72,6 +72,15 @@ int mf_simplex_space_h1_cells(mf_space space, const double *uh, mf_gradient_fn g
  *  an operator type of its own that assembles rowwise), made by mf_operator_create_*. */
 int mf_simplex_operator_create(mf_space space, mf_op_kind kind, mf_quadrature quad, double a, double b,
                                mf_coefficient_fn c, void *user, mf_operator *op);
+struct mf_simplex_cuda_op_s; /* a device operator, the backend's own (mf_simplex_backend.h) */
+/** A single-precision copy (mf_operator_create_single: multigrid's float V-cycle) of the scalar operator sop
+ *  (elasticity NULL) or of elasticity (lambda, mu) on space, described by pw, with basis b's rule: on the cpu
+ *  backend the CPU kernels on the float vectors' values (c(x_q) rounded to float), on a backend with simplex
+ *  kernels the float twin of dev (ctx->bk->simplex->single). Its diagonal and assembly are refused (its double
+ *  operator's serve). The operator's Dirichlet form is the caller's to set. */
+int mf_simplex_operator_single(mf_space space, const mf_pw_op *pw, const mf_simplex_basis *b, const mf_simplex_op *sop,
+                               int elasticity, double lambda, double mu, struct mf_simplex_cuda_op_s *dev,
+                               mf_operator *op);
 /** Multigrid's transfer between two simplex spaces (lib/simplex/transfer_simplex.c; lib/mg/mf_mg.h): a lower
  *  degree on the same mesh, or the same degree on the mesh the fine one refines (mf_mesh_refine). cpu. */
 int mf_simplex_transfer_create(mf_space coarse, mf_space fine, mf_precision prec, struct mf_transfer_s **tr);

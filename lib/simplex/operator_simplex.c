@@ -20,6 +20,7 @@ typedef struct {
   int elasticity;
   double lambda, mu;
   struct mf_simplex_cuda_op_s *dev; /* cuda backend: the device operator (mf_simplex_cuda.h) */
+  double *xs, *ys; /* a single-precision copy on the cpu backend: the vectors in double for the CPU kernels */
 } simplex_kind;
 
 static const mf_simplex_mesh *op_mesh(mf_operator op) { return mf_simplex_space_mesh(op->space); }
@@ -114,6 +115,7 @@ static void destroy_simplex(mf_operator op)
   simplex_kind *k = (simplex_kind *)op->data;
   if (!k) return;
   if (k->dev) op->ctx->bk->simplex->destroy(&k->dev);
+  free(k->xs);
   mf_simplex_op_destroy(&k->sop);
   mf_simplex_basis_free(&k->basis);
   free(k);
@@ -122,6 +124,7 @@ static void destroy_simplex(mf_operator op)
 
 static int assemble_check(mf_operator op, mf_assembly_variant v);
 static int assemble(mf_operator op, mf_assembly_variant v, mf_operator A);
+static int create_single(mf_operator like, mf_operator *op);
 static const char *const simplex_names[] = {"a simplex mass", "a simplex Laplace", "a simplex Helmholtz",
                                             "a simplex elasticity"};
 /* the simplex family's operator type: no other space or precision yet (multigrid on simplices comes
@@ -147,6 +150,7 @@ static const mf_optype simplex_type = {
     .diagonal = mf_operator_flow_diagonal,
     .destroy = destroy_simplex,
     .create_like = create_like,
+    .create_single = create_single,
     .assemble_check = assemble_check,
     .assemble = assemble,
 };
@@ -219,6 +223,90 @@ int mf_operator_create_elasticity(mf_space space, double lambda, double mu, mf_o
   k->mu = mu;
   /* degenerate cells were refused when the mesh was made (built-in, Gmsh reader) */
   return create(space, MF_OP_ELASTICITY, MF_QUAD_GAUSS, 2 * space->degree, 0.0, 1.0, NULL, NULL, k, op);
+}
+
+/* ------------------------------------------------------------------ single-precision copies */
+
+/* The product of a copy in float: on the cpu backend the CPU kernels in double on the vectors' values
+ * (c(x_q) rounded to float when the copy was made), the result rounded to float, the same arithmetic as the
+ * device's float kernels (vectors and c(x_q) in float, the sums in double); on the cuda backend those kernels. */
+static int apply_single_cpu(mf_operator op, mf_vector x, mf_vector y)
+{
+  const simplex_kind *k = (const simplex_kind *)op->data;
+  const int n = x->n;
+  for (int i = 0; i < n; i++) k->xs[i] = x->sdata[i];
+  if (k->elasticity) mf_simplex_elasticity_apply_cpu(op_mesh(op), &k->basis, op_dofs(op), k->lambda, k->mu, k->xs, k->ys);
+  else mf_simplex_op_apply_cpu(&k->sop, k->xs, k->ys);
+  for (int i = 0; i < n; i++) y->sdata[i] = (float)k->ys[i];
+  return 0;
+}
+
+static int apply_single_cuda(mf_operator op, mf_vector x, mf_vector y)
+{
+  return op->ctx->bk->simplex->apply_single(((const simplex_kind *)op->data)->dev, x->sdata, y->sdata);
+}
+
+static int diagonal_single(mf_operator op, mf_vector d)
+{
+  (void)d;
+  return mf_error_set(op->ctx, MF_ERR_UNSUPPORTED, __FILE__, __LINE__, __func__,
+                      "the diagonal of a single-precision copy is its double operator's");
+}
+
+int mf_simplex_operator_single(mf_space space, const mf_pw_op *pw, const mf_simplex_basis *b, const mf_simplex_op *sop,
+                               int elasticity, double lambda, double mu, struct mf_simplex_cuda_op_s *dev,
+                               mf_operator *op)
+{
+  mf_context ctx = space->ctx;
+  *op = NULL;
+  const mf_simplex_backend_ops *sx = ctx->bk->simplex;
+  MF_CHECK(!sx || (sx->single && dev), ctx, MF_ERR_UNSUPPORTED,
+           "a single-precision simplex operator: the %s backend has no float kernels for it", mf_context_backend(ctx));
+  MF_CHECK(elasticity || sop, ctx, MF_ERR_NULL, "the scalar operator is NULL");
+  simplex_kind *k = NULL;
+  MF_CALL(MF_CALLOC(ctx, 1, &k));
+  mf_operator o = NULL;
+  int ierr = mf_operator_alloc(space, &simplex_type, k, &o);
+  if (ierr) {
+    free(k);
+    return ierr;
+  }
+  k->pw = *pw;
+  k->elasticity = elasticity, k->lambda = lambda, k->mu = mu;
+  o->prec = MF_PRECISION_FLOAT;
+  o->ops.diagonal = diagonal_single;
+  ierr = mf_simplex_basis_setup(ctx, space->dim, space->degree, b->qdegree, &k->basis);
+  if (!ierr && !elasticity) { /* the description; c(x_q) rounded to float on the host (cpu), on the device (cuda) */
+    k->sop = *sop;
+    k->sop.basis = &k->basis;
+    k->sop.coefq = NULL;
+    if (!sx && sop->coefq) {
+      const size_t n = (size_t)sop->mesh->ncells * b->nq;
+      ierr = MF_CALLOC(ctx, n + 1, &k->sop.coefq);
+      for (size_t i = 0; !ierr && i < n; i++) k->sop.coefq[i] = (double)(float)sop->coefq[i];
+    }
+  }
+  if (!ierr && sx) {
+    o->ops.apply = apply_single_cuda;
+    const double t0 = mf_phase_begin(ctx);
+    ierr = sx->single(dev, b, &k->dev);
+    mf_phase_end(ctx, MF_PHASE_TRANSFER, t0);
+  } else if (!ierr) {
+    o->ops.apply = apply_single_cpu;
+    ierr = MF_CALLOC(ctx, 2 * (size_t)space->nlocal + 1, &k->xs);
+    k->ys = k->xs ? k->xs + space->nlocal : NULL;
+  }
+  return mf_operator_finish(o, ierr, op);
+}
+
+/* simplex_type's copy in float (mf_operator_create_single) */
+static int create_single(mf_operator like, mf_operator *op)
+{
+  const simplex_kind *k = (const simplex_kind *)like->data;
+  MF_CALL(mf_simplex_operator_single(like->space, &k->pw, &k->basis, k->elasticity ? NULL : &k->sop, k->elasticity,
+                                     k->lambda, k->mu, k->dev, op));
+  (*op)->dirichlet = like->dirichlet;
+  return 0;
 }
 
 /* ------------------------------------------------------------------ assembled operators */

@@ -358,6 +358,26 @@ static int create_like(mf_operator like, mf_space space, mf_operator *op)
   return 0;
 }
 
+/* The copy in float (multigrid's float V-cycle): where the physics runs on the built-in kernels (the built-in
+ * fit of the cuda backend: one component, g3 = c(x) I alone), their float twin; else refused (users' physics
+ * has no float kernels). */
+static int create_single(mf_operator like, mf_operator *op)
+{
+  mf_context ctx = like->ctx;
+  const mf_simplex_op *sop = NULL;
+  struct mf_simplex_cuda_op_s *dev = NULL;
+  if (ctx->bk->physics.simplex_builtin) ctx->bk->physics.simplex_builtin(like, &sop, &dev);
+  MF_CHECK(sop && dev && !sp(like)->nbf, ctx, MF_ERR_UNSUPPORTED,
+           "physics '%s': a single-precision copy on simplices only where the physics runs on the built-in kernels "
+           "(one component, g3 = c(x) I alone, no facet terms, the cuda backend); users' physics has no float kernels",
+           sp(like)->ph.name);
+  mf_pw_op pw = sp(like)->pw;
+  pw.kind = MF_OP_LAPLACE; /* what it runs as */
+  MF_CALL(mf_simplex_operator_single(like->space, &pw, &sp(like)->basis, sop, 0, 0.0, 0.0, dev, op));
+  (*op)->dirichlet = like->dirichlet;
+  return 0;
+}
+
 static const char *const names[] = {"a simplex mass", "a simplex Laplace", "a simplex Helmholtz",
                                     "a simplex elasticity", "a simplex physics"};
 static const mf_optype physics_simplex_type = {
@@ -369,6 +389,7 @@ static const mf_optype physics_simplex_type = {
     .diagonal = mf_operator_flow_diagonal,
     .destroy = destroy,
     .create_like = create_like,
+    .create_single = create_single,
     .assemble_check = assemble_check,
     .assemble = assemble,
 };

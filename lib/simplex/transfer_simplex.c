@@ -43,9 +43,10 @@ static void sx_free(mf_transfer tr)
 }
 
 /* y = A x per component, A a CSR matrix of nrows rows: the Dirichlet entries of space in read as zero, those of
- * space out written as zero (the host's twin of simplex_transfer.cu's kernel, the same sums in the same order) */
+ * space out written as zero (the host's twin of simplex_transfer.cu's kernel, the same sums in the same order).
+ * The vectors' values in double (x, y) or in float (xf, yf: the float V-cycle, the sums in double). */
 static void sparse_apply(int nrows, const int64_t *rp, const int *cols, const double *vals, const mf_space in,
-                         const mf_space out, const double *x, double *y)
+                         const mf_space out, const double *x, double *y, const float *xf, float *yf)
 {
   const int nc = out->ncomp;
 #pragma omp parallel for schedule(static)
@@ -54,10 +55,24 @@ static void sparse_apply(int nrows, const int64_t *rp, const int *cols, const do
       double s = 0.0;
       for (int64_t e = rp[i]; e < rp[i + 1]; e++) {
         const size_t j = (size_t)cols[e] * nc + k;
-        if (!in->bc[j]) s += vals[e] * x[j];
+        if (!in->bc[j]) s += vals[e] * (x ? x[j] : (double)xf[j]);
       }
-      y[(size_t)i * nc + k] = out->bc[(size_t)i * nc + k] ? 0.0 : s;
+      const size_t r = (size_t)i * nc + k;
+      if (y) y[r] = out->bc[r] ? 0.0 : s;
+      else yf[r] = out->bc[r] ? 0.0f : (float)s;
     }
+}
+
+/* y = A x with A on the device (dA) or the host (rp, cols, vals), in the vectors' precision */
+static int apply_matrix(const sx_transfer *t, struct mf_simplex_cuda_sparse_s *dA, int nrows, const int64_t *rp,
+                        const int *cols, const double *vals, const mf_space in, const mf_space out, mf_vector x,
+                        mf_vector y)
+{
+  const int single = x->prec == MF_PRECISION_FLOAT;
+  if (dA && single) return t->sx->sparse_apply_single(dA, in, out, x->sdata, y->sdata);
+  if (dA) return t->sx->sparse_apply(dA, in, out, x->data, y->data);
+  sparse_apply(nrows, rp, cols, vals, in, out, single ? NULL : x->data, single ? NULL : y->data, x->sdata, y->sdata);
+  return 0;
 }
 
 /* fine = P coarse, per component; Dirichlet entries zero in and out */
@@ -65,9 +80,7 @@ static int sx_prolongate(mf_transfer tr, mf_vector coarse, mf_vector fine)
 {
   const sx_transfer *t = (const sx_transfer *)tr->fdata;
   const mf_space c = tr->coarse, f = tr->fine;
-  if (t->dp) return t->sx->sparse_apply(t->dp, c, f, coarse->data, fine->data);
-  sparse_apply(f->nlocal / f->ncomp, t->rp, t->cp, t->vp, c, f, coarse->data, fine->data);
-  return 0;
+  return apply_matrix(t, t->dp, f->nlocal / f->ncomp, t->rp, t->cp, t->vp, c, f, coarse, fine);
 }
 
 /* coarse = P^T fine, per component (fine's Dirichlet entries are zero already: the generic step) */
@@ -75,9 +88,7 @@ static int sx_restrict(mf_transfer tr, mf_vector fine, mf_vector coarse)
 {
   const sx_transfer *t = (const sx_transfer *)tr->fdata;
   const mf_space c = tr->coarse, f = tr->fine;
-  if (t->dt) return t->sx->sparse_apply(t->dt, f, c, fine->data, coarse->data);
-  sparse_apply(c->nlocal / c->ncomp, t->rt, t->ct, t->vt, f, c, fine->data, coarse->data);
-  return 0;
+  return apply_matrix(t, t->dt, c->nlocal / c->ncomp, t->rt, t->ct, t->vt, f, c, fine, coarse);
 }
 
 /* the vertices of cell e: X[a dim + k] */
@@ -240,7 +251,10 @@ int mf_simplex_transfer_create(mf_space coarse, mf_space fine, mf_precision prec
   const mf_simplex_backend_ops *sx = ctx->bk->simplex;
   MF_CHECK(ctx->backend == MF_BACKEND_CPU || (sx && sx->sparse_create), ctx, MF_ERR_UNSUPPORTED,
            "multigrid on simplices: the %s backend has no transfers for them", mf_context_backend(ctx));
-  MF_CHECK(prec == MF_PRECISION_DOUBLE, ctx, MF_ERR_UNSUPPORTED, "multigrid on simplices: double precision only");
+  MF_CHECK(prec == MF_PRECISION_DOUBLE || prec == MF_PRECISION_FLOAT, ctx, MF_ERR_ARGUMENT,
+           "precision %d unknown (MF_PRECISION_DOUBLE or MF_PRECISION_FLOAT)", (int)prec);
+  MF_CHECK(prec == MF_PRECISION_DOUBLE || !sx || sx->sparse_apply_single, ctx, MF_ERR_UNSUPPORTED,
+           "multigrid on simplices: the %s backend has no float transfers", mf_context_backend(ctx));
   MF_CHECK(coarse->ncomp == fine->ncomp && coarse->dim == fine->dim, ctx, MF_ERR_INCOMPATIBLE,
            "multigrid transfer between spaces of different components or dimensions");
   const int pkind = coarse->mesh == fine->mesh;
