@@ -15,8 +15,9 @@
  *
  * Byte model (bytes_per_dof, the fewest bytes per application): x read once and y written once (8 B
  * each per unknown), the cell DoFs (4 B x nnodes per cell), the cells' vertex ids (4 B x (dim + 1)
- * per cell), the vertex coordinates (8 B x dim per vertex), and c(x_q) where the operator has one
- * (none here). Flop model (flops_per_dof): the fewest flops per cell among the operator's forms
+ * per cell), the vertex coordinates (8 B x dim per vertex), and the coefficient where the operator has one
+ * (--coefficient ljungkvist: c(x_q), nq values per cell, in the quadrature form; the cell's matrix K_e,
+ * n1 (n1 + 1) / 2 values, in the gradient form): the chosen configuration's model. Flop model (flops_per_dof): the fewest flops per cell among the operator's forms
  * (mf_simplex_cuda_config.flops_per_cell of every candidate: the quadrature form counts the values and
  * gradients at the points, the pointwise operator and the integration; the reference form N (2N + 2)
  * per reference matrix; the gradient form 2 dim n1 (2N + dim) and, with a mass part, 2 N^2 + N) times

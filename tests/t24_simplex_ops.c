@@ -2,7 +2,8 @@
  * affine geometry from the vertices) against matrices assembled from element matrices, on a box mesh
  * with jittered interior vertices, 2D and 3D, p = 1..4: mass, Laplace and Helmholtz with constant
  * coefficient against mf_simplex_element_matrices (1e-13), Laplace with a variable coefficient
- * against dense element matrices built here, the gradient form (mf_simplex_op_apply_gradient_cpu)
+ * against dense element matrices built here, the gradient form (mf_simplex_op_apply_gradient_cpu, with c(x)
+ * through the cells' matrices K_e of mf_simplex_gradient_coef, which are the identity for c = 1 to 1e-13)
  * against the element matrices (1e-12), symmetry, the mass of 1 is the area/volume, the Laplacian
  * of an affine function vanishes at interior DoFs, and refusals; linear elasticity (dim components)
  * against element matrices built here (also its gradient form, 1e-12), symmetry, and zero on the
@@ -117,13 +118,31 @@ static void run(mf_context ctx, int dim, int p)
     assembled_apply(ctx, &m, &b, &d, ab[k][0], ab[k][1], c, x, yr);
     const double r = rel(y, yr, nd);
     T_CHECK(r < 1e-13, "%s P%d %dD: matrix-free against assembled %.3e", name[k], p, dim, r);
-    if (!c) { /* the gradient form (the twin of the GPU's): the same operator from the P_{p-1} table */
-      double *E = malloc(sizeof(double) * (size_t)mf_simplex_gradient_n1(dim, p) * dim * b.nnodes);
+    { /* the gradient form (the twin of the GPU's): the same operator from the P_{p-1} table, with c(x) from the
+       * cells' matrices K_e (and K_e = I for c = 1) */
+      const int n1 = mf_simplex_gradient_n1(dim, p), nk = mf_simplex_gradient_nk(dim, p);
+      double *E = malloc(sizeof(double) * (size_t)n1 * dim * b.nnodes), *K = NULL;
       T_CALL(mf_simplex_gradient_table(ctx, &b, E));
-      mf_simplex_op_apply_gradient_cpu(&op, E, x, y2);
-      const double rg = rel(y2, yr, nd);
-      T_CHECK(rg < 1e-12, "%s P%d %dD: gradient form against assembled %.3e", name[k], p, dim, rg);
-      free(E);
+      if (c) {
+        double *Phi = malloc(sizeof(double) * (size_t)b.nq * n1), *ones = malloc(sizeof(double) * (size_t)m.ncells * b.nq);
+        K = malloc(sizeof(double) * (size_t)nk * m.ncells);
+        T_CALL(mf_simplex_gradient_points(ctx, &b, Phi));
+        for (size_t i = 0; i < (size_t)m.ncells * b.nq; i++) ones[i] = 1.0;
+        mf_simplex_gradient_coef(&b, Phi, m.ncells, ones, K); /* c = 1: the identity */
+        double off = 0.0;
+        for (int r = 0, mi = 0; r < n1; r++)
+          for (int t = r; t < n1; t++, mi++)
+            for (int e = 0; e < m.ncells; e++) off = fmax(off, fabs(K[(size_t)mi * m.ncells + e] - (r == t)));
+        T_CHECK(off < 1e-13, "P%d %dD: the cells' matrices K_e of c = 1 are %.3e off the identity", p, dim, off);
+        mf_simplex_gradient_coef(&b, Phi, m.ncells, op.coefq, K);
+        free(Phi), free(ones);
+      }
+      if (ab[k][0] == 0.0 || !c) {
+        mf_simplex_op_apply_gradient_cpu(&op, E, K, x, y2);
+        const double rg = rel(y2, yr, nd);
+        T_CHECK(rg < 1e-12, "%s P%d %dD: gradient form against assembled %.3e", name[k], p, dim, rg);
+      }
+      free(E), free(K);
     }
     /* symmetry: x2 . A x = x . A x2 */
     mf_simplex_op_apply_cpu(&op, x2, y2);

@@ -3,7 +3,8 @@
  * mass, Laplace and Helmholtz with c = 1 and with a coefficient c(x_q), and linear elasticity, dim 2
  * and 3, p = 1..4, every candidate configuration (strategy thread/tiled, form quadrature/reference/
  * gradient, tile sizes, threads, tables in global, shared or constant memory; the gradient form a
- * candidate of every Laplace and Helmholtz operator with c = 1 and of elasticity but in 3D P4) to 1e-12 relative (max norm); the model's
+ * candidate of every Laplace and Helmholtz operator with c = 1, of Laplace with c(x) for p <= 3 (the cells'
+ * matrices K_e, fewer bytes in the model) and of elasticity but in 3D P4) to 1e-12 relative (max norm); the model's
  * choice and the measured tuning; refusals (device memory limit, degree, rule, form, backend, Lame
  * parameters). Exits 77 where no GPU is usable. */
 #include "mf_test.h"
@@ -108,12 +109,26 @@ static void run(mf_context gc, int dim, int p)
       mf_simplex_op_apply_cpu(&op, x, yr);
       T_CALL(mf_simplex_cuda_op_create(gc, &op, 0, &g));
       T_CHECK(mf_simplex_cuda_size(g) == nd, "%s: size %lld, expected %lld", what, mf_simplex_cuda_size(g), nd);
-      all_configs(g, x, yr, nd, what, dim, p, !withc && k > 0);
-      if (withc) { /* the reference-matrix and gradient forms need c = 1 */
+      /* the gradient form: c = 1 with a stiffness part; with c(x) Laplace (a = 0) for p <= 3 (the cells' K_e) */
+      const int grad_c = k == 1 && p <= 3;
+      all_configs(g, x, yr, nd, what, dim, p, withc ? grad_c : k > 0);
+      if (withc) { /* the reference-matrix form needs c = 1, the gradient form with c(x) a = 0 and p <= 3 */
         EXPECT(mf_simplex_cuda_set_config(g, MF_SIMPLEX_CUDA_THREAD, MF_SIMPLEX_CUDA_REFERENCE, 0, 0, -1),
                MF_ERR_UNSUPPORTED, "constant coefficient");
-        EXPECT(mf_simplex_cuda_set_config(g, MF_SIMPLEX_CUDA_THREAD, MF_SIMPLEX_CUDA_GRADIENT, 0, 0, -1),
-               MF_ERR_UNSUPPORTED, "gradient form needs a constant coefficient");
+        if (!grad_c)
+          EXPECT(mf_simplex_cuda_set_config(g, MF_SIMPLEX_CUDA_THREAD, MF_SIMPLEX_CUDA_GRADIENT, 0, 0, -1),
+                 MF_ERR_UNSUPPORTED, "gradient form with a coefficient c(x) needs a Laplace operator (a = 0");
+        else { /* fewer bytes than the quadrature form: n1 (n1 + 1) / 2 values per cell instead of nq */
+          mf_simplex_cuda_config cq, cg;
+          T_CALL(mf_simplex_cuda_set_config(g, MF_SIMPLEX_CUDA_THREAD, MF_SIMPLEX_CUDA_QUADRATURE, 0, 0, -1));
+          T_CALL(mf_simplex_cuda_get_config(g, &cq));
+          T_CALL(mf_simplex_cuda_set_config(g, MF_SIMPLEX_CUDA_THREAD, MF_SIMPLEX_CUDA_GRADIENT, 0, 0, -1));
+          T_CALL(mf_simplex_cuda_get_config(g, &cg));
+          const double want = 8.0 * (b.nq - mf_simplex_gradient_nk(dim, p));
+          T_CHECK(fabs(cq.bytes_per_cell - cg.bytes_per_cell - want) < 1e-9 * cq.bytes_per_cell,
+                  "%s %dD P%d: the model's bytes per cell %g (quadrature) and %g (gradient), %g apart expected", what, dim,
+                  p, cq.bytes_per_cell, cg.bytes_per_cell, want);
+        }
       } else if (k == 0) { /* the gradient form is for the stiffness */
         EXPECT(mf_simplex_cuda_set_config(g, MF_SIMPLEX_CUDA_THREAD, MF_SIMPLEX_CUDA_GRADIENT, 0, 0, -1),
                MF_ERR_UNSUPPORTED, "needs a stiffness part");

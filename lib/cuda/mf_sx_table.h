@@ -25,6 +25,8 @@ enum {
   MF_SX_THREAD_GEC,   // the same with the table in constant memory (NULL where it would spill)
   MF_SX_DIAG,         // the diagonal of a scalar operator into y, one cell per thread (tile = threads)
   MF_SX_DIAG_E,       // the diagonal of elasticity
+  MF_SX_THREAD_GK,    // gradient form with a coefficient (a = 0: the cells' matrices K_e), tables in global/shared memory (NULL: p = 4)
+  MF_SX_THREAD_GKC,   // the same with the gradient table in constant memory
   MF_SX_NKERNELS
 };
 
@@ -36,6 +38,8 @@ struct mf_sx_args {
   const double *S;       // reference matrices (1 + dim(dim+1)/2) x N x N, S[m][j][i] (i fastest)
   const double *E;       // gradient table n1 x dim x N, E[r][k][j] (mf_simplex_gradient_table)
   const double *coefq;   // ncells x nq, or NULL (c = 1)
+  const double *K;       // the gradient form with a coefficient: the cells' K_e, nk x ncells (mf_simplex_gradient_coef)
+  const float *Kf;       // the same in float (the float kernels)
   double a, b;           // scalar operators: a M + b K_c (mass_coef: a M_c + b K_c)
   int mass_coef;          // the mass term weighted by coefq too (the mass operator)
   double lambda, mu;     // elasticity

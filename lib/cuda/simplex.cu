@@ -33,6 +33,8 @@ struct mf_simplex_cuda_op_s {
   double a, b, lambda, mu;
   double *coords, *B, *G, *w, *S, *E, *coefq; // device (E: the gradient table)
   float *coefqf;                              // device, single-precision copies: c(x_q) in float
+  double *K;                                  // device: the cells' matrices K_e of the gradient form with c(x)
+  float *Kf;                                  // the same in float (single-precision copies)
   int *cells, *cell_dofs;                 // device
   const mf_sx_table *tab;
   mf_simplex_cuda_config cfg;
@@ -65,7 +67,8 @@ extern "C" int mf_simplex_cuda_copy(mf_context ctx, double *dst, const double *s
 static int sx_form_applies(const mf_simplex_cuda_op_s *o, int form)
 {
   if (form == MF_SIMPLEX_CUDA_QUADRATURE) return 1;
-  if (o->has_coef) return 0;
+  if (o->has_coef) // the gradient form with the cells' matrices K_e: a Laplace operator (a = 0), p <= 3
+    return form == MF_SIMPLEX_CUDA_GRADIENT && (o->K || o->Kf);
   if (form == MF_SIMPLEX_CUDA_REFERENCE) return !o->elasticity || o->tab->fn[MF_SX_THREAD_EC] != NULL;
   if (form != MF_SIMPLEX_CUDA_GRADIENT) return 0;
   return o->elasticity ? o->tab->fn[MF_SX_THREAD_GEC] != NULL : o->b != 0.0;
@@ -75,6 +78,7 @@ static int sx_form_applies(const mf_simplex_cuda_op_s *o, int form)
 static int sx_kernel(const mf_simplex_cuda_op_s *o, int strategy, int form, int stage)
 {
   if (form == MF_SIMPLEX_CUDA_GRADIENT && o->elasticity) return stage == 2 ? MF_SX_THREAD_GEC : MF_SX_THREAD_GE;
+  if (form == MF_SIMPLEX_CUDA_GRADIENT && o->has_coef) return stage == 2 ? MF_SX_THREAD_GKC : MF_SX_THREAD_GK;
   if (form == MF_SIMPLEX_CUDA_GRADIENT) // one cell per thread; with the mass part when a != 0
     return o->a != 0.0 ? (stage == 2 ? MF_SX_THREAD_GMC : MF_SX_THREAD_GM) : (stage == 2 ? MF_SX_THREAD_GC : MF_SX_THREAD_G);
   if (o->elasticity) {
@@ -100,12 +104,14 @@ static size_t sx_shmem(const mf_simplex_cuda_op_s *o, int strategy, int form, in
 }
 
 // The fewest bytes of one application, per cell: x read once and y written once, the cell DoFs
-// (4 B x N), the cells' vertex ids (4 B x (dim + 1)), the vertex coordinates, c(x_q) when present
-static double sx_bytes_per_cell(const mf_simplex_cuda_op_s *o)
+// (4 B x N), the cells' vertex ids (4 B x (dim + 1)), the vertex coordinates, c(x_q) when present (the
+// gradient form: the cell's matrix K_e instead)
+static double sx_bytes_per_cell(const mf_simplex_cuda_op_s *o, int form)
 {
   const double v = o->single ? 4.0 : 8.0; // bytes of a vector entry and of c(x_q)
+  const double coef = !o->has_coef ? 0.0 : form == MF_SIMPLEX_CUDA_GRADIENT ? mf_simplex_gradient_nk(o->dim, o->p) : o->nq;
   double bytes = 2.0 * v * o->ndofs * o->ncomp + 8.0 * o->nv * o->dim;
-  bytes += (double)o->ncells * (4.0 * o->N + 4.0 * (o->dim + 1) + (o->has_coef ? v * o->nq : 0.0));
+  bytes += (double)o->ncells * (4.0 * o->N + 4.0 * (o->dim + 1) + v * coef);
   return bytes / o->ncells;
 }
 
@@ -126,9 +132,10 @@ static double sx_flops_per_cell(const mf_simplex_cuda_op_s *o, int form)
   const double geo = o->dim == 2 ? 12.0 : 60.0;
   if (form == MF_SIMPLEX_CUDA_GRADIENT && o->elasticity)
     return geo + mf_sx_n1(o->dim, o->p) * (4.0 * D * D * N + 4.0 * D * D * D + 4.0 * D * D);
-  if (form == MF_SIMPLEX_CUDA_GRADIENT)
+  if (form == MF_SIMPLEX_CUDA_GRADIENT) // with a coefficient: 2 n1^2 dim more (K_e g)
     return geo + 2.0 * D * D * D + D * D + mf_sx_n1(o->dim, o->p) * 2.0 * D * (2.0 * N + D) +
-           (o->a != 0.0 ? 2.0 * N * N + N : 0.0);
+           (o->a != 0.0 ? 2.0 * N * N + N : 0.0) +
+           (o->has_coef ? 2.0 * D * mf_sx_n1(o->dim, o->p) * mf_sx_n1(o->dim, o->p) : 0.0);
   if (o->elasticity && form == MF_SIMPLEX_CUDA_REFERENCE) // per node and (l, m): 2 dim N + 10 dim + 3
     return geo + 2.0 * D * D * D + N * D * D * (2.0 * D * N + 10.0 * D + 3.0);
   if (o->elasticity) return geo + NQ * (4.0 * N * D * D + 4.0 * D * D * D + 4.0 * D * D);
@@ -177,7 +184,7 @@ static int sx_model(mf_simplex_cuda_op_s *o, mf_simplex_cuda_config *c)
   c->local_bytes = (int)attr.localSizeBytes;
   c->blocks_per_sm = blocks;
   c->occupancy = (double)blocks * ((c->threads + 31) / 32) / o->warps_sm;
-  c->bytes_per_cell = sx_bytes_per_cell(o);
+  c->bytes_per_cell = sx_bytes_per_cell(o, c->form);
   c->flops_per_cell = sx_flops_per_cell(o, c->form);
   // time = max(memory, arithmetic) + staging. Memory: the fewest bytes at the bandwidth, reached
   // with a third of the warps resident. Arithmetic: the flops at the FP64 peak, reached with a
@@ -296,6 +303,7 @@ static int sx_launch(mf_simplex_cuda_op_s *o, const mf_simplex_cuda_config *c, c
   memset(&a, 0, sizeof a);
   a.coords = o->coords, a.cells = o->cells, a.cell_dofs = o->cell_dofs;
   a.B = o->B, a.G = o->G, a.w = o->w, a.S = o->S, a.E = o->E, a.coefq = o->coefq, a.coefqf = o->coefqf;
+  a.K = o->K, a.Kf = o->Kf;
   a.a = o->a, a.b = o->b, a.lambda = o->lambda, a.mu = o->mu, a.mass_coef = o->mass_coef;
   a.ncells = o->ncells, a.tile = c->tile, a.stage = c->stage;
   if (o->single) a.xf = (const float *)x, a.yf = (float *)y;
@@ -397,9 +405,11 @@ extern "C" int mf_simplex_cuda_set_config(mf_simplex_cuda_op o, int strategy, in
            "strategy %d (0 thread, 1 tiled)", strategy);
   MF_CHECK(form == MF_SIMPLEX_CUDA_QUADRATURE || form == MF_SIMPLEX_CUDA_REFERENCE || form == MF_SIMPLEX_CUDA_GRADIENT,
            o->ctx, MF_ERR_ARGUMENT, "form %d (0 quadrature, 1 reference, 2 gradient)", form);
-  MF_CHECK(form == MF_SIMPLEX_CUDA_QUADRATURE || !o->has_coef, o->ctx, MF_ERR_UNSUPPORTED,
-           "the %s form needs a constant coefficient (this operator is weighted by c(x))",
-           form == MF_SIMPLEX_CUDA_GRADIENT ? "gradient" : "reference-matrix");
+  MF_CHECK(form != MF_SIMPLEX_CUDA_REFERENCE || !o->has_coef, o->ctx, MF_ERR_UNSUPPORTED,
+           "the reference-matrix form needs a constant coefficient (this operator is weighted by c(x))");
+  MF_CHECK(form != MF_SIMPLEX_CUDA_GRADIENT || !o->has_coef || o->K || o->Kf, o->ctx, MF_ERR_UNSUPPORTED,
+           "the gradient form with a coefficient c(x) needs a Laplace operator (a = 0, no mass part) of degree 3 or "
+           "less (this one: a = %g, p = %d)", o->a, o->p);
   MF_CHECK(form != MF_SIMPLEX_CUDA_GRADIENT || !o->elasticity || o->tab->fn[MF_SX_THREAD_GEC], o->ctx,
            MF_ERR_UNSUPPORTED, "elasticity's gradient form is not compiled for %dD p = %d (its values do not fit in registers)",
            o->dim, o->p);
@@ -482,6 +492,7 @@ extern "C" void mf_simplex_cuda_destroy(mf_simplex_cuda_op *op)
   mf_cuda_free(o->ctx, o->B), mf_cuda_free(o->ctx, o->G), mf_cuda_free(o->ctx, o->w);
   mf_cuda_free(o->ctx, o->S), mf_cuda_free(o->ctx, o->E), mf_cuda_free(o->ctx, o->coefq);
   mf_cuda_free(o->ctx, o->coefqf);
+  mf_cuda_free(o->ctx, o->K), mf_cuda_free(o->ctx, o->Kf);
   free(o);
   *op = NULL;
 }
@@ -576,6 +587,51 @@ static int sx_choose(mf_simplex_cuda_op_s *o, int tune)
   return 0;
 }
 
+namespace {
+// K_e = sum_q w_q c_q Phi_q Phi_q^T, the upper triangle m-major (the device twin of mf_simplex_gradient_coef): one
+// thread per (cell, entry)
+__global__ void k_gradient_coef(int ncells, int nq, int n1, const double *__restrict__ w, const double *__restrict__ Phi,
+                                const double *__restrict__ coefq, double *__restrict__ K)
+{
+  const long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x, nk = (long long)n1 * (n1 + 1) / 2;
+  if (t >= nk * ncells) return;
+  const int m = (int)(t / ncells), e = (int)(t - (long long)m * ncells);
+  int r = 0, mm = m;
+  while (mm >= n1 - r) mm -= n1 - r, r++;
+  const int s = r + mm;
+  double k = 0.0;
+  for (int q = 0; q < nq; q++) k += w[q] * coefq[(size_t)e * nq + q] * Phi[q * n1 + r] * Phi[q * n1 + s];
+  K[t] = k;
+}
+} // namespace
+
+// The cells' matrices K_e of the gradient form with a coefficient, where its kernels apply (a Laplace operator,
+// p <= 3): from c(x_q) on the device and the table Phi of b
+static int sx_gradient_coef(mf_simplex_cuda_op_s *o, const mf_simplex_basis *b)
+{
+  if (!o->coefq || o->elasticity || o->a != 0.0 || o->b == 0.0 || !o->tab->fn[MF_SX_THREAD_GK]) return 0;
+  mf_context ctx = o->ctx;
+  const int n1 = mf_simplex_gradient_n1(o->dim, o->p), nk = mf_simplex_gradient_nk(o->dim, o->p);
+  const size_t bytes = sizeof(double) * (size_t)nk * o->ncells;
+  MF_CALL(mf_cuda_require(ctx, bytes, "the cells' coefficient matrices"));
+  double *Phi = (double *)malloc(sizeof(double) * (size_t)o->nq * n1), *dPhi = NULL;
+  MF_CHECK(Phi, ctx, MF_ERR_MEMORY, "out of host memory (%d x %d values)", o->nq, n1);
+  int ierr = mf_simplex_gradient_points(ctx, b, Phi);
+  if (!ierr) ierr = mf_cuda_upload(ctx, (void **)&dPhi, Phi, sizeof(double) * (size_t)o->nq * n1, "the gradient points");
+  if (!ierr) ierr = mf_cuda_malloc(ctx, (void **)&o->K, bytes ? bytes : 8, "the cells' coefficient matrices");
+  const long long n = (long long)nk * o->ncells;
+  if (!ierr && n) {
+    k_gradient_coef<<<(unsigned)((n + 255) / 256), 256>>>(o->ncells, o->nq, n1, o->w, dPhi, o->coefq, o->K);
+    const cudaError_t e = cudaGetLastError();
+    if (e != cudaSuccess)
+      ierr = mf_error_set(ctx, MF_ERR_CUDA, __FILE__, __LINE__, __func__, "kernel 'the cells' coefficient matrices': %s",
+                          cudaGetErrorString(e));
+  }
+  mf_cuda_free(ctx, dPhi);
+  free(Phi);
+  return ierr;
+}
+
 // coefq: c at the points on the host (copied), or *coefq_dev: on the device already (adopted: *coefq_dev set to
 // NULL once the operator holds it, which frees it with itself, also on a failure after that)
 static int sx_create(mf_context ctx, const mf_simplex_mesh *m, const mf_simplex_basis *b, const mf_simplex_dofs *d,
@@ -628,6 +684,7 @@ static int sx_create(mf_context ctx, const mf_simplex_mesh *m, const mf_simplex_
   MF_CALL_GOTO(mf_cuda_upload(ctx, (void **)&o->w, b->qwts, sizeof(double) * nq, "the simplex weights"), fail);
   MF_CALL_GOTO(sx_tables(o, b), fail);
   if (coefq) MF_CALL_GOTO(mf_cuda_upload(ctx, (void **)&o->coefq, coefq, bytes_coef, "the coefficient per point"), fail);
+  MF_CALL_GOTO(sx_gradient_coef(o, b), fail);
   MF_CALL_GOTO(sx_device(o), fail);
   MF_CALL_GOTO(sx_choose(o, tune), fail);
   free(hc);
@@ -723,6 +780,15 @@ extern "C" int mf_simplex_cuda_single(mf_simplex_cuda_op like, const mf_simplex_
     if (npts) {
       k_to_float<<<(unsigned)((npts + 255) / 256), 256>>>(o->coefqf, like->coefq, (long long)npts);
       MF_CUDA_LAUNCH_CHECK(ctx, "the coefficient per point in float");
+    }
+  }
+  if (like->K) { // the cells' matrices of the gradient form, in float
+    const size_t nk = (size_t)mf_simplex_gradient_nk(dim, o->p) * o->ncells;
+    MF_CALL_GOTO(mf_cuda_malloc(ctx, (void **)&o->Kf, sizeof(float) * (nk ? nk : 1), "the cells' coefficient matrices"),
+                 fail);
+    if (nk) {
+      k_to_float<<<(unsigned)((nk + 255) / 256), 256>>>(o->Kf, like->K, (long long)nk);
+      MF_CUDA_LAUNCH_CHECK(ctx, "the cells' coefficient matrices in float");
     }
   }
   MF_CALL_GOTO(sx_device(o), fail);

@@ -1,6 +1,7 @@
 // simplex_kernels.cuh -- the action kernels of the simplex operators (lib/cuda/simplex.cu), templated
 // on (DIM, P) so that the node count N and the point count NQ are compile-time; instantiated once per
-// (dim, p) in generated files (simplex_inst.cu.in). The CPU twins are in lib/simplex/ops_cpu.c.
+// (dim, p, vector type) in generated files (simplex_inst.cu.in). The CPU twins are in lib/simplex/ops_cpu.c.
+// The gradient form's kernels with the table in global or shared memory are in simplex_grad_kernels.cuh.
 //
 // Two strategies (after Kulkarni and Kloeckner) and two forms of the cell action:
 //   thread  one cell per thread: the cell's values in registers, the tables read by all the threads of
@@ -49,11 +50,13 @@ template <> struct mf_sx_vec<double> {
   static __device__ __forceinline__ const double *x(const mf_sx_args &a) { return a.x; }
   static __device__ __forceinline__ double *y(const mf_sx_args &a) { return a.y; }
   static __device__ __forceinline__ const double *c(const mf_sx_args &a) { return a.coefq; }
+  static __device__ __forceinline__ const double *k(const mf_sx_args &a) { return a.K; }
 };
 template <> struct mf_sx_vec<float> {
   static __device__ __forceinline__ const float *x(const mf_sx_args &a) { return a.xf; }
   static __device__ __forceinline__ float *y(const mf_sx_args &a) { return a.yf; }
   static __device__ __forceinline__ const float *c(const mf_sx_args &a) { return a.coefqf; }
+  static __device__ __forceinline__ const float *k(const mf_sx_args &a) { return a.Kf; }
 };
 // x[i] read (in double), v added into y[i] (rounded to the vectors' type), c(x_q) of the operator or NULL
 __device__ __forceinline__ double ldx(const mf_sx_args &a, size_t i) { return (double)__ldg(mf_sx_vec<vreal>::x(a) + i); }
@@ -62,6 +65,11 @@ __device__ __forceinline__ void addy(const mf_sx_args &a, size_t i, double v)
   atomicAdd(mf_sx_vec<vreal>::y(a) + i, (vreal)v);
 }
 __device__ __forceinline__ const vreal *coefq_of(const mf_sx_args &a) { return mf_sx_vec<vreal>::c(a); }
+// entry m of cell e's matrix K_e (the gradient form with a coefficient; stored m-major: m ncells + e)
+__device__ __forceinline__ double ldk(const mf_sx_args &a, int m, int e)
+{
+  return (double)__ldg(mf_sx_vec<vreal>::k(a) + (size_t)m * a.ncells + e);
+}
 
 // |det J| and J^-1 of cell e (J[k][l] = X_{l+1,k} - X_{0,k}, as mf_simplex_affine)
 template <int DIM>
@@ -466,179 +474,11 @@ __global__ void __launch_bounds__(256) k_tiled_r(const mf_sx_args a)
   }
 }
 
-// ---------------------------------------------------------------------------- one cell per thread,
-// gradient form, in two sweeps that keep few values live (registers):
-//   over the nodes j: u_j = x[dof_j] (kept only with the mass part, MASS), g[r][l] += (E_l)_rj u_j;
-//   f[r] = b |det J| (J^-1 J^-T) g[r];
-//   over the nodes i: y[dof_i] += a |det J| sum_j M_ji u_j + sum_{r,k} (E_k)_ri f[r][k] (the DoF ids
-//   read again).
-// Live: n1 dim doubles (Laplace), n1 dim + N (Helmholtz). TE, TM read the table E (n1 x dim x N) and the
-// mass matrix (N x N); in constant memory (TE::constant) every index must be known at compile time, so
-// all is unrolled and the entry is an operand of the multiply-add; from global or shared memory the
-// node loops stay loops where they can, which keeps the loads in flight (registers) few.
-template <int DIM, int P, bool MASS, class TE, class TM>
-__device__ __forceinline__ void thread_g(const mf_sx_args &a, int e, TE E, TM M)
-{
-  constexpr int N = mf_sx_nnodes(DIM, P), N1 = mf_sx_n1(DIM, P);
-  const int *__restrict__ cd = a.cell_dofs + (size_t)e * N;
-  double g[N1][DIM], ue[MASS ? N : 1];
-#pragma unroll
-  for (int r = 0; r < N1; r++)
-#pragma unroll
-    for (int k = 0; k < DIM; k++) g[r][k] = 0.0;
-#pragma unroll(TE::constant || MASS ? N : 1)
-  for (int j = 0; j < N; j++) {
-    const double u = ldx(a, __ldg(cd + j));
-    if (MASS) ue[MASS ? j : 0] = u;
-#pragma unroll
-    for (int r = 0; r < N1; r++)
-#pragma unroll
-      for (int k = 0; k < DIM; k++) g[r][k] += E((r * DIM + k) * N + j) * u;
-  }
-  double Ji[DIM][DIM], Gm[DIM][DIM]; // the geometry after the first sweep: not live during it
-  const double det = geometry<DIM>(a.coords, a.cells, e, Ji);
-  metric<DIM>(Ji, Gm);
-  const double bd = a.b * det, ad = a.a * det;
-#pragma unroll
-  for (int k = 0; k < DIM; k++)
-#pragma unroll
-    for (int l = 0; l < DIM; l++) Gm[k][l] *= bd;
-#pragma unroll
-  for (int r = 0; r < N1; r++) {
-    double f[DIM];
-#pragma unroll
-    for (int k = 0; k < DIM; k++) {
-      double t = 0.0;
-#pragma unroll
-      for (int l = 0; l < DIM; l++) t += Gm[k][l] * g[r][l];
-      f[k] = t;
-    }
-#pragma unroll
-    for (int k = 0; k < DIM; k++) g[r][k] = f[k];
-  }
-#pragma unroll(TE::constant ? N : 1)
-  for (int i = 0; i < N; i++) {
-    double t = 0.0;
-    if (MASS) {
-#pragma unroll
-      for (int j = 0; j < N; j++) t += M(j * N + i) * ue[MASS ? j : 0];
-      t *= ad;
-    }
-#pragma unroll
-    for (int r = 0; r < N1; r++)
-#pragma unroll
-      for (int k = 0; k < DIM; k++) t += E((r * DIM + k) * N + i) * g[r][k];
-    addy(a, __ldg(cd + i), t);
-  }
-}
+} // namespace MF_SX_NS
 
-// gradient form of elasticity, the same two sweeps: g[r][c][l] = (E_l u_c)_r (n1 dim^2 values live),
-// the pointwise stress at weight |det J| (pointwise_elasticity), y_ic += sum_{r,l} (E_l)_ri f[r][c][l]
-template <int DIM, int P, class TE>
-__device__ __forceinline__ void thread_ge(const mf_sx_args &a, int e, TE E)
-{
-  constexpr int N = mf_sx_nnodes(DIM, P), N1 = mf_sx_n1(DIM, P);
-  const int *__restrict__ cd = a.cell_dofs + (size_t)e * N;
-  double g[N1][DIM][DIM];
-#pragma unroll
-  for (int r = 0; r < N1; r++)
-#pragma unroll
-    for (int c = 0; c < DIM; c++)
-#pragma unroll
-      for (int l = 0; l < DIM; l++) g[r][c][l] = 0.0;
-#pragma unroll(TE::constant ? N : 1)
-  for (int j = 0; j < N; j++) {
-    const int d = __ldg(cd + j);
-    double u[DIM];
-#pragma unroll
-    for (int c = 0; c < DIM; c++) u[c] = ldx(a, (size_t)d * DIM + c);
-#pragma unroll
-    for (int r = 0; r < N1; r++)
-#pragma unroll
-      for (int l = 0; l < DIM; l++) {
-        const double el = E((r * DIM + l) * N + j);
-#pragma unroll
-        for (int c = 0; c < DIM; c++) g[r][c][l] += el * u[c];
-      }
-  }
-  double Ji[DIM][DIM];
-  const double det = geometry<DIM>(a.coords, a.cells, e, Ji);
-#pragma unroll
-  for (int r = 0; r < N1; r++) {
-    double f[DIM][DIM];
-    pointwise_elasticity<DIM>(a.lambda, a.mu, det, g[r], Ji, f);
-#pragma unroll
-    for (int c = 0; c < DIM; c++)
-#pragma unroll
-      for (int l = 0; l < DIM; l++) g[r][c][l] = f[c][l];
-  }
-#pragma unroll(TE::constant ? N : 1)
-  for (int i = 0; i < N; i++) {
-    double t[DIM] = {};
-#pragma unroll
-    for (int r = 0; r < N1; r++)
-#pragma unroll
-      for (int l = 0; l < DIM; l++) {
-        const double el = E((r * DIM + l) * N + i);
-#pragma unroll
-        for (int c = 0; c < DIM; c++) t[c] += el * g[r][c][l];
-      }
-    const int d = __ldg(cd + i);
-#pragma unroll
-    for (int c = 0; c < DIM; c++) addy(a, (size_t)d * DIM + c, t[c]);
-  }
-}
+#include "simplex_grad_kernels.cuh"
 
-struct mf_sx_ldg { // a table in global memory, read through L1
-  static constexpr bool constant = false;
-  const double *p;
-  __device__ __forceinline__ double operator()(int i) const { return __ldg(p + i); }
-};
-struct mf_sx_lds { // a table in shared memory
-  static constexpr bool constant = false;
-  const double *p;
-  __device__ __forceinline__ double operator()(int i) const { return p[i]; }
-};
-
-// Blocks of 256 per SM the register budget of k_thread_g must allow: left alone, ptxas gives the
-// variants with the mass part up to 254 registers (the mass matrix's loads in flight); 2 (128
-// registers) where that does not spill (ptxas -v for sm_90: 2D p = 2, 3 and 3D p = 2).
-__host__ __device__ constexpr int mf_sx_grad_minb(int dim, int p, bool mass)
-{
-  return mass && (p == 2 || (dim == 2 && p == 3)) ? 2 : 1;
-}
-
-// Shared memory when staged (stage 1): E (n1 x dim x N), then the mass matrix (N x N) with MASS
-template <int DIM, int P, bool MASS>
-__global__ void __launch_bounds__(256, mf_sx_grad_minb(DIM, P, MASS)) k_thread_g(const mf_sx_args a)
-{
-  constexpr int N = mf_sx_nnodes(DIM, P), NG = mf_sx_grad_doubles(DIM, P);
-  extern __shared__ double smem[];
-  const int e = blockIdx.x * blockDim.x + threadIdx.x;
-  if (a.stage) {
-    stage(smem, a.E, NG);
-    if (MASS) stage(smem + NG, a.S, N * N);
-    __syncthreads();
-    if (e < a.ncells) thread_g<DIM, P, MASS>(a, e, mf_sx_lds{smem}, mf_sx_lds{smem + NG});
-  } else if (e < a.ncells) {
-    thread_g<DIM, P, MASS>(a, e, mf_sx_ldg{a.E}, mf_sx_ldg{a.S});
-  }
-}
-
-// Elasticity's gradient form; shared memory when staged: E
-template <int DIM, int P>
-__global__ void __launch_bounds__(256) k_thread_ge(const mf_sx_args a)
-{
-  extern __shared__ double smem[];
-  const int e = blockIdx.x * blockDim.x + threadIdx.x;
-  if (a.stage) {
-    stage(smem, a.E, mf_sx_grad_doubles(DIM, P));
-    __syncthreads();
-    if (e < a.ncells) thread_ge<DIM, P>(a, e, mf_sx_lds{smem});
-  } else if (e < a.ncells) {
-    thread_ge<DIM, P>(a, e, mf_sx_ldg{a.E});
-  }
-}
+namespace MF_SX_NS {
 
 // ---------------------------------------------------------------------------- one cell per thread,
 // reference form with the matrices in constant memory: every index is known at compile time, so the
@@ -701,6 +541,15 @@ __global__ void __launch_bounds__(256, mf_sx_gradc_minb(DIM, P, MASS)) k_thread_
   const int e = blockIdx.x * blockDim.x + threadIdx.x;
   if (e >= a.ncells) return;
   thread_g<DIM, P, MASS>(a, e, mf_sx_cE{}, mf_sx_cM{a.S});
+}
+
+// The same with a coefficient (a = 0), E in constant memory
+template <int DIM, int P>
+__global__ void __launch_bounds__(256) k_thread_gkc(const mf_sx_args a)
+{
+  const int e = blockIdx.x * blockDim.x + threadIdx.x;
+  if (e >= a.ncells) return;
+  thread_g<DIM, P, false, mf_sx_cE, mf_sx_cM, true>(a, e, mf_sx_cE{}, mf_sx_cM{a.S});
 }
 
 template <int DIM, int P>
@@ -871,6 +720,15 @@ __global__ void __launch_bounds__(256) k_diag(const mf_sx_args a)
   }
 }
 
+// the gradient form with a coefficient: p <= 3 (3D P4: K_e has 210 values, more than the 125 points' c)
+template <int DIM, int P, bool CONSTANT>
+const void *gk_kernel()
+{
+  if constexpr (P == 4) return nullptr;
+  else if constexpr (CONSTANT) return (const void *)k_thread_gkc<DIM, P>;
+  else return (const void *)k_thread_gk<DIM, P>;
+}
+
 // the diagonal is made in double only (the single-precision copies take their double operator's)
 template <int DIM, int P, int NC>
 const void *diag_kernel()
@@ -893,7 +751,7 @@ const mf_sx_table *table()
        (const void *)k_tiled_r<DIM, P>, (const void *)k_thread_q<DIM, P, DIM>, (const void *)k_tiled_q<DIM, P, DIM>,
        rc_kernel<DIM, P>(), ec_kernel<DIM, P>(), (const void *)k_thread_g<DIM, P, false>, (const void *)k_thread_gc<DIM, P, false>,
        gm_kernel<DIM, P>(), (const void *)k_thread_gc<DIM, P, true>, ge_kernel<DIM, P, false>(), ge_kernel<DIM, P, true>(),
-       diag_kernel<DIM, P, 1>(), diag_kernel<DIM, P, DIM>()},
+       diag_kernel<DIM, P, 1>(), diag_kernel<DIM, P, DIM>(), gk_kernel<DIM, P, false>(), gk_kernel<DIM, P, true>()},
       has_const ? set_const : nullptr,
       const_elas_doubles > 0 ? set_const_elas : nullptr,
       set_const_grad};

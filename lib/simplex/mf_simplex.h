@@ -188,10 +188,21 @@ void mf_simplex_op_apply_cpu(const mf_simplex_op *op, const double *x, double *y
  *  E[(r dim + k) N + j] (n1 x dim x N doubles) for basis b (any rule). */
 int mf_simplex_gradient_n1(int dim, int p);
 int mf_simplex_gradient_table(mf_context ctx, const mf_simplex_basis *b, double *E);
-/** The CPU twin of the gradient-form kernels: y <- (a M + b K) x for an operator with c = 1 (op->coefq
- *  NULL), the mass part at the quadrature points as mf_simplex_op_apply_cpu, the stiffness part from
- *  the table E of mf_simplex_gradient_table. */
-void mf_simplex_op_apply_gradient_cpu(const mf_simplex_op *op, const double *E, const double *x, double *y);
+/** With a coefficient: the reference gradient is still exactly its P_{p-1} interpolant, so the stiffness weighted by
+ *  c at the rule's points is |det J| sum_{k,l} (J^-1 J^-T)_kl E_k^T K_e E_l with the cell's n1 x n1 matrix
+ *  K_e = sum_q w_q c_q Phi(x_q) Phi(x_q)^T, Phi = L^-1 psi (psi the P_{p-1} basis; K_e = I for c = 1): the same
+ *  sums as the quadrature form to rounding, from n1 (n1 + 1) / 2 values per cell (mf_simplex_gradient_nk) instead
+ *  of nq. mf_simplex_gradient_points fills Phi[q n1 + r] at b's rule points (nq x n1);
+ *  mf_simplex_gradient_coef the upper triangles K[m ncells + e] (m over r <= s, row by row) of ncells cells from
+ *  c at the points (coefq, ncells x nq). */
+int mf_simplex_gradient_points(mf_context ctx, const mf_simplex_basis *b, double *Phi);
+int mf_simplex_gradient_nk(int dim, int p);
+void mf_simplex_gradient_coef(const mf_simplex_basis *b, const double *Phi, int ncells, const double *coefq, double *K);
+/** The CPU twin of the gradient-form kernels: y <- (a M + b K_c) x, the mass part (without c) at the quadrature
+ *  points as mf_simplex_op_apply_cpu, the stiffness part from the table E of mf_simplex_gradient_table and the
+ *  cells' matrices K of mf_simplex_gradient_coef (NULL: c = 1). */
+void mf_simplex_op_apply_gradient_cpu(const mf_simplex_op *op, const double *E, const double *K, const double *x,
+                                      double *y);
 
 /** Linear isotropic elasticity, dim components per DoF stored interleaved (x[dof * dim + c]):
  *  y = A x with A the form sum over cells of int sigma(u) : eps(v), eps(u) = sym grad u,

@@ -144,6 +144,34 @@ int mf_simplex_gradient_n1(int dim, int p)
   return dim == 2 ? p * (p + 1) / 2 : p * (p + 1) * (p + 2) / 6; /* C(p - 1 + dim, dim) */
 }
 
+/* The P_{p-1} reference mass Mhat = L L^T (the reference volume for p = 1) of basis b's degree p: L (n1 x n1,
+ * lower, row-major) and, for p > 1, the basis b1 of P_{p-1} (rule of degree 2(p - 1)) whose nodes carry D. */
+static int gradient_factor(mf_context ctx, const mf_simplex_basis *b, double *L, mf_simplex_basis *b1)
+{
+  const int dim = b->dim, p = b->degree, n1 = mf_simplex_gradient_n1(dim, p);
+  memset(b1, 0, sizeof *b1);
+  if (p > 1) MF_CALL(mf_simplex_basis_setup(ctx, dim, p - 1, -1, b1)); /* rule of degree 2(p - 1) */
+  memset(L, 0, sizeof(double) * (size_t)n1 * n1);
+  if (p == 1) L[0] = dim == 2 ? 0.5 : 1.0 / 6.0; /* the P0 mass: the reference volume */
+  else                                          /* Mhat[r][s] = sum_q w_q psi_r psi_s (exact) */
+    for (int q = 0; q < b1->nq; q++)
+      for (int r = 0; r < n1; r++)
+        for (int s = 0; s < n1; s++) L[r * n1 + s] += b1->qwts[q] * b1->B[q * n1 + r] * b1->B[q * n1 + s];
+  for (int j = 0; j < n1; j++) { /* Cholesky in place: Mhat = L L^T, L lower (row-major) */
+    double d = L[j * n1 + j];
+    for (int s = 0; s < j; s++) d -= L[j * n1 + s] * L[j * n1 + s];
+    MF_CHECK(d > 0.0, ctx, MF_ERR_ARGUMENT, "the P%d reference mass matrix is not positive definite", p - 1);
+    L[j * n1 + j] = sqrt(d);
+    for (int i = j + 1; i < n1; i++) {
+      double t = L[i * n1 + j];
+      for (int s = 0; s < j; s++) t -= L[i * n1 + s] * L[j * n1 + s];
+      L[i * n1 + j] = t / L[j * n1 + j];
+    }
+    for (int i = 0; i < j; i++) L[i * n1 + j] = 0.0; /* the upper part (Mhat's) cleared */
+  }
+  return 0;
+}
+
 int mf_simplex_gradient_table(mf_context ctx, const mf_simplex_basis *b, double *E)
 {
   MF_CHECK(b && E, ctx, MF_ERR_NULL, "basis or table is NULL");
@@ -154,29 +182,13 @@ int mf_simplex_gradient_table(mf_context ctx, const mf_simplex_basis *b, double 
   int ierr = MF_CALLOC(ctx, (size_t)n1 * n1, &L);
   if (!ierr) ierr = MF_CALLOC(ctx, (size_t)n1 * N * dim, &D);
   if (!ierr) ierr = MF_CALLOC(ctx, (size_t)N, &phi);
-  if (!ierr && p > 1) ierr = mf_simplex_basis_setup(ctx, dim, p - 1, -1, &b1); /* rule of degree 2(p - 1) */
+  if (!ierr) ierr = gradient_factor(ctx, b, L, &b1);
   if (ierr) goto done;
   for (int r = 0; r < n1; r++) { /* D[r][j][k] = d phi_j / d xhat_k at node r of P_{p-1} */
     double x[3] = {1.0 / (dim + 1), 1.0 / (dim + 1), 1.0 / (dim + 1)};
     if (p > 1)
       for (int k = 0; k < dim; k++) x[k] = b1.nodes[r * dim + k];
     mf_simplex_basis_eval(b, x, phi, D + (size_t)r * N * dim);
-  }
-  if (p == 1) L[0] = dim == 2 ? 0.5 : 1.0 / 6.0; /* the P0 mass: the reference volume */
-  else                                          /* Mhat[r][s] = sum_q w_q psi_r psi_s (exact) */
-    for (int q = 0; q < b1.nq; q++)
-      for (int r = 0; r < n1; r++)
-        for (int s = 0; s < n1; s++) L[r * n1 + s] += b1.qwts[q] * b1.B[q * n1 + r] * b1.B[q * n1 + s];
-  for (int j = 0; j < n1; j++) { /* Cholesky in place: Mhat = L L^T, L lower (row-major) */
-    double d = L[j * n1 + j];
-    for (int s = 0; s < j; s++) d -= L[j * n1 + s] * L[j * n1 + s];
-    MF_CHECK_GOTO(d > 0.0, ctx, MF_ERR_ARGUMENT, done, "the P%d reference mass matrix is not positive definite", p - 1);
-    L[j * n1 + j] = sqrt(d);
-    for (int i = j + 1; i < n1; i++) {
-      double t = L[i * n1 + j];
-      for (int s = 0; s < j; s++) t -= L[i * n1 + s] * L[j * n1 + s];
-      L[i * n1 + j] = t / L[j * n1 + j];
-    }
   }
   for (int r = 0; r < n1; r++) /* E_k = L^T D_k: E[r][k][j] = sum_{s >= r} L[s][r] D_k[s][j] */
     for (int k = 0; k < dim; k++)
@@ -191,7 +203,54 @@ done:
   return ierr;
 }
 
-void mf_simplex_op_apply_gradient_cpu(const mf_simplex_op *op, const double *E, const double *x, double *y)
+int mf_simplex_gradient_points(mf_context ctx, const mf_simplex_basis *b, double *Phi)
+{
+  MF_CHECK(b && Phi, ctx, MF_ERR_NULL, "basis or table is NULL");
+  const int dim = b->dim, p = b->degree, n1 = mf_simplex_gradient_n1(dim, p);
+  mf_simplex_basis b1;
+  double *L = NULL, *psi = NULL;
+  int ierr = MF_CALLOC(ctx, (size_t)n1 * n1, &L);
+  if (!ierr) ierr = MF_CALLOC(ctx, (size_t)n1, &psi);
+  if (!ierr) ierr = gradient_factor(ctx, b, L, &b1);
+  for (int q = 0; !ierr && q < b->nq; q++) {
+    if (p > 1) mf_simplex_basis_eval(&b1, b->qpts + (size_t)q * dim, psi, NULL);
+    else psi[0] = 1.0;
+    for (int r = 0; r < n1; r++) { /* L Phi = psi, forward */
+      double t = psi[r];
+      for (int s = 0; s < r; s++) t -= L[r * n1 + s] * Phi[(size_t)q * n1 + s];
+      Phi[(size_t)q * n1 + r] = t / L[r * n1 + r];
+    }
+  }
+  if (p > 1 && L) mf_simplex_basis_free(&b1);
+  free(L), free(psi);
+  return ierr;
+}
+
+int mf_simplex_gradient_nk(int dim, int p)
+{
+  const int n1 = mf_simplex_gradient_n1(dim, p);
+  return n1 * (n1 + 1) / 2;
+}
+
+void mf_simplex_gradient_coef(const mf_simplex_basis *b, const double *Phi, int ncells, const double *coefq, double *K)
+{
+  const int n1 = mf_simplex_gradient_n1(b->dim, b->degree), nq = b->nq;
+#pragma omp parallel for schedule(static)
+  for (int e = 0; e < ncells; e++) {
+    double k[210];
+    const int nk = n1 * (n1 + 1) / 2;
+    for (int m = 0; m < nk; m++) k[m] = 0.0;
+    for (int q = 0; q < nq; q++) {
+      const double c = b->qwts[q] * coefq[(size_t)e * nq + q], *f = Phi + (size_t)q * n1;
+      for (int r = 0, m = 0; r < n1; r++)
+        for (int t = r; t < n1; t++, m++) k[m] += c * f[r] * f[t];
+    }
+    for (int m = 0; m < nk; m++) K[(size_t)m * ncells + e] = k[m];
+  }
+}
+
+void mf_simplex_op_apply_gradient_cpu(const mf_simplex_op *op, const double *E, const double *K, const double *x,
+                                      double *y)
 {
   const mf_simplex_mesh *m = op->mesh;
   const mf_simplex_basis *b = op->basis;
@@ -213,17 +272,30 @@ void mf_simplex_op_apply_gradient_cpu(const mf_simplex_op *op, const double *E, 
         const double f = op->a * b->qwts[q] * det * uq;
         for (int i = 0; i < N; i++) ve[i] += f * phi[i];
       }
-    if (op->b != 0.0)
-      for (int r = 0; r < n1; r++) { /* g_k = (E_k u)_r, f = G g, v += sum_k f_k (E_k)_r */
+    if (op->b != 0.0) {
+      double h[20][3]; /* g_rk = (E_k u)_r, h_r = G g_r */
+      for (int r = 0; r < n1; r++) {
         const double *Er = E + (size_t)r * dim * N;
-        double g[3] = {0, 0, 0}, f[3] = {0, 0, 0};
+        double g[3] = {0, 0, 0};
         for (int k = 0; k < dim; k++)
           for (int j = 0; j < N; j++) g[k] += Er[k * N + j] * ue[j];
-        for (int k = 0; k < dim; k++)
-          for (int l = 0; l < dim; l++) f[k] += G[k][l] * g[l];
+        for (int k = 0; k < dim; k++) {
+          h[r][k] = 0.0;
+          for (int l = 0; l < dim; l++) h[r][k] += G[k][l] * g[l];
+        }
+      }
+      for (int r = 0; r < n1; r++) { /* f_r = sum_s K_rs h_s (K = I for c = 1), v += sum_k f_rk (E_k)_r */
+        const double *Er = E + (size_t)r * dim * N;
+        double f[3] = {0, 0, 0};
+        for (int t = 0; t < n1; t++) {
+          const int lo = r < t ? r : t, hi = r < t ? t : r, mi = lo * n1 - lo * (lo - 1) / 2 + (hi - lo);
+          const double krt = K ? K[(size_t)mi * (size_t)m->ncells + e] : (r == t);
+          for (int k = 0; k < dim; k++) f[k] += krt * h[t][k];
+        }
         for (int k = 0; k < dim; k++)
           for (int i = 0; i < N; i++) ve[i] += f[k] * Er[k * N + i];
       }
+    }
     for (int i = 0; i < N; i++) y[cd[i]] += ve[i];
   }
 }
