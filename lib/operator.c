@@ -85,7 +85,8 @@ int mf_operator_create_single(mf_operator like, mf_operator *op)
   MF_CHECK(op, ctx, MF_ERR_NULL, "output pointer op is NULL");
   *op = NULL;
   MF_CHECK(like->type->create_single, ctx, MF_ERR_UNSUPPORTED,
-           "only matrix-free mass, Laplace and Helmholtz operators have a single-precision copy, not %s operator",
+           "only matrix-free mass, Laplace, Helmholtz and simplex elasticity operators and physics on their kernels "
+           "have a single-precision copy, not %s operator",
            mf_operator_kind_name(like));
   MF_CHECK(like->prec == MF_PRECISION_DOUBLE, ctx, MF_ERR_ARGUMENT, "the operator is a single-precision copy already");
   return like->type->create_single(like, op);

@@ -4,7 +4,8 @@
  * and 3, p = 1..4, every candidate configuration (strategy thread/tiled, form quadrature/reference/
  * gradient, tile sizes, threads, tables in global, shared or constant memory; the gradient form a
  * candidate of every Laplace and Helmholtz operator with c = 1, of Laplace with c(x) for p <= 3 (the cells'
- * matrices K_e, fewer bytes in the model) and of elasticity but in 3D P4) to 1e-12 relative (max norm); the model's
+ * matrices K_e, their bytes in the model) and of elasticity but in 3D P4) to 1e-12 relative (max norm); the
+ * single-precision copies (mf_simplex_cuda_single) in every configuration to 1e-5 of the double result; the model's
  * choice and the measured tuning; refusals (device memory limit, degree, rule, form, backend, Lame
  * parameters). Exits 77 where no GPU is usable. */
 #include "mf_test.h"
@@ -44,8 +45,8 @@ static const char *form_name(int form)
 }
 
 /* every candidate of op against the CPU result yr; want_gradient: the gradient form must be among them */
-static void all_configs(mf_simplex_cuda_op op, const double *x, const double *yr, long long n, const char *what, int dim,
-                        int p, int want_gradient)
+static void all_configs(mf_simplex_cuda_op op, const mf_simplex_basis *b, const double *x, const double *yr, long long n,
+                        const char *what, int dim, int p, int want_gradient)
 {
   double *y = malloc(sizeof(double) * (size_t)n);
   const int nc = mf_simplex_cuda_candidates(op, NULL, 0);
@@ -74,6 +75,33 @@ static void all_configs(mf_simplex_cuda_op op, const double *x, const double *yr
   }
   free(list);
   free(y);
+  /* the single-precision copy: every configuration (its own candidates) within 1e-5 of the double result, and not
+   * equal to it */
+  mf_simplex_cuda_op s = NULL;
+  T_CALL(mf_simplex_cuda_single(op, b, &s));
+  float *xf = malloc(sizeof(float) * (size_t)n), *yf = malloc(sizeof(float) * (size_t)n);
+  double *yd = malloc(sizeof(double) * (size_t)n);
+  for (long long i = 0; i < n; i++) xf[i] = (float)x[i];
+  const int ns = mf_simplex_cuda_candidates(s, NULL, 0);
+  T_CHECK(ns == nc, "%s %dD P%d: %d candidates in float, %d in double", what, dim, p, ns, nc);
+  mf_simplex_cuda_config *sl = malloc(sizeof *sl * (size_t)(ns > 0 ? ns : 1));
+  T_CHECK(mf_simplex_cuda_candidates(s, sl, ns) == ns, "%s: float candidate count changed", what);
+  for (int c = -1; c < ns; c++) {
+    if (c >= 0) T_CALL(mf_simplex_cuda_set_config(s, sl[c].strategy, sl[c].form, sl[c].tile, sl[c].threads, sl[c].stage));
+    for (long long i = 0; i < n; i++) yf[i] = NAN;
+    T_CALL(mf_simplex_cuda_apply_host_single(s, xf, yf));
+    for (long long i = 0; i < n; i++) yd[i] = yf[i];
+    const double r = rel(yd, yr, n);
+    T_CHECK(r <= 1e-5 && r > 0.0, "%s %dD P%d float copy, configuration %d: GPU float - CPU double %.3e rel", what, dim,
+            p, c, r);
+    ncases++;
+  }
+  EXPECT(mf_simplex_cuda_apply_host(s, x, yd), MF_ERR_INCOMPATIBLE, "for a single-precision simplex operator");
+  EXPECT(mf_simplex_cuda_diagonal(s, yd), MF_ERR_UNSUPPORTED, "made from its double operator");
+  mf_simplex_cuda_op s2 = NULL;
+  EXPECT(mf_simplex_cuda_single(s, b, &s2), MF_ERR_ARGUMENT, "single-precision copy already");
+  free(sl), free(xf), free(yf), free(yd);
+  mf_simplex_cuda_destroy(&s);
 }
 
 static void run(mf_context gc, int dim, int p)
@@ -111,14 +139,14 @@ static void run(mf_context gc, int dim, int p)
       T_CHECK(mf_simplex_cuda_size(g) == nd, "%s: size %lld, expected %lld", what, mf_simplex_cuda_size(g), nd);
       /* the gradient form: c = 1 with a stiffness part; with c(x) Laplace (a = 0) for p <= 3 (the cells' K_e) */
       const int grad_c = k == 1 && p <= 3;
-      all_configs(g, x, yr, nd, what, dim, p, withc ? grad_c : k > 0);
+      all_configs(g, &b, x, yr, nd, what, dim, p, withc ? grad_c : k > 0);
       if (withc) { /* the reference-matrix form needs c = 1, the gradient form with c(x) a = 0 and p <= 3 */
         EXPECT(mf_simplex_cuda_set_config(g, MF_SIMPLEX_CUDA_THREAD, MF_SIMPLEX_CUDA_REFERENCE, 0, 0, -1),
                MF_ERR_UNSUPPORTED, "constant coefficient");
         if (!grad_c)
           EXPECT(mf_simplex_cuda_set_config(g, MF_SIMPLEX_CUDA_THREAD, MF_SIMPLEX_CUDA_GRADIENT, 0, 0, -1),
                  MF_ERR_UNSUPPORTED, "gradient form with a coefficient c(x) needs a Laplace operator (a = 0");
-        else { /* fewer bytes than the quadrature form: n1 (n1 + 1) / 2 values per cell instead of nq */
+        else { /* the model's bytes: n1 (n1 + 1) / 2 values per cell instead of nq (fewer but in 2D P3: 21 and 16) */
           mf_simplex_cuda_config cq, cg;
           T_CALL(mf_simplex_cuda_set_config(g, MF_SIMPLEX_CUDA_THREAD, MF_SIMPLEX_CUDA_QUADRATURE, 0, 0, -1));
           T_CALL(mf_simplex_cuda_get_config(g, &cq));
@@ -158,7 +186,7 @@ static void run(mf_context gc, int dim, int p)
     mf_simplex_elasticity_apply_cpu(&m, &b, &d, lambda, mu, x, yr);
     T_CALL(mf_simplex_cuda_elasticity_create(gc, &m, &b, &d, lambda, mu, 0, &g));
     T_CHECK(mf_simplex_cuda_size(g) == ne, "elasticity: size %lld, expected %lld", mf_simplex_cuda_size(g), ne);
-    all_configs(g, x, yr, ne, "elasticity", dim, p, dim == 2 || p < 4);
+    all_configs(g, &b, x, yr, ne, "elasticity", dim, p, dim == 2 || p < 4);
     if (dim == 3 && p == 4) /* elasticity's gradient form: not compiled for 3D P4 (registers) */
       EXPECT(mf_simplex_cuda_set_config(g, MF_SIMPLEX_CUDA_THREAD, MF_SIMPLEX_CUDA_GRADIENT, 0, 0, -1),
              MF_ERR_UNSUPPORTED, "not compiled for 3D p = 4");

@@ -600,15 +600,17 @@ static double cx(const double *x, int dim, void *user)
   return 1.0 + 0.5 * x[0] + x[1] * x[1];
 }
 
-/* The single-precision copies on backend ctx: the product of the float copy of Helmholtz with c(x) (P1..P3; P4 in
- * 2D) and of elasticity (P1, P2) within 1e-5 of the double operator's (and not equal to it: it is float), its
- * refusals; the float transfers (p and h) within 1e-6 of the double ones. */
+/* The single-precision copies on backend ctx: the product of the float copy of Helmholtz and of Laplace with c(x)
+ * (P1..P3; P4 in 2D; on cuda Laplace with c(x) runs the gradient form with the cells' K_e) and of elasticity (P1, P2)
+ * within 1e-5 of the double operator's (and not equal to it: it is float), its refusals; the float transfers (p and
+ * h) within 1e-6 of the double ones. */
 static void float_operator_case(mf_context ctx)
 {
   const char *be = mf_context_backend(ctx);
   for (int dim = 2; dim <= 3; dim++)
     for (int p = 1; p <= (dim == 2 ? 4 : 3); p++)
-      for (int elas = 0; elas <= (p <= 2); elas++) {
+      for (int kind = 0; kind <= (p <= 2 ? 2 : 1); kind++) { /* Helmholtz c(x), Laplace c(x), elasticity */
+        const int elas = kind == 2;
         mf_mesh base = NULL, mesh = NULL;
         mf_space s = NULL;
         mf_operator A = NULL, Af = NULL, Af2 = NULL, B = NULL;
@@ -619,7 +621,7 @@ static void float_operator_case(mf_context ctx)
         const int tag = 1;
         T_CALL(mf_space_set_dirichlet_tags(s, 1, &tag));
         if (elas) T_CALL(mf_operator_create_elasticity(s, 0.6, 0.4, &A));
-        else T_CALL(mf_operator_create_helmholtz(s, MF_QUAD_GAUSS, 0.5, 1.0, cx, NULL, &A));
+        else T_CALL(mf_operator_create_helmholtz(s, MF_QUAD_GAUSS, kind ? 0.0 : 0.5, 1.0, cx, NULL, &A));
         T_CALL(mf_operator_set_dirichlet(A, 1));
         T_CALL(mf_operator_create_single(A, &Af));
         T_CALL(mf_vector_create(s, &x));
@@ -635,7 +637,7 @@ static void float_operator_case(mf_context ctx)
         const double diff = maxdiff(yd, y, &scale);
         T_CHECK(scale > 0.0 && diff <= 1e-5 * scale && diff > 1e-12 * scale,
                 "%s %dD P%d %s: float copy - double operator = %.3e (scale %g)", be, dim, p,
-                elas ? "elasticity" : "Helmholtz c(x)", diff, scale);
+                elas ? "elasticity" : kind ? "Laplace c(x)" : "Helmholtz c(x)", diff, scale);
         EXPECT(mf_operator_apply(Af, x, y), MF_ERR_INCOMPATIBLE, "for an operator in float");
         EXPECT(mf_operator_diagonal(Af, d), MF_ERR_UNSUPPORTED, "in double only");
         EXPECT(mf_operator_create_single(Af, &Af2), MF_ERR_ARGUMENT, "single-precision copy already");

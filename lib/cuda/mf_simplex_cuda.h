@@ -97,8 +97,10 @@ void mf_simplex_cuda_sparse_free(mf_simplex_cuda_sparse *A);
  *  sums at the quadrature points, one thread per cell (the host's diagonal of lib/simplex/operator_simplex.c,
  *  to rounding: the cells' parts are added in no fixed order). */
 int mf_simplex_cuda_diagonal(mf_simplex_cuda_op op, double *d);
-/** The same from and to host arrays (copies through device buffers allocated for the call). */
+/** The same from and to host arrays (copies through device buffers allocated for the call); _single for a
+ *  single-precision copy, from and to host arrays of floats. */
 int mf_simplex_cuda_apply_host(mf_simplex_cuda_op op, const double *x, double *y);
+int mf_simplex_cuda_apply_host_single(mf_simplex_cuda_op op, const float *x, float *y);
 /** The configuration in use. */
 int mf_simplex_cuda_get_config(mf_simplex_cuda_op op, mf_simplex_cuda_config *cfg);
 /** The candidate configurations of op (its kernels, forms and tile sizes) with the model's

@@ -381,6 +381,24 @@ extern "C" int mf_simplex_cuda_apply_host(mf_simplex_cuda_op o, const double *x,
   return ierr;
 }
 
+extern "C" int mf_simplex_cuda_apply_host_single(mf_simplex_cuda_op o, const float *x, float *y)
+{
+  MF_CHECK(o && x && y, o ? o->ctx : NULL, MF_ERR_NULL, "operator, x or y is NULL");
+  MF_CHECK(o->single, o->ctx, MF_ERR_INCOMPATIBLE, "host vectors in float for a double-precision simplex operator");
+  const size_t n = (size_t)o->ndofs * o->ncomp;
+  float *dx = NULL;
+  MF_CALL(mf_cuda_require(o->ctx, 2 * n * sizeof(float) + 8, "the product's vectors"));
+  MF_CALL(mf_cuda_malloc(o->ctx, (void **)&dx, 2 * n * sizeof(float) + 8, "the product's vectors"));
+  cudaError_t e = cudaMemcpy(dx, x, n * sizeof(float), cudaMemcpyHostToDevice);
+  int ierr = e == cudaSuccess ? mf_simplex_cuda_apply_single(o, dx, dx + n) : 0;
+  if (e == cudaSuccess && !ierr) e = cudaMemcpy(y, dx + n, n * sizeof(float), cudaMemcpyDeviceToHost);
+  if (!ierr && e != cudaSuccess)
+    ierr = mf_error_set(o->ctx, MF_ERR_CUDA, __FILE__, __LINE__, __func__, "copying the product's vectors: %s",
+                        cudaGetErrorString(e));
+  mf_cuda_free(o->ctx, dx);
+  return ierr;
+}
+
 // ---------------------------------------------------------------------------- configuration
 
 extern "C" int mf_simplex_cuda_get_config(mf_simplex_cuda_op o, mf_simplex_cuda_config *cfg)
@@ -438,15 +456,20 @@ extern "C" int mf_simplex_cuda_tune(mf_simplex_cuda_op o, int reps)
   int ierr = 0, best = -1;
   MF_CHECK_GOTO(list && ms && hx, o->ctx, MF_ERR_MEMORY, done, "out of host memory tuning (%zu values)", len);
   for (size_t i = 0; i < len; i++) hx[i] = (double)((i * 2654435761u) % 1000) * 1e-3 - 0.5;
-  if (o->single) // the same values in float, packed at the start of hx
-    for (size_t i = 0; i < len; i++) ((float *)hx)[i] = (float)hx[i];
   MF_CALL_GOTO(sx_enumerate(o, list, n, &n), done);
   MF_CALL_GOTO(mf_simplex_cuda_alloc(o->ctx, 2 * len * sizeof(double) + 16, &dx), done);
-  MF_CALL_GOTO(mf_simplex_cuda_copy(o->ctx, dx, hx, len, 1), done); // x (the float copy's: its first half)
+  if (o->single) { // x in float (y after x: dx + len whatever the precision)
+    float *hf = (float *)malloc(sizeof(float) * (len ? len : 1));
+    MF_CHECK_GOTO(hf, o->ctx, MF_ERR_MEMORY, done, "out of host memory tuning (%zu values)", len);
+    for (size_t i = 0; i < len; i++) hf[i] = (float)hx[i];
+    const cudaError_t e = cudaMemcpy(dx, hf, sizeof(float) * len, cudaMemcpyHostToDevice);
+    free(hf);
+    MF_CHECK_GOTO(e == cudaSuccess, o->ctx, MF_ERR_CUDA, done, "copying the tuning vector: %s", cudaGetErrorString(e));
+  } else MF_CALL_GOTO(mf_simplex_cuda_copy(o->ctx, dx, hx, len, 1), done);
   MF_CHECK_GOTO(cudaEventCreate(&e0) == cudaSuccess && cudaEventCreate(&e1) == cudaSuccess, o->ctx, MF_ERR_CUDA, done,
                 "cudaEventCreate failed");
   for (int c = 0; c < n; c++) {
-    MF_CALL_GOTO(sx_launch(o, &list[c], dx, dx + len), done); // warm-up (y after x whatever the precision)
+    MF_CALL_GOTO(sx_launch(o, &list[c], dx, dx + len), done); // warm-up
     for (int r = 0; r < reps; r++) {
       MF_CHECK_GOTO(cudaEventRecord(e0, 0) == cudaSuccess, o->ctx, MF_ERR_CUDA, done, "cudaEventRecord failed");
       MF_CALL_GOTO(sx_launch(o, &list[c], dx, dx + len), done);
@@ -731,6 +754,14 @@ __global__ void k_to_float(float *d, const double *s, long long n)
 }
 } // namespace
 
+// the last launch's error as an error code (recorded on ctx), for the paths that must free what they made
+static int sx_launched(mf_context ctx, const char *what)
+{
+  const cudaError_t e = cudaGetLastError();
+  if (e == cudaSuccess) return 0;
+  return mf_error_set(ctx, MF_ERR_CUDA, __FILE__, __LINE__, __func__, "kernel '%s': %s", what, cudaGetErrorString(e));
+}
+
 // a device array of bytes copied from src (device) into *dst
 static int sx_dup(mf_context ctx, void **dst, const void *src, size_t bytes, const char *what)
 {
@@ -741,10 +772,10 @@ static int sx_dup(mf_context ctx, void **dst, const void *src, size_t bytes, con
 
 extern "C" int mf_simplex_cuda_single(mf_simplex_cuda_op like, const mf_simplex_basis *b, mf_simplex_cuda_op *out)
 {
-  MF_CHECK(out, like ? like->ctx : NULL, MF_ERR_NULL, "output is NULL");
-  *out = NULL;
-  MF_CHECK(like && b, NULL, MF_ERR_NULL, "operator or basis is NULL");
+  MF_CHECK(like, NULL, MF_ERR_NULL, "operator is NULL");
   mf_context ctx = like->ctx;
+  MF_CHECK(out && b, ctx, MF_ERR_NULL, "output or basis is NULL");
+  *out = NULL;
   MF_CHECK(!like->single, ctx, MF_ERR_ARGUMENT, "the simplex operator is a single-precision copy already");
   MF_CHECK(b->dim == like->dim && b->degree == like->p && b->nq == like->nq, ctx, MF_ERR_INCOMPATIBLE,
            "a basis of %dD p = %d (%d points) for an operator of %dD p = %d (%d points)", b->dim, b->degree, b->nq,
@@ -757,7 +788,8 @@ extern "C" int mf_simplex_cuda_single(mf_simplex_cuda_op like, const mf_simplex_
   MF_CALL(mf_cuda_require(ctx,
                           bytes_coords + bytes_cells + bytes_dofs + bytes_B * (1 + dim) + sizeof(double) * nq +
                               sizeof(double) * ((size_t)mf_sx_ref_doubles(dim, N) + mf_sx_grad_doubles(dim, like->p)) +
-                              (like->coefq ? sizeof(float) * npts : 0),
+                              (like->coefq ? sizeof(float) * npts : 0) +
+                              (like->K ? sizeof(float) * mf_simplex_gradient_nk(dim, like->p) * like->ncells : 0),
                           "the single-precision simplex operator"));
   mf_simplex_cuda_op_s *o = (mf_simplex_cuda_op_s *)calloc(1, sizeof *o);
   MF_CHECK(o, ctx, MF_ERR_MEMORY, "out of host memory (%zu bytes)", sizeof *o);
@@ -779,7 +811,7 @@ extern "C" int mf_simplex_cuda_single(mf_simplex_cuda_op like, const mf_simplex_
                  fail);
     if (npts) {
       k_to_float<<<(unsigned)((npts + 255) / 256), 256>>>(o->coefqf, like->coefq, (long long)npts);
-      MF_CUDA_LAUNCH_CHECK(ctx, "the coefficient per point in float");
+      MF_CALL_GOTO(sx_launched(ctx, "the coefficient per point in float"), fail);
     }
   }
   if (like->K) { // the cells' matrices of the gradient form, in float
@@ -788,7 +820,7 @@ extern "C" int mf_simplex_cuda_single(mf_simplex_cuda_op like, const mf_simplex_
                  fail);
     if (nk) {
       k_to_float<<<(unsigned)((nk + 255) / 256), 256>>>(o->Kf, like->K, (long long)nk);
-      MF_CUDA_LAUNCH_CHECK(ctx, "the cells' coefficient matrices in float");
+      MF_CALL_GOTO(sx_launched(ctx, "the cells' coefficient matrices in float"), fail);
     }
   }
   MF_CALL_GOTO(sx_device(o), fail);

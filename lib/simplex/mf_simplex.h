@@ -187,6 +187,9 @@ void mf_simplex_op_apply_cpu(const mf_simplex_op *op, const double *x, double *y
  *  folded into E). mf_simplex_gradient_n1 gives n1; mf_simplex_gradient_table fills
  *  E[(r dim + k) N + j] (n1 x dim x N doubles) for basis b (any rule). */
 int mf_simplex_gradient_n1(int dim, int p);
+/* the largest n1 and n1 (n1 + 1) / 2 of the degrees the basis takes (3D, p = MF_SIMPLEX_MAX_DEGREE = 6) */
+#define MF_SIMPLEX_GRAD_N1_MAX 56
+#define MF_SIMPLEX_GRAD_NK_MAX (MF_SIMPLEX_GRAD_N1_MAX * (MF_SIMPLEX_GRAD_N1_MAX + 1) / 2)
 int mf_simplex_gradient_table(mf_context ctx, const mf_simplex_basis *b, double *E);
 /** With a coefficient: the reference gradient is still exactly its P_{p-1} interpolant, so the stiffness weighted by
  *  c at the rule's points is |det J| sum_{k,l} (J^-1 J^-T)_kl E_k^T K_e E_l with the cell's n1 x n1 matrix

@@ -127,8 +127,8 @@ static int assemble(mf_operator op, mf_assembly_variant v, mf_operator A);
 static int create_single(mf_operator like, mf_operator *op);
 static const char *const simplex_names[] = {"a simplex mass", "a simplex Laplace", "a simplex Helmholtz",
                                             "a simplex elasticity"};
-/* the simplex family's operator type: no other space or precision yet (multigrid on simplices comes
- * with their refined hierarchies) */
+/* the simplex family's operator type: made again on other spaces (multigrid's levels) and copied in float
+ * (the float V-cycle) */
 /* the same operator on another space (multigrid's levels) */
 static int create_like(mf_operator like, mf_space space, mf_operator *op)
 {
@@ -228,15 +228,19 @@ int mf_operator_create_elasticity(mf_space space, double lambda, double mu, mf_o
 /* ------------------------------------------------------------------ single-precision copies */
 
 /* The product of a copy in float: on the cpu backend the CPU kernels in double on the vectors' values
- * (c(x_q) rounded to float when the copy was made), the result rounded to float, the same arithmetic as the
- * device's float kernels (vectors and c(x_q) in float, the sums in double); on the cuda backend those kernels. */
+ * (c(x_q) rounded to float when the copy was made), the result rounded to float once; the device's float
+ * kernels read the same float values and sum each cell in double, but add the cells into y in float (atomics),
+ * so the two agree to float rounding, not bit for bit. The scratch xs, ys is the operator's: one product at
+ * a time per operator. */
 static int apply_single_cpu(mf_operator op, mf_vector x, mf_vector y)
 {
   const simplex_kind *k = (const simplex_kind *)op->data;
   const int n = x->n;
+#pragma omp parallel for schedule(static)
   for (int i = 0; i < n; i++) k->xs[i] = x->sdata[i];
   if (k->elasticity) mf_simplex_elasticity_apply_cpu(op_mesh(op), &k->basis, op_dofs(op), k->lambda, k->mu, k->xs, k->ys);
   else mf_simplex_op_apply_cpu(&k->sop, k->xs, k->ys);
+#pragma omp parallel for schedule(static)
   for (int i = 0; i < n; i++) y->sdata[i] = (float)k->ys[i];
   return 0;
 }
@@ -260,16 +264,21 @@ int mf_simplex_operator_single(mf_space space, const mf_pw_op *pw, const mf_simp
   mf_context ctx = space->ctx;
   *op = NULL;
   const mf_simplex_backend_ops *sx = ctx->bk->simplex;
-  MF_CHECK(!sx || (sx->single && dev), ctx, MF_ERR_UNSUPPORTED,
-           "a single-precision simplex operator: the %s backend has no float kernels for it", mf_context_backend(ctx));
-  MF_CHECK(elasticity || sop, ctx, MF_ERR_NULL, "the scalar operator is NULL");
+  /* collective, as every creator: a refusal on one rank is every rank's */
+  int ierr = !sx || (sx->single && dev)
+                 ? 0
+                 : mf_error_set(ctx, MF_ERR_UNSUPPORTED, __FILE__, __LINE__, __func__,
+                                "a single-precision simplex operator: the %s backend has no float kernels for it",
+                                mf_context_backend(ctx));
+  if (!ierr && !elasticity && !sop)
+    ierr = mf_error_set(ctx, MF_ERR_NULL, __FILE__, __LINE__, __func__, "the scalar operator is NULL");
   simplex_kind *k = NULL;
-  MF_CALL(MF_CALLOC(ctx, 1, &k));
   mf_operator o = NULL;
-  int ierr = mf_operator_alloc(space, &simplex_type, k, &o);
+  if (!ierr) ierr = MF_CALLOC(ctx, 1, &k);
+  if (!ierr) ierr = mf_operator_alloc(space, &simplex_type, k, &o);
   if (ierr) {
     free(k);
-    return ierr;
+    return mf_agree(ctx, ierr);
   }
   k->pw = *pw;
   k->elasticity = elasticity, k->lambda = lambda, k->mu = mu;

@@ -208,6 +208,7 @@ int mf_simplex_gradient_points(mf_context ctx, const mf_simplex_basis *b, double
   MF_CHECK(b && Phi, ctx, MF_ERR_NULL, "basis or table is NULL");
   const int dim = b->dim, p = b->degree, n1 = mf_simplex_gradient_n1(dim, p);
   mf_simplex_basis b1;
+  memset(&b1, 0, sizeof b1);
   double *L = NULL, *psi = NULL;
   int ierr = MF_CALLOC(ctx, (size_t)n1 * n1, &L);
   if (!ierr) ierr = MF_CALLOC(ctx, (size_t)n1, &psi);
@@ -221,7 +222,7 @@ int mf_simplex_gradient_points(mf_context ctx, const mf_simplex_basis *b, double
       Phi[(size_t)q * n1 + r] = t / L[r * n1 + r];
     }
   }
-  if (p > 1 && L) mf_simplex_basis_free(&b1);
+  mf_simplex_basis_free(&b1);
   free(L), free(psi);
   return ierr;
 }
@@ -237,7 +238,7 @@ void mf_simplex_gradient_coef(const mf_simplex_basis *b, const double *Phi, int 
   const int n1 = mf_simplex_gradient_n1(b->dim, b->degree), nq = b->nq;
 #pragma omp parallel for schedule(static)
   for (int e = 0; e < ncells; e++) {
-    double k[210];
+    double k[MF_SIMPLEX_GRAD_NK_MAX];
     const int nk = n1 * (n1 + 1) / 2;
     for (int m = 0; m < nk; m++) k[m] = 0.0;
     for (int q = 0; q < nq; q++) {
@@ -273,7 +274,7 @@ void mf_simplex_op_apply_gradient_cpu(const mf_simplex_op *op, const double *E, 
         for (int i = 0; i < N; i++) ve[i] += f * phi[i];
       }
     if (op->b != 0.0) {
-      double h[20][3]; /* g_rk = (E_k u)_r, h_r = G g_r */
+      double h[MF_SIMPLEX_GRAD_N1_MAX][3]; /* g_rk = (E_k u)_r, h_r = G g_r */
       for (int r = 0; r < n1; r++) {
         const double *Er = E + (size_t)r * dim * N;
         double g[3] = {0, 0, 0};

@@ -367,10 +367,15 @@ static int create_single(mf_operator like, mf_operator *op)
   const mf_simplex_op *sop = NULL;
   struct mf_simplex_cuda_op_s *dev = NULL;
   if (ctx->bk->physics.simplex_builtin) ctx->bk->physics.simplex_builtin(like, &sop, &dev);
-  MF_CHECK(sop && dev && !sp(like)->nbf, ctx, MF_ERR_UNSUPPORTED,
-           "physics '%s': a single-precision copy on simplices only where the physics runs on the built-in kernels "
-           "(one component, g3 = c(x) I alone, no facet terms, the cuda backend); users' physics has no float kernels",
-           sp(like)->ph.name);
+  /* collective: whether the physics runs on the built-in kernels is decided by each rank on its cells */
+  int ierr = sop && dev ? 0
+                        : mf_error_set(ctx, MF_ERR_UNSUPPORTED, __FILE__, __LINE__, __func__,
+                                       "physics '%s': a single-precision copy on simplices only where the physics runs "
+                                       "on the built-in kernels (the cuda backend; one component, g3 alone and a "
+                                       "nonzero multiple of the identity at every point, no f0, f1 or facet terms, "
+                                       "MFREE_PHYSICS_BUILTIN not 0); users' physics has no float kernels",
+                                       sp(like)->ph.name);
+  MF_CALL(mf_agree(ctx, ierr));
   mf_pw_op pw = sp(like)->pw;
   pw.kind = MF_OP_LAPLACE; /* what it runs as */
   MF_CALL(mf_simplex_operator_single(like->space, &pw, &sp(like)->basis, sop, 0, 0.0, 0.0, dev, op));
