@@ -3,7 +3,7 @@
  * mass, Laplace and Helmholtz with c = 1 and with a coefficient c(x_q), and linear elasticity, dim 2
  * and 3, p = 1..4, every candidate configuration (strategy thread/tiled, form quadrature/reference/
  * gradient, tile sizes, threads, tables in global, shared or constant memory; the gradient form a
- * candidate of every Laplace and Helmholtz operator with c = 1, of Laplace with c(x) for p <= 3 (the cells'
+ * candidate of every Laplace and Helmholtz operator with c = 1, of Laplace with c(x) (the cells'
  * matrices K_e, their bytes in the model) and of elasticity but in 3D P4) to 1e-12 relative (max norm); the
  * single-precision copies (mf_simplex_cuda_single) in every configuration to 1e-5 of the double result; the model's
  * choice and the measured tuning; refusals (device memory limit, degree, rule, form, backend, Lame
@@ -137,10 +137,10 @@ static void run(mf_context gc, int dim, int p)
       mf_simplex_op_apply_cpu(&op, x, yr);
       T_CALL(mf_simplex_cuda_op_create(gc, &op, 0, &g));
       T_CHECK(mf_simplex_cuda_size(g) == nd, "%s: size %lld, expected %lld", what, mf_simplex_cuda_size(g), nd);
-      /* the gradient form: c = 1 with a stiffness part; with c(x) Laplace (a = 0) for p <= 3 (the cells' K_e) */
-      const int grad_c = k == 1 && p <= 3;
+      /* the gradient form: c = 1 with a stiffness part; with c(x) Laplace (a = 0: the cells' K_e) */
+      const int grad_c = k == 1;
       all_configs(g, &b, x, yr, nd, what, dim, p, withc ? grad_c : k > 0);
-      if (withc) { /* the reference-matrix form needs c = 1, the gradient form with c(x) a = 0 and p <= 3 */
+      if (withc) { /* the reference-matrix form needs c = 1, the gradient form with c(x) a = 0 */
         EXPECT(mf_simplex_cuda_set_config(g, MF_SIMPLEX_CUDA_THREAD, MF_SIMPLEX_CUDA_REFERENCE, 0, 0, -1),
                MF_ERR_UNSUPPORTED, "constant coefficient");
         if (!grad_c)

@@ -84,6 +84,9 @@ __host__ __device__ constexpr int mf_sx_elas_doubles(int dim, int N) { return di
 // nodes of P_{p-1} (1 for p = 1) and doubles of the gradient table E
 __host__ __device__ constexpr int mf_sx_n1(int dim, int p) { return mf_sx_nnodes(dim, p - 1); }
 __host__ __device__ constexpr int mf_sx_grad_doubles(int dim, int p) { return dim * mf_sx_n1(dim, p) * mf_sx_nnodes(dim, p); }
+// the gradient form with a coefficient keeps its copy of the n1 x dim values in shared memory (per thread) where
+// n1 > 10 (3D P4), else in registers
+__host__ __device__ constexpr bool mf_sx_gk_shared(int dim, int p) { return mf_sx_n1(dim, p) > 10; }
 // per cell of a tile, in doubles: tiled quadrature (geometry, values, point data), tiled reference
 __host__ __device__ constexpr int mf_sx_geo(int dim) { return dim * dim + 1; }
 __host__ __device__ constexpr int mf_sx_tiled_q_cell(int dim, int N, int NQ, int NC)

@@ -67,7 +67,7 @@ extern "C" int mf_simplex_cuda_copy(mf_context ctx, double *dst, const double *s
 static int sx_form_applies(const mf_simplex_cuda_op_s *o, int form)
 {
   if (form == MF_SIMPLEX_CUDA_QUADRATURE) return 1;
-  if (o->has_coef) // the gradient form with the cells' matrices K_e: a Laplace operator (a = 0), p <= 3
+  if (o->has_coef) // the gradient form with the cells' matrices K_e: a Laplace operator (a = 0)
     return form == MF_SIMPLEX_CUDA_GRADIENT && (o->K || o->Kf);
   if (form == MF_SIMPLEX_CUDA_REFERENCE) return !o->elasticity || o->tab->fn[MF_SX_THREAD_EC] != NULL;
   if (form != MF_SIMPLEX_CUDA_GRADIENT) return 0;
@@ -98,6 +98,8 @@ static size_t sx_shmem(const mf_simplex_cuda_op_s *o, int strategy, int form, in
                   : form == MF_SIMPLEX_CUDA_GRADIENT ? (size_t)mf_sx_grad_doubles(D, o->p) + (o->a != 0.0 ? (size_t)N * N : 0)
                                                      : (size_t)mf_sx_table_doubles(D, N, NQ);
   size_t s = stage == 1 ? tables : 0; // stage 2: constant memory
+  if (form == MF_SIMPLEX_CUDA_GRADIENT && o->has_coef && mf_sx_gk_shared(D, o->p)) // each thread's copy of g
+    s += (size_t)tile * mf_sx_n1(D, o->p) * D;
   if (strategy == MF_SIMPLEX_CUDA_TILED)
     s += (size_t)tile * (form == MF_SIMPLEX_CUDA_REFERENCE ? mf_sx_tiled_r_cell(D, N) : mf_sx_tiled_q_cell(D, N, NQ, o->ncomp));
   return s * sizeof(double);
@@ -426,8 +428,8 @@ extern "C" int mf_simplex_cuda_set_config(mf_simplex_cuda_op o, int strategy, in
   MF_CHECK(form != MF_SIMPLEX_CUDA_REFERENCE || !o->has_coef, o->ctx, MF_ERR_UNSUPPORTED,
            "the reference-matrix form needs a constant coefficient (this operator is weighted by c(x))");
   MF_CHECK(form != MF_SIMPLEX_CUDA_GRADIENT || !o->has_coef || o->K || o->Kf, o->ctx, MF_ERR_UNSUPPORTED,
-           "the gradient form with a coefficient c(x) needs a Laplace operator (a = 0, no mass part) of degree 3 or "
-           "less (this one: a = %g, p = %d)", o->a, o->p);
+           "the gradient form with a coefficient c(x) needs a Laplace operator (a = 0, no mass part; this one: a = %g)",
+           o->a);
   MF_CHECK(form != MF_SIMPLEX_CUDA_GRADIENT || !o->elasticity || o->tab->fn[MF_SX_THREAD_GEC], o->ctx,
            MF_ERR_UNSUPPORTED, "elasticity's gradient form is not compiled for %dD p = %d (its values do not fit in registers)",
            o->dim, o->p);
@@ -628,8 +630,8 @@ __global__ void k_gradient_coef(int ncells, int nq, int n1, const double *__rest
 }
 } // namespace
 
-// The cells' matrices K_e of the gradient form with a coefficient, where its kernels apply (a Laplace operator,
-// p <= 3): from c(x_q) on the device and the table Phi of b
+// The cells' matrices K_e of the gradient form with a coefficient, where its kernels apply (a Laplace operator):
+// from c(x_q) on the device and the table Phi of b
 static int sx_gradient_coef(mf_simplex_cuda_op_s *o, const mf_simplex_basis *b)
 {
   if (!o->coefq || o->elasticity || o->a != 0.0 || o->b == 0.0 || !o->tab->fn[MF_SX_THREAD_GK]) return 0;

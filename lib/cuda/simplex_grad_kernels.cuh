@@ -20,8 +20,11 @@ namespace MF_SX_NS {
 // mass matrix (N x N); in constant memory (TE::constant) every index must be known at compile time, so
 // all is unrolled and the entry is an operand of the multiply-add; from global or shared memory the
 // node loops stay loops where they can, which keeps the loads in flight (registers) few.
+// With COEF and more than 10 nodes of P_{p-1} (3D P4: 20) the copy of g goes to the thread's slots of shared
+// memory hs (mf_sx_gk_shared: n1 dim doubles per thread, interleaved over the block's threads), not registers.
+
 template <int DIM, int P, bool MASS, class TE, class TM, bool COEF = false>
-__device__ __forceinline__ void thread_g(const mf_sx_args &a, int e, TE E, TM M)
+__device__ __forceinline__ void thread_g(const mf_sx_args &a, int e, TE E, TM M, double *hs = nullptr)
 {
   constexpr int N = mf_sx_nnodes(DIM, P), N1 = mf_sx_n1(DIM, P);
   const int *__restrict__ cd = a.cell_dofs + (size_t)e * N;
@@ -60,7 +63,26 @@ __device__ __forceinline__ void thread_g(const mf_sx_args &a, int e, TE E, TM M)
 #pragma unroll
     for (int k = 0; k < DIM; k++) g[r][k] = f[k];
   }
-  if constexpr (COEF) { // g <- K_e g, row by row from a copy
+  if constexpr (COEF && mf_sx_gk_shared(DIM, P)) { // g <- K_e g, from a copy in shared memory
+    const int bd = blockDim.x, tid = threadIdx.x;
+#pragma unroll
+    for (int r = 0; r < N1; r++)
+#pragma unroll
+      for (int k = 0; k < DIM; k++) hs[(r * DIM + k) * bd + tid] = g[r][k];
+#pragma unroll
+    for (int r = 0; r < N1; r++) {
+      double f[DIM] = {};
+#pragma unroll
+      for (int t = 0; t < N1; t++) {
+        const int lo = r < t ? r : t, hi = r < t ? t : r;
+        const double krt = ldk(a, lo * N1 - lo * (lo - 1) / 2 + (hi - lo), e);
+#pragma unroll
+        for (int k = 0; k < DIM; k++) f[k] += krt * hs[(t * DIM + k) * bd + tid];
+      }
+#pragma unroll
+      for (int k = 0; k < DIM; k++) g[r][k] = f[k];
+    }
+  } else if constexpr (COEF) { // g <- K_e g, row by row from a copy in registers
     double h[N1][DIM];
 #pragma unroll
     for (int r = 0; r < N1; r++)
@@ -196,12 +218,13 @@ __global__ void __launch_bounds__(256) k_thread_gk(const mf_sx_args a)
   constexpr int NG = mf_sx_grad_doubles(DIM, P);
   extern __shared__ double smem[];
   const int e = blockIdx.x * blockDim.x + threadIdx.x;
-  if (a.stage) {
+  if (a.stage) { // shared memory: E, then the copies of g where they are there (mf_sx_gk_shared)
     stage(smem, a.E, NG);
     __syncthreads();
-    if (e < a.ncells) thread_g<DIM, P, false, mf_sx_lds, mf_sx_lds, true>(a, e, mf_sx_lds{smem}, mf_sx_lds{smem});
+    if (e < a.ncells)
+      thread_g<DIM, P, false, mf_sx_lds, mf_sx_lds, true>(a, e, mf_sx_lds{smem}, mf_sx_lds{smem}, smem + NG);
   } else if (e < a.ncells) {
-    thread_g<DIM, P, false, mf_sx_ldg, mf_sx_ldg, true>(a, e, mf_sx_ldg{a.E}, mf_sx_ldg{a.S});
+    thread_g<DIM, P, false, mf_sx_ldg, mf_sx_ldg, true>(a, e, mf_sx_ldg{a.E}, mf_sx_ldg{a.S}, smem);
   }
 }
 

@@ -547,9 +547,10 @@ __global__ void __launch_bounds__(256, mf_sx_gradc_minb(DIM, P, MASS)) k_thread_
 template <int DIM, int P>
 __global__ void __launch_bounds__(256) k_thread_gkc(const mf_sx_args a)
 {
+  extern __shared__ double smem[]; // the copies of g where they are there (mf_sx_gk_shared)
   const int e = blockIdx.x * blockDim.x + threadIdx.x;
   if (e >= a.ncells) return;
-  thread_g<DIM, P, false, mf_sx_cE, mf_sx_cM, true>(a, e, mf_sx_cE{}, mf_sx_cM{a.S});
+  thread_g<DIM, P, false, mf_sx_cE, mf_sx_cM, true>(a, e, mf_sx_cE{}, mf_sx_cM{a.S}, smem);
 }
 
 template <int DIM, int P>
@@ -720,12 +721,11 @@ __global__ void __launch_bounds__(256) k_diag(const mf_sx_args a)
   }
 }
 
-// the gradient form with a coefficient: p <= 3 (3D P4: K_e has 210 values, more than the 125 points' c)
+// the gradient form with a coefficient (3D P4: the copy of g in shared memory, mf_sx_gk_shared)
 template <int DIM, int P, bool CONSTANT>
 const void *gk_kernel()
 {
-  if constexpr (P == 4) return nullptr;
-  else if constexpr (CONSTANT) return (const void *)k_thread_gkc<DIM, P>;
+  if constexpr (CONSTANT) return (const void *)k_thread_gkc<DIM, P>;
   else return (const void *)k_thread_gk<DIM, P>;
 }
 
