@@ -63,32 +63,18 @@ __device__ __forceinline__ void thread_g(const mf_sx_args &a, int e, TE E, TM M,
 #pragma unroll
     for (int k = 0; k < DIM; k++) g[r][k] = f[k];
   }
-  if constexpr (COEF && mf_sx_gk_shared(DIM, P)) { // g <- K_e g, from a copy in shared memory
+  if constexpr (COEF) { // g <- K_e g, row by row from a copy (in registers h, or in shared memory hs)
+    constexpr bool SH = mf_sx_gk_shared(DIM, P);
     const int bd = blockDim.x, tid = threadIdx.x;
+    double h[SH ? 1 : N1][DIM];
 #pragma unroll
     for (int r = 0; r < N1; r++)
 #pragma unroll
-      for (int k = 0; k < DIM; k++) hs[(r * DIM + k) * bd + tid] = g[r][k];
-#pragma unroll
-    for (int r = 0; r < N1; r++) {
-      double f[DIM] = {};
-#pragma unroll
-      for (int t = 0; t < N1; t++) {
-        const int lo = r < t ? r : t, hi = r < t ? t : r;
-        const double krt = ldk(a, lo * N1 - lo * (lo - 1) / 2 + (hi - lo), e);
-#pragma unroll
-        for (int k = 0; k < DIM; k++) f[k] += krt * hs[(t * DIM + k) * bd + tid];
+      for (int k = 0; k < DIM; k++) {
+        if constexpr (SH) hs[(r * DIM + k) * bd + tid] = g[r][k];
+        else h[r][k] = g[r][k];
       }
 #pragma unroll
-      for (int k = 0; k < DIM; k++) g[r][k] = f[k];
-    }
-  } else if constexpr (COEF) { // g <- K_e g, row by row from a copy in registers
-    double h[N1][DIM];
-#pragma unroll
-    for (int r = 0; r < N1; r++)
-#pragma unroll
-      for (int k = 0; k < DIM; k++) h[r][k] = g[r][k];
-#pragma unroll
     for (int r = 0; r < N1; r++) {
       double f[DIM] = {};
 #pragma unroll
@@ -96,7 +82,7 @@ __device__ __forceinline__ void thread_g(const mf_sx_args &a, int e, TE E, TM M,
         const int lo = r < t ? r : t, hi = r < t ? t : r;
         const double krt = ldk(a, lo * N1 - lo * (lo - 1) / 2 + (hi - lo), e);
 #pragma unroll
-        for (int k = 0; k < DIM; k++) f[k] += krt * h[t][k];
+        for (int k = 0; k < DIM; k++) f[k] += krt * (SH ? hs[(t * DIM + k) * bd + tid] : h[SH ? 0 : t][k]);
       }
 #pragma unroll
       for (int k = 0; k < DIM; k++) g[r][k] = f[k];
