@@ -1430,7 +1430,8 @@ static void cuda_assembled_case(mf_context gc)
 
 /* The built-in fit on simplices (g3 = c(x) I alone): the same operator, diagonal and assembled matrix as
  * the cpu's physics, and fewer device bytes than the physics' own data (MFREE_PHYSICS_BUILTIN=0) by at
- * least the full layout's dim^2 - 1 values per point; an anisotropic g3 keeps its own data (as many bytes
+ * least the full layout's dim^2 - 1 values per point, apart from the cells' matrices K_e that a varying c adds
+ * for the gradient form (n1 (n1 + 1) / 2 values per cell, more than the points' at 2D P4: speed for memory); an anisotropic g3 keeps its own data (as many bytes
  * both ways) and the cpu's values. */
 static void cuda_simplex_fit_case(mf_context cc, mf_context gc)
 {
@@ -1456,8 +1457,11 @@ static void cuda_simplex_fit_case(mf_context cc, mf_context gc)
         int64_t ncells = 0;
         T_CALL(mf_mesh_num_cells(mesh, &ncells));
         const size_t full = (size_t)ncells * 8u * (size_t)(dim * dim - 1); /* per point, at least one point per cell */
-        T_CHECK(fit + full <= own, "%s P%d: the fitted physics holds %zu device bytes, its own data %zu (at least %zu less expected)",
-                m, p, fit, own, full);
+        const int n1 = dim == 2 ? p * (p + 1) / 2 : p * (p + 1) * (p + 2) / 6; /* nodes of P_{p-1} */
+        const size_t kbytes = konst ? 0 : (size_t)ncells * 8u * (size_t)(n1 * (n1 + 1) / 2);
+        T_CHECK(fit - kbytes + full <= own,
+                "%s P%d: the fitted physics holds %zu device bytes (%zu of them K_e), its own data %zu (at least %zu less "
+                "expected)", m, p, fit, kbytes, own, full);
         T_CHECK(aniso == aniso_own, "%s P%d: an anisotropic g3 holds %zu bytes, %zu with its own data", m, p, aniso, aniso_own);
         char what[96];
         snprintf(what, sizeof what, "%s P%d fitted physics%s against its own data", m, p, konst ? " (constant)" : "");
