@@ -203,11 +203,13 @@ static int sx_model(mf_simplex_cuda_op_s *o, mf_simplex_cuda_config *c)
   // multiply-add, at most half the FP64 rate (1 shared-memory wavefront per clock against 2 warp-wide
   // FP64 instructions); through L1 lower still
   fl_eff *= c->stage == 2 ? 1.0 : c->stage == 1 ? 0.5 : 0.35;
-  // the reference form one cell per thread with its matrices in shared memory or read through L1: measured on an
-  // H100 (perf/results/simplex-float-h100-2026-11-26/c1-tuned, 3D P3 and P4 Helmholtz) at about a quarter of the
-  // FP64 rate from shared memory and a little less through L1, at any occupancy from 0.12 up (96 registers,
-  // occupancy 0.25-0.31, ran 1.5-2x slower than the rule above; 172 registers, occupancy 0.12, near it)
-  if (c->form == MF_SIMPLEX_CUDA_REFERENCE && c->strategy == MF_SIMPLEX_CUDA_THREAD && c->stage != 2)
+  // the reference form one cell per thread with the stiffness matrices (b != 0) in shared memory or read through
+  // L1: measured on an H100 (perf/results/simplex-float-h100-2026-11-26/c1-tuned, 3D P3 and P4 Helmholtz) at about a
+  // quarter of the FP64 rate from shared memory and a little less through L1, at any occupancy from 0.12 up (96
+  // registers, occupancy 0.25-0.31, ran 1.5-2x slower than the rule above; 172 registers, occupancy 0.12, near it).
+  // The mass matrix alone keeps the rule above: applied to it too, this rule and the next moved 3D P3 mass from
+  // 17.6-18.8 to 14.5 GDoF/s and 3D P4 mass from 12.7 to 8.2 (model-ref/, model-ref2/)
+  if (c->form == MF_SIMPLEX_CUDA_REFERENCE && c->strategy == MF_SIMPLEX_CUDA_THREAD && c->stage != 2 && o->b != 0.0)
     fl_eff = (c->stage == 1 ? 0.25 : 0.22) * fmin(1.0, c->occupancy / 0.15) *
              (c->local_bytes > 0 ? (c->local_bytes > 512 ? 0.05 : 0.5) : 1.0);
   const double nblocks = ceil((double)o->ncells / c->tile);
@@ -220,9 +222,9 @@ static int sx_model(mf_simplex_cuda_op_s *o, mf_simplex_cuda_config *c)
     // above (about 4x at 3D P3 whatever the tile), against 0.3-1.7x for one cell per thread, so that the model
     // picked it at 2D P3, P4 and 3D P2, P3 and lost 2.5-4x to the tuned choice
     if (c->form == MF_SIMPLEX_CUDA_QUADRATURE) fl_eff *= 0.25;
-    // the tiled reference form: measured at 2.0-2.7x the model above at 3D P3 and P4 (Helmholtz, every tile and
-    // block; c1-tuned, as above)
-    if (c->form == MF_SIMPLEX_CUDA_REFERENCE) fl_eff *= 0.45;
+    // the tiled reference form with the stiffness matrices (b != 0): measured at 2.0-2.7x the model above at 3D P3
+    // and P4 (Helmholtz, every tile and block; c1-tuned, as above); the mass matrix alone as modelled (above)
+    if (c->form == MF_SIMPLEX_CUDA_REFERENCE && o->b != 0.0) fl_eff *= 0.45;
   } else if (nblocks < o->sms * blocks) {
     fl_eff *= nblocks / (o->sms * blocks); // too few cells to fill the device
   }
