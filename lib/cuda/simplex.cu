@@ -238,12 +238,17 @@ static int sx_model(mf_simplex_cuda_op_s *o, mf_simplex_cuda_config *c)
   // reads a second whatever the flops per read (Helmholtz 2D P3 at half the speed of Laplace 2D P3,
   // which reads a quarter less; Helmholtz 3D P2 at 3.58 GDoF/s, Laplace 3D P2 at 7.58 with the
   // matrices in shared memory; elasticity 3D P3, 28 KiB, at 1.28). So above 2 KiB the reads are
-  // limited to 0.15 of the FP64 multiply-add rate (2.5 x 10^12 a second on the H200).
+  // limited to 0.15 of the FP64 multiply-add rate (2.5 x 10^12 a second on the H200). On an H100
+  // (perf/results/simplex-float-h100-2026-11-26/c1-tuned: elasticity 3D P3, its 4.8 KiB gradient table in
+  // constant memory, 254 registers, occupancy 0.12) the rate was 0.13 of it with blocks of 256 threads and fell
+  // with smaller blocks (1.6x at 128, 2.2x at 64: more blocks per SM, their warps further apart in the unrolled
+  // code, so more misses of the constant cache), taken as sqrt(256 / threads).
   double t_const = 0.0;
   if (c->stage == 2) {
     double cbytes = 0.0, creads = 0.0;
     sx_const_use(o, c->form, &cbytes, &creads);
-    if (cbytes > 2048.0) t_const = creads * o->ncells / (0.15 * 0.5 * o->peak * fmin(1.0, c->occupancy / 0.25));
+    if (cbytes > 2048.0)
+      t_const = creads * o->ncells / (0.13 * 0.5 * o->peak * fmin(1.0, c->occupancy / 0.25)) * sqrt(256.0 / c->threads);
   }
   c->model_us = 1e6 * (fmax(t_mem, fmax(t_flop, t_const)) + t_stage);
   c->measured_ms = 0.0;
