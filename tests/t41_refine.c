@@ -669,8 +669,8 @@ static void float_operator_case(mf_context ctx)
       const int tag = 1;
       T_CALL(mf_space_set_dirichlet_tags(cs, 1, &tag));
       T_CALL(mf_space_set_dirichlet_tags(fs, 1, &tag));
-      T_CALL(fs->fam->transfer_create(cs, fs, MF_PRECISION_DOUBLE, &td));
-      T_CALL(fs->fam->transfer_create(cs, fs, MF_PRECISION_FLOAT, &tf));
+      T_CALL(mf_transfer_create(cs, fs, MF_PRECISION_DOUBLE, &td)); /* the family's, through the generic call */
+      T_CALL(mf_transfer_create(cs, fs, MF_PRECISION_FLOAT, &tf));
       mf_vector xc = NULL, xfn = NULL, pd = NULL, rd = NULL;
       T_CALL(mf_vector_create(cs, &xc));
       T_CALL(mf_vector_create(fs, &xfn));
@@ -893,6 +893,18 @@ int main(int argc, char **argv)
   mf_mesh_destroy(&m);
   T_CALL(mf_mesh_create(ctx, "cube", 3, 1, &m));
   EXPECT(mf_mesh_refine(m, 1, &fine), MF_ERR_UNSUPPORTED, "uniform refinement into a new mesh: simplex meshes");
+  { /* a transfer between spaces of two families */
+    mf_mesh t = NULL;
+    mf_space sh = NULL, st = NULL;
+    mf_transfer tr = NULL;
+    T_CALL(mf_mesh_create(ctx, "cube-tets", 3, 1, &t));
+    T_CALL(mf_space_create(m, 1, &sh));
+    T_CALL(mf_space_create(t, 1, &st));
+    EXPECT(mf_transfer_create(sh, st, MF_PRECISION_DOUBLE, &tr), MF_ERR_INCOMPATIBLE, "between a hex and a simplex space");
+    T_CHECK(tr == NULL, "a refused transfer left an object");
+    mf_space_destroy(&sh), mf_space_destroy(&st);
+    mf_mesh_destroy(&t);
+  }
   mf_mesh_destroy(&m);
   mf_context_destroy(&ctx);
   return t_finish();

@@ -37,7 +37,7 @@ struct mf_transfer_s {
   void *fdata;
 };
 
-/** A transfer for vectors of precision prec. */
+/** A transfer for vectors of precision prec (the spaces' family's: hex here, simplices in transfer_simplex.c). */
 int mf_transfer_create(mf_space coarse, mf_space fine, mf_precision prec, mf_transfer *tr);
 /** The positions of the fine cells that own their DoF (component 0's dof_owner and dof_pos): bit k of
  * (*own)[j * words + k / 32] set where fine cell j owns position k; words = ceil(npc / 32). The host's

@@ -57,6 +57,12 @@ int mf_transfer_create(mf_space coarse, mf_space fine, mf_precision prec, mf_tra
   mf_context ctx = fine->ctx;
   MF_CHECK(tr, ctx, MF_ERR_NULL, "output pointer tr is NULL");
   *tr = NULL;
+  MF_CHECK(coarse->fam == fine->fam, ctx, MF_ERR_INCOMPATIBLE, "multigrid transfer between a %s and a %s space",
+           coarse->fam->name, fine->fam->name);
+  if (fine->fam->transfer_create != mf_transfer_create) /* another family's own (simplices: transfer_simplex.c) */
+    return fine->fam->transfer_create ? fine->fam->transfer_create(coarse, fine, prec, tr)
+                                      : mf_error_set(ctx, MF_ERR_UNSUPPORTED, __FILE__, __LINE__, __func__,
+                                                     "multigrid transfers: none on %s spaces", fine->fam->name);
   MF_CHECK(coarse->dim == fine->dim && coarse->ctx == fine->ctx, ctx, MF_ERR_INCOMPATIBLE,
            "multigrid transfer between spaces of different dimensions or contexts");
   MF_CHECK(coarse->ncomp == fine->ncomp, ctx, MF_ERR_INCOMPATIBLE,
