@@ -647,6 +647,14 @@ __global__ void k_gradient_coef(int ncells, int nq, int n1, const double *__rest
 }
 } // namespace
 
+// the last launch's error as an error code (recorded on ctx), for the paths that must free what they made
+static int sx_launched(mf_context ctx, const char *what)
+{
+  const cudaError_t e = cudaGetLastError();
+  if (e == cudaSuccess) return 0;
+  return mf_error_set(ctx, MF_ERR_CUDA, __FILE__, __LINE__, __func__, "kernel '%s': %s", what, cudaGetErrorString(e));
+}
+
 // The cells' matrices K_e of the gradient form with a coefficient, where its kernels apply (a Laplace operator):
 // from c(x_q) on the device and the table Phi of b
 static int sx_gradient_coef(mf_simplex_cuda_op_s *o, const mf_simplex_basis *b)
@@ -664,10 +672,7 @@ static int sx_gradient_coef(mf_simplex_cuda_op_s *o, const mf_simplex_basis *b)
   const long long n = (long long)nk * o->ncells;
   if (!ierr && n) {
     k_gradient_coef<<<(unsigned)((n + 255) / 256), 256>>>(o->ncells, o->nq, n1, o->w, dPhi, o->coefq, o->K);
-    const cudaError_t e = cudaGetLastError();
-    if (e != cudaSuccess)
-      ierr = mf_error_set(ctx, MF_ERR_CUDA, __FILE__, __LINE__, __func__, "kernel 'the cells' coefficient matrices': %s",
-                          cudaGetErrorString(e));
+    ierr = sx_launched(ctx, "the cells' coefficient matrices");
   }
   mf_cuda_free(ctx, dPhi);
   free(Phi);
@@ -772,14 +777,6 @@ __global__ void k_to_float(float *d, const double *s, long long n)
   if (i < n) d[i] = (float)s[i];
 }
 } // namespace
-
-// the last launch's error as an error code (recorded on ctx), for the paths that must free what they made
-static int sx_launched(mf_context ctx, const char *what)
-{
-  const cudaError_t e = cudaGetLastError();
-  if (e == cudaSuccess) return 0;
-  return mf_error_set(ctx, MF_ERR_CUDA, __FILE__, __LINE__, __func__, "kernel '%s': %s", what, cudaGetErrorString(e));
-}
 
 // a device array of bytes copied from src (device) into *dst
 static int sx_dup(mf_context ctx, void **dst, const void *src, size_t bytes, const char *what)
