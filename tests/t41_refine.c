@@ -7,8 +7,9 @@
  * indices and coordinates; child k of cell e is cell 2^dim e + k, inside its parent. A P2 Poisson solve on
  * a refined Gmsh cube converges at rate 3. Multigrid on simplices: the transfers exact on the coarse
  * space and R = P^T (p and h), CG iterations bounded and flat over three refinements; the refusals.
- * `t41_refine DIR cuda`: the transfers' checks on the cuda backend, and multigrid there against the cpu's
- * (the same CG iterations +-1, the solutions to 1e-10). Elasticity with multigrid on P1 and P2 tetrahedra: CG
+ * `t41_refine DIR cuda`: the transfers' checks on the cuda backend, the transfers made on the device against
+ * the cpu's (P x and P^T y to 1e-13), and multigrid there against the cpu's (the same CG iterations +-1, the
+ * solutions to 1e-10). Elasticity with multigrid on P1 and P2 tetrahedra: CG
  * iterations bounded by 30 and flat over three refinements (on both backends). Multigrid on the unstructured
  * ball with a hole (Gmsh); the V-cycle symmetric and positive; the partitions of simplex meshes (balance,
  * every part used, repeatable). */
@@ -507,6 +508,55 @@ static void transfer_case(mf_context ctx)
       }
 }
 
+/* The transfers made on the device (lib/cuda/simplex_transfer.cu: every p-transfer, the h-transfers of P1) and
+ * the one still made on the host and copied (h, P2) against the cpu backend's (lib/simplex/transfer_simplex.c):
+ * P x and P^T y with the boundary's Dirichlet marks, the same random vectors, to 1e-13 (the h-transfers'
+ * weights are made from the geometry on both, to rounding) */
+static void transfer_twin_case(mf_context cpu, mf_context gpu)
+{
+  for (int dim = 2; dim <= 3; dim++)
+    for (int h = 0; h <= 1; h++)
+      for (int q = 1; q <= (h ? 2 : 3); q++) {
+        const int pf = h ? q : q + 1;
+        double *out[2][2] = {{NULL, NULL}, {NULL, NULL}};
+        int n[2] = {0, 0};
+        for (int b = 0; b < 2; b++) {
+          mf_context ctx = b ? gpu : cpu;
+          mf_mesh mc = NULL, mf = NULL;
+          T_CALL(mf_mesh_create(ctx, dim == 2 ? "square-tris" : "cube-tets", dim, 2, &mc));
+          if (h) T_CALL(mf_mesh_refine(mc, 1, &mf));
+          mf_space sc = NULL, sf = NULL;
+          T_CALL(mf_space_create(mc, q, &sc));
+          T_CALL(mf_space_create(h ? mf : mc, pf, &sf));
+          mf_transfer tr = NULL;
+          T_CALL(sf->fam->transfer_create(sc, sf, MF_PRECISION_DOUBLE, &tr));
+          mf_vector uc = NULL, uf = NULL, yf = NULL, rc = NULL;
+          T_CALL(mf_vector_create(sc, &uc)); T_CALL(mf_vector_create(sf, &uf));
+          T_CALL(mf_vector_create(sf, &yf)); T_CALL(mf_vector_create(sc, &rc));
+          T_CALL(mf_vector_set_random(uc, 21)); T_CALL(mf_vector_set_random(yf, 22));
+          T_CALL(mf_vector_zero_boundary(uc)); T_CALL(mf_vector_zero_boundary(yf));
+          T_CALL(mf_transfer_prolongate(tr, uc, uf));
+          T_CALL(mf_transfer_restrict(tr, yf, rc));
+          n[0] = sf->nlocal, n[1] = sc->nlocal;
+          out[b][0] = calloc((size_t)n[0] + 1, sizeof(double));
+          out[b][1] = calloc((size_t)n[1] + 1, sizeof(double));
+          T_CALL(mf_vector_get_values(uf, out[b][0]));
+          T_CALL(mf_vector_get_values(rc, out[b][1]));
+          mf_transfer_destroy(&tr);
+          mf_vector_destroy(&uc), mf_vector_destroy(&uf), mf_vector_destroy(&yf), mf_vector_destroy(&rc);
+          mf_space_destroy(&sc), mf_space_destroy(&sf);
+          mf_mesh_destroy(&mf), mf_mesh_destroy(&mc);
+        }
+        for (int k = 0; k < 2; k++) {
+          double d = 0.0, m = 0.0;
+          for (int i = 0; i < n[k]; i++) d = fmax(d, fabs(out[0][k][i] - out[1][k][i])), m = fmax(m, fabs(out[0][k][i]));
+          T_CHECK(m > 0.0 && d <= 1e-13 * m, "transfer %dD %s P%d -> P%d on cuda: %s differs from the cpu's by %.3g (max %.3g)",
+                  dim, h ? "h" : "p", q, pf, k ? "P^T y" : "P x", d, m);
+          free(out[0][k]), free(out[1][k]);
+        }
+      }
+}
+
 /* multigrid on the cuda backend against the cpu's: the box meshes (refined 3 times in 2D, twice in 3D) and
  * the Gmsh cube refined twice, P1..P3 (P4 in 2D); the Dirichlet-zero problem of apps/poisson.h, CG to 1e-8 */
 static void cuda_multigrid_case(mf_context cpu, mf_context gpu, const char *dir)
@@ -833,6 +883,7 @@ int main(int argc, char **argv)
     mf_context gpu = NULL;
     T_CALL(mf_context_create(MPI_COMM_WORLD, "cuda", &gpu));
     transfer_case(gpu);
+    transfer_twin_case(ctx, gpu);
     cuda_multigrid_case(ctx, gpu, dir);
     elasticity_case(gpu);
     float_operator_case(gpu);

@@ -21,6 +21,7 @@ static const mf_simplex_backend_ops simplex_ops = {
     .sparse_apply = mf_simplex_cuda_sparse_apply,
     .sparse_apply_single = mf_simplex_cuda_sparse_apply_single,
     .sparse_free = mf_simplex_cuda_sparse_free,
+    .transfer_build = mf_simplex_cuda_transfer_build,
 };
 
 const mf_backend_ops mf_backend_ops_cuda = {

@@ -93,6 +93,12 @@ int mf_simplex_cuda_sparse_apply(mf_simplex_cuda_sparse A, mf_space in, mf_space
 /** The same on arrays of floats (the float V-cycle; the sums in double). */
 int mf_simplex_cuda_sparse_apply_single(mf_simplex_cuda_sparse A, mf_space in, mf_space out, const float *x, float *y);
 void mf_simplex_cuda_sparse_free(mf_simplex_cuda_sparse *A);
+/** P and P^T of a transfer plan (mf_simplex.h) made on the device: the host's build (transfer_simplex.c) in
+ *  kernels, the same entries in the same order (kind 1: the weights to rounding), P^T by a stable sort of P's
+ *  owned entries by column. Refused: kind 1 with a coarse degree above 1 (MF_ERR_UNSUPPORTED), a fine node in
+ *  no cell (MF_ERR_INCOMPATIBLE), 2^31 entries or more, device memory short. */
+int mf_simplex_cuda_transfer_build(mf_context ctx, const mf_simplex_transfer_plan *plan, mf_simplex_cuda_sparse *P,
+                                   mf_simplex_cuda_sparse *PT);
 /** The diagonal into d (a device array of ndofs (elasticity: ndofs x dim) doubles, overwritten): the exact
  *  sums at the quadrature points, one thread per cell (the host's diagonal of lib/simplex/operator_simplex.c,
  *  to rounding: the cells' parts are added in no fixed order). */

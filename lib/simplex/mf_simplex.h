@@ -148,6 +148,27 @@ typedef struct {
 int mf_simplex_dofs_create(mf_context ctx, const mf_simplex_mesh *m, const mf_simplex_basis *b, mf_simplex_dofs *d);
 void mf_simplex_dofs_free(mf_simplex_dofs *d);
 
+/** What a multigrid transfer between simplex spaces is made from (lib/simplex/transfer_simplex.c: the host's
+ *  build; a backend's transfer_build makes the same matrices on the device). Row n of P (a fine node, nf of
+ *  them, local numbering) holds the coarse basis at that node in its coarse cell, the entries above 1e-14 in
+ *  the coarse cell's node order; the node's cell is its first fine cell (the lowest number that has it), the
+ *  coarse cell that cell itself (kind 0: a lower degree on the same mesh, the weights row i of table for the
+ *  node's place i in that cell) or its parent (kind 1: the mesh refined, fine cell e the child of coarse cell
+ *  e / nch; the weights from the geometry, made on the device for a P1 coarse space only). P^T holds the
+ *  entries of the owned rows (n < nfo), each coarse row's in ascending fine row. */
+typedef struct {
+  int kind, dim, Nf, Nc, nch;
+  int nf, ncn, nfo;             /* fine nodes (owned and ghost), coarse nodes, owned fine nodes */
+  int ncells_f, ncells_c;       /* fine, coarse cells */
+  const int *nodes_f, *nodes_c; /* the spaces' cell nodes, ncells x Nf and ncells x Nc */
+  const double *table;          /* kind 0: Nf x Nc */
+  /* kind 1: the meshes' cells (dim + 1 vertices each) and vertex coordinates (3 each), the fine basis's
+   * reference nodes (Nf x dim) */
+  int nv_f, nv_c;
+  const int *cells_f, *cells_c;
+  const double *coords_f, *coords_c, *xi_f;
+} mf_simplex_transfer_plan;
+
 /* ------------------------------------------------------------------ operators, CPU reference (ops_cpu.c) */
 
 /** A matrix-free operator on simplices: y = (a M + b K_c) x, with M the mass and K_c the stiffness

@@ -41,6 +41,10 @@ typedef struct mf_simplex_backend_ops_s {
   int (*sparse_apply)(struct mf_simplex_cuda_sparse_s *A, mf_space in, mf_space out, const double *x, double *y);
   int (*sparse_apply_single)(struct mf_simplex_cuda_sparse_s *A, mf_space in, mf_space out, const float *x, float *y);
   void (*sparse_free)(struct mf_simplex_cuda_sparse_s **A);
+  /* P and P^T of a plan made on the device (kind 0; kind 1 for a P1 coarse space), as sparse_create would
+   * hold the host's (NULL: the host builds them) */
+  int (*transfer_build)(mf_context ctx, const mf_simplex_transfer_plan *plan, struct mf_simplex_cuda_sparse_s **P,
+                        struct mf_simplex_cuda_sparse_s **PT);
 } mf_simplex_backend_ops;
 
 #ifdef __cplusplus

@@ -5,8 +5,11 @@
  * fine cell that has it, takes the coarse cell's basis at its coordinates in that cell's reference
  * frame. P is kept as a sparse matrix (fine nodes x coarse nodes, applied per component), with its
  * transpose for the restriction, both made once; Dirichlet entries are zero in P's input and output and
- * in R = P^T's. On a backend with simplex kernels (cuda) both are copied to the device once and applied there
- * (ctx->bk->simplex: sparse_create, sparse_apply), the host's copies then freed. On several ranks the
+ * in R = P^T's. On a backend with simplex kernels (cuda) both live on the device and are applied there
+ * (ctx->bk->simplex: sparse_apply): made there from the plan of mf_simplex.h (transfer_build: the cell nodes
+ * and the weights' table or geometry copied) where the backend can (a lower degree on the same mesh, or a
+ * refined mesh with a P1 coarse space: every transfer of the simplex hierarchy), else made here and copied
+ * (sparse_create), the host's copies then freed. On several ranks the
  * spaces' own cells are used (a fine cell's parent is on its rank): P has a row for every local fine node,
  * owned or ghost (the coarse ghosts imported first: every rank computes its fine values whole, no exchange
  * after), P^T the rows of the owned fine nodes only, so that the export-add of the generic step
@@ -99,6 +102,15 @@ static void vertices(const mf_simplex_mesh *m, int e, double *X)
     for (int k = 0; k < dim; k++) X[a * dim + k] = m->coords[3 * (size_t)m->cells[(size_t)e * (dim + 1) + a] + k];
 }
 
+/* kind 0 (the same mesh): the coarse basis at the fine reference nodes, table[i Nc + j] (Nf x Nc) */
+static int p_table(mf_context ctx, const mf_simplex_basis *bc, const mf_simplex_basis *bf, double **table)
+{
+  const int Nf = bf->nnodes, Nc = bc->nnodes;
+  MF_CALL(MF_CALLOC(ctx, (size_t)Nf * Nc, table));
+  for (int i = 0; i < Nf; i++) mf_simplex_basis_eval(bc, bf->nodes + (size_t)i * bf->dim, *table + (size_t)i * Nc, NULL);
+  return 0;
+}
+
 static int build(mf_transfer tr, sx_transfer *t)
 {
   const mf_space c = tr->coarse, f = tr->fine;
@@ -132,10 +144,7 @@ static int build(mf_transfer tr, sx_transfer *t)
   /* on the same mesh (a lower degree) fine node i of a cell sits at reference node i of the same coarse
    * cell: its weights are the coarse basis there, one row per reference node (no geometry) */
   double *table = NULL;
-  if (!ierr && tr->kind == 0) {
-    ierr = MF_CALLOC(ctx, (size_t)Nf * Nc, &table);
-    for (int i = 0; !ierr && i < Nf; i++) mf_simplex_basis_eval(bc, bf->nodes + (size_t)i * dim, table + (size_t)i * Nc, NULL);
-  }
+  if (!ierr && tr->kind == 0) ierr = p_table(ctx, bc, bf, &table);
 #pragma omp parallel for schedule(static)
   for (int n = 0; n < (ierr ? 0 : nf); n++) {
     if (!done[n]) continue;
@@ -243,6 +252,27 @@ static int build(mf_transfer tr, sx_transfer *t)
   return ierr;
 }
 
+/* P and P^T made on the device from the plan (the backend's transfer_build, the same matrices as build's) */
+static int build_device(mf_transfer tr, sx_transfer *t)
+{
+  const mf_space c = tr->coarse, f = tr->fine;
+  const mf_simplex_mesh *mc = mf_simplex_space_mesh(c), *mfm = mf_simplex_space_mesh(f);
+  const mf_simplex_basis *bc = &((const mf_simplex_space *)c->fdata)->basis,
+                         *bf = &((const mf_simplex_space *)f->fdata)->basis;
+  mf_simplex_transfer_plan p = {.kind = tr->kind, .dim = f->dim, .Nf = bf->nnodes, .Nc = bc->nnodes,
+                                .nch = f->dim == 2 ? 4 : 8, .nf = f->nlocal / f->ncomp, .ncn = c->nlocal / c->ncomp,
+                                .nfo = f->nowned / f->ncomp, .ncells_f = mfm->ncells, .ncells_c = mc->ncells,
+                                .nodes_f = f->cell_nodes, .nodes_c = c->cell_nodes, .nv_f = mfm->nv, .nv_c = mc->nv,
+                                .cells_f = mfm->cells, .cells_c = mc->cells, .coords_f = mfm->coords,
+                                .coords_c = mc->coords, .xi_f = bf->nodes};
+  double *table = NULL;
+  if (tr->kind == 0) MF_CALL(p_table(f->ctx, bc, bf, &table));
+  p.table = table;
+  const int ierr = t->sx->transfer_build(f->ctx, &p, &t->dp, &t->dt);
+  free(table);
+  return ierr;
+}
+
 int mf_simplex_transfer_create(mf_space coarse, mf_space fine, mf_precision prec, mf_transfer *tr)
 {
   MF_CHECK(coarse && fine, NULL, MF_ERR_NULL, "space is NULL");
@@ -267,10 +297,11 @@ int mf_simplex_transfer_create(mf_space coarse, mf_space fine, mf_precision prec
   sx_transfer *d = NULL;
   int ierr = MF_CALLOC(ctx, 1, &d);
   t->fdata = d;
-  if (!ierr) ierr = build(t, d);
-  if (!ierr && sx) { /* on the device; the host's copies are not needed any more */
+  d->sx = sx;
+  if (!ierr && sx && sx->transfer_build && (pkind || coarse->degree == 1)) ierr = build_device(t, d);
+  else if (!ierr) ierr = build(t, d);
+  if (!ierr && sx && !d->dp) { /* made on the host: copied, the host's copies not needed any more */
     const int nf = fine->nlocal / fine->ncomp, ncn = coarse->nlocal / coarse->ncomp;
-    d->sx = sx;
     ierr = sx->sparse_create(ctx, nf, d->rp, d->cp, d->vp, &d->dp);
     if (!ierr) ierr = sx->sparse_create(ctx, ncn, d->rt, d->ct, d->vt, &d->dt);
     if (!ierr) host_free(d);
