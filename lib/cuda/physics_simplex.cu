@@ -108,9 +108,19 @@ int not_finite(mf_operator op, long long f, const char *which)
                       mf_sxphys(op)->ph.name, which, q, e, xs);
 }
 
+// the cells' nodes on the device, copied at the first use: a physics on the built-in kernels (try_builtin) never
+// needs them, its operator holds its own
+int cells_on_device(mf_operator op, sx_dev *d)
+{
+  if (d->cells) return 0;
+  const mf_space s = op->space;
+  return upload(op->ctx, &d->cells, s->cell_nodes, (size_t)s->ncells * mf_sxphys(op)->basis.nnodes, "the cells' nodes");
+}
+
 int apply_op(mf_operator op, mf_vector x, mf_vector y)
 {
   sx_dev *d = dev_of(op);
+  MF_CALL(cells_on_device(op, d));
   const mf_space s = op->space;
   const double *xd = x->data;
   double *yd = y->data;
@@ -125,6 +135,7 @@ int apply_op(mf_operator op, mf_vector x, mf_vector y)
 int diagonal_op(mf_operator op, mf_vector dv)
 {
   sx_dev *d = dev_of(op);
+  MF_CALL(cells_on_device(op, d));
   const mf_space s = op->space;
   double *yd = dv->data;
   int ncells = s->ncells;
@@ -141,6 +152,7 @@ int residual_op(mf_operator op, mf_vector u, mf_vector r)
   const double *ud = u->data;
   double *rd = r->data;
   int ncells = op->space->ncells;
+  MF_CALL(cells_on_device(op, d));
   unsigned long long *flag = NULL;
   MF_CALL(new_flag(ctx, &flag));
   void *args[] = {(void *)&d->verts, (void *)&d->coords, (void *)&d->cells, (void *)&d->B,  (void *)&d->G,
@@ -173,7 +185,6 @@ int make_dev(mf_operator op, sx_dev *d)
   MF_CALL(kernel(ctx, lib, "mfree_sx_varies", &d->varies));
   MF_CALL(upload(ctx, &d->verts, m->cells, (size_t)m->ncells * (dim + 1), "the simplex mesh's cells"));
   MF_CALL(upload(ctx, &d->coords, m->coords, (size_t)m->nv * 3, "the simplex mesh's vertices"));
-  MF_CALL(upload(ctx, &d->cells, s->cell_nodes, (size_t)s->ncells * N, "the cells' nodes"));
   MF_CALL(upload(ctx, &d->B, b->B, (size_t)nq * N, "the simplex basis"));
   MF_CALL(upload(ctx, &d->G, b->G, (size_t)nq * N * dim, "the simplex basis"));
   MF_CALL(upload(ctx, &d->qp, b->qpts, (size_t)nq * dim, "the simplex rule"));
@@ -348,6 +359,7 @@ extern "C" int mf_cuda_simplex_physics_assemble(mf_operator op, mf_operator A)
   A->ops.destroy = destroy_values;
   if (cudaMemset(mf_csr(A)->vals, 0, sizeof(double) * nnz) != cudaSuccess)
     return cuda_fail(ctx, cudaGetLastError(), "zeroing the assembled values");
+  MF_CALL(cells_on_device(op, d));
   const int *colidx = ds->csr_colidx;
   const int64_t *rowptr = ds->csr_rowptr;
   double *vals = mf_csr(A)->vals;
