@@ -248,6 +248,12 @@ void bufs_free(mf_context ctx, build_bufs &b)
   for (void *p : all) mf_cuda_free(ctx, p);
 }
 
+template <class T> void drop(mf_context ctx, T *&p)
+{
+  mf_cuda_free(ctx, p);
+  p = nullptr;
+}
+
 // an exclusive sum of n + 1 counts (the last one 0) into out, in place allowed
 int scan(mf_context ctx, build_bufs &b, long long *in, long long *out, int n)
 {
@@ -296,6 +302,7 @@ int build(mf_context ctx, const mf_simplex_transfer_plan *pl, build_bufs &b, mf_
   }
   if (nf) k_count<<<blocks(nf, T), T>>>(nf, p, b.done, b.fpos, b.owner, b.cnt, b.bad);
   MF_CUDA_LAUNCH_CHECK(ctx, "a multigrid transfer's rows");
+  drop(ctx, b.nf_nodes); // what is done with is freed at once: the build's peak stays near what it keeps
   int bad = 0;
   MF_CUDA_CALL(ctx, cudaMemcpy(&bad, b.bad, sizeof bad, cudaMemcpyDeviceToHost));
   MF_CHECK(bad == 0x7f7f7f7f, ctx, MF_ERR_INCOMPATIBLE, "multigrid transfer: fine node %d is in no cell", bad);
@@ -315,6 +322,8 @@ int build(mf_context ctx, const mf_simplex_transfer_plan *pl, build_bufs &b, mf_
     k_fill<<<blocks(nf, T), T>>>(nf, pl->nfo, p, b.done, b.fpos, b.owner, b.nc_nodes, P->rp, P->cols, P->vals, b.row,
                                  b.tcnt);
   MF_CUDA_LAUNCH_CHECK(ctx, "a multigrid transfer's entries");
+  drop(ctx, b.nc_nodes), drop(ctx, b.done), drop(ctx, b.fpos), drop(ctx, b.owner), drop(ctx, b.cnt);
+  drop(ctx, b.cells_f), drop(ctx, b.cells_c), drop(ctx, b.coords_f), drop(ctx, b.coords_c);
   // P^T: the owned entries (the first nnzo) stably sorted by column, their rows and values gathered
   MF_CALL(mf_cuda_malloc(ctx, (void **)&PT->rp, sizeof(long long) * ((size_t)ncn + 1), what));
   MF_CALL(scan(ctx, b, b.tcnt, PT->rp, ncn));
