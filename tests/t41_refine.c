@@ -7,8 +7,8 @@
  * indices and coordinates; child k of cell e is cell 2^dim e + k, inside its parent. A P2 Poisson solve on
  * a refined Gmsh cube converges at rate 3. Multigrid on simplices: the transfers exact on the coarse
  * space and R = P^T (p and h), CG iterations bounded and flat over three refinements; the refusals.
- * `t41_refine DIR cuda`: the transfers' checks on the cuda backend, the transfers made on the device against
- * the cpu's (P x and P^T y to 1e-13), and multigrid there against the cpu's (the same CG iterations +-1, the
+ * `t41_refine DIR cuda`: the transfers' checks on the cuda backend, the transfers and the DoF numbering made on
+ * the device against the cpu's (P x and P^T y to 1e-13; the numbering exactly), and multigrid there against the cpu's (the same CG iterations +-1, the
  * solutions to 1e-10). Elasticity with multigrid on P1 and P2 tetrahedra: CG
  * iterations bounded by 30 and flat over three refinements (on both backends). Multigrid on the unstructured
  * ball with a hole (Gmsh); the V-cycle symmetric and positive; the partitions of simplex meshes (balance,
@@ -508,6 +508,40 @@ static void transfer_case(mf_context ctx)
       }
 }
 
+/* The DoF numbering made on the device (lib/cuda/simplex_dofs.cu, P2 and up) against the cpu's
+ * (lib/simplex/dofs.c): the same counts, cell DoFs and boundary marks, exactly; box meshes and a Gmsh file,
+ * refined, P1..P4 */
+static void dofs_twin_case(mf_context cpu, mf_context gpu, const char *dir)
+{
+  for (int mesh = 0; mesh < 3; mesh++)
+    for (int p = 1; p <= 4; p++) {
+      mf_simplex_dofs got[2];
+      int ncells = 0;
+      mf_space s[2] = {NULL, NULL};
+      mf_mesh base[2] = {NULL, NULL}, fine[2] = {NULL, NULL};
+      for (int b = 0; b < 2; b++) {
+        mf_context ctx = b ? gpu : cpu;
+        char path[1024];
+        snprintf(path, sizeof path, "%s/cube41.msh", dir);
+        if (mesh == 2) T_CALL(mf_mesh_create_from_file(ctx, path, 0, &base[b]));
+        else T_CALL(mf_mesh_create(ctx, mesh ? "cube-tets" : "square-tris", 2 + mesh, 1, &base[b]));
+        T_CALL(mf_mesh_refine(base[b], mesh ? 2 : 3, &fine[b]));
+        T_CALL(mf_space_create(fine[b], p, &s[b]));
+        got[b] = ((const mf_simplex_space *)s[b]->fdata)->dofs;
+        ncells = s[b]->ncells;
+      }
+      const mf_simplex_dofs *a = &got[0], *g = &got[1];
+      int same = a->ndofs == g->ndofs && a->nnodes == g->nnodes && a->nedges == g->nedges && a->nfaces == g->nfaces;
+      long long dcells = 0, dbc = 0;
+      for (size_t i = 0; same && i < (size_t)ncells * a->nnodes; i++) dcells += a->cell_dofs[i] != g->cell_dofs[i];
+      for (int i = 0; same && i < a->ndofs; i++) dbc += a->bc[i] != g->bc[i];
+      T_CHECK(same && !dcells && !dbc,
+              "numbering on cuda, mesh %d P%d: %d/%d DoFs, %d/%d edges, %d/%d faces; %lld cell DoFs and %lld marks differ",
+              mesh, p, a->ndofs, g->ndofs, a->nedges, g->nedges, a->nfaces, g->nfaces, dcells, dbc);
+      for (int b = 0; b < 2; b++) mf_space_destroy(&s[b]), mf_mesh_destroy(&fine[b]), mf_mesh_destroy(&base[b]);
+    }
+}
+
 /* The transfers made on the device (lib/cuda/simplex_transfer.cu: every p-transfer, the h-transfers of P1) and
  * the one still made on the host and copied (h, P2) against the cpu backend's (lib/simplex/transfer_simplex.c):
  * P x and P^T y with the boundary's Dirichlet marks, the same random vectors, to 1e-13 (the h-transfers'
@@ -884,6 +918,7 @@ int main(int argc, char **argv)
     T_CALL(mf_context_create(MPI_COMM_WORLD, "cuda", &gpu));
     transfer_case(gpu);
     transfer_twin_case(ctx, gpu);
+    dofs_twin_case(ctx, gpu, dir);
     cuda_multigrid_case(ctx, gpu, dir);
     elasticity_case(gpu);
     float_operator_case(gpu);

@@ -8,6 +8,7 @@
 /* the simplex operators: lib/cuda/simplex.cu, lib/cuda/simplex_assembly.cu; the transfers: simplex_transfer.cu */
 static const mf_simplex_backend_ops simplex_ops = {
     .max_degree = MF_SIMPLEX_CUDA_MAX_DEGREE,
+    .dofs_create = mf_simplex_cuda_dofs_create,
     .op_create = mf_simplex_cuda_op_create,
     .elasticity_create = mf_simplex_cuda_elasticity_create,
     .apply = mf_simplex_cuda_apply,

@@ -184,6 +184,26 @@ static cudaError_t copy_to_device(mf_context ctx, void *dst, const void *src, si
   return e;
 }
 
+/* Device to host, the reverse of copy_to_device: large copies through a pinned buffer, chunk by chunk (the
+ * device's copy, then all OpenMP threads copy it out); small ones by one cudaMemcpy. */
+int mf_cuda_download(mf_context ctx, void *host, const void *dev, size_t bytes, const char *what)
+{
+  const size_t chunk = (size_t)1 << 25;
+  void *stage = NULL;
+  cudaError_t e = cudaSuccess;
+  if (bytes < 2 * chunk || mf_cuda_stage(ctx, 2 * chunk, &stage)) e = cudaMemcpy(host, dev, bytes, cudaMemcpyDeviceToHost);
+  else
+    for (size_t off = 0; e == cudaSuccess && off < bytes; off += chunk) {
+      const size_t n = bytes - off < chunk ? bytes - off : chunk;
+      e = cudaMemcpy(stage, (const char *)dev + off, n, cudaMemcpyDeviceToHost);
+      if (e == cudaSuccess) mf_parallel_copy((char *)host + off, stage, n);
+    }
+  if (e != cudaSuccess)
+    return mf_error_set(ctx, MF_ERR_CUDA, __FILE__, __LINE__, __func__, "copying %zu bytes of %s to the host: %s", bytes,
+                        what, cudaGetErrorString(e));
+  return 0;
+}
+
 int mf_cuda_upload(mf_context ctx, void **p, const void *host, size_t bytes, const char *what)
 {
   MF_CALL(mf_cuda_malloc(ctx, p, bytes, what));

@@ -132,6 +132,8 @@ static inline mf_cuda_context *mf_cuda_ctx(mf_context ctx) { return (mf_cuda_con
 int mf_cuda_malloc(mf_context ctx, void **p, size_t bytes, const char *what);
 void mf_cuda_free(mf_context ctx, void *p);
 int mf_cuda_upload(mf_context ctx, void **p, const void *host, size_t bytes, const char *what);
+// Device to host (bytes of what, named in an error): large copies through the pinned set-up buffer.
+int mf_cuda_download(mf_context ctx, void *host, const void *dev, size_t bytes, const char *what);
 // Refuse, before allocating, a set-up that needs `bytes` more device memory than is available
 // (the device's free memory, and the context's limit).
 int mf_cuda_require(mf_context ctx, size_t bytes, const char *what);

@@ -93,6 +93,10 @@ int mf_simplex_cuda_sparse_apply(mf_simplex_cuda_sparse A, mf_space in, mf_space
 /** The same on arrays of floats (the float V-cycle; the sums in double). */
 int mf_simplex_cuda_sparse_apply_single(mf_simplex_cuda_sparse A, mf_space in, mf_space out, const float *x, float *y);
 void mf_simplex_cuda_sparse_free(mf_simplex_cuda_sparse *A);
+/** The continuous P_p numbering of m (degree >= 2) made on the device (lib/cuda/simplex_dofs.cu): the same
+ *  cell DoFs, counts and boundary marks as mf_simplex_dofs_create's, into host arrays of d. Refused: faces (3D,
+ *  p >= 3) of a mesh of more than 2^21 vertices (MF_ERR_UNSUPPORTED), 2^31 DoFs or more, memory short. */
+int mf_simplex_cuda_dofs_create(mf_context ctx, const mf_simplex_mesh *m, int degree, mf_simplex_dofs *d);
 /** P and P^T of a transfer plan (mf_simplex.h) made on the device: the host's build (transfer_simplex.c) in
  *  kernels, the same entries in the same order (kind 1: the weights to rounding), P^T by a stable sort of P's
  *  owned entries by column. Refused: kind 1 with a coarse degree above 1 (MF_ERR_UNSUPPORTED), a fine node in

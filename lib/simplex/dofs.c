@@ -1,7 +1,8 @@
 /* dofs.c -- continuous P_p DoFs on a simplex mesh, numbered by entity (mf_simplex.h): global edges
  * and faces grouped by their smallest vertex and sorted (mf_simplex_entities, mesh.c), their nodes
- * oriented by sorted global vertices. */
-#include "mf_simplex.h"
+ * oriented by sorted global vertices. On a backend that numbers on the device (ctx->bk->simplex->dofs_create:
+ * lib/cuda/simplex_dofs.cu) that is done there, the same numbers; this is its CPU twin. */
+#include "mf_simplex_backend.h"
 
 static const int tri_edges[3][2] = {{0, 1}, {0, 2}, {1, 2}};
 static const int tet_edges[6][2] = {{0, 1}, {0, 2}, {0, 3}, {1, 2}, {1, 3}, {2, 3}};
@@ -32,6 +33,10 @@ int mf_simplex_dofs_create(mf_context ctx, const mf_simplex_mesh *m, const mf_si
   const int ne = dim == 2 ? 3 : 6, nf = dim == 2 ? 0 : 4, pe = p - 1, pf = (p - 1) * (p - 2) / 2;
   const int pi = dim == 2 ? pf : (p - 1) * (p - 2) * (p - 3) / 6; /* interior nodes of a cell */
   const uint64_t nv = (uint64_t)m->nv;
+  /* a backend that numbers on the device (cuda: the same numbers) does, where there are entities to find and
+   * their keys fit its 64 bits (faces: three vertex ids of 21 bits) */
+  const mf_simplex_backend_ops *sx = ctx ? ctx->bk->simplex : NULL;
+  if (p >= 2 && sx && sx->dofs_create && (dim == 2 || p < 3 || m->nv <= (1 << 21))) return sx->dofs_create(ctx, m, p, d);
   int sub[6][3]; /* the cell's edges, then its faces, as local vertex ids */
   for (int e = 0; e < ne; e++) {
     const int *ed = dim == 2 ? tri_edges[e] : tet_edges[e];

@@ -16,6 +16,9 @@ struct mf_simplex_cuda_sparse_s; /* a sparse matrix on the device, the backend's
 
 typedef struct mf_simplex_backend_ops_s {
   int max_degree; /* the highest degree its kernels take (mf_simplex_backend_check) */
+  /* the P_p numbering of a mesh (p >= 2) made on the device, d filled as mf_simplex_dofs_create fills it (the
+   * same numbers); MF_ERR_UNSUPPORTED where it cannot (the host's then) */
+  int (*dofs_create)(mf_context ctx, const mf_simplex_mesh *m, int degree, mf_simplex_dofs *d);
   /* a scalar operator (y = (a M + b K_c) x) or linear elasticity on the device: all is copied */
   int (*op_create)(mf_context ctx, const mf_simplex_op *op, int tune, struct mf_simplex_cuda_op_s **out);
   int (*elasticity_create)(mf_context ctx, const mf_simplex_mesh *m, const mf_simplex_basis *b,
