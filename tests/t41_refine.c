@@ -8,7 +8,7 @@
  * a refined Gmsh cube converges at rate 3. Multigrid on simplices: the transfers exact on the coarse
  * space and R = P^T (p and h), CG iterations bounded and flat over three refinements; the refusals.
  * `t41_refine DIR cuda`: the transfers' checks on the cuda backend, the transfers and the DoF numbering made on
- * the device against the cpu's (P x and P^T y to 1e-13; the numbering exactly), and multigrid there against the cpu's (the same CG iterations +-1, the
+ * the device against the cpu's (P x and P^T y to 1e-13; the numbering and the DoF points exactly), and multigrid there against the cpu's (the same CG iterations +-1, the
  * solutions to 1e-10). Elasticity with multigrid on P1 and P2 tetrahedra: CG
  * iterations bounded by 30 and flat over three refinements (on both backends). Multigrid on the unstructured
  * ball with a hole (Gmsh); the V-cycle symmetric and positive; the partitions of simplex meshes (balance,
@@ -509,8 +509,8 @@ static void transfer_case(mf_context ctx)
 }
 
 /* The DoF numbering made on the device (lib/cuda/simplex_dofs.cu, P2 and up) against the cpu's
- * (lib/simplex/dofs.c): the same counts, cell DoFs and boundary marks, exactly; box meshes and a Gmsh file,
- * refined, P1..P4 */
+ * (lib/simplex/dofs.c): the same counts, cell DoFs, boundary marks and DoF points (each from the cell the device
+ * found), exactly; box meshes and a Gmsh file, refined, P1..P4 */
 static void dofs_twin_case(mf_context cpu, mf_context gpu, const char *dir)
 {
   for (int mesh = 0; mesh < 3; mesh++)
@@ -535,9 +535,12 @@ static void dofs_twin_case(mf_context cpu, mf_context gpu, const char *dir)
       long long dcells = 0, dbc = 0;
       for (size_t i = 0; same && i < (size_t)ncells * a->nnodes; i++) dcells += a->cell_dofs[i] != g->cell_dofs[i];
       for (int i = 0; same && i < a->ndofs; i++) dbc += a->bc[i] != g->bc[i];
-      T_CHECK(same && !dcells && !dbc,
-              "numbering on cuda, mesh %d P%d: %d/%d DoFs, %d/%d edges, %d/%d faces; %lld cell DoFs and %lld marks differ",
-              mesh, p, a->ndofs, g->ndofs, a->nedges, g->nedges, a->nfaces, g->nfaces, dcells, dbc);
+      long long dpts = 0; /* the points: each DoF's from its highest-numbered cell, found on the device there */
+      for (size_t i = 0; same && i < (size_t)s[0]->nlocal * s[0]->dim; i++) dpts += s[0]->coords[i] != s[1]->coords[i];
+      T_CHECK(same && !dcells && !dbc && !dpts,
+              "numbering on cuda, mesh %d P%d: %d/%d DoFs, %d/%d edges, %d/%d faces; %lld cell DoFs, %lld marks and "
+              "%lld point coordinates differ",
+              mesh, p, a->ndofs, g->ndofs, a->nedges, g->nedges, a->nfaces, g->nfaces, dcells, dbc, dpts);
       for (int b = 0; b < 2; b++) mf_space_destroy(&s[b]), mf_mesh_destroy(&fine[b]), mf_mesh_destroy(&base[b]);
     }
 }

@@ -1,8 +1,9 @@
 // simplex_dofs.cu -- the continuous P_p numbering of a simplex mesh made on the GPU (mf_simplex_backend.h:
 // dofs_create), the twin of lib/simplex/dofs.c: the edges (and in 3D from P3 on the faces) of every cell as
 // keys of their sorted vertices, sorted and made unique (the host's order: by smallest vertex, then the
-// others), each cell's DoFs by a binary search of its entities, the boundary facets' DoFs marked; the cell
-// DoFs and the marks then copied to the host, where the space keeps them. The same numbers as the host's.
+// others), each cell's DoFs by a binary search of its entities, the boundary facets' DoFs marked, each DoF's
+// highest-numbered cell found (an atomic maximum: what the host's points need); the cell DoFs, the marks and
+// those cells then copied to the host, where the space keeps them. The same numbers as the host's.
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_select.cuh>
 
@@ -120,8 +121,15 @@ __global__ void k_marks(int nfacets, layout L, const int *__restrict__ facets, c
   }
 }
 
+// each DoF's highest-numbered cell (the cell the host takes its point from: lib/simplex/space_simplex.c)
+__global__ void k_last(long long slots, int N, const int *__restrict__ cd, int *__restrict__ last)
+{
+  const long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  if (t < slots) atomicMax(&last[cd[t]], (int)(t / N));
+}
+
 struct bufs {
-  int *cells = nullptr, *facets = nullptr, *cd = nullptr, *nsel = nullptr;
+  int *cells = nullptr, *facets = nullptr, *cd = nullptr, *nsel = nullptr, *last = nullptr;
   unsigned long long *keys = nullptr, *sorted = nullptr, *E = nullptr, *F = nullptr;
   unsigned char *bc = nullptr;
   void *tmp = nullptr;
@@ -183,13 +191,19 @@ int number(mf_context ctx, const mf_simplex_mesh *m, int p, bufs &b, mf_simplex_
     k_cells<<<(unsigned)((m->ncells + 127) / 128), 128>>>(m->ncells, L, dim == 2 ? tri_edges : tet_edges, tet_faces,
                                                           b.cells, b.E, b.F, b.cd);
   if (m->nfacets) k_marks<<<(unsigned)((m->nfacets + 255) / 256), 256>>>(m->nfacets, L, b.facets, b.E, b.F, b.bc);
+  const long long slots = (long long)m->ncells * L.N;
+  MF_CALL(mf_cuda_malloc(ctx, (void **)&b.last, sizeof(int) * ((size_t)nd + 1), what));
+  MF_CUDA_CALL(ctx, cudaMemset(b.last, 0xff, sizeof(int) * ((size_t)nd + 1)));
+  if (slots) k_last<<<(unsigned)((slots + 255) / 256), 256>>>(slots, L.N, b.cd, b.last);
   MF_CUDA_LAUNCH_CHECK(ctx, "the simplex DoF numbering");
   d->nnodes = L.N, d->nedges = L.nek, d->nfaces = L.nfk, d->ndofs = (int)nd;
   d->cell_dofs = (int *)malloc(sizeof(int) * ((size_t)m->ncells * L.N + 1));
   d->bc = (unsigned char *)malloc((size_t)nd + 1);
-  MF_CHECK(d->cell_dofs && d->bc, ctx, MF_ERR_MEMORY, "out of host memory for the DoFs of %d cells", m->ncells);
+  d->last = (int *)malloc(sizeof(int) * ((size_t)nd + 1));
+  MF_CHECK(d->cell_dofs && d->bc && d->last, ctx, MF_ERR_MEMORY, "out of host memory for the DoFs of %d cells", m->ncells);
   MF_CALL(mf_cuda_download(ctx, d->cell_dofs, b.cd, sizeof(int) * (size_t)m->ncells * L.N, what));
   MF_CALL(mf_cuda_download(ctx, d->bc, b.bc, (size_t)nd + 1, what));
+  MF_CALL(mf_cuda_download(ctx, d->last, b.last, sizeof(int) * ((size_t)nd + 1), what));
   return 0;
 }
 
@@ -203,7 +217,7 @@ extern "C" int mf_simplex_cuda_dofs_create(mf_context ctx, const mf_simplex_mesh
            "the simplex DoF numbering on the device: faces of %d vertices (at most 2^21)", m->nv);
   bufs b;
   int ierr = number(ctx, m, degree, b, d);
-  void *all[] = {b.cells, b.facets, b.cd, b.nsel, b.keys, b.sorted, b.E, b.F, b.bc, b.tmp};
+  void *all[] = {b.cells, b.facets, b.cd, b.nsel, b.last, b.keys, b.sorted, b.E, b.F, b.bc, b.tmp};
   for (void *p : all) mf_cuda_free(ctx, p);
   if (ierr) mf_simplex_dofs_free(d);
   return ierr;

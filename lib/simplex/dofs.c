@@ -21,6 +21,7 @@ void mf_simplex_dofs_free(mf_simplex_dofs *d)
   if (!d) return;
   free(d->cell_dofs);
   free(d->bc);
+  free(d->last);
   memset(d, 0, sizeof *d);
 }
 

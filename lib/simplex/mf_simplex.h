@@ -143,6 +143,7 @@ typedef struct {
   int ndofs, nnodes, nedges, nfaces;
   int *cell_dofs; /* ncells x nnodes */
   unsigned char *bc; /* ndofs */
+  int *last; /* the numbering on a device: each DoF's highest-numbered cell, for the DoFs' points (else NULL) */
 } mf_simplex_dofs;
 
 int mf_simplex_dofs_create(mf_context ctx, const mf_simplex_mesh *m, const mf_simplex_basis *b, mf_simplex_dofs *d);

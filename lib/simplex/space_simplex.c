@@ -315,11 +315,14 @@ int mf_simplex_space_create(mf_mesh mesh, int degree, int ncomp, mf_space *space
     const int N = ss->basis.nnodes, nnodes = s->nlocal / ncomp;
     const double *xi = ss->basis.nodes;
     m = mf_simplex_space_mesh(s);
-    int *last = NULL;
-    if (!ierr) ierr = MF_CALLOC(ctx, (size_t)nnodes + 1, &last);
+    int *last = ss->dofs.last; /* one rank: a device numbering found the cells already (several: other numbers) */
+    ss->dofs.last = NULL;
+    if (((const mf_simplex_mesh *)mesh->fdata)->part) free(last), last = NULL;
+    const int found = last != NULL;
+    if (!ierr && !found) ierr = MF_CALLOC(ctx, (size_t)nnodes + 1, &last);
     if (!ierr) {
 #pragma omp parallel for schedule(static)
-      for (int e = 0; e < m->ncells; e++)
+      for (int e = 0; e < (found ? 0 : m->ncells); e++)
         for (int n = 0; n < N; n++) mf_atomic_max_int(&last[s->cell_nodes[(size_t)e * N + n]], e);
 #pragma omp parallel for schedule(static)
       for (int e = 0; e < m->ncells; e++) {
