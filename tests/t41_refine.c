@@ -530,6 +530,13 @@ static void dofs_twin_case(mf_context cpu, mf_context gpu, const char *dir)
         got[b] = ((const mf_simplex_space *)s[b]->fdata)->dofs;
         ncells = s[b]->ncells;
       }
+      if (p >= 2) { /* the cuda context numbers on the device (a numbering there comes with each DoF's last cell) */
+        const mf_simplex_space *gs = (const mf_simplex_space *)s[1]->fdata;
+        mf_simplex_dofs dd;
+        T_CALL(mf_simplex_dofs_create(gpu, mf_simplex_space_mesh(s[1]), &gs->basis, &dd));
+        T_CHECK(dd.last != NULL, "numbering on cuda, mesh %d P%d: not made on the device", mesh, p);
+        mf_simplex_dofs_free(&dd);
+      }
       const mf_simplex_dofs *a = &got[0], *g = &got[1];
       int same = a->ndofs == g->ndofs && a->nnodes == g->nnodes && a->nedges == g->nedges && a->nfaces == g->nfaces;
       long long dcells = 0, dbc = 0;

@@ -25,13 +25,17 @@ inline int cuda_fail(mf_context ctx, cudaError_t e, const char *what)
   return mf_error_set(ctx, MF_ERR_CUDA, __FILE__, __LINE__, __func__, "%s: %s", what, cudaGetErrorString(e));
 }
 
-// n values to a new device array (at least one element allocated)
+// n values to a new device array (at least one element allocated; on failure *dst is NULL)
 template <class T>
 int upload(mf_context ctx, T **dst, const T *src, size_t n, const char *what)
 {
   cudaError_t e = cudaMalloc((void **)dst, sizeof(T) * (n ? n : 1));
   if (e == cudaSuccess && n) e = cudaMemcpy(*dst, src, sizeof(T) * n, cudaMemcpyHostToDevice);
-  if (e != cudaSuccess) return cuda_fail(ctx, e, what);
+  if (e != cudaSuccess) { // nothing half made is left: *dst NULL
+    cudaFree(*dst);
+    *dst = NULL;
+    return cuda_fail(ctx, e, what);
+  }
   return 0;
 }
 

@@ -99,8 +99,9 @@ void mf_simplex_cuda_sparse_free(mf_simplex_cuda_sparse *A);
 int mf_simplex_cuda_dofs_create(mf_context ctx, const mf_simplex_mesh *m, int degree, mf_simplex_dofs *d);
 /** P and P^T of a transfer plan (mf_simplex.h) made on the device: the host's build (transfer_simplex.c) in
  *  kernels, the same entries in the same order (kind 1: the weights to rounding), P^T by a stable sort of P's
- *  owned entries by column. Refused: kind 1 with a coarse degree above 1 (MF_ERR_UNSUPPORTED), a fine node in
- *  no cell (MF_ERR_INCOMPATIBLE), 2^31 entries or more, device memory short. */
+ *  owned entries by column. Refused: kind 1 with a coarse degree above 1, 2^31 entries or more
+ *  (MF_ERR_UNSUPPORTED), a fine node in no cell (MF_ERR_INCOMPATIBLE), device memory short (MF_ERR_MEMORY): the
+ *  caller then builds them on the host (transfer_simplex.c) but for the fine node in no cell. */
 int mf_simplex_cuda_transfer_build(mf_context ctx, const mf_simplex_transfer_plan *plan, mf_simplex_cuda_sparse *P,
                                    mf_simplex_cuda_sparse *PT);
 /** The diagonal into d (a device array of ndofs (elasticity: ndofs x dim) doubles, overwritten): the exact

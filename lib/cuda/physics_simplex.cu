@@ -108,8 +108,9 @@ int not_finite(mf_operator op, long long f, const char *which)
                       mf_sxphys(op)->ph.name, which, q, e, xs);
 }
 
-// the cells' nodes on the device, copied at the first use: a physics on the built-in kernels (try_builtin) never
-// needs them, its operator holds its own
+// the cells' nodes on the device, copied at the first use of the physics' own kernels: a physics on the built-in
+// kernels (try_builtin) applies through the built-in operator, which holds its own, and copies them only for its
+// residual or an assembly
 int cells_on_device(mf_operator op, sx_dev *d)
 {
   if (d->cells) return 0;

@@ -174,6 +174,13 @@ int number(mf_context ctx, const mf_simplex_mesh *m, int p, bufs &b, mf_simplex_
   L.N = dim == 2 ? (p + 1) * (p + 2) / 2 : (p + 1) * (p + 2) * (p + 3) / 6;
   L.pi = dim == 2 ? (p - 1) * (p - 2) / 2 : (p - 1) * (p - 2) * (p - 3) / 6;
   const char *what = "the simplex DoF numbering";
+  { // its largest moment: the cells, two arrays of keys and the sort's space, or the unique keys, the cell DoFs,
+    // the marks and the cells found
+    const size_t keys = sizeof(unsigned long long) * (size_t)m->ncells * (dim == 2 ? 3 : 6);
+    const size_t cells = sizeof(int) * (size_t)m->ncells * nvc, cd = sizeof(int) * (size_t)m->ncells * L.N;
+    const size_t sort = 3 * keys, after = keys + cd + cd / 2;
+    MF_CALL(mf_cuda_require(ctx, cells + (sort > after ? sort : after), what));
+  }
   MF_CALL(mf_cuda_upload(ctx, (void **)&b.cells, m->cells, sizeof(int) * (size_t)m->ncells * nvc, what));
   MF_CALL(mf_cuda_upload(ctx, (void **)&b.facets, m->facets, sizeof(int) * (size_t)m->nfacets * dim, what));
   MF_CALL(mf_cuda_malloc(ctx, (void **)&b.nsel, sizeof(int), what));

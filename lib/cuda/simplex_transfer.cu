@@ -205,7 +205,8 @@ __global__ void k_fill(int nf, int nfo, plan_dev p, const int *__restrict__ done
   weights(p, (int)n, done, fpos, owner, w);
   const int *cc = nodes_c + (size_t)owner[n] * p.Nc;
   long long e = rp[n];
-  for (int j = 0; j < p.Nc; j++)
+  const long long end = rp[n + 1]; // k_count's size (the same weights: the bound only guards the row)
+  for (int j = 0; j < p.Nc && e < end; j++)
     if (fabs(w[j]) > 1e-14) {
       cp[e] = cc[j], vp[e] = w[j];
       if (n < nfo) {
@@ -311,7 +312,8 @@ int build(mf_context ctx, const mf_simplex_transfer_plan *pl, build_bufs &b, mf_
   long long nnz = 0, nnzo = 0;
   MF_CUDA_CALL(ctx, cudaMemcpy(&nnz, P->rp + nf, sizeof nnz, cudaMemcpyDeviceToHost));
   MF_CUDA_CALL(ctx, cudaMemcpy(&nnzo, P->rp + pl->nfo, sizeof nnzo, cudaMemcpyDeviceToHost));
-  MF_CHECK(nnz < INT32_MAX, ctx, MF_ERR_ARGUMENT, "a multigrid transfer of %lld entries (below 2^31)", nnz);
+  MF_CHECK(nnz < INT32_MAX, ctx, MF_ERR_UNSUPPORTED, "multigrid transfer made on the device: %lld entries (below 2^31)",
+           nnz);
   P->nrows = nf, P->nnz = nnz, PT->nrows = ncn, PT->nnz = nnzo;
   MF_CALL(mf_cuda_malloc(ctx, (void **)&P->cols, sizeof(int) * ((size_t)nnz + 1), what));
   MF_CALL(mf_cuda_malloc(ctx, (void **)&P->vals, sizeof(double) * ((size_t)nnz + 1), what));
@@ -329,7 +331,10 @@ int build(mf_context ctx, const mf_simplex_transfer_plan *pl, build_bufs &b, mf_
   MF_CALL(scan(ctx, b, b.tcnt, PT->rp, ncn));
   MF_CALL(mf_cuda_malloc(ctx, (void **)&PT->cols, sizeof(int) * ((size_t)nnzo + 1), what));
   MF_CALL(mf_cuda_malloc(ctx, (void **)&PT->vals, sizeof(double) * ((size_t)nnzo + 1), what));
-  if (nnzo == 0) return 0;
+  if (nnzo == 0) {
+    MF_CUDA_CALL(ctx, cudaDeviceSynchronize());
+    return 0;
+  }
   MF_CALL(mf_cuda_malloc(ctx, (void **)&b.vals, sizeof(int) * (size_t)nnzo, what));
   MF_CALL(mf_cuda_malloc(ctx, (void **)&b.keys2, sizeof(int) * (size_t)nnzo, what));
   MF_CALL(mf_cuda_malloc(ctx, (void **)&b.vals2, sizeof(int) * (size_t)nnzo, what));
@@ -357,8 +362,8 @@ extern "C" int mf_simplex_cuda_transfer_build(mf_context ctx, const mf_simplex_t
   MF_CHECK(plan->kind == 0 || plan->Nc == plan->dim + 1, ctx, MF_ERR_UNSUPPORTED,
            "multigrid transfer made on the device: a refined mesh's coarse space of degree 1 only (%d nodes per cell)",
            plan->Nc);
-  MF_CHECK(plan->Nc <= MF_SX_TR_NC_MAX && (long long)plan->nf * plan->Nc < INT32_MAX, ctx, MF_ERR_UNSUPPORTED,
-           "multigrid transfer made on the device: %d coarse nodes per cell for %d fine nodes", plan->Nc, plan->nf);
+  MF_CHECK(plan->Nc <= MF_SX_TR_NC_MAX, ctx, MF_ERR_UNSUPPORTED,
+           "multigrid transfer made on the device: %d coarse nodes per cell (at most %d)", plan->Nc, MF_SX_TR_NC_MAX);
   mf_simplex_cuda_sparse A = (mf_simplex_cuda_sparse)calloc(1, sizeof *A), B = (mf_simplex_cuda_sparse)calloc(1, sizeof *B);
   if (!A || !B) {
     free(A), free(B);

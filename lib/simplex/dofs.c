@@ -37,7 +37,10 @@ int mf_simplex_dofs_create(mf_context ctx, const mf_simplex_mesh *m, const mf_si
   /* a backend that numbers on the device (cuda: the same numbers) does, where there are entities to find and
    * their keys fit its 64 bits (faces: three vertex ids of 21 bits) */
   const mf_simplex_backend_ops *sx = ctx ? ctx->bk->simplex : NULL;
-  if (p >= 2 && sx && sx->dofs_create && (dim == 2 || p < 3 || m->nv <= (1 << 21))) return sx->dofs_create(ctx, m, p, d);
+  if (p >= 2 && sx && sx->dofs_create && (dim == 2 || p < 3 || m->nv <= (1 << 21))) {
+    const int e = sx->dofs_create(ctx, m, p, d);
+    if (e != MF_ERR_MEMORY && e != MF_ERR_UNSUPPORTED) return e; /* else (device memory short): made here */
+  }
   int sub[6][3]; /* the cell's edges, then its faces, as local vertex ids */
   for (int e = 0; e < ne; e++) {
     const int *ed = dim == 2 ? tri_edges[e] : tet_edges[e];

@@ -17,7 +17,7 @@ struct mf_simplex_cuda_sparse_s; /* a sparse matrix on the device, the backend's
 typedef struct mf_simplex_backend_ops_s {
   int max_degree; /* the highest degree its kernels take (mf_simplex_backend_check) */
   /* the P_p numbering of a mesh (p >= 2) made on the device, d filled as mf_simplex_dofs_create fills it (the
-   * same numbers); MF_ERR_UNSUPPORTED where it cannot (the host's then) */
+   * same numbers); MF_ERR_MEMORY or MF_ERR_UNSUPPORTED where it cannot (the host's then) */
   int (*dofs_create)(mf_context ctx, const mf_simplex_mesh *m, int degree, mf_simplex_dofs *d);
   /* a scalar operator (y = (a M + b K_c) x) or linear elasticity on the device: all is copied */
   int (*op_create)(mf_context ctx, const mf_simplex_op *op, int tune, struct mf_simplex_cuda_op_s **out);
@@ -45,7 +45,7 @@ typedef struct mf_simplex_backend_ops_s {
   int (*sparse_apply_single)(struct mf_simplex_cuda_sparse_s *A, mf_space in, mf_space out, const float *x, float *y);
   void (*sparse_free)(struct mf_simplex_cuda_sparse_s **A);
   /* P and P^T of a plan made on the device (kind 0; kind 1 for a P1 coarse space), as sparse_create would
-   * hold the host's (NULL: the host builds them) */
+   * hold the host's (NULL, or MF_ERR_MEMORY / MF_ERR_UNSUPPORTED: the host builds them) */
   int (*transfer_build)(mf_context ctx, const mf_simplex_transfer_plan *plan, struct mf_simplex_cuda_sparse_s **P,
                         struct mf_simplex_cuda_sparse_s **PT);
 } mf_simplex_backend_ops;

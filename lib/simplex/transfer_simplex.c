@@ -298,8 +298,11 @@ int mf_simplex_transfer_create(mf_space coarse, mf_space fine, mf_precision prec
   int ierr = MF_CALLOC(ctx, 1, &d);
   t->fdata = d;
   d->sx = sx;
-  if (!ierr && sx && sx->transfer_build && (pkind || coarse->degree == 1)) ierr = build_device(t, d);
-  else if (!ierr) ierr = build(t, d);
+  int device = !ierr && sx && sx->transfer_build && (pkind || coarse->degree == 1);
+  if (device) ierr = build_device(t, d);
+  if (device && (ierr == MF_ERR_MEMORY || ierr == MF_ERR_UNSUPPORTED)) /* the device's limits: made here */
+    device = 0, ierr = 0;
+  if (!ierr && !device) ierr = build(t, d);
   if (!ierr && sx && !d->dp) { /* made on the host: copied, the host's copies not needed any more */
     const int nf = fine->nlocal / fine->ncomp, ncn = coarse->nlocal / coarse->ncomp;
     ierr = sx->sparse_create(ctx, nf, d->rp, d->cp, d->vp, &d->dp);
