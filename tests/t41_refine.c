@@ -651,10 +651,10 @@ static void cuda_multigrid_case(mf_context cpu, mf_context gpu, const char *dir)
 }
 
 /* What the set-up's threads make does not depend on how many there are: with 1 and 3 OpenMP threads the
- * refined mesh's boundary facets, the DoF points of P1 and P3 spaces, and the transfers' P x and P^T y
- * (P3 -> P1 on one mesh, P1 -> P1 across a refinement) are the same bit for bit. */
+ * refined mesh's boundary facets, the DoF points of P1 and P3 spaces, the P3 space's Dirichlet list (ascending),
+ * and the transfers' P x and P^T y (P3 -> P1 on one mesh, P1 -> P1 across a refinement) are the same bit for bit. */
 typedef struct {
-  int nfacets, *facets, n3, n1, npx[2], npty[2];
+  int nfacets, *facets, n3, n1, npx[2], npty[2], nbc3, *bc3;
   double *pts3, *pts1, *px[2], *pty[2];
 } thread_run;
 
@@ -866,6 +866,9 @@ static void threads_run(mf_context ctx, mf_mesh coarse, int threads, thread_run 
   r->pts1 = malloc(sizeof(double) * (size_t)r->n1 + 1);
   memcpy(r->pts3, s3->coords, sizeof(double) * (size_t)r->n3);
   memcpy(r->pts1, s1->coords, sizeof(double) * (size_t)r->n1);
+  r->nbc3 = s3->nbc; /* the Dirichlet list: 15,625 DoFs, listed by the threads in blocks */
+  r->bc3 = malloc(sizeof(int) * (size_t)s3->nbc + 1);
+  memcpy(r->bc3, s3->bc_list, sizeof(int) * (size_t)s3->nbc);
   mf_space cs[2] = {s1, c1}, fs[2] = {s3, s1};
   for (int k = 0; k < 2; k++) {
     mf_transfer tr = NULL;
@@ -905,13 +908,18 @@ static void threads_case(mf_context ctx)
           "1 and 3 threads: the refined mesh's boundary facets differ");
   T_CHECK(a.n3 == b.n3 && !memcmp(a.pts3, b.pts3, sizeof(double) * (size_t)a.n3), "1 and 3 threads: the P3 DoF points differ");
   T_CHECK(a.n1 == b.n1 && !memcmp(a.pts1, b.pts1, sizeof(double) * (size_t)a.n1), "1 and 3 threads: the P1 DoF points differ");
+  T_CHECK(a.nbc3 == b.nbc3 && a.nbc3 > 0 && !memcmp(a.bc3, b.bc3, sizeof(int) * (size_t)a.nbc3),
+          "1 and 3 threads: the P3 Dirichlet lists differ (%d and %d entries)", a.nbc3, b.nbc3);
+  int asc = 1;
+  for (int i = 1; i < b.nbc3; i++) asc = asc && b.bc3[i] > b.bc3[i - 1];
+  T_CHECK(asc, "3 threads: the P3 Dirichlet list is not ascending");
   for (int k = 0; k < 2; k++) {
     T_CHECK(a.npx[k] == b.npx[k] && !memcmp(a.px[k], b.px[k], sizeof(double) * (size_t)a.npx[k]),
             "1 and 3 threads: transfer %d's P x differs", k);
     T_CHECK(a.npty[k] == b.npty[k] && !memcmp(a.pty[k], b.pty[k], sizeof(double) * (size_t)a.npty[k]),
             "1 and 3 threads: transfer %d's P^T y differs", k);
   }
-  free(a.facets), free(b.facets), free(a.pts3), free(b.pts3), free(a.pts1), free(b.pts1);
+  free(a.facets), free(b.facets), free(a.pts3), free(b.pts3), free(a.pts1), free(b.pts1), free(a.bc3), free(b.bc3);
   for (int k = 0; k < 2; k++) free(a.px[k]), free(b.px[k]), free(a.pty[k]), free(b.pty[k]);
   mf_mesh_destroy(&coarse);
 }

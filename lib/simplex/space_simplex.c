@@ -232,19 +232,38 @@ static int set_marks(mf_space s, const unsigned char *dbc, int whole)
   unsigned char *bc = NULL;
   int *list = NULL, nbc = 0;
 #define MF_SX_MARK(i) (dbc[l2g ? l2g[i] : (i)])
-  for (int i = 0; i < nd; i++) nbc += MF_SX_MARK(i) ? nc : 0;
-  MF_CALL(MF_CALLOC(s->ctx, (size_t)nd * nc + 1, &bc));
-  int ierr = MF_CALLOC(s->ctx, (size_t)nbc + 1, &list);
+  /* nb blocks of consecutive DoFs, one per thread: each block's marks counted, then listed from its first
+   * place on (the list ascending, whatever the threads) */
+  const int nb = nd >= 4096 ? mf_max_threads() : 1;
+  int *first = NULL;
+  MF_CALL(MF_CALLOC(s->ctx, (size_t)nb + 1, &first));
+#pragma omp parallel for schedule(static, 1)
+  for (int b = 0; b < nb; b++) {
+    const int i0 = (int)((int64_t)nd * b / nb), i1 = (int)((int64_t)nd * (b + 1) / nb);
+    int k = 0;
+    for (int i = i0; i < i1; i++) k += MF_SX_MARK(i) ? nc : 0;
+    first[b + 1] = k;
+  }
+  for (int b = 0; b < nb; b++) first[b + 1] += first[b];
+  nbc = first[nb];
+  int ierr = MF_CALLOC(s->ctx, (size_t)nd * nc + 1, &bc);
+  if (!ierr) ierr = MF_CALLOC(s->ctx, (size_t)nbc + 1, &list);
   if (ierr) {
     free(bc);
+    free(first);
     return ierr;
   }
-  for (int i = 0, k = 0; i < nd; i++)
-    for (int c = 0; c < nc; c++)
-      if (MF_SX_MARK(i)) {
-        bc[(size_t)i * nc + c] = 1;
-        list[k++] = i * nc + c;
-      }
+#pragma omp parallel for schedule(static, 1)
+  for (int b = 0; b < nb; b++) {
+    const int i0 = (int)((int64_t)nd * b / nb), i1 = (int)((int64_t)nd * (b + 1) / nb);
+    for (int i = i0, k = first[b]; i < i1; i++)
+      for (int c = 0; c < nc; c++)
+        if (MF_SX_MARK(i)) {
+          bc[(size_t)i * nc + c] = 1;
+          list[k++] = i * nc + c;
+        }
+  }
+  free(first);
 #undef MF_SX_MARK
   free(s->bc);
   free(s->bc_list);
