@@ -297,7 +297,7 @@ int mf_simplex_transfer_create(mf_space coarse, mf_space fine, mf_precision prec
   sx_transfer *d = NULL;
   int ierr = MF_CALLOC(ctx, 1, &d);
   t->fdata = d;
-  d->sx = sx;
+  if (d) d->sx = sx;
   int device = !ierr && sx && sx->transfer_build && (pkind || coarse->degree == 1);
   if (device) ierr = build_device(t, d);
   if (device && (ierr == MF_ERR_MEMORY || ierr == MF_ERR_UNSUPPORTED)) /* the device's limits: made here */
