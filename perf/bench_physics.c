@@ -82,7 +82,7 @@ static void box_size(double target, int nc, int dim, int p, int *trees, int *lev
 static int elasticity_run(mf_context ctx, const mf_bench_physics_opts *o, FILE *out)
 {
   const char *hdr = "device,problem,dim,p,ncomp,ndofs,iterations,converged,setup_s,solve_s,total_s,dofs_per_s,"
-                    "compile_s,operator_s,pc_setup_s,rhs_s";
+                    "compile_s,operator_s,pc_setup_s,rhs_s,mg_precision";
   emit(out, hdr);
   int status = 0;
   for (int di = 0; di < o->ndeg; di++) {
@@ -120,6 +120,7 @@ static int elasticity_run(mf_context ctx, const mf_bench_physics_opts *o, FILE *
     mf_device_sync(ctx);
     const double t2 = MPI_Wtime();
     if (!ierr) ierr = mf_pc_create(op, MF_PC_MULTIGRID, &pc);
+    if (!ierr && o->mg_float) ierr = mf_pc_set_multigrid_precision(pc, MF_PRECISION_FLOAT);
     if (!ierr) ierr = mf_pc_setup(pc);
     if (!ierr) ierr = mf_cg_create(op, &cg);
     if (!ierr) ierr = mf_cg_set_pc(cg, pc);
@@ -136,9 +137,9 @@ static int elasticity_run(mf_context ctx, const mf_bench_physics_opts *o, FILE *
     } else {
       char row[512];
       const double n = (double)s->nglobal;
-      snprintf(row, sizeof row, "%s,%s,%d,%d,%d,%lld,%d,%d,%.3f,%.3f,%.3f,%.4g,%.3f,%.3f,%.3f,%.3f", o->device,
+      snprintf(row, sizeof row, "%s,%s,%d,%d,%d,%lld,%d,%d,%.3f,%.3f,%.3f,%.4g,%.3f,%.3f,%.3f,%.3f,%s", o->device,
                o->problem, dim, p, nc, (long long)s->nglobal, info.iterations, info.converged, t3 - t0, t4 - t3,
-               t4 - t0, n / (t4 - t0), phases[MF_PHASE_COMPILE], t1 - t0, t3 - t2, t2 - t1);
+               t4 - t0, n / (t4 - t0), phases[MF_PHASE_COMPILE], t1 - t0, t3 - t2, t2 - t1, o->mg_float ? "float" : "double");
       emit(out, row);
       if (!info.converged) status = 1;
     }

@@ -16,6 +16,7 @@ typedef struct {
   double triad;        /* GB/s, 0 where not measured */
   /* median ms per application (mfree-bench's timing) */
   double (*time_apply)(mf_operator op, mf_vector x, mf_vector y, int *err);
+  int mg_float;        /* elasticity-mg: the V-cycle in float (--mg-precision float) */
 } mf_bench_physics_opts;
 
 /** Index of a problem of this file, -1 if the name is none of them. */

@@ -528,6 +528,7 @@ static void usage(void)
          "                   [--geometry stored|on-the-fly|both]  (on the fly: rows with design <design>-otf\n"
          "                                       and a '# model' line of bytes and flops per DoF)\n"
          "                   [--tune]           (simplex problems: the measured fastest launch configuration)\n"
+         "                   [--mg-precision double|float]  (elasticity-mg: the V-cycle's precision; default double)\n"
          "                   [--coefficient constant|ljungkvist]  (simplex mass, Laplace, Helmholtz: c(x) =\n"
          "                                       1/(0.05 + 2|x|^2) on the stiffness (mass: the mass), stored per\n"
          "                                       quadrature point; design <design>-c; default constant)\n"
@@ -554,6 +555,8 @@ int main(int argc, char **argv)
   int setup_phases = 0, cg_iters = 0, method_i = 0, tune = 0, degrees_given = 0, coef_i = 0, coef_given = 0;
   static const char *const coefs[] = {"constant", "ljungkvist"};
   int given[5] = {0}; /* --design, --cells-per-block, --geometry, --scatter, --backend given */
+  static const char *const precisions[] = {"double", "float"};
+  int mg_prec_i = 0, mg_prec_given = 0;
   static const char *const methods[] = {"mf", "assembled", "both"};
   mf_kernel_design designs[3] = {MF_KERNEL_AUTO};
   int ndesign = 1;
@@ -574,6 +577,7 @@ int main(int argc, char **argv)
     else if (opt_is(&P, "--cg-steps")) cg_steps = 1;
     else if (opt_is(&P, "--tune")) tune = 1;
     else if (opt_is(&P, "--coefficient")) opt_choice(&P, coefs, 2, &coef_i), coef_given = 1;
+    else if (opt_is(&P, "--mg-precision")) opt_choice(&P, precisions, 2, &mg_prec_i), mg_prec_given = 1;
     else if (opt_is(&P, "--problem")) opt_choice(&P, problem_names, (int)(sizeof problem_names / sizeof *problem_names), &problem_i);
     else if (opt_is(&P, "--backend")) opt_choice(&P, backends, 3, &backend_i), given[4] = 1;
     else if (opt_is(&P, "--scatter")) opt_choice(&P, scatters, 3, &scatter_i), given[3] = 1;
@@ -619,6 +623,8 @@ int main(int argc, char **argv)
   if (!P.bad && coef_given && (!simplex || problem_i == 9))
     opt_error(&P, "option --coefficient needs a scalar simplex problem (simplex-mass|laplace|helmholtz|all), not '%s'",
               problem_names[problem_i]);
+  if (!P.bad && mg_prec_given && strcmp(problem_names[problem_i], "elasticity-mg"))
+    opt_error(&P, "option --mg-precision needs --problem elasticity-mg, not '%s'", problem_names[problem_i]);
   if (!P.bad && tune && !simplex)
     opt_error(&P, "option --tune needs a simplex problem (--problem simplex-...), not '%s'", problem_names[problem_i]);
   if (!P.bad && simplex) { /* the simplex kernels on the GPU: what does not apply to them is refused */
@@ -700,7 +706,7 @@ int main(int argc, char **argv)
   }
 #endif
   if (physics) {
-    const mf_bench_physics_opts po = {problem, dim, degrees, ndeg, max_dofs, device, triad, physics_time};
+    const mf_bench_physics_opts po = {problem, dim, degrees, ndeg, max_dofs, device, triad, physics_time, mg_prec_i};
     if (mf_bench_physics_run(ctx, &po, out)) status = 1;
     goto done;
   }

@@ -44,6 +44,7 @@
  * terms on the device (the residual) and the refusal of Robin ones; the cache's counters on the device;
  * NVRTC's messages; multigrid on the device, vector-valued too (elasticity: the cpu's iterations +-1). */
 #include "mf_test.h"
+#include "mf_testing.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -1325,6 +1326,129 @@ static const char *konst_source =
     "  for (int d = 0; d < dim; d++) g3[d * dim + d] = 2.5;\n"
     "}\n";
 
+/* ---- the float copy of a physics' own kernels (multigrid's float V-cycle) */
+
+/* A's float copy against A on a random x: the products agree to float rounding (1e-5 relative, 2-norm)
+ * and not to 1e-12 (the copy works on float data); the copy has no diagonal. */
+static void float_copy_check(mf_operator A, mf_space s, const char *what)
+{
+  mf_operator Af = NULL;
+  mf_vector x = NULL, y = NULL, xf = NULL, yf = NULL, yd = NULL, d = NULL;
+  T_CALL(mf_operator_create_single(A, &Af));
+  T_CALL(mf_vector_create(s, &x));
+  T_CALL(mf_vector_create(s, &y));
+  T_CALL(mf_vector_create(s, &yd));
+  T_CALL(mf_vector_create(s, &d));
+  T_CALL(mf_vector_create_prec(s, MF_PRECISION_FLOAT, &xf));
+  T_CALL(mf_vector_create_prec(s, MF_PRECISION_FLOAT, &yf));
+  T_CALL(mf_vector_set_random(x, 17));
+  T_CALL(mf_vector_convert(xf, x)); /* the same x in both */
+  T_CALL(mf_vector_convert(x, xf));
+  T_CALL(mf_operator_apply(A, x, y));
+  T_CALL(mf_operator_apply(Af, xf, yf));
+  T_CALL(mf_vector_convert(yd, yf));
+  double scale = 0.0, diff = 0.0;
+  T_CALL(mf_vector_norm2(y, &scale));
+  T_CALL(mf_vector_axpy(yd, -1.0, y));
+  T_CALL(mf_vector_norm2(yd, &diff));
+  T_CHECK(scale > 0.0 && diff <= 1e-5 * scale && diff > 1e-12 * scale,
+          "%s: the float copy's product - the double one's = %.3e (the product's norm %.3e)", what, diff, scale);
+  EXPECT(mf_operator_diagonal(Af, d), MF_ERR_UNSUPPORTED, "in double only");
+  mf_vector *vs[] = {&x, &y, &xf, &yf, &yd, &d};
+  for (int k = 0; k < 6; k++) mf_vector_destroy(vs[k]);
+  mf_operator_destroy(&Af);
+}
+
+/* The physics of source/functions (constants k) on mesh at degree p, nc components, against its float copy */
+static void float_copy_one(mf_context ctx, mf_mesh mesh, int p, int nc, const char *source, const char *functions,
+                           const double *k, int nk, const char *where)
+{
+  mf_space s = NULL;
+  mf_physics ph = NULL;
+  mf_operator A = NULL;
+  T_CALL(mf_space_create_components(mesh, p, nc, &s));
+  T_CALL(mf_physics_create(ctx, nc, &ph));
+  T_CALL(mf_physics_set_source(ph, source, functions));
+  if (nk) T_CALL(mf_physics_set_constants(ph, nk, k));
+  T_CALL(mf_operator_create_physics(s, ph, MF_QUAD_GAUSS, &A));
+  char what[160];
+  snprintf(what, sizeof what, "%s p=%d %s", where, p, functions);
+  float_copy_check(A, s, what);
+  mf_operator_destroy(&A);
+  mf_physics_destroy(&ph);
+  mf_space_destroy(&s);
+}
+
+/* Elasticity (nu = 0.3 through kel) with multigrid on mesh, P/Q p: the float V-cycle takes the double one's
+ * iterations (+-1) */
+static void float_vcycle_elasticity(mf_context ctx, mf_mesh mesh, int p, const double *kel, const char *where)
+{
+  int dim = 0;
+  T_CALL(mf_mesh_dim(mesh, &dim));
+  mf_space s = NULL;
+  mf_physics ph = NULL;
+  mf_operator A = NULL;
+  T_CALL(mf_space_create_components(mesh, p, dim, &s));
+  T_CALL(mf_physics_create(ctx, dim, &ph));
+  T_CALL(mf_physics_set_source(ph, vector_source, "g3=elastic f1=stress"));
+  T_CALL(mf_physics_set_constants(ph, 2, kel));
+  T_CALL(mf_operator_create_physics(s, ph, MF_QUAD_GAUSS, &A));
+  const int it = mg_iterations(A, s, MF_PRECISION_DOUBLE), itf = mg_iterations(A, s, MF_PRECISION_FLOAT);
+  T_CHECK(it <= 25 && abs(itf - it) <= 1, "%s p=%d elasticity: multigrid %d iterations, %d with the float V-cycle", where,
+          p, it, itf);
+  if (getenv("T38_VERBOSE")) printf("%s p=%d elasticity: %d iterations, %d in float\n", where, p, it, itf);
+  mf_operator_destroy(&A);
+  mf_physics_destroy(&ph);
+  mf_space_destroy(&s);
+}
+
+/* The float copies of the physics' own kernels: on hexahedra (hex; with hanging nodes) the stored data in
+ * the full and the one-block symmetric layouts, the vector kernel and the fused operator; on simplices
+ * (simplex; one rank) P1 and P2; each against the double operator, and elasticity's float V-cycle. */
+static void float_copy_case(mf_context ctx, int hex, int simplex)
+{
+  const double kel[2] = {0.5769230769230769, 0.3846153846153846}; /* E = 1, nu = 0.3 */
+  for (int dim = 2; hex && dim <= 3; dim++) {
+    mf_mesh mesh = NULL;
+    t_mesh(ctx, "cube", dim, dim == 2 ? 2 : 1, 1, &mesh);
+    const char *where = dim == 2 ? "float copy, hex 2D adapted" : "float copy, hex 3D adapted";
+    for (int p = 2; p <= 2; p++) { /* one degree: every variant is a compile of its own on the device */
+      float_copy_one(ctx, mesh, p, dim, vector_source, "g3=elastic f1=stress", kel, 2, where); /* fused on cuda */
+      setenv("MFREE_PHYSICS_FUSED", "0", 1);
+      float_copy_one(ctx, mesh, p, dim, vector_source, "g3=elastic f1=stress", kel, 2, where); /* full layout */
+      unsetenv("MFREE_PHYSICS_FUSED");
+      float_copy_one(ctx, mesh, p, 3, vector_source, "g3=vlaplace g0=vmass", NULL, 0, where); /* vector kernel on cuda */
+      setenv("MFREE_PHYSICS_VEC", "0", 1);
+      float_copy_one(ctx, mesh, p, 3, vector_source, "g3=vlaplace g0=vmass", NULL, 0, where); /* one block, symmetric */
+      unsetenv("MFREE_PHYSICS_VEC");
+      setenv("MFREE_PHYSICS_BUILTIN", "0", 1);
+      float_copy_one(ctx, mesh, p, 1, aniso_source, "g3=aniso", NULL, 0, where);
+      unsetenv("MFREE_PHYSICS_BUILTIN");
+    }
+    mf_mesh_destroy(&mesh);
+  }
+  if (hex) {
+    mf_mesh mesh = NULL;
+    T_CALL(mf_mesh_create(ctx, "cube", 3, 1, &mesh));
+    float_vcycle_elasticity(ctx, mesh, 2, kel, "hex 3D");
+    mf_mesh_destroy(&mesh);
+  }
+  for (int dim = 2; simplex && nranks == 1 && dim <= 3; dim++) {
+    mf_mesh base = NULL, mesh = NULL;
+    T_CALL(mf_mesh_create(ctx, dim == 2 ? "square-tris" : "cube-tets", dim, 1, &base));
+    T_CALL(mf_mesh_refine(base, dim == 2 ? 2 : 1, &mesh));
+    const char *where = dim == 2 ? "float copy, simplex 2D" : "float copy, simplex 3D";
+    for (int p = 1; p <= 2; p++) {
+      float_copy_one(ctx, mesh, p, dim, vector_source, "g3=elastic f1=stress", kel, 2, where);
+      float_copy_one(ctx, mesh, p, 3, vector_source, "g3=vlaplace g0=vmass", NULL, 0, where);
+      float_copy_one(ctx, mesh, p, 1, aniso_source, "g3=aniso", NULL, 0, where);
+    }
+    float_vcycle_elasticity(ctx, mesh, dim == 2 ? 2 : 1, kel, where);
+    mf_mesh_destroy(&mesh);
+    mf_mesh_destroy(&base);
+  }
+}
+
 /* device bytes held by the physics operator of source/functions on s */
 static size_t physics_bytes(mf_context gc, mf_space s, const char *source, const char *functions, mf_operator *A)
 {
@@ -1482,9 +1606,9 @@ static void cuda_simplex_fit_case(mf_context cc, mf_context gc)
       }
 }
 
-/* The float V-cycle on simplex physics: a fitted physics (g3 = c(x) I) takes the iterations of the double V-cycle
- * (+-1), P2 in 2D and 3D on nested meshes; the physics' own data (MFREE_PHYSICS_BUILTIN=0), an anisotropic g3
- * and the cpu backend's physics are refused by name (users' physics has no float kernels). */
+/* The float V-cycle on simplex physics takes the iterations of the double V-cycle (+-1), P2 in 2D and 3D on
+ * nested meshes: a fitted physics (g3 = c(x) I, the built-ins' float copies), the physics' own data
+ * (MFREE_PHYSICS_BUILTIN=0), an anisotropic g3 and the cpu backend's physics (their own float copies). */
 static void cuda_simplex_float_case(mf_context cc, mf_context gc)
 {
   for (int dim = 2; dim <= 3; dim++)
@@ -1494,7 +1618,6 @@ static void cuda_simplex_float_case(mf_context cc, mf_context gc)
       mf_space s = NULL;
       mf_physics ph = NULL;
       mf_operator A = NULL, O = NULL, C = NULL;
-      mf_pc pc = NULL;
       T_CALL(mf_mesh_create(ctx, dim == 2 ? "square-tris" : "cube-tets", dim, 1, &base));
       T_CALL(mf_mesh_refine(base, dim == 2 ? 3 : 2, &mesh));
       T_CALL(mf_space_create(mesh, 2, &s));
@@ -1518,11 +1641,9 @@ static void cuda_simplex_float_case(mf_context cc, mf_context gc)
       mf_operator ops[2] = {O, C};
       for (int k = 0; k < 2; k++) {
         if (!ops[k]) continue;
-        T_CALL(mf_operator_set_dirichlet(ops[k], 1));
-        T_CALL(mf_pc_create(ops[k], MF_PC_MULTIGRID, &pc));
-        T_CALL(mf_pc_set_multigrid_precision(pc, MF_PRECISION_FLOAT));
-        EXPECT(mf_pc_setup(pc), MF_ERR_UNSUPPORTED, "users' physics has no float kernels");
-        mf_pc_destroy(&pc);
+        const int it = mg_iterations(ops[k], s, MF_PRECISION_DOUBLE), itf = mg_iterations(ops[k], s, MF_PRECISION_FLOAT);
+        T_CHECK(it <= 12 && abs(itf - it) <= 1, "%s %dD P2 physics (%s): multigrid %d iterations, %d in float",
+                b ? "cuda" : "cpu", dim, k ? "anisotropic" : "its own data", it, itf);
       }
       mf_operator_destroy(&A), mf_operator_destroy(&O), mf_operator_destroy(&C);
       mf_physics_destroy(&ph);
@@ -1539,6 +1660,7 @@ static void cuda_simplex_case(mf_context cc, mf_context gc)
   const double kel[2] = {1.3, 0.7};
   cuda_simplex_fit_case(cc, gc);
   cuda_simplex_float_case(cc, gc);
+  float_copy_case(gc, 0, 1);
   /* simplices: the same source through the device's simplex kernels (simplex_phys_jit.cuh) */
   for (int dim = 2; dim <= 3; dim++)
     for (int p = 1; p <= 3; p++) {
@@ -1622,6 +1744,7 @@ static void cuda_case(mf_context gc)
                       0, 1e-12);
         unsetenv("MFREE_PHYSICS_FUSED");
       }
+  if (cuda_part != 2) float_copy_case(gc, 1, 0);
   if (cuda_part == 1) goto done;
   cuda_assembled_case(gc);
   cuda_simplex_case(cc, gc);
@@ -1718,6 +1841,10 @@ static void cuda_case(mf_context gc)
       T_CALL(mf_operator_create_assembled(R[1], &C));
       same_operator(R[1], C, s[1], 1e-12, what);
       mf_operator_destroy(&C);
+      /* a float copy: on the cpu with its faces; none on the device, where the faces run on the host */
+      snprintf(what, sizeof what, "cpu Robin float copy%s", where);
+      float_copy_check(R[0], s[0], what);
+      EXPECT(mf_operator_create_single(R[1], &C), MF_ERR_UNSUPPORTED, "no float copy");
     }
     for (int b = 0; b < 2; b++) {
       mf_vector_destroy(&y[b]);
@@ -1799,21 +1926,18 @@ static void cuda_case(mf_context gc)
     T_CALL(mf_operator_create_physics(s, ph, MF_QUAD_GAUSS, &A));
     T_CHECK(counts(g2, 0) == 0 && counts(g2, 1) == 1, "cuda, a new context: %d compiles, %d loads (expected 0, 1)",
             counts(g2, 0), counts(g2, 1));
-    /* multigrid: the physics on every level; in float through the built-ins' copies, refused on the
-     * physics' own kernels (no float copy of them yet) */
+    /* multigrid: the physics on every level; in float through the built-ins' copies, and through the
+     * physics' own kernels' float copies (the same iterations +-1) */
     const int it = mg_iterations(A, s, MF_PRECISION_DOUBLE), itf = mg_iterations(A, s, MF_PRECISION_FLOAT);
     T_CHECK(it <= 15 && abs(itf - it) <= 1, "cuda multigrid on a physics Laplace: %d iterations, %d in float", it, itf);
     {
       mf_operator O = NULL;
-      mf_pc pc = NULL;
       setenv("MFREE_PHYSICS_BUILTIN", "0", 1);
       T_CALL(mf_operator_create_physics(s, ph, MF_QUAD_GAUSS, &O));
       unsetenv("MFREE_PHYSICS_BUILTIN");
-      T_CALL(mf_operator_set_dirichlet(O, 1));
-      T_CALL(mf_pc_create(O, MF_PC_MULTIGRID, &pc));
-      T_CALL(mf_pc_set_multigrid_precision(pc, MF_PRECISION_FLOAT));
-      EXPECT(mf_pc_setup(pc), MF_ERR_UNSUPPORTED, "single precision");
-      mf_pc_destroy(&pc);
+      const int ito = mg_iterations(O, s, MF_PRECISION_DOUBLE), itof = mg_iterations(O, s, MF_PRECISION_FLOAT);
+      T_CHECK(abs(ito - it) <= 1 && abs(itof - ito) <= 1,
+              "cuda multigrid on the physics' own kernels: %d iterations, %d in float (the built-in's: %d)", ito, itof, it);
       mf_operator_destroy(&O);
     }
     /* functions without source cannot run on the device; a compile error names the line */
@@ -1873,6 +1997,8 @@ int main(int argc, char **argv)
     T_CALL(mf_mesh_create(ctx, "square-tris", 2, 1, &mesh));
     gallery_case(ctx, mesh, 2, MF_QUAD_GAUSS, "simplex 2D");
     simplex_elasticity_case(ctx, mesh, 2, "simplex 2D");
+    float_copy_one(ctx, mesh, 2, 2, vector_source, "g3=elastic f1=stress", (const double[]){1.3, 0.7}, 2,
+                   "float copy, simplex 2D");
     mf_mesh_destroy(&mesh);
     source_case(ctx);
     refusals(ctx);
@@ -1945,6 +2071,7 @@ int main(int argc, char **argv)
       mf_mesh_destroy(&mesh);
     }
   multigrid_case(ctx);
+  float_copy_case(ctx, 1, 1);
   convergence_case(ctx);
   elasticity_convergence(ctx);
   tags_case(ctx);

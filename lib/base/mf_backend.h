@@ -101,6 +101,8 @@ typedef struct mf_backend_ops_s {
     int (*simplex_assemble)(mf_operator op, mf_operator A);
     /* the built-in operator (description, device operator) a simplex physics runs on; NULLs: none */
     void (*simplex_builtin)(mf_operator op, const struct mf_simplex_op_s **sop, struct mf_simplex_cuda_op_s **dev);
+    /* the float copy op of like (its own stored data rounded on the device; op: like's description) */
+    int (*simplex_single)(mf_operator op, mf_operator like);
   } physics;
   struct {
     /* pointwise fields given as source (lib/cuda/source.cu) on hex spaces, on the device: the nodes'

@@ -62,13 +62,14 @@ const mf_backend_ops mf_backend_ops_cuda = {
                  .restriction = mf_cuda_transfer_restrict},
     /* lib/cuda/physics.cu: users' physics compiled by NVRTC (no float copy yet) */
     .physics = {.hex_setup = mf_cuda_physics_setup,
-                .hex_single = NULL,
+                .hex_single = mf_cuda_physics_single,
                 .hex_diagonal = mf_cuda_physics_diagonal,
                 .hex_setup_builtin = mf_cuda_physics_setup_builtin,
                 .hex_assemble = mf_cuda_physics_assemble,
                 .simplex_setup = mf_cuda_simplex_physics_setup,
                 .simplex_assemble = mf_cuda_simplex_physics_assemble,
-                .simplex_builtin = mf_cuda_simplex_physics_builtin},
+                .simplex_builtin = mf_cuda_simplex_physics_builtin,
+                .simplex_single = mf_cuda_simplex_physics_single},
     /* lib/cuda/source.cu: pointwise fields given as source, compiled by NVRTC */
     .source = {.nodes = mf_cuda_source_nodes, .rhs = mf_cuda_source_rhs, .l2 = mf_cuda_source_l2},
     .simplex = &simplex_ops,

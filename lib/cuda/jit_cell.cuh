@@ -188,14 +188,16 @@ __device__ inline double weight(const block &b)
   return w;
 }
 
-// the field's values and reference derivatives at this point, component by component
-__device__ inline void field(block &b, const int *cell_nodes, const double *xv, int mask, bool any_mask, double *u,
+// the field's values and reference derivatives at this point, component by component (xv: double, or
+// float for a float copy of the operator; the cell's work in double)
+template <class T>
+__device__ inline void field(block &b, const int *cell_nodes, const T *xv, int mask, bool any_mask, double *u,
                              double *ref)
 {
   const int *nodes = cell_nodes + (size_t)b.cell * MF_NPC;
   const int node = b.t.isdof ? nodes[b.t.pos] : 0;
   for (int c = 0; c < MF_NC; c++) {
-    b.s0[b.t.q] = b.t.isdof ? xv[(size_t)node * MF_NC + c] : 0.0;
+    b.s0[b.t.q] = b.t.isdof ? (double)xv[(size_t)node * MF_NC + c] : 0.0;
     __syncthreads();
     if (any_mask) hanging(b.s0, mask, b.sP, b.t, false);
     const double *v = interpolate(b.sB, b.s0, b.s1, b.t);
@@ -206,8 +208,9 @@ __device__ inline void field(block &b, const int *cell_nodes, const double *xv, 
 }
 
 // what the point gives back (r0 against the values, r1 against the reference derivatives) integrated and
-// added into y, component by component
-__device__ inline void back(block &b, const int *cell_nodes, double *y, int mask, bool any_mask, const double *r0,
+// added into y (double, or float), component by component
+template <class T>
+__device__ inline void back(block &b, const int *cell_nodes, T *y, int mask, bool any_mask, const double *r0,
                             const double *r1)
 {
   const int *nodes = cell_nodes + (size_t)b.cell * MF_NPC;
@@ -223,7 +226,7 @@ __device__ inline void back(block &b, const int *cell_nodes, double *y, int mask
     __syncthreads();
     double *v = integrate(b.sB, b.s0, b.s1, b.t);
     if (any_mask) hanging(v, mask, b.sP, b.t, true);
-    if (b.active && b.t.isdof) atomicAdd(&y[(size_t)nodes[b.t.pos] * MF_NC + c], v[b.t.q]);
+    if (b.active && b.t.isdof) atomicAdd(&y[(size_t)nodes[b.t.pos] * MF_NC + c], (T)v[b.t.q]);
     __syncthreads();
   }
 }

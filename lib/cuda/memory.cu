@@ -153,3 +153,22 @@ int mf_cuda_upload(mf_context ctx, void **p, const void *host, size_t bytes, con
   }
   return 0;
 }
+
+namespace {
+__global__ void k_round(float *out, const double *in, size_t n)
+{
+  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
+    out[i] = (float)in[i];
+}
+} // namespace
+
+int mf_cuda_round(mf_context ctx, float *out, const double *in, size_t n, const char *what)
+{
+  if (!n) return 0;
+  k_round<<<1024, 256>>>(out, in, n);
+  const cudaError_t e = mf_cuda_launch_status();
+  if (e != cudaSuccess)
+    return mf_error_set(ctx, MF_ERR_CUDA, __FILE__, __LINE__, __func__, "kernel '%s': %s (%s)%s", what,
+                        cudaGetErrorString(e), cudaGetErrorName(e), MF_CUDA_LAUNCH_HINT);
+  return 0;
+}

@@ -74,12 +74,14 @@ void mf_cuda_assembly_table_drop(mf_space s);
  *  layout (ncells x nqp x entries). */
 int mf_cuda_physics_setup(mf_operator op);
 int mf_cuda_physics_diagonal(mf_operator op, mf_vector dv);
+int mf_cuda_physics_single(mf_operator op, mf_operator like);
 /** The CSR values of a physics operator's matrix on the device (A: the space's pattern, there already). */
 int mf_cuda_physics_assemble(mf_operator op, mf_operator A);
 /** Users' physics on simplices (lib/cuda/physics_simplex.cu): the kernels compiled (NVRTC, cached), the
  *  stored data made on the device, op->ops; the CSR values of its matrix on the device. */
 int mf_cuda_simplex_physics_setup(mf_operator op);
 int mf_cuda_simplex_physics_assemble(mf_operator op, mf_operator A);
+int mf_cuda_simplex_physics_single(mf_operator op, mf_operator like);
 struct mf_simplex_op_s;
 struct mf_simplex_cuda_op_s;
 /** The built-in operator a simplex physics runs on (the built-in fit of physics_simplex.cu): its description and

@@ -134,6 +134,8 @@ void mf_cuda_free(mf_context ctx, void *p);
 int mf_cuda_upload(mf_context ctx, void **p, const void *host, size_t bytes, const char *what);
 // Device to host (bytes of what, named in an error): large copies through the pinned set-up buffer.
 int mf_cuda_download(mf_context ctx, void *host, const void *dev, size_t bytes, const char *what);
+// out[i] = in[i] rounded to float, i < n, both on the device (what: named in an error).
+int mf_cuda_round(mf_context ctx, float *out, const double *in, size_t n, const char *what);
 // Refuse, before allocating, a set-up that needs `bytes` more device memory than is available
 // (the device's free memory, and the context's limit).
 int mf_cuda_require(mf_context ctx, size_t bytes, const char *what);

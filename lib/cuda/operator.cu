@@ -431,12 +431,6 @@ extern "C" int mf_cuda_qdata_to_host(mf_operator op, double *host)
   return 0;
 }
 
-__global__ void k_round(float *out, const double *in, size_t n)
-{
-  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
-    out[i] = (float)in[i];
-}
-
 extern "C" int mf_cuda_operator_single(mf_operator op, mf_operator like)
 {
   mf_context ctx = op->ctx;
@@ -467,11 +461,7 @@ extern "C" int mf_cuda_operator_single(mf_operator op, mf_operator like)
     }
     src = made;
   }
-  if (mf_hexop(op)->qd.len) k_round<<<1024, 256>>>(d->qdf, src, mf_hexop(op)->qd.len);
-  const cudaError_t e = mf_cuda_launch_status();
+  const int ierr = mf_cuda_round(ctx, d->qdf, src, mf_hexop(op)->qd.len, "rounding the quadrature data");
   mf_cuda_free(ctx, made);
-  if (e != cudaSuccess)
-    return mf_error_set(ctx, MF_ERR_CUDA, __FILE__, __LINE__, __func__, "kernel '%s': %s (%s)%s",
-                        "rounding the quadrature data", cudaGetErrorString(e), cudaGetErrorName(e), MF_CUDA_LAUNCH_HINT);
-  return 0;
+  return ierr;
 }

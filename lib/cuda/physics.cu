@@ -62,12 +62,13 @@ struct phys_dev {
   cudaKernel_t setup[4], apply_full, apply_one, apply_sym, residual; // setup: the modes of physics_jit.cuh
   cudaKernel_t apply_vcol; // the vector mass / Laplace shape (no g1, g2), or NULL: mfree_apply_vcol
   cudaKernel_t setup_geo, apply_fused, diagonal, assemble; // the fused operator; the diagonal and assembly of either
-  size_t shmem_vcol;
+  cudaKernel_t apply_full_f, apply_one_f, apply_sym_f, apply_fused_f, apply_vcol_f; // the float copy's (_f)
+  size_t shmem_vcol, shmem_vcol_f;
   int cpb_vcol, ns_sym; // ns_sym: entries per point of the one-block symmetric layout
   int fused; // qd holds the geometry (MF_NG entries per point) and the g-functions run at each application
   double *B, *D, *qw, *k, *BB, *BG, *GG;
   double *qd;
-  float *qdf; // a copy in float: not made on this backend yet (NULL)
+  float *qdf; // the float copy's data (its stored data, or fused its geometry, rounded to float), else NULL
   int cpb, nt;
   size_t shmem;
 };
@@ -124,11 +125,11 @@ void vcol_shape(const mf_hex_phys *h, const mf_space s, int *cpb, int *minb, int
   *minb = env_int("MFREE_PHYSICS_VCOL_MINB", cap ? 2 : 0);
 }
 
-std::string program(const mf_hex_phys *h, const mf_space s, int cpb, int ns_full, int ns_one, int ns_sym)
+std::string program(const mf_hex_phys *h, const mf_space s, int cpb, int ns_full, int ns_one, int ns_sym, bool single)
 {
   const mf_phys *ph = &h->ph;
   char buf[512];
-  std::string t;
+  std::string t = single ? "#define MF_FLOAT_COPY 1\n" : "";
   snprintf(buf, sizeof buf,
            "#define MF_DIM %d\n#define MF_N1 %d\n#define MF_NQ %d\n#define MF_NC %d\n#define MF_CPB %d\n"
            "#define MF_HAS0 %d\n#define MF_HAS1 %d\n#define MF_HAS2 %d\n#define MF_HAS3 %d\n#define MF_HASF0 %d\n"
@@ -283,19 +284,21 @@ int apply_op(mf_operator op, mf_vector x, mf_vector y)
   const short *mask = (const short *)ds->mask;
   const double *P = ds->mask ? ds->P : NULL;
   int ncells = s->ncells;
-  const double *xd = x->data;
-  double *yd = y->data;
+  const int single = op->prec == MF_PRECISION_FLOAT;
+  const void *xd = single ? (const void *)x->sdata : (const void *)x->data;
+  void *yd = single ? (void *)y->sdata : (void *)y->data;
+  const void *geo = single ? (const void *)d->qdf : (const void *)d->qd;
   if (d->fused) {
     void *fargs[] = {(void *)&cells, (void *)&order, (void *)&mask, (void *)&d->B,    (void *)&d->D, (void *)&P,
-                     (void *)&d->qw, (void *)&d->qd,  (void *)&d->k, (void *)&ncells, (void *)&xd,  (void *)&yd};
-    return launch(op->ctx, d->apply_fused, (unsigned)((ncells + d->cpb - 1) / d->cpb), (unsigned)d->nt, d->shmem,
+                     (void *)&d->qw, (void *)&geo,    (void *)&d->k, (void *)&ncells, (void *)&xd,  (void *)&yd};
+    return launch(op->ctx, single ? d->apply_fused_f : d->apply_fused, (unsigned)((ncells + d->cpb - 1) / d->cpb), (unsigned)d->nt, d->shmem,
                   fargs, "physics apply");
   }
-  if (d->apply_vcol && h->lay.nb == 1 && (h->lay.sym || !h->lay.has[3])) {
+  if ((single ? d->apply_vcol_f : d->apply_vcol) && h->lay.nb == 1 && (h->lay.sym || !h->lay.has[3])) {
     mf_cuda_apply_args a;
     memset(&a, 0, sizeof a);
     a.cell_nodes = cells;
-    a.qd = d->qd;
+    a.qd = single ? (const void *)d->qdf : (const void *)d->qd;
     a.qd_batch = 1; // the physics' layout: cell by cell, entry by entry, point by point
     a.qd_block_stride = h->nqp;
     a.qd_batch_stride = (long long)d->ns_sym * h->nqp;
@@ -310,8 +313,15 @@ int apply_op(mf_operator op, mf_vector x, mf_vector y)
     a.y = yd;
     void *cargs[] = {(void *)&a};
     const int nt = s->dim == 3 ? h->basis.nq * h->basis.nq : h->basis.nq;
-    return launch(op->ctx, d->apply_vcol, (unsigned)((ncells + d->cpb_vcol - 1) / d->cpb_vcol),
-                  (unsigned)(d->cpb_vcol * nt), d->shmem_vcol, cargs, "physics apply");
+    return launch(op->ctx, single ? d->apply_vcol_f : d->apply_vcol, (unsigned)((ncells + d->cpb_vcol - 1) / d->cpb_vcol),
+                  (unsigned)(d->cpb_vcol * nt), single ? d->shmem_vcol_f : d->shmem_vcol, cargs, "physics apply");
+  }
+  if (single) {
+    const double *none = NULL;
+    void *fargs[] = {(void *)&cells, (void *)&order, (void *)&mask,   (void *)&d->B, (void *)&d->D, (void *)&P,
+                     (void *)&d->qw, (void *)&none,  (void *)&d->qdf, (void *)&ncells, (void *)&xd, (void *)&yd};
+    return launch(op->ctx, h->lay.sym ? d->apply_sym_f : h->lay.nb == 1 ? d->apply_one_f : d->apply_full_f,
+                  (unsigned)((ncells + d->cpb - 1) / d->cpb), (unsigned)d->nt, d->shmem, fargs, "physics apply (float)");
   }
   void *args[] = {(void *)&cells, (void *)&order, (void *)&mask, (void *)&d->B, (void *)&d->D, (void *)&P,
                   (void *)&d->qw, (void *)&d->qd, (void *)&d->qdf, (void *)&ncells, (void *)&xd, (void *)&yd};
@@ -372,8 +382,8 @@ int residual_op(mf_operator op, mf_vector u, mf_vector r)
   return ierr;
 }
 
-// the kernels and basis of op (its library compiled or found)
-int make_dev(mf_operator op, phys_dev **out)
+// the kernels and basis of op (its library compiled or found); single: the float copy's (a library of their own)
+int make_dev(mf_operator op, phys_dev **out, bool single = false)
 {
   mf_context ctx = op->ctx;
   const mf_space s = op->space;
@@ -389,27 +399,40 @@ int make_dev(mf_operator op, phys_dev **out)
   const int nq = h->basis.nq, n1 = s->n1;
   d->shmem = sizeof(double) * ((size_t)nq * n1 + (size_t)nq * nq + 2 * n1 * n1 + nq + (size_t)d->cpb * 2 * h->nqp);
   cudaLibrary_t lib = NULL;
-  MF_CALL(library(ctx, program(h, s, d->cpb, h->lay.n, one.n, sym.n), &lib));
-  static const char *const setups[4] = {"mfree_setup_full", "mfree_setup_one", "mfree_setup_sym", "mfree_setup_builtin"};
-  for (int m = 0; m < 4; m++) MF_CALL(kernel(ctx, lib, setups[m], &d->setup[m]));
-  MF_CALL(kernel(ctx, lib, "mfree_apply_full", &d->apply_full));
-  MF_CALL(kernel(ctx, lib, "mfree_apply_one", &d->apply_one));
-  MF_CALL(kernel(ctx, lib, "mfree_apply_sym", &d->apply_sym));
-  MF_CALL(kernel(ctx, lib, "mfree_residual", &d->residual));
-  MF_CALL(kernel(ctx, lib, "mfree_setup_geo", &d->setup_geo));
-  MF_CALL(kernel(ctx, lib, "mfree_apply_fused", &d->apply_fused));
-  MF_CALL(kernel(ctx, lib, "mfree_diagonal", &d->diagonal));
-  MF_CALL(kernel(ctx, lib, "mfree_assemble", &d->assemble));
-  /* the vector mass / Laplace kernel where the shape allows it (MFREE_PHYSICS_VEC=0: the generic one) */
+  MF_CALL(library(ctx, program(h, s, d->cpb, h->lay.n, one.n, sym.n, single), &lib));
   const char *ev = getenv("MFREE_PHYSICS_VEC");
-  if (!h->lay.has[1] && !h->lay.has[2] && (h->lay.has[0] || h->lay.has[3]) && !(ev && !strcmp(ev, "0"))) {
-    MF_CALL(kernel(ctx, lib, "mfree_apply_vcol", &d->apply_vcol));
+  const bool vcol = !h->lay.has[1] && !h->lay.has[2] && (h->lay.has[0] || h->lay.has[3]) && !(ev && !strcmp(ev, "0"));
+  if (single) {
+    MF_CALL(kernel(ctx, lib, "mfree_apply_full_f", &d->apply_full_f));
+    MF_CALL(kernel(ctx, lib, "mfree_apply_one_f", &d->apply_one_f));
+    MF_CALL(kernel(ctx, lib, "mfree_apply_sym_f", &d->apply_sym_f));
+    MF_CALL(kernel(ctx, lib, "mfree_apply_fused_f", &d->apply_fused_f));
+    if (vcol) MF_CALL(kernel(ctx, lib, "mfree_apply_vcol_f", &d->apply_vcol_f));
+  } else {
+    static const char *const setups[4] = {"mfree_setup_full", "mfree_setup_one", "mfree_setup_sym",
+                                          "mfree_setup_builtin"};
+    for (int m = 0; m < 4; m++) MF_CALL(kernel(ctx, lib, setups[m], &d->setup[m]));
+    MF_CALL(kernel(ctx, lib, "mfree_apply_full", &d->apply_full));
+    MF_CALL(kernel(ctx, lib, "mfree_apply_one", &d->apply_one));
+    MF_CALL(kernel(ctx, lib, "mfree_apply_sym", &d->apply_sym));
+    MF_CALL(kernel(ctx, lib, "mfree_residual", &d->residual));
+    MF_CALL(kernel(ctx, lib, "mfree_setup_geo", &d->setup_geo));
+    MF_CALL(kernel(ctx, lib, "mfree_apply_fused", &d->apply_fused));
+    MF_CALL(kernel(ctx, lib, "mfree_diagonal", &d->diagonal));
+    MF_CALL(kernel(ctx, lib, "mfree_assemble", &d->assemble));
+    /* the vector mass / Laplace kernel where the shape allows it (MFREE_PHYSICS_VEC=0: the generic one) */
+    if (vcol) MF_CALL(kernel(ctx, lib, "mfree_apply_vcol", &d->apply_vcol));
+  }
+  if (vcol) {
     int minb, nj;
     vcol_shape(h, s, &d->cpb_vcol, &minb, &nj);
-    d->shmem_vcol = sizeof(double) * mfc::colbuf_size(s->dim, n1, nq, d->cpb_vcol, h->lay.has[3], s->nmasked > 0, nj);
-    if (d->shmem_vcol > 48 * 1024) {
-      cudaError_t e = cudaFuncSetAttribute((const void *)d->apply_vcol, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                           (int)d->shmem_vcol);
+    const size_t nbuf = mfc::colbuf_size(s->dim, n1, nq, d->cpb_vcol, h->lay.has[3], s->nmasked > 0, nj);
+    d->shmem_vcol = sizeof(double) * nbuf;
+    d->shmem_vcol_f = sizeof(float) * nbuf;
+    const size_t need = single ? d->shmem_vcol_f : d->shmem_vcol;
+    if (need > 48 * 1024) {
+      const cudaError_t e = cudaFuncSetAttribute(single ? (const void *)d->apply_vcol_f : (const void *)d->apply_vcol,
+                                                 cudaFuncAttributeMaxDynamicSharedMemorySize, (int)need);
       if (e != cudaSuccess) return cuda_fail(ctx, e, "the shared memory of the vector kernel");
     }
   }
@@ -567,6 +590,38 @@ extern "C" int mf_cuda_physics_setup_builtin(mf_operator op, mf_operator inner, 
     mf_phys_layout_make(op->space->dim, 1, 1, 1, h->lay.has, &h->lay);
   }
   return ierr;
+}
+
+/* The float copy op of like (multigrid's float V-cycle; op a copy of like's description, made by
+ * lib/hex/physics_hex.c): like's kernels (the same library, loaded already), its stored data, or fused its
+ * geometry, rounded to float on the device. It applies to float vectors only; no residual and no diagonal
+ * (the double operator's serve). */
+extern "C" int mf_cuda_physics_single(mf_operator op, mf_operator like)
+{
+  mf_context ctx = op->ctx;
+  const mf_space s = op->space;
+  mf_hex_phys *h = mf_hexphys(op);
+  const phys_dev *ld = dev_of(like);
+  MF_CHECK(ld && ld->qd, ctx, MF_ERR_ARGUMENT, "the float copy of a physics operator whose device data are not made");
+  phys_dev *d = NULL;
+  int ierr = make_dev(op, &d, true);
+  h->dev = d;
+  op->ops.destroy = destroy_op;
+  op->ops.apply = apply_op;
+  op->ops.residual = NULL;
+  op->ops.diagonal = NULL;
+  if (ierr) return ierr;
+  d->fused = ld->fused;
+  const size_t n = (size_t)s->ncells * h->nqp * (d->fused ? (size_t)(s->dim * s->dim + 1 + s->dim) : (size_t)h->lay.n);
+  char what[96];
+  snprintf(what, sizeof what, "the float copy of a physics' %s (%zu values)", d->fused ? "geometry" : "stored data", n);
+  MF_CALL(mf_cuda_require(ctx, sizeof(float) * n, what));
+  cudaError_t e = cudaMalloc((void **)&d->qdf, sizeof(float) * (n ? n : 1));
+  if (e != cudaSuccess) {
+    d->qdf = NULL;
+    return cuda_fail(ctx, e, what);
+  }
+  return mf_cuda_round(ctx, d->qdf, ld->qd, n, what);
 }
 
 /* The diagonal of op added into dv (zeroed by the caller): from the stored data or, fused, from the

@@ -5,7 +5,9 @@
 //   MF_HAS0..MF_HAS3 (which g-functions exist), MF_HASF0, MF_HASF1 (which f-functions), MF_NS_FULL,
 //   MF_NS_ONE and MF_NS_SYM (stored entries per point: full, one block, one block with D3 symmetric),
 //   mfree_g(t, ...) and mfree_f(t, ...), which call the user's functions,
-// and includes physics/mf_physics.h and hanging/mf_hanging.h.
+// and includes physics/mf_physics.h and hanging/mf_hanging.h. With MF_FLOAT_COPY 1 the text holds the float
+// copy's kernels only (the products on float vectors: _f), a library of its own, compiled where a float
+// V-cycle asks for it; else every other kernel.
 //
 // The cell steps (one thread per quadrature point, MF_CPB cells per block) are jit_cell.cuh's. The
 // stored data are cell by cell, entry by entry, point by point:
@@ -16,6 +18,7 @@
 #include "cuda/jit_cell.cuh"
 #include "cuda/phys_point.cuh"
 
+#if !MF_FLOAT_COPY
 // The stored data: the geometry and the g-functions at every point, written in the layout of MODE:
 //   0 full (nb = nc), 1 one block, 2 one block with D3's upper triangle (sym), 3 a built-in operator's
 //   (one component: D0, then D3's upper triangle, in the AoSoA layout of mf_qdata: batch, block and
@@ -106,11 +109,15 @@ MF_SETUP_KERNEL(mfree_setup_one, 1)
 MF_SETUP_KERNEL(mfree_setup_sym, 2)
 MF_SETUP_KERNEL(mfree_setup_builtin, 3)
 
-// y += A x on the stored data of layout nb (1: one block for all components; SYM: its D3's upper triangle)
-template <int NB, int SYM>
+#endif
+
+// y += A x on the stored data of layout nb (1: one block for all components; SYM: its D3's upper triangle);
+// T the vectors' type: double (qd), or float for the operator's float copy (qdf: its data rounded to float;
+// the point's work in double)
+template <int NB, int SYM, class T>
 __device__ inline void apply_body(const int *cell_nodes, const int *order, const short *mask_all, const double *B,
                                   const double *D, const double *P, const double *qw, const double *qd,
-                                  const float *qdf, int ncells, const double *x, double *y)
+                                  const float *qdf, int ncells, const T *x, T *y)
 {
   mfj::block b = mfj::make_block(mf_sm, B, D, P, qw, ncells);
   if (order) b.cell = order[b.cell];
@@ -128,17 +135,21 @@ __device__ inline void apply_body(const int *cell_nodes, const int *order, const
   mfj::back(b, cell_nodes, y, mask, any_mask, r0, r1);
 }
 
-#define MF_APPLY_KERNEL(NAME, NB, SYM)                                                                           \
+#define MF_APPLY_KERNEL(NAME, NB, SYM, T)                                                                        \
   extern "C" __global__ void __launch_bounds__(MF_NT)                                                              \
       NAME(const int *cell_nodes, const int *order, const short *mask_all, const double *B, const double *D,       \
-           const double *P, const double *qw, const double *qd, const float *qdf, int ncells, const double *x,     \
-           double *y)                                                                                              \
+           const double *P, const double *qw, const double *qd, const float *qdf, int ncells, const T *x, T *y)    \
   {                                                                                                                \
-    apply_body<NB, SYM>(cell_nodes, order, mask_all, B, D, P, qw, qd, qdf, ncells, x, y);                        \
+    apply_body<NB, SYM, T>(cell_nodes, order, mask_all, B, D, P, qw, qd, qdf, ncells, x, y);                     \
   }
-MF_APPLY_KERNEL(mfree_apply_full, MF_NC, 0)
-MF_APPLY_KERNEL(mfree_apply_one, 1, 0)
-MF_APPLY_KERNEL(mfree_apply_sym, 1, 1)
+#if MF_FLOAT_COPY
+MF_APPLY_KERNEL(mfree_apply_full_f, MF_NC, 0, float)
+MF_APPLY_KERNEL(mfree_apply_one_f, 1, 0, float)
+MF_APPLY_KERNEL(mfree_apply_sym_f, 1, 1, float)
+#else
+MF_APPLY_KERNEL(mfree_apply_full, MF_NC, 0, double)
+MF_APPLY_KERNEL(mfree_apply_one, 1, 0, double)
+MF_APPLY_KERNEL(mfree_apply_sym, 1, 1, double)
 
 // r += F(u): the residual of f0 and f1 with the geometry made again here; nonfinite as in mfree_setup
 extern "C" __global__ void __launch_bounds__(MF_NT) mfree_residual(const int *cell_nodes, const short *mask_all,
@@ -160,6 +171,8 @@ extern "C" __global__ void __launch_bounds__(MF_NT) mfree_residual(const int *ce
   mfj::back(b, cell_nodes, rv, mask, any_mask, r0, r1);
 }
 
+#endif // MF_FLOAT_COPY
+
 #if !MF_HAS1 && !MF_HAS2 && (MF_HAS0 || MF_HAS3)
 // The vector kernel: physics of one data block for every component, without g1 and g2 and with D3
 // symmetric (vector mass and Laplace: BP2, BP4, BP6, and one-component physics that do not go to a
@@ -170,12 +183,22 @@ extern "C" __global__ void __launch_bounds__(MF_NT) mfree_residual(const int *ce
 // steps together (MF_VCOL_NJ) come with the shape (physics.cu: vcol_shape).
 #include "cuda/column_cell.cuh"
 #define MF_VCOL_NT (MF_DIM == 3 ? MF_NQ * MF_NQ : MF_NQ)
+#if !MF_FLOAT_COPY
 extern "C" __global__ void __launch_bounds__(MF_VCOL_CPB * MF_VCOL_NT, MF_VCOL_MINB)
     mfree_apply_vcol(const mf_cuda_apply_args a)
 {
   mfc::column_apply<MF_DIM, MF_N1, MF_NQ, MF_HAS0 != 0, MF_HAS3 != 0, MF_COLLOC != 0, MF_HANG != 0, MF_NC, MF_VCOL_CPB,
                     double, MF_VCOL_NJ>(a, reinterpret_cast<unsigned char *>(mf_sm));
 }
+#else
+// the same in float (the operator's float copy: its data and vectors in float, as the built-ins' float kernels)
+extern "C" __global__ void __launch_bounds__(MF_VCOL_CPB * MF_VCOL_NT, MF_VCOL_MINB)
+    mfree_apply_vcol_f(const mf_cuda_apply_args a)
+{
+  mfc::column_apply<MF_DIM, MF_N1, MF_NQ, MF_HAS0 != 0, MF_HAS3 != 0, MF_COLLOC != 0, MF_HANG != 0, MF_NC, MF_VCOL_CPB,
+                    float, MF_VCOL_NJ>(a, reinterpret_cast<unsigned char *>(mf_sm));
+}
+#endif // MF_FLOAT_COPY
 #endif
 
 // ---------------------------------------------------------------------------------------------------
@@ -188,10 +211,12 @@ namespace mfj {
 
 using mfp::eval_g;
 
-// this point's geometry from the stored entries (Ji[3 l + e], W, x); zeros for an idle thread
-__device__ inline void load_geo(const block &b, const double *geo, double *Ji, double *W, double *x)
+// this point's geometry from the stored entries (Ji[3 l + e], W, x; G: double, or float in the float copy);
+// zeros for an idle thread
+template <class G>
+__device__ inline void load_geo(const block &b, const G *geo, double *Ji, double *W, double *x)
 {
-  const double *g = geo + (size_t)b.cell * MF_NG * MF_NQP + b.t.q;
+  const G *g = geo + (size_t)b.cell * MF_NG * MF_NQP + b.t.q;
   for (int l = 0; l < MF_DIM; l++)
     for (int e = 0; e < MF_DIM; e++) Ji[3 * l + e] = b.active ? g[(size_t)(l * MF_DIM + e) * MF_NQP] : 0.0;
   *W = b.active ? g[(size_t)(MF_DIM * MF_DIM) * MF_NQP] : 0.0;
@@ -264,6 +289,7 @@ __device__ inline double *component_back(block &b, int mask, bool any_mask, cons
 
 } // namespace mfj
 
+#if !MF_FLOAT_COPY
 // the fused data: the geometry at every point; bad, nonfinite as in mfree_setup_*
 extern "C" __global__ void __launch_bounds__(MF_NT)
     mfree_setup_geo(const int *cell_nodes, const short *mask_all, const double *coords, int cstride, const double *B,
@@ -292,11 +318,13 @@ extern "C" __global__ void __launch_bounds__(MF_NT)
   for (int kk = 0; kk < MF_DIM; kk++) out[(size_t)(MF_DIM * MF_DIM + 1 + kk) * MF_NQP] = x[kk];
 }
 
-// y += A x, fused
-extern "C" __global__ void __launch_bounds__(MF_NT)
-    mfree_apply_fused(const int *cell_nodes, const int *order, const short *mask_all, const double *B, const double *D,
-                      const double *P, const double *qw, const double *geo, const double *k, int ncells, const double *x,
-                      double *y)
+#endif
+
+// y += A x, fused (T: the geometry's and vectors' type, float in the float copy)
+template <class T>
+__device__ inline void apply_fused_body(const int *cell_nodes, const int *order, const short *mask_all, const double *B,
+                                        const double *D, const double *P, const double *qw, const T *geo, const double *k,
+                                        int ncells, const T *x, T *y)
 {
   mfj::block b = mfj::make_block(mf_sm, B, D, P, qw, ncells);
   if (order) b.cell = order[b.cell];
@@ -309,6 +337,17 @@ extern "C" __global__ void __launch_bounds__(MF_NT)
   mfj::fused_point(Ji, W, xq, k, u, ref, r0, r1);
   mfj::back(b, cell_nodes, y, mask, any_mask, r0, r1);
 }
+#define MF_FUSED_KERNEL(NAME, T)                                                                                 \
+  extern "C" __global__ void __launch_bounds__(MF_NT)                                                              \
+      NAME(const int *cell_nodes, const int *order, const short *mask_all, const double *B, const double *D,       \
+           const double *P, const double *qw, const T *geo, const double *k, int ncells, const T *x, T *y)         \
+  {                                                                                                                \
+    apply_fused_body<T>(cell_nodes, order, mask_all, B, D, P, qw, geo, k, ncells, x, y);                         \
+  }
+#if MF_FLOAT_COPY
+MF_FUSED_KERNEL(mfree_apply_fused_f, float)
+#else
+MF_FUSED_KERNEL(mfree_apply_fused, double)
 
 // The diagonal, added into y, of the stored data (qd in the layout nb, sym) or, where geo is given, of
 // the fused operator (its entries made here in the full layout). The CPU twin: diagonal_host in
@@ -406,3 +445,4 @@ extern "C" __global__ void __launch_bounds__(MF_NT)
       }
     }
 }
+#endif // MF_FLOAT_COPY

@@ -28,7 +28,7 @@ using mf_jit::upload;
 const unsigned threads = 128; // per block: one thread per cell (or per point of the set-up)
 
 struct sx_dev {
-  cudaKernel_t setup, apply, diagonal, residual, assemble, coef, varies;
+  cudaKernel_t setup, apply, apply_f, diagonal, residual, assemble, coef, varies; // apply_f: the float copy's
   // the built-in fit: the built-in operator's device form (its c(x_q) made here from g3) and its host
   // description; NULL where the physics keeps its own data (qd)
   mf_simplex_cuda_op builtin;
@@ -36,6 +36,7 @@ struct sx_dev {
   int *verts, *cells;                   // the mesh's cells (dim + 1 vertices each), the cells' nodes
   double *coords, *B, *G, *qp, *qw, *k; // vertices (3 each), the basis at the points, the constants
   double *qd;                           // ncells x nq x lay.n (full layout)
+  float *qdf;                           // the float copy's: a double operator's qd rounded, else NULL
   mf_context ctx;
 };
 
@@ -44,15 +45,15 @@ sx_dev *dev_of(mf_operator op) { return (sx_dev *)mf_sxphys(op)->dev; }
 const mf_simplex_mesh *mesh_of(mf_operator op) { return mf_simplex_space_mesh(op->space); }
 unsigned blocks(long long n) { return (unsigned)((n + threads - 1) / threads); }
 
-std::string program(const mf_simplex_phys *h, const mf_space s)
+std::string program(const mf_simplex_phys *h, const mf_space s, bool single)
 {
   const mf_phys *ph = &h->ph;
   char buf[512];
   snprintf(buf, sizeof buf,
-           "#define MF_DIM %d\n#define MF_NC %d\n#define MF_NN %d\n#define MF_NQS %d\n#define MF_HAS0 %d\n"
+           "%s#define MF_DIM %d\n#define MF_NC %d\n#define MF_NN %d\n#define MF_NQS %d\n#define MF_HAS0 %d\n"
            "#define MF_HAS1 %d\n#define MF_HAS2 %d\n#define MF_HAS3 %d\n#define MF_HASF0 %d\n#define MF_HASF1 %d\n"
            "#define MF_NS_FULL %d\n#include \"physics/mf_physics.h\"\n",
-           s->dim, s->ncomp, h->basis.nnodes, h->basis.nq, h->lay.has[0], h->lay.has[1], h->lay.has[2], h->lay.has[3],
+           single ? "#define MF_FLOAT_COPY 1\n" : "", s->dim, s->ncomp, h->basis.nnodes, h->basis.nq, h->lay.has[0], h->lay.has[1], h->lay.has[2], h->lay.has[3],
            ph->src_has[0], ph->src_has[1], h->lay.n);
   std::string t = buf;
   t += mf_jit::physics_glue(ph);
@@ -74,6 +75,7 @@ void free_dev(sx_dev *d)
   cudaFree(d->qw);
   cudaFree(d->k);
   mf_cuda_free(d->ctx, d->qd);
+  mf_cuda_free(d->ctx, d->qdf);
   delete d;
 }
 
@@ -123,14 +125,16 @@ int apply_op(mf_operator op, mf_vector x, mf_vector y)
   sx_dev *d = dev_of(op);
   MF_CALL(cells_on_device(op, d));
   const mf_space s = op->space;
-  const double *xd = x->data;
-  double *yd = y->data;
+  const int single = op->prec == MF_PRECISION_FLOAT;
+  const void *xd = single ? (const void *)x->sdata : (const void *)x->data;
+  void *yd = single ? (void *)y->sdata : (void *)y->data;
+  const void *qd = single ? (const void *)d->qdf : (const void *)d->qd;
   int ncells = s->ncells;
-  cudaError_t e = cudaMemset(yd, 0, sizeof(double) * (size_t)s->nlocal);
+  cudaError_t e = cudaMemset(yd, 0, (single ? sizeof(float) : sizeof(double)) * (size_t)s->nlocal);
   if (e != cudaSuccess) return cuda_fail(op->ctx, e, "zeroing the product");
-  void *args[] = {(void *)&d->cells, (void *)&d->B, (void *)&d->G, (void *)&d->qd, (void *)&ncells, (void *)&xd,
+  void *args[] = {(void *)&d->cells, (void *)&d->B, (void *)&d->G, (void *)&qd, (void *)&ncells, (void *)&xd,
                   (void *)&yd};
-  return launch(op->ctx, d->apply, blocks(ncells), threads, 0, args, "simplex physics apply");
+  return launch(op->ctx, single ? d->apply_f : d->apply, blocks(ncells), threads, 0, args, "simplex physics apply");
 }
 
 int diagonal_op(mf_operator op, mf_vector dv)
@@ -166,8 +170,9 @@ int residual_op(mf_operator op, mf_vector u, mf_vector r)
   return ierr;
 }
 
-// the kernels, tables and mesh on the device
-int make_dev(mf_operator op, sx_dev *d)
+// the kernels and tables on the device; single: the float copy's product alone (a library of its own), else
+// every other kernel and the mesh (its cells' vertices and coordinates)
+int make_dev(mf_operator op, sx_dev *d, bool single)
 {
   mf_context ctx = op->ctx;
   const mf_space s = op->space;
@@ -176,16 +181,19 @@ int make_dev(mf_operator op, sx_dev *d)
   const mf_simplex_basis *b = &h->basis;
   const int dim = s->dim, N = b->nnodes, nq = b->nq;
   cudaLibrary_t lib = NULL;
-  MF_CALL(mf_cuda_jit_library(ctx, program(h, s), &lib));
-  MF_CALL(kernel(ctx, lib, "mfree_sx_setup", &d->setup));
-  MF_CALL(kernel(ctx, lib, "mfree_sx_apply", &d->apply));
-  MF_CALL(kernel(ctx, lib, "mfree_sx_diagonal", &d->diagonal));
-  MF_CALL(kernel(ctx, lib, "mfree_sx_residual", &d->residual));
-  MF_CALL(kernel(ctx, lib, "mfree_sx_assemble", &d->assemble));
-  MF_CALL(kernel(ctx, lib, "mfree_sx_coef", &d->coef));
-  MF_CALL(kernel(ctx, lib, "mfree_sx_varies", &d->varies));
-  MF_CALL(upload(ctx, &d->verts, m->cells, (size_t)m->ncells * (dim + 1), "the simplex mesh's cells"));
-  MF_CALL(upload(ctx, &d->coords, m->coords, (size_t)m->nv * 3, "the simplex mesh's vertices"));
+  MF_CALL(mf_cuda_jit_library(ctx, program(h, s, single), &lib));
+  if (single) MF_CALL(kernel(ctx, lib, "mfree_sx_apply_f", &d->apply_f));
+  else {
+    MF_CALL(kernel(ctx, lib, "mfree_sx_setup", &d->setup));
+    MF_CALL(kernel(ctx, lib, "mfree_sx_apply", &d->apply));
+    MF_CALL(kernel(ctx, lib, "mfree_sx_diagonal", &d->diagonal));
+    MF_CALL(kernel(ctx, lib, "mfree_sx_residual", &d->residual));
+    MF_CALL(kernel(ctx, lib, "mfree_sx_assemble", &d->assemble));
+    MF_CALL(kernel(ctx, lib, "mfree_sx_coef", &d->coef));
+    MF_CALL(kernel(ctx, lib, "mfree_sx_varies", &d->varies));
+    MF_CALL(upload(ctx, &d->verts, m->cells, (size_t)m->ncells * (dim + 1), "the simplex mesh's cells"));
+    MF_CALL(upload(ctx, &d->coords, m->coords, (size_t)m->nv * 3, "the simplex mesh's vertices"));
+  }
   MF_CALL(upload(ctx, &d->B, b->B, (size_t)nq * N, "the simplex basis"));
   MF_CALL(upload(ctx, &d->G, b->G, (size_t)nq * N * dim, "the simplex basis"));
   MF_CALL(upload(ctx, &d->qp, b->qpts, (size_t)nq * dim, "the simplex rule"));
@@ -316,11 +324,39 @@ extern "C" int mf_cuda_simplex_physics_setup(mf_operator op)
   op->ops.apply = apply_op;
   op->ops.diagonal = diagonal_op;
   op->ops.residual = residual_op;
-  MF_CALL(make_dev(op, d));
+  MF_CALL(make_dev(op, d, false));
   int fits = 0;
   MF_CALL(try_builtin(op, d, &fits));
   if (fits) return 0;
   return make_qd(op, d);
+}
+
+/* The float copy op of like (multigrid's float V-cycle; op: like's description, made by
+ * lib/simplex/physics_simplex.c), where like does not run on the built-in kernels on every rank: like's kernels (the same library),
+ * its data rounded to float on the device. It applies to float vectors only (no residual, no diagonal:
+ * the double operator's serve). */
+extern "C" int mf_cuda_simplex_physics_single(mf_operator op, mf_operator like)
+{
+  mf_context ctx = op->ctx;
+  mf_simplex_phys *h = mf_sxphys(op);
+  sx_dev *ld = dev_of(like);
+  MF_CHECK(ld, ctx, MF_ERR_ARGUMENT, "the float copy of a simplex physics operator not set up");
+  if (!ld->qd) MF_CALL(make_qd(like, ld)); /* like runs on the built-in kernels here, not on every rank: its
+                                               stored data made for the copy and kept, as for an assembly */
+  sx_dev *d = new sx_dev();
+  d->ctx = ctx;
+  h->dev = d;
+  op->ops.destroy = destroy_op;
+  op->ops.apply = apply_op;
+  op->ops.diagonal = NULL;
+  op->ops.residual = NULL;
+  MF_CALL(make_dev(op, d, true));
+  const size_t n = (size_t)op->space->ncells * h->basis.nq * h->lay.n;
+  char what[96];
+  snprintf(what, sizeof what, "the float copy of a simplex physics' stored data (%zu values)", n);
+  MF_CALL(mf_cuda_require(ctx, sizeof(float) * (n + 1), what));
+  MF_CALL(mf_cuda_malloc(ctx, (void **)&d->qdf, sizeof(float) * (n + 1), what));
+  return mf_cuda_round(ctx, d->qdf, ld->qd, n, what);
 }
 
 /* The assembled matrix's values on the device (A: the CSR operator of op's space, its pattern there):

@@ -2,7 +2,8 @@
 // (lib/cuda/physics_simplex.cu) together with the user's source, for one operator shape. Not compiled by
 // nvcc: the including text defines MF_DIM, MF_NC, MF_NN (nodes per cell), MF_NQS (points per cell),
 // MF_HAS0..MF_HAS3, MF_HASF0, MF_HASF1, MF_NS_FULL (entries per point, full layout) and the glue
-// mfree_g, mfree_f, and includes physics/mf_physics.h.
+// mfree_g, mfree_f, and includes physics/mf_physics.h. With MF_FLOAT_COPY 1 the text holds the float copy's
+// product only (mfree_sx_apply_f, a library of its own), else every other kernel.
 //
 // One thread per cell applies (the cell's values gathered, every point's action, the result added to the
 // nodes atomically); one thread per point sets up. The stored data are those of the CPU twin
@@ -70,33 +71,45 @@ __device__ inline void full_layout(mf_phys_layout *L)
   mf_phys_layout_make(MF_DIM, MF_NC, MF_NC, 0, has, L);
 }
 
-// the cell's action on its values ue into ve (the CPU twin's cell_local)
-__device__ inline void cell_local(const double *B, const double *G, const double *qd, int e, const double *ue, double *ve)
+// a point's stored entries: in place (double), or widened into buf (the float copy's data)
+__device__ inline const double *point_data(const double *qd, size_t at, double *) { return qd + at; }
+__device__ inline const double *point_data(const float *qd, size_t at, double *buf)
+{
+  for (int i = 0; i < MF_NS_FULL; i++) buf[i] = (double)qd[at + i];
+  return buf;
+}
+
+// the cell's action on its values ue into ve (the CPU twin's cell_local); Q: the stored data's type
+template <class Q>
+__device__ inline void cell_local(const double *B, const double *G, const Q *qd, int e, const double *ue, double *ve)
 {
   mf_phys_layout L;
   full_layout(&L);
   for (int i = 0; i < MF_NN * MF_NC; i++) ve[i] = 0.0;
   for (int q = 0; q < MF_NQS; q++) {
-    double u[MF_NC], ref[MF_NC * MF_DIM], r0[MF_NC], r1[MF_NC * MF_DIM];
+    double u[MF_NC], ref[MF_NC * MF_DIM], r0[MF_NC], r1[MF_NC * MF_DIM], buf[MF_NS_FULL];
     state(B, G, q, ue, u, ref);
-    mf_phys_apply_point(&L, qd + ((size_t)e * MF_NQS + q) * MF_NS_FULL, u, ref, r0, r1);
+    mf_phys_apply_point(&L, point_data(qd, ((size_t)e * MF_NQS + q) * MF_NS_FULL, buf), u, ref, r0, r1);
     back(B, G, q, r0, r1, ve);
   }
 }
 
-__device__ inline void gather(const int *cell_nodes, int e, const double *x, double *ue)
+// the cell's values of x (T: double, or float for the float copy)
+template <class T>
+__device__ inline void gather(const int *cell_nodes, int e, const T *x, double *ue)
 {
   const int *cd = cell_nodes + (size_t)e * MF_NN;
   for (int i = 0; i < MF_NN; i++)
-    for (int c = 0; c < MF_NC; c++) ue[i * MF_NC + c] = x[(size_t)cd[i] * MF_NC + c];
+    for (int c = 0; c < MF_NC; c++) ue[i * MF_NC + c] = (double)x[(size_t)cd[i] * MF_NC + c];
 }
 
-__device__ inline void scatter_add(const int *cell_nodes, int e, const double *ve, double *y)
+template <class T>
+__device__ inline void scatter_add(const int *cell_nodes, int e, const double *ve, T *y)
 {
   const int *cd = cell_nodes + (size_t)e * MF_NN;
   for (int i = 0; i < MF_NN; i++)
     for (int c = 0; c < MF_NC; c++)
-      if (ve[i * MF_NC + c] != 0.0) atomicAdd(&y[(size_t)cd[i] * MF_NC + c], ve[i * MF_NC + c]);
+      if (ve[i * MF_NC + c] != 0.0) atomicAdd(&y[(size_t)cd[i] * MF_NC + c], (T)ve[i * MF_NC + c]);
 }
 
 __device__ inline void flag(unsigned long long *f, int e, int q)
@@ -106,6 +119,7 @@ __device__ inline void flag(unsigned long long *f, int e, int q)
 
 } // namespace mfs
 
+#if !MF_FLOAT_COPY
 // The stored data (one thread per point): the g-functions at the point times the geometry, in the full
 // layout. bad: the first point (cell << 20 | q) of a degenerate cell; nonfinite: the first whose values
 // are not finite.
@@ -176,9 +190,13 @@ extern "C" __global__ void mfree_sx_varies(const double *coefq, long long n, uns
     *varies = (unsigned long long)id;
 }
 
-// y += A x (one thread per cell)
-extern "C" __global__ void mfree_sx_apply(const int *cell_nodes, const double *B, const double *G, const double *qd,
-                                          int ncells, const double *x, double *y)
+#endif
+
+// y += A x (one thread per cell); T: the vectors' and data's type (float: the operator's float copy, the
+// cell's work in double)
+template <class T>
+__device__ inline void apply_body(const int *cell_nodes, const double *B, const double *G, const T *qd, int ncells,
+                                  const T *x, T *y)
 {
   const long long e = mfs::thread_id();
   if (e >= ncells) return;
@@ -186,6 +204,18 @@ extern "C" __global__ void mfree_sx_apply(const int *cell_nodes, const double *B
   mfs::gather(cell_nodes, (int)e, x, ue);
   mfs::cell_local(B, G, qd, (int)e, ue, ve);
   mfs::scatter_add(cell_nodes, (int)e, ve, y);
+}
+#if MF_FLOAT_COPY
+extern "C" __global__ void mfree_sx_apply_f(const int *cell_nodes, const double *B, const double *G, const float *qd,
+                                            int ncells, const float *x, float *y)
+{
+  apply_body(cell_nodes, B, G, qd, ncells, x, y);
+}
+#else
+extern "C" __global__ void mfree_sx_apply(const int *cell_nodes, const double *B, const double *G, const double *qd,
+                                          int ncells, const double *x, double *y)
+{
+  apply_body(cell_nodes, B, G, qd, ncells, x, y);
 }
 
 // y += diag(A) (the CPU twin's cell_diagonal)
@@ -255,3 +285,4 @@ extern "C" __global__ void mfree_sx_assemble(const int *cell_nodes, const double
       if (ve[ic] != 0.0) atomicAdd(&vals[mf_csr_find(rowptr, colidx, cd[ic / MF_NC] * MF_NC + ic % MF_NC, col)], ve[ic]);
   }
 }
+#endif // MF_FLOAT_COPY

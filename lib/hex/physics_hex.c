@@ -816,12 +816,18 @@ static int create_single(mf_operator like, mf_operator *op)
     } else if (lh->inner) { /* the built-in's float copy */
       ierr = mf_operator_create_single(lh->inner, &h->inner);
       if (!ierr) delegate(o);
-    } else if (ctx->bk->physics.hex_setup) /* the device keeps the data: no float copy there yet */
-      ierr = ctx->bk->physics.hex_single
-                 ? ctx->bk->physics.hex_single(o, like)
-                 : mf_error_set(ctx, MF_ERR_UNSUPPORTED, __FILE__, __LINE__, __func__,
-                                "physics operators in single precision (float multigrid V-cycles): not on the %s "
-                                "backend yet (use MF_PRECISION_DOUBLE)", mf_context_backend(ctx));
+    } else if (ctx->bk->physics.hex_setup) { /* the device rounds its data (faces' g0 terms run on the host) */
+      if (!ctx->bk->physics.hex_single)
+        ierr = mf_error_set(ctx, MF_ERR_UNSUPPORTED, __FILE__, __LINE__, __func__,
+                            "physics operators in single precision (float multigrid V-cycles): not on the %s "
+                            "backend (use MF_PRECISION_DOUBLE)", mf_context_backend(ctx));
+      else if (h->nbf && mf_hex_phys_faces_has_operator(h))
+        ierr = mf_error_set(ctx, MF_ERR_UNSUPPORTED, __FILE__, __LINE__, __func__,
+                            "physics '%s' has boundary terms in its operator (g0 on faces), which run on the host "
+                            "in double on the %s backend: no float copy (use MF_PRECISION_DOUBLE)",
+                            h->ph.name, mf_context_backend(ctx));
+      else ierr = ctx->bk->physics.hex_single(o, like);
+    }
     else {
       o->ops.apply = apply_cpu;
       o->ops.apply_part = apply_part_cpu;

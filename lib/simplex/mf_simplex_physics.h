@@ -17,6 +17,7 @@ typedef struct {
   mf_simplex_basis basis; /* the space's degree at the operator's rule */
   mf_phys_layout lay;     /* as stored: nb = 1 (one block) or nc (the device: always the full layout) */
   double *qd;             /* cpu backend: ncells x nq x lay.n */
+  float *qdf;             /* cpu backend, the float copy (multigrid's float V-cycle): its data, rounded */
   void *dev;              /* cuda backend: the compiled kernels and the data on the device */
   /* boundary terms (physics_simplex_faces.c): the nbf boundary facets with one, cell by cell
    * (cell_bf_off[e] .. cell_bf_off[e + 1]): the local facet (the one opposite vertex bf_face) and the term;

@@ -101,16 +101,20 @@ static void cell_local(const mf_operator op, int e, const double *ue, double *ve
   const mf_phys_layout *L = &h->lay;
   const int dim = b->dim, N = b->nnodes, nq = b->nq, nc = L->nc;
   memset(ve, 0, sizeof(double) * (size_t)N * nc);
-  const double *D = h->qd + (size_t)e * nq * L->n;
+  const size_t first = (size_t)e * nq * L->n;
   for (int q = 0; q < nq; q++) {
     const double *B = b->B + (size_t)q * N, *G = b->G + (size_t)q * N * dim;
     double u[MF_MAX_COMPONENTS] = {0}, ref[MF_MAX_COMPONENTS * 3] = {0}, r0[MF_MAX_COMPONENTS], r1[MF_MAX_COMPONENTS * 3];
+    double Dq[MF_PHYS_MAX_ENTRIES];
+    const double *D = h->qd ? h->qd + first + (size_t)q * L->n : Dq;
+    if (!h->qd) /* the float copy: the point's entries in double, the cell's work too */
+      for (int i = 0; i < L->n; i++) Dq[i] = (double)h->qdf[first + (size_t)q * L->n + (size_t)i];
     for (int i = 0; i < N; i++)
       for (int c = 0; c < nc; c++) {
         u[c] += B[i] * ue[i * nc + c];
         for (int m = 0; m < dim; m++) ref[c * dim + m] += G[i * dim + m] * ue[i * nc + c];
       }
-    mf_phys_apply_point(L, D + (size_t)q * L->n, u, ref, r0, r1);
+    mf_phys_apply_point(L, D, u, ref, r0, r1);
     for (int i = 0; i < N; i++)
       for (int c = 0; c < nc; c++) {
         double s = B[i] * r0[c];
@@ -248,6 +252,24 @@ static int apply_cpu(mf_operator op, mf_vector x, mf_vector y)
                               op->space->cell_nodes, cell_apply, &a, y->data);
 }
 
+/* the float copy's y = A x (float vectors): through double copies of x and y, the cells' sums as in double */
+static int apply_cpu_single(mf_operator op, mf_vector x, mf_vector y)
+{
+  const size_t n = (size_t)op->space->nlocal;
+  double *xd = NULL, *yd = NULL;
+  int ierr = MF_CALLOC(op->ctx, n + 1, &xd);
+  if (!ierr) ierr = MF_CALLOC(op->ctx, n + 1, &yd);
+  for (size_t i = 0; !ierr && i < n; i++) xd[i] = (double)x->sdata[i];
+  cell_args a = {op, xd, NULL};
+  if (!ierr)
+    ierr = mf_simplex_cells_sum(op->ctx, op_mesh(op)->ncells, sp(op)->basis.nnodes, op->space->ncomp,
+                                op->space->cell_nodes, cell_apply, &a, yd);
+  for (size_t i = 0; !ierr && i < n; i++) y->sdata[i] = (float)yd[i];
+  free(xd);
+  free(yd);
+  return ierr;
+}
+
 static int diagonal_cpu(mf_operator op, mf_vector d)
 {
   cell_args a = {op, NULL, NULL};
@@ -288,6 +310,7 @@ static void destroy(mf_operator op)
   mf_simplex_basis_free(&h->basis);
   mf_simplex_phys_faces_free(h);
   free(h->qd);
+  free(h->qdf);
   mf_phys_release(&h->ph);
   free(h);
   op->data = NULL;
@@ -358,29 +381,56 @@ static int create_like(mf_operator like, mf_space space, mf_operator *op)
   return 0;
 }
 
-/* The copy in float (multigrid's float V-cycle): where the physics runs on the built-in kernels (the built-in
- * fit of the cuda backend: one component, g3 = c(x) I alone), their float twin; else refused (users' physics
- * has no float kernels). */
+static int describe(mf_space space, const mf_phys *ph, mf_quadrature quad, mf_operator *out);
+
+/* The copy in float (multigrid's float V-cycle). Where the physics runs on the built-in kernels (the built-in
+ * fit of the cuda backend: one component, g3 = c(x) I alone) their float twin; else its own kernels on its
+ * stored data rounded to float (the cells' work in double), applied to float vectors: no residual and no
+ * diagonal (the double operator's serve). On a device the facets' g0 terms run on the host in double:
+ * such a physics has no float copy there. */
 static int create_single(mf_operator like, mf_operator *op)
 {
   mf_context ctx = like->ctx;
+  const simplex_phys *lh = sp(like);
   const mf_simplex_op *sop = NULL;
   struct mf_simplex_cuda_op_s *dev = NULL;
   if (ctx->bk->physics.simplex_builtin) ctx->bk->physics.simplex_builtin(like, &sop, &dev);
-  /* collective: whether the physics runs on the built-in kernels is decided by each rank on its cells */
-  int ierr = sop && dev ? 0
-                        : mf_error_set(ctx, MF_ERR_UNSUPPORTED, __FILE__, __LINE__, __func__,
-                                       "physics '%s': a single-precision copy on simplices only where the physics runs "
-                                       "on the built-in kernels (the cuda backend; one component, g3 alone and a "
-                                       "nonzero multiple of the identity at every point, no f0, f1 or facet terms, "
-                                       "MFREE_PHYSICS_BUILTIN not 0); users' physics has no float kernels",
-                                       sp(like)->ph.name);
-  MF_CALL(mf_agree(ctx, ierr));
-  mf_pw_op pw = sp(like)->pw;
-  pw.kind = MF_OP_LAPLACE; /* what it runs as */
-  MF_CALL(mf_simplex_operator_single(like->space, &pw, &sp(like)->basis, sop, 0, 0.0, 0.0, dev, op));
-  (*op)->dirichlet = like->dirichlet;
-  return 0;
+  /* the ranks agree: each decided the fit on its own cells */
+  int fit = sop && dev;
+  const int rc = MPI_Allreduce(MPI_IN_PLACE, &fit, 1, MPI_INT, MPI_MIN, ctx->comm);
+  MF_CHECK(rc == MPI_SUCCESS, ctx, MF_ERR_MPI, "MPI_Allreduce failed (%d)", rc);
+  if (fit) {
+    mf_pw_op pw = lh->pw;
+    pw.kind = MF_OP_LAPLACE; /* what it runs as */
+    MF_CALL(mf_simplex_operator_single(like->space, &pw, &lh->basis, sop, 0, 0.0, 0.0, dev, op));
+    (*op)->dirichlet = like->dirichlet;
+    return 0;
+  }
+  const int device = ctx->backend != MF_BACKEND_CPU;
+  MF_CHECK(!device || ctx->bk->physics.simplex_single, ctx, MF_ERR_UNSUPPORTED,
+           "physics '%s': no single-precision copy on the %s backend (use MF_PRECISION_DOUBLE)", lh->ph.name,
+           mf_context_backend(ctx));
+  MF_CHECK(!device || !lh->nbf || !mf_simplex_phys_faces_has_operator(lh), ctx, MF_ERR_UNSUPPORTED,
+           "physics '%s' has boundary terms in its operator (g0 on facets), which run on the host in double on the "
+           "%s backend: no float copy (use MF_PRECISION_DOUBLE)",
+           lh->ph.name, mf_context_backend(ctx));
+  mf_operator o = NULL;
+  int ierr = describe(like->space, &lh->ph, lh->pw.quad, &o);
+  if (!o) return ierr;
+  simplex_phys *h = sp(o);
+  o->prec = MF_PRECISION_FLOAT;
+  o->dirichlet = like->dirichlet;
+  o->ops.diagonal = NULL;
+  o->ops.residual = NULL;
+  h->lay = lh->lay;
+  if (!ierr && device) ierr = ctx->bk->physics.simplex_single(o, like);
+  else if (!ierr) {
+    const size_t n = (size_t)o->space->ncells * h->basis.nq * h->lay.n;
+    o->ops.apply = apply_cpu_single;
+    ierr = MF_CALLOC(ctx, n + 1, &h->qdf);
+    for (size_t i = 0; !ierr && i < n; i++) h->qdf[i] = (float)lh->qd[i];
+  }
+  return mf_operator_finish(o, ierr, op);
 }
 
 static const char *const names[] = {"a simplex mass", "a simplex Laplace", "a simplex Helmholtz",
@@ -399,17 +449,14 @@ static const mf_optype physics_simplex_type = {
     .assemble = assemble,
 };
 
-int mf_simplex_physics_create(mf_space space, const mf_phys *ph, mf_quadrature quad, mf_operator *op)
+/* The operator's description on space: the physics, its rule and basis, its facets with terms; no data yet.
+ * *out: the operator, to be finished by the caller (NULL where its allocation failed). */
+static int describe(mf_space space, const mf_phys *ph, mf_quadrature quad, mf_operator *out)
 {
   mf_context ctx = space->ctx;
-  const int device = ctx->bk->physics.simplex_setup != NULL;
-  MF_CHECK(ctx->backend == MF_BACKEND_CPU || device, ctx, MF_ERR_UNSUPPORTED,
-           "pointwise physics on simplices: not on the %s backend", mf_context_backend(ctx));
-  MF_CHECK(!device || ph->from_source, ctx, MF_ERR_UNSUPPORTED,
-           "on the %s backend a physics runs from its source (mf_physics_set_source): functions compiled for the "
-           "host cannot run on the device", mf_context_backend(ctx));
   simplex_phys *h = NULL;
   mf_operator o = NULL;
+  *out = NULL;
   MF_CALL(MF_CALLOC_AGREED(ctx, 1, &h));
   h->pw.kind = MF_OP_PHYSICS;
   h->pw.quad = quad;
@@ -424,12 +471,29 @@ int mf_simplex_physics_create(mf_space space, const mf_phys *ph, mf_quadrature q
     free(h);
     return mf_agree(ctx, ierr);
   }
+  *out = o;
   o->ops.apply = apply_cpu;
   o->ops.diagonal = diagonal_cpu;
   o->ops.residual = residual_cpu;
   const int qdegree = 2 * space->degree + (quad == MF_QUAD_GAUSS_P2 ? 2 : 0);
   ierr = mf_simplex_basis_setup(ctx, space->dim, space->degree, qdegree, &h->basis);
   if (!ierr) ierr = mf_simplex_phys_faces_setup(o);
+  return ierr;
+}
+
+int mf_simplex_physics_create(mf_space space, const mf_phys *ph, mf_quadrature quad, mf_operator *op)
+{
+  mf_context ctx = space->ctx;
+  const int device = ctx->bk->physics.simplex_setup != NULL;
+  MF_CHECK(ctx->backend == MF_BACKEND_CPU || device, ctx, MF_ERR_UNSUPPORTED,
+           "pointwise physics on simplices: not on the %s backend", mf_context_backend(ctx));
+  MF_CHECK(!device || ph->from_source, ctx, MF_ERR_UNSUPPORTED,
+           "on the %s backend a physics runs from its source (mf_physics_set_source): functions compiled for the "
+           "host cannot run on the device", mf_context_backend(ctx));
+  mf_operator o = NULL;
+  int ierr = describe(space, ph, quad, &o);
+  if (!o) return ierr;
+  simplex_phys *h = sp(o);
   /* on a device backend its kernels (compiled from the source) make the data there and set op's steps */
   if (!ierr) ierr = device ? ctx->bk->physics.simplex_setup(o) : setup_cpu(o);
   if (!ierr && device && h->nbf) { /* the facets' terms added on the host */
