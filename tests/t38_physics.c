@@ -1326,6 +1326,107 @@ static const char *konst_source =
     "  for (int d = 0; d < dim; d++) g3[d * dim + d] = 2.5;\n"
     "}\n";
 
+/* ---- boundary terms given as source (mf_physics_set_boundary_source) */
+
+/* robin_f0, robin_g0 and neumann_f0 above, as source text (appended to laplace_source) */
+static const char *boundary_source =
+    "static double u_ex(int dim, const double *x) { return exp(x[0]) * sin(1.3 * x[1]) + (dim == 3 ? x[2] * x[2] : 0.0); }\n"
+    "static double dn_ex(int dim, const double *x, const double *n)\n"
+    "{\n"
+    "  const double g[3] = {exp(x[0]) * sin(1.3 * x[1]), 1.3 * exp(x[0]) * cos(1.3 * x[1]), dim == 3 ? 2.0 * x[2] : 0.0};\n"
+    "  double dn = 0.0;\n"
+    "  for (int d = 0; d < dim; d++) dn += g[d] * n[d];\n"
+    "  return dn;\n"
+    "}\n"
+    "void b_robin_f0(int dim, int nc, const double *u, const double *x, const double *n, const double *k, double *f0)\n"
+    "{\n"
+    "  f0[0] = k[0] * u[0] - (dn_ex(dim, x, n) + k[0] * u_ex(dim, x));\n"
+    "}\n"
+    "void b_robin_g0(int dim, int nc, const double *u, const double *x, const double *n, const double *k, double *g0)\n"
+    "{\n"
+    "  g0[0] = k[0];\n"
+    "}\n"
+    "void b_neumann_f0(int dim, int nc, const double *u, const double *x, const double *n, const double *k, double *f0)\n"
+    "{\n"
+    "  f0[0] = -dn_ex(dim, x, n);\n"
+    "}\n"
+    "void b_nan(int dim, int nc, const double *u, const double *x, const double *n, const double *k, double *f0)\n"
+    "{\n"
+    "  f0[0] = x[0] > 0.5 ? NAN : 0.0;\n"
+    "}\n";
+
+/* the Laplace of laplace_source with Robin (robin: else Neumann) terms on tag 2 and on tag 3 in 3D, as C
+ * functions (source 0) or as source (1); the constants {0.8} */
+static mf_operator boundary_physics(mf_context ctx, mf_space s, int dim, int robin, int source)
+{
+  static char text[8192];
+  snprintf(text, sizeof text, "%s%s", laplace_source, boundary_source);
+  mf_physics ph = NULL;
+  mf_operator A = NULL;
+  T_CALL(mf_physics_create(ctx, 1, &ph));
+  T_CALL(mf_physics_set_source(ph, text, "g3=stiffness f1=flux"));
+  T_CALL(mf_physics_set_constants(ph, 1, (const double[]){0.8}));
+  for (int tag = 2; tag <= (dim == 3 ? 3 : 2); tag++) {
+    if (source) T_CALL(mf_physics_set_boundary_source(ph, tag, robin ? "f0=b_robin_f0 g0=b_robin_g0" : "f0=b_neumann_f0"));
+    else T_CALL(mf_physics_set_boundary(ph, tag, robin ? robin_f0 : neumann_f0, robin ? robin_g0 : NULL));
+  }
+  T_CALL(mf_operator_create_physics(s, ph, MF_QUAD_GAUSS, &A));
+  mf_physics_destroy(&ph);
+  return A;
+}
+
+/* F_A(x) = F_B(x) to tol */
+static void same_residuals(mf_operator A, mf_operator B, mf_space s, double tol, const char *what)
+{
+  mf_vector x = NULL, ra = NULL, rb = NULL;
+  T_CALL(mf_vector_create(s, &x));
+  T_CALL(mf_vector_create(s, &ra));
+  T_CALL(mf_vector_create(s, &rb));
+  T_CALL(mf_vector_set_random(x, 19));
+  T_CALL(mf_operator_residual(A, x, ra));
+  T_CALL(mf_operator_residual(B, x, rb));
+  const double e = rel_diff(s, ra, rb);
+  T_CHECK(e <= tol, "%s: the residuals differ by %.3g (relative)", what, e);
+  mf_vector_destroy(&x);
+  mf_vector_destroy(&ra);
+  mf_vector_destroy(&rb);
+}
+
+/* Boundary terms as source equal the same terms as C functions (product, diagonal, residual; Neumann and
+ * Robin; hexahedra with hanging nodes and simplices, 2D and 3D), and the refusals of their names. */
+static void boundary_source_case(mf_context ctx)
+{
+  for (int simplex = 0; simplex <= (nranks == 1 ? 1 : 0); simplex++)
+    for (int dim = 2; dim <= 3; dim++) {
+      mf_mesh mesh = NULL;
+      mf_space s = NULL;
+      if (simplex) T_CALL(mf_mesh_create(ctx, dim == 2 ? "square-tris" : "cube-tets", dim, 2, &mesh));
+      else t_mesh(ctx, "cube", dim, dim == 2 ? 2 : 1, 1, &mesh);
+      T_CALL(mf_space_create(mesh, 2, &s));
+      for (int robin = 0; robin <= 1; robin++) {
+        char what[96];
+        snprintf(what, sizeof what, "%s %dD %s as source", simplex ? "simplex" : "hex", dim, robin ? "Robin" : "Neumann");
+        mf_operator A = boundary_physics(ctx, s, dim, robin, 0), B = boundary_physics(ctx, s, dim, robin, 1);
+        same_operator(A, B, s, 1e-13, what);
+        same_residuals(A, B, s, 1e-13, what);
+        mf_operator_destroy(&A);
+        mf_operator_destroy(&B);
+      }
+      mf_space_destroy(&s);
+      mf_mesh_destroy(&mesh);
+    }
+  mf_physics ph = NULL;
+  T_CALL(mf_physics_create(ctx, 1, &ph));
+  EXPECT(mf_physics_set_boundary_source(ph, 2, "f0=b_neumann_f0"), MF_ERR_ARGUMENT, "give the physics its source first");
+  T_CALL(mf_physics_set_source(ph, laplace_source, "g3=stiffness"));
+  EXPECT(mf_physics_set_boundary_source(ph, 2, "f1=b_neumann_f0"), MF_ERR_ARGUMENT, "f0 or g0");
+  EXPECT(mf_physics_set_boundary_source(ph, 2, "f0=9x"), MF_ERR_ARGUMENT, "is not a C name");
+  EXPECT(mf_physics_set_boundary_source(ph, 2, ""), MF_ERR_ARGUMENT, "name no function");
+  EXPECT(mf_physics_set_boundary_source(ph, 0, "f0=b"), MF_ERR_ARGUMENT, "tags are positive");
+  EXPECT(mf_physics_set_boundary_source(ph, 2, NULL), MF_ERR_NULL, "functions is NULL");
+  mf_physics_destroy(&ph);
+}
+
 /* ---- the float copy of a physics' own kernels (multigrid's float V-cycle) */
 
 /* A's float copy against A on a random x: the products agree to float rounding (1e-5 relative, 2-norm)
@@ -2076,6 +2177,7 @@ int main(int argc, char **argv)
   elasticity_convergence(ctx);
   tags_case(ctx);
   boundary_case(ctx);
+  boundary_source_case(ctx);
   source_case(ctx);
   refusals(ctx);
   mf_context_destroy(&ctx);

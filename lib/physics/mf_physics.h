@@ -43,6 +43,8 @@ typedef void (*mf_phys_bfn)(int dim, int nc, const double *u, const double *x, c
                             double *out);
 /** The most boundary tags a physics has terms on (mf_physics_set_boundary). */
 #define MF_PHYS_MAX_BOUNDARY 8
+/** The longest name of a function in a physics' source, with its terminating zero. */
+#define MF_PHYS_MAX_NAME 64
 
 /** What an operator keeps of a physics (a copy: the user's object may go after the operator is made). */
 typedef struct mf_phys_s {
@@ -65,6 +67,10 @@ typedef struct mf_phys_s {
   int nbound;
   int btag[MF_PHYS_MAX_BOUNDARY];
   mf_phys_bfn bf0[MF_PHYS_MAX_BOUNDARY], bg0[MF_PHYS_MAX_BOUNDARY];
+  /* terms given as source (mf_physics_set_boundary_source): the names of term i's f0 and g0 in the source
+   * ("": none; bf0, bg0 then filled where the source is compiled for the host) */
+  int bsrc[MF_PHYS_MAX_BOUNDARY];
+  char bname[MF_PHYS_MAX_BOUNDARY][2][MF_PHYS_MAX_NAME];
 } mf_phys;
 
 /** The stored layout of one point: the blocks present, their offsets, nb components (1: one block for

@@ -22,6 +22,10 @@ const char *mf_phys_source_text(const mf_phys *ph);
 const char *mf_phys_source_origin(const mf_phys *ph);
 /** The name of function t (0 f0, 1 f1, 2..5 g0..g3) in the source, NULL if none. */
 const char *mf_phys_source_name(const mf_phys *ph, int t);
+/** "f0=name g0=name" (either may be missing) into names[0], names[1] ("": none); 0 or MF_ERR_ARGUMENT. */
+int mf_phys_boundary_names(mf_context ctx, const char *spec, char names[2][MF_PHYS_MAX_NAME]);
+/** Whether a boundary term of ph is given as source. */
+int mf_phys_has_boundary_source(const mf_phys *ph);
 /** The cpu backend: the source compiled by the system C compiler into a shared object (or that object
  *  taken from the cache) and ph's f and g set to its functions. Nothing for a physics of functions.
  *  Timed as set-up phase "compile". */

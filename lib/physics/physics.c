@@ -135,6 +135,25 @@ int mf_physics_set_boundary(mf_physics ph, int tag, mf_boundary_fn f0, mf_bounda
   p->btag[i] = tag;
   p->bf0[i] = f0;
   p->bg0[i] = g0;
+  p->bsrc[i] = 0;
+  memset(p->bname[i], 0, sizeof p->bname[i]);
+  return 0;
+}
+
+int mf_physics_set_boundary_source(mf_physics ph, int tag, const char *functions)
+{
+  MF_CHECK(ph, NULL, MF_ERR_NULL, "physics is NULL");
+  MF_CHECK(functions, ph->ctx, MF_ERR_NULL, "functions is NULL");
+  MF_CHECK(ph->ph.from_source, ph->ctx, MF_ERR_ARGUMENT,
+           "boundary functions '%s' as source: give the physics its source first (mf_physics_set_source)", functions);
+  char names[2][MF_PHYS_MAX_NAME];
+  MF_CALL(mf_phys_boundary_names(ph->ctx, functions, names));
+  MF_CALL(mf_physics_set_boundary(ph, tag, NULL, NULL));
+  mf_phys *p = &ph->ph;
+  int i = 0;
+  while (p->btag[i] != tag) i++;
+  p->bsrc[i] = 1;
+  memcpy(p->bname[i], names, sizeof names);
   return 0;
 }
 
@@ -369,6 +388,13 @@ int mf_operator_create_physics(mf_space space, mf_physics ph, mf_quadrature quad
   mf_phys copy = *p;
   mf_phys_retain(&copy);
   int ierr = ctx->backend == MF_BACKEND_CPU ? mf_phys_compile_cpu(ctx, &copy) : 0;
+  if (!ierr && ctx->backend != MF_BACKEND_CPU && mf_phys_has_boundary_source(&copy)) {
+    /* boundary terms as source on a device backend: their host functions too (where the faces' terms run
+     * on the host); the volume's functions stay the device's */
+    ierr = mf_phys_compile_cpu(ctx, &copy);
+    for (int t = 0; t < 2; t++) copy.f[t] = NULL;
+    for (int t = 0; t < 4; t++) copy.g[t] = NULL;
+  }
   /* a gallery entry on a backend that compiles at run time: the same entry as source */
   if (!ierr && ctx->backend != MF_BACKEND_CPU && !copy.from_source && copy.gallery_functions)
     ierr = mf_phys_source_set(&copy, ctx, mf_phys_gallery_source, strlen(mf_phys_gallery_source), "mfree gallery",

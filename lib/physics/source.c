@@ -25,7 +25,7 @@ struct mf_phys_src_s {
   int refs;
   char *text;   /* the source */
   char *origin; /* its file, or "physics source" for a string: the compilers' messages name it */
-  char names[6][64]; /* the functions of f0, f1, g0..g3 ("" : none) */
+  char names[6][MF_PHYS_MAX_NAME]; /* the functions of f0, f1, g0..g3 ("" : none) */
 };
 
 void mf_phys_retain(mf_phys *ph)
@@ -47,10 +47,12 @@ const char *mf_phys_source_text(const mf_phys *ph) { return ph->src ? ph->src->t
 const char *mf_phys_source_origin(const mf_phys *ph) { return ph->src ? ph->src->origin : NULL; }
 const char *mf_phys_source_name(const mf_phys *ph, int t) { return ph->src && ph->src->names[t][0] ? ph->src->names[t] : NULL; }
 
-/* "g3=stiffness f1=flux" (spaces or commas between) into names; 0 or MF_ERR_ARGUMENT */
-static int parse_functions(mf_context ctx, const char *spec, char names[6][64])
+/* "g3=stiffness f1=flux" (spaces or commas between) into names[k] for the kinds kind[0..nk) ("" where not
+ * named); 0 or MF_ERR_ARGUMENT (which: the kinds, example: an entry, for the message) */
+static int parse_list(mf_context ctx, const char *spec, const char *const *kind, int nk, char (*names)[MF_PHYS_MAX_NAME],
+                      const char *which, const char *example)
 {
-  memset(names, 0, 6 * 64);
+  memset(names, 0, (size_t)nk * MF_PHYS_MAX_NAME);
   const char *p = spec;
   int any = 0;
   while (*p) {
@@ -58,24 +60,41 @@ static int parse_functions(mf_context ctx, const char *spec, char names[6][64])
     if (!*p) break;
     const char *eq = strchr(p, '=');
     int t = -1;
-    for (int k = 0; k < 6 && eq; k++)
-      if ((size_t)(eq - p) == 2 && !strncmp(p, fname[k], 2)) t = k;
+    for (int k = 0; k < nk && eq; k++)
+      if ((size_t)(eq - p) == 2 && !strncmp(p, kind[k], 2)) t = k;
     MF_CHECK(t >= 0, ctx, MF_ERR_ARGUMENT,
-             "functions '%s': expected entries like g3=name (f0, f1, g0, g1, g2 or g3, '=' and a C name), at '%.20s'",
-             spec, p);
+             "functions '%s': expected entries like %s (%s, '=' and a C name), at '%.20s'", spec, example, which, p);
     const char *n = eq + 1, *e = n;
     while (*e == '_' || (*e >= 'a' && *e <= 'z') || (*e >= 'A' && *e <= 'Z') || (*e >= '0' && *e <= '9')) e++;
-    MF_CHECK(e > n && !(*n >= '0' && *n <= '9') && (size_t)(e - n) < 64, ctx, MF_ERR_ARGUMENT,
-             "functions '%s': '%.*s' after %s= is not a C name (letters, digits, _; at most 63)", spec,
-             (int)(e - n > 40 ? 40 : e - n), n, fname[t]);
-    MF_CHECK(!names[t][0], ctx, MF_ERR_ARGUMENT, "functions '%s': %s named twice", spec, fname[t]);
+    MF_CHECK(e > n && !(*n >= '0' && *n <= '9') && (size_t)(e - n) < MF_PHYS_MAX_NAME, ctx, MF_ERR_ARGUMENT,
+             "functions '%s': '%.*s' after %s= is not a C name (letters, digits, _; at most %d)", spec,
+             (int)(e - n > 40 ? 40 : e - n), n, kind[t], MF_PHYS_MAX_NAME - 1);
+    MF_CHECK(!names[t][0], ctx, MF_ERR_ARGUMENT, "functions '%s': %s named twice", spec, kind[t]);
     memcpy(names[t], n, (size_t)(e - n));
     any = 1;
     p = e;
     MF_CHECK(!*p || *p == ' ' || *p == ',' || *p == '\t' || *p == '\n', ctx, MF_ERR_ARGUMENT,
-             "functions '%s': unexpected '%c' after %s=%s", spec, *p, fname[t], names[t]);
+             "functions '%s': unexpected '%c' after %s=%s", spec, *p, kind[t], names[t]);
   }
-  MF_CHECK(any, ctx, MF_ERR_ARGUMENT, "functions '%s' name no function (e.g. \"f1=flux g3=stiffness\")", spec);
+  MF_CHECK(any, ctx, MF_ERR_ARGUMENT, "functions '%s' name no function (e.g. \"%s\")", spec, example);
+  return 0;
+}
+
+static int parse_functions(mf_context ctx, const char *spec, char names[6][MF_PHYS_MAX_NAME])
+{
+  return parse_list(ctx, spec, fname, 6, names, "f0, f1, g0, g1, g2 or g3", "g3=name");
+}
+
+int mf_phys_boundary_names(mf_context ctx, const char *spec, char names[2][MF_PHYS_MAX_NAME])
+{
+  static const char *const bkind[2] = {"f0", "g0"};
+  return parse_list(ctx, spec, bkind, 2, names, "f0 or g0", "f0=name");
+}
+
+int mf_phys_has_boundary_source(const mf_phys *ph)
+{
+  for (int t = 0; t < ph->nbound; t++)
+    if (ph->bsrc[t]) return 1;
   return 0;
 }
 
@@ -83,7 +102,7 @@ int mf_phys_source_set(mf_phys *obj, mf_context ctx, const char *text, size_t le
                        const char *functions)
 {
   struct mf_phys_src_s *s = NULL;
-  char names[6][64];
+  char names[6][MF_PHYS_MAX_NAME];
   MF_CALL(parse_functions(ctx, functions, names));
   MF_CALL(MF_CALLOC(ctx, 1, &s));
   s->refs = 1;
@@ -281,8 +300,16 @@ static int take_table(void *h, mf_phys *ph)
     if (!ph->src_has[t]) continue;
     if (!table[t]) return 1;
   }
+  for (int t = 0; t < ph->nbound; t++)
+    for (int w = 0; w < 2; w++)
+      if (ph->bsrc[t] && ph->bname[t][w][0] && !table[6 + 2 * t + w]) return 1;
   for (int t = 0; t < 2; t++) ph->f[t] = ph->src_has[t] ? (mf_phys_fn)table[t] : NULL;
   for (int t = 0; t < 4; t++) ph->g[t] = ph->src_has[2 + t] ? (mf_phys_fn)table[2 + t] : NULL;
+  for (int t = 0; t < ph->nbound; t++)
+    if (ph->bsrc[t]) {
+      ph->bf0[t] = ph->bname[t][0][0] ? (mf_phys_bfn)table[6 + 2 * t] : NULL;
+      ph->bg0[t] = ph->bname[t][1][0] ? (mf_phys_bfn)table[6 + 2 * t + 1] : NULL;
+    }
   return 0;
 }
 
@@ -309,8 +336,19 @@ static int run_compiler(const mf_phys *ph, const char *dir, const char *stem, co
   for (int t = 0; t < 6; t++)
     if (ph->src->names[t][0]) fprintf(f, "void %s(int, int, const double *, const double *, const double *, const double *, double *);\n",
                                       ph->src->names[t]);
-  fprintf(f, "void *mfree_physics_table_[6] = {");
+  /* then the boundary terms' given as source: f0, g0 of term t at 6 + 2 t, 7 + 2 t */
+  for (int t = 0; t < ph->nbound; t++)
+    for (int w = 0; w < 2; w++)
+      if (ph->bsrc[t] && ph->bname[t][w][0])
+        fprintf(f, "void %s(int, int, const double *, const double *, const double *, const double *, double *);\n",
+                ph->bname[t][w]);
+  fprintf(f, "void *mfree_physics_table_[%d] = {", 6 + 2 * MF_PHYS_MAX_BOUNDARY);
   for (int t = 0; t < 6; t++) fprintf(f, "%s%s%s", t ? ", " : "", ph->src->names[t][0] ? "(void *)" : "0", ph->src->names[t]);
+  for (int t = 0; t < MF_PHYS_MAX_BOUNDARY; t++)
+    for (int w = 0; w < 2; w++) {
+      const int named = t < ph->nbound && ph->bsrc[t] && ph->bname[t][w][0];
+      fprintf(f, ", %s%s", named ? "(void *)" : "0", named ? ph->bname[t][w] : "");
+    }
   fprintf(f, "};\n");
   fclose(f);
   snprintf(cmd, sizeof cmd, "%s -O2 -fPIC -shared -std=gnu11 -Wl,-z,defs -o '%s' '%s' -lm > '%s' 2>&1", compiler(), so_path,
@@ -347,9 +385,11 @@ int mf_phys_compile_cpu(mf_context ctx, mf_phys *ph)
   if (!ph->from_source) return 0;
   const double t0 = mf_phase_begin(ctx);
   char dir[1024], key[17], name[64], so[1200];
-  const char *parts[10] = {"mfree " MF_LIB_VERSION, "cpu", compiler(), ph->src->text};
+  const char *parts[10 + 2 * MF_PHYS_MAX_BOUNDARY] = {"mfree " MF_LIB_VERSION, "cpu", compiler(), ph->src->text};
   for (int t = 0; t < 6; t++) parts[4 + t] = ph->src->names[t];
-  mf_jit_key(parts, 10, key);
+  for (int t = 0; t < MF_PHYS_MAX_BOUNDARY; t++) /* the boundary terms' names: table places 6 + 2 t, 7 + 2 t */
+    for (int w = 0; w < 2; w++) parts[10 + 2 * t + w] = t < ph->nbound && ph->bsrc[t] ? ph->bname[t][w] : "";
+  mf_jit_key(parts, 10 + 2 * MF_PHYS_MAX_BOUNDARY, key);
   const int cached = !mf_jit_cache_dir(ctx, dir, sizeof dir);
   char tmpdir[1024] = "";
   if (!cached) { /* a private folder for this compile, removed once loaded */
