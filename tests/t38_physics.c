@@ -1427,6 +1427,97 @@ static void boundary_source_case(mf_context ctx)
   mf_physics_destroy(&ph);
 }
 
+/* A x, diag(A) and F(x) of Ac (cpu) and Ag (cuda) on the same x agree to tol (relative 2-norms) */
+static void cpu_cuda_same(mf_operator Ac, mf_space sc, mf_operator Ag, mf_space sg, double tol, const char *what)
+{
+  int n = 0, nl = 0;
+  T_CALL(mf_space_local_sizes(sc, &n, &nl));
+  mf_vector xc = NULL, xg = NULL, yc = NULL, yg = NULL;
+  T_CALL(mf_vector_create(sc, &xc));
+  T_CALL(mf_vector_create(sc, &yc));
+  T_CALL(mf_vector_create(sg, &xg));
+  T_CALL(mf_vector_create(sg, &yg));
+  T_CALL(mf_vector_set_random(xc, 23));
+  double *hx = host_values(sc, xc);
+  T_CALL(mf_vector_set_values(xg, hx));
+  free(hx);
+  static const char *const step[3] = {"product", "diagonal", "residual"};
+  for (int k = 0; k < 3; k++) {
+    if (k == 0) {
+      T_CALL(mf_operator_apply(Ac, xc, yc));
+      T_CALL(mf_operator_apply(Ag, xg, yg));
+    } else if (k == 1) {
+      T_CALL(mf_operator_diagonal(Ac, yc));
+      T_CALL(mf_operator_diagonal(Ag, yg));
+    } else {
+      T_CALL(mf_operator_residual(Ac, xc, yc));
+      T_CALL(mf_operator_residual(Ag, xg, yg));
+    }
+    double *hc = host_values(sc, yc), *hg = host_values(sg, yg), num = 0.0, den = 0.0;
+    for (int i = 0; i < n; i++) num += (hc[i] - hg[i]) * (hc[i] - hg[i]), den += hc[i] * hc[i];
+    T_CHECK(den > 0.0 && sqrt(num / den) <= tol, "%s: the cuda %s differs from the cpu's by %.3g", what, step[k],
+            sqrt(num / (den > 0.0 ? den : 1.0)));
+    free(hc);
+    free(hg);
+  }
+  mf_vector_destroy(&xc), mf_vector_destroy(&xg), mf_vector_destroy(&yc), mf_vector_destroy(&yg);
+}
+
+/* Boundary terms as source on the device (simplices: the facets' kernel; hexahedra: on the host, compiled
+ * there) against the cpu's C functions: Neumann and Robin, triangles, tetrahedra, hexahedra with hanging
+ * nodes; a boundary f0 that is not finite named with its point */
+static void cuda_boundary_source_case(mf_context cc, mf_context gc)
+{
+  for (int m = 0; m < 4; m++)
+    for (int robin = 0; robin <= 1; robin++) {
+      const int dim = m == 0 ? 2 : 3;
+      mf_mesh mc = NULL, mg = NULL;
+      mf_space sc = NULL, sg = NULL;
+      if (m < 2) {
+        T_CALL(mf_mesh_create(cc, dim == 2 ? "square-tris" : "cube-tets", dim, 2, &mc));
+        T_CALL(mf_mesh_create(gc, dim == 2 ? "square-tris" : "cube-tets", dim, 2, &mg));
+      } else {
+        t_mesh(cc, "cube", 3, 1, m == 3, &mc);
+        t_mesh(gc, "cube", 3, 1, m == 3, &mg);
+      }
+      for (int p = 1; p <= 2; p++) {
+        T_CALL(mf_space_create(mc, p, &sc));
+        T_CALL(mf_space_create(mg, p, &sg));
+        mf_operator Ac = boundary_physics(cc, sc, dim, robin, 0), Ag = boundary_physics(gc, sg, dim, robin, 1);
+        char what[96];
+        snprintf(what, sizeof what, "%s as source, %s p=%d", robin ? "Robin" : "Neumann",
+                 m == 0 ? "triangles" : m == 1 ? "tetrahedra" : m == 2 ? "hexahedra" : "hexahedra (adapted)", p);
+        if (getenv("T38_VERBOSE")) printf("%s\n", what), fflush(stdout);
+        cpu_cuda_same(Ac, sc, Ag, sg, 1e-12, what);
+        mf_operator_destroy(&Ac), mf_operator_destroy(&Ag);
+        mf_space_destroy(&sc), mf_space_destroy(&sg);
+      }
+      mf_mesh_destroy(&mc), mf_mesh_destroy(&mg);
+    }
+  /* NaN from a boundary f0 on the device: refused, naming the facet point and x */
+  static char text[8192];
+  snprintf(text, sizeof text, "%s%s", laplace_source, boundary_source);
+  mf_mesh mesh = NULL;
+  mf_space s = NULL;
+  mf_physics ph = NULL;
+  mf_operator A = NULL;
+  mf_vector u = NULL, r = NULL;
+  T_CALL(mf_mesh_create(gc, "cube-tets", 3, 1, &mesh));
+  T_CALL(mf_space_create(mesh, 2, &s));
+  T_CALL(mf_physics_create(gc, 1, &ph));
+  T_CALL(mf_physics_set_source(ph, text, "g3=stiffness"));
+  T_CALL(mf_physics_set_boundary_source(ph, 2, "f0=b_nan"));
+  T_CALL(mf_operator_create_physics(s, ph, MF_QUAD_GAUSS, &A));
+  T_CALL(mf_vector_create(s, &u));
+  T_CALL(mf_vector_create(s, &r));
+  EXPECT(mf_operator_residual(A, u, r), MF_ERR_ARGUMENT, "a boundary f0 gave a value that is not finite at facet point");
+  mf_vector_destroy(&u), mf_vector_destroy(&r);
+  mf_operator_destroy(&A);
+  mf_physics_destroy(&ph);
+  mf_space_destroy(&s);
+  mf_mesh_destroy(&mesh);
+}
+
 /* ---- the float copy of a physics' own kernels (multigrid's float V-cycle) */
 
 /* A's float copy against A on a random x: the products agree to float rounding (1e-5 relative, 2-norm)
@@ -1762,6 +1853,7 @@ static void cuda_simplex_case(mf_context cc, mf_context gc)
   cuda_simplex_fit_case(cc, gc);
   cuda_simplex_float_case(cc, gc);
   float_copy_case(gc, 0, 1);
+  cuda_boundary_source_case(cc, gc);
   /* simplices: the same source through the device's simplex kernels (simplex_phys_jit.cuh) */
   for (int dim = 2; dim <= 3; dim++)
     for (int p = 1; p <= 3; p++) {

@@ -16,6 +16,7 @@ extern "C" { /* the simplex headers declare C functions without a guard of their
 #include <stdlib.h>
 #include <string.h>
 #include <string>
+#include <vector>
 
 namespace {
 
@@ -29,6 +30,9 @@ const unsigned threads = 128; // per block: one thread per cell (or per point of
 
 struct sx_dev {
   cudaKernel_t setup, apply, apply_f, diagonal, residual, assemble, coef, varies; // apply_f: the float copy's
+  cudaKernel_t facets; // the facets' terms (every term given as source), else NULL
+  int *bf_cell, *bf_face, *bf_term; // the boundary facet entries: cell, local facet, term
+  double *fx, *fphi, *fw;           // the facet rule in each local facet's reference coordinates, the basis there
   // the built-in fit: the built-in operator's device form (its c(x_q) made here from g3) and its host
   // description; NULL where the physics keeps its own data (qd)
   mf_simplex_cuda_op builtin;
@@ -45,6 +49,15 @@ sx_dev *dev_of(mf_operator op) { return (sx_dev *)mf_sxphys(op)->dev; }
 const mf_simplex_mesh *mesh_of(mf_operator op) { return mf_simplex_space_mesh(op->space); }
 unsigned blocks(long long n) { return (unsigned)((n + threads - 1) / threads); }
 
+// whether the facets' terms run on the device: there are some, every term given as source
+bool facets_on_device(const mf_simplex_phys *h)
+{
+  if (!h->nbf) return false;
+  for (int t = 0; t < h->ph.nbound; t++)
+    if (!h->ph.bsrc[t]) return false;
+  return true;
+}
+
 std::string program(const mf_simplex_phys *h, const mf_space s, bool single)
 {
   const mf_phys *ph = &h->ph;
@@ -57,6 +70,19 @@ std::string program(const mf_simplex_phys *h, const mf_space s, bool single)
            ph->src_has[0], ph->src_has[1], h->lay.n);
   std::string t = buf;
   t += mf_jit::physics_glue(ph);
+  if (!single && facets_on_device(h)) { // the facets' kernel and the glue of the boundary terms
+    snprintf(buf, sizeof buf, "#define MF_FACETS 1\n#define MF_FQ %d\n", h->fq);
+    t += buf;
+    t += "__device__ inline void mfree_b(int t, int w, int dim, int nc, const double *u, const double *x, const double *n,"
+         " const double *k, double *out)\n{\n  switch (2 * t + w) {\n";
+    for (int b = 0; b < ph->nbound; b++)
+      for (int w = 0; w < 2; w++)
+        if (ph->bname[b][w][0]) {
+          snprintf(buf, sizeof buf, "  case %d: %s(dim, nc, u, x, n, k, out); break;\n", 2 * b + w, ph->bname[b][w]);
+          t += buf;
+        }
+    t += "  default: break;\n  }\n}\n";
+  }
   t += "#include \"cuda/simplex_phys_jit.cuh\"\n";
   return t;
 }
@@ -76,6 +102,12 @@ void free_dev(sx_dev *d)
   cudaFree(d->k);
   mf_cuda_free(d->ctx, d->qd);
   mf_cuda_free(d->ctx, d->qdf);
+  cudaFree(d->bf_cell);
+  cudaFree(d->bf_face);
+  cudaFree(d->bf_term);
+  cudaFree(d->fx);
+  cudaFree(d->fphi);
+  cudaFree(d->fw);
   delete d;
 }
 
@@ -170,6 +202,79 @@ int residual_op(mf_operator op, mf_vector u, mf_vector r)
   return ierr;
 }
 
+// The facets' terms of mode (0 the operator's, 1 the residual's, 2 the diagonal's) added into y: mfree_sx_facets
+int facets_add(mf_operator op, int mode, const mf_vector x, mf_vector y)
+{
+  mf_context ctx = op->ctx;
+  sx_dev *d = dev_of(op);
+  const mf_simplex_phys *h = mf_sxphys(op);
+  if (mode != 1 && !mf_simplex_phys_faces_has_operator(h)) return 0;
+  unsigned long long *flag = NULL;
+  MF_CALL(new_flag(ctx, &flag));
+  const double *xd = x ? x->data : NULL;
+  double *yd = y->data;
+  int nbf = h->nbf;
+  void *args[] = {(void *)&d->verts, (void *)&d->coords, (void *)&d->cells, (void *)&d->bf_cell, (void *)&d->bf_face,
+                  (void *)&d->bf_term, (void *)&nbf,     (void *)&d->fx,    (void *)&d->fphi,    (void *)&d->fw,
+                  (void *)&d->k,       (void *)&mode,    (void *)&xd,       (void *)&yd,         (void *)&flag};
+  int ierr = launch(ctx, d->facets, blocks(nbf), threads, 0, args, "simplex physics facets");
+  const long long f = ierr || mode != 1 ? -1 : first_flag(ctx, flag, &ierr);
+  cudaFree(flag);
+  if (!ierr && f >= 0) {
+    char xs[96];
+    double xq[3] = {0, 0, 0};
+    const int k = (int)(f >> 20), q = (int)(f & 0xfffff);
+    int e = 0; // the entry's cell
+    while (h->cell_bf_off[e + 1] <= k) e++;
+    mf_simplex_phys_facet_point(op, e, h->bf_face[k], q, xq); // the point's place, for the message
+    mf_point_text(op->space->dim, xq, xs, sizeof xs);
+    ierr = mf_error_set(ctx, MF_ERR_ARGUMENT, __FILE__, __LINE__, __func__,
+                        "physics '%s': a boundary f0 gave a value that is not finite at facet point %d of cell %d, x = "
+                        "%s: the boundary functions must give finite values",
+                        h->ph.name, q, e, xs);
+  }
+  return ierr;
+}
+int apply_facets_op(mf_operator op, mf_vector x, mf_vector y)
+{
+  MF_CALL(apply_op(op, x, y));
+  return facets_add(op, 0, x, y);
+}
+int diagonal_facets_op(mf_operator op, mf_vector dv)
+{
+  MF_CALL(diagonal_op(op, dv));
+  return facets_add(op, 2, NULL, dv);
+}
+int residual_facets_op(mf_operator op, mf_vector u, mf_vector r)
+{
+  MF_CALL(residual_op(op, u, r));
+  return facets_add(op, 1, u, r);
+}
+
+// the facets' lists and tables on the device, their kernel, and op's steps that add their terms
+int facets_setup(mf_operator op, sx_dev *d, cudaLibrary_t lib)
+{
+  mf_context ctx = op->ctx;
+  mf_simplex_phys *h = mf_sxphys(op);
+  const int dim = op->space->dim, N = h->basis.nnodes, ncells = op->space->ncells;
+  MF_CALL(kernel(ctx, lib, "mfree_sx_facets", &d->facets));
+  std::vector<int> cell((size_t)h->nbf + 1);
+  for (int e = 0; e < ncells; e++)
+    for (int k = h->cell_bf_off[e]; k < h->cell_bf_off[e + 1]; k++) cell[(size_t)k] = e;
+  MF_CALL(upload(ctx, &d->bf_cell, cell.data(), (size_t)h->nbf, "the boundary facets' cells"));
+  MF_CALL(upload(ctx, &d->bf_face, h->bf_face, (size_t)h->nbf, "the boundary facets"));
+  MF_CALL(upload(ctx, &d->bf_term, h->bf_term, (size_t)h->nbf, "the boundary facets' terms"));
+  MF_CALL(upload(ctx, &d->fx, h->fx, (size_t)(dim + 1) * h->fq * dim, "the facet rule"));
+  MF_CALL(upload(ctx, &d->fphi, h->fphi, (size_t)(dim + 1) * h->fq * N, "the facet rule's basis"));
+  MF_CALL(upload(ctx, &d->fw, h->fw, (size_t)h->fq, "the facet rule"));
+  MF_CALL(cells_on_device(op, d));
+  op->ops.apply = apply_facets_op;
+  op->ops.diagonal = diagonal_facets_op;
+  op->ops.residual = residual_facets_op;
+  h->faces_device = 1;
+  return 0;
+}
+
 // the kernels and tables on the device; single: the float copy's product alone (a library of its own), else
 // every other kernel and the mesh (its cells' vertices and coordinates)
 int make_dev(mf_operator op, sx_dev *d, bool single)
@@ -191,6 +296,7 @@ int make_dev(mf_operator op, sx_dev *d, bool single)
     MF_CALL(kernel(ctx, lib, "mfree_sx_assemble", &d->assemble));
     MF_CALL(kernel(ctx, lib, "mfree_sx_coef", &d->coef));
     MF_CALL(kernel(ctx, lib, "mfree_sx_varies", &d->varies));
+    if (facets_on_device(h)) MF_CALL(facets_setup(op, d, lib));
     MF_CALL(upload(ctx, &d->verts, m->cells, (size_t)m->ncells * (dim + 1), "the simplex mesh's cells"));
     MF_CALL(upload(ctx, &d->coords, m->coords, (size_t)m->nv * 3, "the simplex mesh's vertices"));
   }

@@ -2,7 +2,8 @@
 // (lib/cuda/physics_simplex.cu) together with the user's source, for one operator shape. Not compiled by
 // nvcc: the including text defines MF_DIM, MF_NC, MF_NN (nodes per cell), MF_NQS (points per cell),
 // MF_HAS0..MF_HAS3, MF_HASF0, MF_HASF1, MF_NS_FULL (entries per point, full layout) and the glue
-// mfree_g, mfree_f, and includes physics/mf_physics.h. With MF_FLOAT_COPY 1 the text holds the float copy's
+// mfree_g, mfree_f, and includes physics/mf_physics.h; with MF_FACETS 1 also MF_FQ (points per facet) and
+// the boundary terms' glue mfree_b (term t, w: 0 f0, 1 g0). With MF_FLOAT_COPY 1 the text holds the float copy's
 // product only (mfree_sx_apply_f, a library of its own), else every other kernel.
 //
 // One thread per cell applies (the cell's values gathered, every point's action, the result added to the
@@ -285,4 +286,82 @@ extern "C" __global__ void mfree_sx_assemble(const int *cell_nodes, const double
       if (ve[ic] != 0.0) atomicAdd(&vals[mf_csr_find(rowptr, colidx, cd[ic / MF_NC] * MF_NC + ic % MF_NC, col)], ve[ic]);
   }
 }
+
+#if MF_FACETS
+// The facets' terms, one thread per boundary facet entry (its cell, the local facet opposite vertex f, the
+// term): mode 0 the operator's (g0 times u = x), 1 the residual's (f0 at u = x), 2 the diagonal's (g0's
+// diagonal times phi_i^2), added into y atomically; f0 or g0 at u = 0 where mode != 1, as on the host.
+// nonfinite: the first (entry << 20 | facet point) where f0 is not finite. The CPU twin: cell_terms in
+// lib/simplex/physics_simplex_faces.c (fx: the facets' points in the cell's reference coordinates, fphi the
+// basis there, fw the facet rule's weights).
+extern "C" __global__ void mfree_sx_facets(const int *verts, const double *coords, const int *cell_nodes,
+                                           const int *bf_cell, const int *bf_face, const int *bf_term, int nbf,
+                                           const double *fx, const double *fphi, const double *fw, const double *k,
+                                           int mode, const double *xv, double *y, unsigned long long *nonfinite)
+{
+  const long long id = mfs::thread_id();
+  if (id >= nbf) return;
+  const int e = bf_cell[id], f = bf_face[id], t = bf_term[id];
+  const int *cv = verts + (size_t)e * (MF_DIM + 1);
+  double X[4][3];
+  for (int v = 0; v <= MF_DIM; v++)
+    for (int kk = 0; kk < 3; kk++) X[v][kk] = coords[3 * (size_t)cv[v] + kk];
+  int a[3] = {0, 0, 0};
+  for (int v = 0, m = 0; v <= MF_DIM; v++)
+    if (v != f) a[m++] = v;
+  double tg[2][3] = {{0, 0, 0}, {0, 0, 0}}, n[3] = {0, 0, 0};
+  for (int j = 0; j < MF_DIM - 1; j++)
+    for (int kk = 0; kk < MF_DIM; kk++) tg[j][kk] = X[a[j + 1]][kk] - X[a[0]][kk];
+  if (MF_DIM == 2) n[0] = tg[0][1], n[1] = -tg[0][0];
+  else {
+    n[0] = tg[0][1] * tg[1][2] - tg[0][2] * tg[1][1];
+    n[1] = tg[0][2] * tg[1][0] - tg[0][0] * tg[1][2];
+    n[2] = tg[0][0] * tg[1][1] - tg[0][1] * tg[1][0];
+  }
+  const double area = sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+  double in = 0.0; // towards the opposite vertex: the normal points the other way
+  for (int kk = 0; kk < MF_DIM; kk++) in += n[kk] * (X[f][kk] - X[a[0]][kk]);
+  const double sgn = in > 0.0 ? -1.0 : 1.0;
+  double nrm[3] = {0, 0, 0};
+  for (int kk = 0; kk < MF_DIM; kk++) nrm[kk] = sgn * n[kk] / area;
+  double ue[MF_NN * MF_NC], ve[MF_NN * MF_NC];
+  for (int i = 0; i < MF_NN * MF_NC; i++) ve[i] = 0.0, ue[i] = 0.0;
+  if (mode != 2) mfs::gather(cell_nodes, e, xv, ue);
+  for (int q = 0; q < MF_FQ; q++) {
+    const double *xi = fx + ((size_t)f * MF_FQ + q) * MF_DIM, *phi = fphi + ((size_t)f * MF_FQ + q) * MF_NN;
+    double x[3] = {0, 0, 0}, u[MF_NC], zero[MF_NC], out[MF_NC * MF_NC], r[MF_NC];
+    for (int kk = 0; kk < MF_DIM; kk++) {
+      x[kk] = X[0][kk];
+      for (int l = 0; l < MF_DIM; l++) x[kk] += (X[l + 1][kk] - X[0][kk]) * xi[l];
+    }
+    for (int c = 0; c < MF_NC; c++) u[c] = 0.0, zero[c] = 0.0;
+    for (int i = 0; i < MF_NC * MF_NC; i++) out[i] = 0.0;
+    if (mode != 2)
+      for (int i = 0; i < MF_NN; i++)
+        for (int c = 0; c < MF_NC; c++) u[c] += phi[i] * ue[i * MF_NC + c];
+    mfree_b(t, mode == 1 ? 0 : 1, MF_DIM, MF_NC, mode == 1 ? u : zero, x, nrm, k, out);
+    const double W = fw[q] * area;
+    if (mode == 1) {
+      bool fin = true;
+      for (int c = 0; c < MF_NC; c++) fin = fin && isfinite(out[c]);
+      if (!fin) mfs::flag(nonfinite, (int)id, q);
+    }
+    if (mode == 2) {
+      for (int i = 0; i < MF_NN; i++)
+        for (int c = 0; c < MF_NC; c++) ve[i * MF_NC + c] += W * out[c * MF_NC + c] * phi[i] * phi[i];
+      continue;
+    }
+    for (int c = 0; c < MF_NC; c++) {
+      double v = 0.0;
+      if (mode == 1) v = out[c];
+      else
+        for (int b = 0; b < MF_NC; b++) v += out[c * MF_NC + b] * u[b];
+      r[c] = W * v;
+    }
+    for (int i = 0; i < MF_NN; i++)
+      for (int c = 0; c < MF_NC; c++) ve[i * MF_NC + c] += phi[i] * r[c];
+  }
+  mfs::scatter_add(cell_nodes, e, ve, y);
+}
+#endif
 #endif // MF_FLOAT_COPY

@@ -276,7 +276,11 @@ int mf_hex_phys_faces_check(const mf_operator op)
 {
   const mf_hex_phys *h = mf_hexphys(op);
   const mf_space s = op->space;
-  if (!h->nbf || !mf_hex_phys_faces_has_operator(h)) return 0;
+  if (!mf_hex_phys_faces_has_operator(h)) return 0;
+  /* the cells' coordinates on the host (a device backend drops them at set-up; collective: on every rank,
+   * with faces or not) */
+  MF_CALL(mf_space_host_coords(s));
+  if (!h->nbf) return 0;
   double *X = NULL, *ue = NULL, *ve = NULL;
   int ierr = MF_CALLOC(op->ctx, (size_t)s->npc * s->dim, &X);
   if (!ierr) ierr = MF_CALLOC(op->ctx, (size_t)s->npc * s->ncomp, &ue);

@@ -24,6 +24,7 @@ typedef struct {
    * the facet rule (fq points, reference weights fw) at the cell's reference coordinates of each local
    * facet (fx: (dim + 1) x fq x dim) and the basis there (fphi: (dim + 1) x fq x nnodes) */
   int nbf, fq;
+  int faces_device; /* a device backend runs the facets' terms itself (every term given as source) */
   int *cell_bf_off, *bf_face, *bf_term;
   double *fw, *fx, *fphi;
   /* a device backend with boundary terms: the device's residual, product and diagonal, to which the host
@@ -56,6 +57,8 @@ void mf_simplex_phys_element_add(struct mf_operator_s *const op, int e,
 /** The facets' g0 terms of every cell with some, as element matrices, added into the CSR values vals (rows
  *  node_i nc + c, columns node_j nc + b). */
 int mf_simplex_phys_faces_assemble(struct mf_operator_s *op, const int64_t *rowptr, const int *colidx, double *vals);
+/** The coordinates x[dim] of point q of local facet f of cell e. */
+void mf_simplex_phys_facet_point(struct mf_operator_s *const op, int e, int f, int q, double *x);
 /** Whether a term has a g0 (Robin): the operator then has facet terms. */
 int mf_simplex_phys_faces_has_operator(const mf_simplex_phys *h);
 

@@ -411,8 +411,8 @@ static int create_single(mf_operator like, mf_operator *op)
            "physics '%s': no single-precision copy on the %s backend (use MF_PRECISION_DOUBLE)", lh->ph.name,
            mf_context_backend(ctx));
   MF_CHECK(!device || !lh->nbf || !mf_simplex_phys_faces_has_operator(lh), ctx, MF_ERR_UNSUPPORTED,
-           "physics '%s' has boundary terms in its operator (g0 on facets), which run on the host in double on the "
-           "%s backend: no float copy (use MF_PRECISION_DOUBLE)",
+           "physics '%s' has boundary terms in its operator (g0 on facets): no float copy on the %s backend (use "
+           "MF_PRECISION_DOUBLE)",
            lh->ph.name, mf_context_backend(ctx));
   mf_operator o = NULL;
   int ierr = describe(like->space, &lh->ph, lh->pw.quad, &o);
@@ -496,7 +496,7 @@ int mf_simplex_physics_create(mf_space space, const mf_phys *ph, mf_quadrature q
   simplex_phys *h = sp(o);
   /* on a device backend its kernels (compiled from the source) make the data there and set op's steps */
   if (!ierr) ierr = device ? ctx->bk->physics.simplex_setup(o) : setup_cpu(o);
-  if (!ierr && device && h->nbf) { /* the facets' terms added on the host */
+  if (!ierr && device && h->nbf && !h->faces_device) { /* the facets' terms added on the host */
     h->residual_device = o->ops.residual;
     o->ops.residual = residual_device_faces;
     if (mf_simplex_phys_faces_has_operator(h)) {

@@ -55,6 +55,14 @@ static void facet_geometry(const mf_operator op, int e, int f, double *x, double
   }
 }
 
+void mf_simplex_phys_facet_point(const mf_operator op, int e, int f, int q, double *x)
+{
+  const int dim = op->space->dim;
+  double xs[3 * MF_SX_MAX_FQ], W[MF_SX_MAX_FQ], nrm[3 * MF_SX_MAX_FQ];
+  facet_geometry(op, e, f, xs, W, nrm);
+  for (int k = 0; k < dim; k++) x[k] = xs[q * dim + k];
+}
+
 int mf_simplex_phys_faces_has_operator(const mf_simplex_phys *h)
 {
   for (int t = 0; t < h->ph.nbound; t++)
