@@ -131,6 +131,12 @@ static inline mf_cuda_context *mf_cuda_ctx(mf_context ctx) { return (mf_cuda_con
 // context's limit and peak. mf_cuda_free releases what it allocated (NULL: no-op).
 int mf_cuda_malloc(mf_context ctx, void **p, size_t bytes, const char *what);
 void mf_cuda_free(mf_context ctx, void *p);
+// mf_cuda_free, and the pointer set to NULL (a buffer dropped as soon as it is done with)
+template <class T> inline void mf_cuda_drop(mf_context ctx, T *&p)
+{
+  mf_cuda_free(ctx, p);
+  p = nullptr;
+}
 int mf_cuda_upload(mf_context ctx, void **p, const void *host, size_t bytes, const char *what);
 // Device to host (bytes of what, named in an error): large copies through the pinned set-up buffer.
 int mf_cuda_download(mf_context ctx, void *host, const void *dev, size_t bytes, const char *what);

@@ -135,12 +135,6 @@ struct bufs {
   void *tmp = nullptr;
 };
 
-template <class T> void drop(mf_context ctx, T *&p)
-{
-  mf_cuda_free(ctx, p);
-  p = nullptr;
-}
-
 // the distinct entities s of the cells, sorted, into *u (device), their number into *n
 int entities(mf_context ctx, bufs &b, int ncells, int nvc, const subs &s, int bits, unsigned long long **u, int *n)
 {
@@ -159,8 +153,8 @@ int entities(mf_context ctx, bufs &b, int ncells, int nvc, const subs &s, int bi
   MF_CUDA_CALL(ctx, cub::DeviceRadixSort::SortKeys(b.tmp, bs, b.keys, b.sorted, (int)total, 0, bits));
   MF_CUDA_CALL(ctx, cub::DeviceSelect::Unique(b.tmp, bu, b.sorted, b.keys, b.nsel, (int)total));
   MF_CUDA_CALL(ctx, cudaMemcpy(n, b.nsel, sizeof(int), cudaMemcpyDeviceToHost));
-  drop(ctx, b.tmp);
-  drop(ctx, b.sorted);
+  mf_cuda_drop(ctx, b.tmp);
+  mf_cuda_drop(ctx, b.sorted);
   *u = b.keys; // the unique keys are the first *n (the rest is not read)
   b.keys = nullptr;
   return 0;

@@ -249,14 +249,8 @@ void bufs_free(mf_context ctx, build_bufs &b)
   for (void *p : all) mf_cuda_free(ctx, p);
 }
 
-template <class T> void drop(mf_context ctx, T *&p)
-{
-  mf_cuda_free(ctx, p);
-  p = nullptr;
-}
-
 // an exclusive sum of n + 1 counts (the last one 0) into out, in place allowed
-int scan(mf_context ctx, build_bufs &b, long long *in, long long *out, int n)
+int scan(mf_context ctx, long long *in, long long *out, int n)
 {
   size_t bytes = 0;
   MF_CUDA_CALL(ctx, cub::DeviceScan::ExclusiveSum(nullptr, bytes, in, out, n + 1));
@@ -265,7 +259,6 @@ int scan(mf_context ctx, build_bufs &b, long long *in, long long *out, int n)
   const cudaError_t e = cub::DeviceScan::ExclusiveSum(tmp, bytes, in, out, n + 1);
   mf_cuda_free(ctx, tmp);
   MF_CUDA_CALL(ctx, e);
-  (void)b;
   return 0;
 }
 
@@ -303,12 +296,12 @@ int build(mf_context ctx, const mf_simplex_transfer_plan *pl, build_bufs &b, mf_
   }
   if (nf) k_count<<<blocks(nf, T), T>>>(nf, p, b.done, b.fpos, b.owner, b.cnt, b.bad);
   MF_CUDA_LAUNCH_CHECK(ctx, "a multigrid transfer's rows");
-  drop(ctx, b.nf_nodes); // what is done with is freed at once: the build's peak stays near what it keeps
+  mf_cuda_drop(ctx, b.nf_nodes); // what is done with is freed at once: the build's peak stays near what it keeps
   int bad = 0;
   MF_CUDA_CALL(ctx, cudaMemcpy(&bad, b.bad, sizeof bad, cudaMemcpyDeviceToHost));
   MF_CHECK(bad == 0x7f7f7f7f, ctx, MF_ERR_INCOMPATIBLE, "multigrid transfer: fine node %d is in no cell", bad);
   MF_CALL(mf_cuda_malloc(ctx, (void **)&P->rp, sizeof(long long) * ((size_t)nf + 1), what));
-  MF_CALL(scan(ctx, b, b.cnt, P->rp, nf));
+  MF_CALL(scan(ctx, b.cnt, P->rp, nf));
   long long nnz = 0, nnzo = 0;
   MF_CUDA_CALL(ctx, cudaMemcpy(&nnz, P->rp + nf, sizeof nnz, cudaMemcpyDeviceToHost));
   MF_CUDA_CALL(ctx, cudaMemcpy(&nnzo, P->rp + pl->nfo, sizeof nnzo, cudaMemcpyDeviceToHost));
@@ -324,11 +317,11 @@ int build(mf_context ctx, const mf_simplex_transfer_plan *pl, build_bufs &b, mf_
     k_fill<<<blocks(nf, T), T>>>(nf, pl->nfo, p, b.done, b.fpos, b.owner, b.nc_nodes, P->rp, P->cols, P->vals, b.row,
                                  b.tcnt);
   MF_CUDA_LAUNCH_CHECK(ctx, "a multigrid transfer's entries");
-  drop(ctx, b.nc_nodes), drop(ctx, b.done), drop(ctx, b.fpos), drop(ctx, b.owner), drop(ctx, b.cnt);
-  drop(ctx, b.cells_f), drop(ctx, b.cells_c), drop(ctx, b.coords_f), drop(ctx, b.coords_c);
+  mf_cuda_drop(ctx, b.nc_nodes), mf_cuda_drop(ctx, b.done), mf_cuda_drop(ctx, b.fpos), mf_cuda_drop(ctx, b.owner), mf_cuda_drop(ctx, b.cnt);
+  mf_cuda_drop(ctx, b.cells_f), mf_cuda_drop(ctx, b.cells_c), mf_cuda_drop(ctx, b.coords_f), mf_cuda_drop(ctx, b.coords_c);
   // P^T: the owned entries (the first nnzo) stably sorted by column, their rows and values gathered
   MF_CALL(mf_cuda_malloc(ctx, (void **)&PT->rp, sizeof(long long) * ((size_t)ncn + 1), what));
-  MF_CALL(scan(ctx, b, b.tcnt, PT->rp, ncn));
+  MF_CALL(scan(ctx, b.tcnt, PT->rp, ncn));
   MF_CALL(mf_cuda_malloc(ctx, (void **)&PT->cols, sizeof(int) * ((size_t)nnzo + 1), what));
   MF_CALL(mf_cuda_malloc(ctx, (void **)&PT->vals, sizeof(double) * ((size_t)nnzo + 1), what));
   if (nnzo == 0) {
