@@ -538,8 +538,10 @@ int mf_physics_set_boundary(mf_physics ph, int tag, mf_boundary_fn f0, mf_bounda
 /** @brief The terms of tag `tag` as functions of the physics' source (mf_physics_set_source first; each of
  *  mf_boundary_fn's signature), named as "f0=name g0=name" (either may be left out): they run wherever the
  *  source runs. The cpu backend compiles them with the source; on the cuda backend the facets' terms of a
- *  simplex space run on the device, a hex space's on the host (the source compiled there too, with the
- *  system C compiler). Replaces the tag's terms, as mf_physics_set_boundary does. */
+ *  simplex space run on the device where every term of the physics is given so (else all on the host), a hex
+ *  space's on the host (the source compiled there too, with the system C compiler). Replaces the tag's
+ *  terms, as mf_physics_set_boundary does; functions given later (mf_physics_set_jacobian, _residual)
+ *  replace the source, and an operator is then refused until the terms are given again. */
 int mf_physics_set_boundary_source(mf_physics ph, int tag, const char *functions);
 /** @brief The constants k[0..n) passed to every function (copied; n <= 64, finite). */
 int mf_physics_set_constants(mf_physics ph, int n, const double *k);

@@ -60,7 +60,7 @@ const mf_backend_ops mf_backend_ops_cuda = {
                  .free = mf_cuda_transfer_free,
                  .prolongate = mf_cuda_transfer_prolongate,
                  .restriction = mf_cuda_transfer_restrict},
-    /* lib/cuda/physics.cu: users' physics compiled by NVRTC (no float copy yet) */
+    /* lib/cuda/physics.cu, physics_simplex.cu: users' physics compiled by NVRTC (their float copies too) */
     .physics = {.hex_setup = mf_cuda_physics_setup,
                 .hex_single = mf_cuda_physics_single,
                 .hex_diagonal = mf_cuda_physics_diagonal,

@@ -390,7 +390,8 @@ int make_dev(mf_operator op, phys_dev **out, bool single = false)
   mf_hex_phys *h = mf_hexphys(op);
   phys_dev *d = new phys_dev();
   *out = d;
-  mf_phys_layout one, sym;
+  mf_phys_layout full, one, sym; /* the program's sizes: the same for a float copy (whose lay is narrowed) */
+  mf_phys_layout_make(s->dim, s->ncomp, s->ncomp, 0, h->lay.has, &full);
   mf_phys_layout_make(s->dim, s->ncomp, 1, 0, h->lay.has, &one);
   mf_phys_layout_make(s->dim, s->ncomp, 1, 1, h->lay.has, &sym);
   d->ns_sym = sym.n;
@@ -399,7 +400,7 @@ int make_dev(mf_operator op, phys_dev **out, bool single = false)
   const int nq = h->basis.nq, n1 = s->n1;
   d->shmem = sizeof(double) * ((size_t)nq * n1 + (size_t)nq * nq + 2 * n1 * n1 + nq + (size_t)d->cpb * 2 * h->nqp);
   cudaLibrary_t lib = NULL;
-  MF_CALL(library(ctx, program(h, s, d->cpb, h->lay.n, one.n, sym.n, single), &lib));
+  MF_CALL(library(ctx, program(h, s, d->cpb, full.n, one.n, sym.n, single), &lib));
   const char *ev = getenv("MFREE_PHYSICS_VEC");
   const bool vcol = !h->lay.has[1] && !h->lay.has[2] && (h->lay.has[0] || h->lay.has[3]) && !(ev && !strcmp(ev, "0"));
   if (single) {
@@ -593,8 +594,8 @@ extern "C" int mf_cuda_physics_setup_builtin(mf_operator op, mf_operator inner, 
 }
 
 /* The float copy op of like (multigrid's float V-cycle; op a copy of like's description, made by
- * lib/hex/physics_hex.c): like's kernels (the same library, loaded already), its stored data, or fused its
- * geometry, rounded to float on the device. It applies to float vectors only; no residual and no diagonal
+ * lib/hex/physics_hex.c): the float kernels of like's shape (a library of their own: MF_FLOAT_COPY), its
+ * stored data, or fused its geometry, rounded to float on the device. It applies to float vectors only; no residual and no diagonal
  * (the double operator's serve). */
 extern "C" int mf_cuda_physics_single(mf_operator op, mf_operator like)
 {

@@ -230,7 +230,7 @@ int facets_add(mf_operator op, int mode, const mf_vector x, mf_vector y)
     mf_point_text(op->space->dim, xq, xs, sizeof xs);
     ierr = mf_error_set(ctx, MF_ERR_ARGUMENT, __FILE__, __LINE__, __func__,
                         "physics '%s': a boundary f0 gave a value that is not finite at facet point %d of cell %d, x = "
-                        "%s: the boundary functions must give finite values",
+                        "%s (the facets' kernel on the device): the boundary functions must give finite values",
                         h->ph.name, q, e, xs);
   }
   return ierr;
@@ -438,8 +438,8 @@ extern "C" int mf_cuda_simplex_physics_setup(mf_operator op)
 }
 
 /* The float copy op of like (multigrid's float V-cycle; op: like's description, made by
- * lib/simplex/physics_simplex.c), where like does not run on the built-in kernels on every rank: like's kernels (the same library),
- * its data rounded to float on the device. It applies to float vectors only (no residual, no diagonal:
+ * lib/simplex/physics_simplex.c), where like does not run on the built-in kernels on every rank: the float
+ * product of like's shape (a library of its own: MF_FLOAT_COPY), its data rounded to float on the device. It applies to float vectors only (no residual, no diagonal:
  * the double operator's serve). */
 extern "C" int mf_cuda_simplex_physics_single(mf_operator op, mf_operator like)
 {

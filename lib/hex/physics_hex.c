@@ -821,7 +821,7 @@ static int create_single(mf_operator like, mf_operator *op)
         ierr = mf_error_set(ctx, MF_ERR_UNSUPPORTED, __FILE__, __LINE__, __func__,
                             "physics operators in single precision (float multigrid V-cycles): not on the %s "
                             "backend (use MF_PRECISION_DOUBLE)", mf_context_backend(ctx));
-      else if (h->nbf && mf_hex_phys_faces_has_operator(h))
+      else if (mf_hex_phys_faces_has_operator(h)) /* the physics', the same on every rank */
         ierr = mf_error_set(ctx, MF_ERR_UNSUPPORTED, __FILE__, __LINE__, __func__,
                             "physics '%s' has boundary terms in its operator (g0 on faces), which run on the host "
                             "in double on the %s backend: no float copy (use MF_PRECISION_DOUBLE)",

@@ -381,6 +381,10 @@ int mf_operator_create_physics(mf_space space, mf_physics ph, mf_quadrature quad
   MF_CHECK(p->g[0] || p->g[1] || p->g[2] || p->g[3] || (p->from_source && (p->src_has[2] || p->src_has[3] ||
                                                                            p->src_has[4] || p->src_has[5])),
            ctx, MF_ERR_ARGUMENT, "the physics has no g-function (mf_physics_set_jacobian): no linear operator to make");
+  for (int t = 0; t < p->nbound; t++)
+    MF_CHECK(!p->bsrc[t] || p->from_source, ctx, MF_ERR_ARGUMENT,
+             "the boundary terms of tag %d are named in a source the physics no longer has (functions given since "
+             "replaced it): give them again (mf_physics_set_boundary or mf_physics_set_boundary_source)", p->btag[t]);
   MF_CALL(mf_space_check_mesh(space));
   MF_CHECK(space->fam->physics_create, ctx, MF_ERR_UNSUPPORTED, "pointwise physics: not on %s meshes",
            space->fam->name);

@@ -386,8 +386,8 @@ static int describe(mf_space space, const mf_phys *ph, mf_quadrature quad, mf_op
 /* The copy in float (multigrid's float V-cycle). Where the physics runs on the built-in kernels (the built-in
  * fit of the cuda backend: one component, g3 = c(x) I alone) their float twin; else its own kernels on its
  * stored data rounded to float (the cells' work in double), applied to float vectors: no residual and no
- * diagonal (the double operator's serve). On a device the facets' g0 terms run on the host in double:
- * such a physics has no float copy there. */
+ * diagonal (the double operator's serve). On a device the float kernels carry no facet terms: a physics
+ * with a facet g0 has no float copy there. */
 static int create_single(mf_operator like, mf_operator *op)
 {
   mf_context ctx = like->ctx;
@@ -410,7 +410,8 @@ static int create_single(mf_operator like, mf_operator *op)
   MF_CHECK(!device || ctx->bk->physics.simplex_single, ctx, MF_ERR_UNSUPPORTED,
            "physics '%s': no single-precision copy on the %s backend (use MF_PRECISION_DOUBLE)", lh->ph.name,
            mf_context_backend(ctx));
-  MF_CHECK(!device || !lh->nbf || !mf_simplex_phys_faces_has_operator(lh), ctx, MF_ERR_UNSUPPORTED,
+  /* the physics' property, the same on every rank (not its facets here: describe below is collective) */
+  MF_CHECK(!device || !mf_simplex_phys_faces_has_operator(lh), ctx, MF_ERR_UNSUPPORTED,
            "physics '%s' has boundary terms in its operator (g0 on facets): no float copy on the %s backend (use "
            "MF_PRECISION_DOUBLE)",
            lh->ph.name, mf_context_backend(ctx));
