@@ -209,8 +209,8 @@ int facets_add(mf_operator op, int mode, const mf_vector x, mf_vector y)
   sx_dev *d = dev_of(op);
   const mf_simplex_phys *h = mf_sxphys(op);
   if (mode != 1 && !mf_simplex_phys_faces_has_operator(h)) return 0;
-  unsigned long long *flag = NULL;
-  MF_CALL(new_flag(ctx, &flag));
+  unsigned long long *flag = NULL; // the residual's check alone (no allocation in a product's hot path)
+  if (mode == 1) MF_CALL(new_flag(ctx, &flag));
   const double *xd = x ? x->data : NULL;
   double *yd = y->data;
   int nbf = h->nbf;
@@ -219,7 +219,7 @@ int facets_add(mf_operator op, int mode, const mf_vector x, mf_vector y)
                   (void *)&d->k,       (void *)&mode,    (void *)&xd,       (void *)&yd,         (void *)&flag};
   int ierr = launch(ctx, d->facets, blocks(nbf), threads, 0, args, "simplex physics facets");
   const long long f = ierr || mode != 1 ? -1 : first_flag(ctx, flag, &ierr);
-  cudaFree(flag);
+  if (flag) cudaFree(flag);
   if (!ierr && f >= 0) {
     char xs[96];
     double xq[3] = {0, 0, 0};
@@ -414,6 +414,17 @@ int try_builtin(mf_operator op, sx_dev *d, int *fits)
   return 0;
 }
 
+// op's device part, empty, freed with op; its product apply_op
+sx_dev *attach_dev(mf_operator op)
+{
+  sx_dev *d = new sx_dev();
+  d->ctx = op->ctx;
+  mf_sxphys(op)->dev = d;
+  op->ops.destroy = destroy_op;
+  op->ops.apply = apply_op;
+  return d;
+}
+
 } // namespace
 
 /* The operator's kernels (compiled or found in the cache), then, where the physics fits the built-in
@@ -421,13 +432,7 @@ int try_builtin(mf_operator op, sx_dev *d, int *fits)
  * (make_qd). */
 extern "C" int mf_cuda_simplex_physics_setup(mf_operator op)
 {
-  mf_context ctx = op->ctx;
-  mf_simplex_phys *h = mf_sxphys(op);
-  sx_dev *d = new sx_dev();
-  d->ctx = ctx;
-  h->dev = d;
-  op->ops.destroy = destroy_op;
-  op->ops.apply = apply_op;
+  sx_dev *d = attach_dev(op);
   op->ops.diagonal = diagonal_op;
   op->ops.residual = residual_op;
   MF_CALL(make_dev(op, d, false));
@@ -449,11 +454,7 @@ extern "C" int mf_cuda_simplex_physics_single(mf_operator op, mf_operator like)
   MF_CHECK(ld, ctx, MF_ERR_ARGUMENT, "the float copy of a simplex physics operator not set up");
   if (!ld->qd) MF_CALL(make_qd(like, ld)); /* like runs on the built-in kernels here, not on every rank: its
                                                stored data made for the copy and kept, as for an assembly */
-  sx_dev *d = new sx_dev();
-  d->ctx = ctx;
-  h->dev = d;
-  op->ops.destroy = destroy_op;
-  op->ops.apply = apply_op;
+  sx_dev *d = attach_dev(op);
   op->ops.diagonal = NULL;
   op->ops.residual = NULL;
   MF_CALL(make_dev(op, d, true));

@@ -306,24 +306,8 @@ extern "C" __global__ void mfree_sx_facets(const int *verts, const double *coord
   double X[4][3];
   for (int v = 0; v <= MF_DIM; v++)
     for (int kk = 0; kk < 3; kk++) X[v][kk] = coords[3 * (size_t)cv[v] + kk];
-  int a[3] = {0, 0, 0};
-  for (int v = 0, m = 0; v <= MF_DIM; v++)
-    if (v != f) a[m++] = v;
-  double tg[2][3] = {{0, 0, 0}, {0, 0, 0}}, n[3] = {0, 0, 0};
-  for (int j = 0; j < MF_DIM - 1; j++)
-    for (int kk = 0; kk < MF_DIM; kk++) tg[j][kk] = X[a[j + 1]][kk] - X[a[0]][kk];
-  if (MF_DIM == 2) n[0] = tg[0][1], n[1] = -tg[0][0];
-  else {
-    n[0] = tg[0][1] * tg[1][2] - tg[0][2] * tg[1][1];
-    n[1] = tg[0][2] * tg[1][0] - tg[0][0] * tg[1][2];
-    n[2] = tg[0][0] * tg[1][1] - tg[0][1] * tg[1][0];
-  }
-  const double area = sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
-  double in = 0.0; // towards the opposite vertex: the normal points the other way
-  for (int kk = 0; kk < MF_DIM; kk++) in += n[kk] * (X[f][kk] - X[a[0]][kk]);
-  const double sgn = in > 0.0 ? -1.0 : 1.0;
   double nrm[3] = {0, 0, 0};
-  for (int kk = 0; kk < MF_DIM; kk++) nrm[kk] = sgn * n[kk] / area;
+  const double area = mf_phys_facet_normal(MF_DIM, X, f, nrm);
   double ue[MF_NN * MF_NC], ve[MF_NN * MF_NC];
   for (int i = 0; i < MF_NN * MF_NC; i++) ve[i] = 0.0, ue[i] = 0.0;
   if (mode != 2) mfs::gather(cell_nodes, e, xv, ue);

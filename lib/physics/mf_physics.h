@@ -21,6 +21,7 @@
 #ifndef MF_PHYSICS_H
 #define MF_PHYSICS_H
 
+#include <math.h>
 #include <stddef.h>
 
 #include "base/mf_common.h"
@@ -241,6 +242,31 @@ MF_HD static inline void mf_phys_apply_point(const mf_phys_layout *L, const doub
   }
 }
 
+/** Facet f (the one opposite vertex f) of the simplex of vertices X[0..dim] (3 coordinates each): its
+ *  outward unit normal nrm[dim] (pointing away from vertex f) and, returned, the length of the normal to its
+ *  edges (the facet's measure times (dim - 1)!). The host's facet terms and the device's (simplex_phys_jit.cuh)
+ *  both take it from here. */
+MF_HD static inline double mf_phys_facet_normal(int dim, const double (*X)[3], int f, double *nrm)
+{
+  int a[3] = {0, 0, 0};
+  for (int v = 0, m = 0; v <= dim; v++)
+    if (v != f) a[m++] = v;
+  double t[2][3] = {{0, 0, 0}, {0, 0, 0}}, n[3] = {0, 0, 0};
+  for (int j = 0; j < dim - 1; j++)
+    for (int k = 0; k < dim; k++) t[j][k] = X[a[j + 1]][k] - X[a[0]][k];
+  if (dim == 2) n[0] = t[0][1], n[1] = -t[0][0];
+  else {
+    n[0] = t[0][1] * t[1][2] - t[0][2] * t[1][1];
+    n[1] = t[0][2] * t[1][0] - t[0][0] * t[1][2];
+    n[2] = t[0][0] * t[1][1] - t[0][1] * t[1][0];
+  }
+  const double area = sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+  double in = 0.0; /* towards the opposite vertex: the normal points the other way */
+  for (int k = 0; k < dim; k++) in += n[k] * (X[f][k] - X[a[0]][k]);
+  const double sgn = in > 0.0 ? -1.0 : 1.0;
+  for (int k = 0; k < dim; k++) nrm[k] = sgn * n[k] / area;
+  return area;
+}
 
 #ifdef __cplusplus
 }

@@ -27,29 +27,16 @@ static void facet_geometry(const mf_operator op, int e, int f, double *x, double
   const mf_simplex_phys *h = mf_sxphys(op);
   const mf_simplex_mesh *m = mesh_of(op);
   const int dim = m->dim, *cv = m->cells + (size_t)e * (dim + 1);
-  int a[3];
-  facet_vertices(dim, f, a);
-  double X[4][3], t[2][3] = {{0, 0, 0}, {0, 0, 0}}, n[3] = {0, 0, 0};
+  double X[4][3], n[3];
   for (int v = 0; v <= dim; v++)
     for (int k = 0; k < 3; k++) X[v][k] = m->coords[3 * (size_t)cv[v] + k];
-  for (int j = 0; j < dim - 1; j++)
-    for (int k = 0; k < dim; k++) t[j][k] = X[a[j + 1]][k] - X[a[0]][k];
-  if (dim == 2) n[0] = t[0][1], n[1] = -t[0][0];
-  else {
-    n[0] = t[0][1] * t[1][2] - t[0][2] * t[1][1];
-    n[1] = t[0][2] * t[1][0] - t[0][0] * t[1][2];
-    n[2] = t[0][0] * t[1][1] - t[0][1] * t[1][0];
-  }
-  const double area = sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
-  double in = 0.0; /* towards the opposite vertex: the normal points the other way */
-  for (int k = 0; k < dim; k++) in += n[k] * (X[f][k] - X[a[0]][k]);
-  const double sgn = in > 0.0 ? -1.0 : 1.0;
+  const double area = mf_phys_facet_normal(dim, (const double(*)[3])X, f, n);
   for (int q = 0; q < h->fq; q++) {
     const double *xi = h->fx + ((size_t)f * h->fq + q) * dim; /* the point in the cell's reference coordinates */
     for (int k = 0; k < dim; k++) {
       x[q * dim + k] = X[0][k];
       for (int l = 0; l < dim; l++) x[q * dim + k] += (X[l + 1][k] - X[0][k]) * xi[l];
-      nrm[q * dim + k] = sgn * n[k] / area;
+      nrm[q * dim + k] = n[k];
     }
     W[q] = h->fw[q] * area;
   }
