@@ -120,6 +120,33 @@ inline std::string physics_glue(const mf_phys *ph)
   return t;
 }
 
+// The glue of a physics' boundary terms given as source: mfree_b(t, w, ...) calls term t's f0 (w = 0) or g0
+// (w = 1), a function it does not name doing nothing.
+inline std::string boundary_glue(const mf_phys *ph)
+{
+  std::string t = "__device__ inline void mfree_b(int t, int w, int dim, int nc, const double *u, const double *x, "
+                  "const double *n, const double *k, double *out)\n{\n  switch (2 * t + w) {\n";
+  char buf[512];
+  for (int b = 0; b < ph->nbound; b++)
+    for (int w = 0; w < 2; w++)
+      if (ph->bname[b][w][0]) {
+        snprintf(buf, sizeof buf, "  case %d: %s(dim, nc, u, x, n, k, out); break;\n", 2 * b + w, ph->bname[b][w]);
+        t += buf;
+      }
+  t += "  default: break;\n  }\n}\n";
+  return t;
+}
+
+// whether the boundary terms of ph run on the device: there are some, every one given as source (the
+// physics', the same on every rank)
+inline bool boundary_on_device(const mf_phys *ph)
+{
+  if (!ph->nbound) return false;
+  for (int t = 0; t < ph->nbound; t++)
+    if (!ph->bsrc[t]) return false;
+  return true;
+}
+
 } // namespace mf_jit
 
 #endif

@@ -50,13 +50,7 @@ const mf_simplex_mesh *mesh_of(mf_operator op) { return mf_simplex_space_mesh(op
 unsigned blocks(long long n) { return (unsigned)((n + threads - 1) / threads); }
 
 // whether the facets' terms run on the device: there are some, every term given as source
-bool facets_on_device(const mf_simplex_phys *h)
-{
-  if (!h->nbf) return false;
-  for (int t = 0; t < h->ph.nbound; t++)
-    if (!h->ph.bsrc[t]) return false;
-  return true;
-}
+bool facets_on_device(const mf_simplex_phys *h) { return h->nbf && mf_jit::boundary_on_device(&h->ph); }
 
 std::string program(const mf_simplex_phys *h, const mf_space s, bool single)
 {
@@ -73,15 +67,7 @@ std::string program(const mf_simplex_phys *h, const mf_space s, bool single)
   if (!single && facets_on_device(h)) { // the facets' kernel and the glue of the boundary terms
     snprintf(buf, sizeof buf, "#define MF_FACETS 1\n#define MF_FQ %d\n", h->fq);
     t += buf;
-    t += "__device__ inline void mfree_b(int t, int w, int dim, int nc, const double *u, const double *x, const double *n,"
-         " const double *k, double *out)\n{\n  switch (2 * t + w) {\n";
-    for (int b = 0; b < ph->nbound; b++)
-      for (int w = 0; w < 2; w++)
-        if (ph->bname[b][w][0]) {
-          snprintf(buf, sizeof buf, "  case %d: %s(dim, nc, u, x, n, k, out); break;\n", 2 * b + w, ph->bname[b][w]);
-          t += buf;
-        }
-    t += "  default: break;\n  }\n}\n";
+    t += mf_jit::boundary_glue(ph);
   }
   t += "#include \"cuda/simplex_phys_jit.cuh\"\n";
   return t;
