@@ -45,6 +45,7 @@
  * NVRTC's messages; multigrid on the device, vector-valued too (elasticity: the cpu's iterations +-1). */
 #include "mf_test.h"
 #include "mf_testing.h"
+#include "hex/mf_hex_physics.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -854,6 +855,7 @@ static double boundary_error(mf_context ctx, const char *mesh_name, int dim, int
 /* Neumann and Robin problems converge at rate p + 1 (hexahedra; simplices, their box meshes tagged by side as
  * the hex boxes); the Robin operator's assembled matrix and diagonal equal its matrix-free product and
  * diagonal */
+static mf_operator vector_boundary_physics(mf_context ctx, mf_space s, int dim, int nc);
 static void boundary_case(mf_context ctx)
 {
   for (int simplex = 0; simplex <= 1; simplex++)
@@ -882,6 +884,20 @@ static void boundary_case(mf_context ctx)
       mf_operator_destroy(&A);
       mf_space_destroy(&s);
     }
+  for (int dim = 2; dim <= 3; dim++) { /* a vector Robin term coupling the components, with hanging nodes */
+    mf_mesh mesh = NULL;
+    mf_space s = NULL;
+    mf_operator C = NULL;
+    t_mesh(ctx, "cube", dim, dim == 2 ? 2 : 1, 1, &mesh);
+    T_CALL(mf_space_create_components(mesh, 2, dim, &s));
+    mf_operator A = vector_boundary_physics(ctx, s, dim, dim);
+    T_CALL(mf_operator_create_assembled(A, &C));
+    same_operator(A, C, s, 1e-12, dim == 2 ? "vector Robin assembled (2D adapted)" : "vector Robin assembled (3D adapted)");
+    mf_operator_destroy(&C);
+    mf_operator_destroy(&A);
+    mf_space_destroy(&s);
+    mf_mesh_destroy(&mesh);
+  }
 }
 
 /* boundary tags on hex meshes: -u'' = 2 on the unit square or cube with u = 0 on x = 0 (tag 1) and natural
@@ -1471,8 +1487,8 @@ static void cpu_cuda_same(mf_operator Ac, mf_space sc, mf_operator Ag, mf_space 
   mf_vector_destroy(&xc), mf_vector_destroy(&xg), mf_vector_destroy(&yc), mf_vector_destroy(&yg);
 }
 
-/* Boundary terms as source on the device (simplices: the facets' kernel; hexahedra: on the host, compiled
- * there) against the cpu's C functions: Neumann and Robin, triangles, tetrahedra, hexahedra with hanging
+/* Boundary terms as source on the device (simplices: the facets' kernel; hexahedra: the faces' kernel)
+ * against the cpu's C functions: Neumann and Robin, triangles, tetrahedra, hexahedra with hanging
  * nodes; a boundary f0 that is not finite named with its point */
 static void cuda_boundary_source_case(mf_context cc, mf_context gc)
 {
@@ -1519,6 +1535,98 @@ static void cuda_boundary_source_case(mf_context cc, mf_context gc)
   T_CALL(mf_vector_create(s, &u));
   T_CALL(mf_vector_create(s, &r));
   EXPECT(mf_operator_residual(A, u, r), MF_ERR_ARGUMENT, "(the facets' kernel on the device)");
+  mf_vector_destroy(&u), mf_vector_destroy(&r);
+  mf_operator_destroy(&A);
+  mf_physics_destroy(&ph);
+  mf_space_destroy(&s);
+  mf_mesh_destroy(&mesh);
+}
+
+/* a vector Robin term: g0 couples the components (not symmetric), f0 depends on u, x and the normal */
+static const char *vector_boundary_source =
+    "void b_vrobin_f0(int dim, int nc, const double *u, const double *x, const double *n, const double *k, double *f0)\n"
+    "{\n"
+    "  for (int c = 0; c < nc; c++) f0[c] = u[c] * (1.0 + n[c % dim]) - x[c % dim] * x[(c + 1) % dim];\n"
+    "}\n"
+    "void b_vrobin_g0(int dim, int nc, const double *u, const double *x, const double *n, const double *k, double *g0)\n"
+    "{\n"
+    "  for (int c = 0; c < nc; c++)\n"
+    "    for (int b = 0; b < nc; b++) g0[c * nc + b] = c == b ? 1.0 + n[c % dim] * n[c % dim] : 0.1 * x[1] * (c + 2 * b);\n"
+    "}\n";
+
+/* the vector Laplace of vector_source with the vector Robin term on tags 2 and 3 (tags 1..2d: the box's faces) */
+static mf_operator vector_boundary_physics(mf_context ctx, mf_space s, int dim, int nc)
+{
+  static char text[8192];
+  snprintf(text, sizeof text, "%s%s", vector_source, vector_boundary_source);
+  mf_physics ph = NULL;
+  mf_operator A = NULL;
+  T_CALL(mf_physics_create(ctx, nc, &ph));
+  T_CALL(mf_physics_set_source(ph, text, "g3=vlaplace"));
+  for (int tag = 2; tag <= (dim == 3 ? 3 : 2); tag++)
+    T_CALL(mf_physics_set_boundary_source(ph, tag, "f0=b_vrobin_f0 g0=b_vrobin_g0"));
+  T_CALL(mf_operator_create_physics(s, ph, MF_QUAD_GAUSS, &A));
+  mf_physics_destroy(&ph);
+  return A;
+}
+
+/* Hexahedra on cuda: the faces' kernel on the device (every boundary term given as source, mfree_faces)
+ * against the cpu and against the host's faces on the same context (the same terms as C functions):
+ * product, diagonal and residual, Neumann and Robin, 2D and 3D with hanging nodes, p = 1..3; a vector
+ * Robin term coupling the components; a boundary f0 that is not finite named with its face point. */
+static void cuda_hex_faces_case(mf_context cc, mf_context gc)
+{
+  for (int dim = 2; dim <= 3; dim++) {
+    mf_mesh mc = NULL, mg = NULL;
+    t_mesh(cc, "cube", dim, dim == 2 ? 2 : 1, 1, &mc);
+    t_mesh(gc, "cube", dim, dim == 2 ? 2 : 1, 1, &mg);
+    for (int p = 1; p <= 3; p++) {
+      mf_space sc = NULL, sg = NULL;
+      char what[128];
+      T_CALL(mf_space_create(mc, p, &sc));
+      T_CALL(mf_space_create(mg, p, &sg));
+      for (int robin = 0; robin <= 1; robin++) {
+        mf_operator Ac = boundary_physics(cc, sc, dim, robin, 0), Ag = boundary_physics(gc, sg, dim, robin, 1),
+                    Ah = boundary_physics(gc, sg, dim, robin, 0);
+        snprintf(what, sizeof what, "hex %dD adapted p=%d %s: the faces on the device", dim, p, robin ? "Robin" : "Neumann");
+        T_CHECK(mf_hexphys(Ag)->faces_device && !mf_hexphys(Ah)->faces_device,
+                "%s: the faces' path (source: the device %d, C functions: the host %d)", what, mf_hexphys(Ag)->faces_device,
+                !mf_hexphys(Ah)->faces_device);
+        if (getenv("T38_VERBOSE")) printf("%s\n", what), fflush(stdout);
+        cpu_cuda_same(Ac, sc, Ag, sg, 1e-12, what);
+        snprintf(what, sizeof what, "hex %dD adapted p=%d %s: the faces on the host of cuda", dim, p, robin ? "Robin" : "Neumann");
+        cpu_cuda_same(Ac, sc, Ah, sg, 1e-12, what);
+        mf_operator_destroy(&Ac), mf_operator_destroy(&Ag), mf_operator_destroy(&Ah);
+      }
+      mf_space_destroy(&sc), mf_space_destroy(&sg);
+      T_CALL(mf_space_create_components(mc, p, dim, &sc));
+      T_CALL(mf_space_create_components(mg, p, dim, &sg));
+      mf_operator Vc = vector_boundary_physics(cc, sc, dim, dim), Vg = vector_boundary_physics(gc, sg, dim, dim);
+      snprintf(what, sizeof what, "hex %dD adapted p=%d, %d components: a vector Robin term on the device", dim, p, dim);
+      T_CHECK(mf_hexphys(Vg)->faces_device, "%s: not on the device", what);
+      if (getenv("T38_VERBOSE")) printf("%s\n", what), fflush(stdout);
+      cpu_cuda_same(Vc, sc, Vg, sg, 1e-12, what);
+      mf_operator_destroy(&Vc), mf_operator_destroy(&Vg);
+      mf_space_destroy(&sc), mf_space_destroy(&sg);
+    }
+    mf_mesh_destroy(&mc), mf_mesh_destroy(&mg);
+  }
+  static char text[8192];
+  snprintf(text, sizeof text, "%s%s", laplace_source, boundary_source);
+  mf_mesh mesh = NULL;
+  mf_space s = NULL;
+  mf_physics ph = NULL;
+  mf_operator A = NULL;
+  mf_vector u = NULL, r = NULL;
+  t_mesh(gc, "cube", 3, 1, 0, &mesh);
+  T_CALL(mf_space_create(mesh, 2, &s));
+  T_CALL(mf_physics_create(gc, 1, &ph));
+  T_CALL(mf_physics_set_source(ph, text, "g3=stiffness"));
+  T_CALL(mf_physics_set_boundary_source(ph, 2, "f0=b_nan"));
+  T_CALL(mf_operator_create_physics(s, ph, MF_QUAD_GAUSS, &A));
+  T_CALL(mf_vector_create(s, &u));
+  T_CALL(mf_vector_create(s, &r));
+  EXPECT(mf_operator_residual(A, u, r), MF_ERR_ARGUMENT, "(the faces' kernel on the device)");
   mf_vector_destroy(&u), mf_vector_destroy(&r);
   mf_operator_destroy(&A);
   mf_physics_destroy(&ph);
@@ -1945,6 +2053,7 @@ static void cuda_case(mf_context gc)
         unsetenv("MFREE_PHYSICS_FUSED");
       }
   if (cuda_part != 2) float_copy_case(gc, 1, 0);
+  if (cuda_part != 2) cuda_hex_faces_case(cc, gc);
   if (cuda_part == 1) goto done;
   cuda_assembled_case(gc);
   cuda_simplex_case(cc, gc);
@@ -2178,10 +2287,12 @@ int main(int argc, char **argv)
     if (argc > 2 && !strcmp(argv[2], "assembled")) cuda_assembled_case(ctx); /* alone (compute-sanitizer) */
     else {
       cuda_part = argc > 2 && !strcmp(argv[2], "hex") ? 1 : argc > 2 && !strcmp(argv[2], "rest") ? 2 : 0;
-      if (argc > 2 && !strcmp(argv[2], "simplex")) { /* alone (compute-sanitizer) */
+      const int simplex = argc > 2 && !strcmp(argv[2], "simplex"), faces = argc > 2 && !strcmp(argv[2], "faces");
+      if (simplex || faces) { /* alone (compute-sanitizer) */
         mf_context cc = NULL;
         T_CALL(mf_context_create(MPI_COMM_WORLD, "cpu", &cc));
-        cuda_simplex_case(cc, ctx);
+        if (simplex) cuda_simplex_case(cc, ctx);
+        else cuda_hex_faces_case(cc, ctx);
         mf_context_destroy(&cc);
       } else cuda_case(ctx);
     }

@@ -94,6 +94,9 @@ typedef struct mf_backend_ops_s {
     /* the values of A (the CSR operator of op's space, its pattern on the device) allocated on the device
      * and assembled there from op's element matrices */
     int (*hex_assemble)(mf_operator op, mf_operator A);
+    /* the faces' terms of a physics whose boundary terms are all given as source, added into y on the
+     * device: mode 0 the operator's (g0 times x), 1 the residual's (f0 at x), 2 the diagonal's (x unused) */
+    int (*hex_faces)(mf_operator op, int mode, mf_vector x, mf_vector y);
     /* the simplex family's operators of a physics given as source (lib/simplex/mf_simplex_physics.h) on the
      * device (lib/cuda/physics_simplex.cu): its kernels compiled, the stored data made there, op->ops
      * (apply, diagonal, residual, destroy); the values of A (its pattern on the device) assembled there */

@@ -64,6 +64,7 @@ const mf_backend_ops mf_backend_ops_cuda = {
     .physics = {.hex_setup = mf_cuda_physics_setup,
                 .hex_single = mf_cuda_physics_single,
                 .hex_diagonal = mf_cuda_physics_diagonal,
+                .hex_faces = mf_cuda_physics_faces,
                 .hex_setup_builtin = mf_cuda_physics_setup_builtin,
                 .hex_assemble = mf_cuda_physics_assemble,
                 .simplex_setup = mf_cuda_simplex_physics_setup,

@@ -74,6 +74,7 @@ void mf_cuda_assembly_table_drop(mf_space s);
  *  layout (ncells x nqp x entries). */
 int mf_cuda_physics_setup(mf_operator op);
 int mf_cuda_physics_diagonal(mf_operator op, mf_vector dv);
+int mf_cuda_physics_faces(mf_operator op, int mode, mf_vector x, mf_vector y);
 int mf_cuda_physics_single(mf_operator op, mf_operator like);
 /** The CSR values of a physics operator's matrix on the device (A: the space's pattern, there already). */
 int mf_cuda_physics_assemble(mf_operator op, mf_operator A);

@@ -63,6 +63,9 @@ struct phys_dev {
   cudaKernel_t apply_vcol; // the vector mass / Laplace shape (no g1, g2), or NULL: mfree_apply_vcol
   cudaKernel_t setup_geo, apply_fused, diagonal, assemble; // the fused operator; the diagonal and assembly of either
   cudaKernel_t apply_full_f, apply_one_f, apply_sym_f, apply_fused_f, apply_vcol_f; // the float copy's (_f)
+  cudaKernel_t faces;          // the faces' terms (every boundary term given as source), else NULL
+  int *bf_cell, *bf_face, *bf_term; // the boundary face entries: cell, face, term
+  double *fg;                  // their points: x, the outward normal, W (mf_hex_phys_face_points)
   size_t shmem_vcol, shmem_vcol_f;
   int cpb_vcol, ns_sym; // ns_sym: entries per point of the one-block symmetric layout
   int fused; // qd holds the geometry (MF_NG entries per point) and the g-functions run at each application
@@ -145,6 +148,10 @@ std::string program(const mf_hex_phys *h, const mf_space s, int cpb, int ns_full
   t += buf;
   t += "#include \"physics/mf_physics.h\"\n#include \"hanging/mf_hanging.h\"\n";
   t += mf_jit::physics_glue(ph);
+  if (!single && mf_jit::boundary_on_device(ph)) { // the faces' kernel and the glue of the boundary terms
+    t += "#define MF_FACES 1\n";
+    t += mf_jit::boundary_glue(ph);
+  }
   t += "#include \"cuda/physics_jit.cuh\"\n";
   return t;
 }
@@ -264,6 +271,10 @@ void free_dev(phys_dev *d)
   cudaFree(d->BB);
   cudaFree(d->BG);
   cudaFree(d->GG);
+  cudaFree(d->bf_cell);
+  cudaFree(d->bf_face);
+  cudaFree(d->bf_term);
+  cudaFree(d->fg);
   delete d;
 }
 
@@ -382,6 +393,28 @@ int residual_op(mf_operator op, mf_vector u, mf_vector r)
   return ierr;
 }
 
+// The faces' kernel, their entries and points on the device, op's faces then run there (faces_device).
+// Collective (the host's coordinates; called where the physics' terms are all source, on every rank).
+int faces_setup(mf_operator op, phys_dev *d, cudaLibrary_t lib)
+{
+  mf_context ctx = op->ctx;
+  const mf_space s = op->space;
+  mf_hex_phys *h = mf_hexphys(op);
+  MF_CALL(kernel(ctx, lib, "mfree_faces", &d->faces));
+  MF_CALL(mf_space_host_coords(s));
+  if (h->nbf) {
+    const int nqf = s->dim == 2 ? h->basis.nq : h->basis.nq * h->basis.nq, per = nqf * (2 * s->dim + 1);
+    std::vector<double> fg((size_t)h->nbf * per), X((size_t)s->npc * s->dim);
+    for (int k = 0; k < h->nbf; k++) mf_hex_phys_face_points(op, k, X.data(), fg.data() + (size_t)k * per);
+    MF_CALL(upload(ctx, &d->bf_cell, h->bf_cell, (size_t)h->nbf, "the boundary faces' cells"));
+    MF_CALL(upload(ctx, &d->bf_face, h->bf_face, (size_t)h->nbf, "the boundary faces"));
+    MF_CALL(upload(ctx, &d->bf_term, h->bf_term, (size_t)h->nbf, "the boundary faces' terms"));
+    MF_CALL(upload(ctx, &d->fg, fg.data(), fg.size(), "the boundary faces' points"));
+  }
+  h->faces_device = 1;
+  return 0;
+}
+
 // the kernels and basis of op (its library compiled or found); single: the float copy's (a library of their own)
 int make_dev(mf_operator op, phys_dev **out, bool single = false)
 {
@@ -423,6 +456,7 @@ int make_dev(mf_operator op, phys_dev **out, bool single = false)
     MF_CALL(kernel(ctx, lib, "mfree_assemble", &d->assemble));
     /* the vector mass / Laplace kernel where the shape allows it (MFREE_PHYSICS_VEC=0: the generic one) */
     if (vcol) MF_CALL(kernel(ctx, lib, "mfree_apply_vcol", &d->apply_vcol));
+    if (mf_jit::boundary_on_device(&h->ph)) MF_CALL(faces_setup(op, d, lib));
   }
   if (vcol) {
     int minb, nj;
@@ -643,6 +677,50 @@ extern "C" int mf_cuda_physics_diagonal(mf_operator op, mf_vector dv)
                   (void *)&geo,   (void *)&d->k,  (void *)&ncells, (void *)&yd};
   return launch(op->ctx, d->diagonal, (unsigned)((ncells + d->cpb - 1) / d->cpb), (unsigned)d->nt, d->shmem, args,
                 "physics diagonal");
+}
+
+/* The faces' terms added into y (mode 0 the operator's, 1 the residual's, 2 the diagonal's): mfree_faces,
+ * one block per boundary face entry. */
+extern "C" int mf_cuda_physics_faces(mf_operator op, int mode, mf_vector x, mf_vector y)
+{
+  mf_context ctx = op->ctx;
+  const mf_space s = op->space;
+  const mf_cuda_space *ds = (const mf_cuda_space *)s->dev;
+  const mf_hex_phys *h = mf_hexphys(op);
+  phys_dev *d = dev_of(op);
+  if (!h->nbf || (mode != 1 && !mf_hex_phys_faces_has_operator(h))) return 0;
+  unsigned long long *flag = NULL; // the residual's check alone (no allocation in a product's path)
+  if (mode == 1) {
+    cudaError_t e = cudaMalloc((void **)&flag, sizeof *flag);
+    if (e == cudaSuccess) e = cudaMemset(flag, 0xff, sizeof *flag);
+    if (e != cudaSuccess) {
+      cudaFree(flag);
+      return cuda_fail(ctx, e, "a flag of the faces' residual");
+    }
+  }
+  const int *cells = ds->cell_nodes;
+  const short *mask = (const short *)ds->mask;
+  const double *P = ds->mask ? ds->P : NULL, *xd = x ? x->data : NULL;
+  double *yd = y->data;
+  void *args[] = {(void *)&cells,      (void *)&mask,      (void *)&d->B,     (void *)&P,    (void *)&d->bf_cell,
+                  (void *)&d->bf_face, (void *)&d->bf_term, (void *)&d->fg,   (void *)&d->k, (void *)&mode,
+                  (void *)&xd,         (void *)&yd,         (void *)&flag};
+  const unsigned nt = (unsigned)h->nqp;
+  int ierr = launch(ctx, d->faces, (unsigned)h->nbf, nt, 0, args, "physics faces");
+  const long long f = ierr || mode != 1 ? -1 : first_flag(ctx, flag, &ierr);
+  if (flag) cudaFree(flag);
+  if (!ierr && f >= 0) {
+    const int k = (int)(f >> 20), q = (int)(f & 0xfffff), nqf = s->dim == 2 ? h->basis.nq : h->basis.nq * h->basis.nq;
+    std::vector<double> pts((size_t)nqf * (2 * s->dim + 1)), X((size_t)s->npc * s->dim);
+    mf_hex_phys_face_points(op, k, X.data(), pts.data()); // the point's place, for the message
+    char xs[96];
+    mf_point_text(s->dim, pts.data() + (size_t)q * (2 * s->dim + 1), xs, sizeof xs);
+    ierr = mf_error_set(ctx, MF_ERR_ARGUMENT, __FILE__, __LINE__, __func__,
+                        "physics '%s': a boundary term f0 gave a value that is not finite at face point %d of cell %d "
+                        "(rank %d), x = %s (the faces' kernel on the device): the boundary functions must give "
+                        "finite values", h->ph.name, q, h->bf_cell[k], ctx->rank, xs);
+  }
+  return ierr;
 }
 
 // The assembled matrix's values on the device (A: the CSR operator of op's space, its pattern there: the

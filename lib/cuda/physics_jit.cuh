@@ -446,3 +446,149 @@ extern "C" __global__ void __launch_bounds__(MF_NT)
     }
 }
 #endif // MF_FLOAT_COPY
+
+#if MF_FACES && !MF_FLOAT_COPY
+// ---------------------------------------------------------------------------------------------------
+// The faces' terms (every boundary term given as source; the glue defines mfree_b(t, w, ...), term t's f0
+// or g0), one block of MF_NQP threads per boundary face entry (its cell, face f, term t). The cell's values
+// come with its constraints applied (hanging), those of face f give u at the face's Gauss points (the
+// operator's rule in the face's directions), and the points' results go back to the face's nodes and
+// through the transposed constraints. fg: the entries' points (mf_hex_phys_face_points: x, the outward
+// normal, W, point by point). Mode 0 the operator's (g0 times x), 1 the residual's (f0 at x), 2 the
+// diagonal's (as the host takes it: the plain entries, and the constrained columns from the constrained
+// face operator on unit vectors). nonfinite: the first (entry << 20 | point) where f0 is not finite. The
+// CPU twin: cell_faces in lib/hex/physics_faces.c.
+#define MF_NQF (MF_DIM == 2 ? MF_NQ : MF_NQ * MF_NQ)
+#define MF_FG (2 * MF_DIM + 1)
+
+namespace mfj {
+
+// whether the node of this thread lies on face f; its indices in the face's directions
+__device__ inline bool on_face(const pt &t, int f, int *i0, int *i1)
+{
+  const int idx[3] = {t.i, t.j, t.k}, d = f / 2;
+  if (!t.isdof || idx[d] != (f % 2 ? MF_N1 - 1 : 0)) return false;
+  int a[2] = {0, 0}, m = 0;
+  for (int kk = 0; kk < MF_DIM; kk++)
+    if (kk != d) a[m++] = kk;
+  *i0 = idx[a[0]];
+  *i1 = MF_DIM == 3 ? idx[a[1]] : 0;
+  return true;
+}
+
+// the position (at) of face f's node (i0, i1)
+__device__ inline int face_at(int f, int i0, int i1)
+{
+  int ijk[3] = {0, 0, 0}, m = 0;
+  const int d = f / 2;
+  ijk[d] = f % 2 ? MF_N1 - 1 : 0;
+  for (int kk = 0; kk < MF_DIM; kk++)
+    if (kk != d) ijk[kk] = m++ ? i1 : i0;
+  return at(ijk[0], ijk[1], ijk[2]);
+}
+
+// face point q's value of the nodal values s
+__device__ inline double face_value(const double *sB, const double *s, int f, int q)
+{
+  const int q0 = q % MF_NQ, q1 = q / MF_NQ;
+  double v = 0.0;
+  for (int i1 = 0; i1 < (MF_DIM == 3 ? MF_N1 : 1); i1++)
+    for (int i0 = 0; i0 < MF_N1; i0++)
+      v += sB[q0 * MF_N1 + i0] * (MF_DIM == 3 ? sB[q1 * MF_N1 + i1] : 1.0) * s[face_at(f, i0, i1)];
+  return v;
+}
+
+// face node (i0, i1)'s integral against the points' r[q stride + c]
+__device__ inline double face_integral(const double *sB, const double *r, int stride, int c, int i0, int i1)
+{
+  double v = 0.0;
+  for (int q = 0; q < MF_NQF; q++)
+    v += sB[(q % MF_NQ) * MF_N1 + i0] * (MF_DIM == 3 ? sB[(q / MF_NQ) * MF_N1 + i1] : 1.0) * r[q * stride + c];
+  return v;
+}
+
+} // namespace mfj
+
+extern "C" __global__ void __launch_bounds__(MF_NQP)
+    mfree_faces(const int *cell_nodes, const short *mask_all, const double *B, const double *P, const int *bf_cell,
+                const int *bf_face, const int *bf_term, const double *fg, const double *k, int mode, const double *x,
+                double *y, unsigned long long *nonfinite)
+{
+  __shared__ double sB[MF_NQ * MF_N1], sP[2 * MF_N1 * MF_N1], s[MF_NQP], uf[MF_NQF * MF_NC], gf[MF_NQF * MF_NC * MF_NC];
+  const int id = blockIdx.x, e = bf_cell[id], f = bf_face[id], t = bf_term[id];
+  const mfj::pt p = mfj::make_pt(threadIdx.x);
+  mfj::stage(sB, B, MF_NQ * MF_N1);
+  const int mask = mask_all ? mask_all[e] : 0; // the same for the whole block
+  if (mask) mfj::stage(sP, P, 2 * MF_N1 * MF_N1);
+  const int *nodes = cell_nodes + (size_t)e * MF_NPC;
+  int i0 = 0, i1 = 0;
+  const bool onf = mfj::on_face(p, f, &i0, &i1);
+  __syncthreads();
+  if (mode != 2) // u at the face's points
+    for (int c = 0; c < MF_NC; c++) {
+      s[p.q] = p.isdof ? x[(size_t)nodes[p.pos] * MF_NC + c] : 0.0;
+      __syncthreads();
+      if (mask) mfj::hanging(s, mask, sP, p, false);
+      if (p.q < MF_NQF) uf[p.q * MF_NC + c] = mfj::face_value(sB, s, f, p.q);
+      __syncthreads();
+    }
+  if (p.q < MF_NQF) { // the boundary function: gf = W f0 or W g0 u (modes 0, 1), W g0 (mode 2)
+    const double *g = fg + ((size_t)id * MF_NQF + p.q) * MF_FG;
+    double u[MF_NC], zero[MF_NC], out[MF_NC * MF_NC];
+    for (int c = 0; c < MF_NC; c++) u[c] = mode == 2 ? 0.0 : uf[p.q * MF_NC + c], zero[c] = 0.0;
+    for (int i = 0; i < MF_NC * MF_NC; i++) out[i] = 0.0;
+    mfree_b(t, mode == 1 ? 0 : 1, MF_DIM, MF_NC, mode == 1 ? u : zero, g, g + MF_DIM, k, out);
+    const double W = g[2 * MF_DIM];
+    if (mode == 1) {
+      bool fin = true;
+      for (int c = 0; c < MF_NC; c++) fin = fin && isfinite(out[c]);
+      if (!fin) atomicMin(nonfinite, ((unsigned long long)id << 20) | (unsigned long long)p.q);
+    }
+    if (mode == 2)
+      for (int i = 0; i < MF_NC * MF_NC; i++) gf[p.q * MF_NC * MF_NC + i] = W * out[i];
+    else
+      for (int c = 0; c < MF_NC; c++) {
+        double v = 0.0;
+        if (mode == 1) v = out[c];
+        else
+          for (int b = 0; b < MF_NC; b++) v += out[c * MF_NC + b] * u[b];
+        gf[p.q * MF_NC + c] = W * v;
+      }
+  }
+  __syncthreads();
+  if (mode != 2) { // back to the nodes, through the transposed constraints
+    for (int c = 0; c < MF_NC; c++) {
+      s[p.q] = onf ? mfj::face_integral(sB, gf, MF_NC, c, i0, i1) : 0.0;
+      __syncthreads();
+      if (mask) mfj::hanging(s, mask, sP, p, true);
+      if (p.isdof && s[p.q] != 0.0) atomicAdd(&y[(size_t)nodes[p.pos] * MF_NC + c], s[p.q]);
+      __syncthreads();
+    }
+    return;
+  }
+  for (int c = 0; c < MF_NC; c++) {
+    // the plain entries (columns not constrained): W g0_cc phi_i^2 at the face's nodes
+    double dv = 0.0;
+    if (onf && !(mask && mf_hanging_diag_column(MF_DIM, MF_N1, MF_NPC, mask, nodes, p.pos)))
+      for (int q = 0; q < MF_NQF; q++) {
+        const double ph = sB[(q % MF_NQ) * MF_N1 + i0] * (MF_DIM == 3 ? sB[(q / MF_NQ) * MF_N1 + i1] : 1.0);
+        dv += ph * ph * gf[q * MF_NC * MF_NC + c * MF_NC + c];
+      }
+    // the constrained columns: C^T F C e_j, each position holding j's DoF adds its entry
+    for (int jc = 0; mask && jc < MF_NPC; jc++) {
+      if (!mf_hanging_diag_column(MF_DIM, MF_N1, MF_NPC, mask, nodes, jc)) continue;
+      s[p.q] = p.isdof && p.pos == jc ? 1.0 : 0.0;
+      __syncthreads();
+      mfj::hanging(s, mask, sP, p, false);
+      if (p.q < MF_NQF) uf[p.q] = gf[p.q * MF_NC * MF_NC + c * MF_NC + c] * mfj::face_value(sB, s, f, p.q);
+      __syncthreads();
+      s[p.q] = onf ? mfj::face_integral(sB, uf, 1, 0, i0, i1) : 0.0;
+      __syncthreads();
+      mfj::hanging(s, mask, sP, p, true);
+      if (p.isdof && nodes[p.pos] == nodes[jc]) dv += s[p.q];
+      __syncthreads();
+    }
+    if (dv != 0.0) atomicAdd(&y[(size_t)nodes[p.pos] * MF_NC + c], dv);
+  }
+}
+#endif // MF_FACES

@@ -31,6 +31,7 @@ typedef struct {
    * cell_bf_off[e + 1]): their cell, face number and term */
   int nbf;
   int *cell_bf_off, *bf_cell, *bf_face, *bf_term;
+  int faces_device; /* a device backend runs the faces' terms itself (every term given as source) */
 } mf_hex_phys;
 
 static inline mf_hex_phys *mf_hexphys(const struct mf_operator_s *op) { return (mf_hex_phys *)op->data; }
@@ -43,6 +44,10 @@ void mf_hex_phys_faces_free(mf_hex_phys *h);
 int mf_hex_phys_faces_has_operator(const mf_hex_phys *h);
 /** g0's values checked finite at every face point (after set-up). */
 int mf_hex_phys_faces_check(const mf_operator op);
+/** The points of boundary face entry k (its cell's face bf_face[k]), 2 dim + 1 values each, point by point:
+ *  x, the outward unit normal, W (the Gauss weights times the area element); the host's coordinates made
+ *  (mf_space_host_coords). For a device's faces kernel. */
+void mf_hex_phys_face_points(const mf_operator op, int k, double *X, double *out);
 /** Cell e's face terms added into ve (nc x npc) from its values ue (constraints applied): the operator's
  *  (g0) or the residual's (f0; an error where a value is not finite). X: npc x dim doubles of work. */
 void mf_hex_phys_faces_apply(const mf_operator op, int e, const double *ue, double *ve, double *X);

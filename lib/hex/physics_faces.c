@@ -162,6 +162,21 @@ static void face_integrate(const mf_space s, const mf_basis1d *b, int f, const d
 
 #define MF_MAX_QF (MF_MAX_NQ * MF_MAX_NQ)
 
+void mf_hex_phys_face_points(const mf_operator op, int k, double *X, double *out)
+{
+  const mf_hex_phys *h = mf_hexphys(op);
+  const mf_space s = op->space;
+  const int dim = s->dim, nq = h->basis.nq, nqf = dim == 2 ? nq : nq * nq;
+  double xq[3 * MF_MAX_QF], W[MF_MAX_QF], nrm[3 * MF_MAX_QF];
+  mf_space_cell_coords(s, h->bf_cell[k], X);
+  face_geometry(s, &h->basis, h->bf_face[k], X, xq, W, nrm);
+  for (int q = 0; q < nqf; q++) {
+    double *o = out + (size_t)q * (2 * dim + 1);
+    for (int d = 0; d < dim; d++) o[d] = xq[q * dim + d], o[dim + d] = nrm[q * dim + d];
+    o[2 * dim] = W[q];
+  }
+}
+
 /* The boundary terms of cell e: residual (f0 at the cell's values ue) or the operator's (g0 times ue) added
  * into ve. Returns 1 where a value is not finite (*bad_q: the face point), 0 otherwise. */
 static int cell_faces(const mf_operator op, int e, const double *ue, double *ve, int operator_term, double *X, int *bad_q,

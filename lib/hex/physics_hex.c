@@ -304,10 +304,11 @@ static int residual_cpu(mf_operator op, mf_vector uv, mf_vector rv)
 }
 
 /* On a device backend with boundary terms (Neumann, Robin): the device's residual, product or diagonal,
- * then the faces' terms on the host (the CPU twin's code) from host copies, added through a host copy of
- * the result. Two copies of each vector per call: correct, not fast (the faces' kernels on the device are
- * not written yet). faces_host_begin: host copies of a's (unless NULL) and b's local values and a cell's
- * work; faces_host_end: b from its copy (unless ierr), the copies freed. */
+ * then the faces' terms: on the device where every term is given as source (the backend's hex_faces),
+ * else on the host (the CPU twin's code, the functions compiled for the host) from host copies, added
+ * through a host copy of the result: two copies of each vector per call, correct, not fast.
+ * faces_host_begin: host copies of a's (unless NULL) and b's local values and a cell's work;
+ * faces_host_end: b from its copy (unless ierr), the copies freed. */
 static int faces_host_begin(mf_operator op, mf_vector a, mf_vector b, double **ha, double **hb, double **ue)
 {
   const mf_space s = op->space;
@@ -354,12 +355,14 @@ static int faces_host_add(mf_operator op, mf_vector inv, mf_vector outv, int res
 static int residual_device_faces(mf_operator op, mf_vector uv, mf_vector rv)
 {
   MF_CALL(hp(op)->residual_device(op, uv, rv));
+  if (hp(op)->faces_device) return op->ctx->bk->physics.hex_faces(op, 1, uv, rv);
   return faces_host_add(op, uv, rv, 1);
 }
 /* Robin's g0: the device's product, then the faces' */
 static int apply_device_faces(mf_operator op, mf_vector xv, mf_vector yv)
 {
   MF_CALL(hp(op)->apply_device(op, xv, yv));
+  if (hp(op)->faces_device) return op->ctx->bk->physics.hex_faces(op, 0, xv, yv);
   return faces_host_add(op, xv, yv, 0);
 }
 /* the faces' part of the diagonal as diagonal_host takes it: position by position, the constrained
@@ -371,6 +374,7 @@ static int diagonal_device_faces(mf_operator op, mf_vector dv)
   const int npc = s->npc, nc = s->ncomp;
   const size_t ncell = (size_t)npc * nc;
   MF_CALL(h->diagonal_device(op, dv));
+  if (h->faces_device) return op->ctx->bk->physics.hex_faces(op, 2, NULL, dv);
   double *unused = NULL, *d = NULL, *u = NULL;
   int ierr = faces_host_begin(op, NULL, dv, &unused, &d, &u);
   double *col = u ? u + ncell : NULL, *X = col ? col + ncell : NULL;
@@ -744,7 +748,7 @@ int mf_hex_physics_create(mf_space space, const mf_phys *ph, mf_quadrature quad,
     if (ierr) {
     } else if (device) { /* the backend's kernels and data (the built-in's where they fit) */
       ierr = device_setup(o);
-      if (!ierr && h->nbf) { /* boundary terms: added on the host */
+      if (!ierr && h->nbf) { /* boundary terms: added on the device or the host */
         h->residual_device = o->ops.residual;
         o->ops.residual = residual_device_faces;
       }
@@ -794,6 +798,7 @@ static int create_single(mf_operator like, mf_operator *op)
     h->qdf = NULL;
     h->inner = NULL;
     h->nbf = 0; /* its own face lists, made below */
+    h->faces_device = 0;
     h->cell_bf_off = h->bf_cell = h->bf_face = h->bf_term = NULL;
     ierr = mf_operator_alloc(like->space, &physics_hex_type, h, &o);
     if (ierr) {
@@ -816,15 +821,15 @@ static int create_single(mf_operator like, mf_operator *op)
     } else if (lh->inner) { /* the built-in's float copy */
       ierr = mf_operator_create_single(lh->inner, &h->inner);
       if (!ierr) delegate(o);
-    } else if (ctx->bk->physics.hex_setup) { /* the device rounds its data (faces' g0 terms run on the host) */
+    } else if (ctx->bk->physics.hex_setup) { /* the device rounds its data (the float kernels carry no faces' g0) */
       if (!ctx->bk->physics.hex_single)
         ierr = mf_error_set(ctx, MF_ERR_UNSUPPORTED, __FILE__, __LINE__, __func__,
                             "physics operators in single precision (float multigrid V-cycles): not on the %s "
                             "backend (use MF_PRECISION_DOUBLE)", mf_context_backend(ctx));
       else if (mf_hex_phys_faces_has_operator(h)) /* the physics', the same on every rank */
         ierr = mf_error_set(ctx, MF_ERR_UNSUPPORTED, __FILE__, __LINE__, __func__,
-                            "physics '%s' has boundary terms in its operator (g0 on faces), which run on the host "
-                            "in double on the %s backend: no float copy (use MF_PRECISION_DOUBLE)",
+                            "physics '%s' has boundary terms in its operator (g0 on faces), which the float kernels "
+                            "do not carry: no float copy on the %s backend (use MF_PRECISION_DOUBLE)",
                             h->ph.name, mf_context_backend(ctx));
       else ierr = ctx->bk->physics.hex_single(o, like);
     }
