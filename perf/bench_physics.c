@@ -7,10 +7,14 @@
  *   bp4           vector Laplace, 3 components, Gauss q = p + 2
  *   bp5-physics   Laplace, Gauss-Lobatto q = p + 1          (the built-in: bp5)
  *   bp6           vector Laplace, 3 components, Gauss-Lobatto q = p + 1
+ *   bp3-robin     bp3-physics with a Robin term (g0 = 1, f0 = u) on every face of the box, given as source
+ *                 (cuda: the faces' kernel on the device, after the physics' own volume kernel)
+ *   bp3-robin-host the same Robin term as C functions (cuda: the faces' terms on the host, through host
+ *                 copies of x and y at every application): the path the device's faces kernel replaces
  *   elasticity-mg linear elasticity (E = 1, nu = 0.3), dim components, Gauss q = p + 1, clamped at x = 0
  *                 (box face tag 1), loaded by its weight (f0); CG with multigrid to 1e-8 from u = 0: the
  *                 time to solution (set-up of the operator and the V-cycle, the solve) and its phases
- * DoFs are nodes x components. Byte model (fewest bytes per application): x read once and y written
+ * DoFs are nodes x components. Byte model (the Robin problems: the volume's alone) (fewest bytes per application): x read once and y written
  * once (8 B each per DoF), the stored entries of every point (8 B each: the layout the operator chose,
  * one block for the vector problems), the node indices (4 B per cell node); bytes_per_dof = that total /
  * DoFs, frac_of_triad = bytes_per_dof x DoF/s / triad. Timing as the other problems (CUDA events, a
@@ -44,6 +48,14 @@ static const char *const source =
     "  for (int c = 0; c < dim; c++)\n"
     "    for (int d = 0; d < dim; d++) f1[c * dim + d] = k[1] * (du[c * dim + d] + du[d * dim + c]) + (c == d ? k[0] * tr : 0.0);\n"
     "}\n"
+    "void robin_f0(int dim, int nc, const double *u, const double *x, const double *n, const double *k, double *f0)\n"
+    "{\n"
+    "  f0[0] = u[0];\n"
+    "}\n"
+    "void robin_g0(int dim, int nc, const double *u, const double *x, const double *n, const double *k, double *g0)\n"
+    "{\n"
+    "  g0[0] = 1.0;\n"
+    "}\n"
     "void tangent(int dim, int nc, const double *u, const double *du, const double *x, const double *k, double *g3)\n"
     "{\n"
     "  for (int c = 0; c < dim; c++)\n"
@@ -53,10 +65,25 @@ static const char *const source =
     "          g3[((c * dim + b) * dim + d) * dim + e] = k[0] * (c == d && b == e) + k[1] * ((c == b && d == e) + (c == e && d == b));\n"
     "}\n";
 
+/* the Robin term of bp3-robin-host as C functions (the same as robin_f0, robin_g0 in the source) */
+static void robin_f0_c(int dim, int nc, const double *u, const double *x, const double *n, const double *k, double *f0)
+{
+  (void)dim, (void)nc, (void)x, (void)n, (void)k;
+  f0[0] = u[0];
+}
+static void robin_g0_c(int dim, int nc, const double *u, const double *x, const double *n, const double *k, double *g0)
+{
+  (void)dim, (void)nc, (void)u, (void)x, (void)n, (void)k;
+  g0[0] = 1.0;
+}
+
+enum { ELASTICITY = 6, ROBIN = 7, ROBIN_HOST = 8 };
+
 int mf_bench_physics_problem(const char *name)
 {
-  static const char *const names[] = {"bp1-physics", "bp2", "bp3-physics", "bp4", "bp5-physics", "bp6", "elasticity-mg"};
-  for (int i = 0; i < 7; i++)
+  static const char *const names[] = {"bp1-physics", "bp2",           "bp3-physics", "bp4",           "bp5-physics",
+                                      "bp6",         "elasticity-mg", "bp3-robin",   "bp3-robin-host"};
+  for (int i = 0; i < 9; i++)
     if (!strcmp(name, names[i])) return i;
   return -1;
 }
@@ -159,9 +186,10 @@ int mf_bench_physics_run(mf_context ctx, const mf_bench_physics_opts *o, FILE *o
 {
   const int pi = mf_bench_physics_problem(o->problem);
   if (pi < 0) return 1;
-  if (pi == 6) return elasticity_run(ctx, o, out);
-  const int nc = pi % 2 ? 3 : 1, mass = pi < 2;
-  const mf_quadrature quad = pi >= 4 ? MF_QUAD_GLL : MF_QUAD_GAUSS_P2;
+  if (pi == ELASTICITY) return elasticity_run(ctx, o, out);
+  const int robin = pi == ROBIN || pi == ROBIN_HOST;
+  const int nc = !robin && pi % 2 ? 3 : 1, mass = pi < 2;
+  const mf_quadrature quad = !robin && pi >= 4 ? MF_QUAD_GLL : MF_QUAD_GAUSS_P2;
   const char *hdr = "device,problem,dim,p,q,ncomp,ndofs,ms_per_apply,gdofs_per_s,bytes_per_dof,gb_per_s,frac_of_triad,"
                     "stored_per_point,setup_s,compile_s";
   emit(out, hdr);
@@ -181,6 +209,9 @@ int mf_bench_physics_run(mf_context ctx, const mf_bench_physics_opts *o, FILE *o
     if (!ierr) ierr = mf_space_create_components(mesh, p, nc, &s);
     if (!ierr) ierr = mf_physics_create(ctx, nc, &ph);
     if (!ierr) ierr = mf_physics_set_source(ph, source, mass ? "g0=mass" : "g3=diffusion");
+    for (int tag = 1; robin && !ierr && tag <= 2 * dim; tag++)
+      ierr = pi == ROBIN ? mf_physics_set_boundary_source(ph, tag, "f0=robin_f0 g0=robin_g0")
+                         : mf_physics_set_boundary(ph, tag, robin_f0_c, robin_g0_c);
     double t0 = MPI_Wtime();
     if (!ierr) ierr = mf_operator_create_physics(s, ph, quad, &op);
     const double setup = MPI_Wtime() - t0;

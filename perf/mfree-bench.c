@@ -511,7 +511,8 @@ static void usage(void)
 {
   printf("usage: mfree-bench [--problem bp1|bp3|bp5|ljungkvist|all|ljungkvist-adaptive|simplex-mass|simplex-laplace|\n"
          "                              simplex-helmholtz|simplex-elasticity|simplex-all|bp1-physics|bp2|bp3-physics|\n"
-         "                              bp4|bp5-physics|bp6|elasticity-mg] [--degrees 1,2,...] [--dim 2|3]\n"
+         "                              bp4|bp5-physics|bp6|elasticity-mg|bp3-robin|bp3-robin-host]\n"
+         "                              [--degrees 1,2,...] [--dim 2|3]\n"
          "                   [--min-dofs N] [--max-dofs N] [--sizes K] [--scatter colored|atomic|both]\n"
          "                   [--backend auto|cuda|cpu] [--cells-per-block N,M,...] [--reps R] [--csv FILE]\n"
          "                                      (default auto: cuda where a GPU is usable, else cpu)\n"
@@ -545,7 +546,8 @@ int main(int argc, char **argv)
   static const char *const problem_names[] = {"all", "bp1", "bp3", "bp5", "ljungkvist", "ljungkvist-adaptive",
                                               "simplex-mass", "simplex-laplace", "simplex-helmholtz",
                                               "simplex-elasticity", "simplex-all", "bp1-physics", "bp2",
-                                              "bp3-physics", "bp4", "bp5-physics", "bp6", "elasticity-mg"},
+                                              "bp3-physics", "bp4", "bp5-physics", "bp6", "elasticity-mg",
+                                              "bp3-robin", "bp3-robin-host"},
                            *const scatters[] = {"both", "colored", "atomic"}, *const backends[] = {"cuda", "cpu", "auto"};
   int problem_i = 0, scatter_i = 0, backend_i = 2; /* auto, as mfree-poisson: the GPU where one is usable */
   const char *csv = NULL;
