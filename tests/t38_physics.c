@@ -855,6 +855,19 @@ static double boundary_error(mf_context ctx, const char *mesh_name, int dim, int
 /* Neumann and Robin problems converge at rate p + 1 (hexahedra; simplices, their box meshes tagged by side as
  * the hex boxes); the Robin operator's assembled matrix and diagonal equal its matrix-free product and
  * diagonal */
+/* The unit square or cube (2 or 1 levels) with the cells of x > 1/2, y < 1/2 refined once: hanging faces and
+ * edges that meet the boundary faces x = 1 (tag 2) and y = 0 (tag 3), whose nodes there are constrained. */
+static int refine_quadrant(const double *x, int dim, int level, void *user)
+{
+  (void)dim, (void)level, (void)user;
+  return x[0] > 0.5 && x[1] < 0.5;
+}
+static void faces_mesh(mf_context ctx, int dim, mf_mesh *mesh)
+{
+  T_CALL(mf_mesh_create(ctx, "cube", dim, dim == 2 ? 2 : 1, mesh));
+  T_CALL(mf_mesh_adapt(*mesh, refine_quadrant, NULL));
+}
+
 static mf_operator vector_boundary_physics(mf_context ctx, mf_space s, int dim, int nc);
 static void boundary_case(mf_context ctx)
 {
@@ -888,7 +901,7 @@ static void boundary_case(mf_context ctx)
     mf_mesh mesh = NULL;
     mf_space s = NULL;
     mf_operator C = NULL;
-    t_mesh(ctx, "cube", dim, dim == 2 ? 2 : 1, 1, &mesh);
+    faces_mesh(ctx, dim, &mesh);
     T_CALL(mf_space_create_components(mesh, 2, dim, &s));
     mf_operator A = vector_boundary_physics(ctx, s, dim, dim);
     T_CALL(mf_operator_create_assembled(A, &C));
@@ -1408,7 +1421,7 @@ static void boundary_source_case(mf_context ctx, int quick)
       mf_mesh mesh = NULL;
       mf_space s = NULL;
       if (simplex) T_CALL(mf_mesh_create(ctx, dim == 2 ? "square-tris" : "cube-tets", dim, 2, &mesh));
-      else t_mesh(ctx, "cube", dim, dim == 2 ? 2 : 1, 1, &mesh);
+      else faces_mesh(ctx, dim, &mesh);
       T_CALL(mf_space_create(mesh, 2, &s));
       for (int robin = 0; robin <= 1; robin++) {
         char what[96];
@@ -1578,8 +1591,8 @@ static void cuda_hex_faces_case(mf_context cc, mf_context gc)
 {
   for (int dim = 2; dim <= 3; dim++) {
     mf_mesh mc = NULL, mg = NULL;
-    t_mesh(cc, "cube", dim, dim == 2 ? 2 : 1, 1, &mc);
-    t_mesh(gc, "cube", dim, dim == 2 ? 2 : 1, 1, &mg);
+    faces_mesh(cc, dim, &mc);
+    faces_mesh(gc, dim, &mg);
     for (int p = 1; p <= 3; p++) {
       mf_space sc = NULL, sg = NULL;
       char what[128];
