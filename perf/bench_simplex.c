@@ -17,7 +17,9 @@
  * each per unknown), the cell DoFs (4 B x nnodes per cell), the cells' vertex ids (4 B x (dim + 1)
  * per cell), the vertex coordinates (8 B x dim per vertex), and the coefficient where the operator has one
  * (--coefficient ljungkvist: c(x_q), nq values per cell, in the quadrature form; the cell's matrix K_e,
- * n1 (n1 + 1) / 2 values, in the gradient form): the chosen configuration's model. Flop model (flops_per_dof): the fewest flops per cell among the operator's forms
+ * n1 (n1 + 1) / 2 values, in the gradient form); the shared scatter (c = 1) moves fewer: x read and y added
+ * once per tile holding a DoF, the tiles' DoF and vertex lists, the cells' 2-byte indices into them. bytes_per_dof is
+ * the fewest of every candidate configuration's model (like the flops). Flop model (flops_per_dof): the fewest flops per cell among the operator's forms
  * (mf_simplex_cuda_config.flops_per_cell of every candidate: the quadrature form counts the values and
  * gradients at the points, the pointwise operator and the integration; the reference form N (2N + 2)
  * per reference matrix; the gradient form 2 dim n1 (2N + dim) and, with a mass part, 2 N^2 + N) times
@@ -116,32 +118,33 @@ static int run_case(mf_context ctx, const mf_bench_simplex_opts *o, int pi, int 
     const double triad = o->triad, fp64 = o->fp64;
     const double dofs_s = nu / (ms * 1e-3);
     /* the roofline's flops: the fewest of the operator's forms (every candidate configuration) */
-    double fmin_cell = cfg.flops_per_cell;
+    double fmin_cell = cfg.flops_per_cell, bmin_cell = cfg.bytes_per_cell; /* and the fewest bytes */
     const int ncand = mf_simplex_cuda_candidates(op, NULL, 0);
     mf_simplex_cuda_config *cand = ncand > 0 ? malloc(sizeof *cand * (size_t)ncand) : NULL;
     if (cand && mf_simplex_cuda_candidates(op, cand, ncand) == ncand)
-      for (int k = 0; k < ncand; k++) fmin_cell = fmin(fmin_cell, cand[k].flops_per_cell);
+      for (int k = 0; k < ncand; k++)
+        fmin_cell = fmin(fmin_cell, cand[k].flops_per_cell), bmin_cell = fmin(bmin_cell, cand[k].bytes_per_cell);
     free(cand);
-    const double bpd = cfg.bytes_per_cell * m->ncells / nu, fpd = fmin_cell * m->ncells / nu,
+    const double bpd = bmin_cell * m->ncells / nu, fpd = fmin_cell * m->ncells / nu,
                  fpd_run = cfg.flops_per_cell * m->ncells / nu;
     const double gbs = bpd * dofs_s / 1e9;
     const double roof = fmin(triad > 0 ? triad * 1e9 / bpd : INFINITY, fp64 > 0 ? fp64 * 1e9 / fpd : INFINITY);
     char design[96];
-    snprintf(design, sizeof design, "%s-%s-t%d-b%d-s%d%s", cfg.strategy ? "tiled" : "thread",
+    snprintf(design, sizeof design, "%s-%s-t%d-b%d-s%d%s", cfg.strategy == 2 ? "shared" : cfg.strategy ? "tiled" : "thread",
              cfg.form == MF_SIMPLEX_CUDA_GRADIENT    ? "grad"
              : cfg.form == MF_SIMPLEX_CUDA_REFERENCE ? "ref"
                                                      : "quad",
              cfg.tile, cfg.threads, cfg.stage, cfg.tuned == 1 ? "-tuned" : "");
     if (o->coefficient && !elas) strncat(design, "-c", sizeof design - strlen(design) - 1);
-    printf("# model %s %dD P%d: n %d, cells %d, bytes_per_dof %.2f (bytes per cell %.1f), flops_per_dof %.1f "
+    printf("# model %s %dD P%d: n %d, cells %d, bytes_per_dof %.2f (the fewest of the configurations; %.1f per cell in the one run), flops_per_dof %.1f "
            "(flops per cell %.0f, the fewest of the forms; %.0f in the form run), roofline %.3f GDoF/s (%s-bound), "
            "regs %d, local %d B, shmem %zu B, blocks/SM %d, occupancy %.2f, model %.1f us\n",
            mf_bench_simplex_problems[pi], dim, p, n, m->ncells, bpd, cfg.bytes_per_cell, fpd, fmin_cell, cfg.flops_per_cell,
            roof / 1e9, triad * 1e9 / bpd < fp64 * 1e9 / fpd ? "memory" : "compute", cfg.regs, cfg.local_bytes,
            cfg.shmem, cfg.blocks_per_sm, cfg.occupancy, cfg.model_us);
     char row[768];
-    snprintf(row, sizeof row, "%s,%s,%d,%d,%d,atomic,%lld,%.5f,%.4f,%.1f,%.1f,%.3f,%.3f,%s,,,%.1f,%.1f,%.3f", o->device,
-             mf_bench_simplex_problems[pi], dim, p, b->nq, nu, ms, dofs_s / 1e9, bpd, gbs, triad > 0 ? gbs / triad : 0.0,
+    snprintf(row, sizeof row, "%s,%s,%d,%d,%d,%s,%lld,%.5f,%.4f,%.1f,%.1f,%.3f,%.3f,%s,,,%.1f,%.1f,%.3f", o->device,
+             mf_bench_simplex_problems[pi], dim, p, b->nq, cfg.strategy == 2 ? "tile" : "atomic", nu, ms, dofs_s / 1e9, bpd, gbs, triad > 0 ? gbs / triad : 0.0,
              setup_s, design, fpd, fpd_run * dofs_s / 1e9, roof > 0 && isfinite(roof) ? dofs_s / roof : 0.0);
     printf("%s\n", row);
     fflush(stdout);

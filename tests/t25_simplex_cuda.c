@@ -2,7 +2,8 @@
  * twins (lib/simplex/ops_cpu.c) on random vectors, on box meshes with jittered interior vertices:
  * mass, Laplace and Helmholtz with c = 1 and with a coefficient c(x_q), and linear elasticity, dim 2
  * and 3, p = 1..4, every candidate configuration (strategy thread/tiled, form quadrature/reference/
- * gradient, tile sizes, threads, tables in global, shared or constant memory; the gradient form a
+ * gradient, tile sizes, threads, tables in global, shared or constant memory, the shared scatter with the
+ * device's tiles equal to the CPU twin's; the gradient form a
  * candidate of every Laplace and Helmholtz operator with c = 1, of Laplace with c(x) (the cells'
  * matrices K_e, their bytes in the model) and of elasticity but in 3D P4) to 1e-12 relative (max norm); the
  * single-precision copies (mf_simplex_cuda_single) in every configuration to 1e-5 of the double result; the model's
@@ -56,6 +57,17 @@ static void all_configs(mf_simplex_cuda_op op, const mf_simplex_basis *b, const 
   int ngrad = 0;
   for (int c = 0; c < nc; c++) ngrad += list[c].form == MF_SIMPLEX_CUDA_GRADIENT;
   T_CHECK(want_gradient ? ngrad >= 3 : ngrad == 0, "%s %dD P%d: %d gradient-form candidates", what, dim, p, ngrad);
+  /* the shared scatter: a candidate of the operators with c = 1 wherever a constant-memory kernel one cell per
+   * thread is (its cell work), of none with c(x) */
+  int nshared = 0, nconst = 0;
+  for (int c = 0; c < nc; c++) {
+    nshared += list[c].strategy == MF_SIMPLEX_CUDA_SHARED;
+    nconst += list[c].strategy == MF_SIMPLEX_CUDA_THREAD && list[c].stage == 2;
+  }
+  mf_simplex_cuda_arrays arr;
+  T_CHECK(mf_simplex_cuda_get_arrays(op, &arr) == 0, "%s: the operator's arrays", what);
+  T_CHECK(arr.coefq ? nshared == 0 : (nshared > 0) == (nconst > 0), "%s %dD P%d: %d shared-scatter candidates, %d "
+          "constant-memory ones", what, dim, p, nshared, nconst);
   mf_simplex_cuda_config def;
   T_CALL(mf_simplex_cuda_get_config(op, &def));
   for (int c = -1; c < nc; c++) { /* -1: the model's choice */
@@ -70,7 +82,8 @@ static void all_configs(mf_simplex_cuda_op op, const mf_simplex_basis *b, const 
     T_CALL(mf_simplex_cuda_apply_host(op, x, y));
     const double r = rel(y, yr, n);
     T_CHECK(r <= 1e-12, "%s %dD P%d strategy %s form %s tile %d threads %d stage %d: GPU-CPU %.3e rel", what, dim, p,
-            k->strategy ? "tiled" : "thread", form_name(k->form), k->tile, k->threads, k->stage, r);
+            k->strategy == MF_SIMPLEX_CUDA_SHARED ? "shared" : k->strategy ? "tiled" : "thread", form_name(k->form), k->tile,
+            k->threads, k->stage, r);
     ncases++;
   }
   free(list);
@@ -102,6 +115,33 @@ static void all_configs(mf_simplex_cuda_op op, const mf_simplex_basis *b, const 
   EXPECT(mf_simplex_cuda_single(s, b, &s2), MF_ERR_ARGUMENT, "single-precision copy already");
   free(sl), free(xf), free(yf), free(yd);
   mf_simplex_cuda_destroy(&s);
+}
+
+/* the device's tiles of op (the shared scatter) equal the CPU twin's (mf_simplex_tiles), DoFs and vertices */
+static void tiles_same(mf_context gc, mf_simplex_cuda_op op, const mf_simplex_mesh *m, const mf_simplex_dofs *d,
+                       const char *what)
+{
+  mf_simplex_cuda_arrays a;
+  T_CHECK(mf_simplex_cuda_get_arrays(op, &a) == 0 && a.ntiles == (m->ncells + a.tile - 1) / a.tile,
+          "%s: %d tiles of %d cells for %d cells", what, a.ntiles, a.tile, m->ncells);
+  for (int w = 0; w < 2; w++) {
+    const int ni = w ? m->dim + 1 : a.N, *ids = w ? m->cells : d->cell_dofs, nt = a.ntiles;
+    int *off = NULL, *list = NULL, maxn = 0;
+    unsigned short *loc = NULL;
+    T_CALL(mf_simplex_tiles(gc, m->ncells, ni, ids, a.tile, &off, &list, &loc, &maxn));
+    int *doff = malloc(sizeof(int) * ((size_t)nt + 1)), *dlist = malloc(sizeof(int) * ((size_t)off[nt] + 1));
+    unsigned short *dloc = malloc(sizeof(unsigned short) * ((size_t)m->ncells * ni + 1));
+    T_CALL(mf_simplex_cuda_copy_bytes(gc, doff, w ? a.tile_voff : a.tile_off, sizeof(int) * ((size_t)nt + 1), 0));
+    T_CHECK(!memcmp(doff, off, sizeof(int) * ((size_t)nt + 1)), "%s: the device's tile offsets (%s) differ", what,
+            w ? "vertices" : "DoFs");
+    T_CALL(mf_simplex_cuda_copy_bytes(gc, dlist, w ? a.tile_verts : a.tile_dofs, sizeof(int) * (size_t)off[nt], 0));
+    T_CALL(mf_simplex_cuda_copy_bytes(gc, dloc, w ? a.cell_lverts : a.cell_ldofs,
+                                      sizeof(unsigned short) * (size_t)m->ncells * ni, 0));
+    T_CHECK(!memcmp(dlist, list, sizeof(int) * (size_t)off[nt]) &&
+                !memcmp(dloc, loc, sizeof(unsigned short) * (size_t)m->ncells * ni),
+            "%s: the device's tiles (%s) differ from the CPU twin's", what, w ? "vertices" : "DoFs");
+    free(off), free(list), free(loc), free(doff), free(dlist), free(dloc);
+  }
 }
 
 static void run(mf_context gc, int dim, int p)
@@ -137,6 +177,7 @@ static void run(mf_context gc, int dim, int p)
       mf_simplex_op_apply_cpu(&op, x, yr);
       T_CALL(mf_simplex_cuda_op_create(gc, &op, 0, &g));
       T_CHECK(mf_simplex_cuda_size(g) == nd, "%s: size %lld, expected %lld", what, mf_simplex_cuda_size(g), nd);
+      if (!withc && k == 2) tiles_same(gc, g, &m, &d, what);
       /* the gradient form: c = 1 with a stiffness part; with c(x) Laplace (a = 0: the cells' K_e) */
       const int grad_c = k == 1;
       all_configs(g, &b, x, yr, nd, what, dim, p, withc ? grad_c : k > 0);
@@ -264,8 +305,30 @@ int main(int argc, char **argv)
   (void)argc;
   mf_context gc;
   T_CALL(mf_context_create(MPI_COMM_WORLD, "cuda", &gc));
+  setenv("MFREE_SIMPLEX_SHARED", "1", 1); /* the shared scatter's tiles for every operator with c = 1: all candidates */
   for (int dim = 2; dim <= 3; dim++)
     for (int p = 1; p <= 4; p++) run(gc, dim, p);
+  unsetenv("MFREE_SIMPLEX_SHARED");
+  { /* by default the tiles are made for elasticity alone (the scalar operators' model never picks them) */
+    mf_simplex_mesh m;
+    mf_simplex_basis b;
+    mf_simplex_dofs d;
+    mf_simplex_op op;
+    mf_simplex_cuda_op g = NULL, ge = NULL;
+    mf_simplex_cuda_arrays a1, a2;
+    T_CALL(mf_simplex_mesh_box(gc, 3, 3, &m));
+    T_CALL(mf_simplex_basis_setup(gc, 3, 2, -1, &b));
+    T_CALL(mf_simplex_dofs_create(gc, &m, &b, &d));
+    T_CALL(mf_simplex_op_create(gc, &m, &b, &d, 0.7, 1.3, NULL, NULL, &op));
+    T_CALL(mf_simplex_cuda_op_create(gc, &op, 0, &g));
+    T_CALL(mf_simplex_cuda_elasticity_create(gc, &m, &b, &d, 1.7, 0.6, 0, &ge));
+    T_CHECK(mf_simplex_cuda_get_arrays(g, &a1) == 0 && mf_simplex_cuda_get_arrays(ge, &a2) == 0 && a1.ntiles == 0 &&
+                a2.ntiles > 0,
+            "tiles by default: Helmholtz %d, elasticity %d (expected 0 and some)", a1.ntiles, a2.ntiles);
+    mf_simplex_cuda_destroy(&g), mf_simplex_cuda_destroy(&ge);
+    mf_simplex_op_destroy(&op);
+    mf_simplex_dofs_free(&d), mf_simplex_basis_free(&b), mf_simplex_mesh_free(&m);
+  }
   T_CHECK(ncases > 0, "no case ran");
   if (getenv("MFREE_TEST_VERBOSE")) printf("t25: %d configurations compared\n", ncases);
   mf_context_destroy(&gc);

@@ -3,7 +3,8 @@
  * (lib/simplex/ops_cpu.c): every kernel of every (dim, p = 1..4) (one cell per thread and tiled;
  * quadrature, reference and gradient forms; tables in global or shared memory, or constant memory),
  * Helmholtz with c = 1 and with c(x), Laplace with c = 1 (gradient form), and elasticity (also its
- * gradient form), on jittered box meshes, tiles 1, 3, 8, 32, to 1e-12
+ * gradient form), the shared scatter's kernels on tiles of 16 cells (mf_simplex_tiles, the CPU twin of the device's
+ * tiles, checked: each entry's index names its id), on jittered box meshes, tiles 1, 3, 8, 32, to 1e-12
  * relative; the diagonal kernels (scalar with and without c(x), elasticity) against the columns A e_i. It checks the kernels' indexing, barriers and algebra where no GPU is (t25_simplex_cuda
  * runs them on the device); and that each instantiation file writes its own constant arrays. */
 #include <cuda_runtime.h>
@@ -145,6 +146,21 @@ int main(int argc, char **argv)
       CHECK((T->fn[MF_SX_THREAD_EC] != nullptr) == (T->set_const_elas != nullptr) &&
                 (dim == 2 || p < 4) == (T->set_const_elas != nullptr),
             "%dD P%d: constant-memory elasticity kernel present %d", dim, p, T->fn[MF_SX_THREAD_EC] != nullptr);
+      /* the shared scatter's tiles of 16 cells (the CPU twin of the device's; the kernels take any tile) */
+      int *toff = NULL, *tdofs = NULL, *tvoff = NULL, *tverts = NULL, maxd = 0, maxv = 0;
+      unsigned short *ldofs = NULL, *lverts = NULL;
+      if (mf_simplex_tiles(ctx, m.ncells, N, d.cell_dofs, 16, &toff, &tdofs, &ldofs, &maxd) ||
+          mf_simplex_tiles(ctx, m.ncells, dim + 1, m.cells, 16, &tvoff, &tverts, &lverts, &maxv)) {
+        fprintf(stderr, "FAIL: %s\n", mf_last_error_message());
+        return 1;
+      }
+      for (int t = 0; t * 16 < m.ncells; t++) /* each entry's index names its id, the lists ascend */
+        for (int e = t * 16; e < m.ncells && e < t * 16 + 16; e++)
+          for (int j = 0; j < N; j++) {
+            const int k = toff[t] + ldofs[(size_t)e * N + j];
+            CHECK(k < toff[t + 1] && tdofs[k] == d.cell_dofs[(size_t)e * N + j] && (k == toff[t] || tdofs[k - 1] < tdofs[k]),
+                  "%dD P%d: tile %d, cell %d, node %d: index %d", dim, p, t, e, j, ldofs[(size_t)e * N + j]);
+          }
       double *x = (double *)malloc(sizeof(double) * nd * dim), *y = (double *)malloc(sizeof(double) * nd * dim),
              *yr = (double *)malloc(sizeof(double) * nd * dim);
       for (int i = 0; i < nd * dim; i++) x[i] = rnd();
@@ -166,7 +182,9 @@ int main(int argc, char **argv)
         a.B = b.B, a.G = b.G, a.w = b.qwts, a.S = S, a.E = E, a.coefq = op.coefq, a.mass_coef = op.mass_coef;
         a.a = wa, a.b = wb, a.lambda = 1.7, a.mu = 0.6;
         a.ncells = m.ncells, a.x = x, a.y = y;
-        int ks[8], nk = 0;
+        a.tile_off = toff, a.tile_dofs = tdofs, a.tile_voff = tvoff, a.tile_verts = tverts;
+        a.cell_ldofs = ldofs, a.cell_lverts = lverts, a.tile_maxd = maxd, a.tile_maxv = maxv;
+        int ks[12], nk = 0;
         if (kind == 2) {
           ks[nk++] = MF_SX_THREAD_E, ks[nk++] = MF_SX_TILED_E;
           if (T->fn[MF_SX_THREAD_EC]) ks[nk++] = MF_SX_THREAD_EC;
@@ -174,8 +192,14 @@ int main(int argc, char **argv)
                     (T->fn[MF_SX_THREAD_GEC] != nullptr) == (dim == 2 || p < 4),
                 "%dD P%d: elasticity's gradient kernels present %d", dim, p, T->fn[MF_SX_THREAD_GE] != nullptr);
           if (T->fn[MF_SX_THREAD_GE]) ks[nk++] = MF_SX_THREAD_GE, ks[nk++] = MF_SX_THREAD_GEC;
+          CHECK((T->fn[MF_SX_SHARED_EC] != nullptr) == (T->fn[MF_SX_THREAD_EC] != nullptr) &&
+                    (T->fn[MF_SX_SHARED_GEC] != nullptr) == (T->fn[MF_SX_THREAD_GEC] != nullptr),
+                "%dD P%d: the shared scatter's elasticity kernels present %d %d", dim, p, T->fn[MF_SX_SHARED_EC] != nullptr,
+                T->fn[MF_SX_SHARED_GEC] != nullptr);
+          if (T->fn[MF_SX_SHARED_EC]) ks[nk++] = MF_SX_SHARED_EC;
+          if (T->fn[MF_SX_SHARED_GEC]) ks[nk++] = MF_SX_SHARED_GEC;
         } else if (kind == 3) {
-          ks[nk++] = MF_SX_THREAD_G, ks[nk++] = MF_SX_THREAD_GC;
+          ks[nk++] = MF_SX_THREAD_G, ks[nk++] = MF_SX_THREAD_GC, ks[nk++] = MF_SX_SHARED_GC;
         } else {
           ks[nk++] = MF_SX_THREAD_Q, ks[nk++] = MF_SX_TILED_Q;
           if (kind == 0) {
@@ -183,6 +207,10 @@ int main(int argc, char **argv)
             if (T->fn[MF_SX_THREAD_GM]) ks[nk++] = MF_SX_THREAD_GM;
             ks[nk++] = MF_SX_THREAD_R, ks[nk++] = MF_SX_TILED_R;
             if (T->fn[MF_SX_THREAD_RC]) ks[nk++] = MF_SX_THREAD_RC;
+            CHECK((T->fn[MF_SX_SHARED_RC] != nullptr) == (T->fn[MF_SX_THREAD_RC] != nullptr) && T->fn[MF_SX_SHARED_GMC],
+                  "%dD P%d: the shared scatter's kernels present %d", dim, p, T->fn[MF_SX_SHARED_RC] != nullptr);
+            if (T->fn[MF_SX_SHARED_RC]) ks[nk++] = MF_SX_SHARED_RC;
+            ks[nk++] = MF_SX_SHARED_GMC;
           }
         }
         for (int ki = 0; ki < nk; ki++)
@@ -193,11 +221,13 @@ int main(int argc, char **argv)
                                   k == MF_SX_THREAD_RC || k == MF_SX_THREAD_EC || k == MF_SX_THREAD_G ||
                                   k == MF_SX_THREAD_GC || k == MF_SX_THREAD_GM || k == MF_SX_THREAD_GMC ||
                                   k == MF_SX_THREAD_GE || k == MF_SX_THREAD_GEC;
+              const bool shared = k == MF_SX_SHARED_RC || k == MF_SX_SHARED_GC || k == MF_SX_SHARED_GMC ||
+                                  k == MF_SX_SHARED_EC || k == MF_SX_SHARED_GEC; /* tiles of 16 cells, 16 threads */
               const bool constant = k == MF_SX_THREAD_RC || k == MF_SX_THREAD_EC || k == MF_SX_THREAD_GC ||
-                                    k == MF_SX_THREAD_GMC || k == MF_SX_THREAD_GEC;
-              if ((thread && tile > 1) || (constant && stage)) continue;
-              const int threads = thread ? 16 : 64; /* thread: several blocks, the last one partly idle */
-              a.tile = thread ? threads : tile, a.stage = stage;
+                                    k == MF_SX_THREAD_GMC || k == MF_SX_THREAD_GEC || shared;
+              if (((thread || shared) && tile > 1) || (constant && stage)) continue;
+              const int threads = thread || shared ? 16 : 64; /* several blocks, the last one partly idle */
+              a.tile = thread || shared ? threads : tile, a.stage = stage;
               launch(T->fn[k], a, threads, (size_t)nd * ncomp);
               double dd = 0, sc = 0;
               for (int i = 0; i < nd * ncomp; i++) dd = fmax(dd, fabs(y[i] - yr[i])), sc = fmax(sc, fabs(yr[i]));
@@ -231,6 +261,7 @@ int main(int argc, char **argv)
         mf_simplex_op_destroy(&op);
       }
       free(S), free(K), free(E), free(coords), free(x), free(y), free(yr);
+      free(toff), free(tdofs), free(tvoff), free(tverts), free(ldofs), free(lverts);
       mf_simplex_dofs_free(&d);
       mf_simplex_basis_free(&b);
       mf_simplex_mesh_free(&m);

@@ -22,9 +22,12 @@ extern "C" { /* mf_simplex.h declares C functions without a guard of its own */
 typedef struct mf_simplex_cuda_op_s *mf_simplex_cuda_op;
 typedef struct mf_simplex_cuda_sparse_s *mf_simplex_cuda_sparse;
 
-/** Strategy: one cell per thread, or a tile of cells per block with the threads over (cell, node) and
- *  (cell, point) pairs. */
-typedef enum { MF_SIMPLEX_CUDA_THREAD = 0, MF_SIMPLEX_CUDA_TILED = 1 } mf_simplex_cuda_strategy;
+/** Strategy: one cell per thread; a tile of cells per block with the threads over (cell, node) and
+ *  (cell, point) pairs; or the shared scatter: one cell per thread in tiles of MF_SX_SHARED_TILE consecutive
+ *  cells, each tile's DoF values and vertex coordinates gathered once into shared memory, the cells' sums
+ *  added there and each of the tile's DoFs added to y once (no atomics per cell in global memory; the
+ *  constant-memory reference and gradient forms, c = 1). */
+typedef enum { MF_SIMPLEX_CUDA_THREAD = 0, MF_SIMPLEX_CUDA_TILED = 1, MF_SIMPLEX_CUDA_SHARED = 2 } mf_simplex_cuda_strategy;
 /** Form of the cell action: values and gradients at the quadrature points (any coefficient), a
  *  combination of reference matrices (c = 1 only; elasticity: one cell per thread with the matrices
  *  in constant memory, where they fit: not 3D p = 4), or the gradient form (c = 1, one cell per
@@ -117,7 +120,7 @@ int mf_simplex_cuda_get_config(mf_simplex_cuda_op op, mf_simplex_cuda_config *cf
 /** The candidate configurations of op (its kernels, forms and tile sizes) with the model's
  *  figures, into list (at most max; NULL: count only); returns the count, or -1 on error. */
 int mf_simplex_cuda_candidates(mf_simplex_cuda_op op, mf_simplex_cuda_config *list, int max);
-/** Use a configuration: strategy and form, tile (cells per block of the tiled strategy), threads per
+/** Use a configuration: strategy and form (the shared scatter: reference or gradient form, constant memory), tile (cells per block of the tiled strategy), threads per
  *  block (0: any) and stage (0, 1, 2 as in mf_simplex_cuda_config; -1: any); among those that match, the
  *  model's best. Refused when the form does not apply (reference or gradient with a coefficient,
  *  gradient for a mass operator or for elasticity in 3D p = 4) or no such block fits. */
@@ -140,6 +143,10 @@ typedef struct {
   const double *B, *G, *w; /* the rule's tables */
   const double *S;        /* reference matrices (scalar operators) */
   const double *coefq;    /* ncells x nq, or NULL */
+  /* the shared scatter's tiles (mf_simplex_tiles' arrays, made on the device; ntiles 0: none) */
+  int ntiles, tile;
+  const int *tile_off, *tile_dofs, *tile_voff, *tile_verts;
+  const unsigned short *cell_ldofs, *cell_lverts;
 } mf_simplex_cuda_arrays;
 int mf_simplex_cuda_get_arrays(mf_simplex_cuda_op op, mf_simplex_cuda_arrays *a);
 
@@ -157,6 +164,7 @@ int mf_simplex_cuda_alloc(mf_context ctx, size_t bytes, double **p);
 void mf_simplex_cuda_free(mf_context ctx, double *p);
 /** Copies: to_device 1 from host src to device dst, 0 from device src to host dst. */
 int mf_simplex_cuda_copy(mf_context ctx, double *dst, const double *src, size_t n, int to_device);
+int mf_simplex_cuda_copy_bytes(mf_context ctx, void *dst, const void *src, size_t bytes, int to_device);
 
 #ifdef __cplusplus
 }

@@ -27,6 +27,14 @@ enum {
   MF_SX_DIAG_E,       // the diagonal of elasticity
   MF_SX_THREAD_GK,    // gradient form with a coefficient (a = 0: the cells' matrices K_e), tables in global/shared memory (NULL: p = 4)
   MF_SX_THREAD_GKC,   // the same with the gradient table in constant memory
+  // the shared scatter (a tile of consecutive cells per block, one cell per thread): the tile's DoF values and
+  // vertex coordinates gathered once into shared memory, the cells' sums added there, each of the tile's DoFs
+  // added to y once; the constant-memory kernels' cell work (NULL where those are)
+  MF_SX_SHARED_RC,    // reference form (k_thread_rc's)
+  MF_SX_SHARED_GC,    // gradient form, a = 0 (k_thread_gc's)
+  MF_SX_SHARED_GMC,   // gradient form with the mass part
+  MF_SX_SHARED_EC,    // elasticity, reference form (k_thread_ec's)
+  MF_SX_SHARED_GEC,   // elasticity, gradient form (k_thread_gec's)
   MF_SX_NKERNELS
 };
 
@@ -51,6 +59,13 @@ struct mf_sx_args {
   const float *xf;        // or in float, with c(x_q) in float (the float kernels: single-precision copies)
   float *yf;
   const float *coefqf;
+  // the shared scatter's tiles (strategy 2; `tile` cells each, tile t = cells t tile ..): their DoFs
+  // tile_dofs[tile_off[t] .. tile_off[t + 1]) and vertices tile_verts[tile_voff[t] ..), ascending; each cell's
+  // DoFs and vertices as indices into its tile's lists (cell_ldofs: ncells x N, cell_lverts: ncells x (dim + 1));
+  // the most DoFs and vertices of a tile (the shared memory: (2 nc maxd + dim maxv) doubles)
+  const int *tile_off, *tile_dofs, *tile_voff, *tile_verts;
+  const unsigned short *cell_ldofs, *cell_lverts;
+  int tile_maxd, tile_maxv;
 };
 
 struct mf_sx_table {
@@ -94,5 +109,7 @@ __host__ __device__ constexpr int mf_sx_tiled_q_cell(int dim, int N, int NQ, int
   return mf_sx_geo(dim) + N * NC + NQ * (NC == 1 ? 1 + dim : dim * dim) + N; // + N ints counted as doubles
 }
 __host__ __device__ constexpr int mf_sx_tiled_r_cell(int dim, int N) { return mf_sx_nmat(dim) + N; }
+// cells of a tile of the shared scatter (threads per block)
+#define MF_SX_SHARED_TILE 128
 
 #endif

@@ -1,7 +1,11 @@
 // simplex.cu -- the simplex operators on the GPU (mf_simplex_cuda.h): the device object, the cost
 // model that picks a kernel configuration, the measured tuning, and the launchers. The kernels are
 // in simplex_kernels.cuh, instantiated per (dim, p) in generated files.
+#include <limits.h>
 #include <math.h>
+
+#include <cub/block/block_radix_sort.cuh>
+#include <cub/block/block_scan.cuh>
 
 #include "mf_cuda_common.cuh"
 #include "mf_simplex_cuda.h"
@@ -36,6 +40,11 @@ struct mf_simplex_cuda_op_s {
   double *K;                                  // device: the cells' matrices K_e of the gradient form with c(x)
   float *Kf;                                  // the same in float (single-precision copies)
   int *cells, *cell_dofs;                 // device
+  // the shared scatter's tiles (device; ntiles 0: not made): as mf_sx_args, with their totals for the model
+  int ntiles, tile_maxd, tile_maxv;
+  long long tile_nd, tile_nv;
+  int *tile_off, *tile_dofs, *tile_voff, *tile_verts;
+  unsigned short *cell_ldofs, *cell_lverts;
   const mf_sx_table *tab;
   mf_simplex_cuda_config cfg;
   // the device, for the model
@@ -55,7 +64,11 @@ extern "C" void mf_simplex_cuda_free(mf_context ctx, double *p) { mf_cuda_free(c
 
 extern "C" int mf_simplex_cuda_copy(mf_context ctx, double *dst, const double *src, size_t n, int to_device)
 {
-  MF_CUDA_CALL(ctx, cudaMemcpy(dst, src, n * sizeof(double), to_device ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost));
+  return mf_simplex_cuda_copy_bytes(ctx, dst, src, n * sizeof(double), to_device);
+}
+extern "C" int mf_simplex_cuda_copy_bytes(mf_context ctx, void *dst, const void *src, size_t bytes, int to_device)
+{
+  MF_CUDA_CALL(ctx, cudaMemcpy(dst, src, bytes, to_device ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost));
   return 0;
 }
 
@@ -77,6 +90,10 @@ static int sx_form_applies(const mf_simplex_cuda_op_s *o, int form)
 // Which kernel of the table a (strategy, form) runs
 static int sx_kernel(const mf_simplex_cuda_op_s *o, int strategy, int form, int stage)
 {
+  if (strategy == MF_SIMPLEX_CUDA_SHARED) { // constant memory, c = 1 (the caller checks the form applies)
+    if (form == MF_SIMPLEX_CUDA_REFERENCE) return o->elasticity ? MF_SX_SHARED_EC : MF_SX_SHARED_RC;
+    return o->elasticity ? MF_SX_SHARED_GEC : o->a != 0.0 ? MF_SX_SHARED_GMC : MF_SX_SHARED_GC;
+  }
   if (form == MF_SIMPLEX_CUDA_GRADIENT && o->elasticity) return stage == 2 ? MF_SX_THREAD_GEC : MF_SX_THREAD_GE;
   if (form == MF_SIMPLEX_CUDA_GRADIENT && o->has_coef) return stage == 2 ? MF_SX_THREAD_GKC : MF_SX_THREAD_GK;
   if (form == MF_SIMPLEX_CUDA_GRADIENT) // one cell per thread; with the mass part when a != 0
@@ -98,6 +115,8 @@ static size_t sx_shmem(const mf_simplex_cuda_op_s *o, int strategy, int form, in
                   : form == MF_SIMPLEX_CUDA_GRADIENT ? (size_t)mf_sx_grad_doubles(D, o->p) + (o->a != 0.0 ? (size_t)N * N : 0)
                                                      : (size_t)mf_sx_table_doubles(D, N, NQ);
   size_t s = stage == 1 ? tables : 0; // stage 2: constant memory
+  if (strategy == MF_SIMPLEX_CUDA_SHARED) // the tile's values and sums, its vertices' coordinates
+    return sizeof(double) * ((size_t)2 * o->tile_maxd * o->ncomp + (size_t)o->tile_maxv * D);
   if (form == MF_SIMPLEX_CUDA_GRADIENT && o->has_coef && mf_sx_gk_shared(D, o->p)) // each thread's copy of g
     s += (size_t)tile * mf_sx_n1(D, o->p) * D;
   if (strategy == MF_SIMPLEX_CUDA_TILED)
@@ -107,10 +126,14 @@ static size_t sx_shmem(const mf_simplex_cuda_op_s *o, int strategy, int form, in
 
 // The fewest bytes of one application, per cell: x read once and y written once, the cell DoFs
 // (4 B x N), the cells' vertex ids (4 B x (dim + 1)), the vertex coordinates, c(x_q) when present (the
-// gradient form: the cell's matrix K_e instead)
-static double sx_bytes_per_cell(const mf_simplex_cuda_op_s *o, int form)
+// gradient form: the cell's matrix K_e instead); the shared scatter: what its tiles move (below)
+static double sx_bytes_per_cell(const mf_simplex_cuda_op_s *o, int strategy, int form)
 {
   const double v = o->single ? 4.0 : 8.0; // bytes of a vector entry and of c(x_q)
+  if (strategy == MF_SIMPLEX_CUDA_SHARED) // x read and y added once per tile of a DoF, the tiles' lists, the
+    // vertices' coordinates once per tile, the cells' 2-byte indices (c = 1)
+    return (o->tile_nd * (4.0 + 2.0 * v * o->ncomp) + o->tile_nv * (4.0 + 8.0 * o->dim)) / o->ncells +
+           2.0 * (o->N + o->dim + 1) + 16.0 * o->ntiles / o->ncells;
   const double coef = !o->has_coef ? 0.0 : form == MF_SIMPLEX_CUDA_GRADIENT ? mf_simplex_gradient_nk(o->dim, o->p) : o->nq;
   double bytes = 2.0 * v * o->ndofs * o->ncomp + 8.0 * o->nv * o->dim;
   bytes += (double)o->ncells * (4.0 * o->N + 4.0 * (o->dim + 1) + v * coef);
@@ -186,7 +209,7 @@ static int sx_model(mf_simplex_cuda_op_s *o, mf_simplex_cuda_config *c)
   c->local_bytes = (int)attr.localSizeBytes;
   c->blocks_per_sm = blocks;
   c->occupancy = (double)blocks * ((c->threads + 31) / 32) / o->warps_sm;
-  c->bytes_per_cell = sx_bytes_per_cell(o, c->form);
+  c->bytes_per_cell = sx_bytes_per_cell(o, c->strategy, c->form);
   c->flops_per_cell = sx_flops_per_cell(o, c->form);
   // time = max(memory, arithmetic) + staging. Memory: the fewest bytes at the bandwidth, reached
   // with a third of the warps resident. Arithmetic: the flops at the FP64 peak, reached with a
@@ -250,7 +273,21 @@ static int sx_model(mf_simplex_cuda_op_s *o, mf_simplex_cuda_config *c)
     if (cbytes > 2048.0)
       t_const = creads * o->ncells / (0.13 * 0.5 * o->peak * fmin(1.0, c->occupancy / 0.25)) * sqrt(256.0 / c->threads);
   }
-  c->model_us = 1e6 * (fmax(t_mem, fmax(t_flop, t_const)) + t_stage);
+  // Elasticity's scatter: the dim components of every node of every cell added to y atomically. Measured on an
+  // H100 (perf/results/simplex-shared-h100-2026-11-27, 10^7 unknowns) every one-cell-per-thread configuration of a
+  // case within 5% of the others whatever its form, stage and flops (3D P1: 2.58-2.69 ms, the model 0.26-1.3 ms), at
+  // about 9.3 x 10^10 of these atomics a second (3D P1 2.6 ms, 3D P2 0.93 ms, 2D P1 0.51 ms against 0.65 modelled),
+  // taken as that rate scaled by the device's bandwidth, and added to the rest (so that the forms still rank by their
+  // work). The shared scatter adds each tile's DoFs once (the term on its tiles' DoFs). The scalar operators' one
+  // atomic per node is within the bytes above (3D P1 at 1.63 ms).
+  double t_atomic = 0.0;
+  if (o->ncomp > 1) {
+    const double rate = 9.3e10 * o->bw / 3.35e12, n = c->strategy == MF_SIMPLEX_CUDA_SHARED
+                                                            ? (double)o->tile_nd * o->ncomp
+                                                            : (double)o->ncells * o->N * o->ncomp;
+    t_atomic = n / rate;
+  }
+  c->model_us = 1e6 * (fmax(t_mem, fmax(t_flop, t_const)) + t_atomic + t_stage);
   c->measured_ms = 0.0;
   c->tuned = 0;
   return 0;
@@ -258,15 +295,28 @@ static int sx_model(mf_simplex_cuda_op_s *o, mf_simplex_cuda_config *c)
 
 // Every configuration worth trying: forms that apply, threads 64/128/256 (one cell per thread) or
 // 128/256 with tiles of 1..64 cells (tiled), tables read through L1 (stage 0), staged in shared
-// memory (1) or, for the reference and gradient forms one cell per thread, in constant memory (2).
+// memory (1) or, for the reference and gradient forms one cell per thread, in constant memory (2); the
+// shared scatter (reference and gradient forms, constant memory, c = 1) with its tiles' size.
 // The gradient form runs one cell per thread only. list NULL: count only.
 static int sx_enumerate(mf_simplex_cuda_op_s *o, mf_simplex_cuda_config *list, int max, int *count)
 {
   int n = 0;
   for (int form = 0; form < 3; form++)
-    for (int strategy = 0; strategy < 2; strategy++)
+    for (int strategy = 0; strategy < 3; strategy++)
       for (int stage = 2; stage >= 0; stage--) {
         if (!sx_form_applies(o, form)) continue;
+        if (strategy == MF_SIMPLEX_CUDA_SHARED) { // constant memory, the tiles' size, where the tiles are made
+          if (!o->ntiles || o->has_coef || stage != 2 || form == MF_SIMPLEX_CUDA_QUADRATURE) continue;
+          mf_simplex_cuda_config c;
+          memset(&c, 0, sizeof c);
+          c.strategy = strategy, c.form = form, c.threads = c.tile = MF_SX_SHARED_TILE, c.stage = stage;
+          const int r = sx_model(o, &c);
+          if (r > 1) return r;
+          if (r) continue;
+          if (list && n < max) list[n] = c;
+          n++;
+          continue;
+        }
         if (stage == 2 && (form == MF_SIMPLEX_CUDA_QUADRATURE || strategy != MF_SIMPLEX_CUDA_THREAD)) continue;
         if (form == MF_SIMPLEX_CUDA_GRADIENT && strategy != MF_SIMPLEX_CUDA_THREAD) continue;
         if (o->elasticity && form == MF_SIMPLEX_CUDA_REFERENCE && (stage != 2 || strategy != MF_SIMPLEX_CUDA_THREAD))
@@ -302,7 +352,11 @@ static int sx_model_best(mf_simplex_cuda_op_s *o, int strategy, int form, int ti
     if ((tile > 0 && c->strategy == MF_SIMPLEX_CUDA_TILED && c->tile != tile) || (threads > 0 && c->threads != threads) ||
         (stage >= 0 && c->stage != stage))
       continue;
-    if (found < 0 || c->model_us < list[found].model_us) found = i;
+    // the least modelled time; of two alike (both held by the same bytes or atomics), the fewer flops (elasticity 2D
+    // P1, P2 on the shared scatter: the reference and gradient forms modelled alike, the gradient form 1.2-1.3x faster)
+    if (found < 0 || c->model_us < list[found].model_us * (1.0 - 1e-9) ||
+        (c->model_us <= list[found].model_us * (1.0 + 1e-9) && c->flops_per_cell < list[found].flops_per_cell))
+      found = i;
   }
   if (!ierr && found >= 0) *best = list[found];
   free(list);
@@ -315,6 +369,8 @@ static int sx_model_best(mf_simplex_cuda_op_s *o, int strategy, int form, int ti
 
 // ---------------------------------------------------------------------------- apply
 
+static const char *sx_strategy_name(int s) { return s == 0 ? "thread" : s == 1 ? "tiled" : "shared"; }
+
 // x, y: device arrays of doubles, or of floats for a single-precision copy
 static int sx_launch(mf_simplex_cuda_op_s *o, const mf_simplex_cuda_config *c, const void *x, void *y)
 {
@@ -325,6 +381,8 @@ static int sx_launch(mf_simplex_cuda_op_s *o, const mf_simplex_cuda_config *c, c
   a.K = o->K, a.Kf = o->Kf;
   a.a = o->a, a.b = o->b, a.lambda = o->lambda, a.mu = o->mu, a.mass_coef = o->mass_coef;
   a.ncells = o->ncells, a.tile = c->tile, a.stage = c->stage;
+  a.tile_off = o->tile_off, a.tile_dofs = o->tile_dofs, a.tile_voff = o->tile_voff, a.tile_verts = o->tile_verts;
+  a.cell_ldofs = o->cell_ldofs, a.cell_lverts = o->cell_lverts, a.tile_maxd = o->tile_maxd, a.tile_maxv = o->tile_maxv;
   if (o->single) a.xf = (const float *)x, a.yf = (float *)y;
   else a.x = (const double *)x, a.y = (double *)y;
   const void *fn = o->tab->fn[sx_kernel(o, c->strategy, c->form, c->stage)];
@@ -337,7 +395,7 @@ static int sx_launch(mf_simplex_cuda_op_s *o, const mf_simplex_cuda_config *c, c
   cudaError_t e = cudaLaunchKernel(fn, dim3(grid), dim3(c->threads), args, c->shmem, 0);
   if (e != cudaSuccess) cudaGetLastError();
   MF_CHECK(e == cudaSuccess, o->ctx, MF_ERR_CUDA, "kernel 'simplex %s %s, %dD p = %d': %s (%s)",
-           c->strategy == MF_SIMPLEX_CUDA_THREAD ? "thread" : "tiled",
+           sx_strategy_name(c->strategy),
            c->form == MF_SIMPLEX_CUDA_REFERENCE  ? "reference"
            : c->form == MF_SIMPLEX_CUDA_GRADIENT ? "gradient"
                                                  : "quadrature",
@@ -438,8 +496,8 @@ extern "C" int mf_simplex_cuda_candidates(mf_simplex_cuda_op o, mf_simplex_cuda_
 extern "C" int mf_simplex_cuda_set_config(mf_simplex_cuda_op o, int strategy, int form, int tile, int threads, int stage)
 {
   MF_CHECK(o, NULL, MF_ERR_NULL, "operator is NULL");
-  MF_CHECK(strategy == MF_SIMPLEX_CUDA_THREAD || strategy == MF_SIMPLEX_CUDA_TILED, o->ctx, MF_ERR_ARGUMENT,
-           "strategy %d (0 thread, 1 tiled)", strategy);
+  MF_CHECK(strategy == MF_SIMPLEX_CUDA_THREAD || strategy == MF_SIMPLEX_CUDA_TILED || strategy == MF_SIMPLEX_CUDA_SHARED,
+           o->ctx, MF_ERR_ARGUMENT, "strategy %d (0 thread, 1 tiled, 2 shared)", strategy);
   MF_CHECK(form == MF_SIMPLEX_CUDA_QUADRATURE || form == MF_SIMPLEX_CUDA_REFERENCE || form == MF_SIMPLEX_CUDA_GRADIENT,
            o->ctx, MF_ERR_ARGUMENT, "form %d (0 quadrature, 1 reference, 2 gradient)", form);
   MF_CHECK(form != MF_SIMPLEX_CUDA_REFERENCE || !o->has_coef, o->ctx, MF_ERR_UNSUPPORTED,
@@ -507,7 +565,7 @@ extern "C" int mf_simplex_cuda_tune(mf_simplex_cuda_op o, int reps)
     if (getenv("MFREE_SIMPLEX_TUNE_LOG")) // every candidate, model against measurement (docs/simplex.md)
       fprintf(stderr, "# tune %dD P%d %s: %s-%s-t%d-b%d-s%d model %.1f us measured %.1f us regs %d local %d occupancy %.2f\n",
               o->dim, o->p, o->elasticity ? "elasticity" : o->has_coef ? "coefficient" : "c=1",
-              list[c].strategy ? "tiled" : "thread",
+              sx_strategy_name(list[c].strategy),
               list[c].form == MF_SIMPLEX_CUDA_GRADIENT    ? "grad"
               : list[c].form == MF_SIMPLEX_CUDA_REFERENCE ? "ref"
                                                           : "quad",
@@ -535,6 +593,8 @@ extern "C" void mf_simplex_cuda_destroy(mf_simplex_cuda_op *op)
   mf_cuda_free(o->ctx, o->S), mf_cuda_free(o->ctx, o->E), mf_cuda_free(o->ctx, o->coefq);
   mf_cuda_free(o->ctx, o->coefqf);
   mf_cuda_free(o->ctx, o->K), mf_cuda_free(o->ctx, o->Kf);
+  mf_cuda_free(o->ctx, o->tile_off), mf_cuda_free(o->ctx, o->tile_dofs), mf_cuda_free(o->ctx, o->tile_voff);
+  mf_cuda_free(o->ctx, o->tile_verts), mf_cuda_free(o->ctx, o->cell_ldofs), mf_cuda_free(o->ctx, o->cell_lverts);
   free(o);
   *op = NULL;
 }
@@ -679,6 +739,135 @@ static int sx_gradient_coef(mf_simplex_cuda_op_s *o, const mf_simplex_basis *b)
   return ierr;
 }
 
+// ---------------------------------------------------------------------------- the shared scatter's tiles
+
+namespace {
+constexpr int TILE = MF_SX_SHARED_TILE;
+// The tiles of NI ids per cell (the cells' DoFs or vertices), one block per tile of TILE consecutive cells: the
+// tile's ids sorted (with their places), the first of each distinct one flagged and ranked. off NULL: count[t],
+// tile t's distinct ids; else its distinct ids ascending into list[off[t] ..) and each cell's entries as their
+// indices there (loc, ncells x NI). The CPU twin: mf_simplex_tiles (lib/simplex/ops_cpu.c).
+template <int NI>
+__global__ void __launch_bounds__(TILE) k_tile_ids(const int *__restrict__ ids, int ncells, const int *__restrict__ off,
+                                                   int *__restrict__ count, int *__restrict__ list,
+                                                   unsigned short *__restrict__ loc)
+{
+  typedef cub::BlockRadixSort<int, TILE, NI, int> Sort;
+  typedef cub::BlockScan<int, TILE> Scan;
+  __shared__ union {
+    typename Sort::TempStorage sort;
+    typename Scan::TempStorage scan;
+  } tmp;
+  __shared__ int last[TILE];
+  const int t = blockIdx.x, e = t * TILE + threadIdx.x;
+  int key[NI], val[NI], flag[NI], rank[NI];
+#pragma unroll
+  for (int j = 0; j < NI; j++) {
+    key[j] = e < ncells ? ids[(size_t)e * NI + j] : INT_MAX;
+    val[j] = threadIdx.x * NI + j;
+  }
+  Sort(tmp.sort).Sort(key, val); // blocked: this thread's items are consecutive in the order
+  last[threadIdx.x] = key[NI - 1];
+  __syncthreads(); // also between the sort's and the scan's use of tmp
+  const int prev = threadIdx.x ? last[threadIdx.x - 1] : -1;
+#pragma unroll
+  for (int j = 0; j < NI; j++) flag[j] = key[j] != INT_MAX && key[j] != (j ? key[j - 1] : prev);
+  int total = 0;
+  Scan(tmp.scan).ExclusiveSum(flag, rank, total);
+  if (!off) {
+    if (threadIdx.x == 0) count[t] = total;
+    return;
+  }
+#pragma unroll
+  for (int j = 0; j < NI; j++) {
+    if (key[j] == INT_MAX) continue;
+    const int li = rank[j] + flag[j] - 1; // the index of its first occurrence
+    if (flag[j]) list[off[t] + li] = key[j];
+    loc[(size_t)t * TILE * NI + val[j]] = (unsigned short)li;
+  }
+}
+
+template <int NI>
+void tile_ids_launch(int ntiles, const int *ids, int ncells, const int *off, int *count, int *list, unsigned short *loc)
+{
+  k_tile_ids<NI><<<ntiles, TILE>>>(ids, ncells, off, count, list, loc);
+}
+} // namespace
+
+// The tiles of ni ids per cell (ids: device, ncells x ni): *off (ntiles + 1), *list and *loc on the device, the most
+// ids of a tile and their total
+static int sx_tile_ids(mf_simplex_cuda_op_s *o, const int *ids, int ni, int **off, int **list, unsigned short **loc,
+                       int *maxn, long long *total, const char *what)
+{
+  mf_context ctx = o->ctx;
+  const int ntiles = o->ntiles;
+  void (*launch)(int, const int *, int, const int *, int *, int *, unsigned short *) =
+      ni == 3 ? tile_ids_launch<3> : ni == 4 ? tile_ids_launch<4> : ni == 6 ? tile_ids_launch<6> : ni == 10 ? tile_ids_launch<10>
+      : ni == 15 ? tile_ids_launch<15> : ni == 20 ? tile_ids_launch<20> : ni == 35 ? tile_ids_launch<35> : nullptr;
+  MF_CHECK(launch, ctx, MF_ERR_UNSUPPORTED, "tiles of %d ids per cell", ni);
+  int *h = (int *)malloc(sizeof(int) * ((size_t)ntiles + 1));
+  MF_CHECK(h, ctx, MF_ERR_MEMORY, "out of host memory (%d tiles)", ntiles);
+  int ierr = mf_cuda_malloc(ctx, (void **)off, sizeof(int) * ((size_t)ntiles + 1), what);
+  if (!ierr) {
+    launch(ntiles, ids, o->ncells, NULL, *off, NULL, NULL);
+    ierr = sx_launched(ctx, what);
+  }
+  if (!ierr && cudaMemcpy(h, *off, sizeof(int) * ntiles, cudaMemcpyDeviceToHost) != cudaSuccess)
+    ierr = mf_error_set(ctx, MF_ERR_CUDA, __FILE__, __LINE__, __func__, "%s: %s", what, cudaGetErrorString(cudaGetLastError()));
+  long long sum = 0;
+  int most = 0;
+  for (int t = 0; !ierr && t < ntiles; t++) {
+    const int c = h[t];
+    h[t] = (int)sum;
+    sum += c;
+    most = c > most ? c : most;
+  }
+  if (!ierr) h[ntiles] = (int)sum;
+  if (!ierr && cudaMemcpy(*off, h, sizeof(int) * ((size_t)ntiles + 1), cudaMemcpyHostToDevice) != cudaSuccess)
+    ierr = mf_error_set(ctx, MF_ERR_CUDA, __FILE__, __LINE__, __func__, "%s: %s", what, cudaGetErrorString(cudaGetLastError()));
+  free(h);
+  if (!ierr) ierr = mf_cuda_malloc(ctx, (void **)list, sizeof(int) * (size_t)(sum ? sum : 1), what);
+  if (!ierr) ierr = mf_cuda_malloc(ctx, (void **)loc, sizeof(unsigned short) * ((size_t)o->ncells * ni + 1), what);
+  if (!ierr) {
+    launch(ntiles, ids, o->ncells, *off, NULL, *list, *loc);
+    ierr = sx_launched(ctx, what);
+  }
+  *maxn = most, *total = sum;
+  return ierr;
+}
+
+// The shared scatter's tiles of o (c = 1, where its kernels are): the DoFs' and the vertices'. Refused quietly
+// (no tiles: the strategy is not a candidate) where the device memory is short.
+static int sx_tiles(mf_simplex_cuda_op_s *o, int tune)
+{
+  const int k = o->elasticity ? MF_SX_SHARED_GEC : MF_SX_SHARED_GC;
+  // where they are made: elasticity (its scatter of dim components per node is what the tiles save: 1.2-1.8x on an
+  // H100), and any operator with c = 1 where the configurations are measured (tune) or MFREE_SIMPLEX_SHARED=1; for the
+  // scalar operators the cost model does not pick them (0.75-1.08x of one cell per thread measured on the bench's box
+  // meshes) and their lists cost set-up time (0.07 s in the P2 multigrid goal case) and memory. MFREE_SIMPLEX_SHARED=0:
+  // none (measurements).
+  const char *env = getenv("MFREE_SIMPLEX_SHARED");
+  const int want = env && !strcmp(env, "0") ? 0 : env && !strcmp(env, "1") ? 1 : o->elasticity || tune;
+  if (o->has_coef || !o->ncells || !o->tab->fn[k] || !want) return 0;
+  const int nt = (o->ncells + TILE - 1) / TILE;
+  const size_t bytes = sizeof(int) * (2 * (size_t)nt + 2) + (sizeof(int) + 2) * (size_t)o->ncells * (o->N + o->dim + 1);
+  size_t freeb = 0, total = 0; // what mf_cuda_require checks, without its error
+  if (cudaMemGetInfo(&freeb, &total) != cudaSuccess) {
+    cudaGetLastError();
+    return 0;
+  }
+  const mf_cuda_context *c = mf_cuda_ctx(o->ctx);
+  if (c->mem_limit) freeb = c->mem_limit > c->mem_in_use && c->mem_limit - c->mem_in_use < freeb ? c->mem_limit - c->mem_in_use
+                            : c->mem_limit > c->mem_in_use ? freeb : 0;
+  if (bytes > freeb) return 0;
+  o->ntiles = nt;
+  MF_CALL(sx_tile_ids(o, o->cell_dofs, o->N, &o->tile_off, &o->tile_dofs, &o->cell_ldofs, &o->tile_maxd, &o->tile_nd,
+                      "the tiles' DoFs"));
+  MF_CALL(sx_tile_ids(o, o->cells, o->dim + 1, &o->tile_voff, &o->tile_verts, &o->cell_lverts, &o->tile_maxv,
+                      &o->tile_nv, "the tiles' vertices"));
+  return 0;
+}
+
 // coefq: c at the points on the host (copied), or *coefq_dev: on the device already (adopted: *coefq_dev set to
 // NULL once the operator holds it, which frees it with itself, also on a failure after that)
 static int sx_create(mf_context ctx, const mf_simplex_mesh *m, const mf_simplex_basis *b, const mf_simplex_dofs *d,
@@ -732,6 +921,7 @@ static int sx_create(mf_context ctx, const mf_simplex_mesh *m, const mf_simplex_
   MF_CALL_GOTO(sx_tables(o, b), fail);
   if (coefq) MF_CALL_GOTO(mf_cuda_upload(ctx, (void **)&o->coefq, coefq, bytes_coef, "the coefficient per point"), fail);
   MF_CALL_GOTO(sx_gradient_coef(o, b), fail);
+  MF_CALL_GOTO(sx_tiles(o, tune || (getenv("MFREE_SIMPLEX_TUNE") && atoi(getenv("MFREE_SIMPLEX_TUNE")) != 0)), fail);
   MF_CALL_GOTO(sx_device(o), fail);
   MF_CALL_GOTO(sx_choose(o, tune), fail);
   free(hc);
@@ -839,6 +1029,7 @@ extern "C" int mf_simplex_cuda_single(mf_simplex_cuda_op like, const mf_simplex_
       MF_CALL_GOTO(sx_launched(ctx, "the cells' coefficient matrices in float"), fail);
     }
   }
+  if (like->ntiles) MF_CALL_GOTO(sx_tiles(o, 1), fail); // its own where like has them (from its copies)
   MF_CALL_GOTO(sx_device(o), fail);
   MF_CALL_GOTO(sx_choose(o, 0), fail);
   *out = o;
@@ -855,5 +1046,8 @@ extern "C" int mf_simplex_cuda_get_arrays(mf_simplex_cuda_op o, mf_simplex_cuda_
   a->a = o->a, a->b = o->b, a->mass_coef = o->mass_coef;
   a->coords = o->coords, a->cells = o->cells, a->cell_dofs = o->cell_dofs;
   a->B = o->B, a->G = o->G, a->w = o->w, a->S = o->S, a->coefq = o->coefq;
+  a->ntiles = o->ntiles, a->tile = TILE;
+  a->tile_off = o->tile_off, a->tile_dofs = o->tile_dofs, a->tile_voff = o->tile_voff, a->tile_verts = o->tile_verts;
+  a->cell_ldofs = o->cell_ldofs, a->cell_lverts = o->cell_lverts;
   return 0;
 }

@@ -23,11 +23,10 @@ namespace MF_SX_NS {
 // With COEF and more than 10 nodes of P_{p-1} (3D P4: 20) the copy of g goes to the thread's slots of shared
 // memory hs (mf_sx_gk_shared: n1 dim doubles per thread, interleaved over the block's threads), not registers.
 
-template <int DIM, int P, bool MASS, class TE, class TM, bool COEF = false>
-__device__ __forceinline__ void thread_g(const mf_sx_args &a, int e, TE E, TM M, double *hs = nullptr)
+template <int DIM, int P, bool MASS, class TE, class TM, bool COEF = false, class IO>
+__device__ __forceinline__ void thread_g(const mf_sx_args &a, const IO &io, int e, TE E, TM M, double *hs = nullptr)
 {
   constexpr int N = mf_sx_nnodes(DIM, P), N1 = mf_sx_n1(DIM, P);
-  const int *__restrict__ cd = a.cell_dofs + (size_t)e * N;
   double g[N1][DIM], ue[MASS ? N : 1];
 #pragma unroll
   for (int r = 0; r < N1; r++)
@@ -35,7 +34,7 @@ __device__ __forceinline__ void thread_g(const mf_sx_args &a, int e, TE E, TM M,
     for (int k = 0; k < DIM; k++) g[r][k] = 0.0;
 #pragma unroll(TE::constant || MASS ? N : 1)
   for (int j = 0; j < N; j++) {
-    const double u = ldx(a, __ldg(cd + j));
+    const double u = io.x(io.dof(e, j));
     if (MASS) ue[MASS ? j : 0] = u;
 #pragma unroll
     for (int r = 0; r < N1; r++)
@@ -43,7 +42,7 @@ __device__ __forceinline__ void thread_g(const mf_sx_args &a, int e, TE E, TM M,
       for (int k = 0; k < DIM; k++) g[r][k] += E((r * DIM + k) * N + j) * u;
   }
   double Ji[DIM][DIM], Gm[DIM][DIM]; // the geometry after the first sweep: not live during it
-  const double det = geometry<DIM>(a.coords, a.cells, e, Ji);
+  const double det = io.geo(e, Ji);
   metric<DIM>(Ji, Gm);
   const double bd = a.b * det, ad = a.a * det;
 #pragma unroll
@@ -100,17 +99,16 @@ __device__ __forceinline__ void thread_g(const mf_sx_args &a, int e, TE E, TM M,
     for (int r = 0; r < N1; r++)
 #pragma unroll
       for (int k = 0; k < DIM; k++) t += E((r * DIM + k) * N + i) * g[r][k];
-    addy(a, __ldg(cd + i), t);
+    io.add(io.dof(e, i), t);
   }
 }
 
 // gradient form of elasticity, the same two sweeps: g[r][c][l] = (E_l u_c)_r (n1 dim^2 values live),
 // the pointwise stress at weight |det J| (pointwise_elasticity), y_ic += sum_{r,l} (E_l)_ri f[r][c][l]
-template <int DIM, int P, class TE>
-__device__ __forceinline__ void thread_ge(const mf_sx_args &a, int e, TE E)
+template <int DIM, int P, class TE, class IO>
+__device__ __forceinline__ void thread_ge(const mf_sx_args &a, const IO &io, int e, TE E)
 {
   constexpr int N = mf_sx_nnodes(DIM, P), N1 = mf_sx_n1(DIM, P);
-  const int *__restrict__ cd = a.cell_dofs + (size_t)e * N;
   double g[N1][DIM][DIM];
 #pragma unroll
   for (int r = 0; r < N1; r++)
@@ -120,10 +118,10 @@ __device__ __forceinline__ void thread_ge(const mf_sx_args &a, int e, TE E)
       for (int l = 0; l < DIM; l++) g[r][c][l] = 0.0;
 #pragma unroll(TE::constant ? N : 1)
   for (int j = 0; j < N; j++) {
-    const int d = __ldg(cd + j);
+    const int d = io.dof(e, j);
     double u[DIM];
 #pragma unroll
-    for (int c = 0; c < DIM; c++) u[c] = ldx(a, (size_t)d * DIM + c);
+    for (int c = 0; c < DIM; c++) u[c] = io.x((size_t)d * DIM + c);
 #pragma unroll
     for (int r = 0; r < N1; r++)
 #pragma unroll
@@ -134,7 +132,7 @@ __device__ __forceinline__ void thread_ge(const mf_sx_args &a, int e, TE E)
       }
   }
   double Ji[DIM][DIM];
-  const double det = geometry<DIM>(a.coords, a.cells, e, Ji);
+  const double det = io.geo(e, Ji);
 #pragma unroll
   for (int r = 0; r < N1; r++) {
     double f[DIM][DIM];
@@ -155,9 +153,9 @@ __device__ __forceinline__ void thread_ge(const mf_sx_args &a, int e, TE E)
 #pragma unroll
         for (int c = 0; c < DIM; c++) t[c] += el * g[r][c][l];
       }
-    const int d = __ldg(cd + i);
+    const int d = io.dof(e, i);
 #pragma unroll
-    for (int c = 0; c < DIM; c++) addy(a, (size_t)d * DIM + c, t[c]);
+    for (int c = 0; c < DIM; c++) io.add((size_t)d * DIM + c, t[c]);
   }
 }
 
@@ -191,9 +189,9 @@ __global__ void __launch_bounds__(256, mf_sx_grad_minb(DIM, P, MASS)) k_thread_g
     stage(smem, a.E, NG);
     if (MASS) stage(smem + NG, a.S, N * N);
     __syncthreads();
-    if (e < a.ncells) thread_g<DIM, P, MASS>(a, e, mf_sx_lds{smem}, mf_sx_lds{smem + NG});
+    if (e < a.ncells) thread_g<DIM, P, MASS>(a, gio<DIM, P>{a}, e, mf_sx_lds{smem}, mf_sx_lds{smem + NG});
   } else if (e < a.ncells) {
-    thread_g<DIM, P, MASS>(a, e, mf_sx_ldg{a.E}, mf_sx_ldg{a.S});
+    thread_g<DIM, P, MASS>(a, gio<DIM, P>{a}, e, mf_sx_ldg{a.E}, mf_sx_ldg{a.S});
   }
 }
 
@@ -208,9 +206,9 @@ __global__ void __launch_bounds__(256) k_thread_gk(const mf_sx_args a)
     stage(smem, a.E, NG);
     __syncthreads();
     if (e < a.ncells)
-      thread_g<DIM, P, false, mf_sx_lds, mf_sx_lds, true>(a, e, mf_sx_lds{smem}, mf_sx_lds{smem}, smem + NG);
+      thread_g<DIM, P, false, mf_sx_lds, mf_sx_lds, true>(a, gio<DIM, P>{a}, e, mf_sx_lds{smem}, mf_sx_lds{smem}, smem + NG);
   } else if (e < a.ncells) {
-    thread_g<DIM, P, false, mf_sx_ldg, mf_sx_ldg, true>(a, e, mf_sx_ldg{a.E}, mf_sx_ldg{a.S}, smem);
+    thread_g<DIM, P, false, mf_sx_ldg, mf_sx_ldg, true>(a, gio<DIM, P>{a}, e, mf_sx_ldg{a.E}, mf_sx_ldg{a.S}, smem);
   }
 }
 
@@ -223,9 +221,9 @@ __global__ void __launch_bounds__(256) k_thread_ge(const mf_sx_args a)
   if (a.stage) {
     stage(smem, a.E, mf_sx_grad_doubles(DIM, P));
     __syncthreads();
-    if (e < a.ncells) thread_ge<DIM, P>(a, e, mf_sx_lds{smem});
+    if (e < a.ncells) thread_ge<DIM, P>(a, gio<DIM, P>{a}, e, mf_sx_lds{smem});
   } else if (e < a.ncells) {
-    thread_ge<DIM, P>(a, e, mf_sx_ldg{a.E});
+    thread_ge<DIM, P>(a, gio<DIM, P>{a}, e, mf_sx_ldg{a.E});
   }
 }
 

@@ -3,12 +3,16 @@
 // (dim, p, vector type) in generated files (simplex_inst.cu.in). The CPU twins are in lib/simplex/ops_cpu.c.
 // The gradient form's kernels with the table in global or shared memory are in simplex_grad_kernels.cuh.
 //
-// Two strategies (after Kulkarni and Kloeckner) and two forms of the cell action:
+// Three strategies (the first two after Kulkarni and Kloeckner) and three forms of the cell action:
 //   thread  one cell per thread: the cell's values in registers, the tables read by all the threads of
 //           a warp at the same address (broadcast), from shared memory when staged, else through L1;
 //   tiled   a block takes a tile of cells; the threads cooperate over (cell, node) pairs for the
 //           gather, over (cell, point) pairs for the values and gradients at the points and the
 //           pointwise operator, and over (cell, node) pairs again to integrate back and scatter;
+//   shared  one cell per thread on a tile of consecutive cells per block (tile_cells): the tile's DoF
+//           values and vertex coordinates gathered once into shared memory, the cells' sums added there
+//           (shared atomics), each of the tile's DoFs added to y once; the constant-memory kernels' cell
+//           work through the same code (the IO policies sx_gio, sx_sio);
 //   quadrature  u_q, grad u_q at the points, pointwise operator, integration: any coefficient c(x_q),
 //           elasticity;
 //   reference   constant coefficient, scalar operators: the cell matrix is a combination of reference
@@ -23,7 +27,8 @@
 //           part the reference mass matrix (N^2) as in the reference form (k_thread_g, k_thread_gc);
 //           elasticity likewise, the pointwise stress at the n1 nodes (k_thread_ge, k_thread_gec).
 // Geometry: J, J^-1 and |det J| from the cell's vertices in the kernel (as mf_simplex_affine);
-// nothing is stored per point but c(x_q). Scatter: atomicAdd into y (zeroed by the caller).
+// nothing is stored per point but c(x_q). Scatter: atomicAdd into y (zeroed by the caller), per cell or (shared)
+// per tile.
 #ifndef MF_SIMPLEX_KERNELS_CUH
 #define MF_SIMPLEX_KERNELS_CUH
 
@@ -71,21 +76,16 @@ __device__ __forceinline__ double ldk(const mf_sx_args &a, int m, int e)
   return (double)__ldg(mf_sx_vec<vreal>::k(a) + (size_t)m * a.ncells + e);
 }
 
-// |det J| and J^-1 of cell e (J[k][l] = X_{l+1,k} - X_{0,k}, as mf_simplex_affine)
+// |det J| and J^-1 of a cell from its vertices' coordinates X (J[k][l] = X_{l+1,k} - X_{0,k}, as
+// mf_simplex_affine)
 template <int DIM>
-__device__ __forceinline__ double geometry(const double *__restrict__ coords, const int *__restrict__ cells, int e,
-                                           double Ji[DIM][DIM])
+__device__ __forceinline__ double geometry_x(const double X[DIM + 1][DIM], double Ji[DIM][DIM])
 {
-  int v[DIM + 1];
-#pragma unroll
-  for (int i = 0; i <= DIM; i++) v[i] = __ldg(cells + (size_t)e * (DIM + 1) + i);
-  double X0[DIM], J[DIM][DIM];
-#pragma unroll
-  for (int k = 0; k < DIM; k++) X0[k] = __ldg(coords + (size_t)v[0] * DIM + k);
+  double J[DIM][DIM];
 #pragma unroll
   for (int l = 0; l < DIM; l++)
 #pragma unroll
-    for (int k = 0; k < DIM; k++) J[k][l] = __ldg(coords + (size_t)v[l + 1] * DIM + k) - X0[k];
+    for (int k = 0; k < DIM; k++) J[k][l] = X[l + 1][k] - X[0][k];
   double det;
   if (DIM == 2) {
     det = J[0][0] * J[1][1] - J[0][1] * J[1][0];
@@ -105,6 +105,99 @@ __device__ __forceinline__ double geometry(const double *__restrict__ coords, co
       }
   }
   return fabs(det);
+}
+
+// the same for cell e of the mesh (its vertex ids in cells, their coordinates in coords)
+template <int DIM>
+__device__ __forceinline__ double geometry(const double *__restrict__ coords, const int *__restrict__ cells, int e,
+                                           double Ji[DIM][DIM])
+{
+  double X[DIM + 1][DIM];
+#pragma unroll
+  for (int i = 0; i <= DIM; i++) {
+    const int v = __ldg(cells + (size_t)e * (DIM + 1) + i);
+#pragma unroll
+    for (int k = 0; k < DIM; k++) X[i][k] = __ldg(coords + (size_t)v * DIM + k);
+  }
+  return geometry_x<DIM>(X, Ji);
+}
+
+// Where a cell's DoFs, values and sums live (the IO of the cell bodies). sx_gio, one cell per thread: the DoF
+// ids of cell_dofs, x read and the sums added atomically in global memory, the geometry from the mesh's
+// vertices. sx_sio, the shared scatter: the indices into the block's tile lists, the tile's values and sums in
+// shared memory (sx, sy), the geometry from the tile's vertex coordinates there (sc).
+template <int DIM, int N>
+struct sx_gio {
+  const mf_sx_args &a;
+  __device__ __forceinline__ int dof(int e, int j) const { return __ldg(a.cell_dofs + (size_t)e * N + j); }
+  __device__ __forceinline__ double x(size_t i) const { return ldx(a, i); }
+  __device__ __forceinline__ void add(size_t i, double v) const { addy(a, i, v); }
+  __device__ __forceinline__ double geo(int e, double Ji[DIM][DIM]) const
+  {
+    return geometry<DIM>(a.coords, a.cells, e, Ji);
+  }
+};
+template <int DIM, int N>
+struct sx_sio {
+  const unsigned short *ldofs, *lverts; // the cells' indices into their tile's lists (global memory)
+  const double *sx, *sc;                // shared: the tile's values and vertex coordinates
+  double *sy;                           // shared: the tile's sums
+  __device__ __forceinline__ int dof(int e, int j) const { return __ldg(ldofs + (size_t)e * N + j); }
+  __device__ __forceinline__ double x(size_t i) const { return sx[i]; }
+  __device__ __forceinline__ void add(size_t i, double v) const { atomicAdd(sy + i, v); }
+  __device__ __forceinline__ double geo(int e, double Ji[DIM][DIM]) const
+  {
+    double X[DIM + 1][DIM];
+#pragma unroll
+    for (int i = 0; i <= DIM; i++) {
+      const int l = __ldg(lverts + (size_t)e * (DIM + 1) + i);
+#pragma unroll
+      for (int k = 0; k < DIM; k++) X[i][k] = sc[l * DIM + k];
+    }
+    return geometry_x<DIM>(X, Ji);
+  }
+};
+
+template <int DIM, int P> using gio = sx_gio<DIM, mf_sx_nnodes(DIM, P)>;
+template <int DIM, int P> using sio = sx_sio<DIM, mf_sx_nnodes(DIM, P)>;
+
+// The cell's DoFs (as io numbers them) and the values of x on them, NC components a DoF (interleaved)
+template <int N, int NC, class IO>
+__device__ __forceinline__ void gather_io(const IO &io, int e, int idx[N], double ue[N * NC])
+{
+#pragma unroll
+  for (int j = 0; j < N; j++) idx[j] = io.dof(e, j);
+#pragma unroll
+  for (int j = 0; j < N; j++)
+#pragma unroll
+    for (int c = 0; c < NC; c++) ue[j * NC + c] = io.x((size_t)idx[j] * NC + c);
+}
+
+// The shared scatter: the block's tile (tile t = blockIdx.x, cells t tile ..) gathers its DoFs' values and its
+// vertices' coordinates into shared memory, each thread runs cell(e, sx, sy, sc) on its cell, and each of the
+// tile's DoFs is added to y once. Shared memory: x and the sums (tile_maxd nc each), the coordinates.
+template <int DIM, int NC, class F>
+__device__ __forceinline__ void tile_cells(const mf_sx_args &a, F cell)
+{
+  extern __shared__ double smem[];
+  const int t = blockIdx.x, tid = threadIdx.x, bd = blockDim.x;
+  const int d0 = __ldg(a.tile_off + t), nd = __ldg(a.tile_off + t + 1) - d0;
+  const int v0 = __ldg(a.tile_voff + t), nv = __ldg(a.tile_voff + t + 1) - v0;
+  double *sx = smem, *sy = smem + (size_t)a.tile_maxd * NC, *sc = smem + (size_t)2 * a.tile_maxd * NC;
+  for (int r = tid; r < nd * NC; r += bd) {
+    sx[r] = ldx(a, (size_t)__ldg(a.tile_dofs + d0 + r / NC) * NC + r % NC);
+    sy[r] = 0.0;
+  }
+  for (int r = tid; r < nv * DIM; r += bd)
+    sc[r] = __ldg(a.coords + (size_t)__ldg(a.tile_verts + v0 + r / DIM) * DIM + r % DIM);
+  __syncthreads();
+  const int e = t * a.tile + tid;
+  if (tid < a.tile && e < a.ncells) cell(e, sx, sy, sc);
+  __syncthreads();
+  for (int r = tid; r < nd * NC; r += bd) {
+    const double v = sy[r];
+    if (v != 0.0) addy(a, (size_t)__ldg(a.tile_dofs + d0 + r / NC) * NC + r % NC, v);
+  }
 }
 
 // Gm = J^-1 J^-T (reference gradients in, reference gradients out)
@@ -527,7 +620,7 @@ __global__ void __launch_bounds__(256) k_thread_gec(const mf_sx_args a)
 {
   const int e = blockIdx.x * blockDim.x + threadIdx.x;
   if (e >= a.ncells) return;
-  thread_ge<DIM, P>(a, e, mf_sx_cE{});
+  thread_ge<DIM, P>(a, gio<DIM, P>{a}, e, mf_sx_cE{});
 }
 
 // Blocks of 256 per SM for k_thread_gc: ptxas's own choice but for the 3D P2 Laplacian, 74 registers
@@ -540,7 +633,7 @@ __global__ void __launch_bounds__(256, mf_sx_gradc_minb(DIM, P, MASS)) k_thread_
 {
   const int e = blockIdx.x * blockDim.x + threadIdx.x;
   if (e >= a.ncells) return;
-  thread_g<DIM, P, MASS>(a, e, mf_sx_cE{}, mf_sx_cM{a.S});
+  thread_g<DIM, P, MASS>(a, gio<DIM, P>{a}, e, mf_sx_cE{}, mf_sx_cM{a.S});
 }
 
 // The same with a coefficient (a = 0), E in constant memory
@@ -550,23 +643,21 @@ __global__ void __launch_bounds__(256) k_thread_gkc(const mf_sx_args a)
   extern __shared__ double smem[]; // the copies of g where they are there (mf_sx_gk_shared)
   const int e = blockIdx.x * blockDim.x + threadIdx.x;
   if (e >= a.ncells) return;
-  thread_g<DIM, P, false, mf_sx_cE, mf_sx_cM, true>(a, e, mf_sx_cE{}, mf_sx_cM{a.S}, smem);
+  thread_g<DIM, P, false, mf_sx_cE, mf_sx_cM, true>(a, gio<DIM, P>{a}, e, mf_sx_cE{}, mf_sx_cM{a.S}, smem);
 }
 
-template <int DIM, int P>
-__global__ void __launch_bounds__(256) k_thread_rc(const mf_sx_args a)
+template <int DIM, int P, class IO>
+__device__ __forceinline__ void cell_rc(const mf_sx_args &a, const IO &io, int e)
 {
   constexpr int N = mf_sx_nnodes(DIM, P), NM = mf_sx_nmat(DIM);
-  const int e = blockIdx.x * blockDim.x + threadIdx.x;
-  if (e >= a.ncells) return;
   double Ji[DIM][DIM], Gm[DIM][DIM], s[NM];
-  const double det = geometry<DIM>(a.coords, a.cells, e, Ji);
+  const double det = io.geo(e, Ji);
   metric<DIM>(Ji, Gm);
   ref_weights<DIM>(a.a, a.b, det, Gm, s);
   const bool mass = a.a != 0.0, stiff = a.b != 0.0; // uniform: parts that are zero skipped
   int idx[N];
   double ue[N];
-  gather_cell<N, 1>(a, e, idx, ue);
+  gather_io<N, 1>(io, e, idx, ue);
 #pragma unroll
   for (int i = 0; i < N; i++) {
     double acc = 0.0;
@@ -585,27 +676,33 @@ __global__ void __launch_bounds__(256) k_thread_rc(const mf_sx_args a)
         acc += s[m] * t;
       }
     }
-    addy(a, idx[i], acc);
+    io.add(idx[i], acc);
   }
+}
+
+template <int DIM, int P>
+__global__ void __launch_bounds__(256) k_thread_rc(const mf_sx_args a)
+{
+  const int e = blockIdx.x * blockDim.x + threadIdx.x;
+  if (e >= a.ncells) return;
+  cell_rc<DIM, P>(a, gio<DIM, P>{a}, e);
 }
 
 // Elasticity, one cell per thread, with the dim^2 matrices K_lm in constant memory:
 //   y_ic = sum_{c', l, m} C[c][c'][l][m] sum_j (K_lm)_ij u_jc',
 //   C[c][c'][l][m] = |det J| (lambda Ji_lc Ji_mc' + mu delta_cc' (J^-1 J^-T)_lm + mu Ji_lc' Ji_mc)
 // (the pointwise stress of mf_simplex_elasticity_apply_cpu integrated exactly by the rule)
-template <int DIM, int P>
-__global__ void __launch_bounds__(256) k_thread_ec(const mf_sx_args a)
+template <int DIM, int P, class IO>
+__device__ __forceinline__ void cell_ec(const mf_sx_args &a, const IO &io, int e)
 {
   constexpr int N = mf_sx_nnodes(DIM, P);
-  const int e = blockIdx.x * blockDim.x + threadIdx.x;
-  if (e >= a.ncells) return;
   double Ji[DIM][DIM], Gm[DIM][DIM];
-  const double det = geometry<DIM>(a.coords, a.cells, e, Ji);
+  const double det = io.geo(e, Ji);
   metric<DIM>(Ji, Gm);
   const double ld = a.lambda * det, md = a.mu * det;
   int idx[N];
   double ue[N * DIM];
-  gather_cell<N, DIM>(a, e, idx, ue);
+  gather_io<N, DIM>(io, e, idx, ue);
 #pragma unroll
   for (int i = 0; i < N; i++) {
     double acc[DIM] = {};
@@ -631,8 +728,49 @@ __global__ void __launch_bounds__(256) k_thread_ec(const mf_sx_args a)
         for (int c = 0; c < DIM; c++) acc[c] += Ji[l][c] * s1 + Ji[m][c] * s2 + g * t[c];
       }
 #pragma unroll
-    for (int c = 0; c < DIM; c++) addy(a, (size_t)idx[i] * DIM + c, acc[c]);
+    for (int c = 0; c < DIM; c++) io.add((size_t)idx[i] * DIM + c, acc[c]);
   }
+}
+
+template <int DIM, int P>
+__global__ void __launch_bounds__(256) k_thread_ec(const mf_sx_args a)
+{
+  const int e = blockIdx.x * blockDim.x + threadIdx.x;
+  if (e >= a.ncells) return;
+  cell_ec<DIM, P>(a, gio<DIM, P>{a}, e);
+}
+
+// ---------------------------------------------------------------------------- the shared scatter: the
+// constant-memory kernels' cell work on a tile of cells whose DoF values, sums and vertex coordinates are in
+// shared memory (tile_cells)
+template <int DIM, int P>
+__global__ void __launch_bounds__(MF_SX_SHARED_TILE) k_shared_rc(const mf_sx_args a)
+{
+  tile_cells<DIM, 1>(a, [&](int e, const double *sx, double *sy, const double *sc) {
+    cell_rc<DIM, P>(a, sio<DIM, P>{a.cell_ldofs, a.cell_lverts, sx, sc, sy}, e);
+  });
+}
+template <int DIM, int P, bool MASS>
+__global__ void __launch_bounds__(MF_SX_SHARED_TILE) k_shared_gc(const mf_sx_args a)
+{
+  tile_cells<DIM, 1>(a, [&](int e, const double *sx, double *sy, const double *sc) {
+    thread_g<DIM, P, MASS>(a, sio<DIM, P>{a.cell_ldofs, a.cell_lverts, sx, sc, sy}, e, mf_sx_cE{},
+                           mf_sx_cM{a.S});
+  });
+}
+template <int DIM, int P>
+__global__ void __launch_bounds__(MF_SX_SHARED_TILE) k_shared_ec(const mf_sx_args a)
+{
+  tile_cells<DIM, DIM>(a, [&](int e, const double *sx, double *sy, const double *sc) {
+    cell_ec<DIM, P>(a, sio<DIM, P>{a.cell_ldofs, a.cell_lverts, sx, sc, sy}, e);
+  });
+}
+template <int DIM, int P>
+__global__ void __launch_bounds__(MF_SX_SHARED_TILE) k_shared_gec(const mf_sx_args a)
+{
+  tile_cells<DIM, DIM>(a, [&](int e, const double *sx, double *sy, const double *sc) {
+    thread_ge<DIM, P>(a, sio<DIM, P>{a.cell_ldofs, a.cell_lverts, sx, sc, sy}, e, mf_sx_cE{});
+  });
 }
 
 // static, as the constant arrays: each instantiation file writes its own (an inline function would be
@@ -681,6 +819,25 @@ const void *rc_kernel()
 {
   if constexpr (const_doubles > 0) return (const void *)k_thread_rc<DIM, P>;
   else return nullptr;
+}
+// the shared scatter's, where their one-cell-per-thread kernels are
+template <int DIM, int P>
+const void *shared_rc_kernel()
+{
+  if constexpr (const_doubles > 0) return (const void *)k_shared_rc<DIM, P>;
+  else return nullptr;
+}
+template <int DIM, int P>
+const void *shared_ec_kernel()
+{
+  if constexpr (const_elas_doubles > 0) return (const void *)k_shared_ec<DIM, P>;
+  else return nullptr;
+}
+template <int DIM, int P>
+const void *shared_gec_kernel()
+{
+  if constexpr (DIM == 3 && P == 4) return nullptr;
+  else return (const void *)k_shared_gec<DIM, P>;
 }
 
 // The diagonal, the twin of lib/simplex/operator_simplex.c's diagonal_cell (the same sums per cell), one cell per
@@ -751,7 +908,9 @@ const mf_sx_table *table()
        (const void *)k_tiled_r<DIM, P>, (const void *)k_thread_q<DIM, P, DIM>, (const void *)k_tiled_q<DIM, P, DIM>,
        rc_kernel<DIM, P>(), ec_kernel<DIM, P>(), (const void *)k_thread_g<DIM, P, false>, (const void *)k_thread_gc<DIM, P, false>,
        gm_kernel<DIM, P>(), (const void *)k_thread_gc<DIM, P, true>, ge_kernel<DIM, P, false>(), ge_kernel<DIM, P, true>(),
-       diag_kernel<DIM, P, 1>(), diag_kernel<DIM, P, DIM>(), gk_kernel<DIM, P, false>(), gk_kernel<DIM, P, true>()},
+       diag_kernel<DIM, P, 1>(), diag_kernel<DIM, P, DIM>(), gk_kernel<DIM, P, false>(), gk_kernel<DIM, P, true>(),
+       shared_rc_kernel<DIM, P>(), (const void *)k_shared_gc<DIM, P, false>, (const void *)k_shared_gc<DIM, P, true>,
+       shared_ec_kernel<DIM, P>(), shared_gec_kernel<DIM, P>()},
       has_const ? set_const : nullptr,
       const_elas_doubles > 0 ? set_const_elas : nullptr,
       set_const_grad};

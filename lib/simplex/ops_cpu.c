@@ -380,3 +380,47 @@ void mf_simplex_elasticity_apply_gradient_cpu(const mf_simplex_mesh *m, const mf
       for (int c = 0; c < dim; c++) y[(size_t)cd[i] * dim + c] += ve[i * dim + c];
   }
 }
+
+static int int_cmp(const void *a, const void *b)
+{
+  const int x = *(const int *)a, y = *(const int *)b;
+  return (x > y) - (x < y);
+}
+
+int mf_simplex_tiles(mf_context ctx, int ncells, int ni, const int *ids, int tile, int **off, int **list,
+                     unsigned short **loc, int *maxn)
+{
+  MF_CHECK(off && list && loc && maxn && (ids || !ncells), ctx, MF_ERR_NULL, "tiles: an argument is NULL");
+  MF_CHECK(ncells >= 0 && ni >= 1 && tile >= 1, ctx, MF_ERR_ARGUMENT, "tiles of %d cells, %d ids each, %d cells", tile,
+           ni, ncells);
+  MF_CHECK((long long)tile * ni < 65536, ctx, MF_ERR_ARGUMENT, "tiles of %d cells x %d ids (below 2^16)", tile, ni);
+  const int nt = (ncells + tile - 1) / tile;
+  int *o = NULL, *l = NULL, *buf = NULL, most = 0;
+  unsigned short *c = NULL;
+  int ierr = MF_CALLOC(ctx, (size_t)nt + 1, &o);
+  if (!ierr) ierr = MF_CALLOC(ctx, (size_t)ncells * ni + 1, &l);
+  if (!ierr) ierr = MF_CALLOC(ctx, (size_t)ncells * ni + 1, &c);
+  if (!ierr) ierr = MF_CALLOC(ctx, (size_t)tile * ni + 1, &buf);
+  for (int t = 0; !ierr && t < nt; t++) {
+    const int e0 = t * tile, e1 = e0 + tile < ncells ? e0 + tile : ncells, n = (e1 - e0) * ni;
+    memcpy(buf, ids + (size_t)e0 * ni, sizeof(int) * n);
+    qsort(buf, (size_t)n, sizeof(int), int_cmp);
+    int u = 0;
+    for (int k = 0; k < n; k++)
+      if (!k || buf[k] != buf[k - 1]) buf[u++] = buf[k];
+    memcpy(l + o[t], buf, sizeof(int) * u);
+    o[t + 1] = o[t] + u;
+    most = u > most ? u : most;
+    for (int k = 0; k < n; k++) {
+      const int *f = bsearch(ids + (size_t)e0 * ni + k, buf, (size_t)u, sizeof(int), int_cmp);
+      c[(size_t)e0 * ni + k] = (unsigned short)(f - buf);
+    }
+  }
+  free(buf);
+  if (ierr) {
+    free(o), free(l), free(c);
+    return ierr;
+  }
+  *off = o, *list = l, *loc = c, *maxn = most;
+  return 0;
+}
