@@ -50,6 +50,31 @@
 #include <math.h>
 #include <stdlib.h>
 
+/* The unit square or cube (2 or 1 levels) with the cells of x > 1/2, y < 1/2 refined once: hanging faces and
+ * edges that meet the boundary faces x = 1 (tag 2) and y = 0 (tag 3), whose nodes there are constrained. */
+static int refine_quadrant(const double *x, int dim, int level, void *user)
+{
+  (void)dim, (void)level, (void)user;
+  return x[0] > 0.5 && x[1] < 0.5;
+}
+static void faces_mesh(mf_context ctx, int dim, mf_mesh *mesh)
+{
+  T_CALL(mf_mesh_create(ctx, "cube", dim, dim == 2 ? 2 : 1, mesh));
+  T_CALL(mf_mesh_adapt(*mesh, refine_quadrant, NULL));
+}
+
+/* t_mesh, but an adapted cube refines the quadrant of refine_quadrant (t_refine_ball refines no cell of the
+ * cube at level 1 in 3D: its "adapted" meshes there had no hanging node) */
+static void t38_mesh(mf_context ctx, const char *name, int dim, int level, int adapt, mf_mesh *mesh)
+{
+  if (!adapt || strcmp(name, "cube")) {
+    t_mesh(ctx, name, dim, level, adapt, mesh);
+    return;
+  }
+  T_CALL(mf_mesh_create(ctx, name, dim, level, mesh));
+  for (int k = 0; k < adapt; k++) T_CALL(mf_mesh_adapt(*mesh, refine_quadrant, NULL));
+}
+
 static int nranks = 1;
 
 /* ------------------------------------------------------------------ users' functions */
@@ -477,7 +502,7 @@ static void multigrid_case(mf_context ctx)
 {
   for (int adapt = 0; adapt <= 1; adapt++) {
     mf_mesh mesh = NULL;
-    t_mesh(ctx, "cube", 3, 1, adapt, &mesh);
+    t38_mesh(ctx, "cube", 3, 1, adapt, &mesh);
     mf_space s = NULL;
     mf_physics ph = NULL;
     mf_operator A = NULL, B = NULL;
@@ -829,7 +854,7 @@ static double boundary_error(mf_context ctx, const char *mesh_name, int dim, int
   mf_operator A = NULL;
   const int one_tag = 1;
   const double alpha = 2.5;
-  t_mesh(ctx, mesh_name, dim, level, 0, &mesh);
+  t38_mesh(ctx, mesh_name, dim, level, 0, &mesh);
   T_CALL(mf_space_create(mesh, p, &s));
   T_CALL(mf_space_set_dirichlet_tags(s, 1, &one_tag));
   T_CALL(mf_physics_create(ctx, 1, &ph));
@@ -855,19 +880,6 @@ static double boundary_error(mf_context ctx, const char *mesh_name, int dim, int
 /* Neumann and Robin problems converge at rate p + 1 (hexahedra; simplices, their box meshes tagged by side as
  * the hex boxes); the Robin operator's assembled matrix and diagonal equal its matrix-free product and
  * diagonal */
-/* The unit square or cube (2 or 1 levels) with the cells of x > 1/2, y < 1/2 refined once: hanging faces and
- * edges that meet the boundary faces x = 1 (tag 2) and y = 0 (tag 3), whose nodes there are constrained. */
-static int refine_quadrant(const double *x, int dim, int level, void *user)
-{
-  (void)dim, (void)level, (void)user;
-  return x[0] > 0.5 && x[1] < 0.5;
-}
-static void faces_mesh(mf_context ctx, int dim, mf_mesh *mesh)
-{
-  T_CALL(mf_mesh_create(ctx, "cube", dim, dim == 2 ? 2 : 1, mesh));
-  T_CALL(mf_mesh_adapt(*mesh, refine_quadrant, NULL));
-}
-
 static mf_operator vector_boundary_physics(mf_context ctx, mf_space s, int dim, int nc);
 static void boundary_case(mf_context ctx)
 {
@@ -937,7 +949,7 @@ static void tags_case(mf_context ctx)
       mf_cg cg = NULL;
       mf_cg_info info;
       const int faces[6] = {1, 2, 3, 4, 5, 6};
-      t_mesh(ctx, "cube", dim, 2, 1, &mesh); /* hanging nodes too */
+      t38_mesh(ctx, "cube", dim, 2, 1, &mesh); /* hanging nodes too */
       T_CALL(mf_space_create(mesh, 2, &s));
       int nb0 = 0, nb1 = 0, nlocal = 0, nowned = 0;
       T_CALL(mf_space_dirichlet_dofs(s, &nb0, NULL));
@@ -1132,7 +1144,7 @@ static void source_case(mf_context ctx)
   mf_space s = NULL;
   mf_physics ph = NULL, pf = NULL;
   mf_operator A = NULL, B = NULL, C = NULL;
-  t_mesh(ctx, "cube", 2, 2, 1, &mesh);
+  t38_mesh(ctx, "cube", 2, 2, 1, &mesh);
   T_CALL(mf_space_create(mesh, 3, &s));
   T_CALL(mf_physics_create(ctx, 1, &ph));
   T_CALL(mf_physics_set_source(ph, laplace_source, "g3=stiffness, f1=flux"));
@@ -1270,8 +1282,8 @@ static void cpu_cuda_case(mf_context cc, mf_context gc, const char *mesh_name, i
   mf_space sc = NULL, sg = NULL;
   mf_physics pc = NULL, pg = NULL;
   mf_operator Ac = NULL, Ag = NULL;
-  t_mesh(cc, mesh_name, dim, level, adapt, &mc);
-  t_mesh(gc, mesh_name, dim, level, adapt, &mg);
+  t38_mesh(cc, mesh_name, dim, level, adapt, &mc);
+  t38_mesh(gc, mesh_name, dim, level, adapt, &mg);
   T_CALL(mf_space_create_components(mc, p, nc, &sc));
   T_CALL(mf_space_create_components(mg, p, nc, &sg));
   if (source) {
@@ -1514,8 +1526,8 @@ static void cuda_boundary_source_case(mf_context cc, mf_context gc)
         T_CALL(mf_mesh_create(cc, dim == 2 ? "square-tris" : "cube-tets", dim, 2, &mc));
         T_CALL(mf_mesh_create(gc, dim == 2 ? "square-tris" : "cube-tets", dim, 2, &mg));
       } else {
-        t_mesh(cc, "cube", 3, 1, m == 3, &mc);
-        t_mesh(gc, "cube", 3, 1, m == 3, &mg);
+        t38_mesh(cc, "cube", 3, 1, m == 3, &mc);
+        t38_mesh(gc, "cube", 3, 1, m == 3, &mg);
       }
       for (int p = 1; p <= 2; p++) {
         T_CALL(mf_space_create(mc, p, &sc));
@@ -1631,7 +1643,7 @@ static void cuda_hex_faces_case(mf_context cc, mf_context gc)
   mf_physics ph = NULL;
   mf_operator A = NULL;
   mf_vector u = NULL, r = NULL;
-  t_mesh(gc, "cube", 3, 1, 0, &mesh);
+  t38_mesh(gc, "cube", 3, 1, 0, &mesh);
   T_CALL(mf_space_create(mesh, 2, &s));
   T_CALL(mf_physics_create(gc, 1, &ph));
   T_CALL(mf_physics_set_source(ph, text, "g3=stiffness"));
@@ -1730,7 +1742,7 @@ static void float_copy_case(mf_context ctx, int hex, int simplex)
   const double kel[2] = {0.5769230769230769, 0.3846153846153846}; /* E = 1, nu = 0.3 */
   for (int dim = 2; hex && dim <= 3; dim++) {
     mf_mesh mesh = NULL;
-    t_mesh(ctx, "cube", dim, dim == 2 ? 2 : 1, 1, &mesh);
+    t38_mesh(ctx, "cube", dim, dim == 2 ? 2 : 1, 1, &mesh);
     const char *where = dim == 2 ? "float copy, hex 2D adapted" : "float copy, hex 3D adapted";
     for (int p = 2; p <= 2; p++) { /* one degree: every variant is a compile of its own on the device */
       float_copy_one(ctx, mesh, p, dim, vector_source, "g3=elastic f1=stress", kel, 2, where); /* fused on cuda */
@@ -1798,7 +1810,7 @@ static void cuda_assembled_case(mf_context gc)
         mf_space s = NULL;
         mf_physics ph = NULL;
         mf_operator A = NULL, C = NULL;
-        t_mesh(gc, "cube", dim, dim == 2 ? 2 : 1, adapt, &mesh);
+        t38_mesh(gc, "cube", dim, dim == 2 ? 2 : 1, adapt, &mesh);
         T_CALL(mf_space_create_components(mesh, 2, nc, &s));
         T_CALL(mf_physics_create(gc, nc, &ph));
         T_CALL(mf_physics_set_source(ph, kind == 0 ? adv_source : vector_source,
@@ -2014,8 +2026,9 @@ static void cuda_simplex_case(mf_context cc, mf_context gc)
 
 /* The cuda backend: the same source as on the cpu (NVRTC against the system compiler) gives the same
  * operator, diagonal and residual; the cache's miss, in-process hit and on-disk hit (a new context); the
- * compile error's message; multigrid; the refusals. In two parts (ctest runs each within its time): 1
- * the hex cases of every degree and kernel form, 2 the rest; 0 both. */
+ * compile error's message; multigrid; the refusals. In three parts (ctest runs each within its time): 1
+ * the hex cases of every degree and kernel form in 2D (and the float copies), 3 those in 3D (and the faces'
+ * kernel), 2 the rest; 0 all. */
 static int cuda_part = 0;
 static void cuda_case(mf_context gc)
 {
@@ -2027,7 +2040,7 @@ static void cuda_case(mf_context gc)
   T_CALL(mf_context_set_cache_dir(cc, dir));
   const double kel[2] = {1.3, 0.7};
   if (cuda_part != 2)
-  for (int dim = 2; dim <= 3; dim++)
+  for (int dim = cuda_part == 3 ? 3 : 2; dim <= (cuda_part == 1 ? 2 : 3); dim++) /* part 1: 2D, part 3: 3D */
     for (int adapt = 0; adapt <= 1; adapt++)
       for (int p = 1; p <= (dim == 2 ? 4 : 3); p++) {
         cpu_cuda_case(cc, gc, "cube", dim, dim == 2 ? 2 : 1, adapt, p, 1, laplace_source, "g3=stiffness f1=flux", NULL, 0,
@@ -2065,9 +2078,9 @@ static void cuda_case(mf_context gc)
                       0, 1e-12);
         unsetenv("MFREE_PHYSICS_FUSED");
       }
-  if (cuda_part != 2) float_copy_case(gc, 1, 0);
-  if (cuda_part != 2) cuda_hex_faces_case(cc, gc);
-  if (cuda_part == 1) goto done;
+  if (cuda_part == 0 || cuda_part == 1) float_copy_case(gc, 1, 0);
+  if (cuda_part == 0 || cuda_part == 3) cuda_hex_faces_case(cc, gc);
+  if (cuda_part == 1 || cuda_part == 3) goto done;
   cuda_assembled_case(gc);
   cuda_simplex_case(cc, gc);
   /* the gallery on the device (its entries as source there), each entry against the cpu's C functions */
@@ -2102,7 +2115,7 @@ static void cuda_case(mf_context gc)
     for (int b = 0; b < 2; b++) {
       mf_context ctx = b ? gc : cc;
       if (adapt == 2) T_CALL(mf_mesh_create(ctx, "cube-tets", 3, 1, &mesh[b]));
-      else t_mesh(ctx, "cube", 3, 1, adapt, &mesh[b]);
+      else t38_mesh(ctx, "cube", 3, 1, adapt, &mesh[b]);
       T_CALL(mf_space_create(mesh[b], 2, &s[b]));
       T_CALL(mf_space_set_dirichlet_tags(s[b], 1, &one_tag));
       T_CALL(mf_physics_create(ctx, 1, &ph[b]));
@@ -2198,7 +2211,7 @@ static void cuda_case(mf_context gc)
           mf_space s = NULL;
           mf_physics ph = NULL;
           mf_operator A = NULL;
-          t_mesh(ctx, "cube", 3, p == 2 ? 2 : 1, adapt, &mesh);
+          t38_mesh(ctx, "cube", 3, p == 2 ? 2 : 1, adapt, &mesh);
           T_CALL(mf_space_create_components(mesh, p, 3, &s));
           T_CALL(mf_physics_create(ctx, 3, &ph));
           T_CALL(mf_physics_set_source(ph, vector_source, "g3=elastic f1=stress"));
@@ -2299,7 +2312,8 @@ int main(int argc, char **argv)
   if (!strcmp(backend, "cuda")) {
     if (argc > 2 && !strcmp(argv[2], "assembled")) cuda_assembled_case(ctx); /* alone (compute-sanitizer) */
     else {
-      cuda_part = argc > 2 && !strcmp(argv[2], "hex") ? 1 : argc > 2 && !strcmp(argv[2], "rest") ? 2 : 0;
+      cuda_part = argc > 2 && !strcmp(argv[2], "hex") ? 1 : argc > 2 && !strcmp(argv[2], "rest") ? 2
+                  : argc > 2 && !strcmp(argv[2], "hex3d") ? 3 : 0;
       const int simplex = argc > 2 && !strcmp(argv[2], "simplex"), faces = argc > 2 && !strcmp(argv[2], "faces");
       if (simplex || faces) { /* alone (compute-sanitizer) */
         mf_context cc = NULL;
@@ -2314,7 +2328,7 @@ int main(int argc, char **argv)
   }
   if (argc > 2 && !strcmp(argv[2], "quick")) { /* under valgrind: the refusals and one case of each family */
     mf_mesh mesh = NULL;
-    t_mesh(ctx, "cube", 2, 1, 1, &mesh);
+    t38_mesh(ctx, "cube", 2, 1, 1, &mesh);
     gallery_case(ctx, mesh, 2, MF_QUAD_GAUSS, "hex 2D adapted");
     vector_case(ctx, mesh, 2, "hex 2D adapted");
     mf_mesh_destroy(&mesh);
@@ -2333,7 +2347,7 @@ int main(int argc, char **argv)
   for (int dim = 2; dim <= 3; dim++)
     for (int adapt = 0; adapt <= 1; adapt++) {
       mf_mesh mesh = NULL;
-      t_mesh(ctx, "cube", dim, dim == 2 ? 2 : 1, adapt, &mesh);
+      t38_mesh(ctx, "cube", dim, dim == 2 ? 2 : 1, adapt, &mesh);
       char where[64];
       snprintf(where, sizeof where, "hex %dD%s", dim, adapt ? " adapted" : "");
       for (int p = 1; p <= (dim == 2 ? 4 : 3); p++) {
@@ -2372,7 +2386,7 @@ int main(int argc, char **argv)
   }
   { /* the higher degrees on a few cells: Q4..Q8 in 3D, every rule */
     mf_mesh mesh = NULL;
-    t_mesh(ctx, "cube", 3, 0, 0, &mesh);
+    t38_mesh(ctx, "cube", 3, 0, 0, &mesh);
     for (int p = 4; p <= 8; p++)
       for (int q = 0; q < 3; q++) gallery_case(ctx, mesh, p, (mf_quadrature)q, "hex 3D one cell");
     mf_mesh_destroy(&mesh);
