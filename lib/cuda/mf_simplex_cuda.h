@@ -165,6 +165,12 @@ void mf_simplex_cuda_free(mf_context ctx, double *p);
 /** Copies: to_device 1 from host src to device dst, 0 from device src to host dst. */
 int mf_simplex_cuda_copy(mf_context ctx, double *dst, const double *src, size_t n, int to_device);
 int mf_simplex_cuda_copy_bytes(mf_context ctx, void *dst, const void *src, size_t bytes, int to_device);
+/** The shared scatter's tiles of ni ids per cell (lib/cuda/simplex_tiles.cu; ids: device, ncells x ni, the cells' DoFs
+ *  or vertices), tiles of MF_SX_SHARED_TILE cells: *off (ntiles + 1), *list (each tile's distinct ids ascending) and
+ *  *loc (each cell entry's index in its tile's list) allocated on the device; *maxn the most ids of a tile, *total
+ *  their sum. The same arrays as mf_simplex_tiles. Refused: ni not a simplex node count (3, 4, 6, 10, 15, 20, 35). */
+int mf_simplex_cuda_tile_ids(mf_context ctx, const int *ids, int ncells, int ni, int **off, int **list,
+                             unsigned short **loc, int *maxn, long long *total, const char *what);
 
 #ifdef __cplusplus
 }
