@@ -267,14 +267,22 @@ static int t_refine_ball(const double *x, int dim, int level, void *user)
   return d < 0.09 ? 1 : 0;
 }
 
+/* Refine the cells whose centre has x, y < 1/2: t_refine_ball refines no cell of the cube at level 1 in 3D
+ * (its centres lie 0.35 or more from the point) nor of the deformed cube at level 1. */
+static int t_refine_corner(const double *x, int dim, int level, void *user)
+{
+  (void)dim, (void)level, (void)user;
+  return x[0] < 0.5 && x[1] < 0.5;
+}
+
 /* A mesh for tests: name/dim/level as mf_mesh_create, then `adapt` rounds (ball: shells; other
- * meshes: t_refine_ball). */
+ * meshes: t_refine_ball, or from level 1 t_refine_corner, so that every adapted mesh has hanging nodes). */
 static void t_mesh(mf_context ctx, const char *name, int dim, int level, int adapt, mf_mesh *mesh)
 {
   T_CALL(mf_mesh_create(ctx, name, dim, level, mesh));
   if (!strcmp(name, "ball")) T_CALL(mf_mesh_refine_shells(*mesh, adapt));
   else
-    for (int k = 0; k < adapt; k++) T_CALL(mf_mesh_adapt(*mesh, t_refine_ball, NULL));
+    for (int k = 0; k < adapt; k++) T_CALL(mf_mesh_adapt(*mesh, level <= 1 ? t_refine_corner : t_refine_ball, NULL));
 }
 
 /* The ball for the GPU-against-CPU tests: uniform at `level`, or (adapt) level 1 with the cells near
