@@ -19,7 +19,8 @@
  * (--coefficient ljungkvist: c(x_q), nq values per cell, in the quadrature form; the cell's matrix K_e,
  * n1 (n1 + 1) / 2 values, in the gradient form); the shared scatter (c = 1) moves fewer: x read and y added
  * once per tile holding a DoF, the tiles' DoF and vertex lists, the cells' 2-byte indices into them. bytes_per_dof is
- * the fewest of every candidate configuration's model (like the flops). Flop model (flops_per_dof): the fewest flops per cell among the operator's forms
+ * the fewest of every candidate configuration's model (like the flops), the roofline's; gb_per_s and frac_of_triad
+ * count the bytes of the configuration run. Flop model (flops_per_dof): the fewest flops per cell among the operator's forms
  * (mf_simplex_cuda_config.flops_per_cell of every candidate: the quadrature form counts the values and
  * gradients at the points, the pointwise operator and the integration; the reference form N (2N + 2)
  * per reference matrix; the gradient form 2 dim n1 (2N + dim) and, with a mass part, 2 N^2 + N) times
@@ -127,7 +128,7 @@ static int run_case(mf_context ctx, const mf_bench_simplex_opts *o, int pi, int 
     free(cand);
     const double bpd = bmin_cell * m->ncells / nu, fpd = fmin_cell * m->ncells / nu,
                  fpd_run = cfg.flops_per_cell * m->ncells / nu;
-    const double gbs = bpd * dofs_s / 1e9;
+    const double gbs = cfg.bytes_per_cell * m->ncells / nu * dofs_s / 1e9; /* the configuration run's bytes */
     const double roof = fmin(triad > 0 ? triad * 1e9 / bpd : INFINITY, fp64 > 0 ? fp64 * 1e9 / fpd : INFINITY);
     char design[96];
     snprintf(design, sizeof design, "%s-%s-t%d-b%d-s%d%s", cfg.strategy == 2 ? "shared" : cfg.strategy ? "tiled" : "thread",

@@ -50,8 +50,10 @@
 #include <math.h>
 #include <stdlib.h>
 
-/* The unit square or cube (2 or 1 levels) with the cells of x > 1/2, y < 1/2 refined once: hanging faces and
- * edges that meet the boundary faces x = 1 (tag 2) and y = 0 (tag 3), whose nodes there are constrained. */
+/* The unit square or cube (2 or 1 levels) with the cells of x > 1/2, y < 1/2 refined once: in 3D hanging faces and
+ * edges that meet the boundary faces x = 1 (tag 2) and y = 0 (tag 3), whose nodes there are constrained; in 2D the
+ * hanging edges end on the boundary (no constrained node lies on a boundary face there, but the constrained columns
+ * of the diagonal reach it). */
 static int refine_quadrant(const double *x, int dim, int level, void *user)
 {
   (void)dim, (void)level, (void)user;
@@ -1579,7 +1581,7 @@ static const char *vector_boundary_source =
     "    for (int b = 0; b < nc; b++) g0[c * nc + b] = c == b ? 1.0 + n[c % dim] * n[c % dim] : 0.1 * x[1] * (c + 2 * b);\n"
     "}\n";
 
-/* the vector Laplace of vector_source with the vector Robin term on tags 2 and 3 (tags 1..2d: the box's faces) */
+/* the vector Laplace of vector_source with the vector Robin term on tag 2 and, in 3D, tag 3 (tags 1..2d: the box's faces) */
 static mf_operator vector_boundary_physics(mf_context ctx, mf_space s, int dim, int nc)
 {
   static char text[8192];
@@ -1597,7 +1599,8 @@ static mf_operator vector_boundary_physics(mf_context ctx, mf_space s, int dim, 
 
 /* Hexahedra on cuda: the faces' kernel on the device (every boundary term given as source, mfree_faces)
  * against the cpu and against the host's faces on the same context (the same terms as C functions):
- * product, diagonal and residual, Neumann and Robin, 2D and 3D with hanging nodes, p = 1..3; a vector
+ * product, diagonal and residual, Neumann and Robin, 2D and 3D with hanging nodes (on the faces with terms in 3D),
+ * p = 1..3; a vector
  * Robin term coupling the components; a boundary f0 that is not finite named with its face point. */
 static void cuda_hex_faces_case(mf_context cc, mf_context gc)
 {

@@ -393,8 +393,8 @@ int residual_op(mf_operator op, mf_vector u, mf_vector r)
   return ierr;
 }
 
-// The faces' kernel, their entries and points on the device, op's faces then run there (faces_device).
-// Collective (the host's coordinates; called where the physics' terms are all source, on every rank).
+// The faces' kernel, their entries and points on the device, op's faces then run there (faces_device). The host's
+// coordinates are made already (mf_hex_physics_create, collectively), so nothing here is collective.
 int faces_setup(mf_operator op, phys_dev *d, cudaLibrary_t lib)
 {
   mf_context ctx = op->ctx;

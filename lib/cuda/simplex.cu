@@ -189,6 +189,9 @@ extern "C" int mf_simplex_cuda_set_config(mf_simplex_cuda_op o, int strategy, in
            o->dim, o->p);
   MF_CHECK(form != MF_SIMPLEX_CUDA_GRADIENT || o->elasticity || o->b != 0.0, o->ctx, MF_ERR_UNSUPPORTED,
            "the gradient form needs a stiffness part (this operator is a mass matrix)");
+  MF_CHECK(strategy != MF_SIMPLEX_CUDA_SHARED || o->ntiles, o->ctx, MF_ERR_UNSUPPORTED,
+           "the shared scatter: this operator's tiles were not made (they are for elasticity, or with tune or "
+           "MFREE_SIMPLEX_SHARED=1, c = 1, where its kernels exist)");
   mf_simplex_cuda_config c;
   MF_CALL(mf_sx_model_best(o, strategy, form, tile, threads, stage, &c));
   c.tuned = 2;
@@ -435,6 +438,7 @@ static int sx_tiles(mf_simplex_cuda_op_s *o, int tune)
   const char *env = getenv("MFREE_SIMPLEX_SHARED");
   const int want = env && !strcmp(env, "0") ? 0 : env && !strcmp(env, "1") ? 1 : o->elasticity || tune;
   if (o->has_coef || !o->ncells || !o->tab->fn[k] || !want) return 0;
+  if ((long long)o->ncells * o->N > INT_MAX) return 0; // the lists' offsets are ints (at most one entry per cell node)
   const int nt = (o->ncells + TILE - 1) / TILE;
   const size_t bytes = sizeof(int) * (2 * (size_t)nt + 2) + (sizeof(int) + 2) * (size_t)o->ncells * (o->N + o->dim + 1);
   size_t freeb = 0, total = 0; // what mf_cuda_require checks, without its error

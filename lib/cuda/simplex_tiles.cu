@@ -97,6 +97,9 @@ extern "C" int mf_simplex_cuda_tile_ids(mf_context ctx, const int *ids, int ncel
     sum += c;
     most = c > most ? c : most;
   }
+  if (!ierr && sum > INT_MAX)
+    ierr = mf_error_set(ctx, MF_ERR_UNSUPPORTED, __FILE__, __LINE__, __func__,
+                        "%s: %lld entries in the tiles' lists (below 2^31)", what, sum);
   if (!ierr) h[ntiles] = (int)sum;
   if (!ierr && cudaMemcpy(*off, h, sizeof(int) * ((size_t)ntiles + 1), cudaMemcpyHostToDevice) != cudaSuccess)
     ierr = mf_error_set(ctx, MF_ERR_CUDA, __FILE__, __LINE__, __func__, "%s: %s", what, cudaGetErrorString(cudaGetLastError()));

@@ -745,6 +745,9 @@ int mf_hex_physics_create(mf_space space, const mf_phys *ph, mf_quadrature quad,
     /* the face lists before the set-up (the built-ins take no face terms); agreed: the device set-up is
      * collective */
     ierr = mf_agree(ctx, mf_hex_phys_faces_setup(o));
+    /* boundary terms on a device backend: the host's coordinates now, on every rank (collective), so that the
+     * faces' set-up and check below, which need them and may fail on one rank, run no collective */
+    if (!ierr && device && h->ph.nbound) ierr = mf_agree(ctx, mf_space_host_coords(space));
     if (ierr) {
     } else if (device) { /* the backend's kernels and data (the built-in's where they fit) */
       ierr = device_setup(o);

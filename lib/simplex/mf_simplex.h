@@ -243,7 +243,7 @@ void mf_simplex_elasticity_apply_cpu(const mf_simplex_mesh *m, const mf_simplex_
  *  coefficients per cell, and Mhat = L L^T), and back through E^T. */
 void mf_simplex_elasticity_apply_gradient_cpu(const mf_simplex_mesh *m, const mf_simplex_basis *b, const mf_simplex_dofs *d,
                                               const double *E, double lambda, double mu, const double *x, double *y);
-/** The shared scatter's tiles (the CPU twin of the device's, lib/cuda/simplex.cu): the cells in tiles of `tile`
+/** The shared scatter's tiles (the CPU twin of the device's, lib/cuda/simplex_tiles.cu): the cells in tiles of `tile`
  *  consecutive cells, ni ids per cell (ids: ncells x ni, the cells' DoFs or vertices). *off (ntiles + 1): tile t's
  *  distinct ids list[off[t] .. off[t + 1]) ascending; *loc (ncells x ni): each entry's index in its tile's list;
  *  *maxn: the most ids of a tile. Refused: a tile of 2^16 ids or more (the indices are 2 bytes). */

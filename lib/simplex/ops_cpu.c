@@ -390,7 +390,8 @@ static int int_cmp(const void *a, const void *b)
 int mf_simplex_tiles(mf_context ctx, int ncells, int ni, const int *ids, int tile, int **off, int **list,
                      unsigned short **loc, int *maxn)
 {
-  MF_CHECK(off && list && loc && maxn && (ids || !ncells), ctx, MF_ERR_NULL, "tiles: an argument is NULL");
+  MF_CHECK(off && list && loc && maxn, ctx, MF_ERR_NULL, "tiles: an output (off, list, loc or maxn) is NULL");
+  MF_CHECK(ids || !ncells, ctx, MF_ERR_NULL, "tiles: the ids of %d cells are NULL", ncells);
   MF_CHECK(ncells >= 0 && ni >= 1 && tile >= 1, ctx, MF_ERR_ARGUMENT, "tiles of %d cells, %d ids each, %d cells", tile,
            ni, ncells);
   MF_CHECK((long long)tile * ni < 65536, ctx, MF_ERR_ARGUMENT, "tiles of %d cells x %d ids (below 2^16)", tile, ni);
@@ -408,6 +409,11 @@ int mf_simplex_tiles(mf_context ctx, int ncells, int ni, const int *ids, int til
     int u = 0;
     for (int k = 0; k < n; k++)
       if (!k || buf[k] != buf[k - 1]) buf[u++] = buf[k];
+    if ((long long)o[t] + u > INT_MAX) {
+      ierr = mf_error_set(ctx, MF_ERR_UNSUPPORTED, __FILE__, __LINE__, __func__,
+                          "tiles: more than 2^31 - 1 entries in the tiles' lists (%lld at tile %d)", (long long)o[t] + u, t);
+      break;
+    }
     memcpy(l + o[t], buf, sizeof(int) * u);
     o[t + 1] = o[t] + u;
     most = u > most ? u : most;
