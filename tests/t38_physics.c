@@ -1514,6 +1514,30 @@ static void cpu_cuda_same(mf_operator Ac, mf_space sc, mf_operator Ag, mf_space 
   mf_vector_destroy(&xc), mf_vector_destroy(&xg), mf_vector_destroy(&yc), mf_vector_destroy(&yg);
 }
 
+/* A Laplace on mesh (P2) with a boundary f0 that is not finite (tag 2): its residual is refused with the message
+ * expect (which kernel ran) */
+static void boundary_nan_refused(mf_context gc, mf_mesh mesh, const char *expect)
+{
+  static char text[8192];
+  snprintf(text, sizeof text, "%s%s", laplace_source, boundary_source);
+  mf_space s = NULL;
+  mf_physics ph = NULL;
+  mf_operator A = NULL;
+  mf_vector u = NULL, r = NULL;
+  T_CALL(mf_space_create(mesh, 2, &s));
+  T_CALL(mf_physics_create(gc, 1, &ph));
+  T_CALL(mf_physics_set_source(ph, text, "g3=stiffness"));
+  T_CALL(mf_physics_set_boundary_source(ph, 2, "f0=b_nan"));
+  T_CALL(mf_operator_create_physics(s, ph, MF_QUAD_GAUSS, &A));
+  T_CALL(mf_vector_create(s, &u));
+  T_CALL(mf_vector_create(s, &r));
+  EXPECT(mf_operator_residual(A, u, r), MF_ERR_ARGUMENT, expect);
+  mf_vector_destroy(&u), mf_vector_destroy(&r);
+  mf_operator_destroy(&A);
+  mf_physics_destroy(&ph);
+  mf_space_destroy(&s);
+}
+
 /* Boundary terms as source on the device (simplices: the facets' kernel; hexahedra: the faces' kernel)
  * against the cpu's C functions: Neumann and Robin, triangles, tetrahedra, hexahedra with hanging
  * nodes; a boundary f0 that is not finite named with its point */
@@ -1546,26 +1570,9 @@ static void cuda_boundary_source_case(mf_context cc, mf_context gc)
       mf_mesh_destroy(&mc), mf_mesh_destroy(&mg);
     }
   /* NaN from a boundary f0 on the device: refused, naming the facet point and x */
-  static char text[8192];
-  snprintf(text, sizeof text, "%s%s", laplace_source, boundary_source);
   mf_mesh mesh = NULL;
-  mf_space s = NULL;
-  mf_physics ph = NULL;
-  mf_operator A = NULL;
-  mf_vector u = NULL, r = NULL;
   T_CALL(mf_mesh_create(gc, "cube-tets", 3, 1, &mesh));
-  T_CALL(mf_space_create(mesh, 2, &s));
-  T_CALL(mf_physics_create(gc, 1, &ph));
-  T_CALL(mf_physics_set_source(ph, text, "g3=stiffness"));
-  T_CALL(mf_physics_set_boundary_source(ph, 2, "f0=b_nan"));
-  T_CALL(mf_operator_create_physics(s, ph, MF_QUAD_GAUSS, &A));
-  T_CALL(mf_vector_create(s, &u));
-  T_CALL(mf_vector_create(s, &r));
-  EXPECT(mf_operator_residual(A, u, r), MF_ERR_ARGUMENT, "(the facets' kernel on the device)");
-  mf_vector_destroy(&u), mf_vector_destroy(&r);
-  mf_operator_destroy(&A);
-  mf_physics_destroy(&ph);
-  mf_space_destroy(&s);
+  boundary_nan_refused(gc, mesh, "(the facets' kernel on the device)");
   mf_mesh_destroy(&mesh);
 }
 
@@ -1639,26 +1646,9 @@ static void cuda_hex_faces_case(mf_context cc, mf_context gc)
     }
     mf_mesh_destroy(&mc), mf_mesh_destroy(&mg);
   }
-  static char text[8192];
-  snprintf(text, sizeof text, "%s%s", laplace_source, boundary_source);
   mf_mesh mesh = NULL;
-  mf_space s = NULL;
-  mf_physics ph = NULL;
-  mf_operator A = NULL;
-  mf_vector u = NULL, r = NULL;
   t38_mesh(gc, "cube", 3, 1, 0, &mesh);
-  T_CALL(mf_space_create(mesh, 2, &s));
-  T_CALL(mf_physics_create(gc, 1, &ph));
-  T_CALL(mf_physics_set_source(ph, text, "g3=stiffness"));
-  T_CALL(mf_physics_set_boundary_source(ph, 2, "f0=b_nan"));
-  T_CALL(mf_operator_create_physics(s, ph, MF_QUAD_GAUSS, &A));
-  T_CALL(mf_vector_create(s, &u));
-  T_CALL(mf_vector_create(s, &r));
-  EXPECT(mf_operator_residual(A, u, r), MF_ERR_ARGUMENT, "(the faces' kernel on the device)");
-  mf_vector_destroy(&u), mf_vector_destroy(&r);
-  mf_operator_destroy(&A);
-  mf_physics_destroy(&ph);
-  mf_space_destroy(&s);
+  boundary_nan_refused(gc, mesh, "(the faces' kernel on the device)");
   mf_mesh_destroy(&mesh);
 }
 

@@ -64,6 +64,19 @@ inline int launch(mf_context ctx, cudaKernel_t k, unsigned grid, unsigned block,
   return 0;
 }
 
+// a device flag of a kernel's checks, all bits set (none flagged); freed by the caller (cudaFree)
+inline int new_flag(mf_context ctx, unsigned long long **flag, const char *what)
+{
+  cudaError_t e = cudaMalloc((void **)flag, sizeof **flag);
+  if (e == cudaSuccess) e = cudaMemset(*flag, 0xff, sizeof **flag);
+  if (e != cudaSuccess) {
+    cudaFree(*flag);
+    *flag = NULL;
+    return cuda_fail(ctx, e, what);
+  }
+  return 0;
+}
+
 // the first flagged point (cell << 20 | q) of a device flag (all bits set: none), or -1
 inline long long first_flag(mf_context ctx, unsigned long long *flag_dev, int *ierr)
 {

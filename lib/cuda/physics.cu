@@ -365,12 +365,7 @@ int residual_op(mf_operator op, mf_vector u, mf_vector r)
   const mf_hex_phys *h = mf_hexphys(op);
   mf_context ctx = op->ctx;
   unsigned long long *flag = NULL;
-  cudaError_t e = cudaMalloc((void **)&flag, sizeof *flag);
-  if (e == cudaSuccess) e = cudaMemset(flag, 0xff, sizeof *flag);
-  if (e != cudaSuccess) {
-    cudaFree(flag);
-    return cuda_fail(ctx, e, "a flag of the residual");
-  }
+  MF_CALL(mf_jit::new_flag(ctx, &flag, "a flag of the residual"));
   const int *cells = ds->cell_nodes;
   const short *mask = (const short *)ds->mask;
   const double *P = ds->mask ? ds->P : NULL, *coords = ds->coords, *ud = u->data;
@@ -690,14 +685,7 @@ extern "C" int mf_cuda_physics_faces(mf_operator op, int mode, mf_vector x, mf_v
   phys_dev *d = dev_of(op);
   if (!h->nbf || (mode != 1 && !mf_hex_phys_faces_has_operator(h))) return 0;
   unsigned long long *flag = NULL; // the residual's check alone (no allocation in a product's path)
-  if (mode == 1) {
-    cudaError_t e = cudaMalloc((void **)&flag, sizeof *flag);
-    if (e == cudaSuccess) e = cudaMemset(flag, 0xff, sizeof *flag);
-    if (e != cudaSuccess) {
-      cudaFree(flag);
-      return cuda_fail(ctx, e, "a flag of the faces' residual");
-    }
-  }
+  if (mode == 1) MF_CALL(mf_jit::new_flag(ctx, &flag, "a flag of the faces' residual"));
   const int *cells = ds->cell_nodes;
   const short *mask = (const short *)ds->mask;
   const double *P = ds->mask ? ds->P : NULL, *xd = x ? x->data : NULL;

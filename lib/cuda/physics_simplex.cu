@@ -24,6 +24,7 @@ using mf_jit::cuda_fail;
 using mf_jit::first_flag;
 using mf_jit::kernel;
 using mf_jit::launch;
+using mf_jit::new_flag;
 using mf_jit::upload;
 
 const unsigned threads = 128; // per block: one thread per cell (or per point of the set-up)
@@ -104,19 +105,6 @@ int destroy_op(mf_operator op)
   return 0;
 }
 
-// a device flag, all bits set (no point flagged)
-int new_flag(mf_context ctx, unsigned long long **flag)
-{
-  cudaError_t e = cudaMalloc((void **)flag, sizeof **flag);
-  if (e == cudaSuccess) e = cudaMemset(*flag, 0xff, sizeof **flag);
-  if (e != cudaSuccess) {
-    cudaFree(*flag);
-    *flag = NULL;
-    return cuda_fail(ctx, e, "a flag of the physics' checks");
-  }
-  return 0;
-}
-
 int not_finite(mf_operator op, long long f, const char *which)
 {
   char xs[96];
@@ -177,7 +165,7 @@ int residual_op(mf_operator op, mf_vector u, mf_vector r)
   int ncells = op->space->ncells;
   MF_CALL(cells_on_device(op, d));
   unsigned long long *flag = NULL;
-  MF_CALL(new_flag(ctx, &flag));
+  MF_CALL(new_flag(ctx, &flag, "a flag of the physics' checks"));
   void *args[] = {(void *)&d->verts, (void *)&d->coords, (void *)&d->cells, (void *)&d->B,  (void *)&d->G,
                   (void *)&d->qp,    (void *)&d->qw,     (void *)&d->k,     (void *)&ncells, (void *)&ud,
                   (void *)&rd,       (void *)&flag};
@@ -196,7 +184,7 @@ int facets_add(mf_operator op, int mode, const mf_vector x, mf_vector y)
   const mf_simplex_phys *h = mf_sxphys(op);
   if (mode != 1 && !mf_simplex_phys_faces_has_operator(h)) return 0;
   unsigned long long *flag = NULL; // the residual's check alone (no allocation in a product's hot path)
-  if (mode == 1) MF_CALL(new_flag(ctx, &flag));
+  if (mode == 1) MF_CALL(new_flag(ctx, &flag, "a flag of the physics' checks"));
   const double *xd = x ? x->data : NULL;
   double *yd = y->data;
   int nbf = h->nbf;
