@@ -3,7 +3,8 @@
 #   MODE=run  : the run succeeds
 #   MODE=csv  : the run succeeds and FILE is mfree-bench's CSV: each item of CSV_PROBLEMS is the problem
 #               of at least one row, and every such row's gdofs_per_s is a positive number; each item
-#               PROBLEM:COLUMN:TEXT of CSV_VALUES: every row of PROBLEM has exactly TEXT in COLUMN
+#               PROBLEM:COLUMN:TEXT of CSV_VALUES: every row of PROBLEM has exactly TEXT in COLUMN (or one of the
+#               alternatives TEXT names as a|b)
 #   MODE=fail : the run exits nonzero (EXIT: with that status) and its error output contains EXPECT
 # Also, in every mode: each item of EXPECT (a ;-list) must be in the error output, no item of FORBID
 # may be; each item of OUT_EXPECT must be in the standard output; QUIET=1: the error output must be
@@ -193,7 +194,7 @@ elseif(MODE STREQUAL "csv")
       message(FATAL_ERROR "${FILE}: no row of problem '${want}':\n${lines}")
     endif()
   endforeach()
-  # CSV_VALUES: items PROBLEM:COLUMN:TEXT, every row of PROBLEM has TEXT in COLUMN (and one exists)
+  # CSV_VALUES: items PROBLEM:COLUMN:TEXT, every row of PROBLEM has TEXT (or one of a|b) in COLUMN (and one exists)
   foreach(item IN LISTS CSV_VALUES)
     string(REPLACE ":" ";" parts "${item}")
     list(GET parts 0 want)
@@ -209,7 +210,9 @@ elseif(MODE STREQUAL "csv")
       list(GET cols ${iproblem} problem)
       if(problem STREQUAL want)
         list(GET cols ${icol} v)
-        if(NOT v STREQUAL text)
+        string(REPLACE "|" ";" alts "${text}") # TEXT may name alternatives: a|b
+        list(FIND alts "${v}" ialt)
+        if(ialt EQUAL -1)
           message(FATAL_ERROR "${FILE}: row of ${want} has ${column} '${v}', expected '${text}': ${line}")
         endif()
         math(EXPR found "${found}+1")
