@@ -59,13 +59,17 @@ static void all_configs(mf_simplex_cuda_op op, const mf_simplex_basis *b, const 
   T_CHECK(want_gradient ? ngrad >= 3 : ngrad == 0, "%s %dD P%d: %d gradient-form candidates", what, dim, p, ngrad);
   /* the shared scatter: a candidate of the operators with c = 1 wherever a constant-memory kernel one cell per
    * thread is (its cell work), of none with c(x) */
-  int nshared = 0, nconst = 0;
+  int nshared = 0, nconst = 0, ntg = 0;
   for (int c = 0; c < nc; c++) {
     nshared += list[c].strategy == MF_SIMPLEX_CUDA_SHARED;
     nconst += list[c].strategy == MF_SIMPLEX_CUDA_THREAD && list[c].stage == 2;
+    ntg += list[c].strategy == MF_SIMPLEX_CUDA_TILED && list[c].form == MF_SIMPLEX_CUDA_GRADIENT;
   }
   mf_simplex_cuda_arrays arr;
   T_CHECK(mf_simplex_cuda_get_arrays(op, &arr) == 0, "%s: the operator's arrays", what);
+  /* the tiled gradient form: a candidate wherever the gradient form is, with c = 1 only */
+  T_CHECK(arr.coefq || !want_gradient ? ntg == 0 : ntg > 0, "%s %dD P%d: %d tiled gradient-form candidates", what, dim, p,
+          ntg);
   T_CHECK(arr.coefq ? nshared == 0 : (nshared > 0) == (nconst > 0), "%s %dD P%d: %d shared-scatter candidates, %d "
           "constant-memory ones", what, dim, p, nshared, nconst);
   mf_simplex_cuda_config def;
@@ -201,10 +205,16 @@ static void run(mf_context gc, int dim, int p)
       } else if (k == 0) { /* the gradient form is for the stiffness */
         EXPECT(mf_simplex_cuda_set_config(g, MF_SIMPLEX_CUDA_THREAD, MF_SIMPLEX_CUDA_GRADIENT, 0, 0, -1),
                MF_ERR_UNSUPPORTED, "needs a stiffness part");
-      } else { /* the gradient form runs one cell per thread only */
+      } else { /* the tiled gradient form with c = 1 */
+        mf_simplex_cuda_config cfg;
+        T_CALL(mf_simplex_cuda_set_config(g, MF_SIMPLEX_CUDA_TILED, MF_SIMPLEX_CUDA_GRADIENT, 0, 0, -1));
+        T_CALL(mf_simplex_cuda_get_config(g, &cfg));
+        T_CHECK(cfg.strategy == MF_SIMPLEX_CUDA_TILED && cfg.form == MF_SIMPLEX_CUDA_GRADIENT,
+                "%s %dD P%d: tiled gradient form asked, strategy %d form %d taken", what, dim, p, cfg.strategy, cfg.form);
+      }
+      if (withc && grad_c) /* with c(x) the gradient form one cell per thread only */
         EXPECT(mf_simplex_cuda_set_config(g, MF_SIMPLEX_CUDA_TILED, MF_SIMPLEX_CUDA_GRADIENT, 0, 0, -1), MF_ERR_ARGUMENT,
                "no configuration runs");
-      }
       mf_simplex_cuda_destroy(&g);
       T_CHECK(g == NULL, "destroy leaves the handle set");
       if (k == 2 && p == 2) { /* the measured tuning picks a candidate that agrees too */
@@ -227,13 +237,11 @@ static void run(mf_context gc, int dim, int p)
     mf_simplex_elasticity_apply_cpu(&m, &b, &d, lambda, mu, x, yr);
     T_CALL(mf_simplex_cuda_elasticity_create(gc, &m, &b, &d, lambda, mu, 0, &g));
     T_CHECK(mf_simplex_cuda_size(g) == ne, "elasticity: size %lld, expected %lld", mf_simplex_cuda_size(g), ne);
-    all_configs(g, &b, x, yr, ne, "elasticity", dim, p, dim == 2 || p < 4);
-    if (dim == 3 && p == 4) /* elasticity's gradient form: not compiled for 3D P4 (registers) */
+    all_configs(g, &b, x, yr, ne, "elasticity", dim, p, 1);
+    if (dim == 3 && p == 4) /* elasticity's gradient form one cell per thread: not compiled for 3D P4 (registers) */
       EXPECT(mf_simplex_cuda_set_config(g, MF_SIMPLEX_CUDA_THREAD, MF_SIMPLEX_CUDA_GRADIENT, 0, 0, -1),
              MF_ERR_UNSUPPORTED, "not compiled for 3D p = 4");
-    else
-      EXPECT(mf_simplex_cuda_set_config(g, MF_SIMPLEX_CUDA_TILED, MF_SIMPLEX_CUDA_GRADIENT, 0, 0, -1), MF_ERR_ARGUMENT,
-             "no configuration runs");
+    T_CALL(mf_simplex_cuda_set_config(g, MF_SIMPLEX_CUDA_TILED, MF_SIMPLEX_CUDA_GRADIENT, 0, 0, -1)); /* tiled: all p */
     /* elasticity's reference form runs one cell per thread only */
     EXPECT(mf_simplex_cuda_set_config(g, MF_SIMPLEX_CUDA_TILED, MF_SIMPLEX_CUDA_REFERENCE, 0, 0, -1), MF_ERR_ARGUMENT,
            "no configuration runs");
@@ -256,7 +264,7 @@ static void run(mf_context gc, int dim, int p)
     T_CALL(mf_context_set_device_memory_limit(gc, 0));
     EXPECT(mf_simplex_cuda_set_config(NULL, 0, 0, 0, 0, -1), MF_ERR_NULL, "NULL");
     T_CALL(mf_simplex_cuda_op_create(gc, &op, 0, &g));
-    EXPECT(mf_simplex_cuda_set_config(g, 2, 0, 0, 0, -1), MF_ERR_ARGUMENT, "strategy 2");
+    EXPECT(mf_simplex_cuda_set_config(g, 3, 0, 0, 0, -1), MF_ERR_ARGUMENT, "strategy 3");
     EXPECT(mf_simplex_cuda_set_config(g, 0, 3, 0, 0, -1), MF_ERR_ARGUMENT, "form 3");
     EXPECT(mf_simplex_cuda_set_config(g, 1, 0, 3, 0, -1), MF_ERR_ARGUMENT, "no configuration runs");
     EXPECT(mf_simplex_cuda_tune(g, 0), MF_ERR_ARGUMENT, "reps = 0");

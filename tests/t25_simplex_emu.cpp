@@ -198,8 +198,9 @@ int main(int argc, char **argv)
                 T->fn[MF_SX_SHARED_GEC] != nullptr);
           if (T->fn[MF_SX_SHARED_EC]) ks[nk++] = MF_SX_SHARED_EC;
           if (T->fn[MF_SX_SHARED_GEC]) ks[nk++] = MF_SX_SHARED_GEC;
+          ks[nk++] = MF_SX_TILED_GE; /* every p, 3D P4 too */
         } else if (kind == 3) {
-          ks[nk++] = MF_SX_THREAD_G, ks[nk++] = MF_SX_THREAD_GC, ks[nk++] = MF_SX_SHARED_GC;
+          ks[nk++] = MF_SX_THREAD_G, ks[nk++] = MF_SX_THREAD_GC, ks[nk++] = MF_SX_SHARED_GC, ks[nk++] = MF_SX_TILED_G;
         } else {
           ks[nk++] = MF_SX_THREAD_Q, ks[nk++] = MF_SX_TILED_Q;
           if (kind == 0) {
@@ -210,7 +211,7 @@ int main(int argc, char **argv)
             CHECK((T->fn[MF_SX_SHARED_RC] != nullptr) == (T->fn[MF_SX_THREAD_RC] != nullptr) && T->fn[MF_SX_SHARED_GMC],
                   "%dD P%d: the shared scatter's kernels present %d", dim, p, T->fn[MF_SX_SHARED_RC] != nullptr);
             if (T->fn[MF_SX_SHARED_RC]) ks[nk++] = MF_SX_SHARED_RC;
-            ks[nk++] = MF_SX_SHARED_GMC;
+            ks[nk++] = MF_SX_SHARED_GMC, ks[nk++] = MF_SX_TILED_GM;
           }
         }
         for (int ki = 0; ki < nk; ki++)

@@ -35,6 +35,10 @@ enum {
   MF_SX_SHARED_GMC,   // gradient form with the mass part
   MF_SX_SHARED_EC,    // elasticity, reference form (k_thread_ec's)
   MF_SX_SHARED_GEC,   // elasticity, gradient form (k_thread_gec's)
+  // tiled, gradient form (c = 1; k_tiled_g): a block's threads over (cell, node) and (cell, node of P_{p-1}) pairs
+  MF_SX_TILED_G,      // a = 0
+  MF_SX_TILED_GM,     // with the mass part (a != 0)
+  MF_SX_TILED_GE,     // elasticity
   MF_SX_NKERNELS
 };
 
@@ -109,6 +113,16 @@ __host__ __device__ constexpr int mf_sx_tiled_q_cell(int dim, int N, int NQ, int
   return mf_sx_geo(dim) + N * NC + NQ * (NC == 1 ? 1 + dim : dim * dim) + N; // + N ints counted as doubles
 }
 __host__ __device__ constexpr int mf_sx_tiled_r_cell(int dim, int N) { return mf_sx_nmat(dim) + N; }
+// tiled gradient form: per cell (geometry, values, the values at the nodes of P_{p-1}, DoF ids); the tables staged
+// (E in both orders, the mass matrix with the mass part)
+__host__ __device__ constexpr int mf_sx_tiled_g_cell(int dim, int p, int NC)
+{
+  return mf_sx_geo(dim) + mf_sx_nnodes(dim, p) * NC + mf_sx_n1(dim, p) * dim * NC + mf_sx_nnodes(dim, p);
+}
+__host__ __device__ constexpr int mf_sx_tiled_g_tables(int dim, int p, bool mass)
+{
+  return 2 * mf_sx_grad_doubles(dim, p) + (mass ? mf_sx_nnodes(dim, p) * mf_sx_nnodes(dim, p) : 0);
+}
 // cells of a tile of the shared scatter (threads per block)
 #define MF_SX_SHARED_TILE 128
 

@@ -184,8 +184,11 @@ extern "C" int mf_simplex_cuda_set_config(mf_simplex_cuda_op o, int strategy, in
   MF_CHECK(form != MF_SIMPLEX_CUDA_GRADIENT || !o->has_coef || o->K || o->Kf, o->ctx, MF_ERR_UNSUPPORTED,
            "the gradient form with a coefficient c(x) needs a Laplace operator (a = 0, no mass part; this one: a = %g)",
            o->a);
-  MF_CHECK(form != MF_SIMPLEX_CUDA_GRADIENT || !o->elasticity || o->tab->fn[MF_SX_THREAD_GEC], o->ctx,
-           MF_ERR_UNSUPPORTED, "elasticity's gradient form is not compiled for %dD p = %d (its values do not fit in registers)",
+  MF_CHECK(form != MF_SIMPLEX_CUDA_GRADIENT || strategy != MF_SIMPLEX_CUDA_THREAD || !o->elasticity ||
+               o->tab->fn[MF_SX_THREAD_GEC],
+           o->ctx, MF_ERR_UNSUPPORTED,
+           "elasticity's gradient form one cell per thread is not compiled for %dD p = %d (its values do not fit in "
+           "registers; the tiled strategy runs it)",
            o->dim, o->p);
   MF_CHECK(form != MF_SIMPLEX_CUDA_GRADIENT || o->elasticity || o->b != 0.0, o->ctx, MF_ERR_UNSUPPORTED,
            "the gradient form needs a stiffness part (this operator is a mass matrix)");
@@ -358,6 +361,7 @@ static int sx_device(mf_simplex_cuda_op_s *o)
   o->bw = mclock > 0 && bus > 0 ? 2.0 * mclock * 1e3 * bus / 8.0 : 3.35e12;
   const double fma_per_sm = minor == 0 && major >= 6 ? 64.0 : 2.0; // FP64 units of the data-centre parts
   o->peak = clock > 0 ? o->sms * clock * 1e3 * fma_per_sm * 2.0 : 3.4e13;
+  o->wf_rate = clock > 0 ? o->sms * clock * 1e3 : 3.4e13 / 128.0;
   return 0;
 }
 

@@ -227,6 +227,127 @@ __global__ void __launch_bounds__(256) k_thread_ge(const mf_sx_args a)
   }
 }
 
+// ---------------------------------------------------------------------------- tiled, gradient form (c = 1)
+// The register-light variant of thread_g and thread_ge (3D P3, P4: one cell per thread needs n1 dim NC values live,
+// up to 180 at 3D P4 elasticity): a block takes a tile of cells; its threads cooperate over (cell, node) pairs for
+// the gather, over (cell, r) pairs (r a node of P_{p-1}) for g = E u and the pointwise operator there (dim NC values
+// live), and over (cell, node) pairs again for E^T f and, with MASS, the mass part a |det J| M u; the sums added to y
+// per (cell, node). Shared memory: [staged (stage 1): E as n1 x dim x N (the second sweep: consecutive nodes i at
+// consecutive addresses), E again as N x dim x n1 (the first sweep: consecutive r), the mass matrix with MASS] | per
+// cell of the tile: the geometry (scalar: b |det J| J^-1 J^-T and a |det J|; elasticity: J^-1 and |det J|), u
+// (N x NC), the values at the nodes of P_{p-1} (n1 x dim NC), the DoF ids (N ints in double slots).
+template <int DIM, int P, int NC, bool MASS>
+__global__ void __launch_bounds__(256) k_tiled_g(const mf_sx_args a)
+{
+  constexpr int N = mf_sx_nnodes(DIM, P), N1 = mf_sx_n1(DIM, P), NG = mf_sx_grad_doubles(DIM, P);
+  constexpr int GEO = mf_sx_geo(DIM), NF = DIM * NC;
+  extern __shared__ double smem[];
+  const double *tE = a.E, *tM = a.S, *tEt = nullptr; // tEt: the transposed copy (staged only)
+  double *sp = smem;
+  if (a.stage) {
+    stage(smem, a.E, NG);
+    for (int i = threadIdx.x; i < NG; i += blockDim.x) { // E[(r dim + k) N + j] -> Et[(j dim + k) n1 + r]
+      const int j = i % N, rk = i / N, k = rk % DIM, r = rk / DIM;
+      smem[NG + (j * DIM + k) * N1 + r] = __ldg(a.E + i);
+    }
+    if (MASS) stage(smem + 2 * NG, a.S, N * N);
+    tE = smem, tEt = smem + NG, tM = smem + 2 * NG;
+    sp = smem + mf_sx_tiled_g_tables(DIM, P, MASS);
+  }
+  const int tile = a.tile, cell0 = blockIdx.x * tile;
+  double *sgeo = sp, *su = sgeo + tile * GEO, *sf = su + tile * N * NC;
+  int *sidx = (int *)(sf + tile * N1 * NF);
+  const int ncell = min(tile, a.ncells - cell0);
+  for (int t = threadIdx.x; t < ncell; t += blockDim.x) { // the geometry of each cell
+    double Ji[DIM][DIM];
+    const double det = geometry<DIM>(a.coords, a.cells, cell0 + t, Ji);
+    double *g = sgeo + t * GEO;
+    if (NC == 1) {
+      double Gm[DIM][DIM];
+      metric<DIM>(Ji, Gm);
+#pragma unroll
+      for (int k = 0; k < DIM; k++)
+#pragma unroll
+        for (int l = 0; l < DIM; l++) g[k * DIM + l] = a.b * det * Gm[k][l];
+      g[DIM * DIM] = a.a * det;
+    } else {
+#pragma unroll
+      for (int k = 0; k < DIM; k++)
+#pragma unroll
+        for (int l = 0; l < DIM; l++) g[k * DIM + l] = Ji[k][l];
+      g[DIM * DIM] = det;
+    }
+  }
+  for (int r = threadIdx.x; r < ncell * N; r += blockDim.x) { // gather: (cell, node) pairs
+    const int d = __ldg(a.cell_dofs + (size_t)cell0 * N + r);
+    sidx[r] = d;
+#pragma unroll
+    for (int c = 0; c < NC; c++) su[r * NC + c] = ldx(a, (size_t)d * NC + c);
+  }
+  __syncthreads();
+  for (int r = threadIdx.x; r < ncell * N1; r += blockDim.x) { // (cell, node of P_{p-1}) pairs
+    const int t = r / N1, s = r - t * N1;
+    const double *ue = su + t * N * NC, *g = sgeo + t * GEO;
+    double gr[NC][DIM] = {};
+#pragma unroll 4
+    for (int j = 0; j < N; j++) {
+      double u[NC];
+#pragma unroll
+      for (int c = 0; c < NC; c++) u[c] = ue[j * NC + c];
+#pragma unroll
+      for (int k = 0; k < DIM; k++) {
+        const double e = tEt ? tEt[(j * DIM + k) * N1 + s] : __ldg(tE + (s * DIM + k) * N + j);
+#pragma unroll
+        for (int c = 0; c < NC; c++) gr[c][k] += e * u[c];
+      }
+    }
+    double *f = sf + (size_t)r * NF;
+    if (NC == 1) {
+#pragma unroll
+      for (int k = 0; k < DIM; k++) {
+        double v = 0.0;
+#pragma unroll
+        for (int l = 0; l < DIM; l++) v += g[k * DIM + l] * gr[0][l];
+        f[k] = v;
+      }
+    } else {
+      double Ji[DIM][DIM], ff[DIM][DIM], gg[DIM][DIM];
+#pragma unroll
+      for (int k = 0; k < DIM; k++)
+#pragma unroll
+        for (int l = 0; l < DIM; l++) Ji[k][l] = g[k * DIM + l], gg[k][l] = gr[k][l];
+      pointwise_elasticity<DIM>(a.lambda, a.mu, g[DIM * DIM], gg, Ji, ff);
+#pragma unroll
+      for (int c = 0; c < DIM; c++)
+#pragma unroll
+        for (int l = 0; l < DIM; l++) f[c * DIM + l] = ff[c][l];
+    }
+  }
+  __syncthreads();
+  for (int r = threadIdx.x; r < ncell * N; r += blockDim.x) { // E^T f (and the mass part): (cell, node) pairs
+    const int t = r / N, i = r - t * N;
+    const double *f = sf + (size_t)t * N1 * NF;
+    double v[NC] = {};
+#pragma unroll 4
+    for (int s = 0; s < N1; s++, f += NF)
+#pragma unroll
+      for (int k = 0; k < DIM; k++) {
+        const double e = tEt ? tE[(s * DIM + k) * N + i] : __ldg(tE + (s * DIM + k) * N + i);
+#pragma unroll
+        for (int c = 0; c < NC; c++) v[c] += e * f[c * DIM + k];
+      }
+    if (MASS) {
+      const double *ue = su + t * N;
+      double m = 0.0;
+#pragma unroll 4
+      for (int j = 0; j < N; j++) m += (tEt ? tM[j * N + i] : __ldg(tM + j * N + i)) * ue[j];
+      v[0] += sgeo[t * GEO + DIM * DIM] * m;
+    }
+#pragma unroll
+    for (int c = 0; c < NC; c++) addy(a, (size_t)sidx[r] * NC + c, v[c]);
+  }
+}
+
 } // namespace MF_SX_NS
 
 #endif

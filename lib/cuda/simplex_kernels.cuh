@@ -794,7 +794,8 @@ const mf_sx_table *table()
        gm_kernel<DIM, P>(), (const void *)k_thread_gc<DIM, P, true>, ge_kernel<DIM, P, false>(), ge_kernel<DIM, P, true>(),
        diag_kernel<DIM, P, 1>(), diag_kernel<DIM, P, DIM>(), gk_kernel<DIM, P, false>(), gk_kernel<DIM, P, true>(),
        shared_rc_kernel<DIM, P>(), (const void *)k_shared_gc<DIM, P, false>, (const void *)k_shared_gc<DIM, P, true>,
-       shared_ec_kernel<DIM, P>(), shared_gec_kernel<DIM, P>()},
+       shared_ec_kernel<DIM, P>(), shared_gec_kernel<DIM, P>(), (const void *)k_tiled_g<DIM, P, 1, false>,
+       (const void *)k_tiled_g<DIM, P, 1, true>, (const void *)k_tiled_g<DIM, P, DIM, false>},
       has_const ? set_const : nullptr,
       const_elas_doubles > 0 ? set_const_elas : nullptr,
       set_const_grad};

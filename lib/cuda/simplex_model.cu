@@ -10,7 +10,7 @@
 
 // Whether a form applies to the operator: quadrature always; reference with c = 1 (elasticity: where its
 // matrices fit in constant memory); gradient with c = 1 for the scalar operators with a stiffness part
-// and for elasticity where its kernels exist (not 3D p = 4)
+// and for elasticity (one cell per thread not at 3D p = 4: mf_sx_kernel's NULL there)
 static int sx_form_applies(const mf_simplex_cuda_op_s *o, int form)
 {
   if (form == MF_SIMPLEX_CUDA_QUADRATURE) return 1;
@@ -18,7 +18,7 @@ static int sx_form_applies(const mf_simplex_cuda_op_s *o, int form)
     return form == MF_SIMPLEX_CUDA_GRADIENT && (o->K || o->Kf);
   if (form == MF_SIMPLEX_CUDA_REFERENCE) return !o->elasticity || o->tab->fn[MF_SX_THREAD_EC] != NULL;
   if (form != MF_SIMPLEX_CUDA_GRADIENT) return 0;
-  return o->elasticity ? o->tab->fn[MF_SX_THREAD_GEC] != NULL : o->b != 0.0;
+  return o->elasticity ? o->tab->fn[MF_SX_THREAD_GEC] != NULL || o->tab->fn[MF_SX_TILED_GE] != NULL : o->b != 0.0;
 }
 
 // Which kernel of the table a (strategy, form) runs
@@ -28,6 +28,8 @@ int mf_sx_kernel(const mf_simplex_cuda_op_s *o, int strategy, int form, int stag
     if (form == MF_SIMPLEX_CUDA_REFERENCE) return o->elasticity ? MF_SX_SHARED_EC : MF_SX_SHARED_RC;
     return o->elasticity ? MF_SX_SHARED_GEC : o->a != 0.0 ? MF_SX_SHARED_GMC : MF_SX_SHARED_GC;
   }
+  if (form == MF_SIMPLEX_CUDA_GRADIENT && strategy == MF_SIMPLEX_CUDA_TILED) // c = 1 (the caller checks)
+    return o->elasticity ? MF_SX_TILED_GE : o->a != 0.0 ? MF_SX_TILED_GM : MF_SX_TILED_G;
   if (form == MF_SIMPLEX_CUDA_GRADIENT && o->elasticity) return stage == 2 ? MF_SX_THREAD_GEC : MF_SX_THREAD_GE;
   if (form == MF_SIMPLEX_CUDA_GRADIENT && o->has_coef) return stage == 2 ? MF_SX_THREAD_GKC : MF_SX_THREAD_GK;
   if (form == MF_SIMPLEX_CUDA_GRADIENT) // one cell per thread; with the mass part when a != 0
@@ -45,7 +47,9 @@ int mf_sx_kernel(const mf_simplex_cuda_op_s *o, int strategy, int form, int stag
 static size_t sx_shmem(const mf_simplex_cuda_op_s *o, int strategy, int form, int tile, int stage)
 {
   const int D = o->dim, N = o->N, NQ = o->nq;
+  const int tiled_g = strategy == MF_SIMPLEX_CUDA_TILED && form == MF_SIMPLEX_CUDA_GRADIENT;
   size_t tables = form == MF_SIMPLEX_CUDA_REFERENCE ? (size_t)(o->elasticity ? mf_sx_elas_doubles(D, N) : mf_sx_ref_doubles(D, N))
+                  : tiled_g ? (size_t)mf_sx_tiled_g_tables(D, o->p, !o->elasticity && o->a != 0.0)
                   : form == MF_SIMPLEX_CUDA_GRADIENT ? (size_t)mf_sx_grad_doubles(D, o->p) + (o->a != 0.0 ? (size_t)N * N : 0)
                                                      : (size_t)mf_sx_table_doubles(D, N, NQ);
   size_t s = stage == 1 ? tables : 0; // stage 2: constant memory
@@ -54,7 +58,9 @@ static size_t sx_shmem(const mf_simplex_cuda_op_s *o, int strategy, int form, in
   if (form == MF_SIMPLEX_CUDA_GRADIENT && o->has_coef && mf_sx_gk_shared(D, o->p)) // each thread's copy of g
     s += (size_t)tile * mf_sx_n1(D, o->p) * D;
   if (strategy == MF_SIMPLEX_CUDA_TILED)
-    s += (size_t)tile * (form == MF_SIMPLEX_CUDA_REFERENCE ? mf_sx_tiled_r_cell(D, N) : mf_sx_tiled_q_cell(D, N, NQ, o->ncomp));
+    s += (size_t)tile * (form == MF_SIMPLEX_CUDA_REFERENCE ? mf_sx_tiled_r_cell(D, N)
+                         : tiled_g                       ? mf_sx_tiled_g_cell(D, o->p, o->ncomp)
+                                                         : mf_sx_tiled_q_cell(D, N, NQ, o->ncomp));
   return s * sizeof(double);
 }
 
@@ -171,7 +177,7 @@ static int sx_model(mf_simplex_cuda_op_s *o, mf_simplex_cuda_config *c)
              (c->local_bytes > 0 ? (c->local_bytes > 512 ? 0.05 : 0.5) : 1.0);
   const double nblocks = ceil((double)o->ncells / c->tile);
   if (c->strategy == MF_SIMPLEX_CUDA_TILED) {
-    const double work = (double)c->tile * (c->form == MF_SIMPLEX_CUDA_REFERENCE ? o->N : o->nq);
+    const double work = (double)c->tile * (c->form == MF_SIMPLEX_CUDA_QUADRATURE ? o->nq : o->N);
     fl_eff *= work / (ceil(work / c->threads) * c->threads);
     fl_eff *= 0.85; // the block's barriers
     // the tiled quadrature form (a coefficient, or elasticity at 3D P4): its values and gradients at the points
@@ -184,6 +190,24 @@ static int sx_model(mf_simplex_cuda_op_s *o, mf_simplex_cuda_config *c)
     if (c->form == MF_SIMPLEX_CUDA_REFERENCE && o->b != 0.0) fl_eff *= 0.45;
   } else if (nblocks < o->sms * blocks) {
     fl_eff *= nblocks / (o->sms * blocks); // too few cells to fill the device
+  }
+  // The tiled gradient form is held by its shared-memory (or L1) loads, both operands of each multiply-add: per
+  // (cell, r) pair and node j, dim loads of E at distinct addresses (2 wavefronts each for a warp's 32 doubles) and
+  // NC of the cell's values (one address per cell: 1 wavefront); per (cell, i) pair and node r, dim of E and dim NC of
+  // f; the mass part N loads of M and N of u per (cell, i). One wavefront per SM per clock, reached at half that rate:
+  // measured on an H100 (perf/results/simplex-tiled-grad-h100-2026-11-27, 10^7 unknowns, the best tiles) Laplace 3D
+  // P3 1.67 ms against 1.87 ms so modelled, P4 2.67 against 2.78, Helmholtz P4 3.44 against 3.7, elasticity 3D P3
+  // 0.90 against 0.92 and P4 1.48 against 1.50 (before the atomics' term below), where the flops at the rates above
+  // gave 0.5-2x the measured times. Idle threads of a phase load nothing, so the busy share and the occupancy count
+  // by their square roots (elasticity 3D P4: 4 cells a block of 128, 55% busy, was the fastest; occupancy 0.25, 0.12
+  // and 0.06 cost 1.35x, 1.3-1.75x and 2-2.5x against 0.5).
+  double t_shared = 0.0;
+  if (c->strategy == MF_SIMPLEX_CUDA_TILED && c->form == MF_SIMPLEX_CUDA_GRADIENT) {
+    const double D = o->dim, N = o->N, N1 = mf_sx_n1(o->dim, o->p), NC = o->ncomp;
+    const double wf = (N1 * N * (2.0 * D + NC) + N * N1 * (2.0 * D + D * NC) +
+                       (!o->elasticity && o->a != 0.0 ? 3.0 * N * N : 0.0)) / 32.0;
+    const double work = (double)c->tile * o->N, busy = work / (ceil(work / c->threads) * c->threads);
+    t_shared = wf * o->ncells / (0.5 * o->wf_rate * sqrt(busy) * fmin(1.0, sqrt(c->occupancy / 0.4)));
   }
   const double tables = (double)sx_shmem(o, c->strategy, c->form, 0, 1);
   const double t_mem = c->bytes_per_cell * o->ncells / (o->bw * mem_eff);
@@ -221,7 +245,7 @@ static int sx_model(mf_simplex_cuda_op_s *o, mf_simplex_cuda_config *c)
                                                             : (double)o->ncells * o->N * o->ncomp;
     t_atomic = n / rate;
   }
-  c->model_us = 1e6 * (fmax(t_mem, fmax(t_flop, t_const)) + t_atomic + t_stage);
+  c->model_us = 1e6 * (fmax(fmax(t_mem, t_shared), fmax(t_flop, t_const)) + t_atomic + t_stage);
   c->measured_ms = 0.0;
   c->tuned = 0;
   return 0;
@@ -231,7 +255,7 @@ static int sx_model(mf_simplex_cuda_op_s *o, mf_simplex_cuda_config *c)
 // 128/256 with tiles of 1..64 cells (tiled), tables read through L1 (stage 0), staged in shared
 // memory (1) or, for the reference and gradient forms one cell per thread, in constant memory (2); the
 // shared scatter (reference and gradient forms, constant memory, c = 1) with its tiles' size.
-// The gradient form runs one cell per thread only. list NULL: count only.
+// The gradient form tiled with c = 1 only (with a coefficient one cell per thread). list NULL: count only.
 int mf_sx_enumerate(mf_simplex_cuda_op_s *o, mf_simplex_cuda_config *list, int max, int *count)
 {
   int n = 0;
@@ -252,7 +276,7 @@ int mf_sx_enumerate(mf_simplex_cuda_op_s *o, mf_simplex_cuda_config *list, int m
           continue;
         }
         if (stage == 2 && (form == MF_SIMPLEX_CUDA_QUADRATURE || strategy != MF_SIMPLEX_CUDA_THREAD)) continue;
-        if (form == MF_SIMPLEX_CUDA_GRADIENT && strategy != MF_SIMPLEX_CUDA_THREAD) continue;
+        if (form == MF_SIMPLEX_CUDA_GRADIENT && strategy == MF_SIMPLEX_CUDA_TILED && o->has_coef) continue; // c = 1
         if (o->elasticity && form == MF_SIMPLEX_CUDA_REFERENCE && (stage != 2 || strategy != MF_SIMPLEX_CUDA_THREAD))
           continue; // elasticity's reference form: one cell per thread, constant memory
         for (int threads = strategy ? 128 : 64; threads <= 256; threads *= 2)

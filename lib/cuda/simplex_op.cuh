@@ -27,6 +27,7 @@ struct mf_simplex_cuda_op_s {
   // the device, for the model
   int sms, smem_optin, smem_sm, warps_sm, regs_sm;
   double bw, peak; // bytes/s and flop/s from the device's attributes
+  double wf_rate;  // shared-memory wavefronts a second (one per SM per clock)
 };
 
 // Which kernel of the table a (strategy, form, stage) runs
