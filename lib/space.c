@@ -96,7 +96,7 @@ static int space_create(mf_mesh mesh, int degree, int ncomp, mf_space *space)
   mf_context ctx = mesh->ctx;
   mf_space s = NULL;
   int ierr = mesh->fam->space_create(mesh, degree, ncomp, &s);
-  if (!s) return ierr; /* refused before anything was made, on every rank alike */
+  if (!s) return mf_agree(ctx, ierr); /* refused, or failed, before anything was made (on one rank alone too) */
   if (!ierr && ctx->bk->space.setup) ierr = ctx->bk->space.setup(s); /* times its own phases */
   ierr = mf_agree(ctx, ierr);
   if (ierr) {
@@ -137,12 +137,16 @@ int mf_space_set_dirichlet_tags(mf_space space, int ntags, const int *tags)
   MF_CHECK(ntags >= 0 || !tags, ctx, MF_ERR_ARGUMENT,
            "negative number of tags %d with a tag array (tags NULL with ntags < 0 goes back to every boundary facet)",
            ntags);
-  int *keep = NULL;
+  /* collective: a failure on one rank is every rank's (before the family's step, which may be collective, and
+   * after it) */
+  int *keep = NULL, ierr = 0;
   if (ntags > 0) {
-    MF_CALL(MF_CALLOC(ctx, (size_t)ntags, &keep));
-    memcpy(keep, tags, sizeof(int) * (size_t)ntags);
+    ierr = MF_CALLOC(ctx, (size_t)ntags, &keep);
+    if (!ierr) memcpy(keep, tags, sizeof(int) * (size_t)ntags);
   }
-  const int ierr = space->fam->space_dirichlet_tags(space, ntags, tags);
+  ierr = mf_agree(ctx, ierr);
+  if (!ierr) ierr = space->fam->space_dirichlet_tags(space, ntags, tags);
+  ierr = mf_agree(ctx, ierr);
   if (ierr) {
     free(keep);
     return ierr;

@@ -1,5 +1,6 @@
-/* distribute_simplex.c -- a simplex space on several ranks. Every rank holds the whole mesh and its
- * partition (mesh->part: coordinate bisection of the coarse cells, kept by their children), numbers the
+/* distribute_simplex.c -- a simplex space on a coarse mesh (made or read) on several ranks; the meshes refined
+ * from it are held in parts (parts_simplex.c: their spaces are distributed there). Every rank holds the whole
+ * mesh and its partition (mesh->part: coordinate bisection or Scotch), numbers the
  * DoFs of the whole mesh as one rank does (dofs.c), and keeps what its own cells need:
  *   - its cells, in the mesh's order, as a mesh of their own (ss->local: their vertices renumbered in the
  *     order the cells use them, the boundary facets that belong to them with their tags);
@@ -38,7 +39,7 @@ static int64_t pairs_unique(pair *p, int64_t n)
 
 /* The local mesh: cells with part == rank, their vertices numbered by first use, the boundary facets of
  * those cells (the whole mesh's facets found among the faces of one local cell) with their tags. */
-static int local_mesh(mf_context ctx, const mf_simplex_mesh *m, int rank, mf_simplex_mesh *lm, int **cells_out)
+int mf_simplex_mesh_local(mf_context ctx, const mf_simplex_mesh *m, int rank, mf_simplex_mesh *lm, int **cells_out)
 {
   const int dim = m->dim, nvc = dim + 1;
   int *vmap = NULL, *cells = NULL, nlc = 0;
@@ -116,7 +117,7 @@ int mf_simplex_space_distribute(mf_space s, const mf_simplex_mesh *m)
   pair *ghost = NULL, *send = NULL;
   unsigned char *lbc = NULL;
   mf_exchange *ex = &s->ex;
-  int ierr = local_mesh(ctx, m, rank, &ss->local, &lcells);
+  int ierr = mf_simplex_mesh_local(ctx, m, rank, &ss->local, &lcells);
   const int nlc = ss->local.ncells;
   if (!ierr) ierr = MF_CALLOC(ctx, (size_t)ng + 1, &owner);
   if (!ierr) ierr = MF_CALLOC(ctx, (size_t)ng + 1, &g2l);

@@ -1,5 +1,6 @@
 /* family_simplex.c -- the simplex family's table (lib/family.h): triangles and tetrahedra (on several ranks
- * every rank holds the whole mesh, its cells split between them: partition_simplex.c),
+ * every rank holds the coarse mesh whole, its cells split between them: partition_simplex.c, and the meshes
+ * refined from it in parts: parts_simplex.c),
  * continuous P_p on equispaced nodes; here the meshes as mf_mesh (the built-in ones of mesh.c, Gmsh
  * files read by gmsh.c) and the vectors' integrals on the host for either backend; the spaces and the
  * cell loops of the integrals in space_simplex.c. */
@@ -7,16 +8,17 @@
 
 #include <math.h>
 
-/* The mf_mesh around a made mf_simplex_mesh (taken over; freed on failure). On several ranks every rank
- * holds the whole mesh and sm->part says whose each cell is: made here (mf_simplex_mesh_partition; the
- * environment variable MFREE_SIMPLEX_PARTITION=rcb|scotch overrides the default) unless given (a refined mesh
- * inherits its parent's). */
+/* The mf_mesh around a made mf_simplex_mesh (taken over; freed on failure). On several ranks a mesh read or
+ * made holds the whole mesh and sm->part says whose each cell is: made here (mf_simplex_mesh_partition; the
+ * environment variable MFREE_SIMPLEX_PARTITION=rcb|scotch overrides the default) unless given (a copy keeps its
+ * original's); a refined mesh is held in parts (sm->root: this rank's cells of the coarse mesh's partition). */
 static int wrap(mf_context ctx, mf_simplex_mesh *sm, mf_mesh *mesh)
 {
   mf_mesh m = NULL;
   int ierr = MF_CALLOC(ctx, 1, &m);
-  if (!ierr && ctx->size > 1 && !sm->part) {
-    ierr = MF_CALLOC(ctx, (size_t)sm->ncells + 1, &sm->part);
+  if (ctx->size > 1 && !sm->part && !sm->root) { /* collective: every rank made or read its mesh (the callers) */
+    if (!ierr) ierr = MF_CALLOC(ctx, (size_t)sm->ncells + 1, &sm->part);
+    ierr = mf_agree(ctx, ierr);
     const char *env = getenv("MFREE_SIMPLEX_PARTITION"); /* rcb | scotch (measurements, docs/simplex.md) */
     const int method = env && !strcmp(env, "rcb")      ? MF_SIMPLEX_PARTITION_RCB
                        : env && !strcmp(env, "scotch") ? MF_SIMPLEX_PARTITION_SCOTCH
@@ -25,13 +27,14 @@ static int wrap(mf_context ctx, mf_simplex_mesh *sm, mf_mesh *mesh)
   }
   if (ierr) {
     free(m);
-    mf_simplex_mesh_free(sm);
+    mf_simplex_parts_free(sm);
     free(sm);
     return ierr;
   }
   mf_mesh_init(m, ctx, &mf_family_simplex, sm->dim);
   m->fdata = sm;
   m->ncells_global = m->ncells_local = sm->ncells;
+  if (sm->root) m->ncells_global = mf_simplex_parts_ncells_global(sm);
   if (sm->part) {
     m->ncells_local = 0;
     for (int e = 0; e < sm->ncells; e++) m->ncells_local += sm->part[e] == ctx->rank;
@@ -50,13 +53,17 @@ int mf_simplex_mesh_create(mf_context ctx, const char *name, int dim, int level,
   const double n = ldexp(1.0, level), cells = dim == 2 ? 2.0 * n * n : 6.0 * n * n * n;
   char what[96];
   snprintf(what, sizeof what, "mesh '%s' at level %d (%.3g cells)", name, level, cells);
-  MF_CALL(mf_host_require(ctx, cells * (dim + 1) * 4.0 * 3.0 + pow(n + 1, dim) * 24.0, what));
+  /* several ranks: every rank reaches the agreement before wrap's partition (collective) */
+  int ierr = mf_host_require(ctx, cells * (dim + 1) * 4.0 * 3.0 + pow(n + 1, dim) * 24.0, what);
   mf_simplex_mesh *sm = NULL;
-  MF_CALL(MF_CALLOC(ctx, 1, &sm));
+  if (!ierr) ierr = MF_CALLOC(ctx, 1, &sm);
   const double t0 = mf_phase_begin(ctx);
-  int ierr = mf_simplex_mesh_box(ctx, dim, 1 << level, sm);
-  if (ierr) free(sm);
-  else ierr = wrap(ctx, sm, mesh);
+  if (!ierr) ierr = mf_simplex_mesh_box(ctx, dim, 1 << level, sm);
+  if (ctx->size > 1) ierr = mf_agree(ctx, ierr);
+  if (ierr) {
+    if (sm) mf_simplex_mesh_free(sm);
+    free(sm);
+  } else ierr = wrap(ctx, sm, mesh);
   mf_phase_end(ctx, MF_PHASE_MESH, t0);
   return ierr;
 }
@@ -70,15 +77,19 @@ int mf_simplex_mesh_read(mf_context ctx, const char *path, int dim, mf_mesh *mes
   if (!ierr) ierr = MF_CALLOC(ctx, 1, &sm);
   if (!ierr) ierr = mf_simplex_mesh_from_gmsh(ctx, &g, path, sm);
   mf_gmsh_free(&g);
+  if (ctx->size > 1) ierr = mf_agree(ctx, ierr); /* every rank reaches wrap's partition (collective) */
   if (!ierr) ierr = wrap(ctx, sm, mesh);
-  else free(sm);
+  else {
+    if (sm) mf_simplex_mesh_free(sm);
+    free(sm);
+  }
   mf_phase_end(ctx, MF_PHASE_MESH, t0);
   return ierr;
 }
 
 void mf_simplex_mesh_release(mf_mesh mesh)
 {
-  mf_simplex_mesh_free((mf_simplex_mesh *)mesh->fdata);
+  mf_simplex_parts_free((mf_simplex_mesh *)mesh->fdata);
   free(mesh->fdata);
   mesh->fdata = NULL;
 }
@@ -134,7 +145,8 @@ static int simplex_h1_error(mf_vector uh, mf_gradient_fn grad_u, void *user, dou
 }
 
 /* mf_mesh_refine: levels rounds of refine.c's uniform refinement, each a new mesh that holds the one it
- * refines (the nested levels of multigrid: mesh_coarsen gives it back); 0 levels: a copy */
+ * refines (the nested levels of multigrid: mesh_coarsen gives it back); 0 levels: a copy. On several ranks
+ * each rank refines its own cells only (parts_simplex.c): the refined meshes are held in parts. */
 static int refine_once(mf_mesh coarse, int copy, mf_mesh *fine)
 {
   mf_context ctx = coarse->ctx;
@@ -142,8 +154,9 @@ static int refine_once(mf_mesh coarse, int copy, mf_mesh *fine)
   mf_simplex_mesh *c = NULL;
   MF_CALL(MF_CALLOC(ctx, 1, &c));
   int ierr = 0;
-  const int nch = m->dim == 2 ? 4 : 8;
-  if (!copy) ierr = mf_simplex_mesh_refine(ctx, m, c);
+  if (m->root || (m->part && !copy)) /* several ranks: this rank's cells refined, held in parts */
+    ierr = copy ? mf_simplex_parts_copy(ctx, m, c) : mf_simplex_refine_parts(ctx, m, c);
+  else if (!copy) ierr = mf_simplex_mesh_refine(ctx, m, c);
   else {
     c->dim = m->dim, c->nv = m->nv, c->ncells = m->ncells, c->nfacets = m->nfacets;
     ierr = MF_CALLOC(ctx, (size_t)m->nv * 3 + 1, &c->coords);
@@ -157,9 +170,9 @@ static int refine_once(mf_mesh coarse, int copy, mf_mesh *fine)
       memcpy(c->facet_tag, m->facet_tag, sizeof(int) * (size_t)m->nfacets);
     } else mf_simplex_mesh_free(c);
   }
-  if (!ierr && m->part) { /* the children on their parent's rank */
+  if (!ierr && m->part && copy) { /* a copy of a whole mesh keeps its partition */
     ierr = MF_CALLOC(ctx, (size_t)c->ncells + 1, &c->part);
-    for (int e = 0; !ierr && e < c->ncells; e++) c->part[e] = m->part[copy ? e : e / nch];
+    if (!ierr) memcpy(c->part, m->part, sizeof(int) * (size_t)c->ncells);
     if (ierr) mf_simplex_mesh_free(c);
   }
   if (ierr) {
@@ -179,10 +192,13 @@ static int simplex_mesh_refine(mf_mesh coarse, int levels, mf_mesh *fine)
   mf_context ctx = coarse->ctx;
   const double t0 = mf_phase_begin(ctx);
   mf_mesh cur = NULL;
+  /* several ranks: a failure on one rank is every rank's, level by level (each refines its own part) */
   int ierr = refine_once(coarse, levels == 0, &cur);
+  if (ctx->size > 1) ierr = mf_agree(ctx, ierr);
   for (int l = 1; !ierr && l < levels; l++) {
     mf_mesh next = NULL;
     ierr = refine_once(cur, 0, &next);
+    if (ctx->size > 1) ierr = mf_agree(ctx, ierr);
     mf_mesh_destroy(&cur); /* held by next */
     cur = next;
   }

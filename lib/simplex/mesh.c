@@ -174,6 +174,8 @@ void mf_simplex_mesh_free(mf_simplex_mesh *m)
   free(m->facets);
   free(m->facet_tag);
   free(m->part);
+  free(m->anc);
+  free(m->lat); /* m->root: released by mf_simplex_parts_free */
   memset(m, 0, sizeof *m);
 }
 

@@ -75,7 +75,16 @@ typedef struct {
   int *facets;    /* nfacets x dim */
   int *facet_tag; /* nfacets */
   int *part;      /* ncells: the rank of each cell on several ranks (every rank holds the whole mesh), or
-                     NULL (one rank) */
+                     NULL (one rank, or a mesh held in parts) */
+  /* a mesh held in parts (several ranks, refined by mf_mesh_refine: parts_simplex.c): this rank's cells only;
+   * root the coarse mesh they refine (whole, with its partition; a counted reference), level the refinements
+   * since it, anc[e] the coarse cell that holds cell e, lat its corners' barycentric coordinates there times
+   * 2^level ((dim + 1) x (dim + 1) per cell); root NULL for any other mesh (mf_simplex_mesh_free leaves the
+   * reference: mf_simplex_parts_free releases it) */
+  struct mf_simplex_root_s *root;
+  int level;
+  int *anc;
+  unsigned short *lat;
 } mf_simplex_mesh;
 
 /** A facet (at most 3 vertices) by its vertices ascending (the unused entries 0) and an index: the facets of cells
@@ -128,6 +137,20 @@ void mf_simplex_entities_free(mf_simplex_entities *e);
  *  the facets in the lexicographic order of those), each tagged 1. m->facets and m->facet_tag must be
  *  NULL before. */
 int mf_simplex_mesh_boundary(mf_context ctx, mf_simplex_mesh *m);
+/** The coarse mesh of meshes held in parts (parts_simplex.c): counted references. */
+typedef struct mf_simplex_root_s mf_simplex_root;
+mf_simplex_root *mf_simplex_root_retain(mf_simplex_root *r);
+void mf_simplex_root_release(mf_simplex_root *r);
+/** mf_simplex_mesh_free, and the mesh's reference to its root released (any mesh: root NULL is none). */
+void mf_simplex_parts_free(mf_simplex_mesh *m);
+/** The coarse mesh (whole, with its partition) of a root. */
+const mf_simplex_mesh *mf_simplex_root_mesh(const mf_simplex_root *r);
+/** f <- this rank's cells of m refined once, held in parts (m: a whole mesh with its partition, or a mesh held
+ *  in parts); collective only in that every rank refines its own cells. */
+int mf_simplex_refine_parts(mf_context ctx, const mf_simplex_mesh *m, mf_simplex_mesh *f);
+/** A copy of a mesh held in parts (its root shared), and the cells of all ranks' parts. */
+int mf_simplex_parts_copy(mf_context ctx, const mf_simplex_mesh *m, mf_simplex_mesh *c);
+int64_t mf_simplex_parts_ncells_global(const mf_simplex_mesh *m);
 /** f <- m refined uniformly once (lib/simplex/refine.c): every edge split at its midpoint (the coarse
  *  vertices first, then one per edge), child k of cell e is cell 2^dim e + k, the inner octahedron of a
  *  tetrahedron split along its shortest diagonal; boundary facets inherit their parent's tag. */

@@ -1,7 +1,8 @@
 /* mf_simplex_space.h -- simplex meshes, spaces and operators behind the public handles (mf_mesh,
  * mf_space, mf_operator): the simplex family's entries of the cell-family table (lib/family.h,
  * filled in family_simplex.c), and the simplex operator kind that lib/operator.c makes on a simplex
- * space. Internal. On several ranks every rank holds the whole mesh; a space keeps this rank's cells. */
+ * space. Internal. On several ranks every rank holds the coarse mesh whole (a space on it keeps this rank's
+ * cells) and the meshes refined from it in parts (parts_simplex.c). */
 #ifndef MF_SIMPLEX_SPACE_H
 #define MF_SIMPLEX_SPACE_H
 
@@ -23,6 +24,8 @@ typedef struct {
   void (*dev_asm_free)(void *dev_asm); /* the backend's function that frees them (mf_simplex_backend.h) */
   mf_simplex_mesh local; /* several ranks: this rank's cells as a mesh (distribute_simplex.c); else empty */
   int *l2g;              /* several ranks: the whole mesh's DoF of each local DoF; else NULL */
+  signed char *sup_t;    /* a mesh held in parts: the coarse entity that holds each local DoF, its dimension */
+  int64_t *sup_x;        /* and its index (parts_simplex.c); else NULL */
 } mf_simplex_space;
 
 /** The cells a space works on: this rank's (several ranks: ss->local) or the mesh's (one rank). The
@@ -31,6 +34,16 @@ const mf_simplex_mesh *mf_simplex_space_mesh(const struct mf_space_s *space);
 /** Several ranks (the mesh has a partition): the space's cells, DoFs, sizes, global numbering and exchange
  *  from the whole mesh's DoFs in ss->dofs, which it replaces by the local ones (distribute_simplex.c). */
 int mf_simplex_space_distribute(struct mf_space_s *space, const mf_simplex_mesh *m);
+/** The local mesh of the whole mesh m on several ranks: its cells with part == rank in m's order (their numbers in
+ *  m into *cells_out), their vertices numbered by first use, the boundary facets of those cells with their tags. */
+int mf_simplex_mesh_local(mf_context ctx, const mf_simplex_mesh *m, int rank, mf_simplex_mesh *lm, int **cells_out);
+/** A mesh held in parts (parts_simplex.c): the space's sizes, global numbering and exchange from its local DoFs
+ *  (ss->dofs, renumbered: the owned ones first, then the ghosts by owner and key), and each DoF's coarse entity;
+ *  collective (the global offsets): every rank calls it, with the error code of its steps before (ierr_in, then
+ *  nothing is done but the agreement), and all return the same code. */
+int mf_simplex_space_distribute_parts(struct mf_space_s *space, int ierr_in);
+/** dbc[i] = 1 for the local DoFs on the coarse boundary facets of the tags (ntags < 0: of any tag). */
+int mf_simplex_parts_marks(struct mf_space_s *space, int ntags, const int *tags, unsigned char *dbc);
 
 /** The one place that decides which backends run simplex spaces of a degree: the cpu backend every
  *  degree, the cuda backend up to MF_SIMPLEX_CUDA_MAX_DEGREE (its kernels, lib/cuda/simplex.cu). */

@@ -211,6 +211,8 @@ void mf_simplex_space_destroy(mf_space s)
   mf_simplex_dofs_free(&ss->dofs);
   mf_simplex_mesh_free(&ss->local);
   free(ss->l2g);
+  free(ss->sup_t);
+  free(ss->sup_x);
   free(ss->tags);
   if (ss->dev_asm) ss->dev_asm_free(ss->dev_asm);
   free(ss);
@@ -286,10 +288,15 @@ int mf_simplex_space_create(mf_mesh mesh, int degree, int ncomp, mf_space *space
   double t0 = mf_phase_begin(ctx);
   mf_space s = NULL;
   mf_simplex_space *ss = NULL;
-  MF_CALL(MF_CALLOC(ctx, 1, &s));
+  /* a mesh held in parts: the DoFs' distribution agrees on the error once (collective), so every failure before
+   * it does that agreement in its place */
+  const int agree = m->root != NULL;
+  int e0 = MF_CALLOC(ctx, 1, &s);
+  if (e0) return agree ? mf_agree(ctx, e0) : e0;
   mf_space_init(s, mesh, degree, ncomp); /* simplex meshes are not adapted: always current */
   *space = s; /* from here on a failure destroys the space in mf_space_create */
-  MF_CALL(MF_CALLOC(ctx, 1, &ss));
+  e0 = MF_CALLOC(ctx, 1, &ss);
+  if (e0) return agree ? mf_agree(ctx, e0) : e0;
   s->fdata = ss;
   ss->ntags = -1;
   s->ncells = m->ncells; /* several ranks: this rank's, set by mf_simplex_space_distribute */
@@ -311,18 +318,29 @@ int mf_simplex_space_create(mf_mesh mesh, int degree, int ncomp, mf_space *space
       ierr = set_marks(s, gbc, 1);
     }
     free(gbc);
+  } else if (m->root) { /* a mesh held in parts: the local DoFs' owners, exchange and marks (collective) */
+    unsigned char *dbc = NULL;
+    ierr = mf_simplex_space_distribute_parts(s, ierr);
+    if (!ierr) ierr = MF_CALLOC(ctx, (size_t)ss->dofs.ndofs + 1, &dbc);
+    if (!ierr) ierr = mf_simplex_parts_marks(s, -1, NULL, dbc);
+    if (!ierr) memcpy(ss->dofs.bc, dbc, (size_t)ss->dofs.ndofs); /* every boundary facet's, as one rank has them */
+    if (!ierr) {
+      s->cell_nodes = ss->dofs.cell_dofs;
+      ierr = set_marks(s, dbc, 0);
+    }
+    free(dbc);
   }
   mf_phase_end(ctx, MF_PHASE_DOFS, t0);
   if (!ierr) {
     s->cell_nodes = ss->dofs.cell_dofs; /* the space's map; dofs.cell_dofs stays a view of it */
     s->npc = ss->basis.nnodes;
-    if (!m->part) {
+    if (!m->part && !m->root) {
       s->nowned = s->nlocal = ss->dofs.ndofs * ncomp;
       s->nglobal = s->nlocal;
     }
     s->owners_complete = 1; /* the points are made below, for every local DoF */
     t0 = mf_phase_begin(ctx);
-    if (!m->part) ierr = set_marks(s, ss->dofs.bc, 0);
+    if (!m->part && !m->root) ierr = set_marks(s, ss->dofs.bc, 0);
     mf_phase_end(ctx, MF_PHASE_DIRICHLET, t0);
   }
   if (!ierr) { /* the point of every entry: x = v0 + sum_l (v_l+1 - v0) xi_l at the cell's nodes */
@@ -336,7 +354,8 @@ int mf_simplex_space_create(mf_mesh mesh, int degree, int ncomp, mf_space *space
     m = mf_simplex_space_mesh(s);
     int *last = ss->dofs.last; /* one rank: a device numbering found the cells already (several: other numbers) */
     ss->dofs.last = NULL;
-    if (((const mf_simplex_mesh *)mesh->fdata)->part) free(last), last = NULL;
+    if (((const mf_simplex_mesh *)mesh->fdata)->part || ((const mf_simplex_mesh *)mesh->fdata)->root)
+      free(last), last = NULL; /* renumbered since */
     const int found = last != NULL;
     if (!ierr && !found) ierr = MF_CALLOC(ctx, (size_t)nnodes + 1, &last);
     if (!ierr) {
@@ -380,10 +399,28 @@ int mf_simplex_space_dirichlet_tags(mf_space space, int ntags, const int *tags)
     ss->ntags = -1;
     return set_marks(space, ss->dofs.bc, 0);
   }
+  const mf_simplex_mesh *whole = m->root ? mf_simplex_root_mesh(m->root) : m; /* the tags of every rank's facets */
   for (int k = 0; k < ntags; k++) {
     int found = 0;
-    for (int t = 0; t < m->nfacets && !found; t++) found = m->facet_tag[t] == tags[k];
+    for (int t = 0; t < whole->nfacets && !found; t++) found = whole->facet_tag[t] == tags[k];
     MF_CHECK(found, ctx, MF_ERR_ARGUMENT, "Dirichlet tag %d (entry %d): no boundary facet carries it", tags[k], k);
+  }
+  if (m->root) { /* held in parts: the marks from the coarse entities that hold the DoFs */
+    unsigned char *dbc = NULL;
+    int *keep = NULL;
+    int ierr = MF_CALLOC(ctx, (size_t)ss->dofs.ndofs + 1, &dbc);
+    if (!ierr) ierr = MF_CALLOC(ctx, (size_t)ntags + 1, &keep);
+    if (!ierr) ierr = mf_simplex_parts_marks(space, ntags, tags, dbc);
+    if (!ierr) ierr = set_marks(space, dbc, 0);
+    if (!ierr) {
+      if (ntags) memcpy(keep, tags, sizeof(int) * ntags);
+      free(ss->tags);
+      ss->tags = keep, keep = NULL;
+      ss->ntags = ntags;
+    }
+    free(dbc);
+    free(keep);
+    return ierr;
   }
   /* the DoFs of the chosen facets: the numbering again on the mesh with those facets only */
   mf_simplex_mesh view = *m;
