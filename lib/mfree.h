@@ -262,7 +262,8 @@ int mf_space_create_components(mf_mesh mesh, int degree, int ncomp, mf_space *sp
  *  (pure Neumann); tags NULL with ntags < 0: the whole boundary again (the default; a negative ntags with a
  *  tag array is refused, MF_ERR_ARGUMENT). Call it before making operators and vectors of the space
  *  (MF_ERR_ARGUMENT after). A tag that the mesh does not have is refused (MF_ERR_ARGUMENT, naming it).
- *  Collective. */
+ *  Collective: an error on one rank is every rank's, and the space's marks may then differ between ranks
+ *  (destroy it). */
 int mf_space_set_dirichlet_tags(mf_space space, int ntags, const int *tags);
 /** @brief The Dirichlet DoFs of this rank: *n of them (owned and ghost entries; every component of a
  *  marked node counts), and, where dofs is not NULL, their local indices ascending into dofs (n entries;

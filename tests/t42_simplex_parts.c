@@ -10,7 +10,8 @@
  *     point of the one-rank space with the same Dirichlet mark, for the whole boundary and for chosen tags; the
  *     ghosts' values imported from their owners are the values at their points (the exchange lists pair up).
  * The operators and solvers on such meshes, 1 rank = N ranks, are t06_mpi's simplex cases.
- * argv[1] = "fail" [stride]: instead, rank 1 fails one host allocation (a test hook), every stride-th in turn, of
+ * argv[1] = "fail" [stride [rank]]: instead, that rank (default 1) fails one host allocation (a test hook), every
+ * stride-th in turn, of
  * the chain mesh, refinement in parts, space, Dirichlet tags, vector, operator, product: every rank must fail at
  * the same step with the same code (a rank left in a collective call would hang: the CTest timeout); under
  * valgrind the failure paths must not leak. */
@@ -192,10 +193,11 @@ static void run(mf_context cw, mf_context c1, const char *name, const char *file
   char what[160];
   snprintf(what, sizeof what, "%s refined %d times on %d ranks", file ? file : name, levels, size);
   check_mesh(fw, f1, levels, what);
-  const int tags[2] = {1, 4};
-  for (int p = 1; p <= (levels < 3 ? 3 : 1); p++) {
+  /* the box's sides x = 0 and y = 1; a file's first facet's tag */
+  const int tags[2] = {file ? ((const mf_simplex_mesh *)f1->fdata)->facet_tag[0] : 1, 4};
+  for (int p = 1; p <= (levels == 1 ? 4 : levels == 2 ? 3 : 1); p++) {
     check_space(cw, c1, fw, f1, p, -1, NULL, what);
-    if (!file) check_space(cw, c1, fw, f1, p, 2, tags, what);
+    check_space(cw, c1, fw, f1, p, file ? 1 : 2, tags, what);
   }
   mf_mesh_destroy(&fw);
   mf_mesh_destroy(&f1);
@@ -210,6 +212,7 @@ static double one(const double *x, int dim, void *u)
 }
 
 static long chain_allocs;
+static int fail_rank = 1;
 
 /* the step (1..) at which the chain failed (0: it ran through), its code into *code */
 static int chain(mf_context ctx, long fail_at, int *code)
@@ -219,7 +222,7 @@ static int chain(mf_context ctx, long fail_at, int *code)
   mf_vector x = NULL, y = NULL;
   mf_operator A = NULL;
   const int tags[2] = {1, 6};
-  if (rank == 1) mf_test_fail_host_alloc(fail_at);
+  if (rank == fail_rank) mf_test_fail_host_alloc(fail_at);
   int step = 0, ierr = 0;
 #define STEP(expr) \
   if (!ierr) {     \
@@ -237,7 +240,7 @@ static int chain(mf_context ctx, long fail_at, int *code)
   STEP(mf_operator_apply(A, x, y));
 #undef STEP
   chain_allocs = mf_test_host_alloc_count();
-  if (rank == 1) mf_test_fail_host_alloc(0);
+  if (rank == fail_rank) mf_test_fail_host_alloc(0);
   mf_operator_destroy(&A);
   mf_vector_destroy(&x);
   mf_vector_destroy(&y);
@@ -253,7 +256,7 @@ static void failures(mf_context ctx, long stride)
   int code = 0;
   T_CHECK(chain(ctx, 0, &code) == 0, "the chain fails without a test failure: %s", mf_last_error_message());
   long nalloc = chain_allocs;
-  MPI_Bcast(&nalloc, 1, MPI_LONG, 1, MPI_COMM_WORLD);
+  MPI_Bcast(&nalloc, 1, MPI_LONG, fail_rank, MPI_COMM_WORLD);
   unsigned steps = 0;
   for (long n = 1; n <= nalloc; n += stride) {
     const int step = chain(ctx, n, &code);
@@ -269,6 +272,7 @@ static void failures(mf_context ctx, long stride)
   }
   T_CHECK(steps & (1u << 2), "no failure in the refinement (steps mask 0x%x, %ld allocations)", steps, nalloc);
   T_CHECK(steps & (1u << 3), "no failure in the space (steps mask 0x%x, %ld allocations)", steps, nalloc);
+  T_CHECK(steps & (1u << 4), "no failure in the Dirichlet tags (steps mask 0x%x, %ld allocations)", steps, nalloc);
 }
 
 int main(int argc, char **argv)
@@ -286,6 +290,8 @@ int main(int argc, char **argv)
   T_CALL(mf_context_create(MPI_COMM_SELF, "cpu", &c1));
   if (argc > 1 && !strcmp(argv[1], "fail")) {
     const long stride = argc > 2 ? atol(argv[2]) : 1;
+    fail_rank = argc > 3 ? atoi(argv[3]) : 1;
+    if (fail_rank < 0 || fail_rank >= size) fail_rank = 1;
     failures(cw, stride > 0 ? stride : 1);
     mf_context_destroy(&cw);
     mf_context_destroy(&c1);
@@ -295,10 +301,10 @@ int main(int argc, char **argv)
     run(cw, c1, "square-tris", NULL, 2, levels);
     run(cw, c1, "cube-tets", NULL, 3, levels);
   }
-  if (argc > 1) {
+  if (argc > 1) { /* a Gmsh file: unstructured, cells' vertices in the file's order, physical tags */
     char path[512];
     snprintf(path, sizeof path, "%s/sphere_hole.msh", argv[1]);
-    run(cw, c1, NULL, path, 3, 1);
+    for (int levels = 1; levels <= 2; levels++) run(cw, c1, NULL, path, 3, levels);
   }
   mf_context_destroy(&cw);
   mf_context_destroy(&c1);

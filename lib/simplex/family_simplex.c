@@ -27,7 +27,7 @@ static int wrap(mf_context ctx, mf_simplex_mesh *sm, mf_mesh *mesh)
   }
   if (ierr) {
     free(m);
-    mf_simplex_parts_free(sm);
+    mf_simplex_mesh_free(sm);
     free(sm);
     return ierr;
   }
@@ -89,7 +89,7 @@ int mf_simplex_mesh_read(mf_context ctx, const char *path, int dim, mf_mesh *mes
 
 void mf_simplex_mesh_release(mf_mesh mesh)
 {
-  mf_simplex_parts_free((mf_simplex_mesh *)mesh->fdata);
+  mf_simplex_mesh_free((mf_simplex_mesh *)mesh->fdata);
   free(mesh->fdata);
   mesh->fdata = NULL;
 }

@@ -175,9 +175,28 @@ void mf_simplex_mesh_free(mf_simplex_mesh *m)
   free(m->facet_tag);
   free(m->part);
   free(m->anc);
-  free(m->lat); /* m->root: released by mf_simplex_parts_free */
+  free(m->lat);
+  mf_simplex_root_release(m->root);
   memset(m, 0, sizeof *m);
 }
+
+/* the coarse mesh of meshes held in parts: counted references (made by parts_simplex.c) */
+void mf_simplex_root_release(mf_simplex_root *R)
+{
+  if (!R || --R->refs > 0) return;
+  mf_simplex_mesh_free(&R->m);
+  for (int t = 0; t < 2; t++) mf_simplex_entities_free(&R->E[t]);
+  for (int t = 0; t < 3; t++) free(R->roff[t]), free(R->toff[t]), free(R->rk[t]), free(R->tg[t]);
+  free(R);
+}
+
+mf_simplex_root *mf_simplex_root_retain(mf_simplex_root *R)
+{
+  if (R) R->refs++;
+  return R;
+}
+
+const mf_simplex_mesh *mf_simplex_root_mesh(const mf_simplex_root *r) { return &r->m; }
 
 void mf_simplex_facet_key_make(const int *v, int k, int id, mf_simplex_facet_key *key)
 {

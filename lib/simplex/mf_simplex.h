@@ -79,8 +79,8 @@ typedef struct {
   /* a mesh held in parts (several ranks, refined by mf_mesh_refine: parts_simplex.c): this rank's cells only;
    * root the coarse mesh they refine (whole, with its partition; a counted reference), level the refinements
    * since it, anc[e] the coarse cell that holds cell e, lat its corners' barycentric coordinates there times
-   * 2^level ((dim + 1) x (dim + 1) per cell); root NULL for any other mesh (mf_simplex_mesh_free leaves the
-   * reference: mf_simplex_parts_free releases it) */
+   * 2^level ((dim + 1) x (dim + 1) per cell); root NULL for any other mesh (mf_simplex_mesh_free releases the
+   * reference) */
   struct mf_simplex_root_s *root;
   int level;
   int *anc;
@@ -137,12 +137,19 @@ void mf_simplex_entities_free(mf_simplex_entities *e);
  *  the facets in the lexicographic order of those), each tagged 1. m->facets and m->facet_tag must be
  *  NULL before. */
 int mf_simplex_mesh_boundary(mf_context ctx, mf_simplex_mesh *m);
-/** The coarse mesh of meshes held in parts (parts_simplex.c): counted references. */
-typedef struct mf_simplex_root_s mf_simplex_root;
+/** The coarse mesh of meshes held in parts (made by parts_simplex.c; counted references, mesh.c): the coarse mesh
+ *  whole with its partition, its edges and faces (3D), and for each vertex, edge and face (entity dimension t = 0,
+ *  1, 2) the ranks whose cells hold it and the tags of the boundary facets that hold it (CSR, ascending, unique). */
+typedef struct mf_simplex_root_s {
+  int refs;
+  mf_simplex_mesh m;
+  mf_simplex_entities E[2]; /* edges, faces (3D) */
+  int64_t n[3];
+  int64_t *roff[3], *toff[3];
+  int *rk[3], *tg[3];
+} mf_simplex_root;
 mf_simplex_root *mf_simplex_root_retain(mf_simplex_root *r);
 void mf_simplex_root_release(mf_simplex_root *r);
-/** mf_simplex_mesh_free, and the mesh's reference to its root released (any mesh: root NULL is none). */
-void mf_simplex_parts_free(mf_simplex_mesh *m);
 /** The coarse mesh (whole, with its partition) of a root. */
 const mf_simplex_mesh *mf_simplex_root_mesh(const mf_simplex_root *r);
 /** f <- this rank's cells of m refined once, held in parts (m: a whole mesh with its partition, or a mesh held

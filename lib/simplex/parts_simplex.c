@@ -19,44 +19,9 @@
 #include <limits.h>
 #include <math.h>
 
-/* The coarse mesh whole, with its partition, its edges and faces, and for each vertex, edge and face
- * (entity dimension t = 0, 1, 2; faces in 3D) the ranks whose cells hold it and the tags of the boundary
- * facets that hold it (CSR, ascending, unique) */
-struct mf_simplex_root_s {
-  int refs;
-  mf_simplex_mesh m;
-  mf_simplex_entities E[2]; /* edges, faces (3D) */
-  int64_t n[3];
-  int64_t *roff[3], *toff[3];
-  int *rk[3], *tg[3];
-};
-
 static const int tri_edges[3][3] = {{0, 1, 0}, {0, 2, 0}, {1, 2, 0}};
 static const int tet_edges[6][3] = {{0, 1, 0}, {0, 2, 0}, {0, 3, 0}, {1, 2, 0}, {1, 3, 0}, {2, 3, 0}};
 static const int tet_faces[4][3] = {{0, 1, 2}, {0, 1, 3}, {0, 2, 3}, {1, 2, 3}};
-
-void mf_simplex_root_release(mf_simplex_root *R)
-{
-  if (!R || --R->refs > 0) return;
-  mf_simplex_mesh_free(&R->m);
-  for (int t = 0; t < 2; t++) mf_simplex_entities_free(&R->E[t]);
-  for (int t = 0; t < 3; t++) free(R->roff[t]), free(R->toff[t]), free(R->rk[t]), free(R->tg[t]);
-  free(R);
-}
-
-void mf_simplex_parts_free(mf_simplex_mesh *m)
-{
-  if (!m) return;
-  mf_simplex_root *R = m->root;
-  mf_simplex_mesh_free(m);
-  mf_simplex_root_release(R);
-}
-
-mf_simplex_root *mf_simplex_root_retain(mf_simplex_root *R)
-{
-  if (R) R->refs++;
-  return R;
-}
 
 /* the index of the entity of dimension t (0, 1, 2) with the coarse vertices v (t + 1 of them, any order) */
 static int64_t entity(const mf_simplex_root *R, int t, const int *v)
@@ -189,6 +154,7 @@ int mf_simplex_refine_parts(mf_context ctx, const mf_simplex_mesh *m, mf_simplex
   if (!ierr) ierr = mf_simplex_mesh_refine(ctx, src, f);
   if (!ierr) ierr = MF_CALLOC(ctx, (size_t)f->ncells + 1, &f->anc);
   if (!ierr) ierr = MF_CALLOC(ctx, (size_t)f->ncells * nvc * nvc + 1, &f->lat);
+  int lost = 0; /* a child's corner that is none of its parent's corners and midpoints (refine.c's layout broken) */
   if (!ierr) {
     const int level = (m->root ? m->level : 0) + 1;
 #pragma omp parallel for schedule(static)
@@ -214,23 +180,28 @@ int mf_simplex_refine_parts(mf_context ctx, const mf_simplex_mesh *m, mf_simplex
         for (int j = 0; j <= dim; j++) {
           const int v = fc[(size_t)k * nvc + j];
           int i = 0;
-          while (i < np - 1 && id[i] != v) i++;
+          while (i < np && id[i] != v) i++;
+          if (i == np) {
+#pragma omp atomic write
+            lost = 1;
+            i = 0;
+          }
           for (int c = 0; c <= dim; c++) f->lat[(((size_t)nch * e + k) * nvc + j) * nvc + c] = L[i][c];
         }
       }
     }
     f->level = level;
-    f->root = R;
-    R = NULL;
+    if (lost)
+      ierr = mf_error_set(ctx, MF_ERR_ARGUMENT, __FILE__, __LINE__, __func__,
+                          "refining in parts: a child's corner is none of its parent's corners and edge midpoints");
+    else f->root = R, R = NULL;
   }
   mf_simplex_root_release(R);
   mf_simplex_mesh_free(&loc);
   free(lcells);
-  if (ierr) mf_simplex_parts_free(f);
+  if (ierr) mf_simplex_mesh_free(f);
   return ierr;
 }
-
-const mf_simplex_mesh *mf_simplex_root_mesh(const mf_simplex_root *r) { return &r->m; }
 
 int64_t mf_simplex_parts_ncells_global(const mf_simplex_mesh *m)
 {
@@ -361,7 +332,8 @@ int mf_simplex_space_distribute_parts(mf_space s, int ierr_in)
   const mf_simplex_mesh *m = (const mf_simplex_mesh *)s->mesh->fdata;
   const mf_simplex_root *R = m->root;
   const int rank = ctx->rank, dim = m->dim, N = ss->basis.nnodes, nc = s->ncomp, nd = ss->dofs.ndofs, p = s->degree;
-  int *cd = ss->dofs.cell_dofs, *bn = NULL, *perm = NULL, *first = NULL;
+  int *cd = ss->dofs.cell_dofs, *bn = NULL, *perm = NULL;
+  int64_t *first = NULL; /* each DoF's first (cell, node): cell N + node */
   node_key *k = NULL;
   send_item *snd = NULL;
   int ierr = ierr_in, nown = 0;
@@ -386,9 +358,9 @@ int mf_simplex_space_distribute_parts(mf_space s, int ierr_in)
   for (int i = 0; i < nd; i++) first[i] = -1;
   for (int e = 0; e < m->ncells; e++) /* each DoF's first cell and node */
     for (int n = 0; n < N; n++)
-      if (first[cd[(size_t)e * N + n]] < 0) first[cd[(size_t)e * N + n]] = e * N + n;
+      if (first[cd[(size_t)e * N + n]] < 0) first[cd[(size_t)e * N + n]] = (int64_t)e * N + n;
   for (int i = 0; i < nd; i++) {
-    const int e = first[i] / N, n = first[i] % N;
+    const int e = (int)(first[i] / N), n = (int)(first[i] % N);
     int t = 0, nr = 0;
     int64_t x = 0;
     key_of(m, e, bn + n * (dim + 1), p, &k[i], &t, &x);
@@ -415,7 +387,7 @@ int mf_simplex_space_distribute_parts(mf_space s, int ierr_in)
     if (k[i].owner != rank) continue;
     const int l = k[i].l;
     int nr = 0;
-    (void)ranks_of(R, dim, ss->sup_t[l], ss->sup_x[l], m->anc[first[l] / N], &nr);
+    (void)ranks_of(R, dim, ss->sup_t[l], ss->sup_x[l], m->anc[(size_t)(first[l] / N)], &nr);
     ns += nr - 1;
   }
   ierr = MF_CALLOC(ctx, (size_t)ns + 1, &snd);
@@ -425,7 +397,7 @@ int mf_simplex_space_distribute_parts(mf_space s, int ierr_in)
     if (k[i].owner != rank) continue;
     const int l = k[i].l;
     int nr = 0;
-    const int *rk = ranks_of(R, dim, ss->sup_t[l], ss->sup_x[l], m->anc[first[l] / N], &nr);
+    const int *rk = ranks_of(R, dim, ss->sup_t[l], ss->sup_x[l], m->anc[(size_t)(first[l] / N)], &nr);
     for (int j = 0; j < nr; j++)
       if (rk[j] != rank) snd[ns].r = rk[j], snd[ns].l = perm[l], snd[ns].hi = k[i].hi, snd[ns++].lo = k[i].lo;
   }
