@@ -17,15 +17,13 @@
 
 #include <limits.h>
 
-/* (rank, DoF) pairs: sorted and unique */
-typedef struct {
-  int r, g;
-} pair;
+/* (rank, DoF) pairs: sorted and unique (the DoF a whole-mesh number until the exchange is made) */
+typedef mf_simplex_rank_dof pair;
 static int pair_cmp(const void *a, const void *b)
 {
   const pair *p = (const pair *)a, *q = (const pair *)b;
   if (p->r != q->r) return (p->r > q->r) - (p->r < q->r);
-  return (p->g > q->g) - (p->g < q->g);
+  return (p->l > q->l) - (p->l < q->l);
 }
 static int64_t pairs_unique(pair *p, int64_t n)
 {
@@ -33,7 +31,7 @@ static int64_t pairs_unique(pair *p, int64_t n)
   qsort(p, (size_t)n, sizeof *p, pair_cmp);
   int64_t k = 1;
   for (int64_t i = 1; i < n; i++)
-    if (p[i].r != p[k - 1].r || p[i].g != p[k - 1].g) p[k++] = p[i];
+    if (p[i].r != p[k - 1].r || p[i].l != p[k - 1].l) p[k++] = p[i];
   return k;
 }
 
@@ -107,6 +105,39 @@ int mf_simplex_mesh_local(mf_context ctx, const mf_simplex_mesh *m, int rank, mf
   return 0;
 }
 
+int mf_simplex_exchange_make(mf_context ctx, const mf_simplex_rank_dof *send, int64_t nsend,
+                             const mf_simplex_rank_dof *recv, int64_t nrecv, int nc, mf_exchange *ex)
+{
+  int nn = 0; /* the neighbours: the ranks in either list, ascending */
+  for (int64_t a = 0, b = 0; a < nrecv || b < nsend; nn++) {
+    const int r = a < nrecv && (b >= nsend || recv[a].r <= send[b].r) ? recv[a].r : send[b].r;
+    while (a < nrecv && recv[a].r == r) a++;
+    while (b < nsend && send[b].r == r) b++;
+  }
+  ex->nneigh = nn;
+  int ierr = MF_CALLOC(ctx, (size_t)nn + 1, &ex->rank);
+  if (!ierr) ierr = MF_CALLOC(ctx, (size_t)nn + 1, &ex->send_off);
+  if (!ierr) ierr = MF_CALLOC(ctx, (size_t)nn + 1, &ex->recv_off);
+  if (!ierr) ierr = MF_CALLOC(ctx, (size_t)nsend * nc + 1, &ex->send_idx);
+  if (!ierr) ierr = MF_CALLOC(ctx, (size_t)nrecv * nc + 1, &ex->recv_idx);
+  const size_t nbuf = (size_t)(nsend > nrecv ? nsend : nrecv) * nc + 1;
+  if (!ierr) ierr = MF_CALLOC(ctx, nbuf, &ex->send_buf);
+  if (!ierr) ierr = MF_CALLOC(ctx, nbuf, &ex->recv_buf);
+  if (!ierr) ierr = MF_CALLOC(ctx, 2 * (size_t)nn + 1, &ex->req);
+  if (ierr) return ierr; /* what was allocated goes with the space (mf_exchange_free) */
+  int i = 0, ns = 0, nr = 0;
+  for (int64_t a = 0, b = 0; a < nrecv || b < nsend; i++) {
+    const int r = a < nrecv && (b >= nsend || recv[a].r <= send[b].r) ? recv[a].r : send[b].r;
+    ex->rank[i] = r, ex->send_off[i] = ns, ex->recv_off[i] = nr;
+    for (; b < nsend && send[b].r == r; b++)
+      for (int c = 0; c < nc; c++) ex->send_idx[ns++] = send[b].l * nc + c;
+    for (; a < nrecv && recv[a].r == r; a++)
+      for (int c = 0; c < nc; c++) ex->recv_idx[nr++] = recv[a].l * nc + c;
+  }
+  ex->send_off[nn] = ns, ex->recv_off[nn] = nr;
+  return 0;
+}
+
 int mf_simplex_space_distribute(mf_space s, const mf_simplex_mesh *m)
 {
   mf_context ctx = s->ctx;
@@ -144,7 +175,7 @@ int mf_simplex_space_distribute(mf_space s, const mf_simplex_mesh *m)
   if (!ierr) {
     int64_t k = 0;
     for (int g = 0; g < ng; g++)
-      if (g2l[g] == 0 && owner[g] != rank) ghost[k].r = owner[g], ghost[k++].g = g;
+      if (g2l[g] == 0 && owner[g] != rank) ghost[k].r = owner[g], ghost[k++].l = g;
     qsort(ghost, (size_t)ngh, sizeof *ghost, pair_cmp);
     for (int g = 0; g < ng; g++)
       if (g2l[g] == 0 && owner[g] == rank) nown++;
@@ -155,7 +186,7 @@ int mf_simplex_space_distribute(mf_space s, const mf_simplex_mesh *m)
     int k = 0;
     for (int g = 0; g < ng; g++)
       if (g2l[g] == 0 && owner[g] == rank) l2g[k] = g, g2l[g] = k++;
-    for (int64_t j = 0; j < ngh; j++) l2g[k] = ghost[j].g, g2l[ghost[j].g] = k++;
+    for (int64_t j = 0; j < ngh; j++) l2g[k] = ghost[j].l, g2l[ghost[j].l] = k++;
     /* what this rank sends: its owned DoFs in the cells of other ranks */
     for (int e = 0; e < m->ncells; e++)
       if (m->part[e] != rank)
@@ -168,7 +199,7 @@ int mf_simplex_space_distribute(mf_space s, const mf_simplex_mesh *m)
       if (m->part[e] != rank)
         for (int i = 0; i < N; i++) {
           const int g = gcd[(size_t)e * N + i];
-          if (owner[g] == rank) send[k].r = m->part[e], send[k++].g = g;
+          if (owner[g] == rank) send[k].r = m->part[e], send[k++].l = g;
         }
     nsend = pairs_unique(send, nsend);
     ierr = MF_CALLOC(ctx, (size_t)nlc * N + 1, &lcd);
@@ -178,36 +209,10 @@ int mf_simplex_space_distribute(mf_space s, const mf_simplex_mesh *m)
     for (int k = 0; k < nlc; k++)
       for (int i = 0; i < N; i++) lcd[(size_t)k * N + i] = g2l[gcd[(size_t)lcells[k] * N + i]];
     for (int j = 0; j < nloc; j++) lbc[j] = ss->dofs.bc[l2g[j]];
-    /* the neighbours: the ranks in either list, ascending */
-    int nn = 0;
-    for (int r = 0, a = 0, b = 0; r < size; r++) {
-      int has = 0;
-      while (a < ngh && ghost[a].r == r) a++, has = 1;
-      while (b < nsend && send[b].r == r) b++, has = 1;
-      nn += has;
-    }
-    ex->nneigh = nn;
-    ierr = MF_CALLOC(ctx, (size_t)nn + 1, &ex->rank);
-    if (!ierr) ierr = MF_CALLOC(ctx, (size_t)nn + 1, &ex->send_off);
-    if (!ierr) ierr = MF_CALLOC(ctx, (size_t)nn + 1, &ex->recv_off);
-    if (!ierr) ierr = MF_CALLOC(ctx, (size_t)nsend * nc + 1, &ex->send_idx);
-    if (!ierr) ierr = MF_CALLOC(ctx, (size_t)ngh * nc + 1, &ex->recv_idx);
-    const size_t nbuf = (size_t)(nsend > ngh ? nsend : ngh) * nc + 1;
-    if (!ierr) ierr = MF_CALLOC(ctx, nbuf, &ex->send_buf);
-    if (!ierr) ierr = MF_CALLOC(ctx, nbuf, &ex->recv_buf);
-    if (!ierr) ierr = MF_CALLOC(ctx, 2 * (size_t)nn + 1, &ex->req);
-    int i = 0, ns = 0, nr = 0;
-    for (int r = 0, a = 0, b = 0; !ierr && r < size; r++) {
-      const int s0 = ns, r0 = nr;
-      for (; b < nsend && send[b].r == r; b++)
-        for (int c = 0; c < nc; c++) ex->send_idx[ns++] = g2l[send[b].g] * nc + c;
-      for (; a < ngh && ghost[a].r == r; a++)
-        for (int c = 0; c < nc; c++) ex->recv_idx[nr++] = g2l[ghost[a].g] * nc + c;
-      if (ns == s0 && nr == r0) continue;
-      ex->rank[i] = r, ex->send_off[i] = s0, ex->recv_off[i] = r0;
-      i++;
-    }
-    if (!ierr) ex->send_off[nn] = ns, ex->recv_off[nn] = nr;
+    /* the exchange in local numbers (ghost and send lists: whole-mesh DoFs until here) */
+    for (int64_t j = 0; j < ngh; j++) ghost[j].l = g2l[ghost[j].l];
+    for (int64_t j = 0; j < nsend; j++) send[j].l = g2l[send[j].l];
+    ierr = mf_simplex_exchange_make(ctx, send, nsend, ghost, ngh, nc, ex);
   }
   if (!ierr) { /* the sizes and the global numbering */
     int64_t off = 0, tot = 0;

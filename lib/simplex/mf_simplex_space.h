@@ -34,6 +34,15 @@ const mf_simplex_mesh *mf_simplex_space_mesh(const struct mf_space_s *space);
 /** Several ranks (the mesh has a partition): the space's cells, DoFs, sizes, global numbering and exchange
  *  from the whole mesh's DoFs in ss->dofs, which it replaces by the local ones (distribute_simplex.c). */
 int mf_simplex_space_distribute(struct mf_space_s *space, const mf_simplex_mesh *m);
+/** A (rank, local DoF) pair of an exchange list. */
+typedef struct {
+  int r, l;
+} mf_simplex_rank_dof;
+/** The space's exchange (lib/space.c: import owner -> ghost, export-add back) from what this rank sends (its owned
+ *  DoFs, to rank r) and receives (its ghosts, from their owner r): each list grouped by ascending rank, within a rank
+ *  in the order both sides agree on; nc components a DoF. */
+int mf_simplex_exchange_make(mf_context ctx, const mf_simplex_rank_dof *send, int64_t nsend,
+                             const mf_simplex_rank_dof *recv, int64_t nrecv, int nc, mf_exchange *ex);
 /** The local mesh of the whole mesh m on several ranks: its cells with part == rank in m's order (their numbers in
  *  m into *cells_out), their vertices numbered by first use, the boundary facets of those cells with their tags. */
 int mf_simplex_mesh_local(mf_context ctx, const mf_simplex_mesh *m, int rank, mf_simplex_mesh *lm, int **cells_out);

@@ -381,61 +381,40 @@ int mf_simplex_space_distribute_parts(mf_space s, int ierr_in)
     for (int i = 0; i < nd; i++)
       if (k[i].owner != rank) perm[k[i].l] = b++;
   }
-  /* what this rank sends: each owned DoF to every other rank that holds it, by rank, then key */
+  /* what this rank sends: each owned DoF to every other rank that holds it, by rank, then key (counted, then
+   * listed) */
   int64_t ns = 0;
-  for (int i = 0; i < nd; i++) {
-    if (k[i].owner != rank) continue;
-    const int l = k[i].l;
-    int nr = 0;
-    (void)ranks_of(R, dim, ss->sup_t[l], ss->sup_x[l], m->anc[(size_t)(first[l] / N)], &nr);
-    ns += nr - 1;
-  }
-  ierr = MF_CALLOC(ctx, (size_t)ns + 1, &snd);
-  if (ierr) goto agree;
-  ns = 0;
-  for (int i = 0; i < nd; i++) {
-    if (k[i].owner != rank) continue;
-    const int l = k[i].l;
-    int nr = 0;
-    const int *rk = ranks_of(R, dim, ss->sup_t[l], ss->sup_x[l], m->anc[(size_t)(first[l] / N)], &nr);
-    for (int j = 0; j < nr; j++)
-      if (rk[j] != rank) snd[ns].r = rk[j], snd[ns].l = perm[l], snd[ns].hi = k[i].hi, snd[ns++].lo = k[i].lo;
+  for (int pass = 0; pass < 2; pass++) {
+    if (pass) {
+      ierr = MF_CALLOC(ctx, (size_t)ns + 1, &snd);
+      if (ierr) goto agree;
+      ns = 0;
+    }
+    for (int i = 0; i < nd; i++) {
+      if (k[i].owner != rank) continue;
+      const int l = k[i].l;
+      int nr = 0;
+      const int *rk = ranks_of(R, dim, ss->sup_t[l], ss->sup_x[l], m->anc[(size_t)(first[l] / N)], &nr);
+      for (int j = 0; j < nr; j++) {
+        if (rk[j] == rank) continue;
+        if (pass) snd[ns].r = rk[j], snd[ns].l = perm[l], snd[ns].hi = k[i].hi, snd[ns].lo = k[i].lo;
+        ns++;
+      }
+    }
   }
   qsort(snd, (size_t)ns, sizeof *snd, send_cmp);
-  {
-    mf_exchange *ex = &s->ex;
-    const int ngh = nd - nown, size = ctx->size;
-    int nn = 0;
-    /* k sorted by owner: this rank's own entries sit between the lower and the higher ranks' ghosts */
-    for (int r = 0, a = 0, b = 0; r < size; r++) {
-      int has = 0;
-      for (; a < nd && k[a].owner == r; a++) has = has || r != rank;
-      for (; b < ns && snd[b].r == r; b++) has = 1;
-      nn += has;
+  { /* the exchange: the send list, and the ghosts (k by owner, then key) in their new numbers */
+    mf_simplex_rank_dof *sp = NULL, *rp = NULL;
+    ierr = MF_CALLOC(ctx, (size_t)ns + 1, &sp);
+    if (!ierr) ierr = MF_CALLOC(ctx, (size_t)(nd - nown) + 1, &rp);
+    if (!ierr) {
+      for (int64_t j = 0; j < ns; j++) sp[j].r = snd[j].r, sp[j].l = snd[j].l;
+      for (int i = 0, j = 0; i < nd; i++)
+        if (k[i].owner != rank) rp[j].r = k[i].owner, rp[j++].l = perm[k[i].l];
+      ierr = mf_simplex_exchange_make(ctx, sp, ns, rp, nd - nown, nc, &s->ex);
     }
-    ex->nneigh = nn;
-    ierr = MF_CALLOC(ctx, (size_t)nn + 1, &ex->rank);
-    if (!ierr) ierr = MF_CALLOC(ctx, (size_t)nn + 1, &ex->send_off);
-    if (!ierr) ierr = MF_CALLOC(ctx, (size_t)nn + 1, &ex->recv_off);
-    if (!ierr) ierr = MF_CALLOC(ctx, (size_t)ns * nc + 1, &ex->send_idx);
-    if (!ierr) ierr = MF_CALLOC(ctx, (size_t)ngh * nc + 1, &ex->recv_idx);
-    const size_t nbuf = (size_t)(ns > ngh ? ns : ngh) * nc + 1;
-    if (!ierr) ierr = MF_CALLOC(ctx, nbuf, &ex->send_buf);
-    if (!ierr) ierr = MF_CALLOC(ctx, nbuf, &ex->recv_buf);
-    if (!ierr) ierr = MF_CALLOC(ctx, 2 * (size_t)nn + 1, &ex->req);
-    int i = 0, so = 0, ro = 0;
-    for (int r = 0, a = 0, b = 0; !ierr && r < size; r++) {
-      const int s0 = so, r0 = ro;
-      for (; b < ns && snd[b].r == r; b++)
-        for (int c = 0; c < nc; c++) ex->send_idx[so++] = snd[b].l * nc + c;
-      for (; a < nd && k[a].owner <= r; a++)
-        if (k[a].owner == r && r != rank)
-          for (int c = 0; c < nc; c++) ex->recv_idx[ro++] = perm[k[a].l] * nc + c;
-      if (so == s0 && ro == r0) continue;
-      ex->rank[i] = r, ex->send_off[i] = s0, ex->recv_off[i] = r0;
-      i++;
-    }
-    if (!ierr) ex->send_off[nn] = so, ex->recv_off[nn] = ro;
+    free(sp);
+    free(rp);
   }
   if (!ierr) { /* the new order applied: the cells' DoFs, the supports, the marks */
     for (size_t j = 0; j < (size_t)m->ncells * N; j++) cd[j] = perm[cd[j]];
