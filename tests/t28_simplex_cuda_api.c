@@ -9,6 +9,7 @@
  *     in 2D and 3D: the cpu backend's iterations (+-1), solution and L2 error (1e-10 relative);
  *   - the assembled operators (mass, Laplace, Helmholtz; p = 1..4): values, A x and diagonal against the
  *     cpu backend's, and the Poisson solve with them (assembly and CG on the device);
+ *   - two operators of one space sharing the device copies of its cells, vertices and cell DoFs;
  *   - refusals on cuda: degree above MF_SIMPLEX_CUDA_MAX_DEGREE (4), the rule of degree 2p + 2;
  *   - device memory back to where it was once everything is destroyed.
  * Exit 77 where no GPU is usable (a failure under MFREE_TEST_REQUIRE_GPU=1).                      */
@@ -298,6 +299,55 @@ static void check_poisson(mf_context cc, mf_context gc, int dim, int level, int 
   free(u[1]);
 }
 
+/* Two operators of one space share the device copies of the mesh's cells and vertices and of the space's cell
+ * DoFs (lib/cuda/memory.cu: mf_cuda_share): the second Laplace operator adds exactly those bytes less than the
+ * first; the second's product is unchanged once the first is destroyed; all of it freed with the last. */
+static void check_shared(mf_context gc)
+{
+  const int level = 3, p = 2;
+  mf_mesh mesh;
+  mf_space s;
+  mf_operator A1 = NULL, A2 = NULL;
+  mf_vector x, y;
+  T_CALL(mf_mesh_create(gc, "cube-tets", 3, level, &mesh));
+  T_CALL(mf_space_create(mesh, p, &s));
+  T_CALL(mf_vector_create(s, &x));
+  T_CALL(mf_vector_create(s, &y));
+  T_CALL(mf_vector_set_random(x, 99u));
+  int64_t ncells;
+  int n;
+  T_CALL(mf_mesh_num_cells(mesh, &ncells));
+  T_CALL(mf_space_local_sizes(s, NULL, &n));
+  const size_t nv = (size_t)((1 << level) + 1) * ((1 << level) + 1) * ((1 << level) + 1), N = 10;
+  const size_t shared = sizeof(int) * (size_t)ncells * (4 + N) + sizeof(double) * 3 * nv;
+  size_t m0, m1, m2, m3;
+  T_CALL(mf_context_device_memory(gc, &m0, NULL));
+  T_CALL(mf_operator_create_laplace(s, MF_QUAD_GAUSS, NULL, NULL, &A1));
+  T_CALL(mf_context_device_memory(gc, &m1, NULL));
+  T_CALL(mf_operator_create_laplace(s, MF_QUAD_GAUSS, NULL, NULL, &A2));
+  T_CALL(mf_context_device_memory(gc, &m2, NULL));
+  T_CHECK(m1 - m0 >= shared && (m1 - m0) - (m2 - m1) == shared,
+          "3D P2: the first operator took %zu bytes, the second %zu: expected %zu less (the shared cells, vertices and "
+          "cell DoFs)", m1 - m0, m2 - m1, shared);
+  double *h1 = calloc((size_t)n, sizeof(double)), *h2 = calloc((size_t)n, sizeof(double));
+  T_CALL(mf_operator_apply(A2, x, y));
+  T_CALL(mf_vector_get_values(y, h1));
+  mf_operator_destroy(&A1);
+  T_CALL(mf_operator_apply(A2, x, y));
+  T_CALL(mf_vector_get_values(y, h2));
+  const double e = relerr(h2, h1, n);
+  T_CHECK(e <= 1e-14, "3D P2: the second operator's product changed by %.3e once the first was destroyed", e);
+  mf_operator_destroy(&A2);
+  T_CALL(mf_context_device_memory(gc, &m3, NULL));
+  T_CHECK(m3 == m0, "3D P2: %zu bytes held before the operators, %zu after both were destroyed", m0, m3);
+  free(h1);
+  free(h2);
+  mf_vector_destroy(&x);
+  mf_vector_destroy(&y);
+  mf_space_destroy(&s);
+  mf_mesh_destroy(&mesh);
+}
+
 int main(int argc, char **argv)
 {
   MPI_Init(&argc, &argv);
@@ -308,6 +358,7 @@ int main(int argc, char **argv)
   size_t before = 0, after = 0;
   T_CALL(mf_context_device_memory(gc, &before, NULL));
 
+  check_shared(gc);
   for (int dim = 2; dim <= 3; dim++)
     for (int p = 1; p <= 4; p++)
       for (int kind = 0; kind < NKINDS; kind++) check_operator(cc, gc, dim, dim == 2 ? 3 : 2, p, kind);

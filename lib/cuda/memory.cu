@@ -1,5 +1,5 @@
 // memory.cu -- the context's device memory (mf_cuda_malloc, mf_cuda_free: every allocation recorded against
-// its limit and peak; mf_cuda_require), the pinned staging buffer (mf_cuda_stage) and the set-up's large copies
+// its limit and peak; mf_cuda_require; copies of host arrays shared by their holders: mf_cuda_share), the pinned staging buffer (mf_cuda_stage) and the set-up's large copies
 // through it (mf_cuda_upload, mf_cuda_download; the host's side copied by all OpenMP threads). Calls nothing
 // else of lib/cuda/.
 #include "mf_cuda_common.cuh"
@@ -31,7 +31,10 @@ int mf_cuda_malloc(mf_context ctx, void **p, size_t bytes, const char *what)
                         freeb, total, cudaGetErrorString(e));
   }
   c->allocs[c->nallocs].ptr = *p;
-  c->allocs[c->nallocs++].bytes = bytes;
+  c->allocs[c->nallocs].bytes = bytes;
+  c->allocs[c->nallocs].host = NULL;
+  c->allocs[c->nallocs].fp = 0;
+  c->allocs[c->nallocs++].refs = 0;
   c->mem_in_use += bytes;
   if (c->mem_in_use > c->mem_peak) c->mem_peak = c->mem_in_use;
   return 0;
@@ -43,6 +46,10 @@ void mf_cuda_free(mf_context ctx, void *p)
   mf_cuda_context *c = mf_cuda_ctx(ctx);
   for (int k = c->nallocs - 1; k >= 0; k--) /* recent allocations are freed first, mostly */
     if (c->allocs[k].ptr == p) {
+      if (c->allocs[k].refs > 1) { /* a shared copy that others still hold */
+        c->allocs[k].refs--;
+        return;
+      }
       c->mem_in_use -= c->allocs[k].bytes;
       c->allocs[k] = c->allocs[--c->nallocs];
       break;
@@ -151,6 +158,61 @@ int mf_cuda_upload(mf_context ctx, void **p, const void *host, size_t bytes, con
                           bytes, what, cudaGetErrorString(e));
     }
   }
+  return 0;
+}
+
+/* A fingerprint of a host array: its size and 64 words spread over it (a changed or another array of the
+ * same address and size is told apart in practice; the rule of mf_cuda_share is what guarantees it). */
+static uint64_t fingerprint(const void *host, size_t bytes)
+{
+  uint64_t h = 1469598103934665603ull ^ bytes;
+  const unsigned char *b = (const unsigned char *)host;
+  if (bytes < 8) {
+    for (size_t i = 0; i < bytes; i++) h = (h ^ b[i]) * 1099511628211ull;
+    return h;
+  }
+  for (size_t k = 0; k < 64; k++) {
+    uint64_t w;
+    memcpy(&w, b + k * ((bytes - 8) / 63), 8);
+    h = (h ^ w) * 1099511628211ull;
+    h ^= h >> 29;
+  }
+  return h;
+}
+
+int mf_cuda_share(mf_context ctx, void **p, const void *host, size_t bytes, const char *what)
+{
+  mf_cuda_context *c = mf_cuda_ctx(ctx);
+  *p = NULL;
+  const size_t sz = bytes ? bytes : 8;
+  const uint64_t fp = fingerprint(host, bytes);
+  for (int k = 0; k < c->nallocs; k++) {
+    mf_cuda_alloc *a = &c->allocs[k];
+    if (a->refs > 0 && a->host == host && a->bytes == sz && a->fp == fp) {
+      a->refs++;
+      *p = a->ptr;
+      return 0;
+    }
+  }
+  MF_CALL(mf_cuda_upload(ctx, p, host, bytes, what));
+  for (int k = c->nallocs - 1; k >= 0; k--)
+    if (c->allocs[k].ptr == *p) {
+      c->allocs[k].host = host;
+      c->allocs[k].fp = fp;
+      c->allocs[k].refs = 1;
+      break;
+    }
+  return 0;
+}
+
+int mf_cuda_retain(mf_context ctx, void *p)
+{
+  mf_cuda_context *c = mf_cuda_ctx(ctx);
+  for (int k = 0; p && k < c->nallocs; k++)
+    if (c->allocs[k].ptr == p && c->allocs[k].refs > 0) {
+      c->allocs[k].refs++;
+      return 1;
+    }
   return 0;
 }
 

@@ -55,6 +55,11 @@
 struct mf_cuda_alloc {
   void *ptr;
   size_t bytes;
+  // a shared copy of a host array (mf_cuda_share): the array, a fingerprint of its contents, its holders
+  // (0: not shared)
+  const void *host;
+  uint64_t fp;
+  int refs;
 };
 
 struct mf_cuda_context {
@@ -138,6 +143,14 @@ template <class T> inline void mf_cuda_drop(mf_context ctx, T *&p)
   p = nullptr;
 }
 int mf_cuda_upload(mf_context ctx, void **p, const void *host, size_t bytes, const char *what);
+// The device copy of the host array `host` (bytes), shared by its holders: made (mf_cuda_upload) by the first,
+// found again by the others (the same address, size and contents), freed by mf_cuda_free of its last holder.
+// The set-up's meshes and spaces copy their cells, vertices and cell DoFs once this way for the operators,
+// sources, numberings and transfers that read them. The rule: the host array stays alive and unchanged
+// while any copy of it is held (its holders keep what owns it: an operator its space and mesh).
+int mf_cuda_share(mf_context ctx, void **p, const void *host, size_t bytes, const char *what);
+// One more holder of the device array p where it is a shared copy (mf_cuda_share): 1; else 0, nothing done.
+int mf_cuda_retain(mf_context ctx, void *p);
 // Device to host (bytes of what, named in an error): large copies through the pinned set-up buffer.
 int mf_cuda_download(mf_context ctx, void *host, const void *dev, size_t bytes, const char *what);
 // out[i] = in[i] rounded to float, i < n, both on the device (what: named in an error).

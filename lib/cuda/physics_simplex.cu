@@ -79,9 +79,9 @@ void free_dev(sx_dev *d)
   if (!d) return;
   mf_simplex_cuda_destroy(&d->builtin);
   mf_simplex_op_destroy(&d->sop);
-  cudaFree(d->verts);
-  cudaFree(d->cells);
-  cudaFree(d->coords);
+  mf_cuda_free(d->ctx, d->verts); // shared copies: freed with their last holder
+  mf_cuda_free(d->ctx, d->cells);
+  mf_cuda_free(d->ctx, d->coords);
   cudaFree(d->B);
   cudaFree(d->G);
   cudaFree(d->qp);
@@ -123,7 +123,8 @@ int cells_on_device(mf_operator op, sx_dev *d)
 {
   if (d->cells) return 0;
   const mf_space s = op->space;
-  return upload(op->ctx, &d->cells, s->cell_nodes, (size_t)s->ncells * mf_sxphys(op)->basis.nnodes, "the cells' nodes");
+  return mf_cuda_share(op->ctx, (void **)&d->cells, s->cell_nodes,
+                       sizeof(int) * (size_t)s->ncells * mf_sxphys(op)->basis.nnodes, "the cells' nodes");
 }
 
 int apply_op(mf_operator op, mf_vector x, mf_vector y)
@@ -271,8 +272,11 @@ int make_dev(mf_operator op, sx_dev *d, bool single)
     MF_CALL(kernel(ctx, lib, "mfree_sx_coef", &d->coef));
     MF_CALL(kernel(ctx, lib, "mfree_sx_varies", &d->varies));
     if (facets_on_device(h)) MF_CALL(facets_setup(op, d, lib));
-    MF_CALL(upload(ctx, &d->verts, m->cells, (size_t)m->ncells * (dim + 1), "the simplex mesh's cells"));
-    MF_CALL(upload(ctx, &d->coords, m->coords, (size_t)m->nv * 3, "the simplex mesh's vertices"));
+    // the copies the space's operators, sources and transfers share (mf_cuda_share)
+    MF_CALL(mf_cuda_share(ctx, (void **)&d->verts, m->cells, sizeof(int) * (size_t)m->ncells * (dim + 1),
+                          "the simplex mesh's cells"));
+    MF_CALL(mf_cuda_share(ctx, (void **)&d->coords, m->coords, sizeof(double) * (size_t)m->nv * 3,
+                          "the simplex mesh's vertices"));
   }
   MF_CALL(upload(ctx, &d->B, b->B, (size_t)nq * N, "the simplex basis"));
   MF_CALL(upload(ctx, &d->G, b->G, (size_t)nq * N * dim, "the simplex basis"));

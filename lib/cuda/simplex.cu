@@ -502,13 +502,20 @@ static int sx_create(mf_context ctx, const mf_simplex_mesh *m, const mf_simplex_
   o->a = a, o->b = bb, o->lambda = lambda, o->mu = mu;
   o->tab = sx_table(dim, b->degree, 0);
   int ierr = 0;
-  double *hc = (double *)malloc(bytes_coords ? bytes_coords : 8);
-  MF_CHECK_GOTO(hc, ctx, MF_ERR_MEMORY, fail, "out of host memory (%zu bytes)", bytes_coords);
-  for (int v = 0; v < m->nv; v++)
-    for (int k = 0; k < dim; k++) hc[(size_t)v * dim + k] = m->coords[3 * (size_t)v + k];
-  MF_CALL_GOTO(mf_cuda_upload(ctx, (void **)&o->coords, hc, bytes_coords, "the simplex vertex coordinates"), fail);
-  MF_CALL_GOTO(mf_cuda_upload(ctx, (void **)&o->cells, m->cells, bytes_cells, "the simplex cells"), fail);
-  MF_CALL_GOTO(mf_cuda_upload(ctx, (void **)&o->cell_dofs, d->cell_dofs, bytes_dofs, "the simplex cell DoFs"), fail);
+  double *hc = NULL;
+  // the mesh's cells and vertices and the space's cell DoFs: the device copies the space's other operators,
+  // its sources and transfers share (mf_cuda_share); in 2D the vertices packed to 2 coordinates for the kernels
+  if (dim == 3)
+    MF_CALL_GOTO(mf_cuda_share(ctx, (void **)&o->coords, m->coords, bytes_coords, "the simplex vertex coordinates"), fail);
+  else {
+    hc = (double *)malloc(bytes_coords ? bytes_coords : 8);
+    MF_CHECK_GOTO(hc, ctx, MF_ERR_MEMORY, fail, "out of host memory (%zu bytes)", bytes_coords);
+    for (int v = 0; v < m->nv; v++)
+      for (int k = 0; k < dim; k++) hc[(size_t)v * dim + k] = m->coords[3 * (size_t)v + k];
+    MF_CALL_GOTO(mf_cuda_upload(ctx, (void **)&o->coords, hc, bytes_coords, "the simplex vertex coordinates"), fail);
+  }
+  MF_CALL_GOTO(mf_cuda_share(ctx, (void **)&o->cells, m->cells, bytes_cells, "the simplex cells"), fail);
+  MF_CALL_GOTO(mf_cuda_share(ctx, (void **)&o->cell_dofs, d->cell_dofs, bytes_dofs, "the simplex cell DoFs"), fail);
   MF_CALL_GOTO(mf_cuda_upload(ctx, (void **)&o->B, b->B, bytes_B, "the simplex basis values"), fail);
   MF_CALL_GOTO(mf_cuda_upload(ctx, (void **)&o->G, b->G, bytes_B * dim, "the simplex basis gradients"), fail);
   MF_CALL_GOTO(mf_cuda_upload(ctx, (void **)&o->w, b->qwts, sizeof(double) * nq, "the simplex weights"), fail);
@@ -599,9 +606,13 @@ extern "C" int mf_simplex_cuda_single(mf_simplex_cuda_op like, const mf_simplex_
   o->a = like->a, o->b = like->b, o->lambda = like->lambda, o->mu = like->mu;
   o->tab = sx_table(dim, o->p, 1);
   int ierr = 0;
-  MF_CALL_GOTO(sx_dup(ctx, (void **)&o->coords, like->coords, bytes_coords, "the simplex vertex coordinates"), fail);
-  MF_CALL_GOTO(sx_dup(ctx, (void **)&o->cells, like->cells, bytes_cells, "the simplex cells"), fail);
-  MF_CALL_GOTO(sx_dup(ctx, (void **)&o->cell_dofs, like->cell_dofs, bytes_dofs, "the simplex cell DoFs"), fail);
+  // the shared copies (mf_cuda_share) held once more; a private copy duplicated
+  if (mf_cuda_retain(ctx, like->coords)) o->coords = like->coords;
+  else MF_CALL_GOTO(sx_dup(ctx, (void **)&o->coords, like->coords, bytes_coords, "the simplex vertex coordinates"), fail);
+  if (mf_cuda_retain(ctx, like->cells)) o->cells = like->cells;
+  else MF_CALL_GOTO(sx_dup(ctx, (void **)&o->cells, like->cells, bytes_cells, "the simplex cells"), fail);
+  if (mf_cuda_retain(ctx, like->cell_dofs)) o->cell_dofs = like->cell_dofs;
+  else MF_CALL_GOTO(sx_dup(ctx, (void **)&o->cell_dofs, like->cell_dofs, bytes_dofs, "the simplex cell DoFs"), fail);
   MF_CALL_GOTO(sx_dup(ctx, (void **)&o->B, like->B, bytes_B, "the simplex basis values"), fail);
   MF_CALL_GOTO(sx_dup(ctx, (void **)&o->G, like->G, bytes_B * dim, "the simplex basis gradients"), fail);
   MF_CALL_GOTO(sx_dup(ctx, (void **)&o->w, like->w, sizeof(double) * nq, "the simplex weights"), fail);

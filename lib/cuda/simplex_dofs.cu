@@ -175,7 +175,7 @@ int number(mf_context ctx, const mf_simplex_mesh *m, int p, bufs &b, mf_simplex_
     const size_t sort = 3 * keys, after = keys + cd + cd / 2;
     MF_CALL(mf_cuda_require(ctx, cells + (sort > after ? sort : after), what));
   }
-  MF_CALL(mf_cuda_upload(ctx, (void **)&b.cells, m->cells, sizeof(int) * (size_t)m->ncells * nvc, what));
+  MF_CALL(mf_cuda_share(ctx, (void **)&b.cells, m->cells, sizeof(int) * (size_t)m->ncells * nvc, what));
   MF_CALL(mf_cuda_upload(ctx, (void **)&b.facets, m->facets, sizeof(int) * (size_t)m->nfacets * dim, what));
   MF_CALL(mf_cuda_malloc(ctx, (void **)&b.nsel, sizeof(int), what));
   int vbits = 1;

@@ -33,16 +33,19 @@ struct run {
   double *B = nullptr, *qp = nullptr, *qw = nullptr, *kc = nullptr, *coords = nullptr, *nodes = nullptr;
   int *verts = nullptr, *cells = nullptr;
   unsigned long long *flag = nullptr;
+  mf_context ctx = nullptr; // where the mesh's and the cells' copies are shared ones (mf_cuda_share)
   ~run()
   {
     cudaFree(B);
     cudaFree(qp);
     cudaFree(qw);
     cudaFree(kc);
-    cudaFree(coords);
-    cudaFree(nodes);
-    cudaFree(verts);
-    cudaFree(cells);
+    if (ctx) { // shared (the nodes' points: counted): freed with their last holder
+      mf_cuda_free(ctx, nodes);
+      mf_cuda_free(ctx, coords);
+      mf_cuda_free(ctx, verts);
+      mf_cuda_free(ctx, cells);
+    }
     cudaFree(flag);
   }
 };
@@ -84,9 +87,13 @@ int prepare(mf_source f, const mf_space s, const mf_simplex_basis *b, const char
   MF_CALL(upload(ctx, &r->B, b->B, (size_t)nq * N, "the simplex basis"));
   MF_CALL(upload(ctx, &r->qp, b->qpts, (size_t)nq * dim, "the simplex rule"));
   MF_CALL(upload(ctx, &r->qw, b->qwts, (size_t)nq, "the simplex rule"));
-  MF_CALL(upload(ctx, &r->verts, m->cells, (size_t)m->ncells * (dim + 1), "the simplex mesh's cells"));
-  MF_CALL(upload(ctx, &r->coords, m->coords, (size_t)m->nv * 3, "the simplex mesh's vertices"));
-  MF_CALL(upload(ctx, &r->cells, s->cell_nodes, (size_t)s->ncells * N, "the cells' nodes"));
+  // the copies the space's operators hold already, else made for the call (mf_cuda_share)
+  r->ctx = ctx;
+  MF_CALL(mf_cuda_share(ctx, (void **)&r->verts, m->cells, sizeof(int) * (size_t)m->ncells * (dim + 1),
+                        "the simplex mesh's cells"));
+  MF_CALL(mf_cuda_share(ctx, (void **)&r->coords, m->coords, sizeof(double) * (size_t)m->nv * 3,
+                        "the simplex mesh's vertices"));
+  MF_CALL(mf_cuda_share(ctx, (void **)&r->cells, s->cell_nodes, sizeof(int) * (size_t)s->ncells * N, "the cells' nodes"));
   return 0;
 }
 
@@ -116,7 +123,9 @@ extern "C" int mf_cuda_simplex_source_nodes(mf_source f, mf_vector v, int bounda
   run r;
   MF_CALL(prepare(f, s, &sx(s)->basis, "mfree_source_nodes", 0, &r));
   MF_CALL(mf_cuda_require(ctx, sizeof(double) * (size_t)s->nlocal * s->dim, "the source's copy of the nodes' points"));
-  MF_CALL(upload(ctx, &r.nodes, (const double *)s->coords, (size_t)s->nlocal * s->dim, "the nodes' points"));
+  MF_CALL(mf_cuda_upload(ctx, (void **)&r.nodes, s->coords, sizeof(double) * (size_t)s->nlocal * s->dim,
+                         "the nodes' points")); // through the pinned buffers
+  r.ctx = ctx;
   const unsigned char *bc = ds->bc;
   int cstride = s->ncomp * s->dim, nnodes = s->nlocal / s->ncomp;
   double *vd = v->data;

@@ -267,17 +267,18 @@ int build(mf_context ctx, const mf_simplex_transfer_plan *pl, build_bufs &b, mf_
 {
   const int T = 256, nf = pl->nf, ncn = pl->ncn, ncf = pl->ncells_f, Nf = pl->Nf, Nc = pl->Nc, dim = pl->dim;
   const char *what = "a multigrid transfer";
-  MF_CALL(mf_cuda_upload(ctx, (void **)&b.nf_nodes, pl->nodes_f, sizeof(int) * (size_t)ncf * Nf, what));
-  MF_CALL(mf_cuda_upload(ctx, (void **)&b.nc_nodes, pl->nodes_c, sizeof(int) * (size_t)pl->ncells_c * Nc, what));
+  // the spaces' cell nodes, the meshes' cells and vertices: the copies their operators hold (mf_cuda_share)
+  MF_CALL(mf_cuda_share(ctx, (void **)&b.nf_nodes, pl->nodes_f, sizeof(int) * (size_t)ncf * Nf, what));
+  MF_CALL(mf_cuda_share(ctx, (void **)&b.nc_nodes, pl->nodes_c, sizeof(int) * (size_t)pl->ncells_c * Nc, what));
   plan_dev p = {pl->kind, dim, Nf, Nc, ncf, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr};
   if (pl->kind == 0) {
     MF_CALL(mf_cuda_upload(ctx, (void **)&b.table, pl->table, sizeof(double) * (size_t)Nf * Nc, what));
     p.table = b.table;
   } else {
-    MF_CALL(mf_cuda_upload(ctx, (void **)&b.cells_f, pl->cells_f, sizeof(int) * (size_t)ncf * (dim + 1), what));
-    MF_CALL(mf_cuda_upload(ctx, (void **)&b.cells_c, pl->cells_c, sizeof(int) * (size_t)pl->ncells_c * (dim + 1), what));
-    MF_CALL(mf_cuda_upload(ctx, (void **)&b.coords_f, pl->coords_f, sizeof(double) * 3 * (size_t)pl->nv_f, what));
-    MF_CALL(mf_cuda_upload(ctx, (void **)&b.coords_c, pl->coords_c, sizeof(double) * 3 * (size_t)pl->nv_c, what));
+    MF_CALL(mf_cuda_share(ctx, (void **)&b.cells_f, pl->cells_f, sizeof(int) * (size_t)ncf * (dim + 1), what));
+    MF_CALL(mf_cuda_share(ctx, (void **)&b.cells_c, pl->cells_c, sizeof(int) * (size_t)pl->ncells_c * (dim + 1), what));
+    MF_CALL(mf_cuda_share(ctx, (void **)&b.coords_f, pl->coords_f, sizeof(double) * 3 * (size_t)pl->nv_f, what));
+    MF_CALL(mf_cuda_share(ctx, (void **)&b.coords_c, pl->coords_c, sizeof(double) * 3 * (size_t)pl->nv_c, what));
     MF_CALL(mf_cuda_upload(ctx, (void **)&b.xi, pl->xi_f, sizeof(double) * (size_t)Nf * dim, what));
     p.cells_f = b.cells_f, p.cells_c = b.cells_c, p.coords_f = b.coords_f, p.coords_c = b.coords_c, p.xi = b.xi;
   }
