@@ -10,6 +10,7 @@
  * its parent's tag. */
 #include "mf_simplex_space.h"
 
+#include <limits.h>
 #include <math.h>
 
 /* the edges of a cell as local vertex pairs (third entry unused) */
@@ -87,20 +88,46 @@ static void children(const mf_simplex_mesh *m, const mf_simplex_entities *E, con
 static int renumber(mf_context ctx, mf_simplex_mesh *f, int **perm)
 {
   const int nvc = f->dim + 1;
-  int *p = NULL;
+  int *p = NULL, *first = NULL;
   double *xc = NULL;
   int ierr = MF_CALLOC(ctx, (size_t)f->nv + 1, &p);
   if (!ierr) ierr = MF_CALLOC(ctx, (size_t)f->nv * 3 + 1, &xc);
+  if (!ierr) ierr = MF_CALLOC(ctx, (size_t)f->nv + 1, &first);
   if (ierr) {
     free(p);
+    free(xc);
+    free(first);
     return ierr;
   }
-  for (int v = 0; v < f->nv; v++) p[v] = -1;
-  int next = 0;
-  for (size_t i = 0; i < (size_t)f->ncells * nvc; i++)
-    if (p[f->cells[i]] < 0) p[f->cells[i]] = next++;
-  for (int v = 0; v < f->nv; v++)
-    if (p[v] < 0) p[v] = next++;
+  /* the same numbers as one pass over the cells' entries that numbers each vertex at its first use, made by
+   * threads: each vertex's first entry (an atomic maximum of minus the entry: first[]), then the first
+   * entries counted in fixed chunks, the chunks' counts summed in order and each chunk numbering its own */
+  const int n = f->ncells * nvc; /* below 2^31: checked by the caller */
+  enum { CHUNKS = 256 };
+  int base[CHUNKS + 1] = {0};
+#pragma omp parallel for schedule(static)
+  for (int v = 0; v < f->nv; v++) first[v] = INT_MIN;
+#pragma omp parallel for schedule(static)
+  for (int i = 0; i < n; i++) mf_atomic_max_int(&first[f->cells[i]], -i);
+#pragma omp parallel for schedule(static)
+  for (int c = 0; c < CHUNKS; c++) {
+    const int lo = (int)((int64_t)n * c / CHUNKS), hi = (int)((int64_t)n * (c + 1) / CHUNKS);
+    int k = 0;
+    for (int i = lo; i < hi; i++) k += first[f->cells[i]] == -i;
+    base[c + 1] = k;
+  }
+  for (int c = 0; c < CHUNKS; c++) base[c + 1] += base[c];
+#pragma omp parallel for schedule(static)
+  for (int c = 0; c < CHUNKS; c++) {
+    const int lo = (int)((int64_t)n * c / CHUNKS), hi = (int)((int64_t)n * (c + 1) / CHUNKS);
+    int next = base[c];
+    for (int i = lo; i < hi; i++)
+      if (first[f->cells[i]] == -i) p[f->cells[i]] = next++;
+  }
+  int next = base[CHUNKS];
+  for (int v = 0; v < f->nv; v++) /* those of no cell last, in their order */
+    if (first[v] == INT_MIN) p[v] = next++;
+  free(first);
 #pragma omp parallel for schedule(static)
   for (int v = 0; v < f->nv; v++)
     for (int k = 0; k < 3; k++) xc[3 * (size_t)p[v] + k] = f->coords[3 * (size_t)v + k];
@@ -185,6 +212,7 @@ int mf_simplex_mesh_refine(mf_context ctx, const mf_simplex_mesh *m, mf_simplex_
   if (!ierr) ierr = MF_CALLOC(ctx, (size_t)f->ncells * (dim + 1), &f->cells);
   if (!ierr) {
     memcpy(f->coords, m->coords, sizeof(double) * 3 * (size_t)m->nv);
+#pragma omp parallel for schedule(static)
     for (int v = 0; v < m->nv; v++)
       for (int64_t i = E.off[v]; i < E.off[v + 1]; i++)
         for (int k = 0; k < 3; k++)

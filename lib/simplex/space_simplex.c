@@ -357,11 +357,21 @@ int mf_simplex_space_create(mf_mesh mesh, int degree, int ncomp, mf_space *space
     if (((const mf_simplex_mesh *)mesh->fdata)->part || ((const mf_simplex_mesh *)mesh->fdata)->root)
       free(last), last = NULL; /* renumbered since */
     const int found = last != NULL;
-    if (!ierr && !found) ierr = MF_CALLOC(ctx, (size_t)nnodes + 1, &last);
-    if (!ierr) {
+    /* one rank: node v < nv is vertex v (dofs.c numbers the vertices first, as they are), its point the vertex's;
+     * the cells write only their other nodes (P1: none, so no cell is looked for) */
+    const int direct = !((const mf_simplex_mesh *)mesh->fdata)->part && !((const mf_simplex_mesh *)mesh->fdata)->root,
+              first = direct ? dim + 1 : 0;
+    if (!ierr && direct) {
+#pragma omp parallel for schedule(static)
+      for (int v = 0; v < m->nv; v++)
+        for (int k = 0; k < dim; k++)
+          for (int c = 0; c < ncomp; c++) s->coords[(size_t)v * ncomp * dim + c * dim + k] = m->coords[3 * (size_t)v + k];
+    }
+    if (!ierr && !found && N > first) ierr = MF_CALLOC(ctx, (size_t)nnodes + 1, &last);
+    if (!ierr && N > first) {
 #pragma omp parallel for schedule(static)
       for (int e = 0; e < (found ? 0 : m->ncells); e++)
-        for (int n = 0; n < N; n++) mf_atomic_max_int(&last[s->cell_nodes[(size_t)e * N + n]], e);
+        for (int n = first; n < N; n++) mf_atomic_max_int(&last[s->cell_nodes[(size_t)e * N + n]], e);
 #pragma omp parallel for schedule(static)
       for (int e = 0; e < m->ncells; e++) {
         const int *v = m->cells + (size_t)e * (dim + 1), *cd = s->cell_nodes + (size_t)e * N;
@@ -370,7 +380,7 @@ int mf_simplex_space_create(mf_mesh mesh, int degree, int ncomp, mf_space *space
           x0[k] = m->coords[3 * v[0] + k];
           for (int l = 0; l < dim; l++) ed[l][k] = m->coords[3 * v[l + 1] + k] - x0[k];
         }
-        for (int n = 0; n < N; n++) {
+        for (int n = first; n < N; n++) {
           if (last[cd[n]] != e) continue;
           double *xd = s->coords + (size_t)cd[n] * ncomp * dim;
           for (int k = 0; k < dim; k++) {
