@@ -17,6 +17,7 @@
 #include "poisson.h"
 
 #include "mf_testing.h" /* mf_operator_csr_values_host */
+#include "operator_impl.h" /* mf_operator_create_single */
 
 enum { MASS, LAPLACE_C, HELMHOLTZ, ELASTICITY, NKINDS };
 static const char *const kind_name[NKINDS] = {"mass", "laplace-c", "helmholtz", "elasticity"};
@@ -301,7 +302,9 @@ static void check_poisson(mf_context cc, mf_context gc, int dim, int level, int 
 
 /* Two operators of one space share the device copies of the mesh's cells and vertices and of the space's cell
  * DoFs (lib/cuda/memory.cu: mf_cuda_share): the second Laplace operator adds exactly those bytes less than the
- * first; the second's product is unchanged once the first is destroyed; all of it freed with the last. */
+ * first; destroying the first frees only its own bytes and leaves the second's product unchanged; a float copy
+ * holds the copies once more (mf_cuda_retain) and keeps them after its double operator goes; all of it freed
+ * with the last. */
 static void check_shared(mf_context gc)
 {
   const int level = 3, p = 2;
@@ -332,14 +335,27 @@ static void check_shared(mf_context gc)
   double *h1 = calloc((size_t)n, sizeof(double)), *h2 = calloc((size_t)n, sizeof(double));
   T_CALL(mf_operator_apply(A2, x, y));
   T_CALL(mf_vector_get_values(y, h1));
-  mf_operator_destroy(&A1);
+  mf_operator_destroy(&A1); /* its own bytes go, the shared copies stay with A2 */
+  T_CALL(mf_context_device_memory(gc, &m3, NULL));
+  T_CHECK(m3 == m1, "3D P2: %zu bytes in use after the first operator was destroyed, expected %zu", m3, m1);
   T_CALL(mf_operator_apply(A2, x, y));
   T_CALL(mf_vector_get_values(y, h2));
   const double e = relerr(h2, h1, n);
   T_CHECK(e <= 1e-14, "3D P2: the second operator's product changed by %.3e once the first was destroyed", e);
+  /* a float copy holds the same copies once more: it adds less than them, and keeps them after A2 goes */
+  mf_operator S = NULL;
+  size_t s0, s1, s2;
+  T_CALL(mf_context_device_memory(gc, &s0, NULL));
+  T_CALL(mf_operator_create_single(A2, &S));
+  T_CALL(mf_context_device_memory(gc, &s1, NULL));
+  T_CHECK(s1 - s0 < shared, "3D P2: the float copy took %zu bytes, the shared copies are %zu", s1 - s0, shared);
   mf_operator_destroy(&A2);
+  T_CALL(mf_context_device_memory(gc, &s2, NULL));
+  T_CHECK(s2 == m0 + (s1 - s0) + shared, "3D P2: %zu bytes in use with the float copy alone, expected %zu", s2,
+          m0 + (s1 - s0) + shared);
+  mf_operator_destroy(&S);
   T_CALL(mf_context_device_memory(gc, &m3, NULL));
-  T_CHECK(m3 == m0, "3D P2: %zu bytes held before the operators, %zu after both were destroyed", m0, m3);
+  T_CHECK(m3 == m0, "3D P2: %zu bytes held before the operators, %zu after all were destroyed", m0, m3);
   free(h1);
   free(h2);
   mf_vector_destroy(&x);

@@ -146,6 +146,7 @@ extern "C" void mf_cuda_context_finalize(mf_context ctx)
   if (c->xstream) cudaStreamDestroy(c->xstream);
   if (c->cusparse) cusparseDestroy(c->cusparse);
   mf_cuda_free(ctx, c->scalar);
+  mf_cuda_free_all(ctx);
   if (c->stage_pinned) cudaFreeHost(c->stage);
   else free(c->stage);
   free(c->allocs);

@@ -55,6 +55,16 @@ void mf_cuda_free(mf_context ctx, void *p)
       break;
     }
   cudaFree(p);
+  cudaGetLastError(); /* a pointer of no record (made outside mf_cuda_malloc): its error is not the next launch's */
+}
+
+void mf_cuda_free_all(mf_context ctx)
+{
+  mf_cuda_context *c = mf_cuda_ctx(ctx);
+  for (int k = 0; k < c->nallocs; k++) cudaFree(c->allocs[k].ptr); /* what the context's objects still hold */
+  c->nallocs = 0;
+  c->mem_in_use = 0;
+  cudaGetLastError();
 }
 
 int mf_cuda_require(mf_context ctx, size_t bytes, const char *what)
@@ -161,13 +171,14 @@ int mf_cuda_upload(mf_context ctx, void **p, const void *host, size_t bytes, con
   return 0;
 }
 
-/* A fingerprint of a host array: its size and 64 words spread over it (a changed or another array of the
- * same address and size is told apart in practice; the rule of mf_cuda_share is what guarantees it). */
+/* A fingerprint of a host array: its size and all its bytes up to 4 KiB, else 64 words spread over it (another
+ * array at the same address and of the same size is told apart in practice; the rule of mf_cuda_share, not
+ * this, is what guarantees it). */
 static uint64_t fingerprint(const void *host, size_t bytes)
 {
   uint64_t h = 1469598103934665603ull ^ bytes;
   const unsigned char *b = (const unsigned char *)host;
-  if (bytes < 8) {
+  if (bytes <= 4096) { /* a small array: all of it */
     for (size_t i = 0; i < bytes; i++) h = (h ^ b[i]) * 1099511628211ull;
     return h;
   }

@@ -136,6 +136,9 @@ static inline mf_cuda_context *mf_cuda_ctx(mf_context ctx) { return (mf_cuda_con
 // context's limit and peak. mf_cuda_free releases what it allocated (NULL: no-op).
 int mf_cuda_malloc(mf_context ctx, void **p, size_t bytes, const char *what);
 void mf_cuda_free(mf_context ctx, void *p);
+// Free every allocation the context still records (its finalization: shared copies and buffers of objects not
+// destroyed before it).
+void mf_cuda_free_all(mf_context ctx);
 // mf_cuda_free, and the pointer set to NULL (a buffer dropped as soon as it is done with)
 template <class T> inline void mf_cuda_drop(mf_context ctx, T *&p)
 {

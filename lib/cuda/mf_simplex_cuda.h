@@ -59,8 +59,9 @@ typedef struct {
 } mf_simplex_cuda_config;
 
 /** The scalar operator op (mf_simplex_op_create: y = (a M + b K_c) x; with op->mass_coef the mass
- *  weighted by c too) on the device of ctx (a cuda context; op's mesh, basis and DoFs must outlive
- *  nothing: all is copied). tune: 1 measures the
+ *  weighted by c too) on the device of ctx (a cuda context). The mesh's cells and vertices and the cell
+ *  DoFs are device copies shared with the other holders of the same host arrays (mf_cuda_share): the mesh
+ *  and the DoFs must stay alive and unchanged until the operator is destroyed (the basis is copied). tune: 1 measures the
  *  candidate configurations on the operator and keeps the fastest; 0 keeps the cost model's choice,
  *  unless the environment variable MFREE_SIMPLEX_TUNE is set to a nonzero value. Refused: degree
  *  above MF_SIMPLEX_CUDA_MAX_DEGREE or a rule other than the default (MF_ERR_UNSUPPORTED), and
@@ -78,8 +79,8 @@ int mf_simplex_cuda_elasticity_create(mf_context ctx, const mf_simplex_mesh *m, 
 /** y <- A x, x and y device arrays of ndofs (elasticity: ndofs x dim) doubles; y is zeroed first.
  *  Asynchronous on the default stream; the launch is checked. Refused for a single-precision copy. */
 int mf_simplex_cuda_apply(mf_simplex_cuda_op op, const double *x, double *y);
-/** A single-precision copy of like (multigrid's float V-cycle): its own device arrays (geometry, DoFs and
- *  tables copied on the device, c(x_q) rounded to float), the kernels instantiated with the vectors and
+/** A single-precision copy of like (multigrid's float V-cycle): like's shared copies of the cells, vertices
+ *  and cell DoFs held once more (mf_cuda_retain), its own tables, c(x_q) rounded to float, the kernels instantiated with the vectors and
  *  c(x_q) in float (the geometry, tables and sums stay double), its configuration the cost model's for
  *  4-byte values. b: like's basis (the reference tables of the float kernels' constant memory). like may be
  *  destroyed afterwards. Refused: like a copy already, device memory short. */

@@ -2,10 +2,10 @@
 // backend table's source entries of lib/cuda/source.cu for spaces whose family keeps its cells itself):
 // the user's function compiled at run time by NVRTC with the kernels of simplex_source_jit.cuh for one
 // space shape (cached as the physics are: mf_cuda_jit.h), then the nodes' values, the right-hand side's
-// cell integrals and the L2 error's cell sums made there. The mesh's cells and vertices, the cells' nodes
-// and the nodes' points are copied for the call and freed after it (the set-up's data; nothing per point
-// crosses; the free memory is checked first, but the copies are not counted in the context's device
-// memory figures). The right-hand side adds the cells' parts with atomics: the same to rounding, not bit
+// cell integrals and the L2 error's cell sums made there. The mesh's cells and vertices and the cells' nodes
+// are the device copies the space's operators share (mf_cuda_share: copied for the call where none is held),
+// the nodes' points copied for the call; all released after it (the set-up's data; nothing per point crosses;
+// the free memory is checked first, and the copies are counted in the context's device memory figures). The right-hand side adds the cells' parts with atomics: the same to rounding, not bit
 // for bit, from run to run. The CPU twins: lib/simplex/space_simplex.c and lib/vector.c, with the same source compiled by
 // the system C compiler (lib/physics/source_fields.c).
 #include "mf_cuda_common.cuh"

@@ -357,8 +357,9 @@ int mf_simplex_space_create(mf_mesh mesh, int degree, int ncomp, mf_space *space
     if (((const mf_simplex_mesh *)mesh->fdata)->part || ((const mf_simplex_mesh *)mesh->fdata)->root)
       free(last), last = NULL; /* renumbered since */
     const int found = last != NULL;
-    /* one rank: node v < nv is vertex v (dofs.c numbers the vertices first, as they are), its point the vertex's;
-     * the cells write only their other nodes (P1: none, so no cell is looked for) */
+    /* one rank: node v < nv is vertex v (dofs.c numbers the vertices first, as they are), its point the vertex's
+     * exactly; the cells write only their other nodes (P1: none, so no cell is looked for). Several ranks keep
+     * the cells' formula for every node, x0 + (v_l - x0), which may differ from the vertex by a rounding */
     const int direct = !((const mf_simplex_mesh *)mesh->fdata)->part && !((const mf_simplex_mesh *)mesh->fdata)->root,
               first = direct ? dim + 1 : 0;
     if (!ierr && direct) {
