@@ -549,6 +549,18 @@ int mf_physics_set_constants(mf_physics ph, int n, const double *k);
 int mf_physics_components(mf_physics ph, int *ncomp);
 /** @brief Free a physics (operators made from it keep what they need). */
 int mf_physics_destroy(mf_physics *ph);
+/** @brief Check ph's g-functions against centred finite differences of its f-functions (as PETSc's
+ *  -snes_test_jacobian does for a whole residual), point by point: at npoints states drawn at random (the same
+ *  ones on every call: u and du with entries in [-scale, scale], x in the unit box of dimension dim), g0 is
+ *  compared with d f0 / d u, g1 with d f0 / d du, g2 with d f1 / d u and g3 with d f1 / d du (an absent
+ *  function counts as zero). *err: the largest |g - fd| over every entry and point, relative to the largest
+ *  |g| or |fd| of that function over all points (0 where both are zero everywhere); about 1e-9 for a right
+ *  Jacobian, order 1 for a wrong entry. worst (n bytes, may be NULL): the function, entry, state and both
+ *  values of the largest discrepancy. A physics given as source is compiled for the host (the system C
+ *  compiler, as on the cpu backend) on any context. Errors: MF_ERR_ARGUMENT (dim not 2 or 3, npoints out of
+ *  1..100000, scale not positive, no f-function, a value that is not finite, naming the function and state),
+ *  MF_ERR_INCOMPATIBLE (a physics of dim components with another dim). */
+int mf_physics_check_jacobian(mf_physics ph, int dim, int npoints, double scale, double *err, char *worst, size_t n);
 /** @brief The matrix-free linear operator of ph's g-functions on space (its components those of ph), with
  *  the quadrature of the built-in operators (hex Q_p: q points per direction; simplex P_p: the rule of
  *  degree 2p, 2p + 2 with MF_QUAD_GAUSS_P2). Jacobi, Chebyshev and multigrid take it as they take the

@@ -3,6 +3,7 @@
  * lib/simplex/physics_simplex.c) and what those share on the host: the g-functions at one point into
  * the stored reference form (mf_physics.h), the finite check of their values, and "one block". */
 #include "physics/mf_physics_impl.h"
+#include "base/mf_random.h"
 #include "family.h"
 
 #include <errno.h>
@@ -409,9 +410,152 @@ int mf_operator_create_physics(mf_space space, mf_physics ph, mf_quadrature quad
   return ierr;
 }
 
-/* ------------------------------------------------------------------ at one point */
+/* ------------------------------------------------------------------ the Jacobian's check */
 
-static const char *const gname[4] = {"g0", "g1", "g2", "g3"};
+static const char *const gname[4] = {"g0", "g1", "g2", "g3"}, *const fname[2] = {"f0", "f1"};
+
+/* The state of point p: u, du in [-scale, scale], x in [0, 1)^dim, from a hash of (p, entry). */
+static double check_value(int p, int i, double lo, double hi)
+{
+  const uint64_t h = mf_mix64(mf_mix64((uint64_t)p + 0x5eedULL) ^ (uint64_t)i);
+  return lo + (hi - lo) * ((double)(h >> 11) * (1.0 / 9007199254740992.0));
+}
+
+/* out = f_t(u, du, x) (zeroed first, zero where f_t is absent); 1 where a value is not finite */
+static int check_eval(const mf_phys *ph, int t, int dim, const double *u, const double *du, const double *x, double *out)
+{
+  const int nc = ph->ncomp, n = t == 0 ? nc : nc * dim;
+  memset(out, 0, sizeof(double) * (size_t)n);
+  if (ph->f[t]) ph->f[t](dim, nc, u, du, x, ph->k, out);
+  int bad = 0;
+  for (int i = 0; i < n; i++) bad |= !isfinite(out[i]);
+  return bad;
+}
+
+static void check_state_text(int dim, int nc, const double *u, const double *du, const double *x, char *buf, size_t n)
+{
+  int len = snprintf(buf, n, "u = (");
+  for (int c = 0; c < nc && len < (int)n; c++) len += snprintf(buf + len, n - (size_t)len, c ? ", %.6g" : "%.6g", u[c]);
+  if (len < (int)n) len += snprintf(buf + len, n - (size_t)len, "), du = (");
+  for (int i = 0; i < nc * dim && len < (int)n; i++) len += snprintf(buf + len, n - (size_t)len, i ? ", %.6g" : "%.6g", du[i]);
+  if (len < (int)n) len += snprintf(buf + len, n - (size_t)len, "), x = (");
+  for (int k = 0; k < dim && len < (int)n; k++) len += snprintf(buf + len, n - (size_t)len, k ? ", %.6g" : "%.6g", x[k]);
+  if (len < (int)n) snprintf(buf + len, n - (size_t)len, ")");
+}
+
+/* g_t at the state against centred differences of f_(t / 2) in u (t even) or du (t odd): into g and fd
+ * (mf_phys_gsize(t) entries each, in g_t's order); 1 where a value is not finite (*which: the function) */
+static int check_point(const mf_phys *ph, int t, int dim, double *u, double *du, const double *x, double *g, double *fd,
+                       const char **which)
+{
+  const int nc = ph->ncomp, fi = t / 2, nf = fi == 0 ? nc : nc * dim, wrt = t % 2 == 0 ? nc : nc * dim;
+  const int n = mf_phys_gsize(t, dim, nc);
+  double fp[MF_MAX_COMPONENTS * 3], fm[MF_MAX_COMPONENTS * 3];
+  memset(g, 0, sizeof(double) * (size_t)n);
+  if (ph->g[t]) ph->g[t](dim, nc, u, du, x, ph->k, g);
+  for (int i = 0; i < n; i++)
+    if (!isfinite(g[i])) {
+      *which = gname[t];
+      return 1;
+    }
+  for (int b = 0; b < wrt; b++) { /* the b-th variable: u_b (t even) or du_b (t odd), du_b = d u_(b / dim) / d x_(b % dim) */
+    double *v = t % 2 == 0 ? &u[b] : &du[b];
+    const double v0 = *v, h = 1e-6 * (fabs(v0) > 1.0 ? fabs(v0) : 1.0);
+    *v = v0 + h;
+    int bad = check_eval(ph, fi, dim, u, du, x, fp);
+    *v = v0 - h;
+    bad |= check_eval(ph, fi, dim, u, du, x, fm);
+    *v = v0;
+    if (bad) {
+      *which = fname[fi];
+      return 1;
+    }
+    const double inv = 1.0 / (2.0 * h);
+    for (int r = 0; r < nf; r++) { /* r = c (f0) or c * dim + d (f1); g_t's entry of (r, b) */
+      const int c = fi == 0 ? r : r / dim, d = fi == 0 ? 0 : r % dim, ub = t % 2 == 0 ? b : b / dim, e = b % dim;
+      int at;
+      switch (t) {
+      case 0: at = c * nc + ub; break;
+      case 1: at = (c * nc + ub) * dim + e; break;
+      case 2: at = (c * nc + ub) * dim + d; break;
+      default: at = ((c * nc + ub) * dim + d) * dim + e; break;
+      }
+      fd[at] = (fp[r] - fm[r]) * inv;
+    }
+  }
+  return 0;
+}
+
+int mf_physics_check_jacobian(mf_physics ph, int dim, int npoints, double scale, double *err, char *worst, size_t n)
+{
+  MF_CHECK(ph, NULL, MF_ERR_NULL, "physics is NULL");
+  mf_context ctx = ph->ctx;
+  MF_CHECK(err, ctx, MF_ERR_NULL, "output pointer err is NULL");
+  *err = 0.0;
+  if (worst && n) worst[0] = '\0';
+  MF_CHECK(dim == 2 || dim == 3, ctx, MF_ERR_ARGUMENT, "dimension %d: 2 or 3", dim);
+  MF_CHECK(npoints >= 1 && npoints <= 100000, ctx, MF_ERR_ARGUMENT, "points %d out of range 1..100000", npoints);
+  MF_CHECK(scale > 0.0 && isfinite(scale), ctx, MF_ERR_ARGUMENT, "scale %g: the states' entries lie in [-scale, scale], scale > 0", scale);
+  MF_CHECK(!ph->ph.needs_dim || ph->ph.ncomp == dim, ctx, MF_ERR_INCOMPATIBLE,
+           "physics '%s' acts on fields of dim components: %d components with dim = %d", ph->ph.name, ph->ph.ncomp, dim);
+  mf_phys copy = ph->ph; /* a source compiled for the host, as the cpu backend does */
+  mf_phys_retain(&copy);
+  int ierr = copy.from_source ? mf_phys_compile_cpu(ctx, &copy) : 0;
+  if (!ierr && !copy.f[0] && !copy.f[1])
+    ierr = mf_error_set(ctx, MF_ERR_ARGUMENT, __FILE__, __LINE__, __func__,
+                        "physics '%s' has no f-function (mf_physics_set_residual): nothing to check its g-functions against",
+                        copy.name);
+  const int nc = copy.ncomp;
+  double big[4] = {0, 0, 0, 0}, dev[4] = {0, 0, 0, 0};
+  int at_p[4] = {0, 0, 0, 0}, at_i[4] = {0, 0, 0, 0};
+  double at_g[4] = {0, 0, 0, 0}, at_fd[4] = {0, 0, 0, 0};
+  double g[MF_MAX_COMPONENTS * MF_MAX_COMPONENTS * 9], fd[MF_MAX_COMPONENTS * MF_MAX_COMPONENTS * 9];
+  double u[MF_MAX_COMPONENTS], du[MF_MAX_COMPONENTS * 3], x[3];
+  for (int p = 0; p < npoints && !ierr; p++) {
+    for (int c = 0; c < nc; c++) u[c] = check_value(p, c, -scale, scale);
+    for (int i = 0; i < nc * dim; i++) du[i] = check_value(p, 16 + i, -scale, scale);
+    for (int k = 0; k < dim; k++) x[k] = check_value(p, 64 + k, 0.0, 1.0);
+    for (int t = 0; t < 4 && !ierr; t++) {
+      const int m = mf_phys_gsize(t, dim, nc);
+      memset(fd, 0, sizeof(double) * (size_t)m);
+      const char *which = NULL;
+      if (check_point(&copy, t, dim, u, du, x, g, fd, &which)) {
+        char st[256];
+        check_state_text(dim, nc, u, du, x, st, sizeof st);
+        ierr = mf_error_set(ctx, MF_ERR_ARGUMENT, __FILE__, __LINE__, __func__,
+                            "physics '%s': %s gave a value that is not finite at %s: check the Jacobian at states where "
+                            "the functions are defined (a smaller scale)",
+                            copy.name, which, st);
+        break;
+      }
+      for (int i = 0; i < m; i++) {
+        big[t] = fmax(big[t], fmax(fabs(g[i]), fabs(fd[i])));
+        const double d = fabs(g[i] - fd[i]);
+        if (d > dev[t]) dev[t] = d, at_p[t] = p, at_i[t] = i, at_g[t] = g[i], at_fd[t] = fd[i];
+      }
+    }
+  }
+  int tw = -1; /* the function of the largest relative discrepancy (the first nonzero one where all agree) */
+  for (int t = 0; t < 4 && !ierr; t++) {
+    const double e = big[t] > 0.0 ? dev[t] / big[t] : 0.0;
+    if (big[t] > 0.0 && (tw < 0 || e > *err)) *err = e, tw = t;
+  }
+  if (!ierr && worst && n && tw >= 0) { /* the worst function's entry and state, from the state's hash */
+    const int p = at_p[tw];
+    for (int c = 0; c < nc; c++) u[c] = check_value(p, c, -scale, scale);
+    for (int i = 0; i < nc * dim; i++) du[i] = check_value(p, 16 + i, -scale, scale);
+    for (int k = 0; k < dim; k++) x[k] = check_value(p, 64 + k, 0.0, 1.0);
+    char st[256];
+    check_state_text(dim, nc, u, du, x, st, sizeof st);
+    snprintf(worst, n, "%s[%d] = %.10g against %.10g by finite differences of %s (%s, relative %.3g) at %s",
+             gname[tw], at_i[tw], at_g[tw], at_fd[tw], fname[tw / 2], copy.g[tw] ? "given" : "absent",
+             big[tw] > 0.0 ? dev[tw] / big[tw] : 0.0, st);
+  }
+  mf_phys_release(&copy);
+  return ierr;
+}
+
+/* ------------------------------------------------------------------ at one point */
 
 int mf_phys_point(const mf_phys *ph, const mf_phys_layout *L, const double *x, const double *Ji, double W, double *D)
 {
