@@ -576,6 +576,14 @@ int mf_operator_create_physics(mf_space space, mf_physics ph, mf_quadrature quad
  *  MF_ERR_UNSUPPORTED (op not of a physics), MF_ERR_ARGUMENT (a value of f0 or f1 that is not finite:
  *  the function, its entry, the point, its cell and x). */
 int mf_operator_residual(mf_operator op, mf_vector u, mf_vector r);
+/** @brief The operator becomes the Jacobian of its residual at the state u: its g-functions evaluated at
+ *  (u, grad u) at every quadrature point (u's ghosts imported), in place of u = grad u = 0, so that A v is
+ *  F'(u) v where g0..g3 are the derivatives of f0 and f1 (mf_physics_check_jacobian checks that). The
+ *  Dirichlet form stays as set; a preconditioner made from op must be set up again (mf_pc_setup,
+ *  mf_cg_setup). u of op's space, in double. Simplex spaces on the cpu backend; elsewhere refused
+ *  (MF_ERR_UNSUPPORTED). Errors: MF_ERR_ARGUMENT (a g-value that is not finite at u, naming the point).
+ *  Collective. */
+int mf_operator_set_state(mf_operator op, mf_vector u);
 
 /* ---------------------------------------------------------------- right-hand sides, errors */
 
@@ -820,6 +828,65 @@ int mf_gmres_set_pc(mf_gmres gmres, mf_pc pc);
  *  limit was reached: no error, the caller decides). */
 int mf_gmres_solve(mf_gmres gmres, mf_vector b, mf_vector x, mf_cg_info *info);
 int mf_gmres_destroy(mf_gmres *gmres);
+
+/* ---------------------------------------------------------------- Newton */
+
+/** Why a Newton solve stopped (mf_newton_info.reason). */
+typedef enum {
+  MF_NEWTON_CONVERGED_RESIDUAL = 1, /**< ||F(u)|| <= max(atol, rtol ||F(u0)||) */
+  MF_NEWTON_CONVERGED_UPDATE = 2,   /**< the last update's norm ||du|| <= stol */
+  MF_NEWTON_MAX_ITERATIONS = -1,    /**< the iteration limit came first */
+  MF_NEWTON_DIVERGED = -2,          /**< ||F(u)|| grew past 1e10 ||F(u0)|| (without the line search) */
+  MF_NEWTON_LINE_SEARCH = -3,       /**< no step length in 1, 1/2, ..., 1/2^12 decreased ||F|| enough */
+  MF_NEWTON_LINEAR = -4,            /**< the inner CG did not reach its tolerance */
+  MF_NEWTON_STATE = -5              /**< the residual or the Jacobian is not finite at the state (e.g. det F <= 0) */
+} mf_newton_reason;
+
+/** Result of a Newton solve. */
+typedef struct {
+  int iterations;        /**< Newton steps taken */
+  int linear_iterations; /**< CG iterations over all steps */
+  int converged;         /**< 1 where reason > 0 */
+  mf_newton_reason reason;
+  double residual0;      /**< ||F(u0)||_2 over the free DoFs */
+  double residual;       /**< ||F(u)||_2 at the end */
+  double update;         /**< ||du||_2 of the last step (the step taken, times its length) */
+  double seconds;        /**< wall time of the solve */
+} mf_newton_info;
+
+/** A monitor: called with step 0 and the initial residual norm (update 0, linear 0), then after every step
+ *  with its number, ||F(u)||, ||du|| and the step's CG iterations; nonzero stops the solve (MF_ERR_NOT_CONVERGED). */
+typedef int (*mf_newton_monitor_fn)(int step, double residual, double update, int linear_iterations, void *user);
+
+/** @brief Newton's method for F(u) = 0, F the residual of op's physics (mf_operator_residual: f0, f1) and
+ *  its Jacobian op at the state (mf_operator_set_state: g0..g3), solved matrix-free by CG with a
+ *  preconditioner of op (mf_newton_set_linear). u's Dirichlet entries are the boundary values and stay: op
+ *  takes the Dirichlet form (its rows of F are zero, the updates zero there). Each step: J(u) du = -F(u) to
+ *  the relative tolerance eta_k (Eisenstat-Walker, choice 2: eta_k = 0.9 (||F_k|| / ||F_k-1||)^2, safeguarded,
+ *  at most eta_max; or fixed), then u <- u + lambda du with lambda = 1, 1/2, ... until ||F|| decreases by
+ *  the factor 1 - 1e-4 lambda (backtracking; off: lambda = 1). Defaults: rtol 1e-10, atol 1e-50, stol 0 (the
+ *  update criterion off), 50 steps, Jacobi, eta_max 0.5 with Eisenstat-Walker, line search on. Collective;
+ *  the op is held. Simplex spaces on the cpu backend (mf_operator_set_state). */
+typedef struct mf_newton_s *mf_newton;
+int mf_newton_create(mf_operator op, mf_newton *newton);
+/** @brief Tolerances: relative and absolute on ||F(u)||_2, on the update's ||du||_2 (0: off), step limit. */
+int mf_newton_set_tolerances(mf_newton newton, double rtol, double atol, double stol, int max_steps);
+/** @brief The inner solve: preconditioner kind (MF_PC_NONE, MF_PC_JACOBI, MF_PC_CHEBYSHEV), the forcing (ew
+ *  1: Eisenstat-Walker from eta, capped at eta; 0: the fixed relative tolerance eta), eta in (0, 1), and the
+ *  CG iteration limit per step. */
+int mf_newton_set_linear(mf_newton newton, mf_pc_kind pc, int ew, double eta, int max_iterations);
+/** @brief Backtracking line search on (1, default) or off (0: full steps). */
+int mf_newton_set_line_search(mf_newton newton, int on);
+int mf_newton_set_monitor(mf_newton newton, mf_newton_monitor_fn fn, void *user);
+/** @brief Solve from the initial guess u (its boundary entries the Dirichlet values). Returns 0 when converged;
+ *  MF_ERR_NOT_CONVERGED with a message naming the reason (info.reason) otherwise; MF_ERR_ARGUMENT where F or
+ *  J is not finite at a state the line search cannot avoid (reason MF_NEWTON_STATE: the point, cell and x in
+ *  the message). info (may be NULL) is filled on every return. */
+int mf_newton_solve(mf_newton newton, mf_vector u, mf_newton_info *info);
+/** @brief The residual norms ||F(u_k)|| (k = 0..n-1) and the update norms ||du_k|| (k = 1..n-1; [0] = 0) of the
+ *  last solve; valid until the next solve or the destroy. */
+int mf_newton_history(mf_newton newton, const double **residuals, const double **updates, int *n);
+int mf_newton_destroy(mf_newton *newton);
 
 #ifdef __cplusplus
 }

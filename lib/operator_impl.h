@@ -42,6 +42,9 @@ typedef struct {
   int (*destroy)(mf_operator op);                         /* what the backend made for the product */
   /* r_local += F(u_local), the residual of a physics' f0 and f1 (no comm); NULL: the operator has none */
   int (*residual)(mf_operator op, mf_vector u, mf_vector r);
+  /* the stored data made again with the g-functions at the state u_local (ghosts imported; no comm); NULL:
+   * the operator has no linearisation at a state here */
+  int (*set_state)(mf_operator op, mf_vector u);
   int masks_bc; /* apply() zeroes boundary entries of x itself (no copy of x needed) */
 } mf_operator_ops;
 
@@ -99,6 +102,8 @@ struct mf_operator_s {
   mf_vector xwork;      /* x with boundary entries zeroed (Dirichlet form), in the operator's precision */
   void *data;           /* the type's own (pointwise: starting with an mf_pw_op) */
   int refs;             /* the user's handle, preconditioners and solvers made for it */
+  int revision;         /* counts the changes of its values (mf_operator_set_state): a preconditioner set up
+                           at another revision is set up again */
 };
 /** The description of a pointwise operator (op->type->pointwise), else NULL. */
 static inline mf_pw_op *mf_pw(const struct mf_operator_s *op)

@@ -35,9 +35,10 @@ int mf_pc_create_type(mf_operator op, const mf_pc_type *type, mf_pc *pc)
 int mf_pc_setup(mf_pc pc)
 {
   MF_CHECK(pc, NULL, MF_ERR_NULL, "preconditioner is NULL");
-  if (pc->ready || !pc->type->setup) return 0;
-  const int ierr = pc->type->setup(pc);
+  if ((pc->ready && pc->op_revision == pc->op->revision) || !pc->type->setup) return 0;
+  const int ierr = pc->type->setup(pc); /* the first time, after a setting changed, or at a new operator state */
   pc->ready = !ierr;
+  pc->op_revision = pc->op->revision;
   return ierr;
 }
 
@@ -49,6 +50,7 @@ int mf_pc_to_single(mf_pc pc, mf_operator op)
   mf_operator_retain(op);
   mf_operator_release(pc->op);
   pc->op = op;
+  pc->op_revision = op->revision; /* set up for it: moved, not made again */
   return 0;
 }
 

@@ -59,6 +59,7 @@ struct mf_pc_s {
   const mf_pc_type *type;
   int refs;                /* the user's handle and the cgs that use it (mf_cg_set_pc) */
   int ready;               /* set up (a setting that changes the set-up clears it) */
+  int op_revision;         /* the operator's revision at the set-up (mf_operator_set_state changes it) */
   max_align_t data[];      /* the type's data, type->data_size bytes */
 };
 

@@ -46,6 +46,10 @@ int mf_phys_layout_init(const mf_phys *ph, int dim, mf_phys_layout *L);
 /** The g-functions at x (u = du = 0) stored in reference form into D (L full). Returns 1 where one of
  *  their values is not finite (D then holds it), else 0. Thread-safe where the user's functions are. */
 int mf_phys_point(const mf_phys *ph, const mf_phys_layout *L, const double *x, const double *Ji, double W, double *D);
+/** The same at the state u[nc], ref[nc * dim] (the field's reference gradient: d u_b / d xi_m at [b * dim + m]; the
+ *  physical gradient is made here with Ji): the linearisation of the residual there. */
+int mf_phys_point_state(const mf_phys *ph, const mf_phys_layout *L, const double *x, const double *Ji, double W,
+                        const double *u, const double *ref, double *D);
 /** MF_ERR_ARGUMENT naming the g-function, its entry and value, the point, cell and coordinates (the
  *  first point where mf_phys_point returned 1). */
 int mf_phys_refuse(mf_context ctx, const mf_phys *ph, const mf_phys_layout *L, int cell, int q, const double *x);

@@ -557,12 +557,13 @@ int mf_physics_check_jacobian(mf_physics ph, int dim, int npoints, double scale,
 
 /* ------------------------------------------------------------------ at one point */
 
-int mf_phys_point(const mf_phys *ph, const mf_phys_layout *L, const double *x, const double *Ji, double W, double *D)
+/* the g-functions at (u, du) stored in reference form */
+static int point_at(const mf_phys *ph, const mf_phys_layout *L, const double *x, const double *Ji, double W,
+                    const double *u, const double *du, double *D)
 {
   const int dim = L->dim, nc = L->nc;
   double G[4][MF_MAX_COMPONENTS * MF_MAX_COMPONENTS * 9];
   const double *Gp[4] = {NULL, NULL, NULL, NULL};
-  const double u[MF_MAX_COMPONENTS] = {0.0}, du[MF_MAX_COMPONENTS * 3] = {0.0};
   int bad = 0;
   for (int t = 0; t < 4; t++) {
     if (!L->has[t]) continue;
@@ -574,6 +575,26 @@ int mf_phys_point(const mf_phys *ph, const mf_phys_layout *L, const double *x, c
   }
   mf_phys_store_point(L, Gp, Ji, W, D);
   return bad;
+}
+
+int mf_phys_point(const mf_phys *ph, const mf_phys_layout *L, const double *x, const double *Ji, double W, double *D)
+{
+  const double u[MF_MAX_COMPONENTS] = {0.0}, du[MF_MAX_COMPONENTS * 3] = {0.0};
+  return point_at(ph, L, x, Ji, W, u, du, D);
+}
+
+int mf_phys_point_state(const mf_phys *ph, const mf_phys_layout *L, const double *x, const double *Ji, double W,
+                        const double *u, const double *ref, double *D)
+{
+  const int dim = L->dim, nc = L->nc;
+  double du[MF_MAX_COMPONENTS * 3];
+  for (int b = 0; b < nc; b++) /* du_b,e = sum_m ref_b,m Ji[m][e], as the residual */
+    for (int e = 0; e < dim; e++) {
+      double s = 0.0;
+      for (int m = 0; m < dim; m++) s += ref[b * dim + m] * Ji[3 * m + e];
+      du[b * dim + e] = s;
+    }
+  return point_at(ph, L, x, Ji, W, u, du, D);
 }
 
 int mf_phys_refuse(mf_context ctx, const mf_phys *ph, const mf_phys_layout *L, int cell, int q, const double *x)
@@ -723,6 +744,31 @@ int mf_operator_residual(mf_operator op, mf_vector u, mf_vector r)
   if (!ierr) ierr = r->ops.export_add(r);
   if (!ierr && op->dirichlet) ierr = r->ops.bc_zero(r);
   return mf_vector_written(r, ierr);
+}
+
+int mf_operator_set_state(mf_operator op, mf_vector u)
+{
+  MF_CHECK(op, NULL, MF_ERR_NULL, "operator is NULL");
+  mf_context ctx = op->ctx;
+  MF_CHECK(u, ctx, MF_ERR_NULL, "state vector u is NULL");
+  char why[192];
+  MF_CHECK(u->space == op->space, ctx, MF_ERR_INCOMPATIBLE, "state vector u belongs to another space%s",
+           mf_space_mismatch(u->space, op->space, "operator has", why, sizeof why));
+  const mf_pw_op *pw = mf_pw(op);
+  MF_CHECK(pw && pw->kind == MF_OP_PHYSICS, ctx, MF_ERR_UNSUPPORTED,
+           "a state needs an operator of a pointwise physics (mf_operator_create_physics), not %s operator",
+           mf_operator_kind_name(op));
+  MF_CHECK(op->ops.set_state, ctx, MF_ERR_UNSUPPORTED,
+           "the linearisation at a state: simplex spaces on the cpu backend (not yet on %s spaces on the %s backend)",
+           op->space->fam->name, mf_context_backend(ctx));
+  MF_CHECK(op->prec == MF_PRECISION_DOUBLE && u->prec == MF_PRECISION_DOUBLE, ctx, MF_ERR_UNSUPPORTED,
+           "states are taken in double only");
+  MF_CALL(mf_vector_access_all(u, MF_ACCESS_READ, "u"));
+  int ierr = u->ops.import(u);
+  if (!ierr) ierr = op->ops.set_state(op, u);
+  ierr = mf_agree(ctx, ierr);
+  op->revision++; /* its preconditioners set up again at their next use (changed data, or the old kept on an error) */
+  return ierr;
 }
 
 static int sym_check(const mf_phys_layout *L, const double *D, size_t npoints, size_t stride)

@@ -222,6 +222,62 @@ static int residual_cpu(mf_operator op, mf_vector uv, mf_vector rv)
   return mf_phys_residual_refuse(op->ctx, &h->ph, dim, bad.cell, bad.q, bad.x, u, du);
 }
 
+/* The stored data at the state uv: the g-functions at (u, grad u) of every point, in the full layout, then the
+ * narrowest that holds them (as setup_cpu); the data before are kept where a value is not finite. */
+static int state_cpu(mf_operator op, mf_vector uv)
+{
+  mf_context ctx = op->ctx;
+  simplex_phys *h = sp(op);
+  const mf_simplex_mesh *m = op_mesh(op);
+  const mf_simplex_basis *b = &h->basis;
+  const int dim = m->dim, nq = b->nq, N = b->nnodes, nc = h->ph.ncomp;
+  MF_CHECK(!mf_simplex_phys_faces_has_operator(h), ctx, MF_ERR_UNSUPPORTED,
+           "physics '%s' has boundary terms in its operator (g0 on facets): their linearisation at a state is not "
+           "made yet",
+           h->ph.name);
+  mf_phys_layout full;
+  mf_phys_layout_init(&h->ph, dim, &full);
+  const size_t npts = (size_t)m->ncells * nq;
+  double *data = NULL;
+  MF_CALL(MF_CALLOC_TOUCH(ctx, npts * full.n + 1, &data));
+  mf_bad_point nan = MF_BAD_POINT_NONE;
+  const double t0 = mf_phase_begin(ctx);
+  const double *x = uv->data;
+  const int *cells = op->space->cell_nodes;
+#pragma omp parallel for schedule(static)
+  for (int e = 0; e < m->ncells; e++) {
+    double X[12], Ji[9], ue[MF_MAX_COMPONENTS * MF_SIMPLEX_MAX_NODES];
+    const double det = cell_geometry(m, e, X, Ji);
+    const int *cd = cells + (size_t)e * N;
+    for (int i = 0; i < N; i++)
+      for (int c = 0; c < nc; c++) ue[i * nc + c] = x[(size_t)cd[i] * nc + c];
+    for (int q = 0; q < nq; q++) {
+      double u[MF_MAX_COMPONENTS], ref[MF_MAX_COMPONENTS * 3], xq[3];
+      point_state(b, nc, ue, q, u, ref);
+      point_x(b, X, q, xq);
+      if (mf_phys_point_state(&h->ph, &full, xq, Ji, b->qwts[q] * det, u, ref, data + ((size_t)e * nq + q) * full.n)) {
+        const double v = NAN;
+        mf_bad_point_note(&nan, e, q, dim, xq, 1, &v);
+        break;
+      }
+    }
+  }
+  mf_phase_end(ctx, MF_PHASE_GEOMETRY, t0);
+  if (nan.cell >= 0) {
+    free(data);
+    char xs[96];
+    mf_point_text(dim, nan.x, xs, sizeof xs);
+    return mf_error_set(ctx, MF_ERR_ARGUMENT, __FILE__, __LINE__, __func__,
+                        "physics '%s': a g-function gave a value that is not finite at the state, at quadrature point %d "
+                        "of cell %d (rank %d), x = %s: the state is outside where the functions are defined",
+                        h->ph.name, nan.q, nan.cell, ctx->rank, xs);
+  }
+  free(h->qd);
+  h->lay = full;
+  h->qd = data;
+  return mf_phys_narrow(ctx, &h->lay, &h->qd, npts);
+}
+
 /* de[i nc + c]: the diagonal entries of cell e */
 static void cell_diagonal(int e, double *de, void *p)
 {
@@ -476,6 +532,7 @@ static int describe(mf_space space, const mf_phys *ph, mf_quadrature quad, mf_op
   o->ops.apply = apply_cpu;
   o->ops.diagonal = diagonal_cpu;
   o->ops.residual = residual_cpu;
+  o->ops.set_state = ctx->backend == MF_BACKEND_CPU ? state_cpu : NULL; /* the device's: not yet */
   const int qdegree = 2 * space->degree + (quad == MF_QUAD_GAUSS_P2 ? 2 : 0);
   ierr = mf_simplex_basis_setup(ctx, space->dim, space->degree, qdegree, &h->basis);
   if (!ierr) ierr = mf_simplex_phys_faces_setup(o);

@@ -1,0 +1,286 @@
+/* newton.c -- Newton's method for F(u) = 0 (mf_newton, mfree.h): F the residual of an operator's physics
+ * (mf_operator_residual), its Jacobian the same operator at the state (mf_operator_set_state), each step's
+ * linear system solved matrix-free by CG to an inexact tolerance (Eisenstat-Walker, choice 2, with the usual
+ * safeguards), then a backtracking line search on ||F||_2. The vectors are the backend's; the norms, the
+ * forcing and the step lengths are the same numbers on every rank (global reductions), so every rank takes
+ * the same branch. */
+#include "operator_impl.h"
+
+#include <math.h>
+
+struct mf_newton_s {
+  mf_operator op;
+  double rtol, atol, stol;
+  int max_steps;
+  mf_pc_kind pc_kind;
+  int ew, max_linear, line_search;
+  double eta;
+  mf_newton_monitor_fn monitor;
+  void *user;
+  mf_vector F, Ft, du, rhs, trial;
+  mf_cg cg;
+  mf_pc pc;
+  mf_pc_kind pc_made; /* the kind of pc (made at the first solve, again where the kind changed) */
+  double *res, *upd;  /* history */
+  int n, cap;
+};
+
+int mf_newton_create(mf_operator op, mf_newton *newton)
+{
+  if (newton) *newton = NULL;
+  MF_CHECK(op, NULL, MF_ERR_NULL, "operator is NULL");
+  mf_context ctx = op->ctx;
+  MF_CHECK(newton, ctx, MF_ERR_NULL, "output pointer newton is NULL");
+  const mf_pw_op *pw = mf_pw(op);
+  MF_CHECK(pw && pw->kind == MF_OP_PHYSICS && op->ops.residual, ctx, MF_ERR_UNSUPPORTED,
+           "Newton needs an operator of a pointwise physics with a residual (mf_operator_create_physics), not %s "
+           "operator",
+           mf_operator_kind_name(op));
+  MF_CHECK(op->prec == MF_PRECISION_DOUBLE, ctx, MF_ERR_UNSUPPORTED, "Newton runs on an operator in double");
+  mf_newton n = NULL;
+  MF_CALL(MF_CALLOC_AGREED(ctx, 1, &n));
+  n->op = op;
+  mf_operator_retain(op);
+  n->rtol = 1e-10, n->atol = 1e-50, n->stol = 0.0, n->max_steps = 50;
+  n->pc_kind = MF_PC_JACOBI, n->ew = 1, n->eta = 0.5, n->max_linear = 10000, n->line_search = 1;
+  n->pc_made = (mf_pc_kind)-1;
+  mf_vector *v[5] = {&n->F, &n->Ft, &n->du, &n->rhs, &n->trial};
+  int ierr = 0;
+  for (int i = 0; i < 5 && !ierr; i++) ierr = mf_vector_create_prec(op->space, MF_PRECISION_DOUBLE, v[i]);
+  ierr = mf_agree(ctx, ierr);
+  if (!ierr) ierr = mf_cg_create(op, &n->cg);
+  if (ierr) {
+    mf_newton_destroy(&n);
+    return ierr;
+  }
+  *newton = n;
+  return 0;
+}
+
+int mf_newton_destroy(mf_newton *newton)
+{
+  if (!newton || !*newton) return 0;
+  mf_newton n = *newton;
+  mf_vector *v[5] = {&n->F, &n->Ft, &n->du, &n->rhs, &n->trial};
+  for (int i = 0; i < 5; i++) mf_vector_destroy(v[i]);
+  mf_cg_destroy(&n->cg);
+  mf_pc_destroy(&n->pc);
+  mf_operator_release(n->op);
+  free(n->res);
+  free(n->upd);
+  free(n);
+  *newton = NULL;
+  return 0;
+}
+
+int mf_newton_set_tolerances(mf_newton newton, double rtol, double atol, double stol, int max_steps)
+{
+  MF_CHECK(newton, NULL, MF_ERR_NULL, "newton is NULL");
+  mf_context ctx = newton->op->ctx;
+  MF_CHECK(rtol >= 0.0 && rtol < 1.0, ctx, MF_ERR_ARGUMENT, "relative tolerance %g out of range [0, 1)", rtol);
+  MF_CHECK(atol >= 0.0 && isfinite(atol), ctx, MF_ERR_ARGUMENT, "absolute tolerance %g: finite, >= 0", atol);
+  MF_CHECK(stol >= 0.0 && isfinite(stol), ctx, MF_ERR_ARGUMENT, "update tolerance %g: finite, >= 0 (0: off)", stol);
+  MF_CHECK(max_steps >= 1, ctx, MF_ERR_ARGUMENT, "step limit %d: at least 1", max_steps);
+  MF_CHECK(rtol > 0.0 || atol > 0.0 || stol > 0.0, ctx, MF_ERR_ARGUMENT, "all tolerances 0: Newton would never stop");
+  newton->rtol = rtol, newton->atol = atol, newton->stol = stol, newton->max_steps = max_steps;
+  return 0;
+}
+
+int mf_newton_set_linear(mf_newton newton, mf_pc_kind pc, int ew, double eta, int max_iterations)
+{
+  MF_CHECK(newton, NULL, MF_ERR_NULL, "newton is NULL");
+  mf_context ctx = newton->op->ctx;
+  MF_CHECK(pc == MF_PC_NONE || pc == MF_PC_JACOBI || pc == MF_PC_CHEBYSHEV, ctx, MF_ERR_UNSUPPORTED,
+           "Newton's inner preconditioner %d: MF_PC_NONE, MF_PC_JACOBI or MF_PC_CHEBYSHEV (multigrid at a state: not "
+           "yet)",
+           (int)pc);
+  MF_CHECK(ew == 0 || ew == 1, ctx, MF_ERR_ARGUMENT, "forcing %d: 1 (Eisenstat-Walker) or 0 (fixed)", ew);
+  MF_CHECK(eta > 0.0 && eta < 1.0, ctx, MF_ERR_ARGUMENT, "forcing term eta %g out of range (0, 1)", eta);
+  MF_CHECK(max_iterations >= 1, ctx, MF_ERR_ARGUMENT, "CG iteration limit %d: at least 1", max_iterations);
+  newton->pc_kind = pc, newton->ew = ew, newton->eta = eta, newton->max_linear = max_iterations;
+  return 0;
+}
+
+int mf_newton_set_line_search(mf_newton newton, int on)
+{
+  MF_CHECK(newton, NULL, MF_ERR_NULL, "newton is NULL");
+  newton->line_search = on != 0;
+  return 0;
+}
+
+int mf_newton_set_monitor(mf_newton newton, mf_newton_monitor_fn fn, void *user)
+{
+  MF_CHECK(newton, NULL, MF_ERR_NULL, "newton is NULL");
+  newton->monitor = fn;
+  newton->user = user;
+  return 0;
+}
+
+int mf_newton_history(mf_newton newton, const double **residuals, const double **updates, int *n)
+{
+  MF_CHECK(newton, NULL, MF_ERR_NULL, "newton is NULL");
+  MF_CHECK(n, newton->op->ctx, MF_ERR_NULL, "output pointer n is NULL");
+  if (residuals) *residuals = newton->res;
+  if (updates) *updates = newton->upd;
+  *n = newton->n;
+  return 0;
+}
+
+/* one entry of the history (grown as the steps go; every rank alike) */
+static int record(mf_newton n, double f, double u)
+{
+  if (n->n == n->cap) {
+    const int cap = n->cap ? 2 * n->cap : 16;
+    double *r = realloc(n->res, sizeof(double) * (size_t)cap), *d = r ? realloc(n->upd, sizeof(double) * (size_t)cap) : NULL;
+    if (r) n->res = r;
+    if (d) n->upd = d;
+    MF_CHECK(r && d, n->op->ctx, MF_ERR_MEMORY, "out of host memory (the Newton history, %d entries)", cap);
+    n->cap = cap;
+  }
+  n->res[n->n] = f, n->upd[n->n] = u;
+  n->n++;
+  return 0;
+}
+
+static const char *reason_text(mf_newton_reason r)
+{
+  switch (r) {
+  case MF_NEWTON_MAX_ITERATIONS: return "the step limit was reached";
+  case MF_NEWTON_DIVERGED: return "the residual grew past 1e10 times its start (diverged)";
+  case MF_NEWTON_LINE_SEARCH: return "the line search found no step length that decreases the residual";
+  case MF_NEWTON_LINEAR: return "the inner CG did not reach its tolerance";
+  case MF_NEWTON_STATE: return "the residual or the Jacobian is not finite at the state";
+  default: return "converged";
+  }
+}
+
+/* F(v) into r and its norm; *ok 0 where a value was not finite (MF_ERR_ARGUMENT: the message names the point) */
+static int residual_at(mf_newton n, mf_vector v, mf_vector r, double *norm, int *ok)
+{
+  *ok = 1;
+  const int ierr = mf_operator_residual(n->op, v, r);
+  if (ierr == MF_ERR_ARGUMENT) {
+    *ok = 0;
+    *norm = INFINITY;
+    return 0;
+  }
+  MF_CALL(ierr);
+  MF_CALL(mf_vector_norm2(r, norm));
+  if (!isfinite(*norm)) *ok = 0;
+  return 0;
+}
+
+int mf_newton_solve(mf_newton n, mf_vector u, mf_newton_info *info)
+{
+  mf_newton_info dummy;
+  if (!info) info = &dummy;
+  memset(info, 0, sizeof *info);
+  MF_CHECK(n, NULL, MF_ERR_NULL, "newton is NULL");
+  mf_context ctx = n->op->ctx;
+  MF_CHECK(u, ctx, MF_ERR_NULL, "state vector u is NULL");
+  MF_CHECK(u->space == n->op->space && u->prec == MF_PRECISION_DOUBLE, ctx, MF_ERR_INCOMPATIBLE,
+           "u must be a double vector of the operator's space");
+  const double t0 = MPI_Wtime();
+  n->n = 0;
+  if (n->pc_made != n->pc_kind) { /* the inner preconditioner of the kind asked for */
+    mf_pc_destroy(&n->pc);
+    MF_CALL(mf_pc_create(n->op, n->pc_kind, &n->pc));
+    MF_CALL(mf_cg_set_pc(n->cg, n->pc));
+    n->pc_made = n->pc_kind;
+  }
+  MF_CALL(mf_operator_set_dirichlet(n->op, 1)); /* u's boundary entries stay: F and the updates are zero there */
+  double f = 0.0, f0, fprev, eta_prev = n->eta;
+  int ok = 1;
+  MF_CALL(residual_at(n, u, n->F, &f, &ok));
+  f0 = fprev = f;
+  info->residual0 = info->residual = f;
+  MF_CALL(record(n, f, 0.0));
+  mf_newton_reason reason = MF_NEWTON_MAX_ITERATIONS;
+  int ierr = 0, stopped = 0;
+  if (!ok) {
+    reason = MF_NEWTON_STATE;
+    ierr = mf_operator_residual(n->op, u, n->F); /* the message naming the point */
+  }
+  if (!ierr && n->monitor && n->monitor(0, f, 0.0, 0, n->user)) stopped = 1;
+  const double target = fmax(n->atol, n->rtol * f0);
+  if (!ierr && !stopped && f <= target) reason = MF_NEWTON_CONVERGED_RESIDUAL;
+  for (int k = 1; !ierr && !stopped && reason == MF_NEWTON_MAX_ITERATIONS && k <= n->max_steps; k++) {
+    ierr = mf_operator_set_state(n->op, u); /* the Jacobian at u */
+    if (ierr) {
+      reason = ierr == MF_ERR_ARGUMENT ? MF_NEWTON_STATE : reason;
+      break;
+    }
+    double eta = n->eta; /* the forcing term */
+    if (n->ew && k > 1) {
+      const double r = f / fprev;
+      eta = 0.9 * r * r;
+      const double safe = 0.9 * eta_prev * eta_prev;
+      if (safe > 0.1 && safe > eta) eta = safe;
+      if (eta > n->eta) eta = n->eta;
+      const double floor_ = 0.5 * target / f; /* no oversolving near the end */
+      if (eta < floor_) eta = floor_ < n->eta ? floor_ : n->eta;
+    }
+    eta_prev = eta;
+    mf_cg_info ci;
+    ierr = mf_vector_copy(n->rhs, n->F);
+    if (!ierr) ierr = mf_vector_scale(n->rhs, -1.0);
+    if (!ierr) ierr = mf_vector_set_value(n->du, 0.0);
+    if (!ierr) ierr = mf_cg_set_tolerance(n->cg, eta, n->max_linear);
+    if (!ierr) ierr = mf_cg_solve(n->cg, n->rhs, n->du, &ci);
+    if (ierr) break;
+    info->linear_iterations += ci.iterations;
+    if (!ci.converged) {
+      reason = MF_NEWTON_LINEAR;
+      break;
+    }
+    double lambda = 1.0, ft = INFINITY;
+    int accepted = 0;
+    for (int t = 0; t <= (n->line_search ? 12 : 0) && !ierr; t++, lambda *= 0.5) {
+      ierr = mf_vector_copy(n->trial, u);
+      if (!ierr) ierr = mf_vector_axpy(n->trial, lambda, n->du);
+      if (!ierr) ierr = residual_at(n, n->trial, n->Ft, &ft, &ok);
+      if (ierr) break;
+      if (!ok && !n->line_search) { /* a full step to a state where F is not finite */
+        reason = MF_NEWTON_STATE;
+        ierr = mf_operator_residual(n->op, n->trial, n->Ft);
+        break;
+      }
+      if (ok && (!n->line_search || ft <= (1.0 - 1e-4 * lambda) * f)) {
+        accepted = 1;
+        break;
+      }
+    }
+    if (ierr) break;
+    if (!accepted) {
+      reason = MF_NEWTON_LINE_SEARCH;
+      break;
+    }
+    double dnorm = 0.0;
+    ierr = mf_vector_norm2(n->du, &dnorm);
+    if (!ierr) ierr = mf_vector_copy(u, n->trial);
+    if (ierr) break;
+    mf_vector s = n->F;
+    n->F = n->Ft, n->Ft = s;
+    fprev = f, f = ft;
+    info->iterations = k;
+    info->residual = f;
+    info->update = lambda * dnorm;
+    ierr = record(n, f, info->update);
+    if (!ierr && n->monitor && n->monitor(k, f, info->update, ci.iterations, n->user)) stopped = 1;
+    if (f <= target) reason = MF_NEWTON_CONVERGED_RESIDUAL;
+    else if (n->stol > 0.0 && info->update <= n->stol) reason = MF_NEWTON_CONVERGED_UPDATE;
+    else if (!n->line_search && f > 1e10 * f0) reason = MF_NEWTON_DIVERGED;
+  }
+  info->reason = reason;
+  info->converged = reason > 0;
+  info->seconds = MPI_Wtime() - t0;
+  if (ierr) return ierr;
+  if (stopped && !info->converged)
+    return mf_error_set(ctx, MF_ERR_NOT_CONVERGED, __FILE__, __LINE__, __func__,
+                        "Newton stopped by its monitor at step %d (||F|| = %.3e)", info->iterations, f);
+  if (!info->converged)
+    return mf_error_set(ctx, MF_ERR_NOT_CONVERGED, __FILE__, __LINE__, __func__,
+                        "Newton did not converge: %s after %d steps (||F|| = %.3e, start %.3e)", reason_text(reason),
+                        info->iterations, f, f0);
+  return 0;
+}

@@ -1,0 +1,392 @@
+/* t44_newton.c -- the linearisation at a state (mf_operator_set_state) and Newton's method (mf_newton) on
+ * simplex spaces, cpu backend (mfree.h):
+ *   - J(u) v against the centred difference (F(u + e v) - F(u - e v)) / 2e of the residual, 2D and 3D, P1 and
+ *     P2, to 1e-6; the state 0 gives the operator as made; the preconditioners are set up again at a new
+ *     state (a Jacobi CG at the state converges);
+ *   - Newton on -div((1 + |grad u|^2) grad u) + u^3 = s (an energy's: a symmetric Jacobian) with u = g on
+ *     the boundary: converges to 1e-10, the
+ *     residual falling quadratically with a tight inner tolerance (the order of the last step above rounding
+ *     at least 1.6), in fewer CG iterations with Eisenstat-Walker; the boundary values stay; the history and
+ *     the monitor agree;
+ *   - a problem where full steps fail (f0 = atan(u - 1), small diffusion, u0 = -2 inside): without the line
+ *     search Newton does not converge, with it it does and ||F|| decreases at every step;
+ *   - the failure codes: the step limit, the inner CG's limit, a residual not finite at the start
+ *     (MF_ERR_ARGUMENT naming the point), the monitor's stop; and the refusals (a built-in operator, a hex
+ *     physics' state, a facet g0's state, multigrid inside, bad tolerances).
+ * Runs on 1 and 2 ranks (NP 2: the same assertions).                                                          */
+#include "mf_test.h"
+
+#include <math.h>
+
+/* the energy of 1/4 (1 + |grad u|^2)^2 + 1/4 u^4 - s u, s = 4 + x0: -div((1 + |grad u|^2) grad u) + u^3 = s, a
+ * symmetric Jacobian (CG inside) that depends on u and on grad u */
+static void f0_nl(int dim, int nc, const double *u, const double *du, const double *x, const double *k, double *o)
+{
+  (void)dim, (void)nc, (void)du, (void)k;
+  o[0] = u[0] * u[0] * u[0] - 4.0 - x[0];
+}
+static void f1_nl(int dim, int nc, const double *u, const double *du, const double *x, const double *k, double *o)
+{
+  (void)nc, (void)u, (void)x, (void)k;
+  double q = 1.0;
+  for (int d = 0; d < dim; d++) q += du[d] * du[d];
+  for (int d = 0; d < dim; d++) o[d] = q * du[d];
+}
+static void g0_nl(int dim, int nc, const double *u, const double *du, const double *x, const double *k, double *o)
+{
+  (void)dim, (void)nc, (void)du, (void)x, (void)k;
+  o[0] = 3.0 * u[0] * u[0];
+}
+static void g3_nl(int dim, int nc, const double *u, const double *du, const double *x, const double *k, double *o)
+{
+  (void)nc, (void)u, (void)x, (void)k;
+  double q = 1.0;
+  for (int d = 0; d < dim; d++) q += du[d] * du[d];
+  for (int d = 0; d < dim; d++)
+    for (int e = 0; e < dim; e++) o[d * dim + e] = (d == e ? q : 0.0) + 2.0 * du[d] * du[e];
+}
+/* atan(u - 1) with diffusion 1e-3: pure Newton from u = -2 overshoots */
+static void f0_atan(int dim, int nc, const double *u, const double *du, const double *x, const double *k, double *o)
+{
+  (void)dim, (void)nc, (void)du, (void)x, (void)k;
+  o[0] = atan(u[0] - 1.0);
+}
+static void g0_atan(int dim, int nc, const double *u, const double *du, const double *x, const double *k, double *o)
+{
+  (void)dim, (void)nc, (void)du, (void)x, (void)k;
+  o[0] = 1.0 / (1.0 + (u[0] - 1.0) * (u[0] - 1.0));
+}
+static void f1_small(int dim, int nc, const double *u, const double *du, const double *x, const double *k, double *o)
+{
+  (void)nc, (void)u, (void)x, (void)k;
+  for (int d = 0; d < dim; d++) o[d] = 1e-3 * du[d];
+}
+static void g3_small(int dim, int nc, const double *u, const double *du, const double *x, const double *k, double *o)
+{
+  (void)nc, (void)u, (void)du, (void)x, (void)k;
+  for (int d = 0; d < dim; d++) o[d * dim + d] = 1e-3;
+}
+static void f0_log(int dim, int nc, const double *u, const double *du, const double *x, const double *k, double *o)
+{
+  (void)dim, (void)nc, (void)du, (void)x, (void)k;
+  o[0] = log(u[0]);
+}
+static void robin_f0(int dim, int nc, const double *u, const double *x, const double *n, const double *k, double *o)
+{
+  (void)dim, (void)nc, (void)x, (void)n, (void)k;
+  o[0] = 2.0 * u[0];
+}
+static void robin_g0(int dim, int nc, const double *u, const double *x, const double *n, const double *k, double *o)
+{
+  (void)dim, (void)nc, (void)u, (void)x, (void)n, (void)k;
+  o[0] = 2.0;
+}
+static double bval(const double *x, int dim, void *u)
+{
+  (void)u;
+  return x[0] + 0.5 * x[1] + (dim == 3 ? 0.25 * x[2] : 0.0);
+}
+static double one(const double *x, int dim, void *u)
+{
+  (void)x, (void)dim, (void)u;
+  return 1.0;
+}
+
+typedef struct {
+  int calls, last_step, stop_at;
+  double last_res;
+} mon;
+static int monitor(int step, double res, double upd, int lin, void *user)
+{
+  (void)upd, (void)lin;
+  mon *m = (mon *)user;
+  m->calls++, m->last_step = step, m->last_res = res;
+  return m->stop_at >= 0 && step >= m->stop_at;
+}
+
+static mf_physics nl_physics(mf_context ctx)
+{
+  mf_physics ph;
+  T_CALL(mf_physics_create(ctx, 1, &ph));
+  T_CALL(mf_physics_set_residual(ph, f0_nl, f1_nl));
+  T_CALL(mf_physics_set_jacobian(ph, g0_nl, NULL, NULL, g3_nl));
+  return ph;
+}
+
+static double maxdiff(mf_vector a, mf_vector b, int n, double *scale)
+{
+  double *ha = calloc((size_t)n + 1, sizeof(double)), *hb = calloc((size_t)n + 1, sizeof(double)), d = 0.0, m = 0.0;
+  T_CALL(mf_vector_get_values(a, ha));
+  T_CALL(mf_vector_get_values(b, hb));
+  for (int i = 0; i < n; i++) d = fmax(d, fabs(ha[i] - hb[i])), m = fmax(m, fabs(hb[i]));
+  free(ha);
+  free(hb);
+  if (scale) *scale = m;
+  return d;
+}
+
+/* J(u) v against the residual's centred difference; J(0) against the operator as made */
+static void check_state(mf_context ctx, int dim, int p)
+{
+  mf_mesh mesh;
+  mf_space s;
+  mf_operator A, A0;
+  mf_vector u, v, w, Jv, Fp, Fm;
+  T_CALL(mf_mesh_create(ctx, dim == 2 ? "square-tris" : "cube-tets", dim, dim == 2 ? 3 : 2, &mesh));
+  T_CALL(mf_space_create(mesh, p, &s));
+  mf_physics ph = nl_physics(ctx);
+  T_CALL(mf_operator_create_physics(s, ph, MF_QUAD_GAUSS, &A));
+  T_CALL(mf_operator_create_physics(s, ph, MF_QUAD_GAUSS, &A0));
+  mf_vector *vs[6] = {&u, &v, &w, &Jv, &Fp, &Fm};
+  for (int i = 0; i < 6; i++) T_CALL(mf_vector_create(s, vs[i]));
+  int n;
+  T_CALL(mf_space_local_sizes(s, NULL, &n));
+  T_CALL(mf_vector_set_random(u, 11u));
+  T_CALL(mf_vector_set_random(v, 12u));
+  /* the state 0: the operator as made */
+  T_CALL(mf_vector_set_value(w, 0.0));
+  T_CALL(mf_operator_set_state(A, w));
+  T_CALL(mf_operator_apply(A, v, Jv));
+  T_CALL(mf_operator_apply(A0, v, Fp));
+  double sc = 0.0, d = maxdiff(Jv, Fp, n, &sc);
+  T_CHECK(d <= 1e-13 * sc, "%dD P%d: the operator at the state 0 differs from the one made by %.3e (of %.3e)", dim, p, d, sc);
+  /* J(u) v against the centred difference */
+  T_CALL(mf_operator_set_state(A, u));
+  T_CALL(mf_operator_apply(A, v, Jv));
+  const double e = 1e-6;
+  T_CALL(mf_vector_copy(w, u));
+  T_CALL(mf_vector_axpy(w, e, v));
+  T_CALL(mf_operator_residual(A, w, Fp));
+  T_CALL(mf_vector_copy(w, u));
+  T_CALL(mf_vector_axpy(w, -e, v));
+  T_CALL(mf_operator_residual(A, w, Fm));
+  T_CALL(mf_vector_axpy(Fp, -1.0, Fm));
+  T_CALL(mf_vector_scale(Fp, 0.5 / e));
+  d = maxdiff(Jv, Fp, n, &sc);
+  T_CHECK(sc > 0.0 && d <= 1e-6 * sc, "%dD P%d: J(u) v differs from the residual's difference by %.3e (of %.3e)", dim, p,
+          d, sc);
+  /* and unlike the operator at 0 (the state matters) */
+  T_CALL(mf_operator_apply(A0, v, Fm));
+  d = maxdiff(Jv, Fm, n, &sc);
+  T_CHECK(d > 1e-3 * sc, "%dD P%d: J(u) v equals the product at the state 0 (%.3e)", dim, p, d);
+  /* a Jacobi CG at the new state: its preconditioner set up again (else it is the state 0's diagonal) */
+  mf_cg cg;
+  mf_cg_info info;
+  T_CALL(mf_operator_set_dirichlet(A, 1));
+  T_CALL(mf_cg_create(A, &cg));
+  T_CALL(mf_cg_set_tolerance(cg, 1e-10, 2000));
+  T_CALL(mf_vector_set_value(w, 0.0));
+  T_CALL(mf_vector_zero_boundary(v));
+  T_CALL(mf_cg_solve(cg, v, w, &info));
+  T_CALL(mf_operator_set_state(A, w)); /* another state: the pc again */
+  T_CALL(mf_vector_set_value(w, 0.0));
+  T_CALL(mf_cg_solve(cg, v, w, &info));
+  T_CALL(mf_operator_apply(A, w, Jv));
+  d = maxdiff(Jv, v, n, &sc);
+  T_CHECK(info.converged && d <= 1e-7 * sc, "%dD P%d: CG at the new state: converged %d, |A w - v| %.3e of %.3e", dim, p,
+          info.converged, d, sc);
+  mf_cg_destroy(&cg);
+  for (int i = 0; i < 6; i++) mf_vector_destroy(vs[i]);
+  mf_operator_destroy(&A);
+  mf_operator_destroy(&A0);
+  mf_physics_destroy(&ph);
+  mf_space_destroy(&s);
+  mf_mesh_destroy(&mesh);
+}
+
+static void check_newton(mf_context ctx, int dim, int p)
+{
+  mf_mesh mesh;
+  mf_space s;
+  mf_operator A;
+  mf_vector u, g;
+  T_CALL(mf_mesh_create(ctx, dim == 2 ? "square-tris" : "cube-tets", dim, dim == 2 ? 3 : 2, &mesh));
+  T_CALL(mf_space_create(mesh, p, &s));
+  mf_physics ph = nl_physics(ctx);
+  T_CALL(mf_operator_create_physics(s, ph, MF_QUAD_GAUSS, &A));
+  T_CALL(mf_vector_create(s, &u));
+  T_CALL(mf_vector_create(s, &g));
+  int n;
+  T_CALL(mf_space_local_sizes(s, NULL, &n));
+  mf_newton nw;
+  T_CALL(mf_newton_create(A, &nw));
+  int lin[2] = {0, 0};
+  for (int ew = 0; ew < 2; ew++) {
+    T_CALL(mf_vector_set_boundary(u, bval, NULL)); /* the boundary values, 0 inside */
+    T_CALL(mf_vector_copy(g, u));
+    T_CALL(mf_newton_set_linear(nw, MF_PC_JACOBI, ew, ew ? 0.5 : 1e-10, 5000));
+    mon m = {0, -1, -1, 0.0};
+    T_CALL(mf_newton_set_monitor(nw, monitor, &m));
+    mf_newton_info info;
+    T_CALL(mf_newton_solve(nw, u, &info));
+    lin[ew] = info.linear_iterations;
+    const double *res, *upd;
+    int nh;
+    T_CALL(mf_newton_history(nw, &res, &upd, &nh));
+    T_CHECK(info.converged && info.reason == MF_NEWTON_CONVERGED_RESIDUAL && info.residual <= 1e-10 * info.residual0,
+            "%dD P%d ew %d: converged %d reason %d, ||F|| %.3e from %.3e", dim, p, ew, info.converged, (int)info.reason,
+            info.residual, info.residual0);
+    T_CHECK(nh == info.iterations + 1 && res[0] == info.residual0 && res[nh - 1] == info.residual,
+            "%dD P%d: history of %d entries for %d steps", dim, p, nh, info.iterations);
+    T_CHECK(m.calls == nh && m.last_step == info.iterations && m.last_res == info.residual,
+            "%dD P%d: the monitor saw %d calls, last step %d", dim, p, m.calls, m.last_step);
+    T_CHECK(info.iterations >= 3 && info.iterations <= 15, "%dD P%d ew %d: %d Newton steps", dim, p, ew, info.iterations);
+    if (!ew) { /* quadratic: the order log(r_k / r_k-1) / log(r_k-1 / r_k-2) of the last step above rounding */
+      int k = nh - 1;
+      while (k > 2 && res[k] <= 1e-12 * res[0]) k--;
+      const double q = log(res[k] / res[k - 1]) / log(res[k - 1] / res[k - 2]);
+      T_CHECK(k >= 2 && q >= 1.6, "%dD P%d: order %.2f at step %d (residuals %.3e, %.3e, %.3e): not quadratic", dim, p, q, k,
+              res[k - 2], res[k - 1], res[k]);
+    }
+    /* the boundary values stay */
+    double *hu = calloc((size_t)n, sizeof(double)), *hg = calloc((size_t)n, sizeof(double));
+    int nb = 0;
+    T_CALL(mf_space_dirichlet_dofs(s, &nb, NULL));
+    int *bd = calloc((size_t)nb + 1, sizeof(int));
+    T_CALL(mf_space_dirichlet_dofs(s, &nb, bd));
+    T_CALL(mf_vector_get_values(u, hu));
+    T_CALL(mf_vector_get_values(g, hg));
+    double db = 0.0;
+    for (int i = 0; i < nb; i++) db = fmax(db, fabs(hu[bd[i]] - hg[bd[i]]));
+    int nball = nb; /* a rank may hold interior cells only */
+    MPI_Allreduce(MPI_IN_PLACE, &nball, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    T_CHECK(nball > 0 && db == 0.0, "%dD P%d: the boundary values moved by %.3e (%d boundary DoFs)", dim, p, db, nball);
+    free(hu), free(hg), free(bd);
+  }
+  T_CHECK(lin[1] < lin[0], "%dD P%d: Eisenstat-Walker took %d CG iterations, the tight tolerance %d", dim, p, lin[1], lin[0]);
+
+  /* the failure codes */
+  mf_newton_info info;
+  T_CALL(mf_vector_set_boundary(u, bval, NULL));
+  T_CALL(mf_newton_set_tolerances(nw, 1e-12, 0.0, 0.0, 1));
+  EXPECT(mf_newton_solve(nw, u, &info), MF_ERR_NOT_CONVERGED, "the step limit was reached after 1 steps");
+  T_CHECK(info.reason == MF_NEWTON_MAX_ITERATIONS && !info.converged, "%dD: reason %d", dim, (int)info.reason);
+  T_CALL(mf_newton_set_tolerances(nw, 1e-10, 0.0, 0.0, 50));
+  T_CALL(mf_newton_set_linear(nw, MF_PC_JACOBI, 0, 1e-12, 1));
+  T_CALL(mf_vector_set_boundary(u, bval, NULL));
+  EXPECT(mf_newton_solve(nw, u, &info), MF_ERR_NOT_CONVERGED, "the inner CG did not reach its tolerance");
+  T_CHECK(info.reason == MF_NEWTON_LINEAR, "%dD: reason %d", dim, (int)info.reason);
+  T_CALL(mf_newton_set_linear(nw, MF_PC_CHEBYSHEV, 1, 0.5, 5000)); /* Chebyshev inside works too */
+  mon m = {0, -1, 1, 0.0};
+  T_CALL(mf_newton_set_monitor(nw, monitor, &m));
+  T_CALL(mf_vector_set_boundary(u, bval, NULL));
+  EXPECT(mf_newton_solve(nw, u, &info), MF_ERR_NOT_CONVERGED, "stopped by its monitor at step 1");
+  T_CALL(mf_newton_set_monitor(nw, NULL, NULL));
+  T_CALL(mf_vector_set_boundary(u, bval, NULL));
+  T_CALL(mf_newton_solve(nw, u, &info));
+  T_CHECK(info.converged, "%dD P%d: Chebyshev inside did not converge", dim, p);
+  EXPECT(mf_newton_set_linear(nw, MF_PC_MULTIGRID, 1, 0.5, 10), MF_ERR_UNSUPPORTED, "multigrid at a state: not yet");
+  EXPECT(mf_newton_set_tolerances(nw, 0.0, 0.0, 0.0, 10), MF_ERR_ARGUMENT, "Newton would never stop");
+  EXPECT(mf_newton_set_tolerances(nw, 1.5, 0.0, 0.0, 10), MF_ERR_ARGUMENT, "relative tolerance 1.5");
+  EXPECT(mf_newton_set_linear(nw, MF_PC_JACOBI, 1, 1.0, 10), MF_ERR_ARGUMENT, "eta 1 out of range");
+  mf_newton_destroy(&nw);
+  mf_operator_destroy(&A);
+  mf_physics_destroy(&ph);
+
+  /* full steps fail, the line search does not */
+  T_CALL(mf_physics_create(ctx, 1, &ph));
+  T_CALL(mf_physics_set_residual(ph, f0_atan, f1_small));
+  T_CALL(mf_physics_set_jacobian(ph, g0_atan, NULL, NULL, g3_small));
+  T_CALL(mf_operator_create_physics(s, ph, MF_QUAD_GAUSS, &A));
+  T_CALL(mf_newton_create(A, &nw));
+  T_CALL(mf_newton_set_linear(nw, MF_PC_JACOBI, 0, 1e-10, 5000));
+  for (int ls = 0; ls < 2; ls++) {
+    T_CALL(mf_vector_set_value(u, -2.0));
+    T_CALL(mf_vector_zero_boundary(u));
+    T_CALL(mf_vector_set_boundary(g, one, NULL));
+    T_CALL(mf_vector_axpy(u, 1.0, g)); /* -2 inside, 1 on the boundary */
+    T_CALL(mf_newton_set_line_search(nw, ls));
+    T_CALL(mf_newton_set_tolerances(nw, 1e-10, 0.0, 0.0, 40));
+    const int ierr = mf_newton_solve(nw, u, &info);
+    if (!ls)
+      T_CHECK(ierr == MF_ERR_NOT_CONVERGED && !info.converged &&
+                  (info.reason == MF_NEWTON_DIVERGED || info.reason == MF_NEWTON_MAX_ITERATIONS),
+              "%dD P%d: full steps gave error %d reason %d (expected no convergence)", dim, p, ierr, (int)info.reason);
+    else {
+      T_CHECK(ierr == 0 && info.converged, "%dD P%d: with the line search error %d reason %d", dim, p, ierr,
+              (int)info.reason);
+      const double *res;
+      int nh;
+      T_CALL(mf_newton_history(nw, &res, NULL, &nh));
+      for (int k = 1; k < nh; k++)
+        T_CHECK(res[k] < res[k - 1], "%dD P%d: ||F|| rose at step %d with the line search (%.3e -> %.3e)", dim, p, k,
+                res[k - 1], res[k]);
+    }
+  }
+  mf_newton_destroy(&nw);
+  mf_operator_destroy(&A);
+  mf_physics_destroy(&ph);
+
+  /* a residual not finite at the start: the point named */
+  T_CALL(mf_physics_create(ctx, 1, &ph));
+  T_CALL(mf_physics_set_residual(ph, f0_log, f1_small));
+  T_CALL(mf_physics_set_jacobian(ph, NULL, NULL, NULL, g3_small));
+  T_CALL(mf_operator_create_physics(s, ph, MF_QUAD_GAUSS, &A));
+  T_CALL(mf_newton_create(A, &nw));
+  T_CALL(mf_vector_set_value(u, -1.0));
+  EXPECT(mf_newton_solve(nw, u, &info), MF_ERR_ARGUMENT, "the pointwise function f0 must give finite values");
+  T_CHECK(info.reason == MF_NEWTON_STATE, "%dD: reason %d for a residual not finite", dim, (int)info.reason);
+  mf_newton_destroy(&nw);
+  mf_operator_destroy(&A);
+  mf_physics_destroy(&ph);
+
+  /* refusals */
+  T_CALL(mf_operator_create_laplace(s, MF_QUAD_GAUSS, NULL, NULL, &A));
+  EXPECT(mf_newton_create(A, &nw), MF_ERR_UNSUPPORTED, "Newton needs an operator of a pointwise physics");
+  EXPECT(mf_operator_set_state(A, u), MF_ERR_UNSUPPORTED, "a state needs an operator of a pointwise physics");
+  mf_operator_destroy(&A);
+  mf_vector_destroy(&u);
+  mf_vector_destroy(&g);
+  mf_space_destroy(&s);
+  mf_mesh_destroy(&mesh);
+}
+
+int main(int argc, char **argv)
+{
+  MPI_Init(&argc, &argv);
+  mf_context ctx;
+  T_CALL(mf_context_create(MPI_COMM_WORLD, "cpu", &ctx));
+  for (int dim = 2; dim <= 3; dim++)
+    for (int p = 1; p <= 2; p++) {
+      check_state(ctx, dim, p);
+      check_newton(ctx, dim, p);
+    }
+  /* a facet g0 (Robin) is not linearised at a state yet */
+  {
+    mf_mesh m2;
+    mf_space s2;
+    mf_operator B;
+    mf_vector w;
+    T_CALL(mf_mesh_create(ctx, "square-tris", 2, 2, &m2));
+    T_CALL(mf_space_create(m2, 1, &s2));
+    mf_physics pr = nl_physics(ctx);
+    T_CALL(mf_physics_set_boundary(pr, 1, robin_f0, robin_g0));
+    T_CALL(mf_operator_create_physics(s2, pr, MF_QUAD_GAUSS, &B));
+    T_CALL(mf_vector_create(s2, &w));
+    T_CALL(mf_vector_set_value(w, 0.5));
+    EXPECT(mf_operator_set_state(B, w), MF_ERR_UNSUPPORTED, "boundary terms in its operator (g0 on facets)");
+    mf_vector_destroy(&w);
+    mf_operator_destroy(&B);
+    mf_physics_destroy(&pr);
+    mf_space_destroy(&s2);
+    mf_mesh_destroy(&m2);
+  }
+  /* a hex physics has no state yet */
+  mf_mesh mesh;
+  mf_space s;
+  mf_operator A;
+  mf_vector u;
+  T_CALL(mf_mesh_create(ctx, "cube", 3, 1, &mesh));
+  T_CALL(mf_space_create(mesh, 2, &s));
+  mf_physics ph = nl_physics(ctx);
+  T_CALL(mf_operator_create_physics(s, ph, MF_QUAD_GAUSS, &A));
+  T_CALL(mf_vector_create(s, &u));
+  EXPECT(mf_operator_set_state(A, u), MF_ERR_UNSUPPORTED, "simplex spaces on the cpu backend");
+  mf_vector_destroy(&u);
+  mf_operator_destroy(&A);
+  mf_physics_destroy(&ph);
+  mf_space_destroy(&s);
+  mf_mesh_destroy(&mesh);
+  mf_context_destroy(&ctx);
+  return t_finish();
+}
