@@ -838,7 +838,7 @@ typedef enum {
   MF_NEWTON_MAX_ITERATIONS = -1,    /**< the iteration limit came first */
   MF_NEWTON_DIVERGED = -2,          /**< ||F(u)|| grew past 1e10 ||F(u0)|| (without the line search) */
   MF_NEWTON_LINE_SEARCH = -3,       /**< no step length in 1, 1/2, ..., 1/2^12 decreased ||F|| enough */
-  MF_NEWTON_LINEAR = -4,            /**< the inner CG did not reach its tolerance */
+  MF_NEWTON_LINEAR = -4,            /**< the inner CG (or GMRES) did not reach its tolerance */
   MF_NEWTON_STATE = -5              /**< the residual or the Jacobian is not finite at the state (e.g. det F <= 0) */
 } mf_newton_reason;
 
@@ -875,6 +875,9 @@ int mf_newton_set_tolerances(mf_newton newton, double rtol, double atol, double 
  *  1: Eisenstat-Walker from eta, capped at eta; 0: the fixed relative tolerance eta), eta in (0, 1), and the
  *  CG iteration limit per step. */
 int mf_newton_set_linear(mf_newton newton, mf_pc_kind pc, int ew, double eta, int max_iterations);
+/** @brief The inner solve by restarted GMRES(restart), right-preconditioned (mf_gmres), for Jacobians that are not
+ *  symmetric (a non-variational physics); 0 goes back to CG (the default). */
+int mf_newton_set_gmres(mf_newton newton, int restart);
 /** @brief Backtracking line search on (1, default) or off (0: full steps). */
 int mf_newton_set_line_search(mf_newton newton, int on);
 int mf_newton_set_monitor(mf_newton newton, mf_newton_monitor_fn fn, void *user);

@@ -8,6 +8,8 @@
  *     residual falling quadratically with a tight inner tolerance (the order of the last step above rounding
  *     at least 1.6), in fewer CG iterations with Eisenstat-Walker; the boundary values stay; the history and
  *     the monitor agree;
+ *   - a non-variational -div((1 + u^2) grad u) + u^3 = s (a non-symmetric Jacobian) with GMRES inside,
+ *     quadratic as well;
  *   - a problem where full steps fail (f0 = atan(u - 1), small diffusion, u0 = -2 inside): without the line
  *     search Newton does not converge, with it it does and ||F|| decreases at every step;
  *   - the failure codes: the step limit, the inner CG's limit, a residual not finite at the start
@@ -44,6 +46,22 @@ static void g3_nl(int dim, int nc, const double *u, const double *du, const doub
   for (int d = 0; d < dim; d++) q += du[d] * du[d];
   for (int d = 0; d < dim; d++)
     for (int e = 0; e < dim; e++) o[d * dim + e] = (d == e ? q : 0.0) + 2.0 * du[d] * du[e];
+}
+/* -div((1 + u^2) grad u) + u^3 = s: not an energy's, g2 = 2 u grad u makes the Jacobian non-symmetric */
+static void f1_nv(int dim, int nc, const double *u, const double *du, const double *x, const double *k, double *o)
+{
+  (void)nc, (void)x, (void)k;
+  for (int d = 0; d < dim; d++) o[d] = (1.0 + u[0] * u[0]) * du[d];
+}
+static void g2_nv(int dim, int nc, const double *u, const double *du, const double *x, const double *k, double *o)
+{
+  (void)nc, (void)x, (void)k;
+  for (int d = 0; d < dim; d++) o[d] = 2.0 * u[0] * du[d];
+}
+static void g3_nv(int dim, int nc, const double *u, const double *du, const double *x, const double *k, double *o)
+{
+  (void)nc, (void)du, (void)x, (void)k;
+  for (int d = 0; d < dim; d++) o[d * dim + d] = 1.0 + u[0] * u[0];
 }
 /* atan(u - 1) with diffusion 1e-3: pure Newton from u = -2 overshoots */
 static void f0_atan(int dim, int nc, const double *u, const double *du, const double *x, const double *k, double *o)
@@ -264,7 +282,7 @@ static void check_newton(mf_context ctx, int dim, int p)
   T_CALL(mf_newton_set_tolerances(nw, 1e-10, 0.0, 0.0, 50));
   T_CALL(mf_newton_set_linear(nw, MF_PC_JACOBI, 0, 1e-12, 1));
   T_CALL(mf_vector_set_boundary(u, bval, NULL));
-  EXPECT(mf_newton_solve(nw, u, &info), MF_ERR_NOT_CONVERGED, "the inner CG did not reach its tolerance");
+  EXPECT(mf_newton_solve(nw, u, &info), MF_ERR_NOT_CONVERGED, "the inner solve (CG or GMRES) did not reach its tolerance");
   T_CHECK(info.reason == MF_NEWTON_LINEAR, "%dD: reason %d", dim, (int)info.reason);
   T_CALL(mf_newton_set_linear(nw, MF_PC_CHEBYSHEV, 1, 0.5, 5000)); /* Chebyshev inside works too */
   mon m = {0, -1, 1, 0.0};
@@ -313,6 +331,31 @@ static void check_newton(mf_context ctx, int dim, int p)
                 res[k - 1], res[k]);
     }
   }
+  mf_newton_destroy(&nw);
+  mf_operator_destroy(&A);
+  mf_physics_destroy(&ph);
+
+  /* a Jacobian that is not symmetric: GMRES inside converges, quadratically with a tight tolerance */
+  T_CALL(mf_physics_create(ctx, 1, &ph));
+  T_CALL(mf_physics_set_residual(ph, f0_nl, f1_nv));
+  T_CALL(mf_physics_set_jacobian(ph, g0_nl, NULL, g2_nv, g3_nv));
+  T_CALL(mf_operator_create_physics(s, ph, MF_QUAD_GAUSS, &A));
+  T_CALL(mf_newton_create(A, &nw));
+  T_CALL(mf_newton_set_gmres(nw, 40));
+  T_CALL(mf_newton_set_linear(nw, MF_PC_JACOBI, 0, 1e-10, 2000));
+  T_CALL(mf_vector_set_boundary(u, bval, NULL));
+  T_CALL(mf_newton_solve(nw, u, &info));
+  {
+    const double *res;
+    int nh;
+    T_CALL(mf_newton_history(nw, &res, NULL, &nh));
+    int k = nh - 1;
+    while (k > 2 && res[k] <= 1e-12 * res[0]) k--;
+    const double q = log(res[k] / res[k - 1]) / log(res[k - 1] / res[k - 2]);
+    T_CHECK(info.converged && k >= 2 && q >= 1.6, "%dD P%d GMRES inside: converged %d, order %.2f", dim, p,
+            info.converged, q);
+  }
+  EXPECT(mf_newton_set_gmres(nw, -1), MF_ERR_ARGUMENT, "GMRES restart -1 out of range");
   mf_newton_destroy(&nw);
   mf_operator_destroy(&A);
   mf_physics_destroy(&ph);

@@ -1,6 +1,6 @@
 /* newton.c -- Newton's method for F(u) = 0 (mf_newton, mfree.h): F the residual of an operator's physics
  * (mf_operator_residual), its Jacobian the same operator at the state (mf_operator_set_state), each step's
- * linear system solved matrix-free by CG to an inexact tolerance (Eisenstat-Walker, choice 2, with the usual
+ * linear system solved matrix-free by CG (or GMRES for a Jacobian that is not symmetric) to an inexact tolerance (Eisenstat-Walker, choice 2, with the usual
  * safeguards), then a backtracking line search on ||F||_2. The vectors are the backend's; the norms, the
  * forcing and the step lengths are the same numbers on every rank (global reductions), so every rank takes
  * the same branch. */
@@ -19,6 +19,8 @@ struct mf_newton_s {
   void *user;
   mf_vector F, Ft, du, rhs, trial;
   mf_cg cg;
+  mf_gmres gmres; /* the inner solver instead of CG where set (mf_newton_set_gmres) */
+  int restart;
   mf_pc pc;
   mf_pc_kind pc_made; /* the kind of pc (made at the first solve, again where the kind changed) */
   double *res, *upd;  /* history */
@@ -64,6 +66,7 @@ int mf_newton_destroy(mf_newton *newton)
   mf_vector *v[5] = {&n->F, &n->Ft, &n->du, &n->rhs, &n->trial};
   for (int i = 0; i < 5; i++) mf_vector_destroy(v[i]);
   mf_cg_destroy(&n->cg);
+  mf_gmres_destroy(&n->gmres);
   mf_pc_destroy(&n->pc);
   mf_operator_release(n->op);
   free(n->res);
@@ -98,6 +101,24 @@ int mf_newton_set_linear(mf_newton newton, mf_pc_kind pc, int ew, double eta, in
   MF_CHECK(eta > 0.0 && eta < 1.0, ctx, MF_ERR_ARGUMENT, "forcing term eta %g out of range (0, 1)", eta);
   MF_CHECK(max_iterations >= 1, ctx, MF_ERR_ARGUMENT, "CG iteration limit %d: at least 1", max_iterations);
   newton->pc_kind = pc, newton->ew = ew, newton->eta = eta, newton->max_linear = max_iterations;
+  return 0;
+}
+
+int mf_newton_set_gmres(mf_newton newton, int restart)
+{
+  MF_CHECK(newton, NULL, MF_ERR_NULL, "newton is NULL");
+  mf_context ctx = newton->op->ctx;
+  MF_CHECK(restart >= 0 && restart <= 1000, ctx, MF_ERR_ARGUMENT, "GMRES restart %d out of range 0..1000 (0: CG)",
+           restart);
+  if (!restart) {
+    mf_gmres_destroy(&newton->gmres);
+    newton->restart = 0;
+    return 0;
+  }
+  if (!newton->gmres) MF_CALL(mf_gmres_create(newton->op, &newton->gmres));
+  MF_CALL(mf_gmres_set_restart(newton->gmres, restart));
+  newton->restart = restart;
+  newton->pc_made = (mf_pc_kind)-1; /* the preconditioner given to it at the next solve */
   return 0;
 }
 
@@ -148,7 +169,7 @@ static const char *reason_text(mf_newton_reason r)
   case MF_NEWTON_MAX_ITERATIONS: return "the step limit was reached";
   case MF_NEWTON_DIVERGED: return "the residual grew past 1e10 times its start (diverged)";
   case MF_NEWTON_LINE_SEARCH: return "the line search found no step length that decreases the residual";
-  case MF_NEWTON_LINEAR: return "the inner CG did not reach its tolerance";
+  case MF_NEWTON_LINEAR: return "the inner solve (CG or GMRES) did not reach its tolerance";
   case MF_NEWTON_STATE: return "the residual or the Jacobian is not finite at the state";
   default: return "converged";
   }
@@ -186,6 +207,7 @@ int mf_newton_solve(mf_newton n, mf_vector u, mf_newton_info *info)
     mf_pc_destroy(&n->pc);
     MF_CALL(mf_pc_create(n->op, n->pc_kind, &n->pc));
     MF_CALL(mf_cg_set_pc(n->cg, n->pc));
+    if (n->gmres) MF_CALL(mf_gmres_set_pc(n->gmres, n->pc));
     n->pc_made = n->pc_kind;
   }
   MF_CALL(mf_operator_set_dirichlet(n->op, 1)); /* u's boundary entries stay: F and the updates are zero there */
@@ -225,8 +247,10 @@ int mf_newton_solve(mf_newton n, mf_vector u, mf_newton_info *info)
     ierr = mf_vector_copy(n->rhs, n->F);
     if (!ierr) ierr = mf_vector_scale(n->rhs, -1.0);
     if (!ierr) ierr = mf_vector_set_value(n->du, 0.0);
-    if (!ierr) ierr = mf_cg_set_tolerance(n->cg, eta, n->max_linear);
-    if (!ierr) ierr = mf_cg_solve(n->cg, n->rhs, n->du, &ci);
+    if (!ierr && n->gmres) ierr = mf_gmres_set_tolerance(n->gmres, eta, n->max_linear);
+    else if (!ierr) ierr = mf_cg_set_tolerance(n->cg, eta, n->max_linear);
+    if (!ierr && n->gmres) ierr = mf_gmres_solve(n->gmres, n->rhs, n->du, &ci);
+    else if (!ierr) ierr = mf_cg_solve(n->cg, n->rhs, n->du, &ci);
     if (ierr) break;
     info->linear_iterations += ci.iterations;
     if (!ci.converged) {
