@@ -580,8 +580,8 @@ int mf_operator_residual(mf_operator op, mf_vector u, mf_vector r);
  *  (u, grad u) at every quadrature point (u's ghosts imported), in place of u = grad u = 0, so that A v is
  *  F'(u) v where g0..g3 are the derivatives of f0 and f1 (mf_physics_check_jacobian checks that). The
  *  Dirichlet form stays as set; a preconditioner made from op must be set up again (mf_pc_setup,
- *  mf_cg_setup). u of op's space, in double. Simplex spaces on the cpu backend; elsewhere refused
- *  (MF_ERR_UNSUPPORTED). Errors: MF_ERR_ARGUMENT (a g-value that is not finite at u, naming the point).
+ *  mf_cg_setup). u of op's space, in double. Hex and simplex spaces on the cpu backend; the cuda backend
+ *  and boundary terms in the operator (a face g0) refused (MF_ERR_UNSUPPORTED). Errors: MF_ERR_ARGUMENT (a g-value that is not finite at u, naming the point).
  *  Collective. */
 int mf_operator_set_state(mf_operator op, mf_vector u);
 
@@ -866,7 +866,7 @@ typedef int (*mf_newton_monitor_fn)(int step, double residual, double update, in
  *  at most eta_max; or fixed), then u <- u + lambda du with lambda = 1, 1/2, ... until ||F|| decreases by
  *  the factor 1 - 1e-4 lambda (backtracking; off: lambda = 1). Defaults: rtol 1e-10, atol 1e-50, stol 0 (the
  *  update criterion off), 50 steps, Jacobi, eta_max 0.5 with Eisenstat-Walker, line search on. Collective;
- *  the op is held. Simplex spaces on the cpu backend (mf_operator_set_state). */
+ *  the op is held. Hex and simplex spaces on the cpu backend (mf_operator_set_state). */
 typedef struct mf_newton_s *mf_newton;
 int mf_newton_create(mf_operator op, mf_newton *newton);
 /** @brief Tolerances: relative and absolute on ||F(u)||_2, on the update's ||du||_2 (0: off), step limit. */

@@ -1,5 +1,5 @@
 /* t44_newton.c -- the linearisation at a state (mf_operator_set_state) and Newton's method (mf_newton) on
- * simplex spaces, cpu backend (mfree.h):
+ * simplex (P1, P2) and hex (Q1, Q2) spaces, 2D and 3D, cpu backend (mfree.h):
  *   - J(u) v against the centred difference (F(u + e v) - F(u - e v)) / 2e of the residual, 2D and 3D, P1 and
  *     P2, to 1e-6; the state 0 gives the operator as made; the preconditioners are set up again at a new
  *     state (a Jacobi CG at the state converges);
@@ -13,8 +13,8 @@
  *   - a problem where full steps fail (f0 = atan(u - 1), small diffusion, u0 = -2 inside): without the line
  *     search Newton does not converge, with it it does and ||F|| decreases at every step;
  *   - the failure codes: the step limit, the inner CG's limit, a residual not finite at the start
- *     (MF_ERR_ARGUMENT naming the point), the monitor's stop; and the refusals (a built-in operator, a hex
- *     physics' state, a facet g0's state, multigrid inside, bad tolerances).
+ *     (MF_ERR_ARGUMENT naming the point), the monitor's stop; and the refusals (a built-in operator, a facet
+ *     g0's state, multigrid inside, bad tolerances).
  * Runs on 1 and 2 ranks (NP 2: the same assertions).                                                          */
 #include "mf_test.h"
 
@@ -144,13 +144,13 @@ static double maxdiff(mf_vector a, mf_vector b, int n, double *scale)
 }
 
 /* J(u) v against the residual's centred difference; J(0) against the operator as made */
-static void check_state(mf_context ctx, int dim, int p)
+static void check_state(mf_context ctx, const char *name, int dim, int level, int p)
 {
   mf_mesh mesh;
   mf_space s;
   mf_operator A, A0;
   mf_vector u, v, w, Jv, Fp, Fm;
-  T_CALL(mf_mesh_create(ctx, dim == 2 ? "square-tris" : "cube-tets", dim, dim == 2 ? 3 : 2, &mesh));
+  T_CALL(mf_mesh_create(ctx, name, dim, level, &mesh));
   T_CALL(mf_space_create(mesh, p, &s));
   mf_physics ph = nl_physics(ctx);
   T_CALL(mf_operator_create_physics(s, ph, MF_QUAD_GAUSS, &A));
@@ -167,7 +167,7 @@ static void check_state(mf_context ctx, int dim, int p)
   T_CALL(mf_operator_apply(A, v, Jv));
   T_CALL(mf_operator_apply(A0, v, Fp));
   double sc = 0.0, d = maxdiff(Jv, Fp, n, &sc);
-  T_CHECK(d <= 1e-13 * sc, "%dD P%d: the operator at the state 0 differs from the one made by %.3e (of %.3e)", dim, p, d, sc);
+  T_CHECK(d <= 1e-13 * sc, "%s %dD P%d: the operator at the state 0 differs from the one made by %.3e (of %.3e)", name, dim, p, d, sc);
   /* J(u) v against the centred difference */
   T_CALL(mf_operator_set_state(A, u));
   T_CALL(mf_operator_apply(A, v, Jv));
@@ -181,12 +181,12 @@ static void check_state(mf_context ctx, int dim, int p)
   T_CALL(mf_vector_axpy(Fp, -1.0, Fm));
   T_CALL(mf_vector_scale(Fp, 0.5 / e));
   d = maxdiff(Jv, Fp, n, &sc);
-  T_CHECK(sc > 0.0 && d <= 1e-6 * sc, "%dD P%d: J(u) v differs from the residual's difference by %.3e (of %.3e)", dim, p,
+  T_CHECK(sc > 0.0 && d <= 1e-6 * sc, "%s %dD P%d: J(u) v differs from the residual's difference by %.3e (of %.3e)", name, dim, p,
           d, sc);
   /* and unlike the operator at 0 (the state matters) */
   T_CALL(mf_operator_apply(A0, v, Fm));
   d = maxdiff(Jv, Fm, n, &sc);
-  T_CHECK(d > 1e-3 * sc, "%dD P%d: J(u) v equals the product at the state 0 (%.3e)", dim, p, d);
+  T_CHECK(d > 1e-3 * sc, "%s %dD P%d: J(u) v equals the product at the state 0 (%.3e)", name, dim, p, d);
   /* a Jacobi CG at the new state: its preconditioner set up again (else it is the state 0's diagonal) */
   mf_cg cg;
   mf_cg_info info;
@@ -201,7 +201,7 @@ static void check_state(mf_context ctx, int dim, int p)
   T_CALL(mf_cg_solve(cg, v, w, &info));
   T_CALL(mf_operator_apply(A, w, Jv));
   d = maxdiff(Jv, v, n, &sc);
-  T_CHECK(info.converged && d <= 1e-7 * sc, "%dD P%d: CG at the new state: converged %d, |A w - v| %.3e of %.3e", dim, p,
+  T_CHECK(info.converged && d <= 1e-7 * sc, "%s %dD P%d: CG at the new state: converged %d, |A w - v| %.3e of %.3e", name, dim, p,
           info.converged, d, sc);
   mf_cg_destroy(&cg);
   for (int i = 0; i < 6; i++) mf_vector_destroy(vs[i]);
@@ -212,13 +212,13 @@ static void check_state(mf_context ctx, int dim, int p)
   mf_mesh_destroy(&mesh);
 }
 
-static void check_newton(mf_context ctx, int dim, int p)
+static void check_newton(mf_context ctx, const char *name, int dim, int level, int p)
 {
   mf_mesh mesh;
   mf_space s;
   mf_operator A;
   mf_vector u, g;
-  T_CALL(mf_mesh_create(ctx, dim == 2 ? "square-tris" : "cube-tets", dim, dim == 2 ? 3 : 2, &mesh));
+  T_CALL(mf_mesh_create(ctx, name, dim, level, &mesh));
   T_CALL(mf_space_create(mesh, p, &s));
   mf_physics ph = nl_physics(ctx);
   T_CALL(mf_operator_create_physics(s, ph, MF_QUAD_GAUSS, &A));
@@ -242,18 +242,18 @@ static void check_newton(mf_context ctx, int dim, int p)
     int nh;
     T_CALL(mf_newton_history(nw, &res, &upd, &nh));
     T_CHECK(info.converged && info.reason == MF_NEWTON_CONVERGED_RESIDUAL && info.residual <= 1e-10 * info.residual0,
-            "%dD P%d ew %d: converged %d reason %d, ||F|| %.3e from %.3e", dim, p, ew, info.converged, (int)info.reason,
+            "%s %dD P%d ew %d: converged %d reason %d, ||F|| %.3e from %.3e", name, dim, p, ew, info.converged, (int)info.reason,
             info.residual, info.residual0);
     T_CHECK(nh == info.iterations + 1 && res[0] == info.residual0 && res[nh - 1] == info.residual,
-            "%dD P%d: history of %d entries for %d steps", dim, p, nh, info.iterations);
+            "%s %dD P%d: history of %d entries for %d steps", name, dim, p, nh, info.iterations);
     T_CHECK(m.calls == nh && m.last_step == info.iterations && m.last_res == info.residual,
-            "%dD P%d: the monitor saw %d calls, last step %d", dim, p, m.calls, m.last_step);
-    T_CHECK(info.iterations >= 3 && info.iterations <= 15, "%dD P%d ew %d: %d Newton steps", dim, p, ew, info.iterations);
+            "%s %dD P%d: the monitor saw %d calls, last step %d", name, dim, p, m.calls, m.last_step);
+    T_CHECK(info.iterations >= 3 && info.iterations <= 15, "%s %dD P%d ew %d: %d Newton steps", name, dim, p, ew, info.iterations);
     if (!ew) { /* quadratic: the order log(r_k / r_k-1) / log(r_k-1 / r_k-2) of the last step above rounding */
       int k = nh - 1;
       while (k > 2 && res[k] <= 1e-12 * res[0]) k--;
       const double q = log(res[k] / res[k - 1]) / log(res[k - 1] / res[k - 2]);
-      T_CHECK(k >= 2 && q >= 1.6, "%dD P%d: order %.2f at step %d (residuals %.3e, %.3e, %.3e): not quadratic", dim, p, q, k,
+      T_CHECK(k >= 2 && q >= 1.6, "%s %dD P%d: order %.2f at step %d (residuals %.3e, %.3e, %.3e): not quadratic", name, dim, p, q, k,
               res[k - 2], res[k - 1], res[k]);
     }
     /* the boundary values stay */
@@ -268,10 +268,10 @@ static void check_newton(mf_context ctx, int dim, int p)
     for (int i = 0; i < nb; i++) db = fmax(db, fabs(hu[bd[i]] - hg[bd[i]]));
     int nball = nb; /* a rank may hold interior cells only */
     MPI_Allreduce(MPI_IN_PLACE, &nball, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-    T_CHECK(nball > 0 && db == 0.0, "%dD P%d: the boundary values moved by %.3e (%d boundary DoFs)", dim, p, db, nball);
+    T_CHECK(nball > 0 && db == 0.0, "%s %dD P%d: the boundary values moved by %.3e (%d boundary DoFs)", name, dim, p, db, nball);
     free(hu), free(hg), free(bd);
   }
-  T_CHECK(lin[1] < lin[0], "%dD P%d: Eisenstat-Walker took %d CG iterations, the tight tolerance %d", dim, p, lin[1], lin[0]);
+  T_CHECK(lin[1] < lin[0], "%s %dD P%d: Eisenstat-Walker took %d CG iterations, the tight tolerance %d", name, dim, p, lin[1], lin[0]);
 
   /* the failure codes */
   mf_newton_info info;
@@ -292,7 +292,7 @@ static void check_newton(mf_context ctx, int dim, int p)
   T_CALL(mf_newton_set_monitor(nw, NULL, NULL));
   T_CALL(mf_vector_set_boundary(u, bval, NULL));
   T_CALL(mf_newton_solve(nw, u, &info));
-  T_CHECK(info.converged, "%dD P%d: Chebyshev inside did not converge", dim, p);
+  T_CHECK(info.converged, "%s %dD P%d: Chebyshev inside did not converge", name, dim, p);
   EXPECT(mf_newton_set_linear(nw, MF_PC_MULTIGRID, 1, 0.5, 10), MF_ERR_UNSUPPORTED, "multigrid at a state: not yet");
   EXPECT(mf_newton_set_tolerances(nw, 0.0, 0.0, 0.0, 10), MF_ERR_ARGUMENT, "Newton would never stop");
   EXPECT(mf_newton_set_tolerances(nw, 1.5, 0.0, 0.0, 10), MF_ERR_ARGUMENT, "relative tolerance 1.5");
@@ -319,15 +319,15 @@ static void check_newton(mf_context ctx, int dim, int p)
     if (!ls)
       T_CHECK(ierr == MF_ERR_NOT_CONVERGED && !info.converged &&
                   (info.reason == MF_NEWTON_DIVERGED || info.reason == MF_NEWTON_MAX_ITERATIONS),
-              "%dD P%d: full steps gave error %d reason %d (expected no convergence)", dim, p, ierr, (int)info.reason);
+              "%s %dD P%d: full steps gave error %d reason %d (expected no convergence)", name, dim, p, ierr, (int)info.reason);
     else {
-      T_CHECK(ierr == 0 && info.converged, "%dD P%d: with the line search error %d reason %d", dim, p, ierr,
+      T_CHECK(ierr == 0 && info.converged, "%s %dD P%d: with the line search error %d reason %d", name, dim, p, ierr,
               (int)info.reason);
       const double *res;
       int nh;
       T_CALL(mf_newton_history(nw, &res, NULL, &nh));
       for (int k = 1; k < nh; k++)
-        T_CHECK(res[k] < res[k - 1], "%dD P%d: ||F|| rose at step %d with the line search (%.3e -> %.3e)", dim, p, k,
+        T_CHECK(res[k] < res[k - 1], "%s %dD P%d: ||F|| rose at step %d with the line search (%.3e -> %.3e)", name, dim, p, k,
                 res[k - 1], res[k]);
     }
   }
@@ -352,7 +352,7 @@ static void check_newton(mf_context ctx, int dim, int p)
     int k = nh - 1;
     while (k > 2 && res[k] <= 1e-12 * res[0]) k--;
     const double q = log(res[k] / res[k - 1]) / log(res[k - 1] / res[k - 2]);
-    T_CHECK(info.converged && k >= 2 && q >= 1.6, "%dD P%d GMRES inside: converged %d, order %.2f", dim, p,
+    T_CHECK(info.converged && k >= 2 && q >= 1.6, "%s %dD P%d GMRES inside: converged %d, order %.2f", name, dim, p,
             info.converged, q);
   }
   EXPECT(mf_newton_set_gmres(nw, -1), MF_ERR_ARGUMENT, "GMRES restart -1 out of range");
@@ -389,11 +389,14 @@ int main(int argc, char **argv)
   MPI_Init(&argc, &argv);
   mf_context ctx;
   T_CALL(mf_context_create(MPI_COMM_WORLD, "cpu", &ctx));
-  for (int dim = 2; dim <= 3; dim++)
-    for (int p = 1; p <= 2; p++) {
-      check_state(ctx, dim, p);
-      check_newton(ctx, dim, p);
-    }
+  for (int hex = 0; hex < 2; hex++) /* simplices, then hexahedra (Q_p on the unit square and cube) */
+    for (int dim = 2; dim <= 3; dim++)
+      for (int p = 1; p <= 2; p++) {
+        const char *name = hex ? "cube" : dim == 2 ? "square-tris" : "cube-tets";
+        const int level = dim == 2 ? 3 : 2;
+        check_state(ctx, name, dim, level, p);
+        check_newton(ctx, name, dim, level, p);
+      }
   /* a facet g0 (Robin) is not linearised at a state yet */
   {
     mf_mesh m2;
@@ -414,22 +417,6 @@ int main(int argc, char **argv)
     mf_space_destroy(&s2);
     mf_mesh_destroy(&m2);
   }
-  /* a hex physics has no state yet */
-  mf_mesh mesh;
-  mf_space s;
-  mf_operator A;
-  mf_vector u;
-  T_CALL(mf_mesh_create(ctx, "cube", 3, 1, &mesh));
-  T_CALL(mf_space_create(mesh, 2, &s));
-  mf_physics ph = nl_physics(ctx);
-  T_CALL(mf_operator_create_physics(s, ph, MF_QUAD_GAUSS, &A));
-  T_CALL(mf_vector_create(s, &u));
-  EXPECT(mf_operator_set_state(A, u), MF_ERR_UNSUPPORTED, "simplex spaces on the cpu backend");
-  mf_vector_destroy(&u);
-  mf_operator_destroy(&A);
-  mf_physics_destroy(&ph);
-  mf_space_destroy(&s);
-  mf_mesh_destroy(&mesh);
   mf_context_destroy(&ctx);
   return t_finish();
 }

@@ -253,9 +253,10 @@ static int apply_part_cpu(mf_operator op, mf_vector x, mf_vector y, mf_cell_part
   return apply_cells(op, x, y, s->part_cells + s->part_off[part], s->part_off[part + 1] - s->part_off[part]);
 }
 
-/* The residual F(u) of the physics' f0 and f1, cell by cell in order (the first point with a value that
- * is not finite is refused, naming it); the geometry of each cell made again here. */
-static int residual_cpu(mf_operator op, mf_vector uv, mf_vector rv)
+/* Cell by cell in order, from the local values u: the residual F(u) of the physics' f0 and f1 into r (data NULL;
+ * the first point with a value that is not finite is refused, naming it), or the g-functions at the state into
+ * data (layout full, r NULL); the geometry of each cell made again here. */
+static int cells_at(mf_operator op, const double *uvals, double *r, const mf_phys_layout *full, double *data)
 {
   const mf_space s = op->space;
   const hex_phys *h = hp(op);
@@ -270,31 +271,41 @@ static int residual_cpu(mf_operator op, mf_vector uv, mf_vector rv)
   double *ue = work + work_size(op), *ve = ue + ncell;
   for (int e = 0; !ierr && e < s->ncells; e++) {
     cell_arrays a = arrays(op, work);
-    gather(s, e, uv->data, 0, ue);
+    gather(s, e, uvals, 0, ue);
     cell_values(op, ue, &a);
     mf_cell_geometry(s, &h->basis, e, &gw, xq, jac);
     for (int q = 0; q < nqp && !ierr; q++) {
       double u[MF_MAX_COMPONENTS], ref[MF_MAX_COMPONENTS * 3], r0[MF_MAX_COMPONENTS], r1[MF_MAX_COMPONENTS * 3], Ji[9];
-      const double det = mf_phys_inverse(dim, &jac[9 * q], Ji);
+      const double det = mf_phys_inverse(dim, &jac[9 * q], Ji), W = mf_qweight(dim, &h->basis, q) * fabs(det);
+      const double *x = &xq[q * dim];
       point_field(&a, nc, dim, q, u, ref);
-      if (mf_phys_residual_point(&h->ph, dim, &xq[q * dim], Ji, mf_qweight(dim, &h->basis, q) * fabs(det), u, ref, r0,
-                                 r1)) {
+      if (data) { /* the state's g-values */
+        if (mf_phys_point_state(&h->ph, full, x, Ji, W, u, ref, data + ((size_t)e * nqp + q) * full->n)) {
+          char xs[96];
+          mf_point_text(dim, x, xs, sizeof xs);
+          ierr = mf_error_set(op->ctx, MF_ERR_ARGUMENT, __FILE__, __LINE__, __func__,
+                              "physics '%s': a g-function gave a value that is not finite at the state, at quadrature "
+                              "point %d of cell %d (rank %d), x = %s: the state is outside where the functions are defined",
+                              h->ph.name, q, e, op->ctx->rank, xs);
+        }
+        continue;
+      }
+      if (mf_phys_residual_point(&h->ph, dim, x, Ji, W, u, ref, r0, r1)) {
         double du[MF_MAX_COMPONENTS * 3];
         for (int b = 0; b < nc; b++)
           for (int k = 0; k < dim; k++) {
             du[b * dim + k] = 0.0;
             for (int m = 0; m < dim; m++) du[b * dim + k] += ref[b * dim + m] * Ji[3 * m + k];
           }
-        ierr = mf_phys_residual_refuse(op->ctx, &h->ph, dim, e, q, &xq[q * dim], u, du);
+        ierr = mf_phys_residual_refuse(op->ctx, &h->ph, dim, e, q, x, u, du);
       }
       point_back(&a, nc, dim, q, r0, r1);
     }
-    if (ierr) break;
+    if (ierr || data) continue;
     cell_integrate(op, &a, ve);
     if (h->nbf && h->cell_bf_off[e + 1] > h->cell_bf_off[e]) /* boundary terms (f0) */
       ierr = mf_hex_phys_faces_residual(op, e, ue, ve, a.v + (size_t)nc * dim * a.big);
-    if (ierr) break;
-    scatter(s, e, ve, rv->data, 0);
+    if (!ierr) scatter(s, e, ve, r, 0);
   }
   mf_geom_work_free(&gw);
   free(work);
@@ -302,6 +313,7 @@ static int residual_cpu(mf_operator op, mf_vector uv, mf_vector rv)
   free(jac);
   return ierr;
 }
+static int residual_cpu(mf_operator op, mf_vector uv, mf_vector rv) { return cells_at(op, uv->data, rv->data, NULL, NULL); }
 
 /* On a device backend with boundary terms (Neumann, Robin): the device's residual, product or diagonal,
  * then the faces' terms: on the device where every term is given as source (the backend's hex_faces),
@@ -531,6 +543,45 @@ static int diagonal_inner(mf_operator op, mf_vector d)
   mf_operator in = hp(op)->inner;
   return in->ops.diagonal(in, d);
 }
+static int as_builtin(mf_operator o);
+
+/* The stored data at the state uv (cpu backend): the g-functions at (u, grad u) of every point in the full layout
+ * (cells_at), then as at the set-up: the narrowest layout, and the built-in operator's data where the physics fits
+ * its shape (made again: the previous one is dropped). The data before are kept where a value is not finite.
+ * Collective (the built-in's choice). */
+static int state_cpu(mf_operator op, mf_vector uv)
+{
+  mf_context ctx = op->ctx;
+  hex_phys *h = hp(op);
+  MF_CHECK(!mf_hex_phys_faces_has_operator(h), ctx, MF_ERR_UNSUPPORTED, "physics '%s' has boundary terms in its "
+           "operator (g0 on faces): their linearisation at a state is not made yet", h->ph.name);
+  const size_t npts = (size_t)op->space->ncells * h->nqp;
+  mf_phys_layout full;
+  mf_phys_layout_init(&h->ph, op->space->dim, &full);
+  double *data = NULL;
+  int ierr = MF_CALLOC_TOUCH(ctx, npts * full.n + 1, &data);
+  const double t0 = mf_phase_begin(ctx);
+  if (!ierr) ierr = cells_at(op, uv->data, NULL, &full, data);
+  mf_phase_end(ctx, MF_PHASE_GEOMETRY, t0);
+  ierr = mf_agree(ctx, ierr);
+  if (ierr) {
+    free(data);
+    return ierr;
+  }
+  if (h->inner) { /* the built-in's data were of the state before: the physics' own kernels until as_builtin */
+    mf_operator_destroy(&h->inner);
+    op->ops.apply = apply_cpu;
+    op->ops.apply_part = apply_part_cpu;
+    op->ops.diagonal = diagonal_cpu;
+    op->ops.masks_bc = 0;
+  }
+  free(h->qd);
+  h->lay = full;
+  h->qd = data;
+  ierr = mf_phys_narrow(ctx, &h->lay, &h->qd, npts);
+  return mf_agree(ctx, ierr ? ierr : as_builtin(op));
+}
+
 static void delegate(mf_operator o)
 {
   const mf_operator in = hp(o)->inner;
@@ -767,6 +818,7 @@ int mf_hex_physics_create(mf_space space, const mf_phys *ph, mf_quadrature quad,
       o->ops.apply_part = apply_part_cpu;
       o->ops.diagonal = diagonal_cpu;
       o->ops.residual = residual_cpu;
+      o->ops.set_state = state_cpu;
       ierr = setup_cpu(o);
     }
     if (!ierr) ierr = mf_hex_phys_faces_check(o);
