@@ -579,10 +579,11 @@ int mf_operator_residual(mf_operator op, mf_vector u, mf_vector r);
 /** @brief The operator becomes the Jacobian of its residual at the state u: its g-functions evaluated at
  *  (u, grad u) at every quadrature point (u's ghosts imported), in place of u = grad u = 0, so that A v is
  *  F'(u) v where g0..g3 are the derivatives of f0 and f1 (mf_physics_check_jacobian checks that). The
- *  Dirichlet form stays as set; a preconditioner made from op must be set up again (mf_pc_setup,
- *  mf_cg_setup). u of op's space, in double. Hex and simplex spaces on the cpu backend; the cuda backend
- *  and boundary terms in the operator (a face g0) refused (MF_ERR_UNSUPPORTED). Errors: MF_ERR_ARGUMENT (a g-value that is not finite at u, naming the point).
- *  Collective. */
+ *  Dirichlet form stays as set. Jacobi and Chebyshev preconditioners made from op are set up again at their
+ *  next use (mf_pc_setup, mf_cg_setup or a solve); multigrid is refused at a state (its coarse levels would be
+ *  at u = 0). u of op's space, in double. Hex and simplex spaces on the cpu backend; the cuda backend and
+ *  boundary terms in the operator (a face g0) refused (MF_ERR_UNSUPPORTED). Errors: MF_ERR_ARGUMENT (a g-value
+ *  that is not finite at u, naming the point; the operator then keeps its data on every rank). Collective. */
 int mf_operator_set_state(mf_operator op, mf_vector u);
 
 /* ---------------------------------------------------------------- right-hand sides, errors */
@@ -839,7 +840,8 @@ typedef enum {
   MF_NEWTON_DIVERGED = -2,          /**< ||F(u)|| grew past 1e10 ||F(u0)|| (without the line search) */
   MF_NEWTON_LINE_SEARCH = -3,       /**< no step length in 1, 1/2, ..., 1/2^12 decreased ||F|| enough */
   MF_NEWTON_LINEAR = -4,            /**< the inner CG (or GMRES) did not reach its tolerance */
-  MF_NEWTON_STATE = -5              /**< the residual or the Jacobian is not finite at the state (e.g. det F <= 0) */
+  MF_NEWTON_STATE = -5,             /**< the residual or the Jacobian is not finite at the state (e.g. det F <= 0) */
+  MF_NEWTON_STOPPED = -6            /**< the monitor said stop (on any rank) */
 } mf_newton_reason;
 
 /** Result of a Newton solve. */
@@ -881,13 +883,14 @@ int mf_newton_set_gmres(mf_newton newton, int restart);
 /** @brief Backtracking line search on (1, default) or off (0: full steps). */
 int mf_newton_set_line_search(mf_newton newton, int on);
 int mf_newton_set_monitor(mf_newton newton, mf_newton_monitor_fn fn, void *user);
-/** @brief Solve from the initial guess u (its boundary entries the Dirichlet values). Returns 0 when converged;
- *  MF_ERR_NOT_CONVERGED with a message naming the reason (info.reason) otherwise; MF_ERR_ARGUMENT where F or
- *  J is not finite at a state the line search cannot avoid (reason MF_NEWTON_STATE: the point, cell and x in
- *  the message). info (may be NULL) is filled on every return. */
+/** @brief Solve from the initial guess u (its boundary entries the Dirichlet values). 0 when converged, else
+ *  MF_ERR_NOT_CONVERGED naming the reason (info.reason; an inner solve short or broken down: MF_NEWTON_LINEAR),
+ *  or MF_ERR_ARGUMENT where F or J is not finite at a state the line search cannot avoid (MF_NEWTON_STATE; the
+ *  point in the message). info (may be NULL) is filled on every return. A rejected trial's message may stay the
+ *  context's last error after a solve that returns 0. eta_k is relative in the inner solver's own measure. */
 int mf_newton_solve(mf_newton newton, mf_vector u, mf_newton_info *info);
-/** @brief The residual norms ||F(u_k)|| (k = 0..n-1) and the update norms ||du_k|| (k = 1..n-1; [0] = 0) of the
- *  last solve; valid until the next solve or the destroy. */
+/** @brief The residual norms ||F(u_k)|| (k = 0..n-1) and the steps' norms lambda_k ||du_k|| (k = 1..n-1; [0] = 0)
+ *  of the last solve; valid until the next solve or the destroy. */
 int mf_newton_history(mf_newton newton, const double **residuals, const double **updates, int *n);
 int mf_newton_destroy(mf_newton *newton);
 

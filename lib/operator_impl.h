@@ -42,8 +42,8 @@ typedef struct {
   int (*destroy)(mf_operator op);                         /* what the backend made for the product */
   /* r_local += F(u_local), the residual of a physics' f0 and f1 (no comm); NULL: the operator has none */
   int (*residual)(mf_operator op, mf_vector u, mf_vector r);
-  /* the stored data made again with the g-functions at the state u_local (ghosts imported; no comm); NULL:
-   * the operator has no linearisation at a state here */
+  /* the stored data made again with the g-functions at the state u_local (ghosts imported; collective: the ranks
+   * agree before the data change); NULL: the operator has no linearisation at a state here */
   int (*set_state)(mf_operator op, mf_vector u);
   int masks_bc; /* apply() zeroes boundary entries of x itself (no copy of x needed) */
 } mf_operator_ops;

@@ -4,7 +4,8 @@
  *     scalar and 3-component fields, 2D and 3D) and a nonlinear diffusion f1 = (1 + u^2) grad u, f0 = u^3 - s(x) with its right g0, g2, g3,
  *     given as C functions and as source: relative error below 1e-7;
  *   - the same physics with one g3 entry wrong by 10%, and with g2 left out: the error is large and the
- *     report names the function;
+ *     report names the function; two coupled components (g1 and an off-diagonal g0) right, then with g0's
+ *     indices exchanged and with g1 left out;
  *   - the same states on every call (the error equal twice);
  *   - refusals: NULL arguments, dim, npoints, scale, no f-function, a function that is not finite at a
  *     state, elasticity with components other than dim.
@@ -56,6 +57,42 @@ static void f0_log(int dim, int nc, const double *u, const double *du, const dou
   for (int c = 0; c < nc; c++) out[c] = log(u[c]);
 }
 
+/* two coupled components: f0_0 = b . grad u_0 + u_1^2, f0_1 = u_0 u_1, f1_c = grad u_c (g1 and off-diagonal g0) */
+static const double beta[3] = {0.7, -1.3, 0.4};
+static void f0_cp(int dim, int nc, const double *u, const double *du, const double *x, const double *k, double *o)
+{
+  (void)nc, (void)x, (void)k;
+  o[0] = u[1] * u[1];
+  for (int e = 0; e < dim; e++) o[0] += beta[e] * du[e];
+  o[1] = u[0] * u[1];
+}
+static void f1_cp(int dim, int nc, const double *u, const double *du, const double *x, const double *k, double *o)
+{
+  (void)u, (void)x, (void)k;
+  for (int i = 0; i < nc * dim; i++) o[i] = du[i];
+}
+static void g0_cp(int dim, int nc, const double *u, const double *du, const double *x, const double *k, double *o)
+{
+  (void)dim, (void)du, (void)x, (void)k;
+  o[0 * nc + 1] = 2.0 * u[1], o[1 * nc + 0] = u[1], o[1 * nc + 1] = u[0];
+}
+static void g0_cp_swapped(int dim, int nc, const double *u, const double *du, const double *x, const double *k, double *o)
+{
+  (void)dim, (void)du, (void)x, (void)k; /* c and b exchanged */
+  o[1 * nc + 0] = 2.0 * u[1], o[0 * nc + 1] = u[1], o[1 * nc + 1] = u[0];
+}
+static void g1_cp(int dim, int nc, const double *u, const double *du, const double *x, const double *k, double *o)
+{
+  (void)u, (void)du, (void)x, (void)k;
+  for (int e = 0; e < dim; e++) o[(0 * nc + 0) * dim + e] = beta[e];
+}
+static void g3_cp(int dim, int nc, const double *u, const double *du, const double *x, const double *k, double *o)
+{
+  (void)u, (void)du, (void)x, (void)k;
+  for (int c = 0; c < nc; c++)
+    for (int d = 0; d < dim; d++) o[((c * nc + c) * dim + d) * dim + d] = 1.0;
+}
+
 static const char nl_source[] =
     "#include <math.h>\n"
     "static void f0(int dim, int nc, const double *u, const double *du, const double *x, const double *k, double *o)\n"
@@ -88,7 +125,7 @@ int main(int argc, char **argv)
   for (int dim = 2; dim <= 3; dim++)
     for (int g = 0; g < 5; g++)
       for (int nc = 1; nc <= 3; nc += 2) {
-        if (g == 3 && nc > 1) continue; /* diffusion: scalar */
+        if ((g == 3 || g == 4) && nc > 1) continue; /* diffusion: scalar; elasticity: dim components anyway */
         const int ncomp = g == 4 ? dim : nc;
         /* constants that tell the derivatives' indices apart: K not symmetric, lambda != mu, a != b */
         const double K[9] = {2.0, 0.3, 0.1, -0.2, 1.5, 0.2, 0.4, 0.0, 1.0}, K2[4] = {2.0, 0.3, -0.4, 1.5};
@@ -130,6 +167,24 @@ int main(int argc, char **argv)
       T_CHECK(es < 1e-7, "%dD nonlinear diffusion as source (%d components): Jacobian error %.3e (%s)", dim, nc, es, worst);
       mf_physics_destroy(&ph);
     }
+
+  /* coupled components: g1 and an off-diagonal g0 right, then g0 with its indices exchanged, then g1 absent */
+  for (int dim = 2; dim <= 3; dim++) {
+    mf_physics ph;
+    T_CALL(mf_physics_create(ctx, 2, &ph));
+    T_CALL(mf_physics_set_residual(ph, f0_cp, f1_cp));
+    T_CALL(mf_physics_set_jacobian(ph, g0_cp, g1_cp, NULL, g3_cp));
+    double e = check(ph, dim, 1.0, worst, sizeof worst);
+    T_CHECK(e < 1e-7, "%dD coupled: Jacobian error %.3e (%s)", dim, e, worst);
+    T_CALL(mf_physics_set_jacobian(ph, g0_cp_swapped, g1_cp, NULL, g3_cp));
+    e = check(ph, dim, 1.0, worst, sizeof worst);
+    T_CHECK(e > 0.1 && strstr(worst, "g0["), "%dD coupled: g0 with c and b exchanged gave %.3e (%s)", dim, e, worst);
+    T_CALL(mf_physics_set_jacobian(ph, g0_cp, NULL, NULL, g3_cp));
+    e = check(ph, dim, 1.0, worst, sizeof worst);
+    T_CHECK(e > 0.5 && strstr(worst, "g1[") && strstr(worst, "absent"), "%dD coupled: g1 absent gave %.3e (%s)", dim, e,
+            worst);
+    mf_physics_destroy(&ph);
+  }
 
   /* refusals */
   mf_physics ph, pg;

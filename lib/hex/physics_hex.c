@@ -578,8 +578,8 @@ static int state_cpu(mf_operator op, mf_vector uv)
   free(h->qd);
   h->lay = full;
   h->qd = data;
-  ierr = mf_phys_narrow(ctx, &h->lay, &h->qd, npts);
-  return mf_agree(ctx, ierr ? ierr : as_builtin(op));
+  ierr = mf_agree(ctx, mf_phys_narrow(ctx, &h->lay, &h->qd, npts));
+  return ierr ? ierr : mf_agree(ctx, as_builtin(op));
 }
 
 static void delegate(mf_operator o)

@@ -284,6 +284,9 @@ static int multigrid_setup(mf_pc pc)
 {
   multigrid_data *d = mgd(pc);
   MF_CALL(mf_space_check_mesh(pc->op->space)); /* its levels are made on the mesh as it is now */
+  MF_CHECK(pc->op->revision == 0, pc->ctx, MF_ERR_UNSUPPORTED,
+           "multigrid on an operator at a state (mf_operator_set_state): its coarser levels would be made at u = 0 "
+           "(not yet)");
   int ierr = mg_setup(pc->op, &d->mg, d->degree, d->range, d->coarse, d->prec, d->coarse_kind);
   if (!ierr) mg_profile(d->mg, d->profile);
   return ierr;

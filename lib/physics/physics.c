@@ -764,7 +764,7 @@ int mf_operator_set_state(mf_operator op, mf_vector u)
   MF_CHECK(op->prec == MF_PRECISION_DOUBLE && u->prec == MF_PRECISION_DOUBLE, ctx, MF_ERR_UNSUPPORTED,
            "states are taken in double only");
   MF_CALL(mf_vector_access_all(u, MF_ACCESS_READ, "u"));
-  int ierr = u->ops.import(u);
+  int ierr = mf_agree(ctx, u->ops.import(u)); /* the family's step is collective */
   if (!ierr) ierr = op->ops.set_state(op, u);
   ierr = mf_agree(ctx, ierr);
   op->revision++; /* its preconditioners set up again at their next use (changed data, or the old kept on an error) */

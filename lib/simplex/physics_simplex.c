@@ -263,14 +263,19 @@ static int state_cpu(mf_operator op, mf_vector uv)
     }
   }
   mf_phase_end(ctx, MF_PHASE_GEOMETRY, t0);
+  int ierr = 0;
   if (nan.cell >= 0) {
-    free(data);
     char xs[96];
     mf_point_text(dim, nan.x, xs, sizeof xs);
-    return mf_error_set(ctx, MF_ERR_ARGUMENT, __FILE__, __LINE__, __func__,
+    ierr = mf_error_set(ctx, MF_ERR_ARGUMENT, __FILE__, __LINE__, __func__,
                         "physics '%s': a g-function gave a value that is not finite at the state, at quadrature point %d "
                         "of cell %d (rank %d), x = %s: the state is outside where the functions are defined",
                         h->ph.name, nan.q, nan.cell, ctx->rank, xs);
+  }
+  ierr = mf_agree(ctx, ierr); /* every rank keeps its data before, or every rank takes the new */
+  if (ierr) {
+    free(data);
+    return ierr;
   }
   free(h->qd);
   h->lay = full;

@@ -5,6 +5,7 @@
  * forcing and the step lengths are the same numbers on every rank (global reductions), so every rank takes
  * the same branch. */
 #include "operator_impl.h"
+#include "family.h"
 
 #include <math.h>
 
@@ -39,6 +40,10 @@ int mf_newton_create(mf_operator op, mf_newton *newton)
            "operator",
            mf_operator_kind_name(op));
   MF_CHECK(op->prec == MF_PRECISION_DOUBLE, ctx, MF_ERR_UNSUPPORTED, "Newton runs on an operator in double");
+  MF_CHECK(op->ops.set_state, ctx, MF_ERR_UNSUPPORTED,
+           "Newton needs the operator's Jacobian at a state (mf_operator_set_state): on the cpu backend (not yet on "
+           "%s spaces on the %s backend)",
+           op->space->fam->name, mf_context_backend(ctx));
   mf_newton n = NULL;
   MF_CALL(MF_CALLOC_AGREED(ctx, 1, &n));
   n->op = op;
@@ -163,6 +168,15 @@ static int record(mf_newton n, double f, double u)
   return 0;
 }
 
+/* the monitor's word: nonzero on every rank if it said stop on any (the ranks take the same branch) */
+static int monitor_stop(mf_newton n, int step, double f, double upd, int lin)
+{
+  if (!n->monitor) return 0;
+  int any = n->monitor(step, f, upd, lin, n->user) != 0;
+  MPI_Allreduce(MPI_IN_PLACE, &any, 1, MPI_INT, MPI_LOR, n->op->ctx->comm);
+  return any;
+}
+
 static const char *reason_text(mf_newton_reason r)
 {
   switch (r) {
@@ -170,6 +184,7 @@ static const char *reason_text(mf_newton_reason r)
   case MF_NEWTON_DIVERGED: return "the residual grew past 1e10 times its start (diverged)";
   case MF_NEWTON_LINE_SEARCH: return "the line search found no step length that decreases the residual";
   case MF_NEWTON_LINEAR: return "the inner solve (CG or GMRES) did not reach its tolerance";
+  case MF_NEWTON_STOPPED: return "stopped by its monitor";
   case MF_NEWTON_STATE: return "the residual or the Jacobian is not finite at the state";
   default: return "converged";
   }
@@ -213,23 +228,24 @@ int mf_newton_solve(mf_newton n, mf_vector u, mf_newton_info *info)
   MF_CALL(mf_operator_set_dirichlet(n->op, 1)); /* u's boundary entries stay: F and the updates are zero there */
   double f = 0.0, f0, fprev, eta_prev = n->eta;
   int ok = 1;
-  MF_CALL(residual_at(n, u, n->F, &f, &ok));
+  mf_newton_reason reason = MF_NEWTON_MAX_ITERATIONS;
+  int ierr = residual_at(n, u, n->F, &f, &ok);
   f0 = fprev = f;
   info->residual0 = info->residual = f;
-  MF_CALL(record(n, f, 0.0));
-  mf_newton_reason reason = MF_NEWTON_MAX_ITERATIONS;
-  int ierr = 0, stopped = 0;
-  if (!ok) {
+  if (!ierr) ierr = mf_agree(ctx, record(n, f, 0.0));
+  if (!ierr && !ok) { /* the initial guess: F not finite there (the message naming the point) */
     reason = MF_NEWTON_STATE;
-    ierr = mf_operator_residual(n->op, u, n->F); /* the message naming the point */
+    ierr = mf_operator_residual(n->op, u, n->F);
+    if (!ierr) ierr = mf_error_set(ctx, MF_ERR_ARGUMENT, __FILE__, __LINE__, __func__,
+                                   "Newton: the residual at the initial guess is not finite (||F|| = %g)", f);
   }
-  if (!ierr && n->monitor && n->monitor(0, f, 0.0, 0, n->user)) stopped = 1;
   const double target = fmax(n->atol, n->rtol * f0);
-  if (!ierr && !stopped && f <= target) reason = MF_NEWTON_CONVERGED_RESIDUAL;
-  for (int k = 1; !ierr && !stopped && reason == MF_NEWTON_MAX_ITERATIONS && k <= n->max_steps; k++) {
+  if (!ierr && f <= target) reason = MF_NEWTON_CONVERGED_RESIDUAL;
+  if (!ierr && monitor_stop(n, 0, f, 0.0, 0) && reason == MF_NEWTON_MAX_ITERATIONS) reason = MF_NEWTON_STOPPED;
+  for (int k = 1; !ierr && reason == MF_NEWTON_MAX_ITERATIONS && k <= n->max_steps; k++) {
     ierr = mf_operator_set_state(n->op, u); /* the Jacobian at u */
     if (ierr) {
-      reason = ierr == MF_ERR_ARGUMENT ? MF_NEWTON_STATE : reason;
+      if (ierr == MF_ERR_ARGUMENT) reason = MF_NEWTON_STATE;
       break;
     }
     double eta = n->eta; /* the forcing term */
@@ -244,16 +260,19 @@ int mf_newton_solve(mf_newton n, mf_vector u, mf_newton_info *info)
     }
     eta_prev = eta;
     mf_cg_info ci;
+    memset(&ci, 0, sizeof ci);
     ierr = mf_vector_copy(n->rhs, n->F);
     if (!ierr) ierr = mf_vector_scale(n->rhs, -1.0);
     if (!ierr) ierr = mf_vector_set_value(n->du, 0.0);
-    if (!ierr && n->gmres) ierr = mf_gmres_set_tolerance(n->gmres, eta, n->max_linear);
-    else if (!ierr) ierr = mf_cg_set_tolerance(n->cg, eta, n->max_linear);
-    if (!ierr && n->gmres) ierr = mf_gmres_solve(n->gmres, n->rhs, n->du, &ci);
-    else if (!ierr) ierr = mf_cg_solve(n->cg, n->rhs, n->du, &ci);
     if (ierr) break;
+    int lerr = n->gmres ? mf_gmres_set_tolerance(n->gmres, eta, n->max_linear) : mf_cg_set_tolerance(n->cg, eta, n->max_linear);
+    if (!lerr) lerr = n->gmres ? mf_gmres_solve(n->gmres, n->rhs, n->du, &ci) : mf_cg_solve(n->cg, n->rhs, n->du, &ci);
     info->linear_iterations += ci.iterations;
-    if (!ci.converged) {
+    if (lerr == MF_ERR_MEMORY || lerr == MF_ERR_CUDA || lerr == MF_ERR_MPI) { /* the machine's, not the method's */
+      ierr = lerr;
+      break;
+    }
+    if (lerr || !ci.converged) { /* short of its tolerance, or broken down (an indefinite Jacobian in CG) */
       reason = MF_NEWTON_LINEAR;
       break;
     }
@@ -263,45 +282,42 @@ int mf_newton_solve(mf_newton n, mf_vector u, mf_newton_info *info)
       ierr = mf_vector_copy(n->trial, u);
       if (!ierr) ierr = mf_vector_axpy(n->trial, lambda, n->du);
       if (!ierr) ierr = residual_at(n, n->trial, n->Ft, &ft, &ok);
-      if (ierr) break;
-      if (!ok && !n->line_search) { /* a full step to a state where F is not finite */
-        reason = MF_NEWTON_STATE;
-        ierr = mf_operator_residual(n->op, n->trial, n->Ft);
-        break;
-      }
-      if (ok && (!n->line_search || ft <= (1.0 - 1e-4 * lambda) * f)) {
-        accepted = 1;
-        break;
-      }
+      if (!ierr && ok && (!n->line_search || ft <= (1.0 - 1e-4 * lambda) * f)) accepted = 1;
+      if (accepted || ierr) break;
     }
     if (ierr) break;
     if (!accepted) {
-      reason = MF_NEWTON_LINE_SEARCH;
+      if (n->line_search) reason = MF_NEWTON_LINE_SEARCH;
+      else { /* a full step to a state where F is not finite: the message naming the point */
+        reason = MF_NEWTON_STATE;
+        ierr = mf_operator_residual(n->op, n->trial, n->Ft);
+        if (!ierr) ierr = mf_error_set(ctx, MF_ERR_ARGUMENT, __FILE__, __LINE__, __func__,
+                                       "Newton: the residual after a full step is not finite (||F|| = %g)", ft);
+      }
       break;
     }
     double dnorm = 0.0;
     ierr = mf_vector_norm2(n->du, &dnorm);
     if (!ierr) ierr = mf_vector_copy(u, n->trial);
     if (ierr) break;
-    mf_vector s = n->F;
-    n->F = n->Ft, n->Ft = s;
+    mf_vector sw = n->F;
+    n->F = n->Ft, n->Ft = sw;
     fprev = f, f = ft;
     info->iterations = k;
     info->residual = f;
     info->update = lambda * dnorm;
-    ierr = record(n, f, info->update);
-    if (!ierr && n->monitor && n->monitor(k, f, info->update, ci.iterations, n->user)) stopped = 1;
+    ierr = mf_agree(ctx, record(n, f, info->update));
+    if (ierr) break;
     if (f <= target) reason = MF_NEWTON_CONVERGED_RESIDUAL;
     else if (n->stol > 0.0 && info->update <= n->stol) reason = MF_NEWTON_CONVERGED_UPDATE;
     else if (!n->line_search && f > 1e10 * f0) reason = MF_NEWTON_DIVERGED;
+    if (monitor_stop(n, k, f, info->update, ci.iterations) && reason == MF_NEWTON_MAX_ITERATIONS)
+      reason = MF_NEWTON_STOPPED;
   }
   info->reason = reason;
   info->converged = reason > 0;
   info->seconds = MPI_Wtime() - t0;
   if (ierr) return ierr;
-  if (stopped && !info->converged)
-    return mf_error_set(ctx, MF_ERR_NOT_CONVERGED, __FILE__, __LINE__, __func__,
-                        "Newton stopped by its monitor at step %d (||F|| = %.3e)", info->iterations, f);
   if (!info->converged)
     return mf_error_set(ctx, MF_ERR_NOT_CONVERGED, __FILE__, __LINE__, __func__,
                         "Newton did not converge: %s after %d steps (||F|| = %.3e, start %.3e)", reason_text(reason),
