@@ -30,38 +30,19 @@ static double cell_geometry(const mf_simplex_mesh *m, int e, double *X, double *
   return fabs(det);
 }
 
+static double *point_data(mf_operator op, const double *state, const mf_phys_layout *full, mf_bad_point *nan);
+
+/* The stored data at u = grad u = 0 (the set-up) */
 static int setup_cpu(mf_operator op)
 {
   mf_context ctx = op->ctx;
   simplex_phys *h = sp(op);
-  const mf_simplex_mesh *m = op_mesh(op);
-  const mf_simplex_basis *b = &h->basis;
-  const int dim = m->dim, nq = b->nq;
+  const size_t npts = (size_t)op_mesh(op)->ncells * h->basis.nq;
   mf_phys_layout full;
-  mf_phys_layout_init(&h->ph, dim, &full);
-  const size_t npts = (size_t)m->ncells * nq;
-  double *data = NULL;
-  MF_CALL(MF_CALLOC_TOUCH(ctx, npts * full.n + 1, &data));
+  mf_phys_layout_init(&h->ph, op_mesh(op)->dim, &full);
   mf_bad_point nan = MF_BAD_POINT_NONE;
-  const double t0 = mf_phase_begin(ctx);
-#pragma omp parallel for schedule(static)
-  for (int e = 0; e < m->ncells; e++) {
-    double X[12], Ji[9];
-    const double det = cell_geometry(m, e, X, Ji); /* degenerate cells were refused with the mesh */
-    for (int q = 0; q < nq; q++) {
-      double x[3];
-      for (int k = 0; k < dim; k++) {
-        x[k] = X[k];
-        for (int l = 0; l < dim; l++) x[k] += (X[(l + 1) * dim + k] - X[k]) * b->qpts[q * dim + l];
-      }
-      if (mf_phys_point(&h->ph, &full, x, Ji, b->qwts[q] * det, data + ((size_t)e * nq + q) * full.n)) {
-        const double v = NAN;
-        mf_bad_point_note(&nan, e, q, dim, x, 1, &v);
-        break;
-      }
-    }
-  }
-  mf_phase_end(ctx, MF_PHASE_GEOMETRY, t0);
+  double *data = point_data(op, NULL, &full, &nan);
+  if (!data) return MF_ERR_MEMORY;
   if (nan.cell >= 0) {
     free(data);
     return mf_phys_refuse(ctx, &h->ph, &full, nan.cell, nan.q, nan.x);
@@ -222,49 +203,61 @@ static int residual_cpu(mf_operator op, mf_vector uv, mf_vector rv)
   return mf_phys_residual_refuse(op->ctx, &h->ph, dim, bad.cell, bad.q, bad.x, u, du);
 }
 
+/* The g-functions of every point in the layout full (phase "geometry"), at u = grad u = 0 (state NULL) or at the
+ * local values state; the first point where one is not finite noted in *nan. NULL where the allocation failed. */
+static double *point_data(mf_operator op, const double *state, const mf_phys_layout *full, mf_bad_point *nan)
+{
+  mf_context ctx = op->ctx;
+  const simplex_phys *h = sp(op);
+  const mf_simplex_mesh *m = op_mesh(op);
+  const mf_simplex_basis *b = &h->basis;
+  const int dim = m->dim, nq = b->nq, N = b->nnodes, nc = h->ph.ncomp;
+  double *data = NULL;
+  if (MF_CALLOC_TOUCH(ctx, (size_t)m->ncells * nq * full->n + 1, &data)) return NULL;
+  const int *cells = op->space->cell_nodes;
+  const double t0 = mf_phase_begin(ctx);
+#pragma omp parallel for schedule(static)
+  for (int e = 0; e < m->ncells; e++) {
+    double X[12], Ji[9], ue[MF_MAX_COMPONENTS * MF_SIMPLEX_MAX_NODES];
+    const double det = cell_geometry(m, e, X, Ji); /* degenerate cells were refused with the mesh */
+    const int *cd = cells + (size_t)e * N;
+    for (int i = 0; state && i < N; i++)
+      for (int c = 0; c < nc; c++) ue[i * nc + c] = state[(size_t)cd[i] * nc + c];
+    for (int q = 0; q < nq; q++) {
+      double u[MF_MAX_COMPONENTS], ref[MF_MAX_COMPONENTS * 3], xq[3];
+      double *D = data + ((size_t)e * nq + q) * full->n;
+      point_x(b, X, q, xq);
+      if (state) point_state(b, nc, ue, q, u, ref);
+      if (state ? mf_phys_point_state(&h->ph, full, xq, Ji, b->qwts[q] * det, u, ref, D)
+                : mf_phys_point(&h->ph, full, xq, Ji, b->qwts[q] * det, D)) {
+        const double v = NAN;
+        mf_bad_point_note(nan, e, q, dim, xq, 1, &v);
+        break;
+      }
+    }
+  }
+  mf_phase_end(ctx, MF_PHASE_GEOMETRY, t0);
+  return data;
+}
+
 /* The stored data at the state uv: the g-functions at (u, grad u) of every point, in the full layout, then the
- * narrowest that holds them (as setup_cpu); the data before are kept where a value is not finite. */
+ * narrowest that holds them (as setup_cpu); the data before are kept, on every rank, where a value is not finite
+ * on one. */
 static int state_cpu(mf_operator op, mf_vector uv)
 {
   mf_context ctx = op->ctx;
   simplex_phys *h = sp(op);
-  const mf_simplex_mesh *m = op_mesh(op);
-  const mf_simplex_basis *b = &h->basis;
-  const int dim = m->dim, nq = b->nq, N = b->nnodes, nc = h->ph.ncomp;
+  const int dim = op_mesh(op)->dim;
   MF_CHECK(!mf_simplex_phys_faces_has_operator(h), ctx, MF_ERR_UNSUPPORTED,
            "physics '%s' has boundary terms in its operator (g0 on facets): their linearisation at a state is not "
            "made yet",
            h->ph.name);
   mf_phys_layout full;
   mf_phys_layout_init(&h->ph, dim, &full);
-  const size_t npts = (size_t)m->ncells * nq;
-  double *data = NULL;
-  MF_CALL(MF_CALLOC_TOUCH(ctx, npts * full.n + 1, &data));
   mf_bad_point nan = MF_BAD_POINT_NONE;
-  const double t0 = mf_phase_begin(ctx);
-  const double *x = uv->data;
-  const int *cells = op->space->cell_nodes;
-#pragma omp parallel for schedule(static)
-  for (int e = 0; e < m->ncells; e++) {
-    double X[12], Ji[9], ue[MF_MAX_COMPONENTS * MF_SIMPLEX_MAX_NODES];
-    const double det = cell_geometry(m, e, X, Ji);
-    const int *cd = cells + (size_t)e * N;
-    for (int i = 0; i < N; i++)
-      for (int c = 0; c < nc; c++) ue[i * nc + c] = x[(size_t)cd[i] * nc + c];
-    for (int q = 0; q < nq; q++) {
-      double u[MF_MAX_COMPONENTS], ref[MF_MAX_COMPONENTS * 3], xq[3];
-      point_state(b, nc, ue, q, u, ref);
-      point_x(b, X, q, xq);
-      if (mf_phys_point_state(&h->ph, &full, xq, Ji, b->qwts[q] * det, u, ref, data + ((size_t)e * nq + q) * full.n)) {
-        const double v = NAN;
-        mf_bad_point_note(&nan, e, q, dim, xq, 1, &v);
-        break;
-      }
-    }
-  }
-  mf_phase_end(ctx, MF_PHASE_GEOMETRY, t0);
-  int ierr = 0;
-  if (nan.cell >= 0) {
+  double *data = point_data(op, uv->data, &full, &nan);
+  int ierr = data ? 0 : MF_ERR_MEMORY;
+  if (!ierr && nan.cell >= 0) {
     char xs[96];
     mf_point_text(dim, nan.x, xs, sizeof xs);
     ierr = mf_error_set(ctx, MF_ERR_ARGUMENT, __FILE__, __LINE__, __func__,
@@ -280,7 +273,7 @@ static int state_cpu(mf_operator op, mf_vector uv)
   free(h->qd);
   h->lay = full;
   h->qd = data;
-  return mf_phys_narrow(ctx, &h->lay, &h->qd, npts);
+  return mf_phys_narrow(ctx, &h->lay, &h->qd, (size_t)op_mesh(op)->ncells * h->basis.nq);
 }
 
 /* de[i nc + c]: the diagonal entries of cell e */
