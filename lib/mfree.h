@@ -211,7 +211,10 @@ int mf_mesh_cell_kind(mf_mesh mesh, mf_cell_kind *kind);
  *  trees[0] x trees[1] (x trees[2]) trees; for "ball" each of its 1 + 2 dim trees split t^dim-fold
  *  (t = trees[0] = trees[1] (= trees[2])). Gives sizes between the powers of 2^dim. Trees per
  *  direction 1..4096, within the limits of mf_mesh_create (memory; at most 2^31 - 1 trees in all: for
- *  the 3D ball, 7 t^3 trees, t <= 674). */
+ *  the 3D ball, 7 t^3 trees, t <= 674). "square-tris" and "cube-tets": the unit square or cube in trees[0] x
+ *  trees[1] (x trees[2]) squares or cubes (1..4096 per direction in 2D, 1..256 in 3D), each split into 2 triangles
+ *  or 6 tetrahedra as mf_mesh_create's, then `level` (0..8) rounds of mf_mesh_refine (multigrid's nested
+ *  levels; the Kuhn split refined is again the Kuhn split of the finer cubes). */
 int mf_mesh_create_box(mf_context ctx, const char *name, int dim, const int trees[3], int level, mf_mesh *mesh);
 int mf_mesh_destroy(mf_mesh *mesh);
 /** @brief The mesh's dimension (2 or 3). */

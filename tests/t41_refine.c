@@ -924,6 +924,90 @@ static void threads_case(mf_context ctx)
   mf_mesh_destroy(&coarse);
 }
 
+/* a cell's key: its vertices' coordinates in lexicographic order (dim + 1 points of 3) */
+static int cmp_point(const void *a, const void *b)
+{
+  const double *x = (const double *)a, *y = (const double *)b;
+  for (int k = 0; k < 3; k++)
+    if (x[k] != y[k]) return x[k] < y[k] ? -1 : 1;
+  return 0;
+}
+static int cmp_key(const void *a, const void *b)
+{
+  const double *x = (const double *)a, *y = (const double *)b;
+  for (int k = 0; k < 12; k++)
+    if (x[k] != y[k]) return x[k] < y[k] ? -1 : 1;
+  return 0;
+}
+static double *cell_keys(const mf_simplex_mesh *m)
+{
+  double *keys = calloc((size_t)m->ncells * 12, sizeof *keys);
+  for (int e = 0; e < m->ncells; e++) {
+    double *k = keys + 12 * (size_t)e;
+    for (int a = 0; a <= m->dim; a++)
+      memcpy(k + 3 * a, m->coords + 3 * (size_t)m->cells[(size_t)e * (m->dim + 1) + a], 3 * sizeof(double));
+    qsort(k, (size_t)m->dim + 1, 3 * sizeof(double), cmp_point);
+  }
+  qsort(keys, (size_t)m->ncells, 12 * sizeof(double), cmp_key);
+  return keys;
+}
+
+/* mf_mesh_create_box on simplex meshes: n[0] x n[1] (x n[2]) squares or cubes of 2 or 6 cells, volume 1, each
+ * side one tag of area 1 and 2 n_a n_b facets; a box refined k times is the box of 2^k times the cubes (the
+ * same cells: the Kuhn split is kept by the refinement); the refusals. */
+static void box_case(mf_context ctx)
+{
+  for (int dim = 2; dim <= 3; dim++) {
+    const int n[3] = {3, 2, 5};
+    const char *name = dim == 2 ? "square-tris" : "cube-tets";
+    mf_mesh m = NULL;
+    T_CALL(mf_mesh_create_box(ctx, name, dim, n, 0, &m));
+    if (!m) return;
+    const mf_simplex_mesh *sm = sx(m);
+    const int want = dim == 2 ? 2 * n[0] * n[1] : 6 * n[0] * n[1] * n[2];
+    T_CHECK(sm->ncells == want, "%s box: %d cells, want %d", name, sm->ncells, want);
+    const stats s = mesh_stats(name, 0, sm);
+    T_CHECK(fabs(s.volume - 1.0) < 1e-13, "%s box: volume %.15g", name, s.volume);
+    for (int t = 1; t <= 2 * dim; t++) {
+      const int d = (t - 1) / 2, a = (d + 1) % dim, b = (d + 2) % dim;
+      const int nf = dim == 2 ? n[a] : 2 * n[a] * n[b];
+      T_CHECK(s.tag_count[t] == nf && fabs(s.tag_measure[t] - 1.0) < 1e-13, "%s box: tag %d has %d facets of measure %g, want %d of 1",
+              name, t, s.tag_count[t], s.tag_measure[t], nf);
+    }
+    mf_mesh_destroy(&m);
+    /* refined: the same cells as the finer box */
+    const int c[3] = {2, 1, 3}, f[3] = {8, 4, 12};
+    mf_mesh r = NULL, b = NULL;
+    T_CALL(mf_mesh_create_box(ctx, name, dim, c, 2, &r));
+    T_CALL(mf_mesh_create_box(ctx, name, dim, f, 0, &b));
+    if (!r || !b) return;
+    const mf_simplex_mesh *rm = sx(r), *bm = sx(b);
+    T_CHECK(rm->ncells == bm->ncells, "%s: refined box %d cells, finer box %d", name, rm->ncells, bm->ncells);
+    if (rm->ncells == bm->ncells) {
+      double *kr = cell_keys(rm), *kb = cell_keys(bm);
+      int same = 1;
+      for (size_t i = 0; i < (size_t)rm->ncells * 12 && same; i++) same = fabs(kr[i] - kb[i]) < 1e-14;
+      T_CHECK(same, "%s: the box refined twice is not the Kuhn split of the finer box", name);
+      free(kr);
+      free(kb);
+    }
+    mf_mesh coarse = NULL; /* multigrid's levels: the refinements */
+    T_CALL(mf_mesh_coarsened(r, &coarse));
+    T_CHECK(coarse && coarse != r && coarse->ncells_global * (dim == 2 ? 4 : 8) == r->ncells_global,
+            "%s: the refined box has no coarser level", name);
+    mf_mesh_destroy(&coarse);
+    mf_mesh_destroy(&r);
+    mf_mesh_destroy(&b);
+    const int zero[3] = {4, 0, 1}, big[3] = {1, 1, 100000};
+    EXPECT(mf_mesh_create_box(ctx, name, dim, zero, 0, &m), MF_ERR_ARGUMENT, "0 cells in direction 1 out of range");
+    if (dim == 3)
+      EXPECT(mf_mesh_create_box(ctx, name, dim, big, 0, &m), MF_ERR_ARGUMENT, "100000 cells in direction 2 out of range 1..256");
+    EXPECT(mf_mesh_create_box(ctx, name, dim, n, 9, &m), MF_ERR_ARGUMENT, "refinement level 9 out of range 0..8");
+    EXPECT(mf_mesh_create_box(ctx, name, 5 - dim, n, 0, &m), MF_ERR_ARGUMENT, "dimension");
+    T_CHECK(m == NULL, "%s: a refused box left a mesh", name);
+  }
+}
+
 int main(int argc, char **argv)
 {
   MPI_Init(&argc, &argv);
@@ -946,6 +1030,7 @@ int main(int argc, char **argv)
     return t_finish();
   }
   threads_case(ctx);
+  box_case(ctx);
   mf_mesh m = NULL;
   T_CALL(mf_mesh_create(ctx, "square-tris", 2, 1, &m));
   refine_case(ctx, "square-tris", m, 4);

@@ -68,6 +68,49 @@ int mf_simplex_mesh_create(mf_context ctx, const char *name, int dim, int level,
   return ierr;
 }
 
+static int simplex_mesh_refine(mf_mesh coarse, int levels, mf_mesh *fine);
+
+/* mf_mesh_create_box: the unit square or cube in trees[0] x trees[1] (x trees[2]) squares or cubes, each split
+ * as mesh.c's box does (2 triangles, 6 tetrahedra), then `level` rounds of uniform refinement (the nested
+ * levels of multigrid). */
+static int simplex_mesh_create_box(mf_context ctx, const char *name, int dim, const int trees[3], int level, mf_mesh *mesh)
+{
+  const int want = !strcmp(name, "square-tris") ? 2 : 3, nmax = dim == 2 ? MF_SIMPLEX_BOX_MAX_2D : MF_SIMPLEX_BOX_MAX_3D;
+  MF_CHECK(dim == want, ctx, MF_ERR_ARGUMENT, "mesh '%s' is %dD, dimension %d asked", name, want, dim);
+  MF_CHECK(trees, ctx, MF_ERR_NULL, "trees is NULL");
+  double cells = dim == 2 ? 2.0 : 6.0;
+  for (int d = 0; d < dim; d++) {
+    MF_CHECK(trees[d] >= 1 && trees[d] <= nmax, ctx, MF_ERR_ARGUMENT,
+             "%d cells in direction %d out of range 1..%d for mesh '%s'", trees[d], d, nmax, name);
+    cells *= trees[d];
+  }
+  MF_CHECK(level >= 0 && level <= 8, ctx, MF_ERR_ARGUMENT, "refinement level %d out of range 0..8", level);
+  MF_CHECK(ldexp(cells, dim * level) <= 2147483647.0, ctx, MF_ERR_ARGUMENT,
+           "mesh '%s' of %.4g cells refined %d times: %.4g cells, more than the 32-bit indices hold", name, cells, level,
+           ldexp(cells, dim * level));
+  char what[96];
+  snprintf(what, sizeof what, "mesh '%s' of %.4g cells", name, cells);
+  int ierr = mf_host_require(ctx, cells * (dim + 1) * 4.0 * 3.0 + cells * 24.0, what);
+  mf_simplex_mesh *sm = NULL;
+  if (!ierr) ierr = MF_CALLOC(ctx, 1, &sm);
+  const double t0 = mf_phase_begin(ctx);
+  if (!ierr) ierr = mf_simplex_mesh_box_n(ctx, dim, trees, sm);
+  if (ctx->size > 1) ierr = mf_agree(ctx, ierr);
+  mf_mesh coarse = NULL;
+  if (ierr) {
+    if (sm) mf_simplex_mesh_free(sm);
+    free(sm);
+  } else ierr = wrap(ctx, sm, &coarse);
+  mf_phase_end(ctx, MF_PHASE_MESH, t0);
+  if (ierr || level == 0) {
+    *mesh = coarse;
+    return ierr;
+  }
+  ierr = simplex_mesh_refine(coarse, level, mesh);
+  mf_mesh_destroy(&coarse); /* held by the refined mesh */
+  return ierr;
+}
+
 int mf_simplex_mesh_read(mf_context ctx, const char *path, int dim, mf_mesh *mesh)
 {
   const double t0 = mf_phase_begin(ctx);
@@ -225,7 +268,7 @@ const mf_family mf_family_simplex = {
     .kind = MF_CELL_SIMPLEX,
     .mesh_names = simplex_mesh_names,
     .mesh_create = mf_simplex_mesh_create,
-    .mesh_create_box = NULL, /* no trees */
+    .mesh_create_box = simplex_mesh_create_box,
     .mesh_read = mf_simplex_mesh_read,
     .mesh_destroy = mf_simplex_mesh_release,
     .mesh_coarsen = simplex_mesh_coarsen,

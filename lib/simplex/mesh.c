@@ -219,16 +219,24 @@ int mf_simplex_facet_cmp(const void *a, const void *b)
 
 int mf_simplex_mesh_box(mf_context ctx, int dim, int n, mf_simplex_mesh *m)
 {
+  const int nn[3] = {n, n, n};
+  return mf_simplex_mesh_box_n(ctx, dim, nn, m);
+}
+
+int mf_simplex_mesh_box_n(mf_context ctx, int dim, const int nn[3], mf_simplex_mesh *m)
+{
   MF_CHECK(m, ctx, MF_ERR_NULL, "output pointer m is NULL");
   memset(m, 0, sizeof *m);
+  MF_CHECK(nn, ctx, MF_ERR_NULL, "cells per direction is NULL");
   MF_CHECK(dim == 2 || dim == 3, ctx, MF_ERR_ARGUMENT, "simplex mesh dimension %d is not 2 or 3", dim);
   const int nmax = dim == 2 ? MF_SIMPLEX_BOX_MAX_2D : MF_SIMPLEX_BOX_MAX_3D;
-  MF_CHECK(n >= 1 && n <= nmax, ctx, MF_ERR_ARGUMENT, "%d cells per direction out of range 1..%d for the %s", n, nmax,
-           dim == 2 ? "square" : "cube");
-  const int n1 = n + 1;
+  for (int d = 0; d < dim; d++)
+    MF_CHECK(nn[d] >= 1 && nn[d] <= nmax, ctx, MF_ERR_ARGUMENT, "%d cells per direction out of range 1..%d for the %s",
+             nn[d], nmax, dim == 2 ? "square" : "cube");
+  const int nx = nn[0], ny = nn[1], nz = dim == 3 ? nn[2] : 1, n1 = nx + 1, m1 = ny + 1;
   m->dim = dim;
-  m->nv = dim == 2 ? n1 * n1 : n1 * n1 * n1;
-  m->ncells = dim == 2 ? 2 * n * n : 6 * n * n * n;
+  m->nv = dim == 2 ? n1 * m1 : n1 * m1 * (nz + 1);
+  m->ncells = dim == 2 ? 2 * nx * ny : 6 * nx * ny * nz;
   char what[96];
   snprintf(what, sizeof what, "the %s in %d %s", dim == 2 ? "square" : "cube", m->ncells,
            dim == 2 ? "triangles" : "tetrahedra");
@@ -240,27 +248,27 @@ int mf_simplex_mesh_box(mf_context ctx, int dim, int n, mf_simplex_mesh *m)
     return ierr;
   }
   for (int v = 0; v < m->nv; v++) {
-    m->coords[3 * v] = (double)(v % n1) / n;
-    m->coords[3 * v + 1] = (double)(v / n1 % n1) / n;
-    m->coords[3 * v + 2] = dim == 3 ? (double)(v / (n1 * n1)) / n : 0.0;
+    m->coords[3 * v] = (double)(v % n1) / nx;
+    m->coords[3 * v + 1] = (double)(v / n1 % m1) / ny;
+    m->coords[3 * v + 2] = dim == 3 ? (double)(v / (n1 * m1)) / nz : 0.0;
   }
   int c = 0;
   if (dim == 2) {
-    for (int j = 0; j < n; j++)
-      for (int i = 0; i < n; i++) {
+    for (int j = 0; j < ny; j++)
+      for (int i = 0; i < nx; i++) {
         const int v00 = i + n1 * j, v10 = v00 + 1, v01 = v00 + n1, v11 = v01 + 1;
         const int t[2][3] = {{v00, v10, v11}, {v00, v11, v01}}; /* both positively oriented */
         for (int k = 0; k < 2; k++, c++) memcpy(m->cells + 3 * (size_t)c, t[k], sizeof t[k]);
       }
   } else {
     static const int perm[6][3] = {{0, 1, 2}, {0, 2, 1}, {1, 0, 2}, {1, 2, 0}, {2, 0, 1}, {2, 1, 0}};
-    const int stride[3] = {1, n1, n1 * n1};
-    for (int k = 0; k < n; k++)
-      for (int j = 0; j < n; j++)
-        for (int i = 0; i < n; i++)
+    const int stride[3] = {1, n1, n1 * m1};
+    for (int k = 0; k < nz; k++)
+      for (int j = 0; j < ny; j++)
+        for (int i = 0; i < nx; i++)
           for (int s = 0; s < 6; s++, c++) {
             int v[4];
-            v[0] = i + n1 * (j + n1 * k);
+            v[0] = i + n1 * (j + m1 * k);
             for (int l = 0; l < 3; l++) v[l + 1] = v[l] + stride[perm[s][l]];
             /* an odd permutation gives a negatively oriented path: swap two vertices */
             const int odd = s == 1 || s == 2 || s == 5;
@@ -277,7 +285,7 @@ int mf_simplex_mesh_box(mf_context ctx, int dim, int n, mf_simplex_mesh *m)
     return ierr;
   }
   /* the sides' tags, as the hex boxes': x = 0 1, x = 1 2, y = 0 3, y = 1 4, z = 0 5, z = 1 6 (the
-   * vertices' coordinates are exact multiples of 1/n: a facet lies in a side where all its vertices do) */
+   * vertices' coordinates are exact multiples of 1/n per direction: a facet lies in a side where all its vertices do) */
   for (int t = 0; t < m->nfacets; t++) {
     const int *f = m->facets + (size_t)t * dim;
     for (int d = 0, done = 0; d < dim && !done; d++)

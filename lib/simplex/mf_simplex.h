@@ -114,6 +114,9 @@ int mf_simplex_mesh_partition(mf_context ctx, const mf_simplex_mesh *m, int npar
  *  The boundary facets are tagged by side as the hex boxes' faces: x = 0 1, x = 1 2, y = 0 3, y = 1 4,
  *  z = 0 5, z = 1 6. */
 int mf_simplex_mesh_box(mf_context ctx, int dim, int n, mf_simplex_mesh *m);
+/** The same with n[d] cells in direction d (the rectangle or box of n[0] x n[1] (x n[2]) squares or cubes of the
+ *  unit square or cube, each split as above), each 1..MF_SIMPLEX_BOX_MAX_2D / _3D. */
+int mf_simplex_mesh_box_n(mf_context ctx, int dim, const int n[3], mf_simplex_mesh *m);
 void mf_simplex_mesh_free(mf_simplex_mesh *m);
 /** Entities of a mesh (edges, triangles) grouped by their smallest vertex s0: off[s0]..off[s0 + 1)
  *  index keys, ascending, each the key of the entity's other vertices (edges: s1; triangles:
