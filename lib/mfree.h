@@ -62,8 +62,7 @@ typedef struct mf_pc_s *mf_pc;
 
 /** Scalar coefficient c(x) evaluated at quadrature points; x has dim entries. The library calls it
  *  from several OpenMP threads at once (set-up runs in parallel on the host, also for the cuda
- *  backend, where the points come from the device): it must be thread-safe, and give the same value
- *  for the same x. */
+ *  backend, where the points come from the device): it must be thread-safe, and give the same value for the same x. */
 typedef double (*mf_coefficient_fn)(const double *x, int dim, void *user);
 
 /* ---------------------------------------------------------------- context */
@@ -75,8 +74,7 @@ typedef double (*mf_coefficient_fn)(const double *x, int dim, void *user);
 int mf_context_create(MPI_Comm comm, const char *backend, mf_context *ctx);
 int mf_context_destroy(mf_context *ctx);
 /** @brief The last error message recorded on ctx (never NULL; "" if none), or, if it is later, the
- *  calling thread's last error on a NULL handle (which belongs to no context). ctx NULL: the thread's
- *  last message. */
+ *  calling thread's last error on a NULL handle (which belongs to no context). ctx NULL: the thread's last message. */
 const char *mf_context_error_message(mf_context ctx);
 /** @brief The last error message of any object in this process. */
 const char *mf_last_error_message(void);
@@ -180,24 +178,23 @@ int mf_mesh_create(mf_context ctx, const char *name, int dim, int level, mf_mesh
  *   "square-tris"  (dim 2) the unit square in 2 n^2 triangles, n = 2^level cells per side, level 0..12;
  *   "cube-tets"    (dim 3) the unit cube in 6 n^3 tetrahedra (Kuhn split), n = 2^level, level 0..8;
  * their boundary facets tagged by side as the hex boxes' faces (x = 0 1, x = 1 2, y = 0 3, y = 1 4, z = 0 5,
- * z = 1 6); mf_mesh_refine refines them (and a file's mesh) uniformly into a new mesh. Simplex meshes live
- * on ONE rank: a communicator of more ranks is refused (MF_ERR_UNSUPPORTED). Refused on them with
- * MF_ERR_UNSUPPORTED: adaptation, shell refinement, multigrid on the cuda backend or in float, the search
- * and table assembly variants; on the cuda backend degrees above 4 (docs/simplex.md). */
+ * z = 1 6); mf_mesh_refine refines them (and a file's mesh) uniformly into a new mesh. On several ranks the mesh
+ * is split between them (docs/simplex.md). Refused on them (MF_ERR_UNSUPPORTED): adaptation, shell refinement, the
+ * search and table assembly variants; on the cuda backend degrees above 4. */
 /** Cell kinds of a mesh. */
 typedef enum {
   MF_CELL_HEX = 0,    /**< quadrilaterals (2D) or hexahedra (3D) of a p4est forest: Q_p spaces */
   MF_CELL_SIMPLEX = 1 /**< triangles (2D) or tetrahedra (3D): P_p spaces */
 } mf_cell_kind;
-/** @brief A simplex mesh read from a Gmsh .msh file (ASCII 2.2 or 4.1, binary 4.1): its triangles (dim 2) or
- *  tetrahedra (dim 3) are the cells (dim 0: the file's dimension, 3 where it has tetrahedra, else 2;
- *  mf_mesh_dim tells it); its boundary is computed (the facets of one cell only), each boundary facet
- *  tagged with the physical tag of the file's facet element on it (0 where the file has none), for
- *  mf_space_set_dirichlet_tags. Second-order elements are read where straight (their edge nodes at the
- *  midpoints) and refused where curved (MF_ERR_ARGUMENT: the cells are affine). One rank only (MF_ERR_UNSUPPORTED on more); a malformed file gives
- *  MF_ERR_IO or MF_ERR_ARGUMENT with "FILE:LINE: problem" (docs/simplex.md); so do a path that is a
- *  folder or a named pipe (MF_ERR_IO), and cells that overlap where they meet: a cell given twice or
- *  a facet of three cells or more (MF_ERR_ARGUMENT, naming the elements). */
+/** @brief A simplex mesh read from a Gmsh .msh file (ASCII 2.2 or 4.1, binary 4.1): its triangles (dim 2) or tetrahedra
+ *  (dim 3) are the cells (dim 0: the file's dimension, 3 where it has tetrahedra, else 2; mf_mesh_dim tells it); its
+ *  boundary is computed (the facets of one cell only), each boundary facet tagged with the physical tag of the file's
+ *  facet element on it (0 where the file has none), for mf_space_set_dirichlet_tags. Second-order elements are read
+ *  where straight (their edge nodes at the midpoints) and refused where curved (MF_ERR_ARGUMENT: the cells are affine).
+ *  On several ranks every rank reads it and the cells are split. A malformed file gives MF_ERR_IO or MF_ERR_ARGUMENT
+ *  with "FILE:LINE: problem" (docs/simplex.md); so do a path that is a folder or a named pipe (MF_ERR_IO), and cells
+ *  that overlap where they meet: a cell given twice or a facet of three cells or more (MF_ERR_ARGUMENT, naming the
+ *  elements). */
 int mf_mesh_create_from_file(mf_context ctx, const char *path, int dim, mf_mesh *mesh);
 /** @brief A new mesh: `levels` (0..8) rounds of uniform refinement of `coarse`, which stays as it is (simplex meshes,
  *  built-in or from a file: every edge split at its midpoint, each triangle into 4, each tetrahedron into 8,
@@ -211,10 +208,9 @@ int mf_mesh_cell_kind(mf_mesh mesh, mf_cell_kind *kind);
  *  trees[0] x trees[1] (x trees[2]) trees; for "ball" each of its 1 + 2 dim trees split t^dim-fold
  *  (t = trees[0] = trees[1] (= trees[2])). Gives sizes between the powers of 2^dim. Trees per
  *  direction 1..4096, within the limits of mf_mesh_create (memory; at most 2^31 - 1 trees in all: for
- *  the 3D ball, 7 t^3 trees, t <= 674). "square-tris" and "cube-tets": the unit square or cube in trees[0] x
- *  trees[1] (x trees[2]) squares or cubes (1..4096 per direction in 2D, 1..256 in 3D), each split into 2 triangles
- *  or 6 tetrahedra as mf_mesh_create's, then `level` (0..8) rounds of mf_mesh_refine (multigrid's nested
- *  levels; the Kuhn split refined is again the Kuhn split of the finer cubes). */
+ *  the 3D ball, 7 t^3 trees, t <= 674). "square-tris", "cube-tets": trees[0] x trees[1] (x trees[2]) squares or cubes
+ *  (1..4096 per side in 2D, 1..256 in 3D) of 2 triangles or 6 tetrahedra, then `level` (0..8) rounds of
+ *  mf_mesh_refine (multigrid's levels; the Kuhn split refined is the Kuhn split of the finer cubes). */
 int mf_mesh_create_box(mf_context ctx, const char *name, int dim, const int trees[3], int level, mf_mesh *mesh);
 int mf_mesh_destroy(mf_mesh *mesh);
 /** @brief The mesh's dimension (2 or 3). */
@@ -225,16 +221,15 @@ int mf_mesh_num_cells(mf_mesh mesh, int64_t *ncells);
 /** Adaptation callback: > 0 refines the cell, < 0 votes to coarsen it (a family of 2^dim cells is
  *  merged when all vote so), 0 keeps it. centre: the cell centre in physical coordinates. */
 typedef int (*mf_adapt_fn)(const double *centre, int dim, int level, void *user);
-/** @brief One round of adaptation: refine/coarsen by fn, then 2:1 balance across faces, edges and
- *  corners, and repartition across ranks. Spaces made before refer to the old mesh: destroy them
- *  and create new ones after. Such a space is refused (MF_ERR_INCOMPATIBLE, "the space was made on the
- *  mesh before it was adapted") wherever it would make something new or evaluate a function at its
- *  points: vectors and operators made on it (mf_operator_create_assembled of its operators too),
- *  mf_vector_interpolate, mf_vector_set_random, mf_vector_set_boundary, mf_vector_assemble_rhs,
- *  mf_vector_l2_error, mf_vector_h1_error, mf_vector_write_vtu of its vectors, and the set-up of a
- *  multigrid preconditioner of its operators. What was made before keeps working on the old mesh (operators, vectors, vector
- *  algebra, Jacobi and Chebyshev preconditioners, a multigrid hierarchy set up before, CG). The
- *  callback must give the same answer on every rank. A round whose cells would not fit in the host
+/** @brief One round of adaptation: refine/coarsen by fn, then 2:1 balance across faces, edges and corners, and
+ *  repartition across ranks. Spaces made before refer to the old mesh: destroy them and create new ones after. Such a
+ *  space is refused (MF_ERR_INCOMPATIBLE, "the space was made on the mesh before it was adapted") wherever it would
+ *  make something new or evaluate a function at its points: vectors and operators made on it
+ *  (mf_operator_create_assembled of its operators too), mf_vector_interpolate, mf_vector_set_random,
+ *  mf_vector_set_boundary, mf_vector_assemble_rhs, mf_vector_l2_error, mf_vector_h1_error, mf_vector_write_vtu of its
+ *  vectors, and the set-up of a multigrid preconditioner of its operators. What was made before keeps working on the
+ *  old mesh (operators, vectors, vector algebra, Jacobi and Chebyshev preconditioners, a multigrid hierarchy set up
+ *  before, CG). The callback must give the same answer on every rank. A round whose cells would not fit in the host
  *  memory is refused before p4est allocates (MF_ERR_MEMORY). */
 int mf_mesh_adapt(mf_mesh mesh, mf_adapt_fn fn, void *user);
 /** @brief The built-in pattern: `levels` rounds (0..10) refining the cells that several non-concentric
@@ -354,7 +349,9 @@ int mf_vector_restore_array_read(mf_vector v, const double **array);
 typedef enum {
   MF_QUAD_GAUSS = 0,     /**< Gauss, q = p + 1 points (default) */
   MF_QUAD_GAUSS_P2 = 1,  /**< Gauss, q = p + 2 points */
-  MF_QUAD_GLL = 2        /**< Gauss-Lobatto collocated with the nodes, q = p + 1 */
+  MF_QUAD_GLL = 2,       /**< Gauss-Lobatto collocated with the nodes, q = p + 1 */
+  MF_QUAD_GAUSS_M2 = 3   /**< simplex physics only (mf_operator_create_physics): the rule of degree 2p - 2, exact for
+                              constant g-functions of grad u on affine cells (one point per P1 cell) */
 } mf_quadrature;
 
 /** @brief Mass operator (c u, v), coefficient c(x) (NULL: 1). */
@@ -566,7 +563,8 @@ int mf_physics_destroy(mf_physics *ph);
 int mf_physics_check_jacobian(mf_physics ph, int dim, int npoints, double scale, double *err, char *worst, size_t n);
 /** @brief The matrix-free linear operator of ph's g-functions on space (its components those of ph), with
  *  the quadrature of the built-in operators (hex Q_p: q points per direction; simplex P_p: the rule of
- *  degree 2p, 2p + 2 with MF_QUAD_GAUSS_P2). Jacobi, Chebyshev and multigrid take it as they take the
+ *  degree 2p, 2p + 2 with MF_QUAD_GAUSS_P2, 2p - 2 with MF_QUAD_GAUSS_M2; facets 2p). Jacobi, Chebyshev and
+ *  multigrid take it as they take the
  *  built-ins. The g-functions are evaluated once here into stored quadrature data in reference form;
  *  where every point's blocks are zero between components and equal on the diagonal (vector mass,
  *  vector Laplace), one block is stored for all components. Collective. */
@@ -648,8 +646,7 @@ int mf_vector_set_boundary_source(mf_vector x, mf_source g);
  *  mf_vector_assemble_rhs (set-up phase "rhs"). Loads of several components: a physics' f0. */
 int mf_vector_assemble_rhs_source(mf_vector b, mf_source f);
 /** @brief ||u_h - u||_L2 (hexes: Gauss q = p + 2; simplices: the rule of degree 2p + 3, at most 14; the
- *  components summed), as mf_vector_l2_error_field; the cells
- *  summed in cell order (deterministic). */
+ *  components summed), as mf_vector_l2_error_field; the cells summed in cell order (deterministic). */
 int mf_vector_l2_error_source(mf_vector uh, mf_source u, double *err);
 /** The gradient of a function at x (dim entries): grad[k] = d u / d x_k for k < dim. Called from several
  *  OpenMP threads at once: it must be thread-safe, and give the same values for the same x. */
@@ -744,24 +741,22 @@ typedef enum {
                                      on 'cuda' the matrix lives on the device); the coarse Chebyshev solve
                                      uses its product and diagonal */
 } mf_mg_coarse;
-/** @brief Choose the coarsest level's operator (default MF_MG_COARSE_MATRIX_FREE). With
- *  MF_MG_COARSE_ASSEMBLED the set-up assembles the coarsest level's operator (its matrix-free form is
- *  freed unless it is the user's, whose own refusals apply: geometry on the fly); a matrix that does not
- *  fit is refused by the set-up (MF_ERR_MEMORY, with the bytes; a later set-up retries). An unknown kind is refused (MF_ERR_ARGUMENT); the assembled coarse level needs the
- *  V-cycle in double (MF_ERR_UNSUPPORTED with MF_PRECISION_FLOAT, either order of the two calls).
- *  Takes effect at the next set-up (docs/multigrid.md). */
+/** @brief Choose the coarsest level's operator (default MF_MG_COARSE_MATRIX_FREE). With MF_MG_COARSE_ASSEMBLED the
+ *  set-up assembles the coarsest level's operator (its matrix-free form is freed unless it is the user's, whose own
+ *  refusals apply: geometry on the fly); a matrix that does not fit is refused by the set-up (MF_ERR_MEMORY, with the
+ *  bytes; a later set-up retries). An unknown kind is refused (MF_ERR_ARGUMENT); the assembled coarse level needs the
+ *  V-cycle in double (MF_ERR_UNSUPPORTED with MF_PRECISION_FLOAT, either order of the two calls). Takes effect at the
+ *  next set-up (docs/multigrid.md). */
 int mf_pc_set_multigrid_coarse(mf_pc pc, mf_mg_coarse kind);
 /** @brief Levels of the hierarchy, finest last, and one level's degree, DoFs and cells (level
  *  0..nlevels-1; the outputs may be NULL; the cells as they were at set-up). These and the two below
- *  set the preconditioner up if it is not yet, and refuse one of another kind (MF_ERR_ARGUMENT)
- *  before any set-up. */
+ *  set the preconditioner up if it is not yet, and refuse one of another kind (MF_ERR_ARGUMENT) before any set-up. */
 int mf_pc_multigrid_levels(mf_pc pc, int *nlevels);
 int mf_pc_multigrid_level(mf_pc pc, int level, int *degree, int64_t *ndofs, int64_t *ncells);
 /** @brief Time per level: with on != 0 every V-cycle synchronises the device at each level and adds
  *  the wall time of the level's own work (smoothing, residuals, transfers) to seconds[level]
  *  (mf_pc_multigrid_times); costs a little speed, off by default. Each call sets the times to zero;
- *  the choice holds for the hierarchies of later set-ups too (new parameters). Off, the times stay
- *  zero. */
+ *  the choice holds for the hierarchies of later set-ups too (new parameters). Off, the times stay zero. */
 int mf_pc_multigrid_profile(mf_pc pc, int on);
 /** @brief The times of mf_pc_multigrid_profile: seconds[0..nlevels) (coarsest first) are written. */
 int mf_pc_multigrid_times(mf_pc pc, double *seconds);
@@ -787,8 +782,7 @@ typedef struct {
  *  mf_cg_set_pc or mf_cg_set_jacobi say otherwise. */
 int mf_cg_create(mf_operator op, mf_cg *cg);
 /** @brief Compute what the solve needs before the first iteration (the preconditioner's set-up: the
- *  inverse diagonal, eigenvalue estimates), so that it counts as set-up; mf_cg_solve calls it when not
- *  done. */
+ *  inverse diagonal, eigenvalue estimates), so that it counts as set-up; mf_cg_solve calls it when not done. */
 int mf_cg_setup(mf_cg cg);
 /** @brief Relative tolerance on sqrt(r^T z) (default 1e-10) and iteration limit (default 10000; up
  *  to INT_MAX: the residual history grows as the iteration goes). */
@@ -857,34 +851,37 @@ typedef struct {
   double residual;       /**< ||F(u)||_2 at the end */
   double update;         /**< ||du||_2 of the last step (the step taken, times its length) */
   double seconds;        /**< wall time of the solve */
+  double seconds_residual, seconds_jacobian; /**< of which in the residuals F(u) - b (line search included), the
+                                               Jacobians (mf_operator_set_state), */
+  double seconds_pc, seconds_linear; /**< the preconditioner's set-ups at each Jacobian, the inner solves */
 } mf_newton_info;
 
 /** A monitor: called with step 0 and the initial residual norm (update 0, linear 0), then after every step
  *  with its number, ||F(u)||, ||du|| and the step's CG iterations; nonzero stops the solve (MF_ERR_NOT_CONVERGED). */
 typedef int (*mf_newton_monitor_fn)(int step, double residual, double update, int linear_iterations, void *user);
 
-/** @brief Newton's method for F(u) = 0, F the residual of op's physics (mf_operator_residual: f0, f1) and
- *  its Jacobian op at the state (mf_operator_set_state: g0..g3), solved matrix-free by CG with a
- *  preconditioner of op (mf_newton_set_linear). u's Dirichlet entries are the boundary values and stay: op
- *  takes the Dirichlet form (its rows of F are zero, the updates zero there). Each step: J(u) du = -F(u) to
- *  the relative tolerance eta_k (Eisenstat-Walker, choice 2: eta_k = 0.9 (||F_k|| / ||F_k-1||)^2, safeguarded,
- *  at most eta_max; or fixed), then u <- u + lambda du with lambda = 1, 1/2, ... until ||F|| decreases by
- *  the factor 1 - 1e-4 lambda (backtracking; off: lambda = 1). Defaults: rtol 1e-10, atol 1e-50, stol 0 (the
- *  update criterion off), 50 steps, Jacobi, eta_max 0.5 with Eisenstat-Walker, line search on. Collective;
- *  the op is held. Hex and simplex spaces on the cpu backend (mf_operator_set_state). */
+/** @brief Newton's method for F(u) = 0, F the residual of op's physics (mf_operator_residual: f0, f1) and its
+ *  Jacobian op at the state (mf_operator_set_state: g0..g3), solved matrix-free by CG with a preconditioner of op
+ *  (mf_newton_set_linear). u's Dirichlet entries are the boundary values and stay: op takes the Dirichlet form (its
+ *  rows of F are zero, the updates zero there). Each step: J(u) du = -F(u) to the relative tolerance eta_k
+ *  (Eisenstat-Walker, choice 2: eta_k = 0.9 (||F_k|| / ||F_k-1||)^2, safeguarded, at most eta_max; or fixed), then
+ *  u <- u + lambda du, lambda = 1, 1/2, ... until ||F|| decreases by the factor 1 - 1e-4 lambda (backtracking; off:
+ *  lambda = 1). Defaults: rtol 1e-10, atol 1e-50, stol 0 (off), 50 steps, Jacobi, eta_max 0.5 with Eisenstat-Walker,
+ *  line search on. Collective; the op is held. Hex and simplex spaces on cpu, simplex spaces on cuda. */
 typedef struct mf_newton_s *mf_newton;
 int mf_newton_create(mf_operator op, mf_newton *newton);
-/** @brief Tolerances: relative and absolute on ||F(u)||_2, on the update's ||du||_2 (0: off), step limit. */
+/** @brief Tolerances: relative, absolute on ||F(u)||_2, on the update's ||du||_2 (0: off), step limit. */
 int mf_newton_set_tolerances(mf_newton newton, double rtol, double atol, double stol, int max_steps);
-/** @brief The inner solve: preconditioner kind (MF_PC_NONE, MF_PC_JACOBI, MF_PC_CHEBYSHEV), the forcing (ew
- *  1: Eisenstat-Walker from eta, capped at eta; 0: the fixed relative tolerance eta), eta in (0, 1), and the
- *  CG iteration limit per step. */
+/** @brief The inner solve: preconditioner (MF_PC_NONE, _JACOBI, _CHEBYSHEV, _MULTIGRID: its levels at each state),
+ *  the forcing (ew 1: Eisenstat-Walker from eta, capped at eta; 0: the fixed tolerance eta), eta in (0, 1), CG limit */
 int mf_newton_set_linear(mf_newton newton, mf_pc_kind pc, int ew, double eta, int max_iterations);
 /** @brief The inner solve by restarted GMRES(restart), right-preconditioned (mf_gmres), for Jacobians that are not
  *  symmetric (a non-variational physics); 0 goes back to CG (the default). */
 int mf_newton_set_gmres(mf_newton newton, int restart);
-/** @brief Backtracking line search on (1, default) or off (0: full steps). */
-int mf_newton_set_line_search(mf_newton newton, int on);
+int mf_newton_set_line_search(mf_newton newton, int on); /**< backtracking on (1, default) or off (0: full steps) */
+/** @brief Solve F(u) = b, not 0 (b a double vector of op's space, kept by the caller; its Dirichlet entries ignored;
+ *  NULL: 0). Load stepping: with the loads in the physics, b = (1 - s) F(0) poses the load fraction s. */
+int mf_newton_set_rhs(mf_newton newton, mf_vector b);
 int mf_newton_set_monitor(mf_newton newton, mf_newton_monitor_fn fn, void *user);
 /** @brief Solve from the initial guess u (its boundary entries the Dirichlet values). 0 when converged, else
  *  MF_ERR_NOT_CONVERGED naming the reason (info.reason; an inner solve short or broken down: MF_NEWTON_LINEAR),

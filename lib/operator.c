@@ -227,6 +227,7 @@ void mf_operator_release(mf_operator o)
   if (o->ops.destroy) o->ops.destroy(o); /* what the backend made for the product */
   if (o->type->destroy) o->type->destroy(o); /* the type's data */
   mf_vector_destroy(&o->xwork);
+  mf_vector_destroy(&o->state);
   mf_space_release(o->space);
   free(o);
 }

@@ -104,6 +104,8 @@ struct mf_operator_s {
   int refs;             /* the user's handle, preconditioners and solvers made for it */
   int revision;         /* counts the changes of its values (mf_operator_set_state): a preconditioner set up
                            at another revision is set up again */
+  mf_vector state;      /* a copy of the state of the last mf_operator_set_state (multigrid restricts it to its
+                           coarser levels), else NULL */
 };
 /** The description of a pointwise operator (op->type->pointwise), else NULL. */
 static inline mf_pw_op *mf_pw(const struct mf_operator_s *op)

@@ -132,8 +132,9 @@ int main(int argc, char **argv)
   EXPECT(mf_mesh_create(ctx, "cube-tets", 3, 9, &mesh), MF_ERR_ARGUMENT, "refinement level 9 out of range 0..8");
   EXPECT(mf_mesh_create(ctx, "square-tris", 2, -1, &mesh), MF_ERR_ARGUMENT, "refinement level -1 out of range 0..12");
   EXPECT(mf_mesh_create(ctx, "tris", 2, 1, &mesh), MF_ERR_ARGUMENT, "(cube | ball | deformed | sheared | square-tris | cube-tets;");
-  const int trees[3] = {2, 2, 2};
-  EXPECT(mf_mesh_create_box(ctx, "square-tris", 2, trees, 1, &mesh), MF_ERR_ARGUMENT, "has no trees");
+  const int trees[3] = {2, 0, 2};
+  EXPECT(mf_mesh_create_box(ctx, "square-tris", 2, trees, 1, &mesh), MF_ERR_ARGUMENT,
+         "0 cells in direction 1 out of range 1..4096 for mesh 'square-tris'");
   EXPECT(mf_mesh_create_from_file(ctx, path(dir, "no_such_file.msh"), 2, &mesh), MF_ERR_IO, "no_such_file.msh");
   EXPECT(mf_mesh_create_from_file(ctx, path(dir, "bad_quad.msh"), 2, &mesh), MF_ERR_ARGUMENT, "bad_quad.msh:");
   EXPECT(mf_mesh_create_from_file(ctx, path(dir, "bad_truncated.msh"), 2, &mesh), MF_ERR_IO, "bad_truncated.msh:");

@@ -508,6 +508,46 @@ static void transfer_case(mf_context ctx)
       }
 }
 
+/* A state's restriction (mf_transfer_inject): the fine interpolant of a polynomial of the fine degree gives the
+ * coarse interpolant at every coarse node, the Dirichlet ones included (the whole boundary here), for the nested
+ * transfers (p: q -> 2q; h) and a non-nested one (P3 -> P2) alike; on two components. */
+static void inject_case(mf_context ctx)
+{
+  const int cases[4][3] = {{0, 1, 2}, {0, 2, 3}, {1, 1, 1}, {1, 2, 2}}; /* h, coarse degree, fine degree */
+  for (int dim = 2; dim <= 3; dim++)
+    for (int c = 0; c < 4; c++) {
+      const int h = cases[c][0], q = cases[c][1], pf = cases[c][2];
+      mf_mesh mc = NULL, mf = NULL;
+      T_CALL(mf_mesh_create(ctx, dim == 2 ? "square-tris" : "cube-tets", dim, 1, &mc));
+      if (h) T_CALL(mf_mesh_refine(mc, 1, &mf));
+      mf_space sc = NULL, sf = NULL;
+      T_CALL(mf_space_create_components(mc, q, 2, &sc));
+      T_CALL(mf_space_create_components(h ? mf : mc, pf, 2, &sf));
+      mf_transfer tr = NULL;
+      T_CALL(sc->fam->transfer_create(sc, sf, MF_PRECISION_DOUBLE, &tr));
+      mf_vector uf = NULL, want = NULL, got = NULL;
+      T_CALL(mf_vector_create(sf, &uf));
+      T_CALL(mf_vector_create(sc, &want));
+      T_CALL(mf_vector_create(sc, &got));
+      int deg = pf;
+      T_CALL(mf_vector_interpolate(uf, poly_q, &deg)); /* both components alike */
+      T_CALL(mf_vector_interpolate(want, poly_q, &deg));
+      T_CALL(mf_transfer_inject(tr, uf, got));
+      double err = 0.0, nrm = 0.0, bnd = 0.0;
+      T_CALL(mf_vector_norm2(want, &nrm));
+      T_CALL(mf_vector_axpy(got, -1.0, want));
+      T_CALL(mf_vector_norm2(got, &err));
+      T_CALL(mf_vector_zero_boundary(want));
+      T_CALL(mf_vector_norm2(want, &bnd));
+      T_CHECK(err <= 1e-12 * nrm && bnd < 0.999 * nrm, "injection %dD %s P%d -> P%d: differs by %.3g (of %.3g; inside %.3g)",
+              dim, h ? "h" : "p", pf, q, err, nrm, bnd);
+      mf_transfer_destroy(&tr);
+      mf_vector_destroy(&uf), mf_vector_destroy(&want), mf_vector_destroy(&got);
+      mf_space_destroy(&sc), mf_space_destroy(&sf);
+      mf_mesh_destroy(&mf), mf_mesh_destroy(&mc);
+    }
+}
+
 /* The DoF numbering made on the device (lib/cuda/simplex_dofs.cu, P2 and up) against the cpu's
  * (lib/simplex/dofs.c): the same counts, cell DoFs, boundary marks and DoF points (each from the cell the device
  * found), exactly; box meshes and a Gmsh file, refined, P1..P4 */
@@ -1019,6 +1059,7 @@ int main(int argc, char **argv)
     mf_context gpu = NULL;
     T_CALL(mf_context_create(MPI_COMM_WORLD, "cuda", &gpu));
     transfer_case(gpu);
+    inject_case(gpu);
     transfer_twin_case(ctx, gpu);
     dofs_twin_case(ctx, gpu, dir);
     cuda_multigrid_case(ctx, gpu, dir);
@@ -1031,6 +1072,7 @@ int main(int argc, char **argv)
   }
   threads_case(ctx);
   box_case(ctx);
+  inject_case(ctx);
   mf_mesh m = NULL;
   T_CALL(mf_mesh_create(ctx, "square-tris", 2, 1, &m));
   refine_case(ctx, "square-tris", m, 4);

@@ -105,6 +105,7 @@ int mf_basis1d_setup(int degree, mf_quadrature quad, mf_basis1d *b)
     b->collocated = 1;
     mf_gauss_lobatto(b->nq, b->qpts, b->qwts);
     break;
+  default: break; /* MF_QUAD_GAUSS_M2: refused above (simplex physics only) */
   }
   mf_lagrange_eval(b->n1, nodes, b->nq, b->qpts, b->B, b->Bg);
   if (b->collocated) /* exact identity, not identity up to rounding */

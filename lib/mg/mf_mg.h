@@ -33,6 +33,9 @@ struct mf_transfer_s {
    * checks and imports) and its data's release; NULL: the hex cell work of transfer.c */
   int (*prolongate_fn)(struct mf_transfer_s *tr, mf_vector coarse, mf_vector fine);
   int (*restrict_fn)(struct mf_transfer_s *tr, mf_vector fine, mf_vector coarse);
+  /* the fine function's values at the coarse nodes (a state on a coarser level: mf_transfer_inject), double
+   * vectors, the fine ghosts imported; NULL: not made for the family */
+  int (*inject_fn)(struct mf_transfer_s *tr, mf_vector fine, mf_vector coarse);
   void (*free_fn)(struct mf_transfer_s *tr);
   void *fdata;
 };
@@ -48,6 +51,10 @@ int mf_transfer_prolongate(mf_transfer tr, mf_vector coarse, mf_vector fine);
 /** coarse = P^T fine (owned entries) */
 int mf_transfer_restrict(mf_transfer tr, mf_vector fine, mf_vector coarse);
 void mf_transfer_destroy(mf_transfer *tr);
+/** coarse = the fine function interpolated at the coarse nodes, the Dirichlet entries included (not P^T: a state,
+ *  not a residual; exact where the coarse space is in the fine one's). Double vectors of any backend (the values
+ *  taken to the host and back). MF_ERR_UNSUPPORTED where the family has none. Collective. */
+int mf_transfer_inject(mf_transfer tr, mf_vector fine, mf_vector coarse);
 
 #ifdef __cplusplus
 }

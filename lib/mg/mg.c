@@ -43,6 +43,8 @@ typedef struct {
   mf_pc smoother;   /* Chebyshev; on level 0 the coarse solver */
   mf_vector r, x, res, t;
   mf_transfer tr;   /* from the next coarser level (NULL on level 0) */
+  mf_vector state;  /* at a state (mf_operator_set_state of the fine operator): the level's, injected from the
+                       next finer level's (NULL on the finest: the operator's own) */
   int64_t ncells;   /* cells of the level's mesh at set-up (the fine mesh may be adapted later) */
   double seconds;   /* profile */
 } mg_level;
@@ -51,6 +53,7 @@ typedef struct {
 typedef struct mf_mg_s *mf_mg;
 struct mf_mg_s {
   mf_context ctx;
+  mf_operator fine; /* the operator it was made for (borrowed) */
   int nlevels, profile;
   mf_precision prec;
   mg_level *lv; /* coarsest first */
@@ -71,6 +74,7 @@ static multigrid_data *mgd(mf_pc pc) { return (multigrid_data *)pc->data; }
 static void level_free(mg_level *l)
 {
   mf_transfer_destroy(&l->tr);
+  mf_vector_destroy(&l->state);
   mf_pc_destroy(&l->smoother);
   mf_vector_destroy(&l->res);
   mf_vector_destroy(&l->t);
@@ -149,6 +153,29 @@ static int build_levels(mf_mg m, mf_operator A)
 /* The operator a level's V-cycle work uses: the float copy in single precision. */
 static mf_operator level_op(const mg_level *l) { return l->opf ? l->opf : l->op; }
 
+/* The fine operator A at a state: each coarser level's operator at the fine state injected level by level (the fine
+ * function at the level's nodes, mf_transfer_inject). */
+static int levels_at_state(mf_mg m, mf_operator A)
+{
+  mf_context ctx = m->ctx;
+  for (int k = m->nlevels - 2; k >= 0; k--) {
+    mg_level *l = &m->lv[k], *up = &m->lv[k + 1];
+    if (!l->state) MF_CALL(mf_agree(ctx, mf_vector_create_prec(l->space, MF_PRECISION_DOUBLE, &l->state)));
+    MF_CALL(mf_transfer_inject(up->tr, up->borrowed ? A->state : up->state, l->state));
+    MF_CALL(mf_operator_set_state(l->op, l->state));
+  }
+  return 0;
+}
+
+/* A hierarchy made at an earlier state of the same operator, to its new state: the levels' states injected again,
+ * their smoothers set up again (their operators' revisions changed). */
+static int mg_update_state(mf_mg m, mf_operator A)
+{
+  MF_CALL(levels_at_state(m, A));
+  for (int k = 0; k < m->nlevels; k++) MF_CALL(mf_pc_setup(m->lv[k].smoother));
+  return 0;
+}
+
 static int mg_setup(mf_operator A, mf_mg *mgp, int smoother_degree, double smoothing_range,
                     double coarse_reduction, mf_precision prec, mf_mg_coarse coarse)
 {
@@ -161,10 +188,21 @@ static int mg_setup(mf_operator A, mf_mg *mgp, int smoother_degree, double smoot
   m->ctx = ctx;
   m->prec = prec;
   const int single = prec == MF_PRECISION_FLOAT;
+  m->fine = A;
   int ierr = build_levels(m, A);
-  for (int k = 0; k < m->nlevels && !ierr; k++) {
+  for (int k = 0; k < m->nlevels && !ierr; k++) { /* the levels' operators (at u = 0) and transfers */
     mg_level *l = &m->lv[k];
     if (!l->borrowed) ierr = mf_operator_create_like(A, l->space, &l->op);
+    ierr = mf_agree(ctx, ierr);
+    if (!ierr && k > 0) {
+      const double t0 = mf_phase_begin(ctx);
+      ierr = l->space->fam->transfer_create(m->lv[k - 1].space, l->space, prec, &l->tr);
+      mf_phase_end(ctx, MF_PHASE_TRANSFERS, t0);
+    }
+  }
+  if (!ierr && A->state) ierr = levels_at_state(m, A); /* the operator at a state: its levels at the state */
+  for (int k = 0; k < m->nlevels && !ierr; k++) {
+    mg_level *l = &m->lv[k];
     if (k == 0 && coarse == MF_MG_COARSE_ASSEMBLED) { /* collective; a refusal (memory) is every rank's */
       if (!ierr) ierr = mf_operator_create_assembled(l->op, &l->opa);
       if (!ierr && !l->borrowed) mf_operator_destroy(&l->op);
@@ -183,11 +221,6 @@ static int mg_setup(mf_operator A, mf_mg *mgp, int smoother_degree, double smoot
     if (!ierr) ierr = mf_vector_create_prec(l->space, prec, &l->res);
     if (!ierr) ierr = mf_vector_create_prec(l->space, prec, &l->t);
     ierr = mf_agree(ctx, ierr);
-    if (!ierr && k > 0) {
-      const double t0 = mf_phase_begin(ctx);
-      ierr = l->space->fam->transfer_create(m->lv[k - 1].space, l->space, prec, &l->tr);
-      mf_phase_end(ctx, MF_PHASE_TRANSFERS, t0);
-    }
   }
   if (ierr) {
     mg_destroy(&m);
@@ -284,9 +317,18 @@ static int multigrid_setup(mf_pc pc)
 {
   multigrid_data *d = mgd(pc);
   MF_CALL(mf_space_check_mesh(pc->op->space)); /* its levels are made on the mesh as it is now */
-  MF_CHECK(pc->op->revision == 0, pc->ctx, MF_ERR_UNSUPPORTED,
-           "multigrid on an operator at a state (mf_operator_set_state): its coarser levels would be made at u = 0 "
-           "(not yet)");
+  if (pc->op->state) { /* at a state (mf_operator_set_state): the levels follow it */
+    MF_CHECK(d->prec == MF_PRECISION_DOUBLE && d->coarse_kind == MF_MG_COARSE_MATRIX_FREE, pc->ctx,
+             MF_ERR_UNSUPPORTED,
+             "multigrid on an operator at a state: a double V-cycle with the matrix-free coarse level only (not "
+             "yet %s)",
+             d->prec != MF_PRECISION_DOUBLE ? "in float" : "with the assembled coarse level");
+    if (d->mg && d->mg->fine == pc->op) {
+      const int ierr = mg_update_state(d->mg, pc->op);
+      if (ierr) mg_destroy(&d->mg);
+      return ierr;
+    }
+  }
   int ierr = mg_setup(pc->op, &d->mg, d->degree, d->range, d->coarse, d->prec, d->coarse_kind);
   if (!ierr) mg_profile(d->mg, d->profile);
   return ierr;

@@ -277,6 +277,21 @@ int mf_transfer_prolongate(mf_transfer tr, mf_vector coarse, mf_vector fine)
   return fine->ops.bc_zero(fine);
 }
 
+int mf_transfer_inject(mf_transfer tr, mf_vector fine, mf_vector coarse)
+{
+  MF_CHECK(tr, NULL, MF_ERR_NULL, "transfer is NULL");
+  mf_context ctx = tr->fine->ctx;
+  MF_CHECK(coarse && fine && coarse->space == tr->coarse && fine->space == tr->fine, ctx, MF_ERR_INCOMPATIBLE,
+           "a state's restriction: vectors of other spaces than the transfer's");
+  MF_CHECK(coarse->prec == MF_PRECISION_DOUBLE && fine->prec == MF_PRECISION_DOUBLE, ctx, MF_ERR_INCOMPATIBLE,
+           "a state's restriction: double vectors only");
+  MF_CHECK(tr->inject_fn, ctx, MF_ERR_UNSUPPORTED,
+           "multigrid at a state: the state's restriction to the coarser levels is not made on %s spaces yet",
+           tr->fine->fam->name);
+  MF_CALL(mf_agree(ctx, fine->ops.import(fine)));
+  return mf_agree(ctx, tr->inject_fn(tr, fine, coarse));
+}
+
 int mf_transfer_restrict(mf_transfer tr, mf_vector fine, mf_vector coarse)
 {
   MF_CHECK(tr, NULL, MF_ERR_NULL, "transfer is NULL");

@@ -368,8 +368,11 @@ int mf_operator_create_physics(mf_space space, mf_physics ph, mf_quadrature quad
   MF_CHECK(ph, ctx, MF_ERR_NULL, "physics is NULL");
   MF_CHECK(op, ctx, MF_ERR_NULL, "output pointer op is NULL");
   MF_CHECK(ph->ctx == ctx, ctx, MF_ERR_INCOMPATIBLE, "the physics belongs to another context than the space");
-  MF_CHECK(quad == MF_QUAD_GAUSS || quad == MF_QUAD_GAUSS_P2 || quad == MF_QUAD_GLL, ctx, MF_ERR_ARGUMENT,
-           "quadrature %d unknown (MF_QUAD_GAUSS, MF_QUAD_GAUSS_P2 or MF_QUAD_GLL)", (int)quad);
+  MF_CHECK(quad == MF_QUAD_GAUSS || quad == MF_QUAD_GAUSS_P2 || quad == MF_QUAD_GLL || quad == MF_QUAD_GAUSS_M2, ctx,
+           MF_ERR_ARGUMENT, "quadrature %d unknown (MF_QUAD_GAUSS, MF_QUAD_GAUSS_P2, MF_QUAD_GLL or MF_QUAD_GAUSS_M2)",
+           (int)quad);
+  MF_CHECK(quad != MF_QUAD_GAUSS_M2 || space->fam->kind == MF_CELL_SIMPLEX, ctx, MF_ERR_UNSUPPORTED,
+           "quadrature MF_QUAD_GAUSS_M2 (degree 2p - 2) is for simplex spaces, not %s ones", space->fam->name);
   MF_CHECK(ph->ph.ncomp == space->ncomp, ctx, MF_ERR_INCOMPATIBLE,
            "the physics has %d components, the space %d (mf_space_create_components)", ph->ph.ncomp, space->ncomp);
   MF_CHECK(!ph->ph.needs_dim || ph->ph.ncomp == space->dim, ctx, MF_ERR_INCOMPATIBLE,
@@ -767,6 +770,8 @@ int mf_operator_set_state(mf_operator op, mf_vector u)
   int ierr = mf_agree(ctx, u->ops.import(u)); /* the family's step is collective */
   if (!ierr) ierr = op->ops.set_state(op, u);
   ierr = mf_agree(ctx, ierr);
+  if (!ierr && !op->state) ierr = mf_agree(ctx, mf_vector_create_prec(op->space, MF_PRECISION_DOUBLE, &op->state));
+  if (!ierr) ierr = mf_vector_copy(op->state, u); /* for multigrid's coarser levels */
   op->revision++; /* its preconditioners set up again at their next use (changed data, or the old kept on an error) */
   return ierr;
 }

@@ -25,6 +25,9 @@ typedef struct {
   int *cp, *ct;     /* their columns */
   double *vp, *vt;  /* their values */
   struct mf_simplex_cuda_sparse_s *dp, *dt; /* P, P^T on the device (NULL: on the host) */
+  int64_t *ri; /* the injection (a state's restriction, made at its first use): coarse nodes x fine nodes, */
+  int *ci;     /* the fine basis at each coarse node (one entry 1 where the node is a fine one) */
+  double *vi;
   const mf_simplex_backend_ops *sx;
 } sx_transfer;
 
@@ -39,6 +42,7 @@ static void sx_free(mf_transfer tr)
   sx_transfer *t = (sx_transfer *)tr->fdata;
   if (!t) return;
   host_free(t);
+  free(t->ri), free(t->ci), free(t->vi);
   if (t->dp) t->sx->sparse_free(&t->dp);
   if (t->dt) t->sx->sparse_free(&t->dt);
   free(t);
@@ -252,6 +256,116 @@ static int build(mf_transfer tr, sx_transfer *t)
   return ierr;
 }
 
+/* The injection's rows: each local coarse node, in the first local coarse cell that has it, at its point x; the fine
+ * cell there (p: the same cell; h: the first child whose barycentric coordinates of x are all >= -1e-10) and the fine
+ * basis at x in that cell's frame, its entries above 1e-14 (one entry 1 where the spaces are nested: P_p -> P_q with
+ * q dividing p, and every h-transfer of the hierarchy). */
+static int build_inject(mf_transfer tr, sx_transfer *t)
+{
+  const mf_space c = tr->coarse, f = tr->fine;
+  mf_context ctx = f->ctx;
+  const mf_simplex_mesh *mc = mf_simplex_space_mesh(c), *mfm = mf_simplex_space_mesh(f);
+  const mf_simplex_basis *bc = &((const mf_simplex_space *)c->fdata)->basis,
+                         *bf = &((const mf_simplex_space *)f->fdata)->basis;
+  const int dim = f->dim, Nc = bc->nnodes, Nf = bf->nnodes, nch = dim == 2 ? 4 : 8, ncn = c->nlocal / c->ncomp;
+  int *first = NULL;
+  double *w = NULL;
+  int *wcell = NULL;
+  int ierr = MF_CALLOC(ctx, (size_t)ncn + 1, &first);
+  if (!ierr) ierr = MF_CALLOC(ctx, (size_t)ncn * Nf + 1, &w);
+  if (!ierr) ierr = MF_CALLOC(ctx, (size_t)ncn + 1, &wcell);
+  if (!ierr) {
+#pragma omp parallel for schedule(static)
+    for (int K = 0; K < mc->ncells; K++)
+      for (int a = 0; a < Nc; a++) mf_atomic_max_int(&first[c->cell_nodes[(size_t)K * Nc + a]], mc->ncells - K);
+#pragma omp parallel for schedule(static)
+    for (int K = 0; K < mc->ncells; K++) {
+      double Xc[12], Xf[12], Ji[3][3], x[3], xi[3];
+      vertices(mc, K, Xc);
+      for (int a = 0; a < Nc; a++) {
+        const int n = c->cell_nodes[(size_t)K * Nc + a];
+        if (first[n] != mc->ncells - K) continue;
+        const double *ref = bc->nodes + (size_t)a * dim;
+        int e = K;
+        if (tr->kind == 0) memcpy(xi, ref, sizeof(double) * dim);
+        else {
+          for (int k = 0; k < dim; k++) {
+            x[k] = Xc[k];
+            for (int l = 0; l < dim; l++) x[k] += (Xc[(l + 1) * dim + k] - Xc[k]) * ref[l];
+          }
+          e = -1;
+          for (int ch = 0; ch < nch && e < 0; ch++) {
+            vertices(mfm, nch * K + ch, Xf);
+            mf_simplex_affine(dim, Xf, Ji, NULL);
+            double s = 0.0, lmin = 1.0;
+            for (int l = 0; l < dim; l++) {
+              xi[l] = 0.0;
+              for (int k = 0; k < dim; k++) xi[l] += Ji[l][k] * (x[k] - Xf[k]);
+              s += xi[l], lmin = fmin(lmin, xi[l]);
+            }
+            if (fmin(lmin, 1.0 - s) >= -1e-10) e = nch * K + ch;
+          }
+        }
+        wcell[n] = e;
+        if (e >= 0) mf_simplex_basis_eval(bf, xi, w + (size_t)n * Nf, NULL);
+      }
+    }
+  }
+  for (int n = 0; !ierr && n < ncn; n++)
+    if (!first[n] || wcell[n] < 0)
+      ierr = mf_error_set(ctx, MF_ERR_INCOMPATIBLE, __FILE__, __LINE__, __func__,
+                          "a state's restriction: coarse node %d is in no %s cell", n, first[n] ? "fine" : "coarse");
+  if (!ierr) ierr = MF_CALLOC(ctx, (size_t)ncn + 2, &t->ri);
+  int64_t nnz = 0;
+  if (!ierr) {
+    for (int n = 0; n < ncn; n++) {
+      int64_t k = 0;
+      for (int j = 0; j < Nf; j++) k += fabs(w[(size_t)n * Nf + j]) > 1e-14;
+      t->ri[n + 1] = t->ri[n] + k;
+    }
+    nnz = t->ri[ncn];
+    ierr = MF_CALLOC(ctx, (size_t)nnz + 1, &t->ci);
+  }
+  if (!ierr) ierr = MF_CALLOC(ctx, (size_t)nnz + 1, &t->vi);
+  for (int n = 0; !ierr && n < ncn; n++) {
+    int64_t q = t->ri[n];
+    const int *cdf = f->cell_nodes + (size_t)wcell[n] * Nf;
+    for (int j = 0; j < Nf; j++)
+      if (fabs(w[(size_t)n * Nf + j]) > 1e-14) t->ci[q] = cdf[j], t->vi[q++] = w[(size_t)n * Nf + j];
+  }
+  if (ierr) {
+    free(t->ri), free(t->ci), free(t->vi);
+    t->ri = NULL, t->ci = NULL, t->vi = NULL;
+  }
+  free(first), free(w), free(wcell);
+  return ierr;
+}
+
+/* coarse = the fine function at the coarse nodes (every local coarse entry, the Dirichlet ones included), on the
+ * host (the vectors' values copied there and back on a device backend) */
+static int sx_inject(mf_transfer tr, mf_vector fine, mf_vector coarse)
+{
+  sx_transfer *t = (sx_transfer *)tr->fdata;
+  if (!t->ri) MF_CALL(build_inject(tr, t));
+  const int nc = tr->fine->ncomp, ncn = tr->coarse->nlocal / nc;
+  const double *fv = NULL;
+  double *cv = NULL;
+  MF_CALL(mf_vector_get_array_read(fine, MF_MEM_HOST, &fv));
+  int ierr = mf_vector_get_array(coarse, MF_MEM_HOST, &cv);
+  if (!ierr) {
+#pragma omp parallel for schedule(static)
+    for (int n = 0; n < ncn; n++)
+      for (int k = 0; k < nc; k++) {
+        double s = 0.0;
+        for (int64_t q = t->ri[n]; q < t->ri[n + 1]; q++) s += t->vi[q] * fv[(size_t)t->ci[q] * nc + k];
+        cv[(size_t)n * nc + k] = s;
+      }
+    ierr = mf_vector_restore_array(coarse, &cv);
+  }
+  const int ierr2 = mf_vector_restore_array_read(fine, &fv);
+  return ierr ? ierr : ierr2;
+}
+
 /* P and P^T made on the device from the plan (the backend's transfer_build, the same matrices as build's) */
 static int build_device(mf_transfer tr, sx_transfer *t)
 {
@@ -293,7 +407,7 @@ int mf_simplex_transfer_create(mf_space coarse, mf_space fine, mf_precision prec
   mf_transfer t = NULL;
   MF_CALL(MF_CALLOC(ctx, 1, &t));
   t->coarse = coarse, t->fine = fine, t->kind = pkind ? 0 : 1, t->prec = prec;
-  t->prolongate_fn = sx_prolongate, t->restrict_fn = sx_restrict, t->free_fn = sx_free;
+  t->prolongate_fn = sx_prolongate, t->restrict_fn = sx_restrict, t->inject_fn = sx_inject, t->free_fn = sx_free;
   sx_transfer *d = NULL;
   int ierr = MF_CALLOC(ctx, 1, &d);
   t->fdata = d;

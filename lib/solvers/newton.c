@@ -19,6 +19,7 @@ struct mf_newton_s {
   mf_newton_monitor_fn monitor;
   void *user;
   mf_vector F, Ft, du, rhs, trial;
+  mf_vector b; /* the right-hand side of F(u) = b (mf_newton_set_rhs; the caller's), else NULL */
   mf_cg cg;
   mf_gmres gmres; /* the inner solver instead of CG where set (mf_newton_set_gmres) */
   int restart;
@@ -98,9 +99,8 @@ int mf_newton_set_linear(mf_newton newton, mf_pc_kind pc, int ew, double eta, in
 {
   MF_CHECK(newton, NULL, MF_ERR_NULL, "newton is NULL");
   mf_context ctx = newton->op->ctx;
-  MF_CHECK(pc == MF_PC_NONE || pc == MF_PC_JACOBI || pc == MF_PC_CHEBYSHEV, ctx, MF_ERR_UNSUPPORTED,
-           "Newton's inner preconditioner %d: MF_PC_NONE, MF_PC_JACOBI or MF_PC_CHEBYSHEV (multigrid at a state: not "
-           "yet)",
+  MF_CHECK(pc == MF_PC_NONE || pc == MF_PC_JACOBI || pc == MF_PC_CHEBYSHEV || pc == MF_PC_MULTIGRID, ctx,
+           MF_ERR_ARGUMENT, "Newton's inner preconditioner %d: MF_PC_NONE, MF_PC_JACOBI, MF_PC_CHEBYSHEV or MF_PC_MULTIGRID",
            (int)pc);
   MF_CHECK(ew == 0 || ew == 1, ctx, MF_ERR_ARGUMENT, "forcing %d: 1 (Eisenstat-Walker) or 0 (fixed)", ew);
   MF_CHECK(eta > 0.0 && eta < 1.0, ctx, MF_ERR_ARGUMENT, "forcing term eta %g out of range (0, 1)", eta);
@@ -190,11 +190,25 @@ static const char *reason_text(mf_newton_reason r)
   }
 }
 
-/* F(v) into r and its norm; *ok 0 where a value was not finite (MF_ERR_ARGUMENT: the message names the point) */
-static int residual_at(mf_newton n, mf_vector v, mf_vector r, double *norm, int *ok)
+int mf_newton_set_rhs(mf_newton newton, mf_vector b)
+{
+  MF_CHECK(newton, NULL, MF_ERR_NULL, "newton is NULL");
+  MF_CHECK(!b || (b->space == newton->op->space && b->prec == MF_PRECISION_DOUBLE), newton->op->ctx,
+           MF_ERR_INCOMPATIBLE, "the right-hand side b must be a double vector of the operator's space");
+  newton->b = b;
+  return 0;
+}
+
+/* F(v) - b into r and its norm; *ok 0 where a value was not finite (MF_ERR_ARGUMENT: the message names the
+ * point). The time in *t. */
+static int residual_at(mf_newton n, mf_vector v, mf_vector r, double *norm, int *ok, double *t)
 {
   *ok = 1;
-  const int ierr = mf_operator_residual(n->op, v, r);
+  const double t0 = MPI_Wtime();
+  int ierr = mf_operator_residual(n->op, v, r);
+  if (!ierr && n->b) ierr = mf_vector_axpy(r, -1.0, n->b);
+  if (!ierr && n->b && n->op->dirichlet) ierr = mf_vector_zero_boundary(r);
+  *t += MPI_Wtime() - t0;
   if (ierr == MF_ERR_ARGUMENT) {
     *ok = 0;
     *norm = INFINITY;
@@ -229,7 +243,7 @@ int mf_newton_solve(mf_newton n, mf_vector u, mf_newton_info *info)
   double f = 0.0, f0, fprev, eta_prev = n->eta;
   int ok = 1;
   mf_newton_reason reason = MF_NEWTON_MAX_ITERATIONS;
-  int ierr = residual_at(n, u, n->F, &f, &ok);
+  int ierr = residual_at(n, u, n->F, &f, &ok, &info->seconds_residual);
   f0 = fprev = f;
   info->residual0 = info->residual = f;
   if (!ierr) ierr = mf_agree(ctx, record(n, f, 0.0));
@@ -243,11 +257,17 @@ int mf_newton_solve(mf_newton n, mf_vector u, mf_newton_info *info)
   if (!ierr && f <= target) reason = MF_NEWTON_CONVERGED_RESIDUAL;
   if (!ierr && monitor_stop(n, 0, f, 0.0, 0) && reason == MF_NEWTON_MAX_ITERATIONS) reason = MF_NEWTON_STOPPED;
   for (int k = 1; !ierr && reason == MF_NEWTON_MAX_ITERATIONS && k <= n->max_steps; k++) {
+    double tj = MPI_Wtime();
     ierr = mf_operator_set_state(n->op, u); /* the Jacobian at u */
+    info->seconds_jacobian += MPI_Wtime() - tj;
     if (ierr) {
       if (ierr == MF_ERR_ARGUMENT) reason = MF_NEWTON_STATE;
       break;
     }
+    tj = MPI_Wtime();
+    ierr = mf_pc_setup(n->pc); /* the preconditioner at the new Jacobian (else at the inner solve's start) */
+    info->seconds_pc += MPI_Wtime() - tj;
+    if (ierr) break;
     double eta = n->eta; /* the forcing term */
     if (n->ew && k > 1) {
       const double r = f / fprev;
@@ -266,7 +286,9 @@ int mf_newton_solve(mf_newton n, mf_vector u, mf_newton_info *info)
     if (!ierr) ierr = mf_vector_set_value(n->du, 0.0);
     if (ierr) break;
     int lerr = n->gmres ? mf_gmres_set_tolerance(n->gmres, eta, n->max_linear) : mf_cg_set_tolerance(n->cg, eta, n->max_linear);
+    tj = MPI_Wtime();
     if (!lerr) lerr = n->gmres ? mf_gmres_solve(n->gmres, n->rhs, n->du, &ci) : mf_cg_solve(n->cg, n->rhs, n->du, &ci);
+    info->seconds_linear += MPI_Wtime() - tj;
     info->linear_iterations += ci.iterations;
     if (lerr == MF_ERR_MEMORY || lerr == MF_ERR_CUDA || lerr == MF_ERR_MPI) { /* the machine's, not the method's */
       ierr = lerr;
@@ -281,7 +303,7 @@ int mf_newton_solve(mf_newton n, mf_vector u, mf_newton_info *info)
     for (int t = 0; t <= (n->line_search ? 12 : 0) && !ierr; t++, lambda *= 0.5) {
       ierr = mf_vector_copy(n->trial, u);
       if (!ierr) ierr = mf_vector_axpy(n->trial, lambda, n->du);
-      if (!ierr) ierr = residual_at(n, n->trial, n->Ft, &ft, &ok);
+      if (!ierr) ierr = residual_at(n, n->trial, n->Ft, &ft, &ok, &info->seconds_residual);
       if (!ierr && ok && (!n->line_search || ft <= (1.0 - 1e-4 * lambda) * f)) accepted = 1;
       if (accepted || ierr) break;
     }
