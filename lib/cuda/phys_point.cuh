@@ -7,10 +7,11 @@
 
 namespace mfp {
 
-// the g-functions at x into G0..G3 (zeroed first), at u = 0, du = 0; whether all their values are finite
-__device__ inline bool eval_g(const double *x, const double *k, double *G0, double *G1, double *G2, double *G3)
+// the g-functions at x into G0..G3 (zeroed first), at the state us, dus (physical gradient); whether all their
+// values are finite
+__device__ inline bool eval_g_at(const double *x, const double *k, const double *us, const double *dus, double *G0,
+                                 double *G1, double *G2, double *G3)
 {
-  const double u0[MF_NC + 1] = {0.0}, du0[MF_NC * MF_DIM + 1] = {0.0};
   double *G[4] = {G0, G1, G2, G3};
   const int has[4] = {MF_HAS0, MF_HAS1, MF_HAS2, MF_HAS3};
   bool finite = true;
@@ -18,10 +19,17 @@ __device__ inline bool eval_g(const double *x, const double *k, double *G0, doub
     if (!has[t]) continue;
     const int n = mf_phys_gsize(t, MF_DIM, MF_NC);
     for (int i = 0; i < n; i++) G[t][i] = 0.0;
-    mfree_g(t, MF_DIM, MF_NC, u0, du0, x, k, G[t]);
+    mfree_g(t, MF_DIM, MF_NC, us, dus, x, k, G[t]);
     for (int i = 0; i < n; i++) finite = finite && MF_FINITE(G[t][i]);
   }
   return finite;
+}
+
+// the same at u = 0, du = 0 (the operator as made)
+__device__ inline bool eval_g(const double *x, const double *k, double *G0, double *G1, double *G2, double *G3)
+{
+  const double u0[MF_NC + 1] = {0.0}, du0[MF_NC * MF_DIM + 1] = {0.0};
+  return eval_g_at(x, k, u0, du0, G0, G1, G2, G3);
 }
 
 // physical du[c DIM + e] = sum_m ref[c DIM + m] Ji[3 m + e]
@@ -66,16 +74,16 @@ __device__ inline bool residual_point(const double *x, const double *Ji, double 
   return finite;
 }
 
-// The point's action with the g-functions evaluated here: f0 = G0 u + G1 du, f1 = G2 u + G3 du
-// (physical du = ref J^-1), then r0 = W f0, r1 = W J^-1 f1 (the stored form of mf_phys_store_point).
-__device__ inline void fused_point(const double *Ji, double W, const double *x, const double *k, const double *u,
-                                   const double *ref, double *r0, double *r1)
+// The point's action with the g-functions evaluated here at the state u0, du0 (physical gradient):
+// f0 = G0 u + G1 du, f1 = G2 u + G3 du (physical du = ref J^-1), then r0 = W f0, r1 = W J^-1 f1 (the stored
+// form of mf_phys_store_point).
+__device__ inline void fused_point_at(const double *Ji, double W, const double *x, const double *k, const double *u0,
+                                      const double *du0, const double *u, const double *ref, double *r0, double *r1)
 {
   double du[MF_NC * MF_DIM], f0[MF_NC], f1[MF_NC * MF_DIM];
   physical_gradient(ref, Ji, du);
   for (int i = 0; i < MF_NC; i++) f0[i] = 0.0;
   for (int i = 0; i < MF_NC * MF_DIM; i++) f1[i] = 0.0;
-  const double u0[MF_NC + 1] = {0.0}, du0[MF_NC * MF_DIM + 1] = {0.0};
 #if MF_HAS0
   {
     double G[MF_NC * MF_NC];
@@ -118,6 +126,14 @@ __device__ inline void fused_point(const double *Ji, double W, const double *x, 
   }
 #endif
   reference_form(f0, f1, Ji, W, r0, r1);
+}
+
+// the same at u = 0, du = 0 (the operator as made)
+__device__ inline void fused_point(const double *Ji, double W, const double *x, const double *k, const double *u,
+                                   const double *ref, double *r0, double *r1)
+{
+  const double u0[MF_NC + 1] = {0.0}, du0[MF_NC * MF_DIM + 1] = {0.0};
+  fused_point_at(Ji, W, x, k, u0, du0, u, ref, r0, r1);
 }
 
 } // namespace mfp

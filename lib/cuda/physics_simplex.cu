@@ -31,6 +31,10 @@ const unsigned threads = 128; // per block: one thread per cell (or per point of
 
 struct sx_dev {
   cudaKernel_t setup, apply, apply_f, diagonal, residual, assemble, coef, varies; // apply_f: the float copy's
+  cudaKernel_t state, apply_state, diagonal_state, assemble_state; // at a state (mf_operator_set_state)
+  double *sv; // the state's local values where the operator is fused (nothing stored), else NULL
+  int sv_zero; // sv is the state u = 0 (the operator as made: its stored data can be made, for a float copy)
+  bool state_lib; // the kernels come from the library with the state's (MF_STATE)
   cudaKernel_t facets; // the facets' terms (every term given as source), else NULL
   int *bf_cell, *bf_face, *bf_term; // the boundary facet entries: cell, local facet, term
   double *fx, *fphi, *fw;           // the facet rule in each local facet's reference coordinates, the basis there
@@ -53,7 +57,7 @@ unsigned blocks(long long n) { return (unsigned)((n + threads - 1) / threads); }
 // whether the facets' terms run on the device: there are some, every term given as source
 bool facets_on_device(const mf_simplex_phys *h) { return h->nbf && mf_jit::boundary_on_device(&h->ph); }
 
-std::string program(const mf_simplex_phys *h, const mf_space s, bool single)
+std::string program(const mf_simplex_phys *h, const mf_space s, bool single, bool state)
 {
   const mf_phys *ph = &h->ph;
   char buf[512];
@@ -64,6 +68,7 @@ std::string program(const mf_simplex_phys *h, const mf_space s, bool single)
            single ? "#define MF_FLOAT_COPY 1\n" : "", s->dim, s->ncomp, h->basis.nnodes, h->basis.nq, h->lay.has[0], h->lay.has[1], h->lay.has[2], h->lay.has[3],
            ph->src_has[0], ph->src_has[1], h->lay.n);
   std::string t = buf;
+  if (state) t += "#define MF_STATE 1\n";
   t += mf_jit::physics_glue(ph);
   if (!single && facets_on_device(h)) { // the facets' kernel and the glue of the boundary terms
     snprintf(buf, sizeof buf, "#define MF_FACETS 1\n#define MF_FQ %d\n", h->fq);
@@ -89,6 +94,7 @@ void free_dev(sx_dev *d)
   cudaFree(d->k);
   mf_cuda_free(d->ctx, d->qd);
   mf_cuda_free(d->ctx, d->qdf);
+  mf_cuda_free(d->ctx, d->sv);
   cudaFree(d->bf_cell);
   cudaFree(d->bf_face);
   cudaFree(d->bf_term);
@@ -252,7 +258,7 @@ int facets_setup(mf_operator op, sx_dev *d, cudaLibrary_t lib)
 
 // the kernels and tables on the device; single: the float copy's product alone (a library of its own), else
 // every other kernel and the mesh (its cells' vertices and coordinates)
-int make_dev(mf_operator op, sx_dev *d, bool single)
+int make_dev(mf_operator op, sx_dev *d, bool single, bool state = false)
 {
   mf_context ctx = op->ctx;
   const mf_space s = op->space;
@@ -261,9 +267,16 @@ int make_dev(mf_operator op, sx_dev *d, bool single)
   const mf_simplex_basis *b = &h->basis;
   const int dim = s->dim, N = b->nnodes, nq = b->nq;
   cudaLibrary_t lib = NULL;
-  MF_CALL(mf_cuda_jit_library(ctx, program(h, s, single), &lib));
+  MF_CALL(mf_cuda_jit_library(ctx, program(h, s, single, state), &lib));
   if (single) MF_CALL(kernel(ctx, lib, "mfree_sx_apply_f", &d->apply_f));
-  else {
+  else if (state) { // the state's kernels (the others again, from the same library)
+    MF_CALL(kernel(ctx, lib, "mfree_sx_state", &d->state));
+    MF_CALL(kernel(ctx, lib, "mfree_sx_apply_state", &d->apply_state));
+    MF_CALL(kernel(ctx, lib, "mfree_sx_diagonal_state", &d->diagonal_state));
+    MF_CALL(kernel(ctx, lib, "mfree_sx_assemble_state", &d->assemble_state));
+    d->state_lib = true;
+    return 0;
+  } else {
     MF_CALL(kernel(ctx, lib, "mfree_sx_setup", &d->setup));
     MF_CALL(kernel(ctx, lib, "mfree_sx_apply", &d->apply));
     MF_CALL(kernel(ctx, lib, "mfree_sx_diagonal", &d->diagonal));
@@ -392,6 +405,148 @@ int try_builtin(mf_operator op, sx_dev *d, int *fits)
   return 0;
 }
 
+// The fused operator at a state: the product and the diagonal with the g-functions evaluated at every point at
+// the state's values d->sv
+int state_args_launch(mf_operator op, cudaKernel_t k, const void *in, void *out, const char *what)
+{
+  sx_dev *d = dev_of(op);
+  MF_CALL(cells_on_device(op, d));
+  int ncells = op->space->ncells;
+  void *args[] = {(void *)&d->verts, (void *)&d->coords, (void *)&d->cells, (void *)&d->B,  (void *)&d->G,
+                  (void *)&d->qp,    (void *)&d->qw,     (void *)&d->k,     (void *)&ncells, (void *)&d->sv,
+                  (void *)&in,       (void *)&out};
+  void *dargs[] = {(void *)&d->verts, (void *)&d->coords, (void *)&d->cells, (void *)&d->B,  (void *)&d->G,
+                   (void *)&d->qp,    (void *)&d->qw,     (void *)&d->k,     (void *)&ncells, (void *)&d->sv,
+                   (void *)&out};
+  return launch(op->ctx, k, blocks(ncells), threads, 0, in ? args : dargs, what);
+}
+int apply_state_op(mf_operator op, mf_vector x, mf_vector y)
+{
+  cudaError_t e = cudaMemset(y->data, 0, sizeof(double) * (size_t)op->space->nlocal);
+  if (e != cudaSuccess) return cuda_fail(op->ctx, e, "zeroing the product");
+  return state_args_launch(op, dev_of(op)->apply_state, x->data, y->data, "simplex physics apply at a state");
+}
+int diagonal_state_op(mf_operator op, mf_vector dv)
+{
+  cudaError_t e = cudaMemset(dv->data, 0, sizeof(double) * (size_t)op->space->nlocal);
+  if (e != cudaSuccess) return cuda_fail(op->ctx, e, "zeroing the diagonal");
+  return state_args_launch(op, dev_of(op)->diagonal_state, NULL, dv->data, "simplex physics diagonal at a state");
+}
+
+// The operator at the state u (mf_operator_set_state on the device): the g-functions at (u, grad u) of every point,
+// stored in the full layout where it holds no more entries per point than the geometry would (dim^2 + 1 + dim) and
+// fits the device, else fused: the state's values kept (one vector) and the g-functions evaluated at every
+// application (MFREE_PHYSICS_FUSED=1 or 0 forces either; docs/nonlinear.md). Checked first at every point (a
+// degenerate cell, a value that is not finite: refused naming the point, the data before kept, on every rank).
+// The built-in fit, where the operator ran on it, is left: a state's g3 need not be c(x) I.
+int state_from(mf_operator op, const double *ud, int zero);
+int state_op(mf_operator op, mf_vector u) { return state_from(op, u->data, 0); }
+
+// The rule of state_op: fused where the full layout holds more entries per point than the geometry would, or where
+// the new data do not fit beside the old (MFREE_PHYSICS_FUSED=1 or 0 forces either); the same on every rank.
+int fused_rule(mf_operator op, size_t bytes, int *fused)
+{
+  mf_context ctx = op->ctx;
+  const mf_space s = op->space;
+  const char *ef = getenv("MFREE_PHYSICS_FUSED");
+  const int force = ef && !strcmp(ef, "1") ? 1 : ef && !strcmp(ef, "0") ? 0 : -1;
+  const int ng = s->dim * s->dim + 1 + s->dim;
+  *fused = force >= 0 ? force : mf_sxphys(op)->lay.n > ng;
+  size_t free_b = 0, total_b = 0;
+  if (!*fused && force != 0 && (cudaMemGetInfo(&free_b, &total_b) != cudaSuccess || free_b / 2 < bytes)) {
+    cudaGetLastError(); // no room for the new data beside the old: fused
+    *fused = 1;
+  }
+  if (ctx->size > 1 && MPI_Allreduce(MPI_IN_PLACE, fused, 1, MPI_INT, MPI_MAX, ctx->comm) != MPI_SUCCESS)
+    return mf_error_set(ctx, MF_ERR_MPI, __FILE__, __LINE__, __func__, "MPI_Allreduce failed");
+  return 0;
+}
+
+// The operator at the state of local values ud on the device (zero: u = 0, ud NULL: the operator as made, fused)
+int state_from(mf_operator op, const double *ud, int zero)
+{
+  mf_context ctx = op->ctx;
+  const mf_space s = op->space;
+  mf_simplex_phys *h = mf_sxphys(op);
+  sx_dev *d = dev_of(op);
+  MF_CHECK(!mf_simplex_phys_faces_has_operator(h), ctx, MF_ERR_UNSUPPORTED,
+           "physics '%s' has boundary terms in its operator (g0 on facets): their linearisation at a state is not "
+           "made yet",
+           h->ph.name);
+  MF_CALL(cells_on_device(op, d));
+  if (!d->state_lib) MF_CALL(make_dev(op, d, false, true)); // the state's kernels, compiled at their first use
+  const size_t npts = (size_t)s->ncells * h->basis.nq, nl = (size_t)s->nlocal;
+  const size_t bytes = sizeof(double) * (npts * h->lay.n + 1);
+  int fused = 0;
+  MF_CALL(fused_rule(op, bytes, &fused));
+  double *qd = NULL, *sv = NULL;
+  char what[96];
+  snprintf(what, sizeof what, "the simplex physics' data at a state (%zu points x %d)", npts, h->lay.n);
+  int ierr = fused ? mf_cuda_malloc(ctx, (void **)&sv, sizeof(double) * (nl + 1), "the state's values")
+                   : mf_cuda_malloc(ctx, (void **)&qd, bytes, what);
+  cudaError_t e = cudaSuccess;
+  if (!ierr && fused && !zero && (e = cudaMemcpy(sv, ud, sizeof(double) * nl, cudaMemcpyDeviceToDevice)) != cudaSuccess)
+    ierr = cuda_fail(ctx, e, "copying the state");
+  if (!ierr && fused && zero && (e = cudaMemset(sv, 0, sizeof(double) * nl)) != cudaSuccess)
+    ierr = cuda_fail(ctx, e, "the state u = 0");
+  double *zbuf = NULL; // u = 0 for the stored data's kernel
+  if (!ierr && zero && !fused && (e = cudaMalloc((void **)&zbuf, sizeof(double) * (nl + 1))) == cudaSuccess)
+    e = cudaMemset(zbuf, 0, sizeof(double) * (nl + 1));
+  if (!ierr && e != cudaSuccess) ierr = cuda_fail(ctx, e, "the state u = 0");
+  if (zero) ud = fused ? sv : zbuf;
+  unsigned long long *flags = NULL;
+  if (!ierr && (e = cudaMalloc((void **)&flags, 2 * sizeof *flags)) == cudaSuccess)
+    e = cudaMemset(flags, 0xff, 2 * sizeof *flags);
+  if (!ierr && e != cudaSuccess) ierr = cuda_fail(ctx, e, "the state's checks");
+  const double t0 = mf_phase_begin(ctx);
+  long long fb = -1, fn = -1;
+  if (!ierr) {
+    int ncells = s->ncells;
+    unsigned long long *bad = flags, *nonfinite = flags + 1;
+    void *args[] = {(void *)&d->verts, (void *)&d->coords, (void *)&d->cells, (void *)&d->B,
+                    (void *)&d->G,     (void *)&d->qp,     (void *)&d->qw,    (void *)&d->k,
+                    (void *)&ncells,   (void *)&ud,        (void *)&qd,       (void *)&bad,
+                    (void *)&nonfinite};
+    ierr = launch(ctx, d->state, blocks((long long)npts), threads, 0, args, "simplex physics at a state");
+    fb = ierr ? -1 : first_flag(ctx, bad, &ierr);
+    fn = ierr ? -1 : first_flag(ctx, nonfinite, &ierr);
+  }
+  cudaFree(flags);
+  cudaFree(zbuf);
+  mf_phase_end(ctx, MF_PHASE_GEOMETRY, t0);
+  if (!ierr && fb >= 0)
+    ierr = mf_error_set(ctx, MF_ERR_ARGUMENT, __FILE__, __LINE__, __func__,
+                        "degenerate cell %d: Jacobian determinant not positive", (int)(fb >> 20));
+  if (!ierr && fn >= 0 && zero) ierr = not_finite(op, fn, "a g-function");
+  else if (!ierr && fn >= 0) {
+    char xs[96];
+    const int ce = (int)(fn >> 20), q = (int)(fn & 0xfffff);
+    mf_simplex_point_text(mesh_of(op), &h->basis, ce, q, xs, sizeof xs);
+    ierr = mf_error_set(ctx, MF_ERR_ARGUMENT, __FILE__, __LINE__, __func__,
+                        "physics '%s': a g-function gave a value that is not finite at the state, at quadrature point "
+                        "%d of cell %d (rank %d), x = %s: the state is outside where the functions are defined",
+                        h->ph.name, q, ce, ctx->rank, xs);
+  }
+  ierr = mf_agree(ctx, ierr); // every rank keeps its data before, or every rank takes the new
+  if (ierr) {
+    mf_cuda_free(ctx, qd);
+    mf_cuda_free(ctx, sv);
+    return ierr;
+  }
+  if (d->builtin) { // leave the built-in fit
+    mf_simplex_cuda_destroy(&d->builtin);
+    mf_simplex_op_destroy(&d->sop);
+  }
+  mf_cuda_free(ctx, d->qd);
+  mf_cuda_free(ctx, d->sv);
+  d->qd = qd;
+  d->sv = sv;
+  d->sv_zero = zero;
+  op->ops.apply = fused ? apply_state_op : apply_op;
+  op->ops.diagonal = fused ? diagonal_state_op : diagonal_op;
+  return 0;
+}
+
 // op's device part, empty, freed with op; its product apply_op
 sx_dev *attach_dev(mf_operator op)
 {
@@ -413,11 +568,15 @@ extern "C" int mf_cuda_simplex_physics_setup(mf_operator op)
   sx_dev *d = attach_dev(op);
   op->ops.diagonal = diagonal_op;
   op->ops.residual = residual_op;
+  op->ops.set_state = state_op;
   MF_CALL(make_dev(op, d, false));
   int fits = 0;
   MF_CALL(try_builtin(op, d, &fits));
   if (fits) return 0;
-  return make_qd(op, d);
+  const size_t bytes = sizeof(double) * ((size_t)op->space->ncells * mf_sxphys(op)->basis.nq * mf_sxphys(op)->lay.n + 1);
+  int fused = 0;
+  MF_CALL(fused_rule(op, bytes, &fused));
+  return fused ? state_from(op, NULL, 1) : make_qd(op, d); // fused: at u = 0, nothing stored
 }
 
 /* The float copy op of like (multigrid's float V-cycle; op: like's description, made by
@@ -430,6 +589,10 @@ extern "C" int mf_cuda_simplex_physics_single(mf_operator op, mf_operator like)
   mf_simplex_phys *h = mf_sxphys(op);
   sx_dev *ld = dev_of(like);
   MF_CHECK(ld, ctx, MF_ERR_ARGUMENT, "the float copy of a simplex physics operator not set up");
+  MF_CHECK(!ld->sv || ld->sv_zero, ctx, MF_ERR_UNSUPPORTED,
+           "physics '%s' at a state evaluates its g-functions at every application (fused): no float copy (use "
+           "MF_PRECISION_DOUBLE)",
+           h->ph.name);
   if (!ld->qd) MF_CALL(make_qd(like, ld)); /* like runs on the built-in kernels here, not on every rank: its
                                                stored data made for the copy and kept, as for an assembly */
   sx_dev *d = attach_dev(op);
@@ -482,6 +645,17 @@ extern "C" int mf_cuda_simplex_physics_assemble(mf_operator op, mf_operator A)
   if (cudaMemset(mf_csr(A)->vals, 0, sizeof(double) * nnz) != cudaSuccess)
     return cuda_fail(ctx, cudaGetLastError(), "zeroing the assembled values");
   MF_CALL(cells_on_device(op, d));
+  int ncells0 = s->ncells;
+  const int *colidx0 = ds->csr_colidx;
+  const int64_t *rowptr0 = ds->csr_rowptr;
+  double *vals0 = mf_csr(A)->vals;
+  if (d->sv) { // the fused operator at a state: the entries made from the state, cell by cell
+    void *sargs[] = {(void *)&d->verts, (void *)&d->coords, (void *)&d->cells, (void *)&d->B,
+                     (void *)&d->G,     (void *)&d->qp,     (void *)&d->qw,    (void *)&d->k,
+                     (void *)&ncells0,  (void *)&d->sv,     (void *)&rowptr0,  (void *)&colidx0,
+                     (void *)&vals0};
+    return launch(ctx, d->assemble_state, blocks(ncells0), threads, 0, sargs, "simplex physics assembly at a state");
+  }
   const int *colidx = ds->csr_colidx;
   const int64_t *rowptr = ds->csr_rowptr;
   double *vals = mf_csr(A)->vals;

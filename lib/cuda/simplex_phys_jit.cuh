@@ -9,7 +9,9 @@
 // One thread per cell applies (the cell's values gathered, every point's action, the result added to the
 // nodes atomically); one thread per point sets up. The stored data are those of the CPU twin
 // (lib/simplex/physics_simplex.c) in the full layout: qd[(cell NQS + q) NS_FULL + entry]. Tables: B
-// (NQS x NN), G (NQS x NN x DIM), the points (NQS x DIM) and weights (summing to 1/dim!).
+// (NQS x NN), G (NQS x NN x DIM), the points (NQS x DIM) and weights (summing to 1/dim!). With MF_STATE 1 also the
+// kernels of the operator at a state (mf_operator_set_state: stored, or fused with the g-functions evaluated at every
+// application), compiled where an operator needs them.
 
 #include "assembled/mf_csr.h"
 #include "cuda/phys_point.cuh"
@@ -147,6 +149,41 @@ extern "C" __global__ void mfree_sx_setup(const int *verts, const double *coords
   mf_phys_store_point(&L, Gc, Ji, qw[q] * fabs(det), qd + ((size_t)e * MF_NQS + q) * MF_NS_FULL);
 }
 
+#if MF_STATE
+// The stored data at a state (one thread per point): the g-functions at (u, grad u) of the state's local values sv,
+// in the full layout, as mfree_sx_setup; qd NULL: the check alone (the fused operator at a state evaluates them at
+// every application). bad, nonfinite as in mfree_sx_setup.
+extern "C" __global__ void mfree_sx_state(const int *verts, const double *coords, const int *cell_nodes,
+                                          const double *B, const double *G, const double *qp, const double *qw,
+                                          const double *k, int ncells, const double *sv, double *qd,
+                                          unsigned long long *bad, unsigned long long *nonfinite)
+{
+  const long long id = mfs::thread_id();
+  if (id >= (long long)ncells * MF_NQS) return;
+  const int e = (int)(id / MF_NQS), q = (int)(id % MF_NQS);
+  double X[(MF_DIM + 1) * MF_DIM], Ji[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0}, x[3] = {0, 0, 0};
+  const double det = mfs::geometry(verts, coords, e, X, Ji);
+  if (!(fabs(det) > 0.0)) {
+    mfs::flag(bad, e, q);
+    return;
+  }
+  mfs::point_x(X, qp, q, x);
+  double ue[MF_NN * MF_NC], us[MF_NC], ref[MF_NC * MF_DIM], dus[MF_NC * MF_DIM];
+  mfs::gather(cell_nodes, e, sv, ue);
+  mfs::state(B, G, q, ue, us, ref);
+  mfp::physical_gradient(ref, Ji, dus);
+  double G0[MF_NC * MF_NC + 1], G1[MF_NC * MF_NC * MF_DIM + 1], G2[MF_NC * MF_NC * MF_DIM + 1],
+      G3[MF_NC * MF_NC * MF_DIM * MF_DIM + 1];
+  if (!mfp::eval_g_at(x, k, us, dus, G0, G1, G2, G3)) mfs::flag(nonfinite, e, q);
+  if (!qd) return;
+  mf_phys_layout L;
+  mfs::full_layout(&L);
+  const double *Gc[4] = {G0, G1, G2, G3};
+  mf_phys_store_point(&L, Gc, Ji, qw[q] * fabs(det), qd + ((size_t)e * MF_NQS + q) * MF_NS_FULL);
+}
+
+#endif // MF_STATE
+
 namespace mfs {
 // g3 at point q of cell e (the g-functions at x); whether its values are finite
 __device__ inline bool g3_at(const int *verts, const double *coords, const double *qp, const double *k, int e, int q,
@@ -244,6 +281,77 @@ extern "C" __global__ void mfree_sx_diagonal(const int *cell_nodes, const double
   mfs::scatter_add(cell_nodes, (int)e, de, y);
 }
 
+#if MF_STATE
+// The operator at a state, fused (one thread per cell): y += A(s) x with the g-functions evaluated at every point
+// at the state's local values sv, nothing stored (the physics whose full layout would hold more entries per point
+// than the state's values and the geometry cost; physics_simplex.cu: state_op).
+extern "C" __global__ void mfree_sx_apply_state(const int *verts, const double *coords, const int *cell_nodes,
+                                                const double *B, const double *G, const double *qp, const double *qw,
+                                                const double *k, int ncells, const double *sv, const double *xv,
+                                                double *yv)
+{
+  const long long e = mfs::thread_id();
+  if (e >= ncells) return;
+  double X[(MF_DIM + 1) * MF_DIM], Ji[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
+  const double det = mfs::geometry(verts, coords, (int)e, X, Ji);
+  double se[MF_NN * MF_NC], ue[MF_NN * MF_NC], ve[MF_NN * MF_NC];
+  mfs::gather(cell_nodes, (int)e, sv, se);
+  mfs::gather(cell_nodes, (int)e, xv, ue);
+  for (int i = 0; i < MF_NN * MF_NC; i++) ve[i] = 0.0;
+  for (int q = 0; q < MF_NQS; q++) {
+    double us[MF_NC], refs[MF_NC * MF_DIM], dus[MF_NC * MF_DIM], u[MF_NC], ref[MF_NC * MF_DIM], r0[MF_NC],
+        r1[MF_NC * MF_DIM], x[3] = {0, 0, 0};
+    mfs::state(B, G, q, se, us, refs);
+    mfp::physical_gradient(refs, Ji, dus);
+    mfs::state(B, G, q, ue, u, ref);
+    mfs::point_x(X, qp, q, x);
+    mfp::fused_point_at(Ji, qw[q] * fabs(det), x, k, us, dus, u, ref, r0, r1);
+    mfs::back(B, G, q, r0, r1, ve);
+  }
+  mfs::scatter_add(cell_nodes, (int)e, ve, yv);
+}
+
+// y += diag(A(s)) of the fused operator at a state: each point's entries in the full layout made here, then as
+// mfree_sx_diagonal
+extern "C" __global__ void mfree_sx_diagonal_state(const int *verts, const double *coords, const int *cell_nodes,
+                                                   const double *B, const double *G, const double *qp,
+                                                   const double *qw, const double *k, int ncells, const double *sv,
+                                                   double *y)
+{
+  const long long e = mfs::thread_id();
+  if (e >= ncells) return;
+  mf_phys_layout L;
+  mfs::full_layout(&L);
+  const int nt = mf_phys_diag_nterms(&L);
+  double X[(MF_DIM + 1) * MF_DIM], Ji[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
+  const double det = mfs::geometry(verts, coords, (int)e, X, Ji);
+  double se[MF_NN * MF_NC], de[MF_NN * MF_NC];
+  mfs::gather(cell_nodes, (int)e, sv, se);
+  for (int i = 0; i < MF_NN * MF_NC; i++) de[i] = 0.0;
+  for (int q = 0; q < MF_NQS; q++) {
+    double us[MF_NC], refs[MF_NC * MF_DIM], dus[MF_NC * MF_DIM], x[3] = {0, 0, 0}, D[MF_NS_FULL];
+    mfs::state(B, G, q, se, us, refs);
+    mfp::physical_gradient(refs, Ji, dus);
+    mfs::point_x(X, qp, q, x);
+    double G0[MF_NC * MF_NC + 1], G1[MF_NC * MF_NC * MF_DIM + 1], G2[MF_NC * MF_NC * MF_DIM + 1],
+        G3[MF_NC * MF_NC * MF_DIM * MF_DIM + 1];
+    mfp::eval_g_at(x, k, us, dus, G0, G1, G2, G3);
+    const double *Gc[4] = {G0, G1, G2, G3};
+    mf_phys_store_point(&L, Gc, Ji, qw[q] * fabs(det), D);
+    const double *Bq = B + (size_t)q * MF_NN, *Gq = G + (size_t)q * MF_NN * MF_DIM;
+    for (int c = 0; c < MF_NC; c++)
+      for (int j = 0; j < nt; j++) {
+        int kk, ll;
+        const double d = D[mf_phys_diag_term(&L, c, j, &kk, &ll)];
+        for (int i = 0; i < MF_NN; i++)
+          de[i * MF_NC + c] += d * (kk < 0 ? Bq[i] : Gq[i * MF_DIM + kk]) * (ll < 0 ? Bq[i] : Gq[i * MF_DIM + ll]);
+      }
+  }
+  mfs::scatter_add(cell_nodes, (int)e, de, y);
+}
+
+#endif // MF_STATE
+
 // r += F(u): f0 and f1 at every point (one thread per cell); nonfinite as in mfree_sx_setup
 extern "C" __global__ void mfree_sx_residual(const int *verts, const double *coords, const int *cell_nodes,
                                              const double *B, const double *G, const double *qp, const double *qw,
@@ -286,6 +394,48 @@ extern "C" __global__ void mfree_sx_assemble(const int *cell_nodes, const double
       if (ve[ic] != 0.0) atomicAdd(&vals[mf_csr_find(rowptr, colidx, cd[ic / MF_NC] * MF_NC + ic % MF_NC, col)], ve[ic]);
   }
 }
+
+#if MF_STATE
+// The assembled matrix's values of the fused operator at a state: each cell's points' entries (full layout) made
+// here from the state sv, then as mfree_sx_assemble.
+extern "C" __global__ void mfree_sx_assemble_state(const int *verts, const double *coords, const int *cell_nodes,
+                                                   const double *B, const double *G, const double *qp,
+                                                   const double *qw, const double *k, int ncells, const double *sv,
+                                                   const int64_t *rowptr, const int *colidx, double *vals)
+{
+  const long long e = mfs::thread_id();
+  if (e >= ncells) return;
+  mf_phys_layout L;
+  mfs::full_layout(&L);
+  double X[(MF_DIM + 1) * MF_DIM], Ji[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
+  const double det = mfs::geometry(verts, coords, (int)e, X, Ji);
+  double se[MF_NN * MF_NC], D[MF_NQS * MF_NS_FULL];
+  mfs::gather(cell_nodes, (int)e, sv, se);
+  for (int q = 0; q < MF_NQS; q++) {
+    double us[MF_NC], refs[MF_NC * MF_DIM], dus[MF_NC * MF_DIM], x[3] = {0, 0, 0};
+    mfs::state(B, G, q, se, us, refs);
+    mfp::physical_gradient(refs, Ji, dus);
+    mfs::point_x(X, qp, q, x);
+    double G0[MF_NC * MF_NC + 1], G1[MF_NC * MF_NC * MF_DIM + 1], G2[MF_NC * MF_NC * MF_DIM + 1],
+        G3[MF_NC * MF_NC * MF_DIM * MF_DIM + 1];
+    mfp::eval_g_at(x, k, us, dus, G0, G1, G2, G3);
+    const double *Gc[4] = {G0, G1, G2, G3};
+    mf_phys_store_point(&L, Gc, Ji, qw[q] * fabs(det), D + (size_t)q * MF_NS_FULL);
+  }
+  const int *cd = cell_nodes + (size_t)e * MF_NN;
+  double ue[MF_NN * MF_NC], ve[MF_NN * MF_NC];
+  for (int i = 0; i < MF_NN * MF_NC; i++) ue[i] = 0.0;
+  for (int jb = 0; jb < MF_NN * MF_NC; jb++) {
+    ue[jb] = 1.0;
+    mfs::cell_local(B, G, D, 0, ue, ve); // the cell's own entries at "cell 0" of D
+    ue[jb] = 0.0;
+    const int col = cd[jb / MF_NC] * MF_NC + jb % MF_NC;
+    for (int ic = 0; ic < MF_NN * MF_NC; ic++)
+      if (ve[ic] != 0.0) atomicAdd(&vals[mf_csr_find(rowptr, colidx, cd[ic / MF_NC] * MF_NC + ic % MF_NC, col)], ve[ic]);
+  }
+}
+
+#endif // MF_STATE
 
 #if MF_FACETS
 // The facets' terms, one thread per boundary facet entry (its cell, the local facet opposite vertex f, the
