@@ -851,9 +851,9 @@ typedef struct {
   double residual;       /**< ||F(u)||_2 at the end */
   double update;         /**< ||du||_2 of the last step (the step taken, times its length) */
   double seconds;        /**< wall time of the solve */
-  double seconds_residual, seconds_jacobian; /**< of which in the residuals F(u) - b (line search included), the
-                                               Jacobians (mf_operator_set_state), */
-  double seconds_pc, seconds_linear; /**< the preconditioner's set-ups at each Jacobian, the inner solves */
+  double seconds_residual, seconds_jacobian, seconds_pc, seconds_linear; /**< of which: residuals (line search's
+                                 included), Jacobians (set_state), preconditioner set-ups, inner solves */
+  int negative_curvature; /**< steps whose CG met p^T J p <= 0 and stopped there (truncated CG: the step so far) */
 } mf_newton_info;
 
 /** A monitor: called with step 0 and the initial residual norm (update 0, linear 0), then after every step

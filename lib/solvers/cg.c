@@ -22,6 +22,7 @@ struct mf_cg_s {
   mf_cg_monitor_fn monitor;
   void *monitor_user;
   int unfused; /* tests: the iteration step by step even where the fused steps apply */
+  int truncate, negative; /* stop at negative curvature (Newton); it was met in the last solve */
 };
 
 int mf_cg_create(mf_operator op, mf_cg *cg)
@@ -164,12 +165,15 @@ static int history_reserve(mf_cg c, int n)
 }
 
 void mf_cg_set_fused(mf_cg cg, int on) { cg->unfused = !on; }
+void mf_cg_set_truncate(mf_cg cg, int on) { cg->truncate = on != 0; }
+int mf_cg_negative_curvature(mf_cg cg) { return cg->negative; }
 
 /* the iteration, for checked arguments */
 static int cg_solve(mf_cg c, mf_vector b, mf_vector x, mf_cg_info *info)
 {
   mf_context ctx = c->op->ctx;
   c->nhistory = 0;
+  c->negative = 0;
   mf_vector r = c->r, z = c->z, p = c->p, Ap = c->Ap;
   double rz = 0.0, pAp = 0.0, res0 = 0.0, res = 0.0, t0 = 0.0, dt = 0.0;
   int it = 0, converged = 0, reached = 0, code = 0, stopped = 0; /* reached: the recursive residual did */
@@ -227,6 +231,11 @@ static int cg_solve(mf_cg c, mf_vector b, mf_vector x, mf_cg_info *info)
       }
     }
     if (ierr) goto done;
+    if (c->truncate && isfinite(pAp) && pAp <= 0.0) { /* negative curvature: x as it is (x and r stayed) */
+      if (it == 0) ierr = x->ops.axpy(x, pAp < 0.0 ? rz / -pAp : 1.0, p);
+      c->negative = 1;
+      break;
+    }
     MF_CHECK_GOTO(isfinite(pAp) && pAp > 0.0, ctx, MF_ERR_ARGUMENT, done,
                   "CG: p^T A p = %g at iteration %d (operator not positive definite?)", pAp, it);
     ierr = history_reserve(c, c->nhistory);

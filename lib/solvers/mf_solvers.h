@@ -11,6 +11,11 @@ extern "C" {
 /** Tests: on = 0 makes cg iterate step by step (operator, dots, axpy, preconditioner) even where the
  *  fused steps apply (Jacobi or no preconditioner); 1 (default) fuses them. */
 void mf_cg_set_fused(mf_cg cg, int on);
+/** Newton's inner solves: on = 1 makes cg stop at a direction of negative curvature (p^T A p <= 0, an indefinite
+ *  Jacobian) instead of failing: x is the iterate so far, or at the first iteration the preconditioned residual
+ *  times r^T z / |p^T A p| (truncated CG); mf_cg_negative_curvature then says so until the next solve. */
+void mf_cg_set_truncate(mf_cg cg, int on);
+int mf_cg_negative_curvature(mf_cg cg);
 
 #ifdef __cplusplus
 }

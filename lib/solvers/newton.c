@@ -6,6 +6,7 @@
  * the same branch. */
 #include "operator_impl.h"
 #include "family.h"
+#include "solvers/mf_solvers.h"
 
 #include <math.h>
 
@@ -57,6 +58,7 @@ int mf_newton_create(mf_operator op, mf_newton *newton)
   for (int i = 0; i < 5 && !ierr; i++) ierr = mf_vector_create_prec(op->space, MF_PRECISION_DOUBLE, v[i]);
   ierr = mf_agree(ctx, ierr);
   if (!ierr) ierr = mf_cg_create(op, &n->cg);
+  if (!ierr) mf_cg_set_truncate(n->cg, 1); /* an indefinite Jacobian: the step so far, then the line search */
   if (ierr) {
     mf_newton_destroy(&n);
     return ierr;
@@ -294,7 +296,9 @@ int mf_newton_solve(mf_newton n, mf_vector u, mf_newton_info *info)
       ierr = lerr;
       break;
     }
-    if (lerr || !ci.converged) { /* short of its tolerance, or broken down (an indefinite Jacobian in CG) */
+    const int negative = !lerr && !n->gmres && mf_cg_negative_curvature(n->cg);
+    info->negative_curvature += negative;
+    if ((lerr || !ci.converged) && !negative) { /* short of its tolerance, or broken down */
       reason = MF_NEWTON_LINEAR;
       break;
     }
