@@ -154,7 +154,9 @@ static int build_levels(mf_mg m, mf_operator A)
 static mf_operator level_op(const mg_level *l) { return l->opf ? l->opf : l->op; }
 
 /* The fine operator A at a state: each coarser level's operator at the fine state injected level by level (the fine
- * function at the level's nodes, mf_transfer_inject). */
+ * function at the level's nodes, mf_transfer_inject). A level where the injected state is outside where the
+ * functions are defined (a coarse cell inverted by a deformation that the finer cells resolve) keeps its operator at
+ * the state before (or at u = 0): a lagged coarse Jacobian, still a preconditioner. */
 static int levels_at_state(mf_mg m, mf_operator A)
 {
   mf_context ctx = m->ctx;
@@ -162,7 +164,8 @@ static int levels_at_state(mf_mg m, mf_operator A)
     mg_level *l = &m->lv[k], *up = &m->lv[k + 1];
     if (!l->state) MF_CALL(mf_agree(ctx, mf_vector_create_prec(l->space, MF_PRECISION_DOUBLE, &l->state)));
     MF_CALL(mf_transfer_inject(up->tr, up->borrowed ? A->state : up->state, l->state));
-    MF_CALL(mf_operator_set_state(l->op, l->state));
+    const int ierr = mf_operator_set_state(l->op, l->state); /* its data before kept on an error */
+    if (ierr != MF_ERR_ARGUMENT) MF_CALL(ierr);
   }
   return 0;
 }

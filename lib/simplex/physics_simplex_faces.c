@@ -196,36 +196,51 @@ int mf_simplex_phys_faces_setup(mf_operator op)
   for (int t = 0; !ierr && t < nf; t++) mf_simplex_facet_key_make(m->facets + (size_t)t * dim, dim, t, &keys[t]);
   if (!ierr) qsort(keys, (size_t)nf, sizeof *keys, mf_simplex_facet_cmp);
   if (!ierr) ierr = MF_CALLOC(ctx, (size_t)m->ncells + 1, &h->cell_bf_off);
-  int n = 0;
+  /* a facet is searched only where all its vertices are on the boundary (the cells away from it skip the search);
+   * the cells' counts, then their entries, in parallel (the order of the one-thread loop: cell, facet, term) */
+  unsigned char *bv = NULL;
+  if (!ierr) ierr = MF_CALLOC(ctx, (size_t)m->nv + 1, &bv);
+  for (int t = 0; !ierr && t < nf; t++)
+    for (int j = 0; j < dim; j++) bv[m->facets[(size_t)t * dim + j]] = 1;
+  int64_t n = 0;
   for (int pass = 0; !ierr && pass < 2; pass++) {
-    n = 0;
+#pragma omp parallel for schedule(static)
     for (int e = 0; e < m->ncells; e++) {
-      if (pass) h->cell_bf_off[e] = n;
+      int c = 0;
+      const int at = pass ? h->cell_bf_off[e] : 0;
       for (int f = 0; f <= dim; f++) {
-        int a[3], v[3];
+        int a[3], v[3], on = 1;
         mf_simplex_facet_key k;
         facet_vertices(dim, f, a);
-        for (int j = 0; j < dim; j++) v[j] = m->cells[(size_t)e * (dim + 1) + a[j]];
+        for (int j = 0; j < dim; j++) v[j] = m->cells[(size_t)e * (dim + 1) + a[j]], on = on && bv[v[j]];
+        if (!on) continue;
         mf_simplex_facet_key_make(v, dim, 0, &k);
         const mf_simplex_facet_key *hit =
             nf ? (const mf_simplex_facet_key *)bsearch(&k, keys, (size_t)nf, sizeof *keys, mf_simplex_facet_cmp) : NULL;
         if (!hit) continue; /* an inner facet, or one between ranks */
         for (int t = 0; t < h->ph.nbound; t++)
           if (h->ph.btag[t] == m->facet_tag[hit->id]) {
-            if (pass) h->bf_face[n] = f, h->bf_term[n] = t;
-            n++;
+            if (pass) h->bf_face[at + c] = f, h->bf_term[at + c] = t;
+            c++;
           }
       }
+      if (!pass) h->cell_bf_off[e] = c;
     }
-    if (!ierr && !pass) {
+    if (!pass) { /* counts to offsets */
+      for (int e = 0; e < m->ncells; e++) {
+        const int c = h->cell_bf_off[e];
+        h->cell_bf_off[e] = (int)n;
+        n += c;
+      }
       ierr = MF_CALLOC(ctx, (size_t)n + 1, &h->bf_face);
       if (!ierr) ierr = MF_CALLOC(ctx, (size_t)n + 1, &h->bf_term);
     }
   }
+  free(bv);
   free(keys);
   if (ierr) return ierr;
-  h->cell_bf_off[m->ncells] = n;
-  h->nbf = n;
+  h->cell_bf_off[m->ncells] = (int)n;
+  h->nbf = (int)n;
   /* g0 finite at every facet point (the operator's terms are not checked again) */
   const int nc = s->ncomp;
   double ve[MF_MAX_COMPONENTS * MF_SIMPLEX_MAX_NODES], x[3];
