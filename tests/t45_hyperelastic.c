@@ -9,9 +9,11 @@
  *     point named), a load too large for full steps (MF_NEWTON_STATE; an indefinite Jacobian met by CG's negative
  *     curvature stop), which converges with the line search or in load steps;
  *   - on 2 ranks (NP 2): the same Newton and CG iterations and residual history as rank 0 alone, ||u|| to 1e-10;
+ *   - the assembled Jacobian at a state (mf_operator_create_assembled after mf_operator_set_state) applies as the
+ *     matrix-free one, 1e-12, P1 and P2;
  *   - `t45_hyperelastic cuda`: cpu = cuda (the same Newton iterations, the solutions to 1e-8) on P1 and P2, with the
  *     Jacobian at the state stored and fused (MFREE_PHYSICS_FUSED=0, 1), and the assembled Jacobian at a state
- *     against the matrix-free one. */
+ *     against the matrix-free one, stored and fused. */
 #include "mf_test.h"
 #include "hyperelastic.h"
 #include "simplex/mf_simplex_space.h"
@@ -380,6 +382,48 @@ static void ranks_case(mf_context ctx)
   }
 }
 
+/* the assembled Jacobian at a state (mf_operator_create_assembled of the operator after mf_operator_set_state)
+ * against the matrix-free one: A x = J(u) x to 1e-12 for a random x, P1 and P2, at a smooth deformation */
+static void assembled_case(mf_context ctx)
+{
+  for (int p = 1; p <= 2; p++) {
+    const int trees[3] = {2, 2, 2}, clamp[2] = {1, 2};
+    hyper_problem pr = hyper_demo();
+    mf_mesh mesh = NULL;
+    mf_space s = NULL;
+    mf_physics ph = NULL;
+    mf_operator op = NULL, A = NULL;
+    mf_vector u = NULL, x = NULL, y1 = NULL, y2 = NULL;
+    T_CALL(mf_mesh_create_box(ctx, "cube-tets", 3, trees, 0, &mesh));
+    T_CALL(mf_space_create_components(mesh, p, 3, &s));
+    T_CALL(mf_space_set_dirichlet_tags(s, 2, clamp));
+    T_CALL(hyper_physics(ctx, 3, &pr, &ph));
+    T_CALL(mf_operator_create_physics(s, ph, MF_QUAD_GAUSS, &op));
+    T_CALL(mf_vector_create(s, &u));
+    T_CALL(mf_vector_create(s, &x));
+    T_CALL(mf_vector_create(s, &y1));
+    T_CALL(mf_vector_create(s, &y2));
+    const double unit[3] = {1.0, pr.twist_scale, pr.twist_angle};
+    T_CALL(mf_vector_interpolate_field(u, hyper_lift, (void *)unit));
+    T_CALL(mf_operator_set_state(op, u));
+    T_CALL(mf_operator_create_assembled(op, &A));
+    T_CALL(mf_vector_set_random(x, 7));
+    T_CALL(mf_operator_apply(op, x, y1));
+    if (A) T_CALL(mf_operator_apply(A, x, y2));
+    double d = 0.0, n = 0.0;
+    T_CALL(mf_vector_norm2(y1, &n));
+    T_CALL(mf_vector_axpy(y2, -1.0, y1));
+    T_CALL(mf_vector_norm2(y2, &d));
+    T_CHECK(d <= 1e-12 * n, "P%d on %s: the assembled Jacobian at a state differs from the matrix-free one by %.3e (of %.3e)",
+            p, mf_context_backend(ctx), d, n);
+    mf_vector_destroy(&u), mf_vector_destroy(&x), mf_vector_destroy(&y1), mf_vector_destroy(&y2);
+    mf_operator_destroy(&A), mf_operator_destroy(&op);
+    mf_physics_destroy(&ph);
+    mf_space_destroy(&s);
+    mf_mesh_destroy(&mesh);
+  }
+}
+
 /* cpu = cuda, stored and fused */
 static void cuda_case(mf_context cpu, mf_context gpu)
 {
@@ -409,6 +453,10 @@ int main(int argc, char **argv)
     mf_context gpu = NULL;
     T_CALL(mf_context_create(MPI_COMM_WORLD, "cuda", &gpu));
     cuda_case(ctx, gpu);
+    assembled_case(gpu);
+    setenv("MFREE_PHYSICS_FUSED", "0", 1); /* the stored data at the state */
+    assembled_case(gpu);
+    unsetenv("MFREE_PHYSICS_FUSED");
     mf_context_destroy(&gpu);
   } else if (size > 1) ranks_case(ctx);
   else {
@@ -417,6 +465,7 @@ int main(int argc, char **argv)
     energy_case(ctx);
     failure_case(ctx);
     multigrid_case(ctx);
+    assembled_case(ctx);
   }
   mf_context_destroy(&ctx);
   return t_finish();
