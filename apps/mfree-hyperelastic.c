@@ -28,6 +28,8 @@ static void usage(FILE *f)
           "                     linear; docs/nonlinear.md)\n"
           "  --backend B        cpu | cuda | auto (default auto)\n"
           "  --pc P             the inner CG's preconditioner: jacobi | mg | none (default jacobi)\n"
+          "  --method M         mf | assembled: the Jacobian matrix-free, or assembled (CSR) at every Newton step (with\n"
+          "                     --pc jacobi or none; the predictor stays matrix-free) (default mf)\n"
           "  --cg-tol T         the inner CG's relative tolerance, fixed (default 1e-5, as the FEniCS study)\n"
           "  --ew               Eisenstat-Walker forcing from 0.5 instead of the fixed --cg-tol\n"
           "  --cg-max N         CG iterations per Newton step at most (default 100000)\n"
@@ -73,7 +75,8 @@ int main(int argc, char **argv)
   static const mf_pc_kind pc_kinds[] = {MF_PC_JACOBI, MF_PC_MULTIGRID, MF_PC_NONE};
   const char *mesh_arg = "cube-tets", *json = NULL, *vtu = NULL;
   int cubes = 8, refine = 0, degree = 1, backend_i = 0, pc_i = 0, ew = 0, cg_max = 100000, newton_max = 50;
-  int loads = 1, line_search = 1, check = 0, verbose = 0, given_refine = 0, quad_i = -1, init_i = 0;
+  int loads = 1, line_search = 1, check = 0, verbose = 0, given_refine = 0, quad_i = -1, init_i = 0, method_i = 0;
+  static const char *const methods[] = {"mf", "assembled"};
   static const char *const quads[] = {"2p", "2p-2"}, *const inits[] = {"linear", "lift", "boundary"};
   double cg_tol = 1e-5, stol = 1e-12, rtol = 0.0, load_scale = 1.0;
   hyper_problem prob = hyper_demo();
@@ -89,6 +92,7 @@ int main(int argc, char **argv)
     else if (opt_is(&P, "--degree")) opt_int(&P, 1, 2, &degree);
     else if (opt_is(&P, "--backend")) opt_choice(&P, backends, 3, &backend_i);
     else if (opt_is(&P, "--quadrature")) opt_choice(&P, quads, 2, &quad_i);
+    else if (opt_is(&P, "--method")) opt_choice(&P, methods, 2, &method_i);
     else if (opt_is(&P, "--initial")) opt_choice(&P, inits, 3, &init_i);
     else if (opt_is(&P, "--pc")) opt_choice(&P, pcs, 3, &pc_i);
     else if (opt_is(&P, "--cg-tol")) opt_double(&P, 0.0, 1, 1.0, 1, &cg_tol);
@@ -114,6 +118,7 @@ int main(int argc, char **argv)
   if (!P.bad && box && given_refine) opt_error(&P, "option --refine applies to a mesh file (--mesh %s: --cubes)", mesh_arg);
   if (!P.bad && hex && quad_i == 1) opt_error(&P, "option --quadrature 2p-2 is for tetrahedra (--mesh %s)", mesh_arg);
   if (quad_i < 0) quad_i = !hex && degree == 1 ? 1 : 0;
+  if (!P.bad && method_i && pc_i == 1) opt_error(&P, "option --method assembled needs --pc jacobi or none (not 'mg')");
   if (!P.bad && stol == 0.0 && rtol == 0.0) opt_error(&P, "options --newton-stol and --newton-rtol are both 0: no criterion");
   if (P.bad) return 2;
   for (int k = 0; k < 3; k++) prob.B[k] *= load_scale, prob.T[k] *= load_scale;
@@ -197,7 +202,8 @@ int main(int argc, char **argv)
   mon_data md = {verbose, rank, 0, loads, t0};
   if (mf_newton_create(op, &nw) || mf_newton_set_tolerances(nw, rtol, 0.0, stol, newton_max) ||
       mf_newton_set_linear(nw, pc_kinds[pc_i], ew, ew ? 0.5 : cg_tol, cg_max) ||
-      mf_newton_set_line_search(nw, line_search) || mf_newton_set_monitor(nw, monitor, &md)) {
+      mf_newton_set_line_search(nw, line_search) || mf_newton_set_monitor(nw, monitor, &md) ||
+      mf_newton_set_assembled(nw, method_i)) {
     rc = fail(ctx, "the Newton solver");
     goto done;
   }
@@ -293,8 +299,9 @@ int main(int argc, char **argv)
   int nranks = 1;
   MPI_Comm_size(MPI_COMM_WORLD, &nranks);
   if (rank == 0) {
-    printf("mesh %s, %d cubes per side (%d refined %d times), %s%d, %lld DoFs, %d ranks, backend %s, pc %s\n", mesh_arg,
-           box ? cubes : 0, c, r, hex ? "Q" : "P", degree, (long long)ndofs, nranks, mf_context_backend(ctx), pcs[pc_i]);
+    printf("mesh %s, %d cubes per side (%d refined %d times), %s%d, %lld DoFs, %d ranks, backend %s, pc %s, method %s\n",
+           mesh_arg, box ? cubes : 0, c, r, hex ? "Q" : "P", degree, (long long)ndofs, nranks, mf_context_backend(ctx),
+           pcs[pc_i], methods[method_i]);
     printf("Newton steps %d, CG iterations %d (%.1f per step), %s; initial guesses: %s", tot.iterations,
            tot.linear_iterations, tot.iterations ? (double)tot.linear_iterations / tot.iterations : 0.0,
            rc ? "NOT converged" : "converged", inits[init_i]);
@@ -308,13 +315,13 @@ int main(int argc, char **argv)
   if (vtu && !rc && mf_vector_write_vtu(u, vtu, "displacement")) rc = fail(ctx, "--vtu");
   if (jf && rank == 0) {
     fprintf(jf, "{\"app\": \"mfree-hyperelastic\", \"mesh\": \"%s\", \"cubes\": %d, \"coarse_cubes\": %d, \"refinements\": %d, "
-                "\"element\": \"%s%d\", \"dofs\": %lld, \"ranks\": %d, \"backend\": \"%s\", \"pc\": \"%s\", "
+                "\"element\": \"%s%d\", \"dofs\": %lld, \"ranks\": %d, \"backend\": \"%s\", \"pc\": \"%s\", \"method\": \"%s\", "
                 "\"cg_tol\": %g, \"ew\": %d, \"newton_stol\": %g, \"newton_rtol\": %g, \"load_steps\": %d, "
                 "\"load_scale\": %g, \"quadrature\": \"%s\", \"initial\": \"%s\", \"E\": %g, \"nu\": %g, \"converged\": %d, \"newton_iterations\": %d, \"cg_iterations\": %d, "
                 "\"predictor_cg_iterations\": %d, \"t_predictor\": %.6f, \"t_total\": %.6f, \"t_setup\": %.6f, \"t_newton\": %.6f, \"t_residual\": %.6f, \"t_jacobian\": %.6f, "
                 "\"t_pc\": %.6f, \"t_cg\": %.6f, \"mdofs_per_cg_iteration\": %.3f, \"jacobian_check\": %g, \"last_load_history\": [",
             mesh_arg, box ? cubes : 0, c, r, hex ? "Q" : "P", degree, (long long)ndofs, nranks, mf_context_backend(ctx),
-            pcs[pc_i], ew ? 0.0 : cg_tol, ew, stol, rtol, loads, load_scale, hex ? "p+1" : quads[quad_i], inits[init_i], prob.E, prob.nu, rc == 0, tot.iterations,
+            pcs[pc_i], methods[method_i], ew ? 0.0 : cg_tol, ew, stol, rtol, loads, load_scale, hex ? "p+1" : quads[quad_i], inits[init_i], prob.E, prob.nu, rc == 0, tot.iterations,
             tot.linear_iterations, pred_its, t_pred, t_total, t_setup, tot.seconds, tot.seconds_residual, tot.seconds_jacobian,
             tot.seconds_pc, tot.seconds_linear, mdofs_it, jac_err);
     const double *res = NULL, *upd = NULL;

@@ -436,7 +436,7 @@ int mf_operator_destroy(mf_operator *op);
  *  it. The sparsity is made once per space (on the host; on 'cuda' copied to the device once) and
  *  shared by every operator assembled on it. A matrix that would not fit in the host memory, or on
  *  'cuda' in the device memory, is refused before its arrays are allocated (MF_ERR_MEMORY, with the
- *  bytes needed and available). Mass, Laplace and Helmholtz operators in double only; collective. */
+ *  bytes needed and available). Pointwise operators (built-in, physics: at their state) in double; collective. */
 int mf_operator_create_assembled(mf_operator op, mf_operator *assembled);
 /** How the values of an assembled operator are computed (the sparsity is the same for all). */
 typedef enum {
@@ -843,12 +843,9 @@ typedef enum {
 
 /** Result of a Newton solve. */
 typedef struct {
-  int iterations;        /**< Newton steps taken */
-  int linear_iterations; /**< CG iterations over all steps */
-  int converged;         /**< 1 where reason > 0 */
+  int iterations, linear_iterations, converged; /**< Newton steps, CG iterations over all steps, 1 where reason > 0 */
   mf_newton_reason reason;
-  double residual0;      /**< ||F(u0)||_2 over the free DoFs */
-  double residual;       /**< ||F(u)||_2 at the end */
+  double residual0, residual; /**< ||F(u0)||_2 over the free DoFs, ||F(u)||_2 at the end */
   double update;         /**< ||du||_2 of the last step (the step taken, times its length) */
   double seconds;        /**< wall time of the solve */
   double seconds_residual, seconds_jacobian, seconds_pc, seconds_linear; /**< of which: residuals (line search's
@@ -870,8 +867,8 @@ typedef int (*mf_newton_monitor_fn)(int step, double residual, double update, in
  *  line search on. Collective; the op is held. Hex and simplex spaces on cpu, simplex spaces on cuda. */
 typedef struct mf_newton_s *mf_newton;
 int mf_newton_create(mf_operator op, mf_newton *newton);
-/** @brief Tolerances: relative, absolute on ||F(u)||_2, on the update's ||du||_2 (0: off), step limit. */
-int mf_newton_set_tolerances(mf_newton newton, double rtol, double atol, double stol, int max_steps);
+int mf_newton_set_tolerances(mf_newton newton, double rtol, double atol, double stol, int max_steps); /**< relative,
+                                  absolute on ||F(u)||_2, on the update's ||du||_2 (0: off), step limit */
 /** @brief The inner solve: preconditioner (MF_PC_NONE, _JACOBI, _CHEBYSHEV, _MULTIGRID: its levels at each state),
  *  the forcing (ew 1: Eisenstat-Walker from eta, capped at eta; 0: the fixed tolerance eta), eta in (0, 1), CG limit */
 int mf_newton_set_linear(mf_newton newton, mf_pc_kind pc, int ew, double eta, int max_iterations);
@@ -879,6 +876,9 @@ int mf_newton_set_linear(mf_newton newton, mf_pc_kind pc, int ew, double eta, in
  *  symmetric (a non-variational physics); 0 goes back to CG (the default). */
 int mf_newton_set_gmres(mf_newton newton, int restart);
 int mf_newton_set_line_search(mf_newton newton, int on); /**< backtracking on (1, default) or off (0: full steps) */
+/** @brief 1: each step's Jacobian assembled (mf_operator_create_assembled; CSR, on the device on cuda) and CG on it
+ *  (Jacobi or none: MF_ERR_UNSUPPORTED at the solve for others, and for GMRES); 0 (default): matrix-free. */
+int mf_newton_set_assembled(mf_newton newton, int on);
 /** @brief Solve F(u) = b, not 0 (b a double vector of op's space, kept by the caller; its Dirichlet entries ignored;
  *  NULL: 0). Load stepping: with the loads in the physics, b = (1 - s) F(0) poses the load fraction s. */
 int mf_newton_set_rhs(mf_newton newton, mf_vector b);
@@ -889,8 +889,7 @@ int mf_newton_set_monitor(mf_newton newton, mf_newton_monitor_fn fn, void *user)
  *  point in the message). info (may be NULL) is filled on every return. A rejected trial's message may stay the
  *  context's last error after a solve that returns 0. eta_k is relative in the inner solver's own measure. */
 int mf_newton_solve(mf_newton newton, mf_vector u, mf_newton_info *info);
-/** @brief The residual norms ||F(u_k)|| (k = 0..n-1) and the steps' norms lambda_k ||du_k|| (k = 1..n-1; [0] = 0)
- *  of the last solve; valid until the next solve or the destroy. */
+/** @brief The last solve's ||F(u_k)|| (k = 0..n-1), its steps' lambda_k ||du_k|| ([0] = 0), kept till the next. */
 int mf_newton_history(mf_newton newton, const double **residuals, const double **updates, int *n);
 int mf_newton_destroy(mf_newton *newton);
 

@@ -38,6 +38,7 @@ typedef struct {
   double *init;             /* the initial field's displacement gradient (constant), or NULL: 0 */
   double bscale;            /* the body force B times this (0: 1) */
   int mg;                   /* 1: multigrid inside (at the state), else Jacobi */
+  int assembled;            /* 1: the Jacobian assembled at every step */
 } run_setup;
 
 static void init_field(const double *x, int dim, double *v, void *user)
@@ -158,6 +159,7 @@ static run_result solve(mf_context ctx, const run_setup *su, int keep)
   T_CALL(mf_newton_set_tolerances(nw, su->rtol, 0.0, 0.0, su->max_steps > 0 ? su->max_steps : 1));
   T_CALL(mf_newton_set_linear(nw, su->mg ? MF_PC_MULTIGRID : MF_PC_JACOBI, 0, su->cg_tol, 100000));
   T_CALL(mf_newton_set_line_search(nw, su->line_search));
+  T_CALL(mf_newton_set_assembled(nw, su->assembled));
   if (su->gallery) T_CALL(mf_newton_set_rhs(nw, L));
   mf_newton_info info;
   int loads = su->loads > 0 ? su->loads : 1;
@@ -421,6 +423,18 @@ static void assembled_case(mf_context ctx)
     mf_physics_destroy(&ph);
     mf_space_destroy(&s);
     mf_mesh_destroy(&mesh);
+  }
+  /* Newton on the assembled Jacobian: the matrix-free run's steps and solution (1e-8); multigrid refused there */
+  for (int p = 1; p <= 2; p++) {
+    run_setup su = {"cube-tets", p == 1 ? 4 : 2, p, 1, 30, 1, 1e-10, 1e-11, 1.0, 0, 0, NULL, 0.0, 0, 1};
+    run_result a = solve(ctx, &su, 1);
+    su.assembled = 0;
+    run_result m = solve(ctx, &su, 1);
+    const double d = max_rel(&a, &m);
+    T_CHECK(a.ierr == 0 && m.ierr == 0 && a.newton == m.newton && d < 1e-8,
+            "P%d on %s: Newton assembled error %d, %d steps; matrix-free %d, %d steps; solutions differ by %.3e", p,
+            mf_context_backend(ctx), a.ierr, a.newton, m.ierr, m.newton, d);
+    free(a.u), free(m.u);
   }
 }
 

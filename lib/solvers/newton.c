@@ -21,6 +21,10 @@ struct mf_newton_s {
   void *user;
   mf_vector F, Ft, du, rhs, trial;
   mf_vector b; /* the right-hand side of F(u) = b (mf_newton_set_rhs; the caller's), else NULL */
+  int assembled;    /* the Jacobian assembled at every step (mf_newton_set_assembled) */
+  mf_operator A;    /* then: the step's assembled Jacobian, its CG and preconditioner */
+  mf_cg acg;
+  mf_pc apc;
   mf_cg cg;
   mf_gmres gmres; /* the inner solver instead of CG where set (mf_newton_set_gmres) */
   int restart;
@@ -74,6 +78,9 @@ int mf_newton_destroy(mf_newton *newton)
   mf_vector *v[5] = {&n->F, &n->Ft, &n->du, &n->rhs, &n->trial};
   for (int i = 0; i < 5; i++) mf_vector_destroy(v[i]);
   mf_cg_destroy(&n->cg);
+  mf_cg_destroy(&n->acg);
+  mf_pc_destroy(&n->apc);
+  mf_operator_destroy(&n->A);
   mf_gmres_destroy(&n->gmres);
   mf_pc_destroy(&n->pc);
   mf_operator_release(n->op);
@@ -192,6 +199,33 @@ static const char *reason_text(mf_newton_reason r)
   }
 }
 
+int mf_newton_set_assembled(mf_newton newton, int on)
+{
+  MF_CHECK(newton, NULL, MF_ERR_NULL, "newton is NULL");
+  MF_CHECK(on == 0 || on == 1, newton->op->ctx, MF_ERR_ARGUMENT, "assembled %d: 1 (the Jacobian assembled) or 0", on);
+  newton->assembled = on;
+  return 0;
+}
+
+/* The step's Jacobian assembled (CSR, on the device on cuda), with its CG and a preconditioner of the kind asked for
+ * (Jacobi or none: the matrix has a diagonal, no multigrid hierarchy). */
+static int assemble_jacobian(mf_newton n)
+{
+  mf_context ctx = n->op->ctx;
+  MF_CHECK(n->pc_kind == MF_PC_JACOBI || n->pc_kind == MF_PC_NONE, ctx, MF_ERR_UNSUPPORTED,
+           "Newton with the assembled Jacobian: Jacobi or no preconditioner (not kind %d)", (int)n->pc_kind);
+  MF_CHECK(!n->gmres, ctx, MF_ERR_UNSUPPORTED, "Newton with the assembled Jacobian: CG inside, not GMRES");
+  mf_cg_destroy(&n->acg);
+  mf_pc_destroy(&n->apc);
+  mf_operator_destroy(&n->A);
+  MF_CALL(mf_operator_create_assembled(n->op, &n->A));
+  MF_CALL(mf_cg_create(n->A, &n->acg));
+  mf_cg_set_truncate(n->acg, 1);
+  MF_CALL(mf_pc_create(n->A, n->pc_kind, &n->apc));
+  MF_CALL(mf_cg_set_pc(n->acg, n->apc));
+  return mf_pc_setup(n->apc);
+}
+
 int mf_newton_set_rhs(mf_newton newton, mf_vector b)
 {
   MF_CHECK(newton, NULL, MF_ERR_NULL, "newton is NULL");
@@ -267,9 +301,15 @@ int mf_newton_solve(mf_newton n, mf_vector u, mf_newton_info *info)
       break;
     }
     tj = MPI_Wtime();
-    ierr = mf_pc_setup(n->pc); /* the preconditioner at the new Jacobian (else at the inner solve's start) */
-    info->seconds_pc += MPI_Wtime() - tj;
+    if (n->assembled) { /* the matrix and its preconditioner (counted as the Jacobian's time) */
+      ierr = assemble_jacobian(n);
+      info->seconds_jacobian += MPI_Wtime() - tj;
+    } else {
+      ierr = mf_pc_setup(n->pc); /* the preconditioner at the new Jacobian (else at the inner solve's start) */
+      info->seconds_pc += MPI_Wtime() - tj;
+    }
     if (ierr) break;
+    mf_cg cg = n->assembled ? n->acg : n->cg;
     double eta = n->eta; /* the forcing term */
     if (n->ew && k > 1) {
       const double r = f / fprev;
@@ -287,16 +327,16 @@ int mf_newton_solve(mf_newton n, mf_vector u, mf_newton_info *info)
     if (!ierr) ierr = mf_vector_scale(n->rhs, -1.0);
     if (!ierr) ierr = mf_vector_set_value(n->du, 0.0);
     if (ierr) break;
-    int lerr = n->gmres ? mf_gmres_set_tolerance(n->gmres, eta, n->max_linear) : mf_cg_set_tolerance(n->cg, eta, n->max_linear);
+    int lerr = n->gmres ? mf_gmres_set_tolerance(n->gmres, eta, n->max_linear) : mf_cg_set_tolerance(cg, eta, n->max_linear);
     tj = MPI_Wtime();
-    if (!lerr) lerr = n->gmres ? mf_gmres_solve(n->gmres, n->rhs, n->du, &ci) : mf_cg_solve(n->cg, n->rhs, n->du, &ci);
+    if (!lerr) lerr = n->gmres ? mf_gmres_solve(n->gmres, n->rhs, n->du, &ci) : mf_cg_solve(cg, n->rhs, n->du, &ci);
     info->seconds_linear += MPI_Wtime() - tj;
     info->linear_iterations += ci.iterations;
     if (lerr == MF_ERR_MEMORY || lerr == MF_ERR_CUDA || lerr == MF_ERR_MPI) { /* the machine's, not the method's */
       ierr = lerr;
       break;
     }
-    const int negative = !lerr && !n->gmres && mf_cg_negative_curvature(n->cg);
+    const int negative = !lerr && !n->gmres && mf_cg_negative_curvature(cg);
     info->negative_curvature += negative;
     if ((lerr || !ci.converged) && !negative) { /* short of its tolerance, or broken down */
       reason = MF_NEWTON_LINEAR;
