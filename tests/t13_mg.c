@@ -66,7 +66,8 @@ static double maxdiff(mf_vector a, mf_vector b, double *scale)
   return d;
 }
 
-/* P of the coarse interpolant against the fine interpolant; <R x, y> against <x, P y> */
+/* P of the coarse interpolant against the fine interpolant, and the injection of the fine one against the coarse one;
+ * <R x, y> against <x, P y> */
 static void check_transfer(mf_space cs, mf_space fs, const char *what, int exact)
 {
   mf_transfer tr;
@@ -84,7 +85,11 @@ static void check_transfer(mf_space cs, mf_space fs, const char *what, int exact
     T_CALL(mf_vector_interpolate(uc, bubble, NULL));
     T_CALL(mf_vector_interpolate(ef, bubble, NULL));
   }
-  if (exact) {
+  if (exact) { /* a state's restriction: the fine interpolant at the coarse nodes, boundary included (mf_transfer_inject) */
+    T_CALL(mf_transfer_inject(tr, ef, rc));
+    d = maxdiff(rc, uc, &scale);
+    T_CHECK(d <= 1e-12 * scale && scale > 0, "%s %s: inject (fine interpolant) - coarse interpolant = %.3e (scale %g)", be,
+            what, d, scale);
     T_CALL(mf_vector_zero_boundary(ef));
     T_CALL(mf_transfer_prolongate(tr, uc, vf));
     d = maxdiff(vf, ef, &scale);

@@ -399,15 +399,12 @@ static void check_newton(mf_context ctx, const char *name, int dim, int level, i
             info.converged, q);
   }
   EXPECT(mf_newton_set_gmres(nw, -1), MF_ERR_ARGUMENT, "GMRES restart -1 out of range");
-  /* multigrid on the operator at a state: its levels at the state injected (simplices); a float V-cycle refused;
-   * not yet on hexahedra */
+  /* multigrid on the operator at a state: its levels at the state injected; a float V-cycle refused */
   {
     mf_pc pm = NULL;
     const int e1 = mf_pc_create(A, MF_PC_MULTIGRID, &pm);
     T_CHECK(e1 == 0, "%s %dD P%d: multigrid on the physics operator refused at creation (%d)", name, dim, p, e1);
-    if (!e1 && !strcmp(name, "cube"))
-      EXPECT(mf_pc_setup(pm), MF_ERR_UNSUPPORTED, "not made on hex spaces yet");
-    else if (!e1) {
+    if (!e1) {
       T_CALL(mf_pc_setup(pm));
       T_CALL(mf_pc_set_multigrid_precision(pm, MF_PRECISION_FLOAT));
       EXPECT(mf_pc_setup(pm), MF_ERR_UNSUPPORTED, "a double V-cycle with the matrix-free coarse level only");

@@ -51,6 +51,74 @@ static int cell_map(mf_transfer tr)
   return 0;
 }
 
+/* A state's restriction on hexahedra (mf_transfer_inject): each coarse DoF from its owner cell K, the fine cell of K
+ * that holds its node (the same cell, or the child of its half per direction: a node at the middle from the lower
+ * one), the fine cell's polynomial (hanging nodes resolved) evaluated there; several ranks: the owner cells' values
+ * summed over the ranks and divided by their count, as the prolongation does. On the host for either backend. */
+static int inject_hex(mf_transfer tr, mf_vector fine, mf_vector coarse)
+{
+  const mf_space c = tr->coarse, f = tr->fine;
+  mf_context ctx = c->ctx;
+  const int dim = c->dim, n1c = c->n1, n1f = f->n1, npcc = c->npc, npcf = f->npc, ncomp = c->ncomp;
+  double E[3][MF_MAX_N1 * MF_MAX_N1], pts[MF_MAX_N1]; /* E[h][ic n1f + if]: h 0, 1 the halves; 2 the same cell */
+  for (int h = 0; h < 3; h++) {
+    for (int i = 0; i < n1c; i++) pts[i] = h == 2 ? c->gll[i] : fmin(fmax(2.0 * c->gll[i] - h, 0.0), 1.0);
+    mf_lagrange_eval(n1f, f->gll, n1c, pts, E[h], NULL);
+  }
+  const double *fv = NULL;
+  double *h = NULL, *cnt = NULL;
+  int ierr = MF_CALLOC(ctx, (size_t)c->nlocal + 1, &h);
+  if (!ierr) ierr = MF_CALLOC(ctx, (size_t)c->nlocal + 1, &cnt);
+  if (!ierr) ierr = mf_vector_get_array_read(fine, MF_MEM_HOST, &fv);
+  if (!ierr) {
+#pragma omp parallel
+    {
+      double uF[MF_MAX_N1 * MF_MAX_N1 * MF_MAX_N1];
+#pragma omp for schedule(static)
+      for (int K = 0; K < c->ncells; K++)
+        for (int k = 0; k < npcc; k++) {
+          const int node = c->cell_nodes[(size_t)K * npcc + k];
+          int ic[3] = {k % n1c, (k / n1c) % n1c, dim == 3 ? k / (n1c * n1c) : 0}, half[3] = {2, 2, 2}, child = 0;
+          if (c->dof_owner[node * ncomp] != K || c->dof_pos[node * ncomp] != k) continue;
+          for (int d = 0; d < dim && tr->kind == 1; d++) {
+            half[d] = 2.0 * ic[d] > n1c - 1 ? 1 : 0; /* the middle node from the lower half */
+            child |= half[d] << d;
+          }
+          const int j = tr->first[K] + (tr->kind == 1 && tr->child[tr->first[K]] >= 0 ? child : 0);
+          if (tr->child[j] < 0) half[0] = half[1] = half[2] = 2; /* the same cell (not refined there) */
+          const int *nf = &f->cell_nodes[(size_t)j * npcf];
+          for (int comp = 0; comp < ncomp; comp++) {
+            for (int q = 0; q < npcf; q++) uF[q] = fv[(size_t)nf[q] * ncomp + comp];
+            mf_hanging_apply(dim, n1f, f->face_code[j], f->hanging_P, uF, 0);
+            double s = 0.0;
+            for (int q = 0; q < npcf; q++) {
+              const int i0 = q % n1f, i1 = (q / n1f) % n1f, i2 = dim == 3 ? q / (n1f * n1f) : 0;
+              double w = E[half[0]][ic[0] * n1f + i0] * E[half[1]][ic[1] * n1f + i1];
+              if (dim == 3) w *= E[half[2]][ic[2] * n1f + i2];
+              s += w * uF[q];
+            }
+            h[(size_t)node * ncomp + comp] = s;
+            cnt[(size_t)node * ncomp + comp] = 1.0;
+          }
+        }
+    }
+  }
+  if (fv) {
+    const int e = mf_vector_restore_array_read(fine, &fv);
+    if (!ierr) ierr = e;
+  }
+  if (ctx->size > 1) { /* the owner cells' values over the ranks */
+    ierr = mf_agree(ctx, ierr);
+    if (!ierr) ierr = mf_exchange_export_add(ctx, &c->ex, h);
+    if (!ierr) ierr = mf_exchange_export_add(ctx, &c->ex, cnt);
+  }
+  for (int i = 0; !ierr && i < c->nowned; i++) h[i] = cnt[i] > 0.0 ? h[i] / cnt[i] : 0.0;
+  if (!ierr) ierr = coarse->ops.from_host(coarse, h, c->nlocal);
+  free(h);
+  free(cnt);
+  return ierr;
+}
+
 int mf_transfer_create(mf_space coarse, mf_space fine, mf_precision prec, mf_transfer *tr)
 {
   MF_CHECK(coarse && fine, NULL, MF_ERR_NULL, "space is NULL");
@@ -78,6 +146,7 @@ int mf_transfer_create(mf_space coarse, mf_space fine, mf_precision prec, mf_tra
   t->fine = fine;
   t->kind = pkind ? 0 : 1;
   t->prec = prec;
+  t->inject_fn = inject_hex;
   int ierr = cell_map(t);
   if (!ierr) {
     if (pkind) { /* M[i][j] = l_j^coarse(x_i^fine) on Gauss-Lobatto nodes */
