@@ -124,7 +124,7 @@ int main(int argc, char **argv)
   for (int k = 0; k < 3; k++) prob.B[k] *= load_scale, prob.T[k] *= load_scale;
   prob.twist_scale *= load_scale;
   FILE *jf = NULL;
-  if (json && !(jf = fopen(json, "w"))) {
+  if (json && !P.quiet && !(jf = fopen(json, "w"))) { /* the launcher's first process writes it */
     fprintf(stderr, "mfree-hyperelastic: option --json: cannot open '%s' for writing\n", json);
     return 2;
   }
@@ -289,6 +289,7 @@ int main(int argc, char **argv)
     tot.seconds += in->seconds, tot.seconds_residual += in->seconds_residual;
     tot.seconds_jacobian += in->seconds_jacobian, tot.seconds_pc += in->seconds_pc;
     tot.seconds_linear += in->seconds_linear;
+    tot.negative_curvature += in->negative_curvature;
     if (ierr) {
       fprintf(stderr, "mfree-hyperelastic: load step %d of %d: %s\n", s, loads, mf_context_error_message(ctx));
       rc = ierr == MF_ERR_NOT_CONVERGED ? 3 : 1;
@@ -310,19 +311,20 @@ int main(int argc, char **argv)
            "%.3f, preconditioner %.3f, CG %.3f)\n",
            t_total, t_setup, t_pred, tot.seconds, tot.seconds_residual, tot.seconds_jacobian, tot.seconds_pc,
            tot.seconds_linear);
-    printf("CG: %.1f Mdof/s per iteration\n", mdofs_it);
+    printf("CG: %.1f Mdof/s per iteration; %d Newton steps met negative curvature (truncated CG)\n", mdofs_it,
+           tot.negative_curvature);
   }
   if (vtu && !rc && mf_vector_write_vtu(u, vtu, "displacement")) rc = fail(ctx, "--vtu");
   if (jf && rank == 0) {
     fprintf(jf, "{\"app\": \"mfree-hyperelastic\", \"mesh\": \"%s\", \"cubes\": %d, \"coarse_cubes\": %d, \"refinements\": %d, "
                 "\"element\": \"%s%d\", \"dofs\": %lld, \"ranks\": %d, \"backend\": \"%s\", \"pc\": \"%s\", \"method\": \"%s\", "
                 "\"cg_tol\": %g, \"ew\": %d, \"newton_stol\": %g, \"newton_rtol\": %g, \"load_steps\": %d, "
-                "\"load_scale\": %g, \"quadrature\": \"%s\", \"initial\": \"%s\", \"E\": %g, \"nu\": %g, \"converged\": %d, \"newton_iterations\": %d, \"cg_iterations\": %d, "
+                "\"load_scale\": %g, \"quadrature\": \"%s\", \"initial\": \"%s\", \"E\": %g, \"nu\": %g, \"converged\": %d, \"newton_iterations\": %d, \"cg_iterations\": %d, \"negative_curvature_steps\": %d, "
                 "\"predictor_cg_iterations\": %d, \"t_predictor\": %.6f, \"t_total\": %.6f, \"t_setup\": %.6f, \"t_newton\": %.6f, \"t_residual\": %.6f, \"t_jacobian\": %.6f, "
                 "\"t_pc\": %.6f, \"t_cg\": %.6f, \"mdofs_per_cg_iteration\": %.3f, \"jacobian_check\": %g, \"last_load_history\": [",
             mesh_arg, box ? cubes : 0, c, r, hex ? "Q" : "P", degree, (long long)ndofs, nranks, mf_context_backend(ctx),
             pcs[pc_i], methods[method_i], ew ? 0.0 : cg_tol, ew, stol, rtol, loads, load_scale, hex ? "p+1" : quads[quad_i], inits[init_i], prob.E, prob.nu, rc == 0, tot.iterations,
-            tot.linear_iterations, pred_its, t_pred, t_total, t_setup, tot.seconds, tot.seconds_residual, tot.seconds_jacobian,
+            tot.linear_iterations, tot.negative_curvature, pred_its, t_pred, t_total, t_setup, tot.seconds, tot.seconds_residual, tot.seconds_jacobian,
             tot.seconds_pc, tot.seconds_linear, mdofs_it, jac_err);
     const double *res = NULL, *upd = NULL;
     int nh = 0;

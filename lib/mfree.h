@@ -564,10 +564,9 @@ int mf_physics_check_jacobian(mf_physics ph, int dim, int npoints, double scale,
 /** @brief The matrix-free linear operator of ph's g-functions on space (its components those of ph), with
  *  the quadrature of the built-in operators (hex Q_p: q points per direction; simplex P_p: the rule of
  *  degree 2p, 2p + 2 with MF_QUAD_GAUSS_P2, 2p - 2 with MF_QUAD_GAUSS_M2; facets 2p). Jacobi, Chebyshev and
- *  multigrid take it as they take the
- *  built-ins. The g-functions are evaluated once here into stored quadrature data in reference form;
- *  where every point's blocks are zero between components and equal on the diagonal (vector mass,
- *  vector Laplace), one block is stored for all components. Collective. */
+ *  multigrid take it as they take the built-ins. The g-functions are evaluated once here into stored quadrature data
+ *  in reference form (on cuda, where they hold more entries per point than the geometry: evaluated at every product
+ *  instead, docs/physics.md); one block for all components where the blocks are equal (vector mass, Laplace). */
 int mf_operator_create_physics(mf_space space, mf_physics ph, mf_quadrature quad, mf_operator *op);
 /** @brief r = F(u), the residual of the physics' f0 and f1 that op was made from:
  *    F(u)_i = integral of  f0(u, grad u, x) . phi_i + f1(u, grad u, x) : grad phi_i
@@ -580,11 +579,10 @@ int mf_operator_residual(mf_operator op, mf_vector u, mf_vector r);
 /** @brief The operator becomes the Jacobian of its residual at the state u: its g-functions evaluated at
  *  (u, grad u) at every quadrature point (u's ghosts imported), in place of u = grad u = 0, so that A v is
  *  F'(u) v where g0..g3 are the derivatives of f0 and f1 (mf_physics_check_jacobian checks that). The
- *  Dirichlet form stays as set. Jacobi and Chebyshev preconditioners made from op are set up again at their
- *  next use (mf_pc_setup, mf_cg_setup or a solve); multigrid is refused at a state (its coarse levels would be
- *  at u = 0). u of op's space, in double. Hex and simplex spaces on the cpu backend; the cuda backend and
- *  boundary terms in the operator (a face g0) refused (MF_ERR_UNSUPPORTED). Errors: MF_ERR_ARGUMENT (a g-value
- *  that is not finite at u, naming the point; the operator then keeps its data on every rank). Collective. */
+ *  Dirichlet form stays as set. Preconditioners made from op are set up again at their next use (multigrid with
+ *  its levels at the state injected). u of op's space, in double. Hex and simplex spaces on cpu, simplex spaces on
+ *  cuda (stored or fused: docs/nonlinear.md); boundary terms in the operator (a face g0) refused (MF_ERR_UNSUPPORTED).
+ *  Errors: MF_ERR_ARGUMENT (a g-value not finite at u, naming the point; op keeps its data on every rank). */
 int mf_operator_set_state(mf_operator op, mf_vector u);
 
 /* ---------------------------------------------------------------- right-hand sides, errors */

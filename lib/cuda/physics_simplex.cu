@@ -473,8 +473,10 @@ int state_from(mf_operator op, const double *ud, int zero)
            "physics '%s' has boundary terms in its operator (g0 on facets): their linearisation at a state is not "
            "made yet",
            h->ph.name);
-  MF_CALL(cells_on_device(op, d));
-  if (!d->state_lib) MF_CALL(make_dev(op, d, false, true)); // the state's kernels, compiled at their first use
+  int ierr0 = cells_on_device(op, d);
+  if (!ierr0 && !d->state_lib) ierr0 = make_dev(op, d, false, true); // the state's kernels, compiled at their first use
+  if (ctx->size > 1) ierr0 = mf_agree(ctx, ierr0); // every rank reaches fused_rule's reduction, or none
+  if (ierr0) return ierr0;
   const size_t npts = (size_t)s->ncells * h->basis.nq, nl = (size_t)s->nlocal;
   const size_t bytes = sizeof(double) * (npts * h->lay.n + 1);
   int fused = 0;
@@ -560,23 +562,28 @@ sx_dev *attach_dev(mf_operator op)
 
 } // namespace
 
-/* The operator's kernels (compiled or found in the cache), then, where the physics fits the built-in
- * Laplace operator (try_builtin), that operator with c(x_q) from g3, else its stored data made on the device
- * (make_qd). */
+/* The operator's kernels (compiled or found in the cache); fused at u = 0 where fused_rule says so (not a physics with
+ * facet g0 terms: those are added to the stored data's operator), else, where the physics fits the built-in Laplace
+ * operator (try_builtin, each rank on its own cells), that operator with c(x_q) from g3, else its stored data made
+ * on the device (make_qd). The ranks agree on the kernels and on the rule before the fused set-up's collectives. */
 extern "C" int mf_cuda_simplex_physics_setup(mf_operator op)
 {
+  mf_context ctx = op->ctx;
   sx_dev *d = attach_dev(op);
   op->ops.diagonal = diagonal_op;
   op->ops.residual = residual_op;
   op->ops.set_state = state_op;
-  MF_CALL(make_dev(op, d, false));
+  int ierr = make_dev(op, d, false);
+  if (ctx->size > 1) ierr = mf_agree(ctx, ierr);
+  if (ierr) return ierr;
+  const mf_simplex_phys *h = mf_sxphys(op);
+  const size_t bytes = sizeof(double) * ((size_t)op->space->ncells * h->basis.nq * h->lay.n + 1);
+  int fused = 0;
+  if (!mf_simplex_phys_faces_has_operator(h)) MF_CALL(fused_rule(op, bytes, &fused)); // the same physics everywhere
+  if (fused) return state_from(op, NULL, 1); // at u = 0, nothing stored
   int fits = 0;
   MF_CALL(try_builtin(op, d, &fits));
-  if (fits) return 0;
-  const size_t bytes = sizeof(double) * ((size_t)op->space->ncells * mf_sxphys(op)->basis.nq * mf_sxphys(op)->lay.n + 1);
-  int fused = 0;
-  MF_CALL(fused_rule(op, bytes, &fused));
-  return fused ? state_from(op, NULL, 1) : make_qd(op, d); // fused: at u = 0, nothing stored
+  return fits ? 0 : make_qd(op, d);
 }
 
 /* The float copy op of like (multigrid's float V-cycle; op: like's description, made by

@@ -193,9 +193,11 @@ static int mg_setup(mf_operator A, mf_mg *mgp, int smoother_degree, double smoot
   const int single = prec == MF_PRECISION_FLOAT;
   m->fine = A;
   int ierr = build_levels(m, A);
-  for (int k = 0; k < m->nlevels && !ierr; k++) { /* the levels' operators (at u = 0) and transfers */
+  for (int k = 0; k < m->nlevels && !ierr; k++) { /* the transfers; at a state the levels' operators first (made at
+                                                     u = 0, then at the state: levels_at_state); else level by level
+                                                     below, so that a float V-cycle holds one level's double data */
     mg_level *l = &m->lv[k];
-    if (!l->borrowed) ierr = mf_operator_create_like(A, l->space, &l->op);
+    if (!l->borrowed && A->state) ierr = mf_operator_create_like(A, l->space, &l->op);
     ierr = mf_agree(ctx, ierr);
     if (!ierr && k > 0) {
       const double t0 = mf_phase_begin(ctx);
@@ -206,6 +208,8 @@ static int mg_setup(mf_operator A, mf_mg *mgp, int smoother_degree, double smoot
   if (!ierr && A->state) ierr = levels_at_state(m, A); /* the operator at a state: its levels at the state */
   for (int k = 0; k < m->nlevels && !ierr; k++) {
     mg_level *l = &m->lv[k];
+    if (!l->borrowed && !l->op) ierr = mf_agree(ctx, mf_operator_create_like(A, l->space, &l->op));
+    if (ierr) break;
     if (k == 0 && coarse == MF_MG_COARSE_ASSEMBLED) { /* collective; a refusal (memory) is every rank's */
       if (!ierr) ierr = mf_operator_create_assembled(l->op, &l->opa);
       if (!ierr && !l->borrowed) mf_operator_destroy(&l->op);

@@ -771,7 +771,7 @@ int mf_operator_set_state(mf_operator op, mf_vector u)
   if (!ierr) ierr = op->ops.set_state(op, u);
   ierr = mf_agree(ctx, ierr);
   if (!ierr && !op->state) ierr = mf_agree(ctx, mf_vector_create_prec(op->space, MF_PRECISION_DOUBLE, &op->state));
-  if (!ierr) ierr = mf_vector_copy(op->state, u); /* for multigrid's coarser levels */
+  if (!ierr) ierr = mf_agree(ctx, mf_vector_copy(op->state, u)); /* for multigrid's coarser levels */
   op->revision++; /* its preconditioners set up again at their next use (changed data, or the old kept on an error) */
   return ierr;
 }

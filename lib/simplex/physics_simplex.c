@@ -530,7 +530,7 @@ static int describe(mf_space space, const mf_phys *ph, mf_quadrature quad, mf_op
   o->ops.apply = apply_cpu;
   o->ops.diagonal = diagonal_cpu;
   o->ops.residual = residual_cpu;
-  o->ops.set_state = ctx->backend == MF_BACKEND_CPU ? state_cpu : NULL; /* the device's: not yet */
+  o->ops.set_state = ctx->backend == MF_BACKEND_CPU ? state_cpu : NULL; /* a device backend sets its own */
   const int qdegree = 2 * space->degree + (quad == MF_QUAD_GAUSS_P2 ? 2 : quad == MF_QUAD_GAUSS_M2 ? -2 : 0);
   ierr = mf_simplex_basis_setup(ctx, space->dim, space->degree, qdegree, &h->basis);
   if (!ierr) ierr = mf_simplex_phys_faces_setup(o);

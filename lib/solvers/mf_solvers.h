@@ -13,7 +13,7 @@ extern "C" {
 void mf_cg_set_fused(mf_cg cg, int on);
 /** Newton's inner solves: on = 1 makes cg stop at a direction of negative curvature (p^T A p <= 0, an indefinite
  *  Jacobian) instead of failing: x is the iterate so far, or at the first iteration the preconditioned residual
- *  times r^T z / |p^T A p| (truncated CG); mf_cg_negative_curvature then says so until the next solve. */
+ *  times r^T z / |p^T A p| (1 where p^T A p = 0) (truncated CG); mf_cg_negative_curvature then says so until the next solve. */
 void mf_cg_set_truncate(mf_cg cg, int on);
 int mf_cg_negative_curvature(mf_cg cg);
 

@@ -308,6 +308,12 @@ int mf_newton_solve(mf_newton n, mf_vector u, mf_newton_info *info)
       ierr = mf_pc_setup(n->pc); /* the preconditioner at the new Jacobian (else at the inner solve's start) */
       info->seconds_pc += MPI_Wtime() - tj;
     }
+    if (ierr && ierr != MF_ERR_MEMORY && ierr != MF_ERR_CUDA && ierr != MF_ERR_MPI) {
+      reason = MF_NEWTON_LINEAR; /* the inner solve's set-up failed (say a smoother's eigenvalue estimate at an
+                                    indefinite Jacobian): the method's failure, its message kept */
+      ierr = 0;
+      break;
+    }
     if (ierr) break;
     mf_cg cg = n->assembled ? n->acg : n->cg;
     double eta = n->eta; /* the forcing term */
