@@ -300,9 +300,10 @@ int main(int argc, char **argv)
   int nranks = 1;
   MPI_Comm_size(MPI_COMM_WORLD, &nranks);
   if (rank == 0) {
-    printf("mesh %s, %d cubes per side (%d refined %d times), %s%d, %lld DoFs, %d ranks, backend %s, pc %s, method %s\n",
-           mesh_arg, box ? cubes : 0, c, r, hex ? "Q" : "P", degree, (long long)ndofs, nranks, mf_context_backend(ctx),
-           pcs[pc_i], methods[method_i]);
+    if (box) printf("mesh %s, %d cubes per side (%d refined %d times)", mesh_arg, cubes, c, r);
+    else printf("mesh %s refined %d times", mesh_arg, refine);
+    printf(", %s%d, %lld DoFs, %d ranks, backend %s, pc %s, method %s\n", hex ? "Q" : "P", degree, (long long)ndofs, nranks,
+           mf_context_backend(ctx), pcs[pc_i], methods[method_i]);
     printf("Newton steps %d, CG iterations %d (%.1f per step), %s; initial guesses: %s", tot.iterations,
            tot.linear_iterations, tot.iterations ? (double)tot.linear_iterations / tot.iterations : 0.0,
            rc ? "NOT converged" : "converged", inits[init_i]);
@@ -322,7 +323,7 @@ int main(int argc, char **argv)
                 "\"load_scale\": %g, \"quadrature\": \"%s\", \"initial\": \"%s\", \"E\": %g, \"nu\": %g, \"converged\": %d, \"newton_iterations\": %d, \"cg_iterations\": %d, \"negative_curvature_steps\": %d, "
                 "\"predictor_cg_iterations\": %d, \"t_predictor\": %.6f, \"t_total\": %.6f, \"t_setup\": %.6f, \"t_newton\": %.6f, \"t_residual\": %.6f, \"t_jacobian\": %.6f, "
                 "\"t_pc\": %.6f, \"t_cg\": %.6f, \"mdofs_per_cg_iteration\": %.3f, \"jacobian_check\": %g, \"last_load_history\": [",
-            mesh_arg, box ? cubes : 0, c, r, hex ? "Q" : "P", degree, (long long)ndofs, nranks, mf_context_backend(ctx),
+            mesh_arg, box ? cubes : 0, box ? c : 0, box ? r : refine, hex ? "Q" : "P", degree, (long long)ndofs, nranks, mf_context_backend(ctx),
             pcs[pc_i], methods[method_i], ew ? 0.0 : cg_tol, ew, stol, rtol, loads, load_scale, hex ? "p+1" : quads[quad_i], inits[init_i], prob.E, prob.nu, rc == 0, tot.iterations,
             tot.linear_iterations, tot.negative_curvature, pred_its, t_pred, t_total, t_setup, tot.seconds, tot.seconds_residual, tot.seconds_jacobian,
             tot.seconds_pc, tot.seconds_linear, mdofs_it, jac_err);
