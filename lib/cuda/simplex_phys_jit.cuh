@@ -120,6 +120,64 @@ __device__ inline void flag(unsigned long long *f, int e, int q)
   atomicMin(f, ((unsigned long long)e << 20) | (unsigned long long)q);
 }
 
+// a point's entries in the full layout into D: the g-functions at the state us, dus (physical gradient) at x, with
+// the geometry Ji, W (mf_phys_store_point); whether their values are finite
+__device__ inline bool entries_at(const double *x, const double *k, const double *us, const double *dus,
+                                  const double *Ji, double W, double *D)
+{
+  mf_phys_layout L;
+  full_layout(&L);
+  double G0[MF_NC * MF_NC + 1], G1[MF_NC * MF_NC * MF_DIM + 1], G2[MF_NC * MF_NC * MF_DIM + 1],
+      G3[MF_NC * MF_NC * MF_DIM * MF_DIM + 1];
+  const bool finite = mfp::eval_g_at(x, k, us, dus, G0, G1, G2, G3);
+  const double *Gc[4] = {G0, G1, G2, G3};
+  mf_phys_store_point(&L, Gc, Ji, W, D);
+  return finite;
+}
+
+// point q's state from the cell's values se: the value us and the physical gradient dus
+__device__ inline void state_physical(const double *B, const double *G, int q, const double *se, const double *Ji,
+                                      double *us, double *dus)
+{
+  double refs[MF_NC * MF_DIM];
+  state(B, G, q, se, us, refs);
+  mfp::physical_gradient(refs, Ji, dus);
+}
+
+// de[i NC + c] += point q's part of the diagonal from its entries D (the CPU twin's cell_diagonal)
+__device__ inline void diagonal_point(const double *B, const double *G, int q, const double *D, double *de)
+{
+  mf_phys_layout L;
+  full_layout(&L);
+  const int nt = mf_phys_diag_nterms(&L);
+  const double *Bq = B + (size_t)q * MF_NN, *Gq = G + (size_t)q * MF_NN * MF_DIM;
+  for (int c = 0; c < MF_NC; c++)
+    for (int j = 0; j < nt; j++) {
+      int kk, ll;
+      const double d = D[mf_phys_diag_term(&L, c, j, &kk, &ll)];
+      for (int i = 0; i < MF_NN; i++)
+        de[i * MF_NC + c] += d * (kk < 0 ? Bq[i] : Gq[i * MF_DIM + kk]) * (ll < 0 ? Bq[i] : Gq[i * MF_DIM + ll]);
+    }
+}
+
+// cell e's element matrix (its action on unit vectors, from the entries of cell eq of qd) added at its CSR positions
+// (row node_i NC + c, column node_j NC + b)
+__device__ inline void assemble_cell(const int *cell_nodes, const double *B, const double *G, const double *qd, int eq,
+                                     int e, const int64_t *rowptr, const int *colidx, double *vals)
+{
+  const int *cd = cell_nodes + (size_t)e * MF_NN;
+  double ue[MF_NN * MF_NC], ve[MF_NN * MF_NC];
+  for (int i = 0; i < MF_NN * MF_NC; i++) ue[i] = 0.0;
+  for (int jb = 0; jb < MF_NN * MF_NC; jb++) {
+    ue[jb] = 1.0;
+    cell_local(B, G, qd, eq, ue, ve);
+    ue[jb] = 0.0;
+    const int col = cd[jb / MF_NC] * MF_NC + jb % MF_NC;
+    for (int ic = 0; ic < MF_NN * MF_NC; ic++)
+      if (ve[ic] != 0.0) atomicAdd(&vals[mf_csr_find(rowptr, colidx, cd[ic / MF_NC] * MF_NC + ic % MF_NC, col)], ve[ic]);
+  }
+}
+
 } // namespace mfs
 
 #if !MF_FLOAT_COPY
@@ -140,13 +198,9 @@ extern "C" __global__ void mfree_sx_setup(const int *verts, const double *coords
     return;
   }
   mfs::point_x(X, qp, q, x);
-  mf_phys_layout L;
-  mfs::full_layout(&L);
-  double G0[MF_NC * MF_NC + 1], G1[MF_NC * MF_NC * MF_DIM + 1], G2[MF_NC * MF_NC * MF_DIM + 1],
-      G3[MF_NC * MF_NC * MF_DIM * MF_DIM + 1];
-  if (!mfp::eval_g(x, k, G0, G1, G2, G3)) mfs::flag(nonfinite, e, q);
-  const double *Gc[4] = {G0, G1, G2, G3};
-  mf_phys_store_point(&L, Gc, Ji, qw[q] * fabs(det), qd + ((size_t)e * MF_NQS + q) * MF_NS_FULL);
+  const double u0[MF_NC + 1] = {0.0}, du0[MF_NC * MF_DIM + 1] = {0.0};
+  if (!mfs::entries_at(x, k, u0, du0, Ji, qw[q] * fabs(det), qd + ((size_t)e * MF_NQS + q) * MF_NS_FULL))
+    mfs::flag(nonfinite, e, q);
 }
 
 #if MF_STATE
@@ -168,18 +222,11 @@ extern "C" __global__ void mfree_sx_state(const int *verts, const double *coords
     return;
   }
   mfs::point_x(X, qp, q, x);
-  double ue[MF_NN * MF_NC], us[MF_NC], ref[MF_NC * MF_DIM], dus[MF_NC * MF_DIM];
+  double ue[MF_NN * MF_NC], us[MF_NC], dus[MF_NC * MF_DIM], D[MF_NS_FULL];
   mfs::gather(cell_nodes, e, sv, ue);
-  mfs::state(B, G, q, ue, us, ref);
-  mfp::physical_gradient(ref, Ji, dus);
-  double G0[MF_NC * MF_NC + 1], G1[MF_NC * MF_NC * MF_DIM + 1], G2[MF_NC * MF_NC * MF_DIM + 1],
-      G3[MF_NC * MF_NC * MF_DIM * MF_DIM + 1];
-  if (!mfp::eval_g_at(x, k, us, dus, G0, G1, G2, G3)) mfs::flag(nonfinite, e, q);
-  if (!qd) return;
-  mf_phys_layout L;
-  mfs::full_layout(&L);
-  const double *Gc[4] = {G0, G1, G2, G3};
-  mf_phys_store_point(&L, Gc, Ji, qw[q] * fabs(det), qd + ((size_t)e * MF_NQS + q) * MF_NS_FULL);
+  mfs::state_physical(B, G, q, ue, Ji, us, dus);
+  if (!mfs::entries_at(x, k, us, dus, Ji, qw[q] * fabs(det), qd ? qd + ((size_t)e * MF_NQS + q) * MF_NS_FULL : D))
+    mfs::flag(nonfinite, e, q);
 }
 
 #endif // MF_STATE
@@ -262,22 +309,9 @@ extern "C" __global__ void mfree_sx_diagonal(const int *cell_nodes, const double
 {
   const long long e = mfs::thread_id();
   if (e >= ncells) return;
-  mf_phys_layout L;
-  mfs::full_layout(&L);
-  const int nt = mf_phys_diag_nterms(&L);
   double de[MF_NN * MF_NC];
   for (int i = 0; i < MF_NN * MF_NC; i++) de[i] = 0.0;
-  for (int q = 0; q < MF_NQS; q++) {
-    const double *Bq = B + (size_t)q * MF_NN, *Gq = G + (size_t)q * MF_NN * MF_DIM;
-    const double *D = qd + ((size_t)e * MF_NQS + q) * MF_NS_FULL;
-    for (int c = 0; c < MF_NC; c++)
-      for (int j = 0; j < nt; j++) {
-        int kk, ll;
-        const double d = D[mf_phys_diag_term(&L, c, j, &kk, &ll)];
-        for (int i = 0; i < MF_NN; i++)
-          de[i * MF_NC + c] += d * (kk < 0 ? Bq[i] : Gq[i * MF_DIM + kk]) * (ll < 0 ? Bq[i] : Gq[i * MF_DIM + ll]);
-      }
-  }
+  for (int q = 0; q < MF_NQS; q++) mfs::diagonal_point(B, G, q, qd + ((size_t)e * MF_NQS + q) * MF_NS_FULL, de);
   mfs::scatter_add(cell_nodes, (int)e, de, y);
 }
 
@@ -299,10 +333,9 @@ extern "C" __global__ void mfree_sx_apply_state(const int *verts, const double *
   mfs::gather(cell_nodes, (int)e, xv, ue);
   for (int i = 0; i < MF_NN * MF_NC; i++) ve[i] = 0.0;
   for (int q = 0; q < MF_NQS; q++) {
-    double us[MF_NC], refs[MF_NC * MF_DIM], dus[MF_NC * MF_DIM], u[MF_NC], ref[MF_NC * MF_DIM], r0[MF_NC],
-        r1[MF_NC * MF_DIM], x[3] = {0, 0, 0};
-    mfs::state(B, G, q, se, us, refs);
-    mfp::physical_gradient(refs, Ji, dus);
+    double us[MF_NC], dus[MF_NC * MF_DIM], u[MF_NC], ref[MF_NC * MF_DIM], r0[MF_NC], r1[MF_NC * MF_DIM],
+        x[3] = {0, 0, 0};
+    mfs::state_physical(B, G, q, se, Ji, us, dus);
     mfs::state(B, G, q, ue, u, ref);
     mfs::point_x(X, qp, q, x);
     mfp::fused_point_at(Ji, qw[q] * fabs(det), x, k, us, dus, u, ref, r0, r1);
@@ -320,32 +353,17 @@ extern "C" __global__ void mfree_sx_diagonal_state(const int *verts, const doubl
 {
   const long long e = mfs::thread_id();
   if (e >= ncells) return;
-  mf_phys_layout L;
-  mfs::full_layout(&L);
-  const int nt = mf_phys_diag_nterms(&L);
   double X[(MF_DIM + 1) * MF_DIM], Ji[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
   const double det = mfs::geometry(verts, coords, (int)e, X, Ji);
   double se[MF_NN * MF_NC], de[MF_NN * MF_NC];
   mfs::gather(cell_nodes, (int)e, sv, se);
   for (int i = 0; i < MF_NN * MF_NC; i++) de[i] = 0.0;
   for (int q = 0; q < MF_NQS; q++) {
-    double us[MF_NC], refs[MF_NC * MF_DIM], dus[MF_NC * MF_DIM], x[3] = {0, 0, 0}, D[MF_NS_FULL];
-    mfs::state(B, G, q, se, us, refs);
-    mfp::physical_gradient(refs, Ji, dus);
+    double us[MF_NC], dus[MF_NC * MF_DIM], x[3] = {0, 0, 0}, D[MF_NS_FULL];
+    mfs::state_physical(B, G, q, se, Ji, us, dus);
     mfs::point_x(X, qp, q, x);
-    double G0[MF_NC * MF_NC + 1], G1[MF_NC * MF_NC * MF_DIM + 1], G2[MF_NC * MF_NC * MF_DIM + 1],
-        G3[MF_NC * MF_NC * MF_DIM * MF_DIM + 1];
-    mfp::eval_g_at(x, k, us, dus, G0, G1, G2, G3);
-    const double *Gc[4] = {G0, G1, G2, G3};
-    mf_phys_store_point(&L, Gc, Ji, qw[q] * fabs(det), D);
-    const double *Bq = B + (size_t)q * MF_NN, *Gq = G + (size_t)q * MF_NN * MF_DIM;
-    for (int c = 0; c < MF_NC; c++)
-      for (int j = 0; j < nt; j++) {
-        int kk, ll;
-        const double d = D[mf_phys_diag_term(&L, c, j, &kk, &ll)];
-        for (int i = 0; i < MF_NN; i++)
-          de[i * MF_NC + c] += d * (kk < 0 ? Bq[i] : Gq[i * MF_DIM + kk]) * (ll < 0 ? Bq[i] : Gq[i * MF_DIM + ll]);
-      }
+    mfs::entries_at(x, k, us, dus, Ji, qw[q] * fabs(det), D);
+    mfs::diagonal_point(B, G, q, D, de);
   }
   mfs::scatter_add(cell_nodes, (int)e, de, y);
 }
@@ -382,17 +400,7 @@ extern "C" __global__ void mfree_sx_assemble(const int *cell_nodes, const double
 {
   const long long e = mfs::thread_id();
   if (e >= ncells) return;
-  const int *cd = cell_nodes + (size_t)e * MF_NN;
-  double ue[MF_NN * MF_NC], ve[MF_NN * MF_NC];
-  for (int i = 0; i < MF_NN * MF_NC; i++) ue[i] = 0.0;
-  for (int jb = 0; jb < MF_NN * MF_NC; jb++) {
-    ue[jb] = 1.0;
-    mfs::cell_local(B, G, qd, (int)e, ue, ve);
-    ue[jb] = 0.0;
-    const int col = cd[jb / MF_NC] * MF_NC + jb % MF_NC;
-    for (int ic = 0; ic < MF_NN * MF_NC; ic++)
-      if (ve[ic] != 0.0) atomicAdd(&vals[mf_csr_find(rowptr, colidx, cd[ic / MF_NC] * MF_NC + ic % MF_NC, col)], ve[ic]);
-  }
+  mfs::assemble_cell(cell_nodes, B, G, qd, (int)e, (int)e, rowptr, colidx, vals);
 }
 
 #if MF_STATE
@@ -405,34 +413,17 @@ extern "C" __global__ void mfree_sx_assemble_state(const int *verts, const doubl
 {
   const long long e = mfs::thread_id();
   if (e >= ncells) return;
-  mf_phys_layout L;
-  mfs::full_layout(&L);
   double X[(MF_DIM + 1) * MF_DIM], Ji[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
   const double det = mfs::geometry(verts, coords, (int)e, X, Ji);
   double se[MF_NN * MF_NC], D[MF_NQS * MF_NS_FULL];
   mfs::gather(cell_nodes, (int)e, sv, se);
   for (int q = 0; q < MF_NQS; q++) {
-    double us[MF_NC], refs[MF_NC * MF_DIM], dus[MF_NC * MF_DIM], x[3] = {0, 0, 0};
-    mfs::state(B, G, q, se, us, refs);
-    mfp::physical_gradient(refs, Ji, dus);
+    double us[MF_NC], dus[MF_NC * MF_DIM], x[3] = {0, 0, 0};
+    mfs::state_physical(B, G, q, se, Ji, us, dus);
     mfs::point_x(X, qp, q, x);
-    double G0[MF_NC * MF_NC + 1], G1[MF_NC * MF_NC * MF_DIM + 1], G2[MF_NC * MF_NC * MF_DIM + 1],
-        G3[MF_NC * MF_NC * MF_DIM * MF_DIM + 1];
-    mfp::eval_g_at(x, k, us, dus, G0, G1, G2, G3);
-    const double *Gc[4] = {G0, G1, G2, G3};
-    mf_phys_store_point(&L, Gc, Ji, qw[q] * fabs(det), D + (size_t)q * MF_NS_FULL);
+    mfs::entries_at(x, k, us, dus, Ji, qw[q] * fabs(det), D + (size_t)q * MF_NS_FULL);
   }
-  const int *cd = cell_nodes + (size_t)e * MF_NN;
-  double ue[MF_NN * MF_NC], ve[MF_NN * MF_NC];
-  for (int i = 0; i < MF_NN * MF_NC; i++) ue[i] = 0.0;
-  for (int jb = 0; jb < MF_NN * MF_NC; jb++) {
-    ue[jb] = 1.0;
-    mfs::cell_local(B, G, D, 0, ue, ve); // the cell's own entries at "cell 0" of D
-    ue[jb] = 0.0;
-    const int col = cd[jb / MF_NC] * MF_NC + jb % MF_NC;
-    for (int ic = 0; ic < MF_NN * MF_NC; ic++)
-      if (ve[ic] != 0.0) atomicAdd(&vals[mf_csr_find(rowptr, colidx, cd[ic / MF_NC] * MF_NC + ic % MF_NC, col)], ve[ic]);
-  }
+  mfs::assemble_cell(cell_nodes, B, G, D, 0, (int)e, rowptr, colidx, vals); // the cell's entries at "cell 0" of D
 }
 
 #endif // MF_STATE
