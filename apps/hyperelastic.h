@@ -101,19 +101,26 @@ static inline int hyper_physics(mf_context ctx, int dim, const hyper_problem *p,
   return ierr;
 }
 
-/* The Dirichlet values at a point of x = 0 (zero) or x = 1 (the twist), scaled by the load fraction in user[0]
- * (user: double[3] = fraction, the problem's twist scale, its angle). */
-static inline void hyper_twist(const double *x, int dim, double *value, void *user)
+/* s times the displacement of the rotation by t about the line y = z = 1/2 at x (in 2D plane strain: its y-component
+ * in the plane z = 1/2, the side drawn towards y = 1/2) */
+static inline void hyper_rotation(const double *x, int dim, double s, double t, double *value)
 {
-  const double *a = (const double *)user, s = a[0] * a[1], t = a[2], y0 = 0.5, z0 = 0.5;
+  const double y0 = 0.5, z0 = 0.5;
   for (int c = 0; c < dim; c++) value[c] = 0.0;
-  if (x[0] < 0.5) return;
-  if (dim == 2) { /* plane strain: the twist's y-component in the plane z = z0 (the side drawn towards y0) */
+  if (dim == 2) {
     value[1] = s * (y0 + (x[1] - y0) * cos(t) - x[1]);
     return;
   }
   value[1] = s * (y0 + (x[1] - y0) * cos(t) - (x[2] - z0) * sin(t) - x[1]);
   value[2] = s * (z0 + (x[1] - y0) * sin(t) + (x[2] - z0) * cos(t) - x[2]);
+}
+
+/* The Dirichlet values at a point of x = 0 (zero) or x = 1 (the twist), scaled by the load fraction in user[0]
+ * (user: double[3] = fraction, the problem's twist scale, its angle). */
+static inline void hyper_twist(const double *x, int dim, double *value, void *user)
+{
+  const double *a = (const double *)user;
+  hyper_rotation(x, dim, x[0] < 0.5 ? 0.0 : a[0] * a[1], a[2], value);
 }
 
 /* The smooth lifting of the Dirichlet values: x times the twist's displacement (0 at x = 0, the twist at x = 1; its
@@ -122,14 +129,8 @@ static inline void hyper_twist(const double *x, int dim, double *value, void *us
  * where the Neo-Hookean tangent is indefinite on fine meshes (CG breaks down). */
 static inline void hyper_lift(const double *x, int dim, double *value, void *user)
 {
-  const double *a = (const double *)user, s = a[0] * a[1] * x[0], t = a[2], y0 = 0.5, z0 = 0.5;
-  for (int c = 0; c < dim; c++) value[c] = 0.0;
-  if (dim == 2) {
-    value[1] = s * (y0 + (x[1] - y0) * cos(t) - x[1]);
-    return;
-  }
-  value[1] = s * (y0 + (x[1] - y0) * cos(t) - (x[2] - z0) * sin(t) - x[1]);
-  value[2] = s * (z0 + (x[1] - y0) * sin(t) + (x[2] - z0) * cos(t) - x[2]);
+  const double *a = (const double *)user;
+  hyper_rotation(x, dim, a[0] * a[1] * x[0], a[2], value);
 }
 
 #endif

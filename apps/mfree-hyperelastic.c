@@ -231,6 +231,8 @@ int main(int argc, char **argv)
   if (ierr) rc = fail(ctx, "the initial guess");
   for (int s = 1; s <= loads && !rc; s++) {
     const double frac = (double)s / loads;
+    /* F0 holds (1 - the last step's fraction) F(0): times bscale it is this step's b = (1 - frac) F(0) */
+    const double bscale = (1.0 - frac) / (s > 1 ? 1.0 - (double)(s - 1) / loads : 1.0);
     md.load = s;
     mf_newton_info *in = &step_info[s - 1];
     if (init_i == 2) { /* the Dirichlet values at this load, the inside as it is */
@@ -243,7 +245,7 @@ int main(int argc, char **argv)
       memset(&ci, 0, sizeof ci);
       ierr = mf_operator_set_state(op, u);
       if (!ierr) ierr = mf_operator_residual(op, u, rhs);
-      if (!ierr) ierr = mf_vector_axpy(rhs, -(1.0 - frac) / (s > 1 ? 1.0 - (double)(s - 1) / loads : 1.0), F0);
+      if (!ierr) ierr = mf_vector_axpy(rhs, -bscale, F0);
       if (!ierr) ierr = mf_operator_set_dirichlet(op, 0); /* J(u) dg whole, the boundary columns included */
       if (!ierr) ierr = mf_operator_apply(op, g, w);
       if (!ierr) ierr = mf_operator_set_dirichlet(op, 1);
@@ -277,8 +279,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "mfree-hyperelastic: [%.2f s] load %d/%d predictor: CG %d\n", MPI_Wtime() - t0, s, loads,
                 ci.iterations);
     }
-    if (!ierr && s > 1) ierr = mf_vector_scale(F0, (1.0 - frac) / (1.0 - (double)(s - 1) / loads));
-    else if (!ierr) ierr = mf_vector_scale(F0, 1.0 - frac);
+    if (!ierr) ierr = mf_vector_scale(F0, bscale);
     if (!ierr) ierr = mf_newton_set_rhs(nw, s == loads ? NULL : F0);
     if (ierr) {
       rc = fail(ctx, "the load step");
