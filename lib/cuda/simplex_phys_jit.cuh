@@ -345,7 +345,9 @@ extern "C" __global__ void mfree_sx_apply_state(const int *verts, const double *
 }
 
 // y += diag(A(s)) of the fused operator at a state: each point's entries in the full layout made here, then as
-// mfree_sx_diagonal
+// mfree_sx_diagonal. Written out, as mfree_sx_assemble_state: through the helpers entries_at and diagonal_point
+// (assemble_cell) both gave wrong values on an H100 (NVRTC 13; t38 and t45 cuda), the other kernels' use of them
+// did not; the cause is not found.
 extern "C" __global__ void mfree_sx_diagonal_state(const int *verts, const double *coords, const int *cell_nodes,
                                                    const double *B, const double *G, const double *qp,
                                                    const double *qw, const double *k, int ncells, const double *sv,
@@ -353,17 +355,32 @@ extern "C" __global__ void mfree_sx_diagonal_state(const int *verts, const doubl
 {
   const long long e = mfs::thread_id();
   if (e >= ncells) return;
+  mf_phys_layout L;
+  mfs::full_layout(&L);
+  const int nt = mf_phys_diag_nterms(&L);
   double X[(MF_DIM + 1) * MF_DIM], Ji[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
   const double det = mfs::geometry(verts, coords, (int)e, X, Ji);
   double se[MF_NN * MF_NC], de[MF_NN * MF_NC];
   mfs::gather(cell_nodes, (int)e, sv, se);
   for (int i = 0; i < MF_NN * MF_NC; i++) de[i] = 0.0;
   for (int q = 0; q < MF_NQS; q++) {
-    double us[MF_NC], dus[MF_NC * MF_DIM], x[3] = {0, 0, 0}, D[MF_NS_FULL];
-    mfs::state_physical(B, G, q, se, Ji, us, dus);
+    double us[MF_NC], refs[MF_NC * MF_DIM], dus[MF_NC * MF_DIM], x[3] = {0, 0, 0}, D[MF_NS_FULL];
+    mfs::state(B, G, q, se, us, refs);
+    mfp::physical_gradient(refs, Ji, dus);
     mfs::point_x(X, qp, q, x);
-    mfs::entries_at(x, k, us, dus, Ji, qw[q] * fabs(det), D);
-    mfs::diagonal_point(B, G, q, D, de);
+    double G0[MF_NC * MF_NC + 1], G1[MF_NC * MF_NC * MF_DIM + 1], G2[MF_NC * MF_NC * MF_DIM + 1],
+        G3[MF_NC * MF_NC * MF_DIM * MF_DIM + 1];
+    mfp::eval_g_at(x, k, us, dus, G0, G1, G2, G3);
+    const double *Gc[4] = {G0, G1, G2, G3};
+    mf_phys_store_point(&L, Gc, Ji, qw[q] * fabs(det), D);
+    const double *Bq = B + (size_t)q * MF_NN, *Gq = G + (size_t)q * MF_NN * MF_DIM;
+    for (int c = 0; c < MF_NC; c++)
+      for (int j = 0; j < nt; j++) {
+        int kk, ll;
+        const double d = D[mf_phys_diag_term(&L, c, j, &kk, &ll)];
+        for (int i = 0; i < MF_NN; i++)
+          de[i * MF_NC + c] += d * (kk < 0 ? Bq[i] : Gq[i * MF_DIM + kk]) * (ll < 0 ? Bq[i] : Gq[i * MF_DIM + ll]);
+      }
   }
   mfs::scatter_add(cell_nodes, (int)e, de, y);
 }
@@ -413,17 +430,34 @@ extern "C" __global__ void mfree_sx_assemble_state(const int *verts, const doubl
 {
   const long long e = mfs::thread_id();
   if (e >= ncells) return;
+  mf_phys_layout L;
+  mfs::full_layout(&L);
   double X[(MF_DIM + 1) * MF_DIM], Ji[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
   const double det = mfs::geometry(verts, coords, (int)e, X, Ji);
   double se[MF_NN * MF_NC], D[MF_NQS * MF_NS_FULL];
   mfs::gather(cell_nodes, (int)e, sv, se);
   for (int q = 0; q < MF_NQS; q++) {
-    double us[MF_NC], dus[MF_NC * MF_DIM], x[3] = {0, 0, 0};
-    mfs::state_physical(B, G, q, se, Ji, us, dus);
+    double us[MF_NC], refs[MF_NC * MF_DIM], dus[MF_NC * MF_DIM], x[3] = {0, 0, 0};
+    mfs::state(B, G, q, se, us, refs);
+    mfp::physical_gradient(refs, Ji, dus);
     mfs::point_x(X, qp, q, x);
-    mfs::entries_at(x, k, us, dus, Ji, qw[q] * fabs(det), D + (size_t)q * MF_NS_FULL);
+    double G0[MF_NC * MF_NC + 1], G1[MF_NC * MF_NC * MF_DIM + 1], G2[MF_NC * MF_NC * MF_DIM + 1],
+        G3[MF_NC * MF_NC * MF_DIM * MF_DIM + 1];
+    mfp::eval_g_at(x, k, us, dus, G0, G1, G2, G3);
+    const double *Gc[4] = {G0, G1, G2, G3};
+    mf_phys_store_point(&L, Gc, Ji, qw[q] * fabs(det), D + (size_t)q * MF_NS_FULL);
   }
-  mfs::assemble_cell(cell_nodes, B, G, D, 0, (int)e, rowptr, colidx, vals); // the cell's entries at "cell 0" of D
+  const int *cd = cell_nodes + (size_t)e * MF_NN;
+  double ue[MF_NN * MF_NC], ve[MF_NN * MF_NC];
+  for (int i = 0; i < MF_NN * MF_NC; i++) ue[i] = 0.0;
+  for (int jb = 0; jb < MF_NN * MF_NC; jb++) {
+    ue[jb] = 1.0;
+    mfs::cell_local(B, G, D, 0, ue, ve); // the cell's own entries at "cell 0" of D
+    ue[jb] = 0.0;
+    const int col = cd[jb / MF_NC] * MF_NC + jb % MF_NC;
+    for (int ic = 0; ic < MF_NN * MF_NC; ic++)
+      if (ve[ic] != 0.0) atomicAdd(&vals[mf_csr_find(rowptr, colidx, cd[ic / MF_NC] * MF_NC + ic % MF_NC, col)], ve[ic]);
+  }
 }
 
 #endif // MF_STATE
