@@ -580,8 +580,8 @@ int mf_operator_residual(mf_operator op, mf_vector u, mf_vector r);
  *  (u, grad u) at every quadrature point (u's ghosts imported), in place of u = grad u = 0, so that A v is
  *  F'(u) v where g0..g3 are the derivatives of f0 and f1 (mf_physics_check_jacobian checks that). The
  *  Dirichlet form stays as set. Preconditioners made from op are set up again at their next use (multigrid with
- *  its levels at the state injected). u of op's space, in double. Hex and simplex spaces on cpu, simplex spaces on
- *  cuda (stored or fused: docs/nonlinear.md); boundary terms in the operator (a face g0) refused (MF_ERR_UNSUPPORTED).
+ *  its levels at the state injected). u of op's space, in double. Hex and simplex spaces on cpu and cuda (there
+ *  stored or fused: docs/nonlinear.md); boundary terms in the operator (a face g0) refused (MF_ERR_UNSUPPORTED).
  *  Errors: MF_ERR_ARGUMENT (a g-value not finite at u, naming the point; op keeps its data on every rank). */
 int mf_operator_set_state(mf_operator op, mf_vector u);
 

@@ -1,5 +1,5 @@
 /* t45_hyperelastic.c -- Newton's method on the Neo-Hookean hyperelasticity of mfree-hyperelastic (apps/hyperelastic.h),
- * the FEniCS demonstration's problem on the unit cube in tetrahedra (P1, P2) and hexahedra (Q1):
+ * the FEniCS demonstration's problem on the unit cube in tetrahedra (P1, P2) and hexahedra (Q1, Q2):
  *   - the Jacobian check passes for its g3 (2D and 3D) and fails for a deliberately wrong one;
  *   - small loads reproduce linear elasticity (the gallery's, same lambda and mu, same loads and boundary values):
  *     ||u_eps - u_lin,eps|| = O(eps^2) (the ratio of the errors at eps = 1e-2 and 1e-3 near 1e-2);
@@ -10,10 +10,11 @@
  *     curvature stop), which converges with the line search or in load steps;
  *   - on 2 ranks (NP 2): the same Newton and CG iterations and residual history as rank 0 alone, ||u|| to 1e-10;
  *   - the assembled Jacobian at a state (mf_operator_create_assembled after mf_operator_set_state) applies as the
- *     matrix-free one, 1e-12, P1 and P2;
- *   - `t45_hyperelastic cuda`: cpu = cuda (the same Newton iterations, the solutions to 1e-8) on P1 and P2, with the
- *     Jacobian at the state stored and fused (MFREE_PHYSICS_FUSED=0, 1), and the assembled Jacobian at a state
- *     against the matrix-free one, stored and fused. */
+ *     matrix-free one, 1e-12, P1, P2, Q1 and Q2;
+ *   - `t45_hyperelastic cuda`: cpu = cuda (the same Newton iterations, CG iterations within one per Newton step, the
+ *     solutions to 1e-8) on P1, P2 (Jacobi), Q1 and Q2 (Jacobi and multigrid), with the Jacobian at the state stored
+ *     and fused (MFREE_PHYSICS_FUSED=0, 1), and the assembled Jacobian at a state against the matrix-free one, stored
+ *     and fused. */
 #include "mf_test.h"
 #include "hyperelastic.h"
 #include "simplex/mf_simplex_space.h"
@@ -326,6 +327,7 @@ static void failure_case(mf_context ctx)
   big.bscale = 160.0, big.line_search = 1;
   R = solve(ctx, &big, 0);
   T_CHECK(R.ierr == 0, "B x 160 with the line search: error %d, reason %d", R.ierr, R.reason);
+
   big.line_search = 0, big.loads = 4;
   R = solve(ctx, &big, 0);
   T_CHECK(R.ierr == 0 && R.newton > 4, "B x 160 in 4 load steps: error %d, reason %d, %d Newton steps", R.ierr, R.reason, R.newton);
@@ -385,73 +387,79 @@ static void ranks_case(mf_context ctx)
 }
 
 /* the assembled Jacobian at a state (mf_operator_create_assembled of the operator after mf_operator_set_state)
- * against the matrix-free one: A x = J(u) x to 1e-12 for a random x, P1 and P2, at a smooth deformation */
+ * against the matrix-free one: A x = J(u) x to 1e-12 for a random x, P1, P2, Q1 and Q2, at a smooth deformation */
 static void assembled_case(mf_context ctx)
 {
-  for (int p = 1; p <= 2; p++) {
-    const int trees[3] = {2, 2, 2}, clamp[2] = {1, 2};
-    hyper_problem pr = hyper_demo();
-    mf_mesh mesh = NULL;
-    mf_space s = NULL;
-    mf_physics ph = NULL;
-    mf_operator op = NULL, A = NULL;
-    mf_vector u = NULL, x = NULL, y1 = NULL, y2 = NULL;
-    T_CALL(mf_mesh_create_box(ctx, "cube-tets", 3, trees, 0, &mesh));
-    T_CALL(mf_space_create_components(mesh, p, 3, &s));
-    T_CALL(mf_space_set_dirichlet_tags(s, 2, clamp));
-    T_CALL(hyper_physics(ctx, 3, &pr, &ph));
-    T_CALL(mf_operator_create_physics(s, ph, MF_QUAD_GAUSS, &op));
-    T_CALL(mf_vector_create(s, &u));
-    T_CALL(mf_vector_create(s, &x));
-    T_CALL(mf_vector_create(s, &y1));
-    T_CALL(mf_vector_create(s, &y2));
-    const double unit[3] = {1.0, pr.twist_scale, pr.twist_angle};
-    T_CALL(mf_vector_interpolate_field(u, hyper_lift, (void *)unit));
-    T_CALL(mf_operator_set_state(op, u));
-    T_CALL(mf_operator_create_assembled(op, &A));
-    T_CALL(mf_vector_set_random(x, 7));
-    T_CALL(mf_operator_apply(op, x, y1));
-    if (A) T_CALL(mf_operator_apply(A, x, y2));
-    double d = 0.0, n = 0.0;
-    T_CALL(mf_vector_norm2(y1, &n));
-    T_CALL(mf_vector_axpy(y2, -1.0, y1));
-    T_CALL(mf_vector_norm2(y2, &d));
-    T_CHECK(d <= 1e-12 * n, "P%d on %s: the assembled Jacobian at a state differs from the matrix-free one by %.3e (of %.3e)",
-            p, mf_context_backend(ctx), d, n);
-    mf_vector_destroy(&u), mf_vector_destroy(&x), mf_vector_destroy(&y1), mf_vector_destroy(&y2);
-    mf_operator_destroy(&A), mf_operator_destroy(&op);
-    mf_physics_destroy(&ph);
-    mf_space_destroy(&s);
-    mf_mesh_destroy(&mesh);
-  }
+  for (int m = 0; m < 2; m++)
+    for (int p = 1; p <= 2; p++) {
+      const int trees[3] = {2, 2, 2}, clamp[2] = {1, 2};
+      hyper_problem pr = hyper_demo();
+      mf_mesh mesh = NULL;
+      mf_space s = NULL;
+      mf_physics ph = NULL;
+      mf_operator op = NULL, A = NULL;
+      mf_vector u = NULL, x = NULL, y1 = NULL, y2 = NULL;
+      T_CALL(mf_mesh_create_box(ctx, m ? "cube" : "cube-tets", 3, trees, 0, &mesh));
+      T_CALL(mf_space_create_components(mesh, p, 3, &s));
+      T_CALL(mf_space_set_dirichlet_tags(s, 2, clamp));
+      T_CALL(hyper_physics(ctx, 3, &pr, &ph));
+      T_CALL(mf_operator_create_physics(s, ph, MF_QUAD_GAUSS, &op));
+      T_CALL(mf_vector_create(s, &u));
+      T_CALL(mf_vector_create(s, &x));
+      T_CALL(mf_vector_create(s, &y1));
+      T_CALL(mf_vector_create(s, &y2));
+      const double unit[3] = {1.0, pr.twist_scale, pr.twist_angle};
+      T_CALL(mf_vector_interpolate_field(u, hyper_lift, (void *)unit));
+      T_CALL(mf_operator_set_state(op, u));
+      T_CALL(mf_operator_create_assembled(op, &A));
+      T_CALL(mf_vector_set_random(x, 7));
+      T_CALL(mf_operator_apply(op, x, y1));
+      if (A) T_CALL(mf_operator_apply(A, x, y2));
+      double d = 0.0, n = 0.0;
+      T_CALL(mf_vector_norm2(y1, &n));
+      T_CALL(mf_vector_axpy(y2, -1.0, y1));
+      T_CALL(mf_vector_norm2(y2, &d));
+      T_CHECK(d <= 1e-12 * n, "%s%d on %s: the assembled Jacobian at a state differs from the matrix-free one by %.3e (of "
+              "%.3e)", m ? "Q" : "P", p, mf_context_backend(ctx), d, n);
+      mf_vector_destroy(&u), mf_vector_destroy(&x), mf_vector_destroy(&y1), mf_vector_destroy(&y2);
+      mf_operator_destroy(&A), mf_operator_destroy(&op);
+      mf_physics_destroy(&ph);
+      mf_space_destroy(&s);
+      mf_mesh_destroy(&mesh);
+    }
   /* Newton on the assembled Jacobian: the matrix-free run's steps and solution (1e-8); multigrid refused there */
-  for (int p = 1; p <= 2; p++) {
-    run_setup su = {"cube-tets", p == 1 ? 4 : 2, p, 1, 30, 1, 1e-10, 1e-11, 1.0, 0, 0, NULL, 0.0, 0, 1};
+  for (int k = 0; k < 4; k++) {
+    const int p = 1 + k % 2;
+    run_setup su = {k < 2 ? "cube-tets" : "cube", p == 1 ? 4 : 2, p, 1, 30, 1, 1e-10, 1e-11, 1.0, 0, 0, NULL, 0.0, 0, 1};
     run_result a = solve(ctx, &su, 1);
     su.assembled = 0;
     run_result m = solve(ctx, &su, 1);
     const double d = max_rel(&a, &m);
     T_CHECK(a.ierr == 0 && m.ierr == 0 && a.newton == m.newton && d < 1e-8,
-            "P%d on %s: Newton assembled error %d, %d steps; matrix-free %d, %d steps; solutions differ by %.3e", p,
-            mf_context_backend(ctx), a.ierr, a.newton, m.ierr, m.newton, d);
+            "%s%d on %s: Newton assembled error %d, %d steps; matrix-free %d, %d steps; solutions differ by %.3e",
+            k < 2 ? "P" : "Q", p, mf_context_backend(ctx), a.ierr, a.newton, m.ierr, m.newton, d);
     free(a.u), free(m.u);
   }
 }
 
-/* cpu = cuda, stored and fused */
+/* cpu = cuda, stored and fused, tetrahedra (P1, P2) and hexahedra (Q1, Q2), with Jacobi and (hexahedra) multigrid */
 static void cuda_case(mf_context cpu, mf_context gpu)
 {
-  for (int p = 1; p <= 2; p++)
-    for (int fused = 0; fused <= 1; fused++) {
-      setenv("MFREE_PHYSICS_FUSED", fused ? "1" : "0", 1);
-      run_setup su = {"cube-tets", p == 1 ? 4 : 2, p, 1, 30, 1, 1e-10, 1e-11, 1.0, 0, 0, NULL};
-      run_result a = solve(cpu, &su, 1), b = solve(gpu, &su, 1);
-      T_CHECK(a.ierr == 0 && b.ierr == 0, "P%d fused %d: cpu error %d, cuda %d", p, fused, a.ierr, b.ierr);
-      T_CHECK(a.newton == b.newton, "P%d fused %d: Newton steps cpu %d, cuda %d", p, fused, a.newton, b.newton);
-      const double d = max_rel(&b, &a);
-      T_CHECK(d < 1e-8, "P%d fused %d: the cuda solution differs by %.3e (relative)", p, fused, d);
-      free(a.u), free(b.u);
-    }
+  for (int m = 0; m < 2; m++)
+    for (int mg = 0; mg <= m; mg++)
+      for (int p = 1; p <= 2; p++)
+        for (int fused = 0; fused <= 1; fused++) {
+          setenv("MFREE_PHYSICS_FUSED", fused ? "1" : "0", 1);
+          run_setup su = {m ? "cube" : "cube-tets", p == 1 ? 4 : 2, p, 1, 30, 1, 1e-10, 1e-11, 1.0, 0, 0, NULL, 0.0, mg};
+          run_result a = solve(cpu, &su, 1), b = solve(gpu, &su, 1);
+          const char *k = m ? "Q" : "P", *pc = mg ? "multigrid" : "Jacobi";
+          T_CHECK(a.ierr == 0 && b.ierr == 0, "%s%d fused %d, %s: cpu error %d, cuda %d", k, p, fused, pc, a.ierr, b.ierr);
+          T_CHECK(a.newton == b.newton && abs(a.cg - b.cg) <= a.newton, "%s%d fused %d, %s: Newton steps (CG) cpu %d (%d), "
+                  "cuda %d (%d)", k, p, fused, pc, a.newton, a.cg, b.newton, b.cg);
+          const double d = max_rel(&b, &a);
+          T_CHECK(d < 1e-8, "%s%d fused %d, %s: the cuda solution differs by %.3e (relative)", k, p, fused, pc, d);
+          free(a.u), free(b.u);
+        }
   unsetenv("MFREE_PHYSICS_FUSED");
 }
 

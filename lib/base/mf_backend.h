@@ -94,6 +94,9 @@ typedef struct mf_backend_ops_s {
     /* the values of A (the CSR operator of op's space, its pattern on the device) allocated on the device
      * and assembled there from op's element matrices */
     int (*hex_assemble)(mf_operator op, mf_operator A);
+    /* op at the state u (mf_operator_set_state): the g-functions at (u, grad u) stored, or fused with the state's
+     * values kept; op->ops.apply set to the device's (collective) */
+    int (*hex_state)(mf_operator op, mf_vector u);
     /* the faces' terms of a physics whose boundary terms are all given as source, added into y on the
      * device: mode 0 the operator's (g0 times x), 1 the residual's (f0 at x), 2 the diagonal's (x unused) */
     int (*hex_faces)(mf_operator op, int mode, mf_vector x, mf_vector y);

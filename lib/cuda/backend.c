@@ -67,6 +67,7 @@ const mf_backend_ops mf_backend_ops_cuda = {
                 .hex_faces = mf_cuda_physics_faces,
                 .hex_setup_builtin = mf_cuda_physics_setup_builtin,
                 .hex_assemble = mf_cuda_physics_assemble,
+                .hex_state = mf_cuda_physics_state,
                 .simplex_setup = mf_cuda_simplex_physics_setup,
                 .simplex_assemble = mf_cuda_simplex_physics_assemble,
                 .simplex_builtin = mf_cuda_simplex_physics_builtin,

@@ -78,6 +78,7 @@ int mf_cuda_physics_faces(mf_operator op, int mode, mf_vector x, mf_vector y);
 int mf_cuda_physics_single(mf_operator op, mf_operator like);
 /** The CSR values of a physics operator's matrix on the device (A: the space's pattern, there already). */
 int mf_cuda_physics_assemble(mf_operator op, mf_operator A);
+int mf_cuda_physics_state(mf_operator op, mf_vector u);
 /** Users' physics on simplices (lib/cuda/physics_simplex.cu): the kernels compiled (NVRTC, cached), the
  *  stored data made on the device, op->ops; the CSR values of its matrix on the device. */
 int mf_cuda_simplex_physics_setup(mf_operator op);

@@ -63,6 +63,8 @@ struct phys_dev {
   cudaKernel_t apply_vcol; // the vector mass / Laplace shape (no g1, g2), or NULL: mfree_apply_vcol
   cudaKernel_t setup_geo, apply_fused, diagonal, assemble; // the fused operator; the diagonal and assembly of either
   cudaKernel_t apply_full_f, apply_one_f, apply_sym_f, apply_fused_f, apply_vcol_f; // the float copy's (_f)
+  cudaKernel_t setup_state, apply_fused_state, diagonal_state, assemble_state; // at a state (the MF_STATE library)
+  double *sv; // the fused operator's state (its local values; mf_operator_set_state), else NULL (u = 0)
   cudaKernel_t faces;          // the faces' terms (every boundary term given as source), else NULL
   int *bf_cell, *bf_face, *bf_term; // the boundary face entries: cell, face, term
   double *fg;                  // their points: x, the outward normal, W (mf_hex_phys_face_points)
@@ -128,11 +130,12 @@ void vcol_shape(const mf_hex_phys *h, const mf_space s, int *cpb, int *minb, int
   *minb = env_int("MFREE_PHYSICS_VCOL_MINB", cap ? 2 : 0);
 }
 
-std::string program(const mf_hex_phys *h, const mf_space s, int cpb, int ns_full, int ns_one, int ns_sym, bool single)
+std::string program(const mf_hex_phys *h, const mf_space s, int cpb, int ns_full, int ns_one, int ns_sym, bool single,
+                    bool state = false)
 {
   const mf_phys *ph = &h->ph;
   char buf[512];
-  std::string t = single ? "#define MF_FLOAT_COPY 1\n" : "";
+  std::string t = single ? "#define MF_FLOAT_COPY 1\n" : state ? "#define MF_STATE 1\n" : "";
   snprintf(buf, sizeof buf,
            "#define MF_DIM %d\n#define MF_N1 %d\n#define MF_NQ %d\n#define MF_NC %d\n#define MF_CPB %d\n"
            "#define MF_HAS0 %d\n#define MF_HAS1 %d\n#define MF_HAS2 %d\n#define MF_HAS3 %d\n#define MF_HASF0 %d\n"
@@ -275,6 +278,7 @@ void free_dev(phys_dev *d)
   cudaFree(d->bf_face);
   cudaFree(d->bf_term);
   cudaFree(d->fg);
+  cudaFree(d->sv);
   delete d;
 }
 
@@ -299,6 +303,13 @@ int apply_op(mf_operator op, mf_vector x, mf_vector y)
   const void *xd = single ? (const void *)x->sdata : (const void *)x->data;
   void *yd = single ? (void *)y->sdata : (void *)y->data;
   const void *geo = single ? (const void *)d->qdf : (const void *)d->qd;
+  if (d->sv && !single) { // fused at a state
+    void *sargs[] = {(void *)&cells, (void *)&order,  (void *)&mask,   (void *)&d->B,  (void *)&d->D,
+                     (void *)&P,     (void *)&d->qw,  (void *)&d->qd,  (void *)&d->k,  (void *)&ncells,
+                     (void *)&d->sv, (void *)&xd,     (void *)&yd};
+    return launch(op->ctx, d->apply_fused_state, (unsigned)((ncells + d->cpb - 1) / d->cpb), (unsigned)d->nt, d->shmem,
+                  sargs, "physics apply at a state");
+  }
   if (d->fused) {
     void *fargs[] = {(void *)&cells, (void *)&order, (void *)&mask, (void *)&d->B,    (void *)&d->D, (void *)&P,
                      (void *)&d->qw, (void *)&geo,    (void *)&d->k, (void *)&ncells, (void *)&xd,  (void *)&yd};
@@ -600,6 +611,150 @@ extern "C" int mf_cuda_physics_setup(mf_operator op)
   return ierr;
 }
 
+namespace {
+// the state's kernels (a library of their own, MF_STATE: compiled at the first state of an operator's shape)
+int state_kernels(mf_operator op, phys_dev *d)
+{
+  if (d->setup_state) return 0;
+  mf_context ctx = op->ctx;
+  const mf_space s = op->space;
+  const mf_hex_phys *h = mf_hexphys(op);
+  mf_phys_layout full, one, sym;
+  mf_phys_layout_make(s->dim, s->ncomp, s->ncomp, 0, h->lay.has, &full);
+  mf_phys_layout_make(s->dim, s->ncomp, 1, 0, h->lay.has, &one);
+  mf_phys_layout_make(s->dim, s->ncomp, 1, 1, h->lay.has, &sym);
+  cudaLibrary_t lib = NULL;
+  MF_CALL(library(ctx, program(h, s, d->cpb, full.n, one.n, sym.n, false, true), &lib));
+  MF_CALL(kernel(ctx, lib, "mfree_apply_fused_state", &d->apply_fused_state));
+  MF_CALL(kernel(ctx, lib, "mfree_diagonal_state", &d->diagonal_state));
+  MF_CALL(kernel(ctx, lib, "mfree_assemble_state", &d->assemble_state));
+  return kernel(ctx, lib, "mfree_setup_state", &d->setup_state);
+}
+
+// The state's set-up run: the g-functions at the state's values ud at every point into qd (the full layout), or
+// with qd NULL their checks alone; a degenerate cell or a value that is not finite refused naming the point.
+int state_run(mf_operator op, const double *ud, double *qd)
+{
+  mf_context ctx = op->ctx;
+  const mf_space s = op->space;
+  const mf_cuda_space *ds = (const mf_cuda_space *)s->dev;
+  const mf_hex_phys *h = mf_hexphys(op);
+  phys_dev *d = dev_of(op);
+  unsigned long long *flags = NULL;
+  cudaError_t e = cudaMalloc((void **)&flags, 2 * sizeof *flags);
+  if (e == cudaSuccess) e = cudaMemset(flags, 0xff, 2 * sizeof *flags);
+  if (e != cudaSuccess) {
+    cudaFree(flags);
+    return cuda_fail(ctx, e, "the state's checks");
+  }
+  const int *cells = ds->cell_nodes;
+  const short *mask = (const short *)ds->mask;
+  const double *P = ds->mask ? ds->P : NULL, *coords = ds->coords;
+  int cstride = s->ncomp * s->dim, ncells = s->ncells;
+  unsigned long long *bad = flags, *nonfinite = flags + 1;
+  void *args[] = {(void *)&cells, (void *)&mask, (void *)&coords, (void *)&cstride, (void *)&d->B,
+                  (void *)&d->D,  (void *)&P,    (void *)&d->qw,   (void *)&d->k,     (void *)&ncells,
+                  (void *)&ud,    (void *)&qd,   (void *)&bad,     (void *)&nonfinite};
+  int ierr = launch(ctx, d->setup_state, (unsigned)((ncells + d->cpb - 1) / d->cpb), (unsigned)d->nt, d->shmem, args,
+                    "physics at a state");
+  long long b = -1, nf = -1;
+  if (!ierr) b = first_flag(ctx, flags, &ierr);
+  if (!ierr) nf = first_flag(ctx, flags + 1, &ierr);
+  cudaFree(flags);
+  if (!ierr && b >= 0)
+    ierr = mf_error_set(ctx, MF_ERR_ARGUMENT, __FILE__, __LINE__, __func__,
+                        "degenerate cell %d: Jacobian determinant not positive at quadrature point %d", (int)(b >> 20),
+                        (int)(b & 0xfffff));
+  if (!ierr && nf >= 0) {
+    char xs[96];
+    point_text(op, (int)(nf >> 20), (int)(nf & 0xfffff), xs, sizeof xs);
+    ierr = mf_error_set(ctx, MF_ERR_ARGUMENT, __FILE__, __LINE__, __func__,
+                        "physics '%s': a g-function gave a value that is not finite at the state, at quadrature point "
+                        "%d of cell %d (rank %d), x = %s: the state is outside where the functions are defined",
+                        h->ph.name, (int)(nf & 0xfffff), (int)(nf >> 20), ctx->rank, xs);
+  }
+  return ierr;
+}
+} // namespace
+
+/* The operator at the state u (mf_operator_set_state on the device): the g-functions at (u, grad u) of every point
+ * stored in the full layout where it holds no more entries per point than the geometry (dim^2 + 1 + dim) and the
+ * new data fit beside the old, else fused: the geometry stored (made here where the operator was stored before),
+ * the state's values kept (one vector) and the g-functions evaluated at every application (MFREE_PHYSICS_FUSED=1
+ * or 0 forces either; the same rule as the simplex family's, docs/nonlinear.md). Checked at every point first (a
+ * degenerate cell, a value that is not finite: refused naming the point, the data before kept on every rank).
+ * The caller (lib/hex/physics_hex.c) leaves a built-in fit. Collective. */
+extern "C" int mf_cuda_physics_state(mf_operator op, mf_vector u)
+{
+  mf_context ctx = op->ctx;
+  const mf_space s = op->space;
+  mf_hex_phys *h = mf_hexphys(op);
+  int ierr = h->dev ? 0 : device_ops(op);
+  phys_dev *d = dev_of(op);
+  if (!ierr) ierr = state_kernels(op, d);
+  MF_CALL(mf_agree(ctx, ierr)); // every rank reaches the rule's reduction, or none
+  const size_t npts = (size_t)s->ncells * h->nqp, nl = (size_t)s->nlocal;
+  const int ng = s->dim * s->dim + 1 + s->dim;
+  mf_phys_layout full;
+  mf_phys_layout_make(s->dim, s->ncomp, s->ncomp, 0, h->lay.has, &full);
+  const char *ef = getenv("MFREE_PHYSICS_FUSED");
+  const int force = ef && !strcmp(ef, "1") ? 1 : ef && !strcmp(ef, "0") ? 0 : -1;
+  int fused = force >= 0 ? force : full.n > ng;
+  const size_t bytes = sizeof(double) * (npts * (size_t)(fused ? ng : full.n) + 1);
+  size_t free_b = 0, total_b = 0;
+  if (!fused && force != 0 && (cudaMemGetInfo(&free_b, &total_b) != cudaSuccess || free_b / 2 < bytes)) {
+    cudaGetLastError(); // no room for the new data beside the old: fused
+    fused = 1;
+  }
+  if (ctx->size > 1 && MPI_Allreduce(MPI_IN_PLACE, &fused, 1, MPI_INT, MPI_MAX, ctx->comm) != MPI_SUCCESS)
+    return mf_error_set(ctx, MF_ERR_MPI, __FILE__, __LINE__, __func__, "MPI_Allreduce failed");
+  const double t0 = mf_phase_begin(ctx);
+  double *qd = NULL, *geo = NULL, *sv = NULL;
+  char what[112];
+  snprintf(what, sizeof what, "the physics' %s at a state (%zu points x %d)", fused ? "geometry" : "data", npts,
+           fused ? ng : full.n);
+  if (fused) {
+    cudaError_t e = cudaMalloc((void **)&sv, sizeof(double) * (nl + 1));
+    if (e != cudaSuccess) ierr = cuda_fail(ctx, e, "the state's values");
+    if (!ierr && (e = cudaMemcpy(sv, u->data, sizeof(double) * nl, cudaMemcpyDeviceToDevice)) != cudaSuccess)
+      ierr = cuda_fail(ctx, e, "copying the state");
+    if (!ierr && !d->fused) { // the geometry, where the operator was stored
+      if ((e = cudaMalloc((void **)&geo, bytes)) != cudaSuccess) ierr = cuda_fail(ctx, e, what);
+      int shape = 0;
+      if (!ierr) ierr = setup_run(op, 4, geo, 0, 0, 0, &shape);
+    }
+    if (!ierr) ierr = state_run(op, sv, NULL);
+  } else {
+    const cudaError_t e = cudaMalloc((void **)&qd, bytes);
+    if (e != cudaSuccess) ierr = cuda_fail(ctx, e, what);
+    if (!ierr) ierr = state_run(op, u->data, qd);
+  }
+  mf_phase_end(ctx, MF_PHASE_GEOMETRY, t0);
+  ierr = mf_agree(ctx, ierr); // every rank keeps its data before, or every rank takes the new
+  if (ierr) {
+    cudaFree(qd);
+    cudaFree(geo);
+    cudaFree(sv);
+    return ierr;
+  }
+  if (fused) {
+    if (geo) { // the stored data before dropped for the geometry
+      cudaFree(d->qd);
+      d->qd = geo;
+    }
+  } else {
+    cudaFree(d->qd);
+    d->qd = qd;
+  }
+  cudaFree(d->sv);
+  d->sv = sv;
+  d->fused = fused;
+  h->fused = fused;
+  h->lay = full;
+  op->ops.apply = apply_op; // the caller sets the rest where the operator ran on a built-in
+  return 0;
+}
+
 /* A one-component physics without g1, g2 written straight into the device data of the built-in operator
  * inner (same space and rule); *fits 0 where its D3 is not symmetric somewhere (the caller then makes
  * its own data). The operator's kernels (residual) are made either way. */
@@ -633,6 +788,9 @@ extern "C" int mf_cuda_physics_single(mf_operator op, mf_operator like)
   mf_hex_phys *h = mf_hexphys(op);
   const phys_dev *ld = dev_of(like);
   MF_CHECK(ld && ld->qd, ctx, MF_ERR_ARGUMENT, "the float copy of a physics operator whose device data are not made");
+  MF_CHECK(!ld->sv, ctx, MF_ERR_UNSUPPORTED,
+           "physics '%s' at a state evaluates its g-functions at every application (fused): no float copy (use "
+           "double levels)", h->ph.name);
   phys_dev *d = NULL;
   int ierr = make_dev(op, &d, true);
   h->dev = d;
@@ -667,6 +825,13 @@ extern "C" int mf_cuda_physics_diagonal(mf_operator op, mf_vector dv)
   const double *P = ds->mask ? ds->P : NULL, *qd = d->fused ? NULL : d->qd, *geo = d->fused ? d->qd : NULL;
   int nb = h->lay.nb, sym = h->lay.sym, ncells = s->ncells;
   double *yd = dv->data;
+  if (d->sv) { // fused at a state
+    void *sargs[] = {(void *)&cells, (void *)&mask, (void *)&d->B,  (void *)&d->D,   (void *)&P,
+                     (void *)&d->qw, (void *)&d->BB, (void *)&d->BG, (void *)&d->GG, (void *)&geo,
+                     (void *)&d->k,  (void *)&ncells, (void *)&d->sv, (void *)&yd};
+    return launch(op->ctx, d->diagonal_state, (unsigned)((ncells + d->cpb - 1) / d->cpb), (unsigned)d->nt, d->shmem,
+                  sargs, "physics diagonal at a state");
+  }
   void *args[] = {(void *)&cells, (void *)&mask, (void *)&d->B,  (void *)&d->D,   (void *)&P,     (void *)&d->qw,
                   (void *)&d->BB, (void *)&d->BG, (void *)&d->GG, (void *)&qd,    (void *)&nb,    (void *)&sym,
                   (void *)&geo,   (void *)&d->k,  (void *)&ncells, (void *)&yd};
@@ -742,6 +907,13 @@ extern "C" int mf_cuda_physics_assemble(mf_operator op, mf_operator A)
   const double *P = ds->mask ? ds->P : NULL, *qd = d->fused ? NULL : d->qd, *geo = d->fused ? d->qd : NULL;
   int nb = h->lay.nb, sym = h->lay.sym, ncells = s->ncells;
   double *vals = mf_csr(A)->vals;
+  if (d->sv) { // fused at a state
+    void *sargs[] = {(void *)&cells, (void *)&mask,   (void *)&d->B,   (void *)&d->D,    (void *)&P,
+                     (void *)&d->qw, (void *)&geo,    (void *)&d->k,   (void *)&ncells,  (void *)&d->sv,
+                     (void *)&rowptr, (void *)&colidx, (void *)&vals};
+    return launch(ctx, d->assemble_state, (unsigned)((ncells + d->cpb - 1) / d->cpb), (unsigned)d->nt, d->shmem,
+                  sargs, "physics assembly at a state");
+  }
   void *args[] = {(void *)&cells, (void *)&mask, (void *)&d->B, (void *)&d->D,   (void *)&P,      (void *)&d->qw,
                   (void *)&qd,    (void *)&nb,   (void *)&sym,  (void *)&geo,    (void *)&d->k,   (void *)&ncells,
                   (void *)&rowptr, (void *)&colidx, (void *)&vals};

@@ -25,18 +25,23 @@
 //   batch strides);
 // modes 1..3 check what they assume: *shape |= 1 where a point's blocks are not one block, |= 2 where
 // its D3 is not symmetric (the caller then runs a wider mode). bad: the first point (cell << 20 | q)
-// of a degenerate Jacobian; nonfinite: the first where a value is not finite.
-template <int MODE>
+// of a degenerate Jacobian; nonfinite: the first where a value is not finite. STATE (MODE 0 only): the
+// g-functions at (u, grad u) of the state's values sv instead of at u = 0; qd NULL there: the checks alone (the
+// fused operator at a state evaluates them at every application).
+template <int MODE, bool STATE>
 __device__ inline void setup_body(const int *cell_nodes, const short *mask_all, const double *coords, int cstride,
                                   const double *B, const double *D, const double *P, const double *qw, const double *k,
-                                  int ncells, double *qd, int batch, long long block_stride, long long batch_stride,
-                                  int *shape, unsigned long long *bad, unsigned long long *nonfinite)
+                                  int ncells, const double *sv, double *qd, int batch, long long block_stride,
+                                  long long batch_stride, int *shape, unsigned long long *bad,
+                                  unsigned long long *nonfinite)
 {
   mfj::block b = mfj::make_block(mf_sm, B, D, P, qw, ncells);
   const int mask = mask_all ? mask_all[b.cell] : 0;
   const bool any_mask = __syncthreads_or(mask != 0);
   double x[3] = {0, 0, 0}, J[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0}, Ji[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
   mfj::geometry(b, cell_nodes, coords, cstride, mask, any_mask, x, J);
+  double us[MF_NC + 1] = {0.0}, refs[MF_NC * MF_DIM + 1] = {0.0}, dus[MF_NC * MF_DIM + 1] = {0.0};
+  if (STATE) mfj::field(b, cell_nodes, sv, mask, any_mask, us, refs);
   if (!b.active) return;
   const double det = mf_phys_inverse(MF_DIM, J, Ji);
   if (!(fabs(det) > 0.0)) {
@@ -49,8 +54,10 @@ __device__ inline void setup_body(const int *cell_nodes, const short *mask_all, 
   mf_phys_layout_make(MF_DIM, MF_NC, MF_NC, 0, has, &L);
   double G0[MF_NC * MF_NC + 1], G1[MF_NC * MF_NC * MF_DIM + 1], G2[MF_NC * MF_NC * MF_DIM + 1],
       G3[MF_NC * MF_NC * MF_DIM * MF_DIM + 1], Dp[MF_NS_FULL];
-  if (!mfp::eval_g(x, k, G0, G1, G2, G3))
+  if (STATE) mfp::physical_gradient(refs, Ji, dus);
+  if (!mfp::eval_g_at(x, k, us, dus, G0, G1, G2, G3))
     atomicMin(nonfinite, ((unsigned long long)b.cell << 20) | (unsigned long long)b.t.q);
+  if (STATE && !qd) return;
   const double *Gc[4] = {G0, G1, G2, G3};
   mf_phys_store_point(&L, Gc, Ji, W, Dp);
   if (MODE == 0) {
@@ -101,13 +108,25 @@ __device__ inline void setup_body(const int *cell_nodes, const short *mask_all, 
            long long block_stride, long long batch_stride, int *shape, unsigned long long *bad,                    \
            unsigned long long *nonfinite)                                                                          \
   {                                                                                                                \
-    setup_body<MODE>(cell_nodes, mask_all, coords, cstride, B, D, P, qw, k, ncells, qd, batch, block_stride,       \
-                     batch_stride, shape, bad, nonfinite);                                                         \
+    setup_body<MODE, false>(cell_nodes, mask_all, coords, cstride, B, D, P, qw, k, ncells, NULL, qd, batch,      \
+                            block_stride, batch_stride, shape, bad, nonfinite);                                    \
   }
 MF_SETUP_KERNEL(mfree_setup_full, 0)
 MF_SETUP_KERNEL(mfree_setup_one, 1)
 MF_SETUP_KERNEL(mfree_setup_sym, 2)
 MF_SETUP_KERNEL(mfree_setup_builtin, 3)
+
+#if MF_STATE
+// the stored data at the state sv (the full layout), or with qd NULL its checks alone
+extern "C" __global__ void __launch_bounds__(MF_NT)
+    mfree_setup_state(const int *cell_nodes, const short *mask_all, const double *coords, int cstride, const double *B,
+                      const double *D, const double *P, const double *qw, const double *k, int ncells, const double *sv,
+                      double *qd, unsigned long long *bad, unsigned long long *nonfinite)
+{
+  setup_body<0, true>(cell_nodes, mask_all, coords, cstride, B, D, P, qw, k, ncells, sv, qd, 0, 0, 0, NULL, bad,
+                      nonfinite);
+}
+#endif
 
 #endif
 
@@ -211,6 +230,16 @@ namespace mfj {
 
 using mfp::eval_g;
 
+// this point's state from the state's values sv: the value us and the physical gradient dus (the geometry's
+// Ji); all threads of the block (field's barriers)
+__device__ inline void state_at(block &b, const int *cell_nodes, const double *sv, int mask, bool any_mask,
+                                const double *Ji, double *us, double *dus)
+{
+  double refs[MF_NC * MF_DIM];
+  field(b, cell_nodes, sv, mask, any_mask, us, refs);
+  mfp::physical_gradient(refs, Ji, dus);
+}
+
 // this point's geometry from the stored entries (Ji[3 l + e], W, x; G: double, or float in the float copy);
 // zeros for an idle thread
 template <class G>
@@ -226,12 +255,14 @@ __device__ inline void load_geo(const block &b, const G *geo, double *Ji, double
 using mfp::fused_point;
 
 // this point's entries Dp in layout *L: the stored data (layout nb, sym) or, where geo is given, the fused
-// operator's (the full layout, made here from the geometry and the g-functions). Not inlined: inlined
+// operator's (the full layout, made here from the geometry and the g-functions at the state us, dus: the
+// value and physical gradient, zeros for the operator as made). Not inlined: inlined
 // together with unit_column and component_back, the diagonal of a mass-only physics with hanging nodes in
 // 2D came out wrong on an H100 (NVRTC 13; 5e-2..2e-1 relative, t38), while either helper written out in
 // the kernel, or this one called, gave the cpu's values (racecheck, initcheck and memcheck found nothing).
-__device__ __noinline__ void point_entries(const block &b, const double *qd, int nb, int sym, const double *geo, const double *k,
-                                     mf_phys_layout *L, double *Dp)
+__device__ __noinline__ void point_entries(const block &b, const double *qd, int nb, int sym, const double *geo,
+                                           const double *k, const double *us, const double *dus, mf_phys_layout *L,
+                                           double *Dp)
 {
   const int has[4] = {MF_HAS0, MF_HAS1, MF_HAS2, MF_HAS3};
   if (geo) {
@@ -240,7 +271,7 @@ __device__ __noinline__ void point_entries(const block &b, const double *qd, int
     load_geo(b, geo, Ji, &W, xq);
     double G0[MF_NC * MF_NC + 1], G1[MF_NC * MF_NC * MF_DIM + 1], G2[MF_NC * MF_NC * MF_DIM + 1],
         G3[MF_NC * MF_NC * MF_DIM * MF_DIM + 1];
-    eval_g(xq, k, G0, G1, G2, G3);
+    mfp::eval_g_at(xq, k, us, dus, G0, G1, G2, G3);
     const double *Gc[4] = {G0, G1, G2, G3};
     mf_phys_store_point(L, Gc, Ji, W, Dp);
   } else {
@@ -248,6 +279,21 @@ __device__ __noinline__ void point_entries(const block &b, const double *qd, int
     const size_t first = (size_t)b.cell * L->n * MF_NQP + b.t.q;
     for (int i = 0; i < L->n; i++) Dp[i] = b.active ? qd[first + (size_t)i * MF_NQP] : 0.0;
   }
+}
+
+// point_entries at the fused operator's state sv (geo given; sv NULL: u = 0), the state's value and gradient
+// made here (all threads of the block)
+__device__ inline void fused_entries(block &b, const int *cell_nodes, const double *qd, int nb, int sym,
+                                     const double *geo, const double *k, const double *sv, int mask, bool any_mask,
+                                     mf_phys_layout *L, double *Dp)
+{
+  double us[MF_NC + 1] = {0.0}, dus[MF_NC * MF_DIM + 1] = {0.0};
+  if (sv) {
+    double Ji[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0}, W, xq[3] = {0, 0, 0};
+    load_geo(b, geo, Ji, &W, xq);
+    state_at(b, cell_nodes, sv, mask, any_mask, Ji, us, dus);
+  }
+  point_entries(b, qd, nb, sym, geo, k, us, dus, L, Dp);
 }
 
 // The cell operator on the unit vector of component bc at node position jc, its constraints applied
@@ -320,11 +366,12 @@ extern "C" __global__ void __launch_bounds__(MF_NT)
 
 #endif
 
-// y += A x, fused (T: the geometry's and vectors' type, float in the float copy)
+// y += A x, fused (T: the geometry's and vectors' type, float in the float copy); sv: the state's values
+// (the g-functions at the state's u, grad u; double only), or NULL (at u = 0)
 template <class T>
 __device__ inline void apply_fused_body(const int *cell_nodes, const int *order, const short *mask_all, const double *B,
                                         const double *D, const double *P, const double *qw, const T *geo, const double *k,
-                                        int ncells, const T *x, T *y)
+                                        int ncells, const double *sv, const T *x, T *y)
 {
   mfj::block b = mfj::make_block(mf_sm, B, D, P, qw, ncells);
   if (order) b.cell = order[b.cell];
@@ -334,7 +381,12 @@ __device__ inline void apply_fused_body(const int *cell_nodes, const int *order,
   mfj::load_geo(b, geo, Ji, &W, xq);
   double u[MF_NC], ref[MF_NC * MF_DIM], r0[MF_NC], r1[MF_NC * MF_DIM];
   mfj::field(b, cell_nodes, x, mask, any_mask, u, ref);
-  mfj::fused_point(Ji, W, xq, k, u, ref, r0, r1);
+  if (sv) {
+    double us[MF_NC], dus[MF_NC * MF_DIM];
+    mfj::state_at(b, cell_nodes, sv, mask, any_mask, Ji, us, dus);
+    mfp::fused_point_at(Ji, W, xq, k, us, dus, u, ref, r0, r1);
+  } else
+    mfj::fused_point(Ji, W, xq, k, u, ref, r0, r1);
   mfj::back(b, cell_nodes, y, mask, any_mask, r0, r1);
 }
 #define MF_FUSED_KERNEL(NAME, T)                                                                                 \
@@ -342,12 +394,23 @@ __device__ inline void apply_fused_body(const int *cell_nodes, const int *order,
       NAME(const int *cell_nodes, const int *order, const short *mask_all, const double *B, const double *D,       \
            const double *P, const double *qw, const T *geo, const double *k, int ncells, const T *x, T *y)         \
   {                                                                                                                \
-    apply_fused_body<T>(cell_nodes, order, mask_all, B, D, P, qw, geo, k, ncells, x, y);                         \
+    apply_fused_body<T>(cell_nodes, order, mask_all, B, D, P, qw, geo, k, ncells, NULL, x, y);                   \
   }
 #if MF_FLOAT_COPY
 MF_FUSED_KERNEL(mfree_apply_fused_f, float)
 #else
 MF_FUSED_KERNEL(mfree_apply_fused, double)
+
+#if MF_STATE
+// y += A x, fused, at the state's values sv
+extern "C" __global__ void __launch_bounds__(MF_NT)
+    mfree_apply_fused_state(const int *cell_nodes, const int *order, const short *mask_all, const double *B,
+                            const double *D, const double *P, const double *qw, const double *geo, const double *k,
+                            int ncells, const double *sv, const double *x, double *y)
+{
+  apply_fused_body<double>(cell_nodes, order, mask_all, B, D, P, qw, geo, k, ncells, sv, x, y);
+}
+#endif
 
 // The diagonal, added into y, of the stored data (qd in the layout nb, sym) or, where geo is given, of
 // the fused operator (its entries made here in the full layout). The CPU twin: diagonal_host in
@@ -356,17 +419,18 @@ MF_FUSED_KERNEL(mfree_apply_fused, double)
 // nq x n1, the products of the basis and its derivative at the points). On a cell with a mask, the
 // columns that mf_hanging_diag_column selects come from the cell operator with its constraints on unit
 // vectors, column by column (all threads of the block take the same columns, their barriers alike).
-extern "C" __global__ void __launch_bounds__(MF_NT)
-    mfree_diagonal(const int *cell_nodes, const short *mask_all, const double *B, const double *D, const double *P,
-                   const double *qw, const double *BB, const double *BG, const double *GG, const double *qd, int nb,
-                   int sym, const double *geo, const double *k, int ncells, double *y)
+// sv: the fused operator's state (its values; geo given), or NULL (u = 0).
+__device__ inline void diagonal_body(const int *cell_nodes, const short *mask_all, const double *B, const double *D,
+                                     const double *P, const double *qw, const double *BB, const double *BG,
+                                     const double *GG, const double *qd, int nb, int sym, const double *geo,
+                                     const double *k, int ncells, const double *sv, double *y)
 {
   mfj::block b = mfj::make_block(mf_sm, B, D, P, qw, ncells);
   const int mask = mask_all && b.active ? mask_all[b.cell] : 0;
   const bool any_mask = __syncthreads_or(mask != 0);
   mf_phys_layout L;
   double Dp[MF_NS_FULL];
-  mfj::point_entries(b, qd, nb, sym, geo, k, &L, Dp);
+  mfj::fused_entries(b, cell_nodes, qd, nb, sym, geo, k, sv, mask, any_mask, &L, Dp);
   const int *nodes = cell_nodes + (size_t)b.cell * MF_NPC;
   const int nt = mf_phys_diag_nterms(&L);
   double *coef = b.s0;
@@ -412,6 +476,22 @@ extern "C" __global__ void __launch_bounds__(MF_NT)
     if (b.active && b.t.isdof && cacc != 0.0) atomicAdd(&y[(size_t)nodes[b.t.pos] * MF_NC + c], cacc);
   }
 }
+extern "C" __global__ void __launch_bounds__(MF_NT)
+    mfree_diagonal(const int *cell_nodes, const short *mask_all, const double *B, const double *D, const double *P,
+                   const double *qw, const double *BB, const double *BG, const double *GG, const double *qd, int nb,
+                   int sym, const double *geo, const double *k, int ncells, double *y)
+{
+  diagonal_body(cell_nodes, mask_all, B, D, P, qw, BB, BG, GG, qd, nb, sym, geo, k, ncells, NULL, y);
+}
+#if MF_STATE
+extern "C" __global__ void __launch_bounds__(MF_NT)
+    mfree_diagonal_state(const int *cell_nodes, const short *mask_all, const double *B, const double *D,
+                         const double *P, const double *qw, const double *BB, const double *BG, const double *GG,
+                         const double *geo, const double *k, int ncells, const double *sv, double *y)
+{
+  diagonal_body(cell_nodes, mask_all, B, D, P, qw, BB, BG, GG, NULL, MF_NC, 0, geo, k, ncells, sv, y);
+}
+#endif
 
 // The assembled matrix's values, added into vals (the space's CSR pattern: rows and columns ascending,
 // entry node * nc + component): every cell's C^T A_e C from the cell operator on unit vectors, column by
@@ -419,17 +499,18 @@ extern "C" __global__ void __launch_bounds__(MF_NT)
 // barriers alike), each entry added at its position (mf_csr_find). Stored data or, where geo is given,
 // the fused operator's entries made here, as in mfree_diagonal. The CPU twin: assemble in
 // lib/hex/physics_hex.c.
-extern "C" __global__ void __launch_bounds__(MF_NT)
-    mfree_assemble(const int *cell_nodes, const short *mask_all, const double *B, const double *D, const double *P,
-                   const double *qw, const double *qd, int nb, int sym, const double *geo, const double *k, int ncells,
-                   const int64_t *rowptr, const int *colidx, double *vals)
+// sv as in diagonal_body.
+__device__ inline void assemble_body(const int *cell_nodes, const short *mask_all, const double *B, const double *D,
+                                     const double *P, const double *qw, const double *qd, int nb, int sym,
+                                     const double *geo, const double *k, int ncells, const double *sv,
+                                     const int64_t *rowptr, const int *colidx, double *vals)
 {
   mfj::block b = mfj::make_block(mf_sm, B, D, P, qw, ncells);
   const int mask = mask_all && b.active ? mask_all[b.cell] : 0;
   const bool any_mask = __syncthreads_or(mask != 0);
   mf_phys_layout L;
   double Dp[MF_NS_FULL];
-  mfj::point_entries(b, qd, nb, sym, geo, k, &L, Dp);
+  mfj::fused_entries(b, cell_nodes, qd, nb, sym, geo, k, sv, mask, any_mask, &L, Dp);
   const int *nodes = cell_nodes + (size_t)b.cell * MF_NPC;
   const int row_node = b.active && b.t.isdof ? nodes[b.t.pos] : 0;
   for (int bc = 0; bc < MF_NC; bc++)
@@ -445,6 +526,22 @@ extern "C" __global__ void __launch_bounds__(MF_NT)
       }
     }
 }
+extern "C" __global__ void __launch_bounds__(MF_NT)
+    mfree_assemble(const int *cell_nodes, const short *mask_all, const double *B, const double *D, const double *P,
+                   const double *qw, const double *qd, int nb, int sym, const double *geo, const double *k, int ncells,
+                   const int64_t *rowptr, const int *colidx, double *vals)
+{
+  assemble_body(cell_nodes, mask_all, B, D, P, qw, qd, nb, sym, geo, k, ncells, NULL, rowptr, colidx, vals);
+}
+#if MF_STATE
+extern "C" __global__ void __launch_bounds__(MF_NT)
+    mfree_assemble_state(const int *cell_nodes, const short *mask_all, const double *B, const double *D,
+                         const double *P, const double *qw, const double *geo, const double *k, int ncells,
+                         const double *sv, const int64_t *rowptr, const int *colidx, double *vals)
+{
+  assemble_body(cell_nodes, mask_all, B, D, P, qw, NULL, MF_NC, 0, geo, k, ncells, sv, rowptr, colidx, vals);
+}
+#endif
 #endif // MF_FLOAT_COPY
 
 #if MF_FACES && !MF_FLOAT_COPY

@@ -520,41 +520,38 @@ static int diagonal_device(mf_operator op, mf_vector dv)
  * applies with this operator's scatter; this operator's flow applies the Dirichlet form, except that a
  * built-in whose kernel masks the boundary entries of x (cuda) does that part itself (no copy of x per
  * product: 6% of a multigrid CG iteration, measured on an H100 at 1.7e7 DoFs). */
-static int apply_inner(mf_operator op, mf_vector x, mf_vector y)
+static int inner_product(mf_operator op, mf_vector x, mf_vector y, int part) /* part -1: all cells */
 {
   mf_operator in = hp(op)->inner;
   in->scatter = op->scatter;
   in->dirichlet = op->dirichlet && in->ops.masks_bc; /* for this product only */
-  const int ierr = in->ops.apply(in, x, y);
+  const int ierr = part < 0 ? in->ops.apply(in, x, y) : in->ops.apply_part(in, x, y, (mf_cell_part)part);
   in->dirichlet = 0;
   return ierr;
 }
-static int apply_part_inner(mf_operator op, mf_vector x, mf_vector y, mf_cell_part part)
-{
-  mf_operator in = hp(op)->inner;
-  in->scatter = op->scatter;
-  in->dirichlet = op->dirichlet && in->ops.masks_bc;
-  const int ierr = in->ops.apply_part(in, x, y, part);
-  in->dirichlet = 0;
-  return ierr;
-}
-static int diagonal_inner(mf_operator op, mf_vector d)
-{
-  mf_operator in = hp(op)->inner;
-  return in->ops.diagonal(in, d);
-}
+static int apply_inner(mf_operator op, mf_vector x, mf_vector y) { return inner_product(op, x, y, -1); }
+static int apply_part_inner(mf_operator op, mf_vector x, mf_vector y, mf_cell_part p) { return inner_product(op, x, y, (int)p); }
+static int diagonal_inner(mf_operator op, mf_vector d) { return hp(op)->inner->ops.diagonal(hp(op)->inner, d); }
 static int as_builtin(mf_operator o);
 
-/* The stored data at the state uv (cpu backend): the g-functions at (u, grad u) of every point in the full layout
- * (cells_at), then as at the set-up: the narrowest layout, and the built-in operator's data where the physics fits
- * its shape (made again: the previous one is dropped). The data before are kept where a value is not finite.
- * Collective (the built-in's choice). */
-static int state_cpu(mf_operator op, mf_vector uv)
+/* The stored data at the state uv: on the cpu backend the g-functions at (u, grad u) of every point in the full
+ * layout (cells_at), then as at the set-up: the narrowest layout, and the built-in operator's data where the physics
+ * fits its shape (made again: the previous one is dropped); on a device the backend's (stored or fused), a built-in
+ * fit left. The data before are kept where a value is not finite. Collective (the built-in's choice). */
+static int state_set(mf_operator op, mf_vector uv)
 {
   mf_context ctx = op->ctx;
   hex_phys *h = hp(op);
   MF_CHECK(!mf_hex_phys_faces_has_operator(h), ctx, MF_ERR_UNSUPPORTED, "physics '%s' has boundary terms in its "
            "operator (g0 on faces): their linearisation at a state is not made yet", h->ph.name);
+  if (ctx->backend != MF_BACKEND_CPU) {
+    MF_CALL(ctx->bk->physics.hex_state(op, uv)); /* op->ops.apply the device's */
+    if (h->inner) mf_operator_destroy(&h->inner);
+    op->ops.apply_part = NULL;
+    op->ops.diagonal = diagonal_device;
+    op->ops.masks_bc = 0;
+    return 0;
+  }
   const size_t npts = (size_t)op->space->ncells * h->nqp;
   mf_phys_layout full;
   mf_phys_layout_init(&h->ph, op->space->dim, &full);
@@ -802,6 +799,7 @@ int mf_hex_physics_create(mf_space space, const mf_phys *ph, mf_quadrature quad,
     if (ierr) {
     } else if (device) { /* the backend's kernels and data (the built-in's where they fit) */
       ierr = device_setup(o);
+      if (ctx->bk->physics.hex_state) o->ops.set_state = state_set;
       if (!ierr && h->nbf) { /* boundary terms: added on the device or the host */
         h->residual_device = o->ops.residual;
         o->ops.residual = residual_device_faces;
@@ -818,7 +816,7 @@ int mf_hex_physics_create(mf_space space, const mf_phys *ph, mf_quadrature quad,
       o->ops.apply_part = apply_part_cpu;
       o->ops.diagonal = diagonal_cpu;
       o->ops.residual = residual_cpu;
-      o->ops.set_state = state_cpu;
+      o->ops.set_state = state_set;
       ierr = setup_cpu(o);
     }
     if (!ierr) ierr = mf_hex_phys_faces_check(o);
