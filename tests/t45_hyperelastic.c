@@ -333,6 +333,47 @@ static void failure_case(mf_context ctx)
   T_CHECK(R.ierr == 0 && R.newton > 4, "B x 160 in 4 load steps: error %d, reason %d, %d Newton steps", R.ierr, R.reason, R.newton);
 }
 
+/* Chebyshev's eigenvalue estimate at an indefinite Jacobian (the state after one full step of B x 80, where the inner
+ * CG meets negative curvature): at a state it keeps the estimate of the steps before the negative curvature (the
+ * smoother of the positive part, as multigrid's fine level needs inside Newton), where a plain operator is refused */
+static void indefinite_case(mf_context ctx)
+{
+  run_setup su = {"cube-tets", 4, 1, 0, 1, 1, 1e-10, 1e-10, 1.0, 0, 0, NULL, 80.0};
+  run_result R = solve(ctx, &su, 1);
+  const int trees[3] = {1, 1, 1}, clamp[2] = {1, 2};
+  hyper_problem pr = hyper_demo();
+  for (int k = 0; k < 3; k++) pr.B[k] *= 80.0;
+  mf_mesh mesh = NULL;
+  mf_space s = NULL;
+  mf_physics ph = NULL;
+  mf_operator op = NULL;
+  mf_vector u = NULL;
+  mf_pc pc = NULL;
+  T_CALL(mf_mesh_create_box(ctx, "cube-tets", 3, trees, 2, &mesh));
+  T_CALL(mf_space_create_components(mesh, 1, 3, &s));
+  T_CALL(mf_space_set_dirichlet_tags(s, 2, clamp));
+  T_CALL(hyper_physics(ctx, 3, &pr, &ph));
+  T_CALL(mf_operator_create_physics(s, ph, MF_QUAD_GAUSS, &op));
+  T_CALL(mf_operator_set_dirichlet(op, 1));
+  T_CALL(mf_vector_create(s, &u));
+  T_CALL(mf_vector_set_values(u, R.u));
+  T_CALL(mf_operator_set_state(op, u));
+  T_CALL(mf_pc_create(op, MF_PC_CHEBYSHEV, &pc));
+  T_CALL(mf_pc_set_chebyshev(pc, 4, 15.0, 100));
+  const int ierr = mf_pc_setup(pc);
+  double lmax = 0.0;
+  if (!ierr) T_CALL(mf_pc_eigenvalue(pc, &lmax));
+  T_CHECK(ierr == 0 && lmax > 0.0, "Chebyshev at an indefinite Jacobian: set-up error %d ('%s'), lambda_max %g", ierr,
+          ierr ? mf_context_error_message(ctx) : "", lmax);
+  mf_pc_destroy(&pc);
+  mf_vector_destroy(&u);
+  mf_operator_destroy(&op);
+  mf_physics_destroy(&ph);
+  mf_space_destroy(&s);
+  mf_mesh_destroy(&mesh);
+  free(R.u);
+}
+
 /* multigrid inside Newton (its levels at each state): the same solution as with Jacobi, CG iterations per Newton step
  * at most 10 and flat (+1.5 from one refinement to the next: 4 to 8 cubes in P1, 2 to 4 in P2) */
 static void multigrid_case(mf_context ctx)
@@ -486,6 +527,7 @@ int main(int argc, char **argv)
     linear_limit_case(ctx);
     energy_case(ctx);
     failure_case(ctx);
+    indefinite_case(ctx);
     multigrid_case(ctx);
     assembled_case(ctx);
   }

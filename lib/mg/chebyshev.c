@@ -151,6 +151,10 @@ static int estimate_eigenvalue(mf_pc pc)
     double pAp = 0.0;
     ierr = mf_vector_dot_checked(p, Ap, &pAp, mf_operator_apply(op, p, Ap));
     if (ierr) break;
+    /* a Jacobian at a state whose tangent is indefinite there (negative curvature after some steps): the estimate
+     * of the steps before, the smoother on the positive part of the spectrum (the outer CG, truncated, meets the
+     * negative curvature itself) */
+    if (isfinite(pAp) && pAp <= 0.0 && k > 0 && op->state) break;
     MF_CHECK_GOTO(isfinite(pAp) && pAp > 0.0, ctx, MF_ERR_ARGUMENT, done,
                   "eigenvalue estimate: p^T A p = %g at step %d (operator not positive definite?)", pAp, k);
     alpha[k] = rz / pAp;
