@@ -130,10 +130,14 @@ void vcol_shape(const mf_hex_phys *h, const mf_space s, int *cpb, int *minb, int
   *minb = env_int("MFREE_PHYSICS_VCOL_MINB", cap ? 2 : 0);
 }
 
-std::string program(const mf_hex_phys *h, const mf_space s, int cpb, int ns_full, int ns_one, int ns_sym, bool single,
-                    bool state = false)
+std::string program(const mf_hex_phys *h, const mf_space s, int cpb, bool single, bool state = false)
 {
   const mf_phys *ph = &h->ph;
+  mf_phys_layout full, one, sym; /* the stored entries' sizes: the same for a float copy (whose lay is narrowed) */
+  mf_phys_layout_make(s->dim, s->ncomp, s->ncomp, 0, h->lay.has, &full);
+  mf_phys_layout_make(s->dim, s->ncomp, 1, 0, h->lay.has, &one);
+  mf_phys_layout_make(s->dim, s->ncomp, 1, 1, h->lay.has, &sym);
+  const int ns_full = full.n, ns_one = one.n, ns_sym = sym.n;
   char buf[512];
   std::string t = single ? "#define MF_FLOAT_COPY 1\n" : state ? "#define MF_STATE 1\n" : "";
   snprintf(buf, sizeof buf,
@@ -265,20 +269,10 @@ int library(mf_context ctx, const std::string &prog, cudaLibrary_t *lib)
 void free_dev(phys_dev *d)
 {
   if (!d) return;
-  cudaFree(d->B);
-  cudaFree(d->D);
-  cudaFree(d->qw);
-  cudaFree(d->k);
-  cudaFree(d->qd);
-  cudaFree(d->qdf);
-  cudaFree(d->BB);
-  cudaFree(d->BG);
-  cudaFree(d->GG);
-  cudaFree(d->bf_cell);
-  cudaFree(d->bf_face);
-  cudaFree(d->bf_term);
-  cudaFree(d->fg);
-  cudaFree(d->sv);
+  for (void *p : {(void *)d->B, (void *)d->D, (void *)d->qw, (void *)d->k, (void *)d->qd, (void *)d->qdf, (void *)d->BB,
+                  (void *)d->BG, (void *)d->GG, (void *)d->bf_cell, (void *)d->bf_face, (void *)d->bf_term,
+                  (void *)d->fg, (void *)d->sv})
+    cudaFree(p);
   delete d;
 }
 
@@ -429,9 +423,7 @@ int make_dev(mf_operator op, phys_dev **out, bool single = false)
   mf_hex_phys *h = mf_hexphys(op);
   phys_dev *d = new phys_dev();
   *out = d;
-  mf_phys_layout full, one, sym; /* the program's sizes: the same for a float copy (whose lay is narrowed) */
-  mf_phys_layout_make(s->dim, s->ncomp, s->ncomp, 0, h->lay.has, &full);
-  mf_phys_layout_make(s->dim, s->ncomp, 1, 0, h->lay.has, &one);
+  mf_phys_layout sym;
   mf_phys_layout_make(s->dim, s->ncomp, 1, 1, h->lay.has, &sym);
   d->ns_sym = sym.n;
   d->cpb = cells_per_block(h->nqp);
@@ -439,7 +431,7 @@ int make_dev(mf_operator op, phys_dev **out, bool single = false)
   const int nq = h->basis.nq, n1 = s->n1;
   d->shmem = sizeof(double) * ((size_t)nq * n1 + (size_t)nq * nq + 2 * n1 * n1 + nq + (size_t)d->cpb * 2 * h->nqp);
   cudaLibrary_t lib = NULL;
-  MF_CALL(library(ctx, program(h, s, d->cpb, full.n, one.n, sym.n, single), &lib));
+  MF_CALL(library(ctx, program(h, s, d->cpb, single), &lib));
   const char *ev = getenv("MFREE_PHYSICS_VEC");
   const bool vcol = !h->lay.has[1] && !h->lay.has[2] && (h->lay.has[0] || h->lay.has[3]) && !(ev && !strcmp(ev, "0"));
   if (single) {
@@ -490,9 +482,10 @@ int make_dev(mf_operator op, phys_dev **out, bool single = false)
 
 
 // One set-up run in mode m (physics_jit.cuh) into out (the mode's layout; mode 3: a built-in's, with its
-// strides; mode 4: the fused operator's geometry); *shape: what the mode found that it cannot hold (1 not
-// one block, 2 D3 not symmetric).
-int setup_run(mf_operator op, int m, double *out, int batch, long long bs, long long bt, int *shape)
+// strides; mode 4: the fused operator's geometry; mode 5: the full layout at the state of local values ud, or with
+// out NULL its checks alone); *shape: what the mode found that it cannot hold (1 not one block, 2 D3 not symmetric).
+int setup_run(mf_operator op, int m, double *out, int batch, long long bs, long long bt, int *shape,
+              const double *ud = NULL)
 {
   mf_context ctx = op->ctx;
   const mf_space s = op->space;
@@ -519,8 +512,12 @@ int setup_run(mf_operator op, int m, double *out, int batch, long long bs, long 
   void *gargs[] = {(void *)&cells, (void *)&mask, (void *)&coords, (void *)&cstride, (void *)&d->B,
                    (void *)&d->D,  (void *)&P,    (void *)&d->qw,   (void *)&d->k,     (void *)&ncells,
                    (void *)&out,   (void *)&bad,  (void *)&nonfinite};
-  int ierr = launch(ctx, m == 4 ? d->setup_geo : d->setup[m], (unsigned)((ncells + d->cpb - 1) / d->cpb),
-                    (unsigned)d->nt, d->shmem, m == 4 ? gargs : args, "physics set-up");
+  void *sargs[] = {(void *)&cells, (void *)&mask, (void *)&coords, (void *)&cstride, (void *)&d->B,
+                   (void *)&d->D,  (void *)&P,    (void *)&d->qw,   (void *)&d->k,     (void *)&ncells,
+                   (void *)&ud,    (void *)&out,  (void *)&bad,     (void *)&nonfinite};
+  int ierr = launch(ctx, m == 5 ? d->setup_state : m == 4 ? d->setup_geo : d->setup[m],
+                    (unsigned)((ncells + d->cpb - 1) / d->cpb), (unsigned)d->nt, d->shmem,
+                    m == 5 ? sargs : m == 4 ? gargs : args, m == 5 ? "physics at a state" : "physics set-up");
   long long b = -1, nf = -1;
   if (!ierr) b = first_flag(ctx, flags, &ierr);
   if (!ierr) nf = first_flag(ctx, flags + 1, &ierr);
@@ -536,9 +533,11 @@ int setup_run(mf_operator op, int m, double *out, int batch, long long bs, long 
     char xs[96];
     point_text(op, (int)(nf >> 20), (int)(nf & 0xfffff), xs, sizeof xs);
     ierr = mf_error_set(ctx, MF_ERR_ARGUMENT, __FILE__, __LINE__, __func__,
-                        "physics '%s': a g-function gave a value that is not finite at quadrature point %d of cell %d "
-                        "(rank %d), x = %s: the pointwise functions must give finite values",
-                        h->ph.name, (int)(nf & 0xfffff), (int)(nf >> 20), ctx->rank, xs);
+                        "physics '%s': a g-function gave a value that is not finite %sat quadrature point %d of cell "
+                        "%d (rank %d), x = %s: %s",
+                        h->ph.name, m == 5 ? "at the state, " : "", (int)(nf & 0xfffff), (int)(nf >> 20), ctx->rank,
+                        xs, m == 5 ? "the state is outside where the functions are defined"
+                                   : "the pointwise functions must give finite values");
   }
   return ierr;
 }
@@ -618,62 +617,12 @@ int state_kernels(mf_operator op, phys_dev *d)
   if (d->setup_state) return 0;
   mf_context ctx = op->ctx;
   const mf_space s = op->space;
-  const mf_hex_phys *h = mf_hexphys(op);
-  mf_phys_layout full, one, sym;
-  mf_phys_layout_make(s->dim, s->ncomp, s->ncomp, 0, h->lay.has, &full);
-  mf_phys_layout_make(s->dim, s->ncomp, 1, 0, h->lay.has, &one);
-  mf_phys_layout_make(s->dim, s->ncomp, 1, 1, h->lay.has, &sym);
   cudaLibrary_t lib = NULL;
-  MF_CALL(library(ctx, program(h, s, d->cpb, full.n, one.n, sym.n, false, true), &lib));
+  MF_CALL(library(ctx, program(mf_hexphys(op), s, d->cpb, false, true), &lib));
   MF_CALL(kernel(ctx, lib, "mfree_apply_fused_state", &d->apply_fused_state));
   MF_CALL(kernel(ctx, lib, "mfree_diagonal_state", &d->diagonal_state));
   MF_CALL(kernel(ctx, lib, "mfree_assemble_state", &d->assemble_state));
   return kernel(ctx, lib, "mfree_setup_state", &d->setup_state);
-}
-
-// The state's set-up run: the g-functions at the state's values ud at every point into qd (the full layout), or
-// with qd NULL their checks alone; a degenerate cell or a value that is not finite refused naming the point.
-int state_run(mf_operator op, const double *ud, double *qd)
-{
-  mf_context ctx = op->ctx;
-  const mf_space s = op->space;
-  const mf_cuda_space *ds = (const mf_cuda_space *)s->dev;
-  const mf_hex_phys *h = mf_hexphys(op);
-  phys_dev *d = dev_of(op);
-  unsigned long long *flags = NULL;
-  cudaError_t e = cudaMalloc((void **)&flags, 2 * sizeof *flags);
-  if (e == cudaSuccess) e = cudaMemset(flags, 0xff, 2 * sizeof *flags);
-  if (e != cudaSuccess) {
-    cudaFree(flags);
-    return cuda_fail(ctx, e, "the state's checks");
-  }
-  const int *cells = ds->cell_nodes;
-  const short *mask = (const short *)ds->mask;
-  const double *P = ds->mask ? ds->P : NULL, *coords = ds->coords;
-  int cstride = s->ncomp * s->dim, ncells = s->ncells;
-  unsigned long long *bad = flags, *nonfinite = flags + 1;
-  void *args[] = {(void *)&cells, (void *)&mask, (void *)&coords, (void *)&cstride, (void *)&d->B,
-                  (void *)&d->D,  (void *)&P,    (void *)&d->qw,   (void *)&d->k,     (void *)&ncells,
-                  (void *)&ud,    (void *)&qd,   (void *)&bad,     (void *)&nonfinite};
-  int ierr = launch(ctx, d->setup_state, (unsigned)((ncells + d->cpb - 1) / d->cpb), (unsigned)d->nt, d->shmem, args,
-                    "physics at a state");
-  long long b = -1, nf = -1;
-  if (!ierr) b = first_flag(ctx, flags, &ierr);
-  if (!ierr) nf = first_flag(ctx, flags + 1, &ierr);
-  cudaFree(flags);
-  if (!ierr && b >= 0)
-    ierr = mf_error_set(ctx, MF_ERR_ARGUMENT, __FILE__, __LINE__, __func__,
-                        "degenerate cell %d: Jacobian determinant not positive at quadrature point %d", (int)(b >> 20),
-                        (int)(b & 0xfffff));
-  if (!ierr && nf >= 0) {
-    char xs[96];
-    point_text(op, (int)(nf >> 20), (int)(nf & 0xfffff), xs, sizeof xs);
-    ierr = mf_error_set(ctx, MF_ERR_ARGUMENT, __FILE__, __LINE__, __func__,
-                        "physics '%s': a g-function gave a value that is not finite at the state, at quadrature point "
-                        "%d of cell %d (rank %d), x = %s: the state is outside where the functions are defined",
-                        h->ph.name, (int)(nf & 0xfffff), (int)(nf >> 20), ctx->rank, xs);
-  }
-  return ierr;
 }
 } // namespace
 
@@ -710,6 +659,7 @@ extern "C" int mf_cuda_physics_state(mf_operator op, mf_vector u)
     return mf_error_set(ctx, MF_ERR_MPI, __FILE__, __LINE__, __func__, "MPI_Allreduce failed");
   const double t0 = mf_phase_begin(ctx);
   double *qd = NULL, *geo = NULL, *sv = NULL;
+  int shape = 0;
   char what[112];
   snprintf(what, sizeof what, "the physics' %s at a state (%zu points x %d)", fused ? "geometry" : "data", npts,
            fused ? ng : full.n);
@@ -720,14 +670,13 @@ extern "C" int mf_cuda_physics_state(mf_operator op, mf_vector u)
       ierr = cuda_fail(ctx, e, "copying the state");
     if (!ierr && !d->fused) { // the geometry, where the operator was stored
       if ((e = cudaMalloc((void **)&geo, bytes)) != cudaSuccess) ierr = cuda_fail(ctx, e, what);
-      int shape = 0;
       if (!ierr) ierr = setup_run(op, 4, geo, 0, 0, 0, &shape);
     }
-    if (!ierr) ierr = state_run(op, sv, NULL);
+    if (!ierr) ierr = setup_run(op, 5, NULL, 0, 0, 0, &shape, sv);
   } else {
     const cudaError_t e = cudaMalloc((void **)&qd, bytes);
     if (e != cudaSuccess) ierr = cuda_fail(ctx, e, what);
-    if (!ierr) ierr = state_run(op, u->data, qd);
+    if (!ierr) ierr = setup_run(op, 5, qd, 0, 0, 0, &shape, u->data);
   }
   mf_phase_end(ctx, MF_PHASE_GEOMETRY, t0);
   ierr = mf_agree(ctx, ierr); // every rank keeps its data before, or every rank takes the new
