@@ -354,6 +354,7 @@ void point_text(mf_operator op, int cell, int q, char *buf, size_t n)
   double xq[3 * MF_MAX_NQ * MF_MAX_NQ * MF_MAX_NQ];
   mf_geom_work gw;
   snprintf(buf, n, "(unknown)");
+  if (!s->coords && op->ctx->size > 1) return; // their making is collective: not from one rank's error
   if (mf_space_host_coords(s) || mf_geom_work_init(s, &h->basis, &gw)) return;
   mf_cell_points(s, &h->basis, cell, &gw, xq);
   mf_geom_work_free(&gw);
@@ -627,10 +628,10 @@ int state_kernels(mf_operator op, phys_dev *d)
 } // namespace
 
 /* The operator at the state u (mf_operator_set_state on the device): the g-functions at (u, grad u) of every point
- * stored in the full layout where it holds no more entries per point than the geometry (dim^2 + 1 + dim) and the
- * new data fit beside the old, else fused: the geometry stored (made here where the operator was stored before),
- * the state's values kept (one vector) and the g-functions evaluated at every application (MFREE_PHYSICS_FUSED=1
- * or 0 forces either; the same rule as the simplex family's, docs/nonlinear.md). Checked at every point first (a
+ * stored in the full layout where it holds no more entries per point than the geometry (dim^2 + 1 + dim) and, where
+ * the operator runs fused already, the new data fit beside its geometry; else fused: the geometry stored (made here
+ * where the operator was stored before), the state's values kept (one vector) and the g-functions evaluated at every
+ * application (MFREE_PHYSICS_FUSED=1 or 0 forces either; docs/nonlinear.md). Checked at every point first (a
  * degenerate cell, a value that is not finite: refused naming the point, the data before kept on every rank).
  * The caller (lib/hex/physics_hex.c) leaves a built-in fit. Collective. */
 extern "C" int mf_cuda_physics_state(mf_operator op, mf_vector u)
@@ -649,14 +650,15 @@ extern "C" int mf_cuda_physics_state(mf_operator op, mf_vector u)
   const char *ef = getenv("MFREE_PHYSICS_FUSED");
   const int force = ef && !strcmp(ef, "1") ? 1 : ef && !strcmp(ef, "0") ? 0 : -1;
   int fused = force >= 0 ? force : full.n > ng;
-  const size_t bytes = sizeof(double) * (npts * (size_t)(fused ? ng : full.n) + 1);
   size_t free_b = 0, total_b = 0;
-  if (!fused && force != 0 && (cudaMemGetInfo(&free_b, &total_b) != cudaSuccess || free_b / 2 < bytes)) {
-    cudaGetLastError(); // no room for the new data beside the old: fused
+  if (!fused && force != 0 && d->fused && // the geometry kept already: no room for stored data beside the old
+      (cudaMemGetInfo(&free_b, &total_b) != cudaSuccess || free_b / 2 < sizeof(double) * npts * (size_t)full.n)) {
+    cudaGetLastError();
     fused = 1;
   }
   if (ctx->size > 1 && MPI_Allreduce(MPI_IN_PLACE, &fused, 1, MPI_INT, MPI_MAX, ctx->comm) != MPI_SUCCESS)
     return mf_error_set(ctx, MF_ERR_MPI, __FILE__, __LINE__, __func__, "MPI_Allreduce failed");
+  const size_t bytes = sizeof(double) * (npts * (size_t)(fused ? ng : full.n) + 1); // after the ranks agree
   const double t0 = mf_phase_begin(ctx);
   double *qd = NULL, *geo = NULL, *sv = NULL;
   int shape = 0;

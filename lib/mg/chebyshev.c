@@ -23,6 +23,7 @@ typedef struct {
   double range, lambda_max, lambda_min;
   double solve_reduction; /* > 0: a solver over the whole spectrum (multigrid's coarse level): the
                              interval [0.9 lambda_min, 1.2 lambda_max], the degree for this reduction */
+  int indefinite;         /* 1: the estimate keeps the steps before a negative curvature (mf_pc_chebyshev_indefinite) */
   mf_vector d, res, t;
 } chebyshev_data;
 
@@ -60,6 +61,13 @@ int mf_pc_chebyshev_solver(mf_pc pc, double reduction)
   chebyshev_data *c = cheb(pc);
   c->solve_reduction = reduction;
   c->eig_steps = 40;
+  pc->ready = 0;
+  return 0;
+}
+
+int mf_pc_chebyshev_indefinite(mf_pc pc)
+{
+  cheb(pc)->indefinite = 1;
   pc->ready = 0;
   return 0;
 }
@@ -151,10 +159,10 @@ static int estimate_eigenvalue(mf_pc pc)
     double pAp = 0.0;
     ierr = mf_vector_dot_checked(p, Ap, &pAp, mf_operator_apply(op, p, Ap));
     if (ierr) break;
-    /* a Jacobian at a state whose tangent is indefinite there (negative curvature after some steps): the estimate
-     * of the steps before, the smoother on the positive part of the spectrum (the outer CG, truncated, meets the
-     * negative curvature itself) */
-    if (isfinite(pAp) && pAp <= 0.0 && k > 0 && op->state) break;
+    /* a smoother of a Jacobian whose tangent is indefinite (mf_pc_chebyshev_indefinite; negative curvature after
+     * some steps): the estimate of the steps before, the smoother on the positive part of the spectrum (the outer
+     * CG, truncated, meets the negative curvature itself) */
+    if (isfinite(pAp) && pAp <= 0.0 && k > 0 && c->indefinite) break;
     MF_CHECK_GOTO(isfinite(pAp) && pAp > 0.0, ctx, MF_ERR_ARGUMENT, done,
                   "eigenvalue estimate: p^T A p = %g at step %d (operator not positive definite?)", pAp, k);
     alpha[k] = rz / pAp;

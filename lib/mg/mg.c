@@ -175,7 +175,10 @@ static int levels_at_state(mf_mg m, mf_operator A)
 static int mg_update_state(mf_mg m, mf_operator A)
 {
   MF_CALL(levels_at_state(m, A));
-  for (int k = 0; k < m->nlevels; k++) MF_CALL(mf_pc_setup(m->lv[k].smoother));
+  for (int k = 0; k < m->nlevels; k++) {
+    if (k > 0) MF_CALL(mf_pc_chebyshev_indefinite(m->lv[k].smoother)); /* smoothers of Jacobians (chebyshev.c) */
+    MF_CALL(mf_pc_setup(m->lv[k].smoother));
+  }
   return 0;
 }
 
@@ -217,6 +220,7 @@ static int mg_setup(mf_operator A, mf_mg *mgp, int smoother_degree, double smoot
     if (!ierr) ierr = mf_pc_create_type(l->opa ? l->opa : l->op, &mf_pc_type_chebyshev, &l->smoother);
     if (!ierr && k == 0) ierr = mf_pc_chebyshev_solver(l->smoother, coarse_reduction);
     else if (!ierr) ierr = mf_pc_set_chebyshev(l->smoother, smoother_degree, smoothing_range, 12);
+    if (!ierr && k > 0 && A->state) ierr = mf_pc_chebyshev_indefinite(l->smoother); /* a Jacobian's smoothers */
     if (!ierr) ierr = mf_pc_setup(l->smoother);
     if (!ierr && single) { /* the float copy takes over; a level made here drops its double data */
       ierr = mf_operator_create_single(l->op, &l->opf);

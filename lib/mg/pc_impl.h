@@ -81,6 +81,10 @@ int mf_pc_inverse_diagonal(mf_operator op, mf_vector *dinv);
  *  [0.9 lambda_min, 1.2 lambda_max] and the degree that reduces the error by `reduction` there
  *  (multigrid's coarse level: linear and symmetric, unlike an inexact CG; chebyshev.c). */
 int mf_pc_chebyshev_solver(mf_pc pc, double reduction);
+/** A Chebyshev smoother of a Jacobian at a state (multigrid's finer levels inside Newton, where the tangent may be
+ *  indefinite): its eigenvalue estimate stops at a negative curvature met after its first step and keeps the steps
+ *  before (the smoother acts on the positive part); without it such an operator is refused (chebyshev.c). */
+int mf_pc_chebyshev_indefinite(mf_pc pc);
 /** Move a set-up preconditioner to op, a single-precision copy of its operator
  *  (mf_operator_create_single): its vectors become float, its eigenvalue estimates stay. Chebyshev
  *  only (the type's to_single entry; pc.c). */

@@ -762,7 +762,7 @@ int mf_operator_set_state(mf_operator op, mf_vector u)
            "a state needs an operator of a pointwise physics (mf_operator_create_physics), not %s operator",
            mf_operator_kind_name(op));
   MF_CHECK(op->ops.set_state, ctx, MF_ERR_UNSUPPORTED,
-           "the linearisation at a state: on the cpu backend (not yet on %s spaces on the %s backend)",
+           "the linearisation at a state is not made for %s spaces on the %s backend",
            op->space->fam->name, mf_context_backend(ctx));
   MF_CHECK(op->prec == MF_PRECISION_DOUBLE && u->prec == MF_PRECISION_DOUBLE, ctx, MF_ERR_UNSUPPORTED,
            "states are taken in double only");

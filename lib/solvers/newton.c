@@ -47,8 +47,8 @@ int mf_newton_create(mf_operator op, mf_newton *newton)
            mf_operator_kind_name(op));
   MF_CHECK(op->prec == MF_PRECISION_DOUBLE, ctx, MF_ERR_UNSUPPORTED, "Newton runs on an operator in double");
   MF_CHECK(op->ops.set_state, ctx, MF_ERR_UNSUPPORTED,
-           "Newton needs the operator's Jacobian at a state (mf_operator_set_state): on the cpu backend (not yet on "
-           "%s spaces on the %s backend)",
+           "Newton needs the operator's Jacobian at a state (mf_operator_set_state), not made for %s spaces on the %s "
+           "backend",
            op->space->fam->name, mf_context_backend(ctx));
   mf_newton n = NULL;
   MF_CALL(MF_CALLOC_AGREED(ctx, 1, &n));
