@@ -382,6 +382,17 @@ static void indefinite_case(mf_context ctx)
     mf_vector_destroy(&r), mf_vector_destroy(&z);
   }
   mf_pc_destroy(&pc);
+  /* Newton with a plain Chebyshev inside from there: MF_NEWTON_LINEAR, its message with the set-up's own */
+  mf_newton nw = NULL;
+  mf_newton_info info;
+  T_CALL(mf_newton_create(op, &nw));
+  T_CALL(mf_newton_set_linear(nw, MF_PC_CHEBYSHEV, 0, 1e-5, 1000));
+  ierr = mf_newton_solve(nw, u, &info);
+  const char *msg = mf_context_error_message(ctx);
+  T_CHECK(ierr == MF_ERR_NOT_CONVERGED && info.reason == MF_NEWTON_LINEAR && strstr(msg, "set-up at step 1 failed") &&
+              strstr(msg, "not positive definite"),
+          "Newton with Chebyshev at an indefinite Jacobian: error %d, reason %d, '%s'", ierr, info.reason, msg);
+  mf_newton_destroy(&nw);
   mf_vector_destroy(&u);
   mf_operator_destroy(&op);
   mf_physics_destroy(&ph);

@@ -279,6 +279,7 @@ int mf_newton_solve(mf_newton n, mf_vector u, mf_newton_info *info)
   double f = 0.0, f0, fprev, eta_prev = n->eta;
   int ok = 1;
   mf_newton_reason reason = MF_NEWTON_MAX_ITERATIONS;
+  char why[320] = ""; /* the inner solve's own message where it failed */
   int ierr = residual_at(n, u, n->F, &f, &ok, &info->seconds_residual);
   f0 = fprev = f;
   info->residual0 = info->residual = f;
@@ -311,6 +312,7 @@ int mf_newton_solve(mf_newton n, mf_vector u, mf_newton_info *info)
     if (ierr && ierr != MF_ERR_MEMORY && ierr != MF_ERR_CUDA && ierr != MF_ERR_MPI) {
       reason = MF_NEWTON_LINEAR; /* the inner solve's set-up failed (say a smoother's eigenvalue estimate at an
                                     indefinite Jacobian): the method's failure, its message kept */
+      snprintf(why, sizeof why, ": its preconditioner's set-up at step %d failed: %s", k, mf_context_error_message(ctx));
       ierr = 0;
       break;
     }
@@ -346,6 +348,7 @@ int mf_newton_solve(mf_newton n, mf_vector u, mf_newton_info *info)
     info->negative_curvature += negative;
     if ((lerr || !ci.converged) && !negative) { /* short of its tolerance, or broken down */
       reason = MF_NEWTON_LINEAR;
+      if (lerr) snprintf(why, sizeof why, ": %s", mf_context_error_message(ctx));
       break;
     }
     double lambda = 1.0, ft = INFINITY;
@@ -392,7 +395,7 @@ int mf_newton_solve(mf_newton n, mf_vector u, mf_newton_info *info)
   if (ierr) return ierr;
   if (!info->converged)
     return mf_error_set(ctx, MF_ERR_NOT_CONVERGED, __FILE__, __LINE__, __func__,
-                        "Newton did not converge: %s after %d steps (||F|| = %.3e, start %.3e)", reason_text(reason),
-                        info->iterations, f, f0);
+                        "Newton did not converge: %s after %d steps (||F|| = %.3e, start %.3e)%s", reason_text(reason),
+                        info->iterations, f, f0, why);
   return 0;
 }
