@@ -881,8 +881,8 @@ int mf_newton_set_assembled(mf_newton newton, int on);
  *  NULL: 0). Load stepping: with the loads in the physics, b = (1 - s) F(0) poses the load fraction s. */
 int mf_newton_set_rhs(mf_newton newton, mf_vector b);
 int mf_newton_set_monitor(mf_newton newton, mf_newton_monitor_fn fn, void *user);
-/** @brief Solve from the initial guess u (its boundary entries the Dirichlet values). 0 when converged, else MF_ERR_
- *  NOT_CONVERGED naming the reason (info.reason; an inner solve short or broken down: MF_NEWTON_LINEAR, its message),
+/** @brief Solve from the initial guess u (boundary entries: the Dirichlet values). 0 when converged, else
+ *  MF_ERR_NOT_CONVERGED naming the reason (info.reason; an inner solve short or failed: MF_NEWTON_LINEAR, its text),
  *  or MF_ERR_ARGUMENT where F or J is not finite at a state the line search cannot avoid (MF_NEWTON_STATE; the
  *  point in the message). info (may be NULL) is filled on every return. A rejected trial's message may stay the
  *  context's last error after a solve that returns 0. eta_k is relative in the inner solver's own measure. */
