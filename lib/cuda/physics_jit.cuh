@@ -7,7 +7,8 @@
 //   mfree_g(t, ...) and mfree_f(t, ...), which call the user's functions,
 // and includes physics/mf_physics.h and hanging/mf_hanging.h. With MF_FLOAT_COPY 1 the text holds the float
 // copy's kernels only (the products on float vectors: _f), a library of its own, compiled where a float
-// V-cycle asks for it; else every other kernel.
+// V-cycle asks for it; with MF_STATE 1 those of the operator at a state only (_state), compiled at its first
+// state; else every other kernel.
 //
 // The cell steps (one thread per quadrature point, MF_CPB cells per block) are jit_cell.cuh's. The
 // stored data are cell by cell, entry by entry, point by point:
@@ -111,10 +112,12 @@ __device__ inline void setup_body(const int *cell_nodes, const short *mask_all, 
     setup_body<MODE, false>(cell_nodes, mask_all, coords, cstride, B, D, P, qw, k, ncells, NULL, qd, batch,      \
                             block_stride, batch_stride, shape, bad, nonfinite);                                    \
   }
+#if !MF_STATE
 MF_SETUP_KERNEL(mfree_setup_full, 0)
 MF_SETUP_KERNEL(mfree_setup_one, 1)
 MF_SETUP_KERNEL(mfree_setup_sym, 2)
 MF_SETUP_KERNEL(mfree_setup_builtin, 3)
+#endif
 
 #if MF_STATE
 // the stored data at the state sv (the full layout), or with qd NULL its checks alone
@@ -165,7 +168,7 @@ __device__ inline void apply_body(const int *cell_nodes, const int *order, const
 MF_APPLY_KERNEL(mfree_apply_full_f, MF_NC, 0, float)
 MF_APPLY_KERNEL(mfree_apply_one_f, 1, 0, float)
 MF_APPLY_KERNEL(mfree_apply_sym_f, 1, 1, float)
-#else
+#elif !MF_STATE
 MF_APPLY_KERNEL(mfree_apply_full, MF_NC, 0, double)
 MF_APPLY_KERNEL(mfree_apply_one, 1, 0, double)
 MF_APPLY_KERNEL(mfree_apply_sym, 1, 1, double)
@@ -202,14 +205,14 @@ extern "C" __global__ void __launch_bounds__(MF_NT) mfree_residual(const int *ce
 // steps together (MF_VCOL_NJ) come with the shape (physics.cu: vcol_shape).
 #include "cuda/column_cell.cuh"
 #define MF_VCOL_NT (MF_DIM == 3 ? MF_NQ * MF_NQ : MF_NQ)
-#if !MF_FLOAT_COPY
+#if !MF_FLOAT_COPY && !MF_STATE
 extern "C" __global__ void __launch_bounds__(MF_VCOL_CPB * MF_VCOL_NT, MF_VCOL_MINB)
     mfree_apply_vcol(const mf_cuda_apply_args a)
 {
   mfc::column_apply<MF_DIM, MF_N1, MF_NQ, MF_HAS0 != 0, MF_HAS3 != 0, MF_COLLOC != 0, MF_HANG != 0, MF_NC, MF_VCOL_CPB,
                     double, MF_VCOL_NJ>(a, reinterpret_cast<unsigned char *>(mf_sm));
 }
-#else
+#elif MF_FLOAT_COPY
 // the same in float (the operator's float copy: its data and vectors in float, as the built-ins' float kernels)
 extern "C" __global__ void __launch_bounds__(MF_VCOL_CPB * MF_VCOL_NT, MF_VCOL_MINB)
     mfree_apply_vcol_f(const mf_cuda_apply_args a)
@@ -335,7 +338,7 @@ __device__ inline double *component_back(block &b, int mask, bool any_mask, cons
 
 } // namespace mfj
 
-#if !MF_FLOAT_COPY
+#if !MF_FLOAT_COPY && !MF_STATE
 // the fused data: the geometry at every point; bad, nonfinite as in mfree_setup_*
 extern "C" __global__ void __launch_bounds__(MF_NT)
     mfree_setup_geo(const int *cell_nodes, const short *mask_all, const double *coords, int cstride, const double *B,
@@ -399,7 +402,9 @@ __device__ inline void apply_fused_body(const int *cell_nodes, const int *order,
 #if MF_FLOAT_COPY
 MF_FUSED_KERNEL(mfree_apply_fused_f, float)
 #else
+#if !MF_STATE
 MF_FUSED_KERNEL(mfree_apply_fused, double)
+#endif
 
 #if MF_STATE
 // y += A x, fused, at the state's values sv
@@ -476,6 +481,7 @@ __device__ inline void diagonal_body(const int *cell_nodes, const short *mask_al
     if (b.active && b.t.isdof && cacc != 0.0) atomicAdd(&y[(size_t)nodes[b.t.pos] * MF_NC + c], cacc);
   }
 }
+#if !MF_STATE
 extern "C" __global__ void __launch_bounds__(MF_NT)
     mfree_diagonal(const int *cell_nodes, const short *mask_all, const double *B, const double *D, const double *P,
                    const double *qw, const double *BB, const double *BG, const double *GG, const double *qd, int nb,
@@ -483,7 +489,7 @@ extern "C" __global__ void __launch_bounds__(MF_NT)
 {
   diagonal_body(cell_nodes, mask_all, B, D, P, qw, BB, BG, GG, qd, nb, sym, geo, k, ncells, NULL, y);
 }
-#if MF_STATE
+#else
 extern "C" __global__ void __launch_bounds__(MF_NT)
     mfree_diagonal_state(const int *cell_nodes, const short *mask_all, const double *B, const double *D,
                          const double *P, const double *qw, const double *BB, const double *BG, const double *GG,
@@ -526,6 +532,7 @@ __device__ inline void assemble_body(const int *cell_nodes, const short *mask_al
       }
     }
 }
+#if !MF_STATE
 extern "C" __global__ void __launch_bounds__(MF_NT)
     mfree_assemble(const int *cell_nodes, const short *mask_all, const double *B, const double *D, const double *P,
                    const double *qw, const double *qd, int nb, int sym, const double *geo, const double *k, int ncells,
@@ -533,7 +540,7 @@ extern "C" __global__ void __launch_bounds__(MF_NT)
 {
   assemble_body(cell_nodes, mask_all, B, D, P, qw, qd, nb, sym, geo, k, ncells, NULL, rowptr, colidx, vals);
 }
-#if MF_STATE
+#else
 extern "C" __global__ void __launch_bounds__(MF_NT)
     mfree_assemble_state(const int *cell_nodes, const short *mask_all, const double *B, const double *D,
                          const double *P, const double *qw, const double *geo, const double *k, int ncells,
@@ -544,7 +551,7 @@ extern "C" __global__ void __launch_bounds__(MF_NT)
 #endif
 #endif // MF_FLOAT_COPY
 
-#if MF_FACES && !MF_FLOAT_COPY
+#if MF_FACES && !MF_FLOAT_COPY && !MF_STATE
 // ---------------------------------------------------------------------------------------------------
 // The faces' terms (every boundary term given as source; the glue defines mfree_b(t, w, ...), term t's f0
 // or g0), one block of MF_NQP threads per boundary face entry (its cell, face f, term t). The cell's values
@@ -688,4 +695,4 @@ extern "C" __global__ void __launch_bounds__(MF_NQP)
     if (dv != 0.0) atomicAdd(&y[(size_t)nodes[p.pos] * MF_NC + c], dv);
   }
 }
-#endif // MF_FACES
+#endif // MF_FACES && !MF_FLOAT_COPY && !MF_STATE
