@@ -297,6 +297,9 @@ int main(int argc, char **argv)
     }
   }
   const double t_total = MPI_Wtime() - t0;
+  double phases_end[MF_PHASE_COUNT] = {0}; /* the compiles after the set-up: a state's kernels at the first state */
+  mf_context_phase_times(ctx, phases_end);
+  const double t_compile = phases_end[MF_PHASE_COMPILE], t_compile_later = t_compile - phases[MF_PHASE_COMPILE];
   const double mdofs_it = tot.seconds_linear > 0.0 ? (double)ndofs * tot.linear_iterations / tot.seconds_linear / 1e6 : 0.0;
   int nranks = 1;
   MPI_Comm_size(MPI_COMM_WORLD, &nranks);
@@ -315,6 +318,8 @@ int main(int argc, char **argv)
            tot.seconds_linear);
     printf("CG: %.1f Mdof/s per iteration; %d Newton steps met negative curvature (truncated CG)\n", mdofs_it,
            tot.negative_curvature);
+    printf("compiling the physics (or loading it from the cache): %.3f s in all, %.3f s of it after the set-up (in the "
+           "times above)\n", t_compile, t_compile_later);
   }
   if (vtu && !rc && mf_vector_write_vtu(u, vtu, "displacement")) rc = fail(ctx, "--vtu");
   if (jf && rank == 0) {
@@ -323,11 +328,12 @@ int main(int argc, char **argv)
                 "\"cg_tol\": %g, \"ew\": %d, \"newton_stol\": %g, \"newton_rtol\": %g, \"load_steps\": %d, "
                 "\"load_scale\": %g, \"quadrature\": \"%s\", \"initial\": \"%s\", \"E\": %g, \"nu\": %g, \"converged\": %d, \"newton_iterations\": %d, \"cg_iterations\": %d, \"negative_curvature_steps\": %d, "
                 "\"predictor_cg_iterations\": %d, \"t_predictor\": %.6f, \"t_total\": %.6f, \"t_setup\": %.6f, \"t_newton\": %.6f, \"t_residual\": %.6f, \"t_jacobian\": %.6f, "
-                "\"t_pc\": %.6f, \"t_cg\": %.6f, \"mdofs_per_cg_iteration\": %.3f, \"jacobian_check\": %g, \"last_load_history\": [",
+                "\"t_pc\": %.6f, \"t_cg\": %.6f, \"t_compile\": %.6f, \"t_compile_after_setup\": %.6f, "
+                "\"mdofs_per_cg_iteration\": %.3f, \"jacobian_check\": %g, \"last_load_history\": [",
             mesh_arg, box ? cubes : 0, box ? c : 0, box ? r : refine, hex ? "Q" : "P", degree, (long long)ndofs, nranks, mf_context_backend(ctx),
             pcs[pc_i], methods[method_i], ew ? 0.0 : cg_tol, ew, stol, rtol, loads, load_scale, hex ? "p+1" : quads[quad_i], inits[init_i], prob.E, prob.nu, rc == 0, tot.iterations,
             tot.linear_iterations, tot.negative_curvature, pred_its, t_pred, t_total, t_setup, tot.seconds, tot.seconds_residual, tot.seconds_jacobian,
-            tot.seconds_pc, tot.seconds_linear, mdofs_it, jac_err);
+            tot.seconds_pc, tot.seconds_linear, t_compile, t_compile_later, mdofs_it, jac_err);
     const double *res = NULL, *upd = NULL;
     int nh = 0;
     if (!mf_newton_history(nw, &res, &upd, &nh)) /* the last load step's history */
