@@ -113,6 +113,34 @@ static double energy(mf_space s, const double *uval)
   return Pi;
 }
 
+/* The demonstration's operator of problem p on a box of trees cubes per side refined level times ("cube-tets" or
+ * "cube"), degree p, clamped at x = 0 and x = 1 (tags 1, 2); free_problem destroys what it made */
+typedef struct {
+  mf_mesh mesh;
+  mf_space s;
+  mf_physics ph;
+  mf_operator op;
+} problem;
+static problem make_problem(mf_context ctx, const char *mesh, const int trees[3], int level, int degree,
+                            const hyper_problem *p)
+{
+  const int clamp[2] = {1, 2};
+  problem P = {NULL, NULL, NULL, NULL};
+  T_CALL(mf_mesh_create_box(ctx, mesh, 3, trees, level, &P.mesh));
+  T_CALL(mf_space_create_components(P.mesh, degree, 3, &P.s));
+  T_CALL(mf_space_set_dirichlet_tags(P.s, 2, clamp));
+  T_CALL(hyper_physics(ctx, 3, p, &P.ph));
+  T_CALL(mf_operator_create_physics(P.s, P.ph, MF_QUAD_GAUSS, &P.op));
+  return P;
+}
+static void free_problem(problem *P)
+{
+  mf_operator_destroy(&P->op);
+  mf_physics_destroy(&P->ph);
+  mf_space_destroy(&P->s);
+  mf_mesh_destroy(&P->mesh);
+}
+
 /* the problem of setup su on ctx, solved; the owned values kept where keep */
 static run_result solve(mf_context ctx, const run_setup *su, int keep)
 {
@@ -121,23 +149,19 @@ static run_result solve(mf_context ctx, const run_setup *su, int keep)
   const int dim = 3, hex = !strcmp(su->mesh, "cube");
   int r = 0;
   while (r < 3 && su->cubes % (2 << r) == 0) r++;
-  const int c = su->cubes >> r, trees[3] = {c, c, c}, clamp[2] = {1, 2};
+  const int c = su->cubes >> r, trees[3] = {c, c, c};
   hyper_problem p = hyper_demo();
   for (int k = 0; k < 3; k++) p.B[k] *= su->eps, p.T[k] *= su->eps;
   p.twist_scale *= su->eps;
   if (su->bscale > 0.0)
     for (int k = 0; k < 3; k++) p.B[k] *= su->bscale;
-  mf_mesh mesh = NULL;
-  mf_space s = NULL;
-  mf_physics ph = NULL, lin = NULL;
-  mf_operator op = NULL, A = NULL;
+  problem P = make_problem(ctx, hex ? "cube" : "cube-tets", trees, r, su->degree, &p);
+  const mf_space s = P.s;
+  const mf_operator op = P.op;
+  mf_physics lin = NULL;
+  mf_operator A = NULL;
   mf_vector u = NULL, g = NULL, L = NULL, zero = NULL;
   mf_newton nw = NULL;
-  T_CALL(mf_mesh_create_box(ctx, hex ? "cube" : "cube-tets", dim, trees, r, &mesh));
-  T_CALL(mf_space_create_components(mesh, su->degree, dim, &s));
-  T_CALL(mf_space_set_dirichlet_tags(s, 2, clamp));
-  T_CALL(hyper_physics(ctx, dim, &p, &ph));
-  T_CALL(mf_operator_create_physics(s, ph, MF_QUAD_GAUSS, &op));
   T_CALL(mf_vector_create(s, &u));
   T_CALL(mf_vector_create(s, &g));
   T_CALL(mf_vector_create(s, &L));
@@ -202,10 +226,9 @@ static run_result solve(mf_context ctx, const run_setup *su, int keep)
   }
   mf_newton_destroy(&nw);
   mf_vector_destroy(&u), mf_vector_destroy(&g), mf_vector_destroy(&L), mf_vector_destroy(&zero);
-  mf_operator_destroy(&op), mf_operator_destroy(&A);
-  mf_physics_destroy(&ph), mf_physics_destroy(&lin);
-  mf_space_destroy(&s);
-  mf_mesh_destroy(&mesh);
+  mf_operator_destroy(&A);
+  mf_physics_destroy(&lin);
+  free_problem(&P);
   return R;
 }
 
@@ -341,20 +364,14 @@ static void indefinite_case(mf_context ctx)
 {
   run_setup su = {"cube-tets", 4, 1, 0, 1, 1, 1e-10, 1e-10, 1.0, 0, 0, NULL, 80.0};
   run_result R = solve(ctx, &su, 1);
-  const int trees[3] = {1, 1, 1}, clamp[2] = {1, 2};
+  const int trees[3] = {1, 1, 1};
   hyper_problem pr = hyper_demo();
   for (int k = 0; k < 3; k++) pr.B[k] *= 80.0;
-  mf_mesh mesh = NULL;
-  mf_space s = NULL;
-  mf_physics ph = NULL;
-  mf_operator op = NULL;
+  problem P = make_problem(ctx, "cube-tets", trees, 2, 1, &pr);
+  const mf_space s = P.s;
+  const mf_operator op = P.op;
   mf_vector u = NULL;
   mf_pc pc = NULL;
-  T_CALL(mf_mesh_create_box(ctx, "cube-tets", 3, trees, 2, &mesh));
-  T_CALL(mf_space_create_components(mesh, 1, 3, &s));
-  T_CALL(mf_space_set_dirichlet_tags(s, 2, clamp));
-  T_CALL(hyper_physics(ctx, 3, &pr, &ph));
-  T_CALL(mf_operator_create_physics(s, ph, MF_QUAD_GAUSS, &op));
   T_CALL(mf_operator_set_dirichlet(op, 1));
   T_CALL(mf_vector_create(s, &u));
   T_CALL(mf_vector_set_values(u, R.u));
@@ -394,10 +411,7 @@ static void indefinite_case(mf_context ctx)
           "Newton with Chebyshev at an indefinite Jacobian: error %d, reason %d, '%s'", ierr, info.reason, msg);
   mf_newton_destroy(&nw);
   mf_vector_destroy(&u);
-  mf_operator_destroy(&op);
-  mf_physics_destroy(&ph);
-  mf_space_destroy(&s);
-  mf_mesh_destroy(&mesh);
+  free_problem(&P);
   free(R.u);
 }
 
@@ -460,18 +474,13 @@ static void assembled_case(mf_context ctx)
 {
   for (int m = 0; m < 2; m++)
     for (int p = 1; p <= 2; p++) {
-      const int trees[3] = {2, 2, 2}, clamp[2] = {1, 2};
+      const int trees[3] = {2, 2, 2};
       hyper_problem pr = hyper_demo();
-      mf_mesh mesh = NULL;
-      mf_space s = NULL;
-      mf_physics ph = NULL;
-      mf_operator op = NULL, A = NULL;
+      problem P = make_problem(ctx, m ? "cube" : "cube-tets", trees, 0, p, &pr);
+      const mf_space s = P.s;
+      const mf_operator op = P.op;
+      mf_operator A = NULL;
       mf_vector u = NULL, x = NULL, y1 = NULL, y2 = NULL;
-      T_CALL(mf_mesh_create_box(ctx, m ? "cube" : "cube-tets", 3, trees, 0, &mesh));
-      T_CALL(mf_space_create_components(mesh, p, 3, &s));
-      T_CALL(mf_space_set_dirichlet_tags(s, 2, clamp));
-      T_CALL(hyper_physics(ctx, 3, &pr, &ph));
-      T_CALL(mf_operator_create_physics(s, ph, MF_QUAD_GAUSS, &op));
       T_CALL(mf_vector_create(s, &u));
       T_CALL(mf_vector_create(s, &x));
       T_CALL(mf_vector_create(s, &y1));
@@ -490,10 +499,8 @@ static void assembled_case(mf_context ctx)
       T_CHECK(d <= 1e-12 * n, "%s%d on %s: the assembled Jacobian at a state differs from the matrix-free one by %.3e (of "
               "%.3e)", m ? "Q" : "P", p, mf_context_backend(ctx), d, n);
       mf_vector_destroy(&u), mf_vector_destroy(&x), mf_vector_destroy(&y1), mf_vector_destroy(&y2);
-      mf_operator_destroy(&A), mf_operator_destroy(&op);
-      mf_physics_destroy(&ph);
-      mf_space_destroy(&s);
-      mf_mesh_destroy(&mesh);
+      mf_operator_destroy(&A);
+      free_problem(&P);
     }
   /* Newton on the assembled Jacobian: the matrix-free run's steps and solution (1e-8); multigrid refused there */
   for (int k = 0; k < 4; k++) {
