@@ -1755,6 +1755,8 @@ static void float_copy_case(mf_context ctx, int hex, int simplex)
   if (hex) {
     mf_mesh mesh = NULL;
     T_CALL(mf_mesh_create(ctx, "cube", 3, 1, &mesh));
+    /* the vector kernel's thread design on cuda (no hanging nodes, p = 1) */
+    float_copy_one(ctx, mesh, 1, 3, vector_source, "g3=vlaplace g0=vmass", NULL, 0, "float copy, hex 3D uniform");
     float_vcycle_elasticity(ctx, mesh, 2, kel, "hex 3D");
     mf_mesh_destroy(&mesh);
   }
@@ -2050,8 +2052,9 @@ static void cuda_case(mf_context gc)
         cpu_cuda_case(cc, gc, "cube", dim, dim == 2 ? 2 : 1, adapt, p, 3, vector_source, "g3=vlaplace g0=vmass", NULL, 0,
                       0, 1e-12);
         unsetenv("MFREE_PHYSICS_VEC");
-        if (p == 2) { /* the vector kernel one component at a time (its default at high degrees), collocated,
-                       * and its mass-only form */
+        if (p <= 2) { /* the vector kernel one component at a time (its default at high degrees), collocated,
+                       * and its mass-only form; in 3D at p = 1 and 2 without hanging nodes the thread design
+                       * (cell_thread.cuh), also with q = p + 2 points (bp2, bp4) */
           setenv("MFREE_PHYSICS_VCOL_NJ", "1", 1);
           cpu_cuda_case(cc, gc, "cube", dim, dim == 2 ? 2 : 1, adapt, p, 3, vector_source, "g3=vlaplace g0=vmass", NULL,
                         0, 0, 1e-12);
@@ -2060,6 +2063,12 @@ static void cuda_case(mf_context gc)
           cpu_cuda_case(cc, gc, "cube", dim, dim == 2 ? 2 : 1, adapt, p, 3, vector_source, "g3=vlaplace", NULL, 0, 0, 1e-12);
           cuda_quad = MF_QUAD_GAUSS;
           cpu_cuda_case(cc, gc, "cube", dim, dim == 2 ? 2 : 1, adapt, p, 3, vector_source, "g0=vmass", NULL, 0, 0, 1e-12);
+          if (dim == 3) {
+            cuda_quad = MF_QUAD_GAUSS_P2;
+            cpu_cuda_case(cc, gc, "cube", dim, 1, adapt, p, 3, vector_source, "g3=vlaplace g0=vmass", NULL, 0, 0, 1e-12);
+            cpu_cuda_case(cc, gc, "cube", dim, 1, adapt, p, 3, vector_source, "g0=vmass", NULL, 0, 0, 1e-12);
+            cuda_quad = MF_QUAD_GAUSS;
+          }
         }
         /* elasticity runs fused (its full layout outgrows the geometry); stored here, and the vector
          * operators fused */

@@ -9,6 +9,7 @@
 #include "assembled/assembly_impl.h"
 #include "mf_cuda_jit.h"
 #include "column_cell.cuh"
+#include "cell_thread.cuh"
 
 #include <nvrtc.h>
 
@@ -69,7 +70,7 @@ struct phys_dev {
   int *bf_cell, *bf_face, *bf_term; // the boundary face entries: cell, face, term
   double *fg;                  // their points: x, the outward normal, W (mf_hex_phys_face_points)
   size_t shmem_vcol, shmem_vcol_f;
-  int cpb_vcol, ns_sym; // ns_sym: entries per point of the one-block symmetric layout
+  int cpb_vcol, tpb_vcol, ns_sym; // tpb_vcol > 0: the thread design's block; ns_sym: entries per point of the one-block symmetric layout
   int fused; // qd holds the geometry (MF_NG entries per point) and the g-functions run at each application
   double *B, *D, *qw, *k, *BB, *BG, *GG;
   double *qd;
@@ -110,9 +111,16 @@ int env_int(const char *name, int def)
 // minb/). The components go together only where their buffers fit the device's shared memory per block
 // (4 components at 9 collocated points need 213 KB: an H100 has 227, an A100 163). MFREE_PHYSICS_VCOL_CPB,
 // _MINB and _NJ (1 or the components) override it (measurements, tests).
-void vcol_shape(const mf_hex_phys *h, const mf_space s, int *cpb, int *minb, int *nj)
+// 3D Q1 and Q2 without hanging nodes go to the thread design instead (cell_thread.cuh: *tpb threads per
+// block, one per component of a cell; MFREE_PHYSICS_VCOL_THREAD=0 keeps the column design, =N sets the
+// block).
+void vcol_shape(const mf_hex_phys *h, const mf_space s, int *cpb, int *minb, int *nj, int *tpb)
 {
   const int dim = s->dim, ncomp = s->ncomp, nq = h->basis.nq, nt = dim == 3 ? nq * nq : nq;
+  const char *ev = getenv("MFREE_PHYSICS_VCOL_THREAD");
+  const long tv = ev && *ev ? strtol(ev, NULL, 10) : 64;
+  *tpb = mfc::thread_design_fits(dim, s->n1, nq, h->basis.collocated) && s->nmasked == 0 && tv != 0
+             ? (tv >= 32 && tv <= 1024 ? (int)tv : 64) : 0;
   *cpb = env_int("MFREE_PHYSICS_VCOL_CPB", 256 / nt > 0 ? 256 / nt : 1);
   if (*cpb * nt > 1024) *cpb = 1024 / nt;
   int dev = 0, optin = 48 * 1024;
@@ -127,7 +135,7 @@ void vcol_shape(const mf_hex_phys *h, const mf_space s, int *cpb, int *minb, int
   *nj = env_int("MFREE_PHYSICS_VCOL_NJ", spills || !fits ? 1 : ncomp) >= ncomp ? ncomp : 1;
   const int cap = dim == 3 && h->lay.has[3] && *nj > 1 &&
                   (h->basis.collocated ? nq >= 3 && nq <= 5 : nq == 4);
-  *minb = env_int("MFREE_PHYSICS_VCOL_MINB", cap ? 2 : 0);
+  *minb = env_int("MFREE_PHYSICS_VCOL_MINB", cap && !*tpb ? 2 : 0);
 }
 
 std::string program(const mf_hex_phys *h, const mf_space s, int cpb, bool single, bool state = false)
@@ -147,11 +155,12 @@ std::string program(const mf_hex_phys *h, const mf_space s, int cpb, bool single
            s->dim, s->n1, h->basis.nq, s->ncomp, cpb, h->lay.has[0], h->lay.has[1], h->lay.has[2], h->lay.has[3],
            ph->src_has[0], ph->src_has[1], ns_full, ns_one, ns_sym);
   t += buf;
-  int ccpb, cminb, cnj;
-  vcol_shape(h, s, &ccpb, &cminb, &cnj);
+  int ccpb, cminb, cnj, ctpb;
+  vcol_shape(h, s, &ccpb, &cminb, &cnj, &ctpb);
   snprintf(buf, sizeof buf,
-           "#define MF_VCOL_CPB %d\n#define MF_VCOL_MINB %d\n#define MF_VCOL_NJ %d\n#define MF_COLLOC %d\n#define MF_HANG %d\n",
-           ccpb, cminb, cnj, h->basis.collocated ? 1 : 0, s->nmasked > 0 ? 1 : 0);
+           "#define MF_VCOL_CPB %d\n#define MF_VCOL_MINB %d\n#define MF_VCOL_NJ %d\n#define MF_VCOL_TPB %d\n"
+           "#define MF_COLLOC %d\n#define MF_HANG %d\n",
+           ccpb, cminb, cnj, ctpb, h->basis.collocated ? 1 : 0, s->nmasked > 0 ? 1 : 0);
   t += buf;
   t += "#include \"physics/mf_physics.h\"\n#include \"hanging/mf_hanging.h\"\n";
   t += mf_jit::physics_glue(ph);
@@ -329,8 +338,12 @@ int apply_op(mf_operator op, mf_vector x, mf_vector y)
     a.y = yd;
     void *cargs[] = {(void *)&a};
     const int nt = s->dim == 3 ? h->basis.nq * h->basis.nq : h->basis.nq;
-    return launch(op->ctx, single ? d->apply_vcol_f : d->apply_vcol, (unsigned)((ncells + d->cpb_vcol - 1) / d->cpb_vcol),
-                  (unsigned)(d->cpb_vcol * nt), single ? d->shmem_vcol_f : d->shmem_vcol, cargs, "physics apply");
+    const long long nthr = (long long)ncells * s->ncomp; // the thread design: one thread per component of a cell
+    return launch(op->ctx, single ? d->apply_vcol_f : d->apply_vcol,
+                  d->tpb_vcol ? (unsigned)((nthr + d->tpb_vcol - 1) / d->tpb_vcol)
+                              : (unsigned)((ncells + d->cpb_vcol - 1) / d->cpb_vcol),
+                  (unsigned)(d->tpb_vcol ? d->tpb_vcol : d->cpb_vcol * nt), single ? d->shmem_vcol_f : d->shmem_vcol,
+                  cargs, "physics apply");
   }
   if (single) {
     const double *none = NULL;
@@ -459,8 +472,9 @@ int make_dev(mf_operator op, phys_dev **out, bool single = false)
   }
   if (vcol) {
     int minb, nj;
-    vcol_shape(h, s, &d->cpb_vcol, &minb, &nj);
-    const size_t nbuf = mfc::colbuf_size(s->dim, n1, nq, d->cpb_vcol, h->lay.has[3], s->nmasked > 0, nj);
+    vcol_shape(h, s, &d->cpb_vcol, &minb, &nj, &d->tpb_vcol);
+    const size_t nbuf = d->tpb_vcol ? mfc::thread_buf_size(n1, nq)
+                                    : mfc::colbuf_size(s->dim, n1, nq, d->cpb_vcol, h->lay.has[3], s->nmasked > 0, nj);
     d->shmem_vcol = sizeof(double) * nbuf;
     d->shmem_vcol_f = sizeof(float) * nbuf;
     const size_t need = single ? d->shmem_vcol_f : d->shmem_vcol;

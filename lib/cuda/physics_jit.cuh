@@ -203,23 +203,27 @@ extern "C" __global__ void __launch_bounds__(MF_NT) mfree_residual(const int *ce
 // cell per batch. MF_COLLOC (nodes = points), MF_HANG (the mesh has cells with hanging nodes), the launch
 // shape (MF_VCOL_CPB cells per block, MF_VCOL_MINB blocks per SM) and the components that go through the
 // steps together (MF_VCOL_NJ) come with the shape (physics.cu: vcol_shape).
+// MF_VCOL_TPB > 0: the shape goes to the thread design instead (cell_thread.cuh: one thread per
+// component of a cell, MF_VCOL_TPB threads per block; 3D Q1 and Q2 without hanging nodes).
+#if MF_VCOL_TPB
+#include "cuda/cell_thread.cuh"
+#define MF_VCOL_BODY(T)                                                                                            \
+  mfc::thread_apply<MF_N1, MF_NQ, MF_HAS0 != 0, MF_HAS3 != 0, MF_COLLOC != 0, MF_NC, T>(                          \
+      a, reinterpret_cast<unsigned char *>(mf_sm))
+#define MF_VCOL_BOUNDS __launch_bounds__(MF_VCOL_TPB, MF_VCOL_MINB)
+#else
 #include "cuda/column_cell.cuh"
 #define MF_VCOL_NT (MF_DIM == 3 ? MF_NQ * MF_NQ : MF_NQ)
+#define MF_VCOL_BODY(T)                                                                                            \
+  mfc::column_apply<MF_DIM, MF_N1, MF_NQ, MF_HAS0 != 0, MF_HAS3 != 0, MF_COLLOC != 0, MF_HANG != 0, MF_NC, MF_VCOL_CPB, \
+                    T, MF_VCOL_NJ>(a, reinterpret_cast<unsigned char *>(mf_sm))
+#define MF_VCOL_BOUNDS __launch_bounds__(MF_VCOL_CPB * MF_VCOL_NT, MF_VCOL_MINB)
+#endif
 #if !MF_FLOAT_COPY && !MF_STATE
-extern "C" __global__ void __launch_bounds__(MF_VCOL_CPB * MF_VCOL_NT, MF_VCOL_MINB)
-    mfree_apply_vcol(const mf_cuda_apply_args a)
-{
-  mfc::column_apply<MF_DIM, MF_N1, MF_NQ, MF_HAS0 != 0, MF_HAS3 != 0, MF_COLLOC != 0, MF_HANG != 0, MF_NC, MF_VCOL_CPB,
-                    double, MF_VCOL_NJ>(a, reinterpret_cast<unsigned char *>(mf_sm));
-}
+extern "C" __global__ void MF_VCOL_BOUNDS mfree_apply_vcol(const mf_cuda_apply_args a) { MF_VCOL_BODY(double); }
 #elif MF_FLOAT_COPY
 // the same in float (the operator's float copy: its data and vectors in float, as the built-ins' float kernels)
-extern "C" __global__ void __launch_bounds__(MF_VCOL_CPB * MF_VCOL_NT, MF_VCOL_MINB)
-    mfree_apply_vcol_f(const mf_cuda_apply_args a)
-{
-  mfc::column_apply<MF_DIM, MF_N1, MF_NQ, MF_HAS0 != 0, MF_HAS3 != 0, MF_COLLOC != 0, MF_HANG != 0, MF_NC, MF_VCOL_CPB,
-                    float, MF_VCOL_NJ>(a, reinterpret_cast<unsigned char *>(mf_sm));
-}
+extern "C" __global__ void MF_VCOL_BOUNDS mfree_apply_vcol_f(const mf_cuda_apply_args a) { MF_VCOL_BODY(float); }
 #endif // MF_FLOAT_COPY
 #endif
 
