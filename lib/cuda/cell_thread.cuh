@@ -34,10 +34,17 @@ __host__ __device__ constexpr bool thread_design_fits(int dim, int n1, int nq, b
 // Shared memory of a block: B and G (NQ x N1 each).
 __host__ __device__ constexpr size_t thread_buf_size(int n1, int nq) { return (size_t)2 * nq * n1; }
 
-template <int N1, int NQ, bool MASS, bool GRAD, bool COLLOC, int NCOMP, class T>
+template <class T> struct pair_of;
+template <> struct pair_of<double> { typedef double2 type; };
+template <> struct pair_of<float> { typedef float2 type; };
+
+// VLOAD (NQ even; the stored entries of a cell contiguous, entry after entry, as the physics' layout): a
+// row's stored entries read two points per load (half the L1 requests of the point-by-point reads).
+template <int N1, int NQ, bool MASS, bool GRAD, bool COLLOC, int NCOMP, class T, bool VLOAD = false>
 __device__ __forceinline__ void thread_apply(const mf_cuda_apply_args &a, unsigned char *smem_raw)
 {
   static_assert(thread_design_fits(3, N1, NQ, COLLOC), "a shape of the thread design");
+  static_assert(!VLOAD || NQ % 2 == 0, "pairs of points");
   constexpr int N2 = N1 * N1, NPC = N2 * N1, NQP = NQ * NQ * NQ;
   constexpr int NC = (MASS ? 1 : 0) + (GRAD ? 6 : 0); // stored entries per point: m, G's upper triangle
   T *sB = reinterpret_cast<T *>(smem_raw), *sG = sB + NQ * N1;
@@ -102,6 +109,19 @@ __device__ __forceinline__ void thread_apply(const mf_cuda_apply_args &a, unsign
         sz[i] = COLLOC ? tz[b * N1 + i] : s2;
         pv[i] = py[i] = pz[i] = 0;
       }
+      T qrow[VLOAD ? (NC > 0 ? NC : 1) : 1][VLOAD ? NQ : 1];
+      if (VLOAD) {
+        typedef typename pair_of<T>::type P2;
+#pragma unroll
+        for (int e = 0; e < NC; e++)
+#pragma unroll
+          for (int h = 0; h < NQ / 2; h++) {
+            const P2 v2 = __ldg(reinterpret_cast<const P2 *>(&qd[qbase + (size_t)e * a.qd_block_stride +
+                                                                (c * NQ + b) * NQ + 2 * h]));
+            qrow[e][VLOAD ? 2 * h : 0] = v2.x;
+            qrow[e][VLOAD ? 2 * h + 1 : 0] = v2.y;
+          }
+      }
 #pragma unroll
       for (int ap = 0; ap < NQ; ap++) { // points: x contracted
         T uq = 0, g[3] = {0, 0, 0};
@@ -115,7 +135,7 @@ __device__ __forceinline__ void thread_apply(const mf_cuda_apply_args &a, unsign
         const int q = (c * NQ + b) * NQ + ap;
         T qv[NC > 0 ? NC : 1];
 #pragma unroll
-        for (int e = 0; e < NC; e++) qv[e] = __ldg(&qd[qbase + (size_t)e * a.qd_block_stride + q]);
+        for (int e = 0; e < NC; e++) qv[e] = VLOAD ? qrow[e][VLOAD ? ap : 0] : __ldg(&qd[qbase + (size_t)e * a.qd_block_stride + q]);
         T rq = 0, v[3] = {0, 0, 0}; // the pointwise step (lib/physics/mf_gallery.h): m u_q, G g
         MF_PW_APPLY_MASS(MASS, qv, 0, uq, rq);
         MF_PW_APPLY_GRAD(T, 3, MASS, GRAD, qv, 1, 0, g, v);

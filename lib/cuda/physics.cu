@@ -113,14 +113,18 @@ int env_int(const char *name, int def)
 // _MINB and _NJ (1 or the components) override it (measurements, tests).
 // 3D Q1 and Q2 without hanging nodes go to the thread design instead (cell_thread.cuh: *tpb threads per
 // block, one per component of a cell; MFREE_PHYSICS_VCOL_THREAD=0 keeps the column design, =N sets the
-// block).
-void vcol_shape(const mf_hex_phys *h, const mf_space s, int *cpb, int *minb, int *nj, int *tpb)
+// block); at an even number of points it reads the stored entries two points per load (*vload; the
+// physics' layout keeps a cell's entries contiguous and even-aligned; MFREE_PHYSICS_VCOL_VLOAD=0: one),
+// but for the gradient at three nodes, whose 255 registers spilled more with it (H100,
+// perf/results/vector-thread-h100-2026-11-27/r67: bp6 p = 1 1.24x, bp2 p = 2 1.02x, bp4 p = 2 0.98x).
+void vcol_shape(const mf_hex_phys *h, const mf_space s, int *cpb, int *minb, int *nj, int *tpb, int *vload)
 {
   const int dim = s->dim, ncomp = s->ncomp, nq = h->basis.nq, nt = dim == 3 ? nq * nq : nq;
-  const char *ev = getenv("MFREE_PHYSICS_VCOL_THREAD");
+  const char *ev = getenv("MFREE_PHYSICS_VCOL_THREAD"), *evl = getenv("MFREE_PHYSICS_VCOL_VLOAD");
   const long tv = ev && *ev ? strtol(ev, NULL, 10) : 64;
   *tpb = mfc::thread_design_fits(dim, s->n1, nq, h->basis.collocated) && s->nmasked == 0 && tv != 0
              ? (tv >= 32 && tv <= 1024 ? (int)tv : 64) : 0;
+  *vload = *tpb && nq % 2 == 0 && !(h->lay.has[3] && s->n1 == 3) && !(evl && !strcmp(evl, "0"));
   *cpb = env_int("MFREE_PHYSICS_VCOL_CPB", 256 / nt > 0 ? 256 / nt : 1);
   if (*cpb * nt > 1024) *cpb = 1024 / nt;
   int dev = 0, optin = 48 * 1024;
@@ -155,12 +159,12 @@ std::string program(const mf_hex_phys *h, const mf_space s, int cpb, bool single
            s->dim, s->n1, h->basis.nq, s->ncomp, cpb, h->lay.has[0], h->lay.has[1], h->lay.has[2], h->lay.has[3],
            ph->src_has[0], ph->src_has[1], ns_full, ns_one, ns_sym);
   t += buf;
-  int ccpb, cminb, cnj, ctpb;
-  vcol_shape(h, s, &ccpb, &cminb, &cnj, &ctpb);
+  int ccpb, cminb, cnj, ctpb, cvl;
+  vcol_shape(h, s, &ccpb, &cminb, &cnj, &ctpb, &cvl);
   snprintf(buf, sizeof buf,
            "#define MF_VCOL_CPB %d\n#define MF_VCOL_MINB %d\n#define MF_VCOL_NJ %d\n#define MF_VCOL_TPB %d\n"
-           "#define MF_COLLOC %d\n#define MF_HANG %d\n",
-           ccpb, cminb, cnj, ctpb, h->basis.collocated ? 1 : 0, s->nmasked > 0 ? 1 : 0);
+           "#define MF_VCOL_VLOAD %d\n#define MF_COLLOC %d\n#define MF_HANG %d\n",
+           ccpb, cminb, cnj, ctpb, cvl, h->basis.collocated ? 1 : 0, s->nmasked > 0 ? 1 : 0);
   t += buf;
   t += "#include \"physics/mf_physics.h\"\n#include \"hanging/mf_hanging.h\"\n";
   t += mf_jit::physics_glue(ph);
@@ -471,8 +475,8 @@ int make_dev(mf_operator op, phys_dev **out, bool single = false)
     if (mf_jit::boundary_on_device(&h->ph)) MF_CALL(faces_setup(op, d, lib));
   }
   if (vcol) {
-    int minb, nj;
-    vcol_shape(h, s, &d->cpb_vcol, &minb, &nj, &d->tpb_vcol);
+    int minb, nj, vl;
+    vcol_shape(h, s, &d->cpb_vcol, &minb, &nj, &d->tpb_vcol, &vl);
     const size_t nbuf = d->tpb_vcol ? mfc::thread_buf_size(n1, nq)
                                     : mfc::colbuf_size(s->dim, n1, nq, d->cpb_vcol, h->lay.has[3], s->nmasked > 0, nj);
     d->shmem_vcol = sizeof(double) * nbuf;

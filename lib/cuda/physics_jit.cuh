@@ -204,11 +204,12 @@ extern "C" __global__ void __launch_bounds__(MF_NT) mfree_residual(const int *ce
 // shape (MF_VCOL_CPB cells per block, MF_VCOL_MINB blocks per SM) and the components that go through the
 // steps together (MF_VCOL_NJ) come with the shape (physics.cu: vcol_shape).
 // MF_VCOL_TPB > 0: the shape goes to the thread design instead (cell_thread.cuh: one thread per
-// component of a cell, MF_VCOL_TPB threads per block; 3D Q1 and Q2 without hanging nodes).
+// component of a cell, MF_VCOL_TPB threads per block; 3D Q1 and Q2 without hanging nodes; MF_VCOL_VLOAD:
+// the stored entries read two points per load).
 #if MF_VCOL_TPB
 #include "cuda/cell_thread.cuh"
 #define MF_VCOL_BODY(T)                                                                                            \
-  mfc::thread_apply<MF_N1, MF_NQ, MF_HAS0 != 0, MF_HAS3 != 0, MF_COLLOC != 0, MF_NC, T>(                          \
+  mfc::thread_apply<MF_N1, MF_NQ, MF_HAS0 != 0, MF_HAS3 != 0, MF_COLLOC != 0, MF_NC, T, MF_VCOL_VLOAD != 0>(      \
       a, reinterpret_cast<unsigned char *>(mf_sm))
 #define MF_VCOL_BOUNDS __launch_bounds__(MF_VCOL_TPB, MF_VCOL_MINB)
 #else
