@@ -2054,7 +2054,8 @@ static void cuda_case(mf_context gc)
         unsetenv("MFREE_PHYSICS_VEC");
         if (p <= 2) { /* the vector kernel one component at a time (its default at high degrees), collocated,
                        * and its mass-only form; in 3D at p = 1 and 2 without hanging nodes the thread design
-                       * (cell_thread.cuh), also with q = p + 2 points (bp2, bp4) */
+                       * (cell_thread.cuh), also with q = p + 2 points (bp2, bp4; the stored entries read in
+                       * pairs where a cell holds an even count) */
           setenv("MFREE_PHYSICS_VCOL_NJ", "1", 1);
           cpu_cuda_case(cc, gc, "cube", dim, dim == 2 ? 2 : 1, adapt, p, 3, vector_source, "g3=vlaplace g0=vmass", NULL,
                         0, 0, 1e-12);
@@ -2066,6 +2067,7 @@ static void cuda_case(mf_context gc)
           if (dim == 3) {
             cuda_quad = MF_QUAD_GAUSS_P2;
             cpu_cuda_case(cc, gc, "cube", dim, 1, adapt, p, 3, vector_source, "g3=vlaplace g0=vmass", NULL, 0, 0, 1e-12);
+            cpu_cuda_case(cc, gc, "cube", dim, 1, adapt, p, 3, vector_source, "g3=vlaplace", NULL, 0, 0, 1e-12);
             cpu_cuda_case(cc, gc, "cube", dim, 1, adapt, p, 3, vector_source, "g0=vmass", NULL, 0, 0, 1e-12);
             cuda_quad = MF_QUAD_GAUSS;
           }

@@ -38,15 +38,16 @@ template <class T> struct pair_of;
 template <> struct pair_of<double> { typedef double2 type; };
 template <> struct pair_of<float> { typedef float2 type; };
 
-// VLOAD (NQ even; the stored entries of a cell contiguous, entry after entry, as the physics' layout): a
-// row's stored entries read two points per load (half the L1 requests of the point-by-point reads).
+// VLOAD (a cell's stored entries contiguous, entry after entry, as the physics' layout, and of an even
+// count, so that every cell starts on a pair): a row's stored entries read two points per load where the
+// pair is aligned, one where not (at an odd NQ: one single load per row).
 template <int N1, int NQ, bool MASS, bool GRAD, bool COLLOC, int NCOMP, class T, bool VLOAD = false>
 __device__ __forceinline__ void thread_apply(const mf_cuda_apply_args &a, unsigned char *smem_raw)
 {
   static_assert(thread_design_fits(3, N1, NQ, COLLOC), "a shape of the thread design");
-  static_assert(!VLOAD || NQ % 2 == 0, "pairs of points");
   constexpr int N2 = N1 * N1, NPC = N2 * N1, NQP = NQ * NQ * NQ;
   constexpr int NC = (MASS ? 1 : 0) + (GRAD ? 6 : 0); // stored entries per point: m, G's upper triangle
+  static_assert(!VLOAD || (NC * NQP) % 2 == 0, "cells start on a pair");
   T *sB = reinterpret_cast<T *>(smem_raw), *sG = sB + NQ * N1;
   for (int e = threadIdx.x; e < NQ * N1; e += blockDim.x) { // in double, then rounded
     const int r = e / N1, c = e % N1;
@@ -113,14 +114,21 @@ __device__ __forceinline__ void thread_apply(const mf_cuda_apply_args &a, unsign
       if (VLOAD) {
         typedef typename pair_of<T>::type P2;
 #pragma unroll
-        for (int e = 0; e < NC; e++)
+        for (int e = 0; e < NC; e++) {
+          const int o = e * NQP + (c * NQ + b) * NQ; // the row's offset in the cell: its parity is the address's
+          const T *rp = &qd[qbase + (size_t)e * a.qd_block_stride + (c * NQ + b) * NQ];
 #pragma unroll
-          for (int h = 0; h < NQ / 2; h++) {
-            const P2 v2 = __ldg(reinterpret_cast<const P2 *>(&qd[qbase + (size_t)e * a.qd_block_stride +
-                                                                (c * NQ + b) * NQ + 2 * h]));
-            qrow[e][VLOAD ? 2 * h : 0] = v2.x;
-            qrow[e][VLOAD ? 2 * h + 1 : 0] = v2.y;
+          for (int k = 0; k < NQ; k++) {
+            if (k > 0 && (o + k) % 2) continue; // the second of a pair
+            if ((o + k) % 2 == 0 && k + 1 < NQ) {
+              const P2 v2 = __ldg(reinterpret_cast<const P2 *>(rp + k));
+              qrow[e][VLOAD ? k : 0] = v2.x;
+              qrow[e][VLOAD ? k + 1 : 0] = v2.y;
+            } else {
+              qrow[e][VLOAD ? k : 0] = __ldg(rp + k);
+            }
           }
+        }
       }
 #pragma unroll
       for (int ap = 0; ap < NQ; ap++) { // points: x contracted
