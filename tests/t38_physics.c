@@ -1261,6 +1261,15 @@ static const char *vector_source =
     "void vmass(int dim, int nc, const double *u, const double *du, const double *x, const double *k, double *g0)\n"
     "{\n"
     "  for (int c = 0; c < nc; c++) g0[c * nc + c] = 2.0;\n"
+    "}\n"
+    "void vlaplacez(int dim, int nc, const double *u, const double *du, const double *x, const double *k, double *g3)\n"
+    "{\n"
+    "  for (int c = 0; c < nc; c++)\n"
+    "    for (int d = 0; d < dim; d++) g3[((c * nc + c) * dim + d) * dim + d] = 1.0 + x[0] * x[1] + 0.5 * x[dim - 1];\n"
+    "}\n"
+    "void vmassz(int dim, int nc, const double *u, const double *du, const double *x, const double *k, double *g0)\n"
+    "{\n"
+    "  for (int c = 0; c < nc; c++) g0[c * nc + c] = 2.0 + x[0] - x[dim - 1];\n"
     "}\n";
 
 /* values of a vector on the host (owned entries) */
@@ -2019,6 +2028,45 @@ static void cuda_simplex_case(mf_context cc, mf_context gc)
   }
 }
 
+/* The vector kernel's thread design (cell_thread.cuh: 3D Q1 and Q2 without hanging nodes) against the cpu
+ * on a sheared mesh of 64 cells (G's entries all distinct; coefficients varying in every direction; 192
+ * threads, so cells across the blocks' edges): the three rules, mass, Laplace and both (pairs of stored
+ * entries in a load where a cell holds an even count, at two, three and four points), one entry per load,
+ * 32 threads per block, the column design on the same shape, and the float copies at p = 1 and 2. */
+static void cuda_thread_case(mf_context cc, mf_context gc)
+{
+  char dir[] = "/tmp/t38-thread-cache-XXXXXX";
+  T_CHECK(mkdtemp(dir) != NULL, "no temporary folder");
+  T_CALL(mf_context_set_cache_dir(gc, dir));
+  T_CALL(mf_context_set_cache_dir(cc, dir));
+  static const mf_quadrature rules[3] = {MF_QUAD_GAUSS, MF_QUAD_GAUSS_P2, MF_QUAD_GLL};
+  static const char *const fns[3] = {"g3=vlaplacez g0=vmassz", "g3=vlaplacez", "g0=vmassz"};
+  for (int p = 1; p <= 2; p++)
+    for (int r = 0; r < 3; r++)
+      for (int f = 0; f < 3; f++) {
+        if ((r == 2 || p == 2) && f != 1 && !(p == 2 && r == 0 && f == 0)) continue; /* 11 shapes of the 18 */
+        cuda_quad = rules[r];
+        cpu_cuda_case(cc, gc, "sheared", 3, 2, 0, p, 3, vector_source, fns[f], NULL, 0, 0, 1e-12);
+      }
+  cuda_quad = MF_QUAD_GAUSS_P2;
+  static const char *const envs[3][2] = {
+      {"MFREE_PHYSICS_VCOL_VLOAD", "0"}, {"MFREE_PHYSICS_VCOL_THREAD", "32"}, {"MFREE_PHYSICS_VCOL_THREAD", "0"}};
+  for (int e = 0; e < 3; e++) {
+    setenv(envs[e][0], envs[e][1], 1);
+    cpu_cuda_case(cc, gc, "sheared", 3, 2, 0, 1, 3, vector_source, "g3=vlaplacez", NULL, 0, 0, 1e-12);
+    unsetenv(envs[e][0]);
+  }
+  cuda_quad = MF_QUAD_GAUSS;
+  mf_mesh mesh = NULL;
+  T_CALL(mf_mesh_create(gc, "sheared", 3, 2, &mesh));
+  float_copy_one(gc, mesh, 1, 3, vector_source, "g3=vlaplacez g0=vmassz", NULL, 0, "float copy, hex 3D sheared");
+  float_copy_one(gc, mesh, 2, 3, vector_source, "g3=vlaplacez", NULL, 0, "float copy, hex 3D sheared");
+  mf_mesh_destroy(&mesh);
+  char cmd[128];
+  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+  T_CHECK(system(cmd) == 0, "could not remove %s", dir);
+}
+
 /* The cuda backend: the same source as on the cpu (NVRTC against the system compiler) gives the same
  * operator, diagonal and residual; the cache's miss, in-process hit and on-disk hit (a new context); the
  * compile error's message; multigrid; the refusals. In three parts (ctest runs each within its time): 1
@@ -2056,10 +2104,12 @@ static void cuda_case(mf_context gc)
                        * and its mass-only form; in 3D at p = 1 and 2 without hanging nodes the thread design
                        * (cell_thread.cuh), also with q = p + 2 points (bp2, bp4; the stored entries read in
                        * pairs where a cell holds an even count) */
-          setenv("MFREE_PHYSICS_VCOL_NJ", "1", 1);
-          cpu_cuda_case(cc, gc, "cube", dim, dim == 2 ? 2 : 1, adapt, p, 3, vector_source, "g3=vlaplace g0=vmass", NULL,
-                        0, 0, 1e-12);
-          unsetenv("MFREE_PHYSICS_VCOL_NJ");
+          if (dim == 2 || adapt) { /* the column design's grouping (3D uniform: the thread design) */
+            setenv("MFREE_PHYSICS_VCOL_NJ", "1", 1);
+            cpu_cuda_case(cc, gc, "cube", dim, dim == 2 ? 2 : 1, adapt, p, 3, vector_source, "g3=vlaplace g0=vmass",
+                          NULL, 0, 0, 1e-12);
+            unsetenv("MFREE_PHYSICS_VCOL_NJ");
+          }
           cuda_quad = MF_QUAD_GLL;
           cpu_cuda_case(cc, gc, "cube", dim, dim == 2 ? 2 : 1, adapt, p, 3, vector_source, "g3=vlaplace", NULL, 0, 0, 1e-12);
           cuda_quad = MF_QUAD_GAUSS;
@@ -2319,10 +2369,12 @@ int main(int argc, char **argv)
       cuda_part = argc > 2 && !strcmp(argv[2], "hex") ? 1 : argc > 2 && !strcmp(argv[2], "rest") ? 2
                   : argc > 2 && !strcmp(argv[2], "hex3d") ? 3 : 0;
       const int simplex = argc > 2 && !strcmp(argv[2], "simplex"), faces = argc > 2 && !strcmp(argv[2], "faces");
-      if (simplex || faces) { /* alone (compute-sanitizer) */
+      const int thread = argc > 2 && !strcmp(argv[2], "thread");
+      if (simplex || faces || thread) { /* alone (compute-sanitizer; thread: its own test) */
         mf_context cc = NULL;
         T_CALL(mf_context_create(MPI_COMM_WORLD, "cpu", &cc));
         if (simplex) cuda_simplex_case(cc, ctx);
+        else if (thread) cuda_thread_case(cc, ctx);
         else cuda_hex_faces_case(cc, ctx);
         mf_context_destroy(&cc);
       } else cuda_case(ctx);

@@ -114,20 +114,22 @@ int env_int(const char *name, int def)
 // 3D Q1 and Q2 without hanging nodes go to the thread design instead (cell_thread.cuh: *tpb threads per
 // block, one per component of a cell; MFREE_PHYSICS_VCOL_THREAD=0 keeps the column design, =N sets the
 // block); where a cell's stored entries are of an even count (so that cells start on a pair) it reads them
-// two points per load where aligned (*vload; MFREE_PHYSICS_VCOL_VLOAD=0: one, =1: two wherever it can), but
+// two points per load where aligned (*vload; MFREE_PHYSICS_VCOL_VLOAD=0: one, =1: two wherever it can; the
+// column design's MFREE_PHYSICS_VCOL_MINB also bounds the thread design's launch where set), but
 // for the gradient at three nodes and Gauss points, whose 255 registers spilled more with it (H100,
 // perf/results/vector-thread-h100-2026-11-27/r67: bp6 p = 1 1.24x, bp2 p = 2 1.02x, bp4 p = 2 0.98x).
 void vcol_shape(const mf_hex_phys *h, const mf_space s, int *cpb, int *minb, int *nj, int *tpb, int *vload)
 {
   const int dim = s->dim, ncomp = s->ncomp, nq = h->basis.nq, nt = dim == 3 ? nq * nq : nq;
   const char *ev = getenv("MFREE_PHYSICS_VCOL_THREAD"), *evl = getenv("MFREE_PHYSICS_VCOL_VLOAD");
-  const long tv = ev && *ev ? strtol(ev, NULL, 10) : 64;
-  *tpb = mfc::thread_design_fits(dim, s->n1, nq, h->basis.collocated) && s->nmasked == 0 && tv != 0
-             ? (tv >= 32 && tv <= 1024 ? (int)tv : 64) : 0;
+  char *end = NULL;
+  const long tv = ev && *ev ? strtol(ev, &end, 10) : 64; /* 0, or 32..1024; anything else: the default */
+  const int tp = ev && *ev && !*end && (tv == 0 || (tv >= 32 && tv <= 1024)) ? (int)tv : 64;
+  *tpb = mfc::thread_design_fits(dim, s->n1, nq, h->basis.collocated) && s->nmasked == 0 ? tp : 0;
   const int ncs = (h->lay.has[0] ? 1 : 0) + (h->lay.has[3] ? dim * (dim + 1) / 2 : 0); // entries per point
   const bool pairs = *tpb && ncs * nq * nq * nq % 2 == 0;
-  *vload = pairs && (evl && *evl ? strcmp(evl, "0") != 0
-                                 : !(h->lay.has[3] && s->n1 == 3 && !h->basis.collocated));
+  const int vdef = !(h->lay.has[3] && s->n1 == 3 && !h->basis.collocated); /* "0", "1"; anything else: this */
+  *vload = pairs && (evl && !strcmp(evl, "0") ? 0 : evl && !strcmp(evl, "1") ? 1 : vdef);
   *cpb = env_int("MFREE_PHYSICS_VCOL_CPB", 256 / nt > 0 ? 256 / nt : 1);
   if (*cpb * nt > 1024) *cpb = 1024 / nt;
   int dev = 0, optin = 48 * 1024;

@@ -198,9 +198,9 @@ extern "C" __global__ void __launch_bounds__(MF_NT) mfree_residual(const int *ce
 #if !MF_HAS1 && !MF_HAS2 && (MF_HAS0 || MF_HAS3)
 // The vector kernel: physics of one data block for every component, without g1 and g2 and with D3
 // symmetric (vector mass and Laplace: BP2, BP4, BP6, and one-component physics that do not go to a
-// built-in), in the built-ins' column design (column_cell.cuh, one thread per column of a cell): the
-// stored data of the block (mf_phys_layout: m, then G's upper triangle) read as a built-in's with one
-// cell per batch. MF_COLLOC (nodes = points), MF_HANG (the mesh has cells with hanging nodes), the launch
+// built-in), in the built-ins' column design (column_cell.cuh, one thread per column of a cell; or the
+// thread design below): the stored data of the block (mf_phys_layout: m, then G's upper triangle) read as
+// a built-in's with one cell per batch. MF_COLLOC (nodes = points), MF_HANG (the mesh has cells with hanging nodes), the launch
 // shape (MF_VCOL_CPB cells per block, MF_VCOL_MINB blocks per SM) and the components that go through the
 // steps together (MF_VCOL_NJ) come with the shape (physics.cu: vcol_shape).
 // MF_VCOL_TPB > 0: the shape goes to the thread design instead (cell_thread.cuh: one thread per
