@@ -320,6 +320,10 @@ int main(int argc, char **argv)
            tot.negative_curvature);
     printf("compiling the physics (or loading it from the cache): %.3f s in all, %.3f s of it after the set-up (in the "
            "times above)\n", t_compile, t_compile_later);
+    printf("the library's phases after the set-up (within the times above):");
+    for (int k = 0; k < MF_PHASE_COUNT; k++)
+      if (phases_end[k] - phases[k] > 0.0) printf(" %s %.3f s", mf_phase_name((mf_phase)k), phases_end[k] - phases[k]);
+    printf("\n");
   }
   if (vtu && !rc && mf_vector_write_vtu(u, vtu, "displacement")) rc = fail(ctx, "--vtu");
   if (jf && rank == 0) {
@@ -342,6 +346,10 @@ int main(int argc, char **argv)
     fprintf(jf, "], \"setup_phases\": {");
     for (int k = 0, first = 1; k < MF_PHASE_COUNT; k++)
       if (phases[k] > 0.0) fprintf(jf, "%s\"%s\": %.6f", first ? "" : ", ", mf_phase_name((mf_phase)k), phases[k]), first = 0;
+    fprintf(jf, "}, \"solve_phases\": {"); /* the same steps after the set-up (the states' data, the preconditioners) */
+    for (int k = 0, first = 1; k < MF_PHASE_COUNT; k++)
+      if (phases_end[k] - phases[k] > 0.0)
+        fprintf(jf, "%s\"%s\": %.6f", first ? "" : ", ", mf_phase_name((mf_phase)k), phases_end[k] - phases[k]), first = 0;
     fprintf(jf, "}}\n");
   }
 done:
