@@ -13,8 +13,7 @@
  *     matrix-free one, 1e-12, P1, P2, Q1 and Q2;
  *   - `t45_hyperelastic cuda`: cpu = cuda (the same Newton iterations, CG iterations within one per Newton step, the
  *     solutions to 1e-8) on P1, P2 (Jacobi), Q1 and Q2 (Jacobi and multigrid), with the Jacobian at the state stored
- *     and fused (MFREE_PHYSICS_FUSED=0, 1; the fused tetrahedra on tiles of cells, the default, and one cell per
- *     thread, MFREE_PHYSICS_SX_TILES=0), and the assembled Jacobian at a state against the matrix-free one, stored
+ *     and fused (MFREE_PHYSICS_FUSED=0, 1), and the assembled Jacobian at a state against the matrix-free one, stored
  *     and fused; `cuda` on 2 ranks (NP 2): the ranks case on the device. */
 #include "mf_test.h"
 #include "hyperelastic.h"
@@ -518,17 +517,14 @@ static void assembled_case(mf_context ctx)
   }
 }
 
-/* cpu = cuda, stored and fused, tetrahedra (P1, P2) and hexahedra (Q1, Q2), with Jacobi and (hexahedra) multigrid;
- * the fused tetrahedra on tiles of cells (the default) and one cell per thread (MFREE_PHYSICS_SX_TILES=0, fused 2) */
+/* cpu = cuda, stored and fused, tetrahedra (P1, P2) and hexahedra (Q1, Q2), with Jacobi and (hexahedra) multigrid */
 static void cuda_case(mf_context cpu, mf_context gpu)
 {
   for (int m = 0; m < 2; m++)
     for (int mg = 0; mg <= m; mg++)
       for (int p = 1; p <= 2; p++)
-        for (int fused = 0; fused <= 2 - m; fused++) {
+        for (int fused = 0; fused <= 1; fused++) {
           setenv("MFREE_PHYSICS_FUSED", fused ? "1" : "0", 1);
-          if (fused == 2) setenv("MFREE_PHYSICS_SX_TILES", "0", 1);
-          else unsetenv("MFREE_PHYSICS_SX_TILES");
           run_setup su = {m ? "cube" : "cube-tets", p == 1 ? 4 : 2, p, 1, 30, 1, 1e-10, 1e-11, 1.0, 0, 0, NULL, 0.0, mg};
           run_result a = solve(cpu, &su, 1), b = solve(gpu, &su, 1);
           const char *k = m ? "Q" : "P", *pc = mg ? "multigrid" : "Jacobi";
@@ -540,7 +536,6 @@ static void cuda_case(mf_context cpu, mf_context gpu)
           free(a.u), free(b.u);
         }
   unsetenv("MFREE_PHYSICS_FUSED");
-  unsetenv("MFREE_PHYSICS_SX_TILES");
 }
 
 int main(int argc, char **argv)

@@ -11,7 +11,6 @@ extern "C" { /* the simplex headers declare C functions without a guard of their
 #include "assembled/assembly_impl.h"
 #include "mf_cuda_jit.h"
 #include "mf_simplex_cuda.h"
-#include "mf_sx_table.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,12 +32,6 @@ const unsigned threads = 128; // per block: one thread per cell (or per point of
 struct sx_dev {
   cudaKernel_t setup, apply, apply_f, diagonal, residual, assemble, coef, varies; // apply_f: the float copy's
   cudaKernel_t state, apply_state, diagonal_state, assemble_state; // at a state (mf_operator_set_state)
-  cudaKernel_t apply_state_tiled; // the fused product on tiles of cells (the shared scatter)
-  // the tiles of the fused product (mf_simplex_cuda_tile_ids of the cells' nodes), made at the first fused state:
-  // tiles 1 made, -1 not used (MFREE_PHYSICS_SX_TILES=0, or a tile's values would not fit in shared memory), 0 not yet
-  int tiles, tile_maxn;
-  int *tile_off, *tile_nodes;
-  unsigned short *tile_loc;
   double *sv; // the state's local values where the operator is fused (nothing stored), else NULL
   int sv_zero; // sv is the state u = 0 (the operator as made: its stored data can be made, for a float copy)
   bool state_lib; // the kernels come from the library with the state's (MF_STATE)
@@ -102,9 +95,6 @@ void free_dev(sx_dev *d)
   mf_cuda_free(d->ctx, d->qd);
   mf_cuda_free(d->ctx, d->qdf);
   mf_cuda_free(d->ctx, d->sv);
-  mf_cuda_free(d->ctx, d->tile_off);
-  mf_cuda_free(d->ctx, d->tile_nodes);
-  mf_cuda_free(d->ctx, d->tile_loc);
   cudaFree(d->bf_cell);
   cudaFree(d->bf_face);
   cudaFree(d->bf_term);
@@ -282,7 +272,6 @@ int make_dev(mf_operator op, sx_dev *d, bool single, bool state = false)
   else if (state) { // the state's kernels (the others again, from the same library)
     MF_CALL(kernel(ctx, lib, "mfree_sx_state", &d->state));
     MF_CALL(kernel(ctx, lib, "mfree_sx_apply_state", &d->apply_state));
-    MF_CALL(kernel(ctx, lib, "mfree_sx_apply_state_tiled", &d->apply_state_tiled));
     MF_CALL(kernel(ctx, lib, "mfree_sx_diagonal_state", &d->diagonal_state));
     MF_CALL(kernel(ctx, lib, "mfree_sx_assemble_state", &d->assemble_state));
     d->state_lib = true;
@@ -433,48 +422,9 @@ int state_args_launch(mf_operator op, cudaKernel_t k, const void *in, void *out,
 }
 int apply_state_op(mf_operator op, mf_vector x, mf_vector y)
 {
-  sx_dev *d = dev_of(op);
   cudaError_t e = cudaMemset(y->data, 0, sizeof(double) * (size_t)op->space->nlocal);
   if (e != cudaSuccess) return cuda_fail(op->ctx, e, "zeroing the product");
-  if (d->tiles <= 0) return state_args_launch(op, d->apply_state, x->data, y->data, "simplex physics apply at a state");
-  int ncells = op->space->ncells, tile = MF_SX_SHARED_TILE;
-  const void *xd = x->data;
-  void *yd = y->data;
-  void *args[] = {(void *)&d->verts, (void *)&d->coords, (void *)&d->tile_loc, (void *)&d->tile_off,
-                  (void *)&d->tile_nodes, (void *)&tile, (void *)&d->tile_maxn, (void *)&d->B,
-                  (void *)&d->G, (void *)&d->qp, (void *)&d->qw, (void *)&d->k,
-                  (void *)&ncells, (void *)&d->sv, (void *)&xd, (void *)&yd};
-  const size_t shared = sizeof(double) * 3 * (size_t)d->tile_maxn * op->space->ncomp;
-  return launch(op->ctx, d->apply_state_tiled, (unsigned)((ncells + tile - 1) / tile), MF_SX_SHARED_TILE, shared, args,
-                "simplex physics apply at a state (tiles)");
-}
-
-// The fused product's tiles, made once (the cells do not change with the state): tiles of MF_SX_SHARED_TILE
-// consecutive cells, used where a tile's state, x and sums fit in 48 KiB of shared memory (MFREE_PHYSICS_SX_TILES=0:
-// never, one cell per thread with its atomics in global memory)
-int state_tiles(mf_operator op, sx_dev *d)
-{
-  if (d->tiles) return 0;
-  const char *env = getenv("MFREE_PHYSICS_SX_TILES");
-  if (env && !strcmp(env, "0")) {
-    d->tiles = -1;
-    return 0;
-  }
-  long long total = 0;
-  const double t0 = mf_phase_begin(op->ctx);
-  int ierr = mf_simplex_cuda_tile_ids(op->ctx, d->cells, op->space->ncells, mf_sxphys(op)->basis.nnodes, &d->tile_off,
-                                      &d->tile_nodes, &d->tile_loc, &d->tile_maxn, &total,
-                                      "the tiles of the fused product at a state");
-  mf_phase_end(op->ctx, MF_PHASE_ORDERING, t0);
-  d->tiles = !ierr && sizeof(double) * 3 * (size_t)d->tile_maxn * op->space->ncomp <= 48 * 1024 ? 1 : -1;
-  if (d->tiles < 0) { // without them (no room on the device, a tile too large): one cell per thread, as before
-    mf_cuda_free(op->ctx, d->tile_off);
-    mf_cuda_free(op->ctx, d->tile_nodes);
-    mf_cuda_free(op->ctx, d->tile_loc);
-    d->tile_off = d->tile_nodes = NULL;
-    d->tile_loc = NULL;
-  }
-  return 0;
+  return state_args_launch(op, dev_of(op)->apply_state, x->data, y->data, "simplex physics apply at a state");
 }
 int diagonal_state_op(mf_operator op, mf_vector dv)
 {
@@ -596,7 +546,7 @@ int state_from(mf_operator op, const double *ud, int zero)
   d->sv_zero = zero;
   op->ops.apply = fused ? apply_state_op : apply_op;
   op->ops.diagonal = fused ? diagonal_state_op : diagonal_op;
-  return fused ? state_tiles(op, d) : 0;
+  return 0;
 }
 
 // op's device part, empty, freed with op; its product apply_op

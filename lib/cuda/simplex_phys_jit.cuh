@@ -316,26 +316,6 @@ extern "C" __global__ void mfree_sx_diagonal(const int *cell_nodes, const double
 }
 
 #if MF_STATE
-// Cell e's action at the state, fused: ve from the cell's state values se and values ue, the g-functions evaluated at
-// every point (the geometry from the mesh's vertices)
-__device__ inline void state_cell(const int *verts, const double *coords, const double *B, const double *G,
-                                  const double *qp, const double *qw, const double *k, int e, const double *se,
-                                  const double *ue, double *ve)
-{
-  double X[(MF_DIM + 1) * MF_DIM], Ji[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
-  const double det = mfs::geometry(verts, coords, e, X, Ji);
-  for (int i = 0; i < MF_NN * MF_NC; i++) ve[i] = 0.0;
-  for (int q = 0; q < MF_NQS; q++) {
-    double us[MF_NC], dus[MF_NC * MF_DIM], u[MF_NC], ref[MF_NC * MF_DIM], r0[MF_NC], r1[MF_NC * MF_DIM],
-        x[3] = {0, 0, 0};
-    mfs::state_physical(B, G, q, se, Ji, us, dus);
-    mfs::state(B, G, q, ue, u, ref);
-    mfs::point_x(X, qp, q, x);
-    mfp::fused_point_at(Ji, qw[q] * fabs(det), x, k, us, dus, u, ref, r0, r1);
-    mfs::back(B, G, q, r0, r1, ve);
-  }
-}
-
 // The operator at a state, fused (one thread per cell): y += A(s) x with the g-functions evaluated at every point
 // at the state's local values sv, nothing stored (the physics whose full layout would hold more entries per point
 // than the state's values and the geometry cost; physics_simplex.cu: state_op).
@@ -346,54 +326,22 @@ extern "C" __global__ void mfree_sx_apply_state(const int *verts, const double *
 {
   const long long e = mfs::thread_id();
   if (e >= ncells) return;
+  double X[(MF_DIM + 1) * MF_DIM], Ji[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
+  const double det = mfs::geometry(verts, coords, (int)e, X, Ji);
   double se[MF_NN * MF_NC], ue[MF_NN * MF_NC], ve[MF_NN * MF_NC];
   mfs::gather(cell_nodes, (int)e, sv, se);
   mfs::gather(cell_nodes, (int)e, xv, ue);
-  state_cell(verts, coords, B, G, qp, qw, k, (int)e, se, ue, ve);
+  for (int i = 0; i < MF_NN * MF_NC; i++) ve[i] = 0.0;
+  for (int q = 0; q < MF_NQS; q++) {
+    double us[MF_NC], dus[MF_NC * MF_DIM], u[MF_NC], ref[MF_NC * MF_DIM], r0[MF_NC], r1[MF_NC * MF_DIM],
+        x[3] = {0, 0, 0};
+    mfs::state_physical(B, G, q, se, Ji, us, dus);
+    mfs::state(B, G, q, ue, u, ref);
+    mfs::point_x(X, qp, q, x);
+    mfp::fused_point_at(Ji, qw[q] * fabs(det), x, k, us, dus, u, ref, r0, r1);
+    mfs::back(B, G, q, r0, r1, ve);
+  }
   mfs::scatter_add(cell_nodes, (int)e, ve, yv);
-}
-
-// The same on tiles (the shared scatter of the built-in kernels, simplex_cell_io.cuh): tile t = blockIdx.x holds the
-// cells t tile .. t tile + tile - 1, its distinct nodes tile_nodes[tile_off[t] ..) and each cell's nodes as indices
-// into that list (loc, ncells x NN). The tile's state and x values are gathered into shared memory once, each cell's
-// sums added there, and each of the tile's values added to y once: the atomics in global memory per tile node, not
-// per cell node. Shared memory: 3 maxn NC doubles (maxn: the most nodes of a tile); blockDim.x >= tile.
-extern "C" __global__ void mfree_sx_apply_state_tiled(const int *verts, const double *coords,
-                                                      const unsigned short *loc, const int *tile_off,
-                                                      const int *tile_nodes, int tile, int maxn, const double *B,
-                                                      const double *G, const double *qp, const double *qw,
-                                                      const double *k, int ncells, const double *sv,
-                                                      const double *xv, double *yv)
-{
-  extern __shared__ double smem[];
-  const int t = blockIdx.x, tid = threadIdx.x, bd = blockDim.x;
-  const int n0 = tile_off[t], nn = tile_off[t + 1] - n0;
-  double *ss = smem, *sx = smem + (size_t)maxn * MF_NC, *sy = smem + (size_t)2 * maxn * MF_NC;
-  for (int r = tid; r < nn * MF_NC; r += bd) {
-    const size_t g = (size_t)tile_nodes[n0 + r / MF_NC] * MF_NC + r % MF_NC;
-    ss[r] = sv[g];
-    sx[r] = xv[g];
-    sy[r] = 0.0;
-  }
-  __syncthreads();
-  const long long e = (long long)t * tile + tid;
-  if (tid < tile && e < ncells) {
-    int l[MF_NN];
-    double se[MF_NN * MF_NC], ue[MF_NN * MF_NC], ve[MF_NN * MF_NC];
-    for (int i = 0; i < MF_NN; i++) {
-      l[i] = loc[(size_t)e * MF_NN + i];
-      for (int c = 0; c < MF_NC; c++) se[i * MF_NC + c] = ss[l[i] * MF_NC + c], ue[i * MF_NC + c] = sx[l[i] * MF_NC + c];
-    }
-    state_cell(verts, coords, B, G, qp, qw, k, (int)e, se, ue, ve);
-    for (int i = 0; i < MF_NN; i++)
-      for (int c = 0; c < MF_NC; c++)
-        if (ve[i * MF_NC + c] != 0.0) atomicAdd(sy + l[i] * MF_NC + c, ve[i * MF_NC + c]);
-  }
-  __syncthreads();
-  for (int r = tid; r < nn * MF_NC; r += bd) {
-    const double v = sy[r];
-    if (v != 0.0) atomicAdd(yv + (size_t)tile_nodes[n0 + r / MF_NC] * MF_NC + r % MF_NC, v);
-  }
 }
 
 // y += diag(A(s)) of the fused operator at a state: each point's entries in the full layout made here, then as
