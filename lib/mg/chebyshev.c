@@ -25,6 +25,9 @@ typedef struct {
                              interval [0.9 lambda_min, 1.2 lambda_max], the degree for this reduction */
   int indefinite;         /* 1: the estimate keeps the steps before a negative curvature (mf_pc_chebyshev_indefinite) */
   mf_vector d, res, t;
+  mf_vector b0; /* the eigenvalue estimate's random start, kept for the next set-ups of an operator at a state (set
+                   up again at every new state: the same start made once; on a simplex space its values come from
+                   the host) */
 } chebyshev_data;
 
 static chebyshev_data *cheb(mf_pc pc) { return (chebyshev_data *)pc->data; }
@@ -145,7 +148,14 @@ static int estimate_eigenvalue(mf_pc pc)
   if (!ierr) ierr = mf_vector_create_prec(s, MF_PRECISION_DOUBLE, &Ap);
   ierr = mf_agree(ctx, ierr); /* the dot products below need the vectors on every rank */
   if (ierr) goto done;
-  ierr = mf_vector_random_values(r, 7); /* b: the same on any partition */
+  if (c->b0 && c->b0->space != s) mf_vector_destroy(&c->b0); /* made on another space (an adapted one) */
+  if (!c->b0) { /* b: the same on any partition */
+    ierr = mf_vector_create_prec(s, MF_PRECISION_DOUBLE, &c->b0);
+    if (!ierr) ierr = mf_vector_random_values(c->b0, 7);
+    if (ierr) mf_vector_destroy(&c->b0);
+    ierr = mf_agree(ctx, ierr);
+  }
+  if (!ierr) ierr = r->ops.copy(r, c->b0);
   if (!ierr) ierr = z->ops.pmult(z, c->dinv, r);
   if (!ierr) ierr = p->ops.copy(p, z);
   double rz = 0.0;
@@ -188,6 +198,7 @@ static int estimate_eigenvalue(mf_pc pc)
     c->lambda_min = tridiag_min_eig(k, diag, off);
   }
 done:
+  if (!op->state) mf_vector_destroy(&c->b0); /* kept only where the set-up runs again at every new state */
   mf_vector_destroy(&r);
   mf_vector_destroy(&z);
   mf_vector_destroy(&p);
@@ -288,6 +299,7 @@ static void chebyshev_destroy(mf_pc pc)
   mf_vector_destroy(&c->d);
   mf_vector_destroy(&c->res);
   mf_vector_destroy(&c->t);
+  mf_vector_destroy(&c->b0);
 }
 
 int mf_pc_eigenvalue(mf_pc pc, double *lambda_max)
