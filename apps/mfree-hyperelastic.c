@@ -33,6 +33,7 @@ static void usage(FILE *f)
           "  --cg-tol T         the inner CG's relative tolerance, fixed (default 1e-5, as the FEniCS study)\n"
           "  --ew               Eisenstat-Walker forcing from 0.5 instead of the fixed --cg-tol\n"
           "  --cg-max N         CG iterations per Newton step at most (default 100000)\n"
+          "  --mg-degree D      with --pc mg: the smoothers' Chebyshev degree, 1..64 (default 4)\n"
           "  --newton-stol S    converged when the update's ||du||_2 <= S (default 1e-12, the FEniCS study's)\n"
           "  --newton-rtol R    or when ||F(u)||_2 <= R ||F(u0)||_2 (default 0: off)\n"
           "  --newton-max N     Newton steps per load step at most (default 50)\n"
@@ -54,6 +55,14 @@ typedef struct {
   double t0;
 } mon_data;
 
+/* the multigrid smoothers' Chebyshev degree of Newton's inner preconditioner or of pc (the defaults' range and coarse
+ * reduction) */
+static int set_mg_degree(mf_newton nw, mf_pc pc, int degree)
+{
+  if (nw && mf_newton_get_pc(nw, &pc)) return 1;
+  return mf_pc_set_multigrid(pc, degree, 15.0, 1e-3);
+}
+
 static int monitor(int step, double res, double upd, int lin, void *user)
 {
   const mon_data *m = (const mon_data *)user;
@@ -74,7 +83,7 @@ int main(int argc, char **argv)
   static const char *const backends[] = {"auto", "cpu", "cuda"}, *const pcs[] = {"jacobi", "mg", "none"};
   static const mf_pc_kind pc_kinds[] = {MF_PC_JACOBI, MF_PC_MULTIGRID, MF_PC_NONE};
   const char *mesh_arg = "cube-tets", *json = NULL, *vtu = NULL;
-  int cubes = 8, refine = 0, degree = 1, backend_i = 0, pc_i = 0, ew = 0, cg_max = 100000, newton_max = 50;
+  int cubes = 8, refine = 0, degree = 1, backend_i = 0, pc_i = 0, ew = 0, cg_max = 100000, newton_max = 50, mg_degree = 4;
   int loads = 1, line_search = 1, check = 0, verbose = 0, given_refine = 0, quad_i = -1, init_i = 0, method_i = 0;
   static const char *const methods[] = {"mf", "assembled"};
   static const char *const quads[] = {"2p", "2p-2"}, *const inits[] = {"linear", "lift", "boundary"};
@@ -98,6 +107,7 @@ int main(int argc, char **argv)
     else if (opt_is(&P, "--cg-tol")) opt_double(&P, 0.0, 1, 1.0, 1, &cg_tol);
     else if (opt_is(&P, "--ew")) ew = 1;
     else if (opt_is(&P, "--cg-max")) opt_int(&P, 1, 100000000, &cg_max);
+    else if (opt_is(&P, "--mg-degree")) opt_int(&P, 1, 64, &mg_degree);
     else if (opt_is(&P, "--newton-stol")) opt_double(&P, 0.0, 0, 1.0, 1, &stol);
     else if (opt_is(&P, "--newton-rtol")) opt_double(&P, 0.0, 0, 1.0, 1, &rtol);
     else if (opt_is(&P, "--newton-max")) opt_int(&P, 1, 1000, &newton_max);
@@ -118,6 +128,7 @@ int main(int argc, char **argv)
   if (!P.bad && box && given_refine) opt_error(&P, "option --refine applies to a mesh file (--mesh %s: --cubes)", mesh_arg);
   if (!P.bad && hex && quad_i == 1) opt_error(&P, "option --quadrature 2p-2 is for tetrahedra (--mesh %s)", mesh_arg);
   if (quad_i < 0) quad_i = !hex && degree == 1 ? 1 : 0;
+  if (!P.bad && mg_degree != 4 && pc_i != 1) opt_error(&P, "option --mg-degree applies to --pc mg");
   if (!P.bad && method_i && pc_i == 1) opt_error(&P, "option --method assembled needs --pc jacobi or none (not 'mg')");
   if (!P.bad && stol == 0.0 && rtol == 0.0) opt_error(&P, "options --newton-stol and --newton-rtol are both 0: no criterion");
   if (P.bad) return 2;
@@ -203,7 +214,7 @@ int main(int argc, char **argv)
   if (mf_newton_create(op, &nw) || mf_newton_set_tolerances(nw, rtol, 0.0, stol, newton_max) ||
       mf_newton_set_linear(nw, pc_kinds[pc_i], ew, ew ? 0.5 : cg_tol, cg_max) ||
       mf_newton_set_line_search(nw, line_search) || mf_newton_set_monitor(nw, monitor, &md) ||
-      mf_newton_set_assembled(nw, method_i)) {
+      mf_newton_set_assembled(nw, method_i) || (pc_i == 1 && set_mg_degree(nw, NULL, mg_degree))) {
     rc = fail(ctx, "the Newton solver");
     goto done;
   }
@@ -226,6 +237,7 @@ int main(int argc, char **argv)
     ierr = mf_cg_create(op, &pcg);
     if (!ierr) ierr = mf_cg_set_tolerance(pcg, ew ? 0.5 : cg_tol, cg_max);
     if (!ierr) ierr = mf_pc_create(op, pc_kinds[pc_i], &ppc);
+    if (!ierr && pc_i == 1) ierr = set_mg_degree(NULL, ppc, mg_degree);
     if (!ierr) ierr = mf_cg_set_pc(pcg, ppc);
   }
   if (ierr) rc = fail(ctx, "the initial guess");
@@ -328,14 +340,14 @@ int main(int argc, char **argv)
   if (vtu && !rc && mf_vector_write_vtu(u, vtu, "displacement")) rc = fail(ctx, "--vtu");
   if (jf && rank == 0) {
     fprintf(jf, "{\"app\": \"mfree-hyperelastic\", \"mesh\": \"%s\", \"cubes\": %d, \"coarse_cubes\": %d, \"refinements\": %d, "
-                "\"element\": \"%s%d\", \"dofs\": %lld, \"ranks\": %d, \"backend\": \"%s\", \"pc\": \"%s\", \"method\": \"%s\", "
+                "\"element\": \"%s%d\", \"dofs\": %lld, \"ranks\": %d, \"backend\": \"%s\", \"pc\": \"%s\", \"mg_degree\": %d, \"method\": \"%s\", "
                 "\"cg_tol\": %g, \"ew\": %d, \"newton_stol\": %g, \"newton_rtol\": %g, \"load_steps\": %d, "
                 "\"load_scale\": %g, \"quadrature\": \"%s\", \"initial\": \"%s\", \"E\": %g, \"nu\": %g, \"converged\": %d, \"newton_iterations\": %d, \"cg_iterations\": %d, \"negative_curvature_steps\": %d, "
                 "\"predictor_cg_iterations\": %d, \"t_predictor\": %.6f, \"t_total\": %.6f, \"t_setup\": %.6f, \"t_newton\": %.6f, \"t_residual\": %.6f, \"t_jacobian\": %.6f, "
                 "\"t_pc\": %.6f, \"t_cg\": %.6f, \"t_compile\": %.6f, \"t_compile_after_setup\": %.6f, "
                 "\"mdofs_per_cg_iteration\": %.3f, \"jacobian_check\": %g, \"last_load_history\": [",
             mesh_arg, box ? cubes : 0, box ? c : 0, box ? r : refine, hex ? "Q" : "P", degree, (long long)ndofs, nranks, mf_context_backend(ctx),
-            pcs[pc_i], methods[method_i], ew ? 0.0 : cg_tol, ew, stol, rtol, loads, load_scale, hex ? "p+1" : quads[quad_i], inits[init_i], prob.E, prob.nu, rc == 0, tot.iterations,
+            pcs[pc_i], pc_i == 1 ? mg_degree : 0, methods[method_i], ew ? 0.0 : cg_tol, ew, stol, rtol, loads, load_scale, hex ? "p+1" : quads[quad_i], inits[init_i], prob.E, prob.nu, rc == 0, tot.iterations,
             tot.linear_iterations, tot.negative_curvature, pred_its, t_pred, t_total, t_setup, tot.seconds, tot.seconds_residual, tot.seconds_jacobian,
             tot.seconds_pc, tot.seconds_linear, t_compile, t_compile_later, mdofs_it, jac_err);
     const double *res = NULL, *upd = NULL;

@@ -336,6 +336,34 @@ static void check_newton(mf_context ctx, const char *name, int dim, int level, i
   T_CALL(mf_vector_set_boundary(u, bval, NULL));
   T_CALL(mf_newton_solve(nw, u, &info));
   T_CHECK(info.converged, "%s %dD P%d: Chebyshev inside did not converge", name, dim, p);
+  /* the inner preconditioner for its settings (mf_newton_get_pc): kept over solves and GMRES' switch, its degree used;
+   * a new one where the kind changes */
+  {
+    mf_pc pc1 = NULL, pc2 = NULL;
+    EXPECT(mf_newton_get_pc(nw, NULL), MF_ERR_NULL, "output pointer pc is NULL");
+    EXPECT(mf_newton_get_pc(NULL, &pc1), MF_ERR_NULL, "newton is NULL");
+    T_CALL(mf_newton_set_linear(nw, MF_PC_CHEBYSHEV, 0, 1e-8, 5000));
+    T_CALL(mf_newton_get_pc(nw, &pc1));
+    int its[2] = {0, 0}, nsteps[2] = {0, 0};
+    for (int d = 0; d < 2; d++) {
+      T_CALL(mf_pc_set_chebyshev(pc1, d ? 8 : 1, 20.0, 12));
+      if (d) { /* a switch to GMRES and back keeps it */
+        T_CALL(mf_newton_set_gmres(nw, 30));
+        T_CALL(mf_newton_set_gmres(nw, 0));
+      }
+      T_CALL(mf_vector_set_boundary(u, bval, NULL));
+      T_CALL(mf_newton_solve(nw, u, &info));
+      its[d] = info.linear_iterations, nsteps[d] = info.iterations;
+      T_CALL(mf_newton_get_pc(nw, &pc2));
+      T_CHECK(pc2 == pc1, "%s %dD P%d: mf_newton_get_pc gave another preconditioner after a solve", name, dim, p);
+    }
+    T_CHECK(info.converged && 4 * its[1] < 3 * its[0], "%s %dD P%d: Chebyshev(8) inside took %d CG iterations (%d Newton steps), "
+            "Chebyshev(1) %d (%d): the degree set through mf_newton_get_pc not used", name, dim, p, its[1], nsteps[1], its[0],
+            nsteps[0]);
+    T_CALL(mf_newton_set_linear(nw, MF_PC_JACOBI, 0, 1e-8, 5000));
+    T_CALL(mf_newton_get_pc(nw, &pc2));
+    T_CHECK(pc2 != NULL && pc2 != pc1, "%s %dD P%d: the kind changed, the preconditioner did not", name, dim, p);
+  }
   EXPECT(mf_newton_set_linear(nw, (mf_pc_kind)99, 1, 0.5, 10), MF_ERR_ARGUMENT, "inner preconditioner 99");
   EXPECT(mf_newton_set_tolerances(nw, 0.0, 0.0, 0.0, 10), MF_ERR_ARGUMENT, "Newton would never stop");
   EXPECT(mf_newton_set_tolerances(nw, 1.5, 0.0, 0.0, 10), MF_ERR_ARGUMENT, "relative tolerance 1.5");

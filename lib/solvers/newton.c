@@ -132,7 +132,7 @@ int mf_newton_set_gmres(mf_newton newton, int restart)
   if (!newton->gmres) MF_CALL(mf_gmres_create(newton->op, &newton->gmres));
   MF_CALL(mf_gmres_set_restart(newton->gmres, restart));
   newton->restart = restart;
-  newton->pc_made = (mf_pc_kind)-1; /* the preconditioner given to it at the next solve */
+  if (newton->pc) MF_CALL(mf_gmres_set_pc(newton->gmres, newton->pc)); /* the inner preconditioner, its settings kept */
   return 0;
 }
 
@@ -256,6 +256,30 @@ static int residual_at(mf_newton n, mf_vector v, mf_vector r, double *norm, int 
   return 0;
 }
 
+/* the inner preconditioner of the kind asked for (made at the first solve or mf_newton_get_pc, again where the kind
+ * changed) */
+static int inner_pc(mf_newton n)
+{
+  if (n->pc_made == n->pc_kind) return 0;
+  mf_pc_destroy(&n->pc);
+  n->pc_made = (mf_pc_kind)-1;
+  MF_CALL(mf_pc_create(n->op, n->pc_kind, &n->pc));
+  MF_CALL(mf_cg_set_pc(n->cg, n->pc));
+  if (n->gmres) MF_CALL(mf_gmres_set_pc(n->gmres, n->pc));
+  n->pc_made = n->pc_kind;
+  return 0;
+}
+
+int mf_newton_get_pc(mf_newton n, mf_pc *pc)
+{
+  if (pc) *pc = NULL;
+  MF_CHECK(n, NULL, MF_ERR_NULL, "newton is NULL");
+  MF_CHECK(pc, n->op->ctx, MF_ERR_NULL, "output pointer pc is NULL");
+  MF_CALL(inner_pc(n));
+  *pc = n->pc;
+  return 0;
+}
+
 int mf_newton_solve(mf_newton n, mf_vector u, mf_newton_info *info)
 {
   mf_newton_info dummy;
@@ -268,13 +292,7 @@ int mf_newton_solve(mf_newton n, mf_vector u, mf_newton_info *info)
            "u must be a double vector of the operator's space");
   const double t0 = MPI_Wtime();
   n->n = 0;
-  if (n->pc_made != n->pc_kind) { /* the inner preconditioner of the kind asked for */
-    mf_pc_destroy(&n->pc);
-    MF_CALL(mf_pc_create(n->op, n->pc_kind, &n->pc));
-    MF_CALL(mf_cg_set_pc(n->cg, n->pc));
-    if (n->gmres) MF_CALL(mf_gmres_set_pc(n->gmres, n->pc));
-    n->pc_made = n->pc_kind;
-  }
+  MF_CALL(inner_pc(n));
   MF_CALL(mf_operator_set_dirichlet(n->op, 1)); /* u's boundary entries stay: F and the updates are zero there */
   double f = 0.0, f0, fprev, eta_prev = n->eta;
   int ok = 1;
