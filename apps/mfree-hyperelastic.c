@@ -55,11 +55,12 @@ typedef struct {
   double t0;
 } mon_data;
 
-/* the multigrid smoothers' Chebyshev degree of Newton's inner preconditioner or of pc (the defaults' range and coarse
+/* the multigrid smoothers' Chebyshev degree of Newton's inner preconditioner (the defaults' range and coarse
  * reduction) */
-static int set_mg_degree(mf_newton nw, mf_pc pc, int degree)
+static int set_mg_degree(mf_newton nw, int degree)
 {
-  if (nw && mf_newton_get_pc(nw, &pc)) return 1;
+  mf_pc pc = NULL;
+  if (mf_newton_get_pc(nw, &pc)) return 1;
   return mf_pc_set_multigrid(pc, degree, 15.0, 1e-3);
 }
 
@@ -214,7 +215,7 @@ int main(int argc, char **argv)
   if (mf_newton_create(op, &nw) || mf_newton_set_tolerances(nw, rtol, 0.0, stol, newton_max) ||
       mf_newton_set_linear(nw, pc_kinds[pc_i], ew, ew ? 0.5 : cg_tol, cg_max) ||
       mf_newton_set_line_search(nw, line_search) || mf_newton_set_monitor(nw, monitor, &md) ||
-      mf_newton_set_assembled(nw, method_i) || (pc_i == 1 && set_mg_degree(nw, NULL, mg_degree))) {
+      mf_newton_set_assembled(nw, method_i) || (pc_i == 1 && set_mg_degree(nw, mg_degree))) {
     rc = fail(ctx, "the Newton solver");
     goto done;
   }
@@ -236,8 +237,8 @@ int main(int argc, char **argv)
   if (!ierr && init_i == 0) { /* the predictor's CG, with the inner solves' preconditioner */
     ierr = mf_cg_create(op, &pcg);
     if (!ierr) ierr = mf_cg_set_tolerance(pcg, ew ? 0.5 : cg_tol, cg_max);
-    if (!ierr) ierr = mf_pc_create(op, pc_kinds[pc_i], &ppc);
-    if (!ierr && pc_i == 1) ierr = set_mg_degree(NULL, ppc, mg_degree);
+    /* Newton's own preconditioner (held by it): one multigrid hierarchy, its levels taken to each new state */
+    if (!ierr) ierr = mf_newton_get_pc(nw, &ppc);
     if (!ierr) ierr = mf_cg_set_pc(pcg, ppc);
   }
   if (ierr) rc = fail(ctx, "the initial guess");
@@ -368,7 +369,6 @@ done:
   if (jf) fclose(jf);
   mf_newton_destroy(&nw);
   mf_cg_destroy(&pcg);
-  mf_pc_destroy(&ppc);
   mf_vector_destroy(&w);
   mf_vector_destroy(&rhs);
   mf_vector_destroy(&u);
