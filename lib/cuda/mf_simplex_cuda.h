@@ -90,7 +90,7 @@ int mf_simplex_cuda_apply_single(mf_simplex_cuda_op op, const float *x, float *y
 /** Multigrid's transfers between simplex spaces (lib/cuda/simplex_transfer.cu): a sparse matrix of nrows rows
  *  (CSR: rowptr[nrows + 1], cols, vals; all copied) applied per component, y[i nc + k] = sum_e v_e x[c_e nc + k]
  *  with the Dirichlet entries of space in read as zero and those of space out written as zero (x, y device
- *  arrays of in's and out's nlocal; nc = out's components). Refused: device memory short (MF_ERR_MEMORY). */
+ *  arrays of in's and out's nlocal; nc = out's components; in NULL: no entry masked). Refused: device memory short (MF_ERR_MEMORY). */
 int mf_simplex_cuda_sparse_create(mf_context ctx, int nrows, const int64_t *rowptr, const int *cols, const double *vals,
                                   mf_simplex_cuda_sparse *out);
 int mf_simplex_cuda_sparse_apply(mf_simplex_cuda_sparse A, mf_space in, mf_space out, const double *x, double *y);

@@ -22,8 +22,7 @@ struct mf_simplex_cuda_sparse_s {
 namespace {
 
 // y[i nc + k] = (Dirichlet out ? 0 : sum_e v_e x[c_e nc + k] over the entries not Dirichlet in): one thread
-// per (row, component)
-// per (row, component); T: the vectors' type (double, or float for the float V-cycle: the sum in double)
+// per (row, component); bin, bout NULL: no Dirichlet masks (a state's injection); T: the vectors' type (double, or float for the float V-cycle: the sum in double)
 template <class T>
 __global__ void sparse_apply_kernel(int nrows, int nc, const long long *__restrict__ rp, const int *__restrict__ cols,
                                     const double *__restrict__ v, const unsigned char *__restrict__ bin,
@@ -35,9 +34,9 @@ __global__ void sparse_apply_kernel(int nrows, int nc, const long long *__restri
   double s = 0.0;
   for (long long e = rp[i]; e < rp[i + 1]; e++) {
     const size_t j = (size_t)cols[e] * nc + k;
-    if (!bin[j]) s += v[e] * (double)x[j];
+    if (!bin || !bin[j]) s += v[e] * (double)x[j];
   }
-  y[t] = bout[t] ? (T)0 : (T)s;
+  y[t] = bout && bout[t] ? (T)0 : (T)s;
 }
 
 template <class T>
@@ -46,7 +45,8 @@ int sparse_apply(mf_simplex_cuda_sparse A, mf_space in, mf_space out, const T *x
   const int nc = out->ncomp;
   const long long n = (long long)A->nrows * nc;
   if (n == 0) return 0;
-  const unsigned char *bin = ((const mf_cuda_space *)in->dev)->bc, *bout = ((const mf_cuda_space *)out->dev)->bc;
+  const unsigned char *bin = in ? ((const mf_cuda_space *)in->dev)->bc : nullptr, // in NULL: no masks at all
+                      *bout = in ? ((const mf_cuda_space *)out->dev)->bc : nullptr;
   const int threads = 256;
   sparse_apply_kernel<T><<<(unsigned)((n + threads - 1) / threads), threads>>>(A->nrows, nc, A->rp, A->cols, A->vals,
                                                                               bin, bout, x, y);

@@ -38,7 +38,8 @@ typedef struct mf_simplex_backend_ops_s {
   void (*asm_free)(void *kept);
   /* multigrid's transfers (transfer_simplex.c): a sparse matrix (CSR, rows x any columns; copied) applied
    * per component on device arrays, y[i nc + k] = sum_e v_e x[c_e nc + k], the Dirichlet entries of space
-   * in read as zero and those of space out written as zero (nc: out's components) */
+   * in read as zero and those of space out written as zero (nc: out's components; in NULL: no entry masked, a
+   * state's injection) */
   int (*sparse_create)(mf_context ctx, int nrows, const int64_t *rowptr, const int *cols, const double *vals,
                        struct mf_simplex_cuda_sparse_s **out);
   int (*sparse_apply)(struct mf_simplex_cuda_sparse_s *A, mf_space in, mf_space out, const double *x, double *y);

@@ -28,6 +28,7 @@ typedef struct {
   int64_t *ri; /* the injection (a state's restriction, made at its first use): coarse nodes x fine nodes, */
   int *ci;     /* the fine basis at each coarse node (one entry 1 where the node is a fine one) */
   double *vi;
+  struct mf_simplex_cuda_sparse_s *di; /* the injection on the device (a device backend; made at its first use) */
   const mf_simplex_backend_ops *sx;
 } sx_transfer;
 
@@ -45,6 +46,7 @@ static void sx_free(mf_transfer tr)
   free(t->ri), free(t->ci), free(t->vi);
   if (t->dp) t->sx->sparse_free(&t->dp);
   if (t->dt) t->sx->sparse_free(&t->dt);
+  if (t->di) t->sx->sparse_free(&t->di);
   free(t);
   tr->fdata = NULL;
 }
@@ -341,13 +343,18 @@ static int build_inject(mf_transfer tr, sx_transfer *t)
   return ierr;
 }
 
-/* coarse = the fine function at the coarse nodes (every local coarse entry, the Dirichlet ones included), on the
- * host (the vectors' values copied there and back on a device backend) */
+/* coarse = the fine function at the coarse nodes (every local coarse entry, the Dirichlet ones included): on a
+ * device backend by its sparse product without the Dirichlet masks (the same sums in the same order as the host's
+ * loop below, the twin), else on the host */
 static int sx_inject(mf_transfer tr, mf_vector fine, mf_vector coarse)
 {
   sx_transfer *t = (sx_transfer *)tr->fdata;
   if (!t->ri) MF_CALL(build_inject(tr, t));
   const int nc = tr->fine->ncomp, ncn = tr->coarse->nlocal / nc;
+  if (t->sx && t->sx->sparse_create && tr->fine->ctx->backend != MF_BACKEND_CPU) {
+    if (!t->di) MF_CALL(t->sx->sparse_create(tr->fine->ctx, ncn, t->ri, t->ci, t->vi, &t->di));
+    return t->sx->sparse_apply(t->di, NULL, tr->coarse, fine->data, coarse->data); /* in NULL: no masks */
+  }
   const double *fv = NULL;
   double *cv = NULL;
   MF_CALL(mf_vector_get_array_read(fine, MF_MEM_HOST, &fv));
