@@ -312,6 +312,14 @@ static void check_newton(mf_context ctx, const char *name, int dim, int level, i
   T_CALL(mf_newton_solve(nw, u, &i2));
   T_CHECK(i2.reason == MF_NEWTON_CONVERGED_UPDATE && i2.update <= 1e-6, "%s %dD P%d: the update criterion gave reason %d, "
           "update %.3e", name, dim, p, (int)i2.reason, i2.update);
+  /* past the residual's rounding floor (rtol below reach, no update criterion): full steps taken there, the step
+   * limit reached, not a failed line search */
+  T_CALL(mf_vector_set_boundary(u, bval, NULL));
+  T_CALL(mf_newton_set_tolerances(nw, 1e-300, 0.0, 0.0, steps[0] + 6));
+  EXPECT(mf_newton_solve(nw, u, &i2), MF_ERR_NOT_CONVERGED, "the step limit was reached");
+  T_CHECK(i2.reason == MF_NEWTON_MAX_ITERATIONS && i2.iterations == steps[0] + 6 && i2.residual <= 1e-10 * i2.residual0,
+          "%s %dD P%d: past the rounding floor reason %d after %d steps (limit %d), ||F|| %.3e from %.3e", name, dim, p,
+          (int)i2.reason, i2.iterations, steps[0] + 6, i2.residual, i2.residual0);
   T_CALL(mf_newton_set_tolerances(nw, 1e-10, 0.0, 0.0, 50));
   T_CHECK(lin[1] < lin[0], "%s %dD P%d: Eisenstat-Walker took %d CG iterations, the tight tolerance %d", name, dim, p, lin[1], lin[0]);
 

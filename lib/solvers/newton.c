@@ -369,16 +369,27 @@ int mf_newton_solve(mf_newton n, mf_vector u, mf_newton_info *info)
       if (lerr) snprintf(why, sizeof why, ": %s", mf_context_error_message(ctx));
       break;
     }
-    double lambda = 1.0, ft = INFINITY;
+    double lambda = 1.0, ft = INFINITY, ffull = INFINITY; /* ffull: ||F|| after the full step */
     int accepted = 0;
     for (int t = 0; t <= (n->line_search ? 12 : 0) && !ierr; t++, lambda *= 0.5) {
       ierr = mf_vector_copy(n->trial, u);
       if (!ierr) ierr = mf_vector_axpy(n->trial, lambda, n->du);
       if (!ierr) ierr = residual_at(n, n->trial, n->Ft, &ft, &ok, &info->seconds_residual);
+      if (!ierr && ok && t == 0) ffull = ft;
       if (!ierr && ok && (!n->line_search || ft <= (1.0 - 1e-4 * lambda) * f)) accepted = 1;
       if (accepted || ierr) break;
     }
     if (ierr) break;
+    if (!accepted && f <= 1e-10 * f0 && ffull <= 1e-10 * f0) {
+      /* no step length decreased ||F|| at its rounding floor (||F|| <= 1e-10 ||F_0||, below which only a tighter rtol
+       * or the update criterion asks to go): the full step, which stays there, is taken, the criteria decide */
+      lambda = 1.0;
+      ierr = mf_vector_copy(n->trial, u);
+      if (!ierr) ierr = mf_vector_axpy(n->trial, 1.0, n->du);
+      if (!ierr) ierr = residual_at(n, n->trial, n->Ft, &ft, &ok, &info->seconds_residual);
+      if (ierr) break;
+      accepted = ok;
+    }
     if (!accepted) {
       if (n->line_search) reason = MF_NEWTON_LINE_SEARCH;
       else { /* a full step to a state where F is not finite: the message naming the point */
