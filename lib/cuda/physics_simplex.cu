@@ -69,6 +69,14 @@ std::string program(const mf_simplex_phys *h, const mf_space s, bool single, boo
            ph->src_has[0], ph->src_has[1], h->lay.n);
   std::string t = buf;
   if (state) t += "#define MF_STATE 1\n";
+  // the fused product at a state: MFREE_PHYSICS_SX_MINB=b bounds its registers for b blocks of 128 threads per
+  // multiprocessor (measurements; unset or invalid: no bound)
+  const char *mb = getenv("MFREE_PHYSICS_SX_MINB");
+  const int minb = mb ? atoi(mb) : 0;
+  if (state && minb >= 1 && minb <= 16) {
+    snprintf(buf, sizeof buf, "#define MF_SX_MINB %d\n", minb);
+    t += buf;
+  }
   t += mf_jit::physics_glue(ph);
   if (!single && facets_on_device(h)) { // the facets' kernel and the glue of the boundary terms
     snprintf(buf, sizeof buf, "#define MF_FACETS 1\n#define MF_FQ %d\n", h->fq);

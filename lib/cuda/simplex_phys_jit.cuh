@@ -319,7 +319,12 @@ extern "C" __global__ void mfree_sx_diagonal(const int *cell_nodes, const double
 // The operator at a state, fused (one thread per cell): y += A(s) x with the g-functions evaluated at every point
 // at the state's local values sv, nothing stored (the physics whose full layout would hold more entries per point
 // than the state's values and the geometry cost; physics_simplex.cu: state_op).
-extern "C" __global__ void mfree_sx_apply_state(const int *verts, const double *coords, const int *cell_nodes,
+#ifdef MF_SX_MINB
+#define MF_SX_STATE_BOUNDS __launch_bounds__(128, MF_SX_MINB)
+#else
+#define MF_SX_STATE_BOUNDS
+#endif
+extern "C" __global__ void MF_SX_STATE_BOUNDS mfree_sx_apply_state(const int *verts, const double *coords, const int *cell_nodes,
                                                 const double *B, const double *G, const double *qp, const double *qw,
                                                 const double *k, int ncells, const double *sv, const double *xv,
                                                 double *yv)
