@@ -29,15 +29,25 @@ amg = [(v[0], v[2]) for v in PAPER.values() if v[2]]
 a.loglog([x for x, _ in amg], [y for _, y in amg], "^--", color="tab:brown", label="paper A100: CG/AMG (CG only)")
 b.semilogx([x for x, _ in amg], [v[3] / 5.0 for v in PAPER.values() if v[3]], "^--", color="tab:brown",
            label="paper A100: AMG (per Newton step)")
-for pc, color in (("jacobi", "tab:blue"), ("mg", "tab:red")):
-    pts = sorted((r["dofs"], r["t_total"]) for r in runs if r["pc"] == pc and r["converged"] and r["element"] == "P1")
+def series(r):
+    """a run's series: Jacobi, or multigrid by its smoothers' degree and forcing"""
+    if r["pc"] != "mg":
+        return "Jacobi"
+    ew = ", Eisenstat-Walker" if r.get("ew") else ", CG 1e-5"
+    return f"multigrid, Chebyshev({r.get('mg_degree', 4)}){ew}"
+
+
+colors = ["tab:red", "tab:blue", "tab:green", "tab:purple", "tab:orange"]
+for k, name in enumerate(sorted({series(r) for r in runs if r["element"] == "P1"})):
+    color = colors[k % len(colors)]
+    sel = [r for r in runs if r["element"] == "P1" and series(r) == name and r["converged"]]
+    pts = sorted((r["dofs"], r["t_total"]) for r in sel)
     if pts:
-        a.loglog([x for x, _ in pts], [y for _, y in pts], "o-", color=color,
-                 label=f"mfree H100 P1, {'multigrid' if pc == 'mg' else 'Jacobi'}: whole solve")
-    its = sorted((r["dofs"], r["cg_iterations"] / r["newton_iterations"]) for r in runs
-                 if pc == "mg" and r["pc"] == pc and r["converged"] and r["newton_iterations"])
+        a.loglog([x for x, _ in pts], [y for _, y in pts], "o-", color=color, label=f"mfree H100 P1, {name}: whole solve")
+    its = sorted((r["dofs"], r["cg_iterations"] / r["newton_iterations"]) for r in sel
+                 if r["pc"] == "mg" and r["newton_iterations"])
     if its:
-        b.semilogx([x for x, _ in its], [y for _, y in its], "o-", color=color, label="mfree H100 P1, multigrid")
+        b.semilogx([x for x, _ in its], [y for _, y in its], "o-", color=color, label=f"mfree H100 P1, {name}")
 a.set_xlabel("DoFs")
 a.set_ylabel("seconds")
 a.set_title("Neo-Hookean twist, uniform meshes of tetrahedra")
