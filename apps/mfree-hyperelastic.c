@@ -84,7 +84,7 @@ int main(int argc, char **argv)
   static const char *const backends[] = {"auto", "cpu", "cuda"}, *const pcs[] = {"jacobi", "mg", "none"};
   static const mf_pc_kind pc_kinds[] = {MF_PC_JACOBI, MF_PC_MULTIGRID, MF_PC_NONE};
   const char *mesh_arg = "cube-tets", *json = NULL, *vtu = NULL;
-  int cubes = 8, refine = 0, degree = 1, backend_i = 0, pc_i = 0, ew = 0, cg_max = 100000, newton_max = 50, mg_degree = 4;
+  int cubes = 8, refine = 0, degree = 1, backend_i = 0, pc_i = 0, ew = 0, cg_max = 100000, newton_max = 50, mg_degree = -1;
   int loads = 1, line_search = 1, check = 0, verbose = 0, given_refine = 0, quad_i = -1, init_i = 0, method_i = 0;
   static const char *const methods[] = {"mf", "assembled"};
   static const char *const quads[] = {"2p", "2p-2"}, *const inits[] = {"linear", "lift", "boundary"};
@@ -129,7 +129,8 @@ int main(int argc, char **argv)
   if (!P.bad && box && given_refine) opt_error(&P, "option --refine applies to a mesh file (--mesh %s: --cubes)", mesh_arg);
   if (!P.bad && hex && quad_i == 1) opt_error(&P, "option --quadrature 2p-2 is for tetrahedra (--mesh %s)", mesh_arg);
   if (quad_i < 0) quad_i = !hex && degree == 1 ? 1 : 0;
-  if (!P.bad && mg_degree != 4 && pc_i != 1) opt_error(&P, "option --mg-degree applies to --pc mg");
+  if (!P.bad && mg_degree > 0 && pc_i != 1) opt_error(&P, "option --mg-degree applies to --pc mg");
+  if (mg_degree < 0) mg_degree = 4;
   if (!P.bad && method_i && pc_i == 1) opt_error(&P, "option --method assembled needs --pc jacobi or none (not 'mg')");
   if (!P.bad && stol == 0.0 && rtol == 0.0) opt_error(&P, "options --newton-stol and --newton-rtol are both 0: no criterion");
   if (P.bad) return 2;

@@ -874,7 +874,7 @@ int mf_newton_set_linear(mf_newton newton, mf_pc_kind pc, int ew, double eta, in
  *  symmetric (a non-variational physics); 0 goes back to CG (the default). */
 int mf_newton_set_gmres(mf_newton newton, int restart);
 /** @brief The matrix-free inner solve's preconditioner (of mf_newton_set_linear's kind; made now if not yet, again
- *  where the kind changes), held by newton, for its settings (e.g. mf_pc_set_multigrid's smoother degree). */
+ *  where the kind changes) for its settings (e.g. mf_pc_set_multigrid's degree): borrowed, not to be destroyed. */
 int mf_newton_get_pc(mf_newton newton, mf_pc *pc);
 int mf_newton_set_line_search(mf_newton newton, int on); /**< backtracking on (1, default) or off (0: full steps) */
 /** @brief 1: each step's Jacobian assembled (mf_operator_create_assembled; CSR, on the device on cuda) and CG on it

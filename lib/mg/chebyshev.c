@@ -152,8 +152,8 @@ static int estimate_eigenvalue(mf_pc pc)
   if (!c->b0) { /* b: the same on any partition */
     ierr = mf_vector_create_prec(s, MF_PRECISION_DOUBLE, &c->b0);
     if (!ierr) ierr = mf_vector_random_values(c->b0, 7);
+    ierr = mf_agree(ctx, ierr); /* every rank keeps it, or none */
     if (ierr) mf_vector_destroy(&c->b0);
-    ierr = mf_agree(ctx, ierr);
   }
   if (!ierr) ierr = r->ops.copy(r, c->b0);
   if (!ierr) ierr = z->ops.pmult(z, c->dinv, r);

@@ -29,6 +29,7 @@ typedef struct {
   int *ci;     /* the fine basis at each coarse node (one entry 1 where the node is a fine one) */
   double *vi;
   struct mf_simplex_cuda_sparse_s *di; /* the injection on the device (a device backend; made at its first use) */
+  int di_host;                         /* 1: no room for it there, the injection on the host */
   const mf_simplex_backend_ops *sx;
 } sx_transfer;
 
@@ -351,10 +352,12 @@ static int sx_inject(mf_transfer tr, mf_vector fine, mf_vector coarse)
   sx_transfer *t = (sx_transfer *)tr->fdata;
   if (!t->ri) MF_CALL(build_inject(tr, t));
   const int nc = tr->fine->ncomp, ncn = tr->coarse->nlocal / nc;
-  if (t->sx && t->sx->sparse_create && tr->fine->ctx->backend != MF_BACKEND_CPU) {
-    if (!t->di) MF_CALL(t->sx->sparse_create(tr->fine->ctx, ncn, t->ri, t->ci, t->vi, &t->di));
-    return t->sx->sparse_apply(t->di, NULL, tr->coarse, fine->data, coarse->data); /* in NULL: no masks */
+  if (!t->di && !t->di_host && t->sx && t->sx->sparse_create && tr->fine->ctx->backend != MF_BACKEND_CPU) {
+    const int e = t->sx->sparse_create(tr->fine->ctx, ncn, t->ri, t->ci, t->vi, &t->di);
+    if (e == MF_ERR_MEMORY) t->di_host = 1; /* no room on the device: on the host, as below */
+    else if (e) return e;
   }
+  if (t->di) return t->sx->sparse_apply(t->di, NULL, tr->coarse, fine->data, coarse->data); /* in NULL: no masks */
   const double *fv = NULL;
   double *cv = NULL;
   MF_CALL(mf_vector_get_array_read(fine, MF_MEM_HOST, &fv));

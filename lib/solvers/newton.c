@@ -311,6 +311,7 @@ int mf_newton_solve(mf_newton n, mf_vector u, mf_newton_info *info)
   const double target = fmax(n->atol, n->rtol * f0);
   if (!ierr && f <= target) reason = MF_NEWTON_CONVERGED_RESIDUAL;
   if (!ierr && monitor_stop(n, 0, f, 0.0, 0) && reason == MF_NEWTON_MAX_ITERATIONS) reason = MF_NEWTON_STOPPED;
+  int floor_steps = 0; /* full steps in a row taken at the rounding floor without a decrease */
   for (int k = 1; !ierr && reason == MF_NEWTON_MAX_ITERATIONS && k <= n->max_steps; k++) {
     double tj = MPI_Wtime();
     ierr = mf_operator_set_state(n->op, u); /* the Jacobian at u */
@@ -380,16 +381,19 @@ int mf_newton_solve(mf_newton n, mf_vector u, mf_newton_info *info)
       if (accepted || ierr) break;
     }
     if (ierr) break;
-    if (!accepted && f <= 1e-10 * f0 && ffull <= 1e-10 * f0) {
+    if (!accepted && floor_steps < 3 && f <= 1e-10 * f0 && ffull <= 1e-10 * f0 && ffull <= 10.0 * f) {
       /* no step length decreased ||F|| at its rounding floor (||F|| <= 1e-10 ||F_0||, below which only a tighter rtol
-       * or the update criterion asks to go): the full step, which stays there, is taken, the criteria decide */
+       * or the update criterion asks to go): the full step, which stays there, is taken and the criteria decide; three
+       * such steps in a row at most */
       lambda = 1.0;
       ierr = mf_vector_copy(n->trial, u);
       if (!ierr) ierr = mf_vector_axpy(n->trial, 1.0, n->du);
       if (!ierr) ierr = residual_at(n, n->trial, n->Ft, &ft, &ok, &info->seconds_residual);
       if (ierr) break;
       accepted = ok;
-    }
+      floor_steps += accepted;
+    } else if (accepted)
+      floor_steps = 0;
     if (!accepted) {
       if (n->line_search) reason = MF_NEWTON_LINE_SEARCH;
       else { /* a full step to a state where F is not finite: the message naming the point */
