@@ -131,12 +131,14 @@ static double one(const double *x, int dim, void *u)
 typedef struct {
   int calls, last_step, stop_at;
   double last_res;
+  int lin_prev, lin_last; /* the inner iterations of the step before the last, of the last */
 } mon;
 static int monitor(int step, double res, double upd, int lin, void *user)
 {
-  (void)upd, (void)lin;
+  (void)upd;
   mon *m = (mon *)user;
   m->calls++, m->last_step = step, m->last_res = res;
+  m->lin_prev = m->lin_last, m->lin_last = lin;
   return m->stop_at >= 0 && step >= m->stop_at;
 }
 
@@ -312,6 +314,23 @@ static void check_newton(mf_context ctx, const char *name, int dim, int level, i
   T_CALL(mf_newton_solve(nw, u, &i2));
   T_CHECK(i2.reason == MF_NEWTON_CONVERGED_UPDATE && i2.update <= 1e-6, "%s %dD P%d: the update criterion gave reason %d, "
           "update %.3e", name, dim, p, (int)i2.reason, i2.update);
+  /* Eisenstat-Walker with the update criterion alone: the last inner solve no tighter than the update criterion
+   * asks (eta >= stol / (2 ||du|| of the step before)): no more CG iterations than the step before (without that
+   * floor 15-70 against 13-42 here, the last solve the tightest) */
+  {
+    mon m2 = {0, -1, -1, 0.0, 0, 0};
+    T_CALL(mf_vector_set_boundary(u, bval, NULL));
+    T_CALL(mf_newton_set_linear(nw, MF_PC_JACOBI, 1, 0.5, 5000));
+    T_CALL(mf_newton_set_tolerances(nw, 1e-300, 0.0, 1e-10, 50));
+    T_CALL(mf_newton_set_monitor(nw, monitor, &m2));
+    T_CALL(mf_newton_solve(nw, u, &i2));
+    T_CALL(mf_newton_set_monitor(nw, NULL, NULL));
+    T_CHECK(i2.reason == MF_NEWTON_CONVERGED_UPDATE && i2.update <= 1e-10 && m2.lin_last <= m2.lin_prev,
+            "%s %dD P%d: the update criterion with Eisenstat-Walker: reason %d, update %.3e, CG iterations %d at the last "
+            "step, %d at the one before", name, dim, p, (int)i2.reason, i2.update, m2.lin_last, m2.lin_prev);
+    printf("%s %dD P%d: update criterion with Eisenstat-Walker: %d steps, CG %d then %d\n", name, dim, p, i2.iterations,
+           m2.lin_prev, m2.lin_last);
+  }
   /* past the residual's rounding floor (rtol below reach, no update criterion): where the line search finds no
    * decrease there the full step is taken (at most three in a row): the step limit, or a failed line search after
    * three such steps */

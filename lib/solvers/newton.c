@@ -311,7 +311,8 @@ int mf_newton_solve(mf_newton n, mf_vector u, mf_newton_info *info)
   const double target = fmax(n->atol, n->rtol * f0);
   if (!ierr && f <= target) reason = MF_NEWTON_CONVERGED_RESIDUAL;
   if (!ierr && monitor_stop(n, 0, f, 0.0, 0) && reason == MF_NEWTON_MAX_ITERATIONS) reason = MF_NEWTON_STOPPED;
-  int floor_steps = 0; /* full steps in a row taken at the rounding floor without a decrease */
+  int floor_steps = 0;  /* full steps in a row taken at the rounding floor without a decrease */
+  double dlast = 0.0;   /* ||du|| of the last step (before its line search) */
   for (int k = 1; !ierr && reason == MF_NEWTON_MAX_ITERATIONS && k <= n->max_steps; k++) {
     double tj = MPI_Wtime();
     ierr = mf_operator_set_state(n->op, u); /* the Jacobian at u */
@@ -344,7 +345,10 @@ int mf_newton_solve(mf_newton n, mf_vector u, mf_newton_info *info)
       const double safe = 0.9 * eta_prev * eta_prev;
       if (safe > 0.1 && safe > eta) eta = safe;
       if (eta > n->eta) eta = n->eta;
-      const double floor_ = 0.5 * target / f; /* no oversolving near the end */
+      /* no oversolving near the end: the residual criterion needs F + F' du no smaller than half its target; the
+       * update criterion needs du to within half of stol, and du is at most the last update in the converging phase */
+      double floor_ = 0.5 * target / f;
+      if (n->stol > 0.0 && dlast > 0.0 && 0.5 * n->stol / dlast > floor_) floor_ = 0.5 * n->stol / dlast;
       if (eta < floor_) eta = floor_ < n->eta ? floor_ : n->eta;
     }
     eta_prev = eta;
@@ -408,6 +412,7 @@ int mf_newton_solve(mf_newton n, mf_vector u, mf_newton_info *info)
     ierr = mf_vector_norm2(n->du, &dnorm);
     if (!ierr) ierr = mf_vector_copy(u, n->trial);
     if (ierr) break;
+    dlast = dnorm;
     mf_vector sw = n->F;
     n->F = n->Ft, n->Ft = sw;
     fprev = f, f = ft;
