@@ -161,8 +161,9 @@ int mf_simplex_refine_parts(mf_context ctx, const mf_simplex_mesh *m, mf_simplex
 /** A copy of a mesh held in parts (its root shared), and the cells of all ranks' parts. */
 int mf_simplex_parts_copy(mf_context ctx, const mf_simplex_mesh *m, mf_simplex_mesh *c);
 int64_t mf_simplex_parts_ncells_global(const mf_simplex_mesh *m);
-/** f <- m refined uniformly once (lib/simplex/refine.c): every edge split at its midpoint (the coarse
- *  vertices first, then one per edge), child k of cell e is cell 2^dim e + k, the inner octahedron of a
+/** f <- m refined uniformly once (lib/simplex/refine.c): every edge split at its midpoint, the vertices
+ *  (the coarse ones and one per edge) numbered in the order the fine cells first use them, child k of cell e is
+ *  cell 2^dim e + k, the inner octahedron of a
  *  tetrahedron split along its shortest diagonal; boundary facets inherit their parent's tag. */
 int mf_simplex_mesh_refine(mf_context ctx, const mf_simplex_mesh *m, mf_simplex_mesh *f);
 
