@@ -30,6 +30,7 @@
 #include "mg/pc_impl.h"
 
 #include <math.h>
+#include <stdlib.h>
 
 typedef struct {
   mf_mesh mesh;     /* made here for the h-levels (NULL: the fine mesh, shared) */
@@ -209,6 +210,9 @@ static int mg_setup(mf_operator A, mf_mg *mgp, int smoother_degree, double smoot
     }
   }
   if (!ierr && A->state) ierr = levels_at_state(m, A); /* the operator at a state: its levels at the state */
+  /* the smoothers' eigenvalue estimates: 12 CG steps; MFREE_MG_EIG_STEPS=n (2..100) for measurements */
+  const char *es = getenv("MFREE_MG_EIG_STEPS");
+  const int eig_steps = es && atoi(es) >= 2 && atoi(es) <= 100 ? atoi(es) : 12;
   for (int k = 0; k < m->nlevels && !ierr; k++) {
     mg_level *l = &m->lv[k];
     if (!l->borrowed && !l->op) ierr = mf_agree(ctx, mf_operator_create_like(A, l->space, &l->op));
@@ -219,7 +223,7 @@ static int mg_setup(mf_operator A, mf_mg *mgp, int smoother_degree, double smoot
     }
     if (!ierr) ierr = mf_pc_create_type(l->opa ? l->opa : l->op, &mf_pc_type_chebyshev, &l->smoother);
     if (!ierr && k == 0) ierr = mf_pc_chebyshev_solver(l->smoother, coarse_reduction);
-    else if (!ierr) ierr = mf_pc_set_chebyshev(l->smoother, smoother_degree, smoothing_range, 12);
+    else if (!ierr) ierr = mf_pc_set_chebyshev(l->smoother, smoother_degree, smoothing_range, eig_steps);
     if (!ierr && k > 0 && A->state) ierr = mf_pc_chebyshev_indefinite(l->smoother); /* a Jacobian's smoothers */
     if (!ierr) ierr = mf_pc_setup(l->smoother);
     if (!ierr && single) { /* the float copy takes over; a level made here drops its double data */
