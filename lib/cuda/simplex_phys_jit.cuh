@@ -160,6 +160,66 @@ __device__ inline void diagonal_point(const double *B, const double *G, int q, c
     }
 }
 
+// Whether the g-functions at x and the state us, dus (physical gradient) give finite values, and W times the point's
+// part of the diagonal block of every basis function i: dg[i NC + c] += W (v g0 u + v g1 grad u + grad v g2 u +
+// grad v g3 grad u) at v = u = phi_i e_c, B[i] its value and gp[i DIM + d] its physical gradient (dg NULL: the check
+// alone). Each g-function into an array of its own indexed by constants (as mfp::fused_point_at): no local memory.
+__device__ inline bool g_point_diagonal(const double *x, const double *k, const double *us, const double *dus, double W,
+                                        const double *B, const double *gp, double *dg)
+{
+  bool finite = true;
+#if MF_HAS0
+  {
+    double G[MF_NC * MF_NC];
+    for (int i = 0; i < MF_NC * MF_NC; i++) G[i] = 0.0;
+    mfree_g(0, MF_DIM, MF_NC, us, dus, x, k, G);
+    for (int i = 0; i < MF_NC * MF_NC; i++) finite = finite && MF_FINITE(G[i]);
+    if (dg)
+      for (int i = 0; i < MF_NN; i++)
+        for (int c = 0; c < MF_NC; c++) dg[i * MF_NC + c] += W * B[i] * G[c * MF_NC + c] * B[i];
+  }
+#endif
+#if MF_HAS1
+  {
+    double G[MF_NC * MF_NC * MF_DIM];
+    for (int i = 0; i < MF_NC * MF_NC * MF_DIM; i++) G[i] = 0.0;
+    mfree_g(1, MF_DIM, MF_NC, us, dus, x, k, G);
+    for (int i = 0; i < MF_NC * MF_NC * MF_DIM; i++) finite = finite && MF_FINITE(G[i]);
+    if (dg)
+      for (int i = 0; i < MF_NN; i++)
+        for (int c = 0; c < MF_NC; c++)
+          for (int e = 0; e < MF_DIM; e++) dg[i * MF_NC + c] += W * B[i] * G[(c * MF_NC + c) * MF_DIM + e] * gp[i * MF_DIM + e];
+  }
+#endif
+#if MF_HAS2
+  {
+    double G[MF_NC * MF_NC * MF_DIM];
+    for (int i = 0; i < MF_NC * MF_NC * MF_DIM; i++) G[i] = 0.0;
+    mfree_g(2, MF_DIM, MF_NC, us, dus, x, k, G);
+    for (int i = 0; i < MF_NC * MF_NC * MF_DIM; i++) finite = finite && MF_FINITE(G[i]);
+    if (dg)
+      for (int i = 0; i < MF_NN; i++)
+        for (int c = 0; c < MF_NC; c++)
+          for (int d = 0; d < MF_DIM; d++) dg[i * MF_NC + c] += W * gp[i * MF_DIM + d] * G[(c * MF_NC + c) * MF_DIM + d] * B[i];
+  }
+#endif
+#if MF_HAS3
+  {
+    double G[MF_NC * MF_NC * MF_DIM * MF_DIM];
+    for (int i = 0; i < MF_NC * MF_NC * MF_DIM * MF_DIM; i++) G[i] = 0.0;
+    mfree_g(3, MF_DIM, MF_NC, us, dus, x, k, G);
+    for (int i = 0; i < MF_NC * MF_NC * MF_DIM * MF_DIM; i++) finite = finite && MF_FINITE(G[i]);
+    if (dg)
+      for (int i = 0; i < MF_NN; i++)
+        for (int c = 0; c < MF_NC; c++)
+          for (int d = 0; d < MF_DIM; d++)
+            for (int e = 0; e < MF_DIM; e++)
+              dg[i * MF_NC + c] += W * gp[i * MF_DIM + d] * G[((c * MF_NC + c) * MF_DIM + d) * MF_DIM + e] * gp[i * MF_DIM + e];
+  }
+#endif
+  return finite;
+}
+
 // cell e's element matrix (its action on unit vectors, from the entries of cell eq of qd) added at its CSR positions
 // (row node_i NC + c, column node_j NC + b)
 __device__ inline void assemble_cell(const int *cell_nodes, const double *B, const double *G, const double *qd, int eq,
@@ -222,10 +282,13 @@ extern "C" __global__ void mfree_sx_state(const int *verts, const double *coords
     return;
   }
   mfs::point_x(X, qp, q, x);
-  double ue[MF_NN * MF_NC], us[MF_NC], dus[MF_NC * MF_DIM], D[MF_NS_FULL];
+  double ue[MF_NN * MF_NC], us[MF_NC], dus[MF_NC * MF_DIM];
   mfs::gather(cell_nodes, e, sv, ue);
   mfs::state_physical(B, G, q, ue, Ji, us, dus);
-  if (!mfs::entries_at(x, k, us, dus, Ji, qw[q] * fabs(det), qd ? qd + ((size_t)e * MF_NQS + q) * MF_NS_FULL : D))
+  // fused (qd NULL): the g-functions' values checked, nothing made of them (the full layout in local memory took
+  // 43 ms a state at 4.8e7 cells on an H100)
+  if (qd ? !mfs::entries_at(x, k, us, dus, Ji, qw[q] * fabs(det), qd + ((size_t)e * MF_NQS + q) * MF_NS_FULL)
+         : !mfs::g_point_diagonal(x, k, us, dus, 0.0, B, G, nullptr))
     mfs::flag(nonfinite, e, q);
 }
 
@@ -349,10 +412,10 @@ extern "C" __global__ void MF_SX_STATE_BOUNDS mfree_sx_apply_state(const int *ve
   mfs::scatter_add(cell_nodes, (int)e, ve, yv);
 }
 
-// y += diag(A(s)) of the fused operator at a state: each point's entries in the full layout made here, then as
-// mfree_sx_diagonal. Written out, as mfree_sx_assemble_state: through the helpers entries_at and diagonal_point
-// (assemble_cell) both gave wrong values on an H100 (NVRTC 13; t38 and t45 cuda), the other kernels' use of them
-// did not; the cause is not found.
+// y += diag(A(s)) of the fused operator at a state: at each point the g-functions at the state, W times their diagonal
+// blocks against the basis functions' values and physical gradients (mfs::g_point_diagonal, no local memory; before,
+// the point's entries in the full layout and mfree_sx_diagonal's terms: a 1,952-byte stack frame, 60 ms a state at
+// 4.8e7 cells on an H100).
 extern "C" __global__ void mfree_sx_diagonal_state(const int *verts, const double *coords, const int *cell_nodes,
                                                    const double *B, const double *G, const double *qp,
                                                    const double *qw, const double *k, int ncells, const double *sv,
@@ -360,32 +423,23 @@ extern "C" __global__ void mfree_sx_diagonal_state(const int *verts, const doubl
 {
   const long long e = mfs::thread_id();
   if (e >= ncells) return;
-  mf_phys_layout L;
-  mfs::full_layout(&L);
-  const int nt = mf_phys_diag_nterms(&L);
   double X[(MF_DIM + 1) * MF_DIM], Ji[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
   const double det = mfs::geometry(verts, coords, (int)e, X, Ji);
   double se[MF_NN * MF_NC], de[MF_NN * MF_NC];
   mfs::gather(cell_nodes, (int)e, sv, se);
   for (int i = 0; i < MF_NN * MF_NC; i++) de[i] = 0.0;
   for (int q = 0; q < MF_NQS; q++) {
-    double us[MF_NC], refs[MF_NC * MF_DIM], dus[MF_NC * MF_DIM], x[3] = {0, 0, 0}, D[MF_NS_FULL];
-    mfs::state(B, G, q, se, us, refs);
-    mfp::physical_gradient(refs, Ji, dus);
+    double us[MF_NC], dus[MF_NC * MF_DIM], x[3] = {0, 0, 0}, gp[MF_NN * MF_DIM];
+    mfs::state_physical(B, G, q, se, Ji, us, dus);
     mfs::point_x(X, qp, q, x);
-    double G0[MF_NC * MF_NC + 1], G1[MF_NC * MF_NC * MF_DIM + 1], G2[MF_NC * MF_NC * MF_DIM + 1],
-        G3[MF_NC * MF_NC * MF_DIM * MF_DIM + 1];
-    mfp::eval_g_at(x, k, us, dus, G0, G1, G2, G3);
-    const double *Gc[4] = {G0, G1, G2, G3};
-    mf_phys_store_point(&L, Gc, Ji, qw[q] * fabs(det), D);
     const double *Bq = B + (size_t)q * MF_NN, *Gq = G + (size_t)q * MF_NN * MF_DIM;
-    for (int c = 0; c < MF_NC; c++)
-      for (int j = 0; j < nt; j++) {
-        int kk, ll;
-        const double d = D[mf_phys_diag_term(&L, c, j, &kk, &ll)];
-        for (int i = 0; i < MF_NN; i++)
-          de[i * MF_NC + c] += d * (kk < 0 ? Bq[i] : Gq[i * MF_DIM + kk]) * (ll < 0 ? Bq[i] : Gq[i * MF_DIM + ll]);
+    for (int i = 0; i < MF_NN; i++)
+      for (int d = 0; d < MF_DIM; d++) {
+        double s = 0.0;
+        for (int m = 0; m < MF_DIM; m++) s += Gq[i * MF_DIM + m] * Ji[3 * m + d];
+        gp[i * MF_DIM + d] = s;
       }
+    mfs::g_point_diagonal(x, k, us, dus, qw[q] * fabs(det), Bq, gp, de);
   }
   mfs::scatter_add(cell_nodes, (int)e, de, y);
 }
