@@ -313,6 +313,7 @@ int mf_newton_solve(mf_newton n, mf_vector u, mf_newton_info *info)
   if (!ierr && monitor_stop(n, 0, f, 0.0, 0) && reason == MF_NEWTON_MAX_ITERATIONS) reason = MF_NEWTON_STOPPED;
   int floor_steps = 0;  /* full steps in a row taken at the rounding floor without a decrease */
   double dlast = 0.0;   /* ||du|| of the last step (before its line search) */
+  int lastfull = 0;     /* whether the last step was a full one */
   for (int k = 1; !ierr && reason == MF_NEWTON_MAX_ITERATIONS && k <= n->max_steps; k++) {
     double tj = MPI_Wtime();
     ierr = mf_operator_set_state(n->op, u); /* the Jacobian at u */
@@ -346,9 +347,13 @@ int mf_newton_solve(mf_newton n, mf_vector u, mf_newton_info *info)
       if (safe > 0.1 && safe > eta) eta = safe;
       if (eta > n->eta) eta = n->eta;
       /* no oversolving near the end: the residual criterion needs F + F' du no smaller than half its target; the
-       * update criterion needs du to within half of stol, and du is at most the last update in the converging phase */
+       * update criterion du to about half of stol, du being at most the last step's once Newton converges (a heuristic:
+       * only after a full step that at least halved ||F||, and at most 0.1) */
       double floor_ = 0.5 * target / f;
-      if (n->stol > 0.0 && dlast > 0.0 && 0.5 * n->stol / dlast > floor_) floor_ = 0.5 * n->stol / dlast;
+      if (n->stol > 0.0 && dlast > 0.0 && lastfull && f <= 0.5 * fprev) {
+        const double fs = fmin(0.1, 0.5 * n->stol / dlast);
+        if (fs > floor_) floor_ = fs;
+      }
       if (eta < floor_) eta = floor_ < n->eta ? floor_ : n->eta;
     }
     eta_prev = eta;
@@ -412,7 +417,7 @@ int mf_newton_solve(mf_newton n, mf_vector u, mf_newton_info *info)
     ierr = mf_vector_norm2(n->du, &dnorm);
     if (!ierr) ierr = mf_vector_copy(u, n->trial);
     if (ierr) break;
-    dlast = dnorm;
+    dlast = dnorm, lastfull = lambda == 1.0;
     mf_vector sw = n->F;
     n->F = n->Ft, n->Ft = sw;
     fprev = f, f = ft;
