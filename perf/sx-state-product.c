@@ -4,14 +4,14 @@
  * median), with an include folder of variant headers ahead of lib/ (perf/sx_state_variants.py writes them).
  *
  *   sx-state-product [--cubes N] [--refine L] [--variant DIR] [--source FILE] [--threads T] [--group G]
- *                    [--arch sm_XY]
+ *                    [--arch sm_XY [--report KERNEL]]
  *
  * --cubes N --refine L: the box of N^3 cubes (6 tetrahedra each) refined L times (the app's mesh 8: 25 and 3; the
  * unrefined box of 200 cubes: 200 and 0); --source FILE: the physics' C source instead of the app's (functions
  * hyper_f0, hyper_f1, hyper_g3); --group G: the cells transposed in groups of 32 G (cell p G + k of a group at
  * position 32 k + p: the siblings of a refined cell, or the tetrahedra of a cube, in different warps).
- * --arch sm_XY: compile for that architecture and print ptxas's report of the kernel (registers, spills), no GPU
- * needed. Prints the registers, the median and fastest of 20 runs after 3, and ||y|| (the same for every numbering). */
+ * --arch sm_XY: compile for that architecture and print ptxas's report of the kernel (registers, spills; --report
+ * NAME: of another kernel of the program), no GPU needed. Prints the registers, the median and fastest of 20 runs after 3, and ||y|| (the same for every numbering). */
 #include <cuda_runtime.h>
 #include <math.h>
 #include <nvrtc.h>
@@ -54,20 +54,27 @@ static int cmp(const void *a, const void *b)
 int main(int argc, char **argv)
 {
   int cubes = 25, refine = 3, threads = 128, group = 0;
-  const char *variant = NULL, *srcfile = NULL, *only = NULL;
+  const char *variant = NULL, *srcfile = NULL, *only = NULL, *report = "mfree_sx_apply_state";
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-    if (!v) {
-      fprintf(stderr, "sx-state-product: %s needs a value\n", a);
+    if (!v || strncmp(a, "--", 2)) {
+      fprintf(stderr, "sx-state-product: %s: %s\n", a, strncmp(a, "--", 2) ? "not an option" : "needs a value");
       return 2;
     }
-    if (!strcmp(a, "--cubes")) cubes = atoi(v);
-    else if (!strcmp(a, "--refine")) refine = atoi(v);
-    else if (!strcmp(a, "--threads")) threads = atoi(v);
-    else if (!strcmp(a, "--group")) group = atoi(v);
+    char *end = NULL;
+    const long iv = strtol(v, &end, 10);
+    const int isnum = end != v && *end == 0 && iv >= 0 && iv <= 1000000;
+    if (!strcmp(a, "--cubes") || !strcmp(a, "--refine") || !strcmp(a, "--threads") || !strcmp(a, "--group")) {
+      if (!isnum) {
+        fprintf(stderr, "sx-state-product: %s %s: not a number in 0..1000000\n", a, v);
+        return 2;
+      }
+      *(!strcmp(a, "--cubes") ? &cubes : !strcmp(a, "--refine") ? &refine : !strcmp(a, "--threads") ? &threads : &group) = (int)iv;
+    }
     else if (!strcmp(a, "--variant")) variant = v;
     else if (!strcmp(a, "--source")) srcfile = v;
     else if (!strcmp(a, "--arch")) only = v;
+    else if (!strcmp(a, "--report")) report = v;
     else {
       fprintf(stderr, "sx-state-product: unknown option %s\n", a);
       return 2;
@@ -104,10 +111,15 @@ int main(int argc, char **argv)
            "__device__ inline void mfree_g%s\n{\n  if (t == 3) hyper_g3(dim, nc, u, du, x, k, out);\n}\n"
            "#include \"cuda/simplex_phys_jit.cuh\"\n",
            head, body, sig, sig);
-  const char *stubs[3] = {"#pragma once\ntypedef decltype(sizeof(0)) size_t;\n#ifndef NULL\n#define NULL 0\n#endif\n",
-                          "#pragma once\n#define M_PI 3.14159265358979323846\n", "#pragma once\ntypedef int int32_t;\n"
-                                                                                   "typedef long long int64_t;\ntypedef "
-                                                                                   "unsigned long long uint64_t;\n"};
+  /* the stubs of lib/cuda/physics.cu */
+  const char *stubs[3] = {
+      "#pragma once\ntypedef decltype(sizeof(0)) size_t;\ntypedef decltype((int *)0 - (int *)0) ptrdiff_t;\n#ifndef NULL\n"
+      "#define NULL 0\n#endif\n",
+      "#pragma once\n#define M_PI 3.14159265358979323846\n#define M_E 2.7182818284590452354\n#define NAN "
+      "__longlong_as_double(0x7ff8000000000000LL)\n#define INFINITY __longlong_as_double(0x7ff0000000000000LL)\n",
+      "#pragma once\ntypedef signed char int8_t;\ntypedef short int16_t;\ntypedef int int32_t;\ntypedef long long int64_t;\n"
+      "typedef unsigned char uint8_t;\ntypedef unsigned short uint16_t;\ntypedef unsigned int uint32_t;\ntypedef unsigned "
+      "long long uint64_t;\n"};
   const char *stubn[3] = {"stddef.h", "math.h", "stdint.h"};
   struct cudaDeviceProp prop;
   char arch[48], inc_v[1100], inc_l[1100];
@@ -120,7 +132,10 @@ int main(int argc, char **argv)
   snprintf(inc_v, sizeof inc_v, "-I%s", variant ? variant : MFREE_SOURCE_DIR "/lib");
   const char *opts[] = {arch, "-default-device", "--std=c++17", "-DMFREE_JIT", inc_v, inc_l, "--ptxas-options=-v"};
   nvrtcProgram p;
-  if (nvrtcCreateProgram(&p, prog, "sx_state_product.cu", 3, stubs, stubn) != NVRTC_SUCCESS) return 1;
+  if (!prog || nvrtcCreateProgram(&p, prog, "sx_state_product.cu", 3, stubs, stubn) != NVRTC_SUCCESS) {
+    fprintf(stderr, "sx-state-product: NVRTC could not take the program\n");
+    return 1;
+  }
   const nvrtcResult rc = nvrtcCompileProgram(p, only ? 7 : 6, opts);
   size_t nl = 0;
   nvrtcGetProgramLogSize(p, &nl);
@@ -131,7 +146,9 @@ int main(int argc, char **argv)
     return 1;
   }
   if (only) { /* ptxas's lines about the kernel */
-    const char *at = strstr(log, "entry function 'mfree_sx_apply_state'");
+    char entry[160];
+    snprintf(entry, sizeof entry, "entry function '%s'", report);
+    const char *at = strstr(log, entry);
     for (int lines = 0; at && lines < 4; lines++) {
       const char *e = strchr(at, '\n');
       printf("%.*s\n", e ? (int)(e - at) : (int)strlen(at), at);
@@ -140,9 +157,11 @@ int main(int argc, char **argv)
     return 0;
   }
   size_t nbin = 0;
-  nvrtcGetCUBINSize(p, &nbin);
-  char *bin = malloc(nbin);
-  nvrtcGetCUBIN(p, bin);
+  char *bin = nvrtcGetCUBINSize(p, &nbin) == NVRTC_SUCCESS ? malloc(nbin) : NULL;
+  if (!bin || nvrtcGetCUBIN(p, bin) != NVRTC_SUCCESS) {
+    fprintf(stderr, "sx-state-product: no cubin\n");
+    return 1;
+  }
   nvrtcDestroyProgram(&p);
   cudaLibrary_t lib;
   cudaKernel_t ker;

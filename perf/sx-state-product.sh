@@ -7,6 +7,7 @@ set -e
 B=${1:-build}
 OUT=${2:-sx-state-product.txt}
 V=$(mktemp -d)
+trap 'rm -rf "$V"' EXIT
 python3 "$(dirname "$0")/sx_state_variants.py" "$V"
 P=$B/perf/sx-state-product
 : > "$OUT"
@@ -21,5 +22,4 @@ for g in 6 8 16; do
   $P --cubes 25 --refine 3 --group $g >> "$OUT"
   $P --cubes 200 --refine 0 --group $g >> "$OUT"
 done
-rm -rf "$V"
 cat "$OUT"

@@ -95,7 +95,7 @@ def main():
         "atomicAdd(&y[(size_t)cd[i] * MF_NC + c], (T)ve[i * MF_NC + c]);", "y[(size_t)cd[i] * MF_NC + c] += (T)ve[i * MF_NC + c];")))
     scat = "__device__ inline void scatter_add(const int *cell_nodes, int e, const double *ve, T *y)\n{"
     write(out, "noscat/cuda/simplex_phys_jit.cuh", edit(kern, scat, scat + "\n  double t = 0.0;\n  for (int i = 0; i < MF_NN * MF_NC; i++) "
-                                                        "t += ve[i];\n  if (t == 1.2345) y[e] = (T)t; /* kept, never written */\n  return;"))
+                                                        "t += ve[i];\n  if (t == 1.2345) y[0] = (T)t; /* kept, never written */\n  return;"))
     # the app's physics source, F's inverse with one division
     app = read("apps/hyperelastic.h")
     body = re.search(r"static const char hyper_source\[\] =\n(.*?);\n", app, re.S).group(1)

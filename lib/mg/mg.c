@@ -210,9 +210,12 @@ static int mg_setup(mf_operator A, mf_mg *mgp, int smoother_degree, double smoot
     }
   }
   if (!ierr && A->state) ierr = levels_at_state(m, A); /* the operator at a state: its levels at the state */
-  /* the smoothers' eigenvalue estimates: 12 CG steps; MFREE_MG_EIG_STEPS=n (2..100) for measurements */
+  /* the smoothers' eigenvalue estimates: 12 CG steps; MFREE_MG_EIG_STEPS=n (2..100) for measurements (the same on
+   * every rank: it sets how many collective steps they take; unset or not such a number: 12) */
   const char *es = getenv("MFREE_MG_EIG_STEPS");
-  const int eig_steps = es && atoi(es) >= 2 && atoi(es) <= 100 ? atoi(es) : 12;
+  char *end = NULL;
+  const long el = es ? strtol(es, &end, 10) : 0;
+  const int eig_steps = es && end != es && *end == 0 && el >= 2 && el <= 100 ? (int)el : 12;
   for (int k = 0; k < m->nlevels && !ierr; k++) {
     mg_level *l = &m->lv[k];
     if (!l->borrowed && !l->op) ierr = mf_agree(ctx, mf_operator_create_like(A, l->space, &l->op));
