@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cuda/mf_jit_stubs.h"
 #include "hyperelastic.h"
 #include "simplex/mf_simplex.h"
 
@@ -111,16 +112,6 @@ int main(int argc, char **argv)
            "__device__ inline void mfree_g%s\n{\n  if (t == 3) hyper_g3(dim, nc, u, du, x, k, out);\n}\n"
            "#include \"cuda/simplex_phys_jit.cuh\"\n",
            head, body, sig, sig);
-  /* the stubs of lib/cuda/physics.cu */
-  const char *stubs[3] = {
-      "#pragma once\ntypedef decltype(sizeof(0)) size_t;\ntypedef decltype((int *)0 - (int *)0) ptrdiff_t;\n#ifndef NULL\n"
-      "#define NULL 0\n#endif\n",
-      "#pragma once\n#define M_PI 3.14159265358979323846\n#define M_E 2.7182818284590452354\n#define NAN "
-      "__longlong_as_double(0x7ff8000000000000LL)\n#define INFINITY __longlong_as_double(0x7ff0000000000000LL)\n",
-      "#pragma once\ntypedef signed char int8_t;\ntypedef short int16_t;\ntypedef int int32_t;\ntypedef long long int64_t;\n"
-      "typedef unsigned char uint8_t;\ntypedef unsigned short uint16_t;\ntypedef unsigned int uint32_t;\ntypedef unsigned "
-      "long long uint64_t;\n"};
-  const char *stubn[3] = {"stddef.h", "math.h", "stdint.h"};
   struct cudaDeviceProp prop;
   char arch[48], inc_v[1100], inc_l[1100];
   if (only) snprintf(arch, sizeof arch, "--gpu-architecture=%s", only);
@@ -132,7 +123,7 @@ int main(int argc, char **argv)
   snprintf(inc_v, sizeof inc_v, "-I%s", variant ? variant : MFREE_SOURCE_DIR "/lib");
   const char *opts[] = {arch, "-default-device", "--std=c++17", "-DMFREE_JIT", inc_v, inc_l, "--ptxas-options=-v"};
   nvrtcProgram p;
-  if (!prog || nvrtcCreateProgram(&p, prog, "sx_state_product.cu", 3, stubs, stubn) != NVRTC_SUCCESS) {
+  if (!prog || nvrtcCreateProgram(&p, prog, "sx_state_product.cu", MF_JIT_NSTUBS, mf_jit_stub_texts, mf_jit_stub_names) != NVRTC_SUCCESS) {
     fprintf(stderr, "sx-state-product: NVRTC could not take the program\n");
     return 1;
   }

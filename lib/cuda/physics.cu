@@ -8,6 +8,7 @@
 #include "hex/mf_hex_physics.h"
 #include "assembled/assembly_impl.h"
 #include "mf_cuda_jit.h"
+#include "mf_jit_stubs.h"
 #include "column_cell.cuh"
 #include "cell_thread.cuh"
 
@@ -27,16 +28,6 @@ extern const char *const mf_jit_header_texts[];
 
 namespace {
 
-// what a C source may include besides the library's headers
-const char *stub_names[] = {"stddef.h", "math.h", "stdint.h"};
-const char *stub_texts[] = {
-    "#pragma once\ntypedef decltype(sizeof(0)) size_t;\ntypedef decltype((int *)0 - (int *)0) ptrdiff_t;\n"
-    "#ifndef NULL\n#define NULL 0\n#endif\n",
-    "#pragma once\n#define M_PI 3.14159265358979323846\n#define M_E 2.7182818284590452354\n"
-    "#define NAN __longlong_as_double(0x7ff8000000000000LL)\n#define INFINITY __longlong_as_double(0x7ff0000000000000LL)\n",
-    "#pragma once\ntypedef signed char int8_t;\ntypedef short int16_t;\ntypedef int int32_t;\ntypedef long long int64_t;\n"
-    "typedef unsigned char uint8_t;\ntypedef unsigned short uint16_t;\ntypedef unsigned int uint32_t;\n"
-    "typedef unsigned long long uint64_t;\n"};
 
 struct loaded {
   mf_context ctx;
@@ -232,7 +223,7 @@ int library(mf_context ctx, const std::string &prog, cudaLibrary_t *lib)
     if (cached) mf_jit_cache_remove(dir, name);
     std::vector<const char *> hn, ht; // the library's headers, then the stubs
     for (int i = 0; i < mf_jit_nheaders; i++) hn.push_back(mf_jit_header_names[i]), ht.push_back(mf_jit_header_texts[i]);
-    for (int i = 0; i < 3; i++) hn.push_back(stub_names[i]), ht.push_back(stub_texts[i]);
+    for (int i = 0; i < MF_JIT_NSTUBS; i++) hn.push_back(mf_jit_stub_names[i]), ht.push_back(mf_jit_stub_texts[i]);
     const int nh = (int)hn.size();
     nvrtcProgram p;
     nvrtcResult r = nvrtcCreateProgram(&p, prog.c_str(), "mfree_physics.cu", nh, ht.data(), hn.data());
