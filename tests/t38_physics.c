@@ -2028,11 +2028,14 @@ static void cuda_simplex_case(mf_context cc, mf_context gc)
   }
 }
 
-/* The vector kernel's thread design (cell_thread.cuh: 3D Q1 and Q2 without hanging nodes) against the cpu
- * on a sheared mesh of 64 cells (G's entries all distinct; coefficients varying in every direction; 192
- * threads, so cells across the blocks' edges): the three rules, mass, Laplace and both (pairs of stored
- * entries in a load where a cell holds an even count, at two, three and four points), one entry per load,
- * 32 threads per block, the column design on the same shape, and the float copies at p = 1 and 2. */
+/* The vector kernel's slab design (cell_slab.cuh: 3D, 2..5 nodes per direction, no hanging nodes; chosen
+ * here by MFREE_PHYSICS_VCOL_SLAB) and thread design (cell_thread.cuh: Q1 and Q2) against the cpu on a
+ * sheared mesh of 64 cells (G's entries all distinct; coefficients varying in every direction; 192 cell
+ * components, so groups across the warps' and blocks' edges): p = 1..4, the three rules, mass, Laplace and
+ * both (the slab design; its x derivative kept and plane by plane); the thread design at p = 1, 2 (pairs of
+ * stored entries in a load where a cell holds an even count, at two, three and four points; one entry per
+ * load; 32 threads per block); the slab design on one warp per block, the column design on the same shape,
+ * and the float copies at p = 1..4. */
 static void cuda_thread_case(mf_context cc, mf_context gc)
 {
   char dir[] = "/tmp/t38-thread-cache-XXXXXX";
@@ -2041,26 +2044,48 @@ static void cuda_thread_case(mf_context cc, mf_context gc)
   T_CALL(mf_context_set_cache_dir(cc, dir));
   static const mf_quadrature rules[3] = {MF_QUAD_GAUSS, MF_QUAD_GAUSS_P2, MF_QUAD_GLL};
   static const char *const fns[3] = {"g3=vlaplacez g0=vmassz", "g3=vlaplacez", "g0=vmassz"};
-  for (int p = 1; p <= 2; p++)
-    for (int r = 0; r < 3; r++)
-      for (int f = 0; f < 3; f++) {
-        if ((r == 2 || p == 2) && f != 1 && !(p == 2 && r == 0 && f == 0)) continue; /* 11 shapes of the 18 */
-        cuda_quad = rules[r];
-        cpu_cuda_case(cc, gc, "sheared", 3, 2, 0, p, 3, vector_source, fns[f], NULL, 0, 0, 1e-12);
-      }
+  for (int design = 0; design < 2; design++) { /* 0: the slab design, 1: the thread design */
+    setenv("MFREE_PHYSICS_VCOL_SLAB", design ? "0" : "128", 1);
+    for (int p = 1; p <= (design ? 2 : 4); p++)
+      for (int r = 0; r < 3; r++)
+        for (int f = 0; f < 3; f++) {
+          if ((r == 2 || p >= 2) && f != 1 && !(p >= 2 && r == 0 && f == 0) && !(p >= 3 && r == 1 && f == 2))
+            continue; /* 11 shapes of the 18 at p = 1, 2; 5 of 9 at p = 3, 4 */
+          cuda_quad = rules[r];
+          cpu_cuda_case(cc, gc, "sheared", 3, 2, 0, p, 3, vector_source, fns[f], NULL, 0, 0, 1e-12);
+          if (!design && p >= 3 && f != 2) { /* the x derivative kept (the slab design plane by plane by default) */
+            setenv("MFREE_PHYSICS_VCOL_XPLANE", "0", 1);
+            cpu_cuda_case(cc, gc, "sheared", 3, 2, 0, p, 3, vector_source, fns[f], NULL, 0, 0, 1e-12);
+            unsetenv("MFREE_PHYSICS_VCOL_XPLANE");
+          }
+        }
+    unsetenv("MFREE_PHYSICS_VCOL_SLAB");
+  }
   cuda_quad = MF_QUAD_GAUSS_P2;
-  static const char *const envs[3][2] = {
-      {"MFREE_PHYSICS_VCOL_VLOAD", "0"}, {"MFREE_PHYSICS_VCOL_THREAD", "32"}, {"MFREE_PHYSICS_VCOL_THREAD", "0"}};
-  for (int e = 0; e < 3; e++) {
+  static const char *const envs[4][4] = {{"MFREE_PHYSICS_VCOL_VLOAD", "0", "MFREE_PHYSICS_VCOL_SLAB", "0"},
+                                         {"MFREE_PHYSICS_VCOL_THREAD", "32", "MFREE_PHYSICS_VCOL_SLAB", "0"},
+                                         {"MFREE_PHYSICS_VCOL_THREAD", "0", "MFREE_PHYSICS_VCOL_SLAB", "0"},
+                                         {"MFREE_PHYSICS_VCOL_SLAB", "32", "MFREE_PHYSICS_VCOL_XPLANE", "0"}};
+  for (int e = 0; e < 4; e++) {
     setenv(envs[e][0], envs[e][1], 1);
+    setenv(envs[e][2], envs[e][3], 1);
     cpu_cuda_case(cc, gc, "sheared", 3, 2, 0, 1, 3, vector_source, "g3=vlaplacez", NULL, 0, 0, 1e-12);
+    if (e == 3) cpu_cuda_case(cc, gc, "sheared", 3, 2, 0, 3, 3, vector_source, "g3=vlaplacez", NULL, 0, 0, 1e-12);
     unsetenv(envs[e][0]);
+    unsetenv(envs[e][2]);
   }
   cuda_quad = MF_QUAD_GAUSS;
   mf_mesh mesh = NULL;
   T_CALL(mf_mesh_create(gc, "sheared", 3, 2, &mesh));
+  setenv("MFREE_PHYSICS_VCOL_SLAB", "128", 1); /* the slab design's float copies */
   float_copy_one(gc, mesh, 1, 3, vector_source, "g3=vlaplacez g0=vmassz", NULL, 0, "float copy, hex 3D sheared");
   float_copy_one(gc, mesh, 2, 3, vector_source, "g3=vlaplacez", NULL, 0, "float copy, hex 3D sheared");
+  float_copy_one(gc, mesh, 3, 3, vector_source, "g3=vlaplacez g0=vmassz", NULL, 0, "float copy, hex 3D sheared");
+  float_copy_one(gc, mesh, 4, 3, vector_source, "g3=vlaplacez", NULL, 0, "float copy, hex 3D sheared");
+  setenv("MFREE_PHYSICS_VCOL_SLAB", "0", 1); /* the thread design's float copies */
+  float_copy_one(gc, mesh, 1, 3, vector_source, "g3=vlaplacez g0=vmassz", NULL, 0, "float copy, hex 3D sheared");
+  float_copy_one(gc, mesh, 2, 3, vector_source, "g3=vlaplacez", NULL, 0, "float copy, hex 3D sheared");
+  unsetenv("MFREE_PHYSICS_VCOL_SLAB");
   mf_mesh_destroy(&mesh);
   char cmd[128];
   snprintf(cmd, sizeof cmd, "rm -rf %s", dir);

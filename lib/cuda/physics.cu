@@ -11,6 +11,7 @@
 #include "mf_jit_stubs.h"
 #include "column_cell.cuh"
 #include "cell_thread.cuh"
+#include "cell_slab.cuh"
 
 #include <nvrtc.h>
 
@@ -61,7 +62,7 @@ struct phys_dev {
   int *bf_cell, *bf_face, *bf_term; // the boundary face entries: cell, face, term
   double *fg;                  // their points: x, the outward normal, W (mf_hex_phys_face_points)
   size_t shmem_vcol, shmem_vcol_f;
-  int cpb_vcol, tpb_vcol, ns_sym; // tpb_vcol > 0: the thread design's block; ns_sym: entries per point of the one-block symmetric layout
+  int cpb_vcol, tpb_vcol, slab_vcol, ns_sym; // tpb_vcol, slab_vcol > 0: the thread or slab design's block; ns_sym: entries per point of the one-block symmetric layout
   int fused; // qd holds the geometry (MF_NG entries per point) and the g-functions run at each application
   double *B, *D, *qw, *k, *BB, *BG, *GG;
   double *qd;
@@ -109,14 +110,26 @@ int env_int(const char *name, int def)
 // column design's MFREE_PHYSICS_VCOL_MINB also bounds the thread design's launch where set), but
 // for the gradient at three nodes and Gauss points, whose 255 registers spilled more with it (H100,
 // perf/results/vector-thread-h100-2026-11-27/r67: bp6 p = 1 1.24x, bp2 p = 2 1.02x, bp4 p = 2 0.98x).
-void vcol_shape(const mf_hex_phys *h, const mf_space s, int *cpb, int *minb, int *nj, int *tpb, int *vload)
+// The slab design (cell_slab.cuh: a cell's component on NQ lanes of a warp, x by shuffles, the 1D matrices
+// constants of the text) can take 3D shapes of 2..5 nodes per direction without hanging nodes: *slab threads
+// per block (0: another design), *xplane its x derivative plane by plane (the gradient). Not the default
+// yet: MFREE_PHYSICS_VCOL_SLAB=N (a multiple of 32) selects it with blocks of N threads where the shape
+// fits, =0 or unset keeps the other designs; MFREE_PHYSICS_VCOL_XPLANE=0 keeps the x derivative.
+void vcol_shape(const mf_hex_phys *h, const mf_space s, int *cpb, int *minb, int *nj, int *tpb, int *vload, int *slab,
+                int *xplane)
 {
   const int dim = s->dim, ncomp = s->ncomp, nq = h->basis.nq, nt = dim == 3 ? nq * nq : nq;
   const char *ev = getenv("MFREE_PHYSICS_VCOL_THREAD"), *evl = getenv("MFREE_PHYSICS_VCOL_VLOAD");
+  const char *es = getenv("MFREE_PHYSICS_VCOL_SLAB"), *ex = getenv("MFREE_PHYSICS_VCOL_XPLANE");
   char *end = NULL;
+  const long sv = es && *es ? strtol(es, &end, 10) : 0; /* 0, or 32..1024 in steps of 32; else the default */
+  const int sp = es && *es && !*end && sv >= 32 && sv <= 1024 && sv % 32 == 0 ? (int)sv : 0;
+  *slab = mfc::slab_design_fits(dim, s->n1, nq, h->basis.collocated) && s->nmasked == 0 ? sp : 0;
+  *xplane = *slab && h->lay.has[3] && !(ex && !strcmp(ex, "0"));
+  end = NULL;
   const long tv = ev && *ev ? strtol(ev, &end, 10) : 64; /* 0, or 32..1024; anything else: the default */
   const int tp = ev && *ev && !*end && (tv == 0 || (tv >= 32 && tv <= 1024)) ? (int)tv : 64;
-  *tpb = mfc::thread_design_fits(dim, s->n1, nq, h->basis.collocated) && s->nmasked == 0 ? tp : 0;
+  *tpb = !*slab && mfc::thread_design_fits(dim, s->n1, nq, h->basis.collocated) && s->nmasked == 0 ? tp : 0;
   const int ncs = (h->lay.has[0] ? 1 : 0) + (h->lay.has[3] ? dim * (dim + 1) / 2 : 0); // entries per point
   const bool pairs = *tpb && ncs * nq * nq * nq % 2 == 0;
   const int vdef = !(h->lay.has[3] && s->n1 == 3 && !h->basis.collocated); /* "0", "1"; anything else: this */
@@ -135,7 +148,33 @@ void vcol_shape(const mf_hex_phys *h, const mf_space s, int *cpb, int *minb, int
   *nj = env_int("MFREE_PHYSICS_VCOL_NJ", spills || !fits ? 1 : ncomp) >= ncomp ? ncomp : 1;
   const int cap = dim == 3 && h->lay.has[3] && *nj > 1 &&
                   (h->basis.collocated ? nq >= 3 && nq <= 5 : nq == 4);
-  *minb = env_int("MFREE_PHYSICS_VCOL_MINB", cap && !*tpb ? 2 : 0);
+  *minb = env_int("MFREE_PHYSICS_VCOL_MINB", cap && !*tpb && !*slab ? 2 : 0);
+}
+
+// The 1D matrices of b as constants of the text (the slab design: constant indices fold to immediate
+// operands): B (nq x n1), G = B' (nq x n1) and the points' D (nq x nq), row-major, to the last bit (%.17g),
+// and mf_cbasis, which reads them.
+std::string const_basis(const mf_basis1d *b)
+{
+  std::string t;
+  char buf[64];
+  const double *m[3] = {b->B, b->Bg, b->D};
+  const char *name[3] = {"mf_cb_B", "mf_cb_G", "mf_cb_D"};
+  for (int w = 0; w < 3; w++) {
+    const int n = b->nq * (w < 2 ? b->n1 : b->nq);
+    snprintf(buf, sizeof buf, "__device__ const double %s[%d] = {", name[w], n);
+    t += buf;
+    for (int i = 0; i < n; i++) {
+      snprintf(buf, sizeof buf, "%s%.17g", i ? ", " : "", m[w][i]);
+      t += buf;
+    }
+    t += "};\n";
+  }
+  t += "struct mf_cbasis {\n"
+       "  __device__ static __forceinline__ double b(int i) { return mf_cb_B[i]; }\n"
+       "  __device__ static __forceinline__ double g(int i) { return mf_cb_G[i]; }\n"
+       "  __device__ static __forceinline__ double d(int i) { return mf_cb_D[i]; }\n};\n";
+  return t;
 }
 
 std::string program(const mf_hex_phys *h, const mf_space s, int cpb, bool single, bool state = false)
@@ -155,13 +194,15 @@ std::string program(const mf_hex_phys *h, const mf_space s, int cpb, bool single
            s->dim, s->n1, h->basis.nq, s->ncomp, cpb, h->lay.has[0], h->lay.has[1], h->lay.has[2], h->lay.has[3],
            ph->src_has[0], ph->src_has[1], ns_full, ns_one, ns_sym);
   t += buf;
-  int ccpb, cminb, cnj, ctpb, cvl;
-  vcol_shape(h, s, &ccpb, &cminb, &cnj, &ctpb, &cvl);
+  int ccpb, cminb, cnj, ctpb, cvl, cslab, cxp;
+  vcol_shape(h, s, &ccpb, &cminb, &cnj, &ctpb, &cvl, &cslab, &cxp);
   snprintf(buf, sizeof buf,
            "#define MF_VCOL_CPB %d\n#define MF_VCOL_MINB %d\n#define MF_VCOL_NJ %d\n#define MF_VCOL_TPB %d\n"
-           "#define MF_VCOL_VLOAD %d\n#define MF_COLLOC %d\n#define MF_HANG %d\n",
-           ccpb, cminb, cnj, ctpb, cvl, h->basis.collocated ? 1 : 0, s->nmasked > 0 ? 1 : 0);
+           "#define MF_VCOL_VLOAD %d\n#define MF_VCOL_SLAB %d\n#define MF_VCOL_XPLANE %d\n#define MF_COLLOC %d\n"
+           "#define MF_HANG %d\n",
+           ccpb, cminb, cnj, ctpb, cvl, cslab, cxp, h->basis.collocated ? 1 : 0, s->nmasked > 0 ? 1 : 0);
   t += buf;
+  if (cslab) t += const_basis(&h->basis);
   t += "#include \"physics/mf_physics.h\"\n#include \"hanging/mf_hanging.h\"\n";
   t += mf_jit::physics_glue(ph);
   if (!single && mf_jit::boundary_on_device(ph)) { // the faces' kernel and the glue of the boundary terms
@@ -339,6 +380,10 @@ int apply_op(mf_operator op, mf_vector x, mf_vector y)
     void *cargs[] = {(void *)&a};
     const int nt = s->dim == 3 ? h->basis.nq * h->basis.nq : h->basis.nq;
     const long long nthr = (long long)ncells * s->ncomp; // the thread design: one thread per component of a cell
+    if (d->slab_vcol) // the slab design: NQ lanes per component of a cell
+      return launch(op->ctx, single ? d->apply_vcol_f : d->apply_vcol,
+                    (unsigned)mfc::slab_blocks(nthr, h->basis.nq, d->slab_vcol), (unsigned)d->slab_vcol, 0, cargs,
+                    "physics apply");
     return launch(op->ctx, single ? d->apply_vcol_f : d->apply_vcol,
                   d->tpb_vcol ? (unsigned)((nthr + d->tpb_vcol - 1) / d->tpb_vcol)
                               : (unsigned)((ncells + d->cpb_vcol - 1) / d->cpb_vcol),
@@ -471,10 +516,11 @@ int make_dev(mf_operator op, phys_dev **out, bool single = false)
     if (mf_jit::boundary_on_device(&h->ph)) MF_CALL(faces_setup(op, d, lib));
   }
   if (vcol) {
-    int minb, nj, vl;
-    vcol_shape(h, s, &d->cpb_vcol, &minb, &nj, &d->tpb_vcol, &vl);
-    const size_t nbuf = d->tpb_vcol ? mfc::thread_buf_size(n1, nq)
-                                    : mfc::colbuf_size(s->dim, n1, nq, d->cpb_vcol, h->lay.has[3], s->nmasked > 0, nj);
+    int minb, nj, vl, xp;
+    vcol_shape(h, s, &d->cpb_vcol, &minb, &nj, &d->tpb_vcol, &vl, &d->slab_vcol, &xp);
+    const size_t nbuf = d->slab_vcol  ? 0
+                        : d->tpb_vcol ? mfc::thread_buf_size(n1, nq)
+                                      : mfc::colbuf_size(s->dim, n1, nq, d->cpb_vcol, h->lay.has[3], s->nmasked > 0, nj);
     d->shmem_vcol = sizeof(double) * nbuf;
     d->shmem_vcol_f = sizeof(float) * nbuf;
     const size_t need = single ? d->shmem_vcol_f : d->shmem_vcol;

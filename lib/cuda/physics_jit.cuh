@@ -206,7 +206,15 @@ extern "C" __global__ void __launch_bounds__(MF_NT) mfree_residual(const int *ce
 // MF_VCOL_TPB > 0: the shape goes to the thread design instead (cell_thread.cuh: one thread per
 // component of a cell, MF_VCOL_TPB threads per block; 3D Q1 and Q2 without hanging nodes; MF_VCOL_VLOAD:
 // the stored entries read two points per load).
-#if MF_VCOL_TPB
+// MF_VCOL_SLAB > 0: the slab design (cell_slab.cuh: a cell's component on MF_NQ lanes of a warp, MF_VCOL_SLAB
+// threads per block; 3D, 2..5 nodes per direction, no hanging nodes; the 1D matrices of mf_cbasis, constants
+// of the text; MF_VCOL_XPLANE: the x derivative plane by plane).
+#if MF_VCOL_SLAB
+#include "cuda/cell_slab.cuh"
+#define MF_VCOL_BODY(T)                                                                                            \
+  mfc::slab_apply<MF_N1, MF_NQ, MF_HAS0 != 0, MF_HAS3 != 0, MF_COLLOC != 0, MF_NC, T, mf_cbasis, MF_VCOL_XPLANE != 0>(a)
+#define MF_VCOL_BOUNDS __launch_bounds__(MF_VCOL_SLAB, MF_VCOL_MINB)
+#elif MF_VCOL_TPB
 #include "cuda/cell_thread.cuh"
 #define MF_VCOL_BODY(T)                                                                                            \
   mfc::thread_apply<MF_N1, MF_NQ, MF_HAS0 != 0, MF_HAS3 != 0, MF_COLLOC != 0, MF_NC, T, MF_VCOL_VLOAD != 0>(      \

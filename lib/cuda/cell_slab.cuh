@@ -1,0 +1,214 @@
+// cell_slab.cuh -- the fourth design of the sum-factorised cell kernel, for 3D cells of two to five nodes
+// per direction: a cell's component is held by NQ neighbouring lanes of a warp, lane a owning the slab
+// of values at x = a (its N1 x N1 nodes, then its NQ x NQ points). The y and z directions are register
+// arithmetic inside a lane; the x direction passes between the lanes of the group by warp shuffles. Device
+// code only (NVRTC compiles it with users' physics: physics_jit.cuh); tests/hex_emu runs it on the host.
+//
+// Why: in the column design (column_cell.cuh) two of the three directions go through shared memory, with
+// a load for every multiply-add of those sweeps and barriers between them; in the thread design
+// (cell_thread.cuh) a thread holds the whole cell, which spills from three nodes per direction on. Here
+// only the x direction moves between lanes (N1 or NQ shuffles per value and sweep), no shared memory, no
+// barrier, and the 1D matrices are compile-time constants of the program text (CB, below): the
+// multiply-adds along y and z take them as immediate operands, with no load at all.
+//
+// Per cell component, lane a (a < N1: also node a along x):
+//   gather u(a, j, k) -> t = B_x u, tx = G_x u (shuffles from the node lanes; collocated: t = u)
+//   for each z point c: pv = B_c t, pz = G_c t, px = B_c tx (over k) ->
+//     for each y point b: u_q = B_b pv, g = (B_b px, G_b pv, B_b pz) at point (a, b, c) ->
+//       r = m u_q, v = G g (the stored entries, NQ consecutive points per group: one sector) ->
+//       rv += B_b r + G_b v_y, rz += B_b v_z, rx += B_b v_x
+//     res_t += B_c rv + G_c rz, res_x += B_c rx
+//   out(i, j, k) = sum_a B_x(a, i) res_t(a) + G_x(a, i) res_x(a) (shuffles) -> scatter-add (node lanes)
+// B: the basis at the points (NQ x N1), G = D B its derivative, D the points' derivative matrix (NQ x NQ).
+// XPLANE (the gradient): tx and res_x are not kept; the x derivative is taken plane by plane on the points
+// instead, px = D_x pv and rv += D_x^T rx (shuffles between the point lanes; G = D B): N1 x NQ more
+// shuffles per plane and direction where the points are not the nodes (as many as without it where they
+// are), 2 N1^2 fewer live values.
+//
+// CB supplies the matrices: static functions b(i), g(i), d(i) of B, G and D row-major, constant when the
+// text defines them (physics.cu: the arrays mf_cb_*), so that constant indices fold to immediates.
+#ifndef MF_CELL_SLAB_CUH
+#define MF_CELL_SLAB_CUH
+
+#include "cuda/apply_args.h"
+#include "physics/mf_gallery.h"
+
+namespace mfc {
+
+// The shapes this design takes: 3D, 2..5 nodes per direction, at most 6 points (a group within a warp).
+__host__ __device__ constexpr bool slab_design_fits(int dim, int n1, int nq, bool colloc)
+{
+  return dim == 3 && n1 >= 2 && n1 <= 5 && nq >= n1 && nq <= 6 && (!colloc || nq == n1);
+}
+// groups (cell components) per warp: NQ lanes each, the last 32 mod NQ lanes idle
+__host__ __device__ constexpr int slab_groups_per_warp(int nq) { return 32 / nq; }
+// blocks of tpb threads (a multiple of 32) for ngroups cell components
+__host__ __device__ constexpr long long slab_blocks(long long ngroups, int nq, int tpb)
+{
+  return (ngroups + (long long)slab_groups_per_warp(nq) * (tpb / 32) - 1) / ((long long)slab_groups_per_warp(nq) * (tpb / 32));
+}
+
+template <int N1, int NQ, bool MASS, bool GRAD, bool COLLOC, int NCOMP, class T, class CB, bool XPLANE = false>
+__device__ __forceinline__ void slab_apply(const mf_cuda_apply_args &a)
+{
+  static_assert(slab_design_fits(3, N1, NQ, COLLOC), "a shape of the slab design");
+  constexpr int N2 = N1 * N1, NPC = N2 * N1, NQP = NQ * NQ * NQ, GPW = slab_groups_per_warp(NQ);
+  constexpr int NC = (MASS ? 1 : 0) + (GRAD ? 6 : 0); // stored entries per point: m, G's upper triangle
+  constexpr unsigned FULL = 0xffffffffu;
+  constexpr bool TX = GRAD && !XPLANE; // tx and res_x kept
+  const int lane = (int)(threadIdx.x & 31), gw = lane / NQ, ap = lane - gw * NQ, gbase = gw * NQ;
+  const long long grp = ((long long)blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5)) * GPW + gw;
+  const int comp = (int)(grp % NCOMP);
+  const long long pos = a.cell_begin + grp / NCOMP;
+  // every lane takes part in the shuffles; lanes of no cell (past the last group or the last cell) read
+  // cell 0's entries and write nothing
+  const bool active = gw < GPW && pos < a.cell_end;
+  const int cell = !active ? 0 : a.cell_list ? __ldg(&a.cell_list[pos]) : (int)pos;
+  const bool nlane = active && ap < N1; // the lane of node ap along x
+  const T *qd = static_cast<const T *>(a.qd), *x = static_cast<const T *>(a.x);
+  T *y = static_cast<T *>(a.y);
+  const size_t qbase = (size_t)(cell / a.qd_batch) * a.qd_batch_stride + (size_t)(cell % a.qd_batch) * NQP;
+  const int *cn = a.cell_nodes + (size_t)cell * NPC + (ap < N1 ? ap : 0);
+
+  T t[N2], tx[TX ? N2 : 1];
+  {
+    T u[N2];
+#pragma unroll
+    for (int kj = 0; kj < N2; kj++) {
+      const int n = nlane ? __ldg(&cn[kj * N1]) : 0;
+      const size_t dof = (size_t)n * NCOMP + comp;
+      u[kj] = nlane ? __ldg(&x[dof]) : (T)0;
+      if (nlane && a.bc && a.bc[dof]) u[kj] = 0;
+    }
+    // x: from the node lanes to point a (lane-dependent rows of B and G, read once)
+    T bx[N1], gx[N1];
+#pragma unroll
+    for (int m = 0; m < N1; m++) {
+      bx[m] = (T)CB::b(ap * N1 + m);
+      gx[m] = (T)CB::g(ap * N1 + m);
+    }
+#pragma unroll
+    for (int kj = 0; kj < N2; kj++) {
+      T s = 0, sx = 0;
+#pragma unroll
+      for (int m = 0; m < N1; m++) {
+        const T um = __shfl_sync(FULL, u[kj], gbase + m);
+        if (!COLLOC) s += bx[m] * um;
+        if (TX) sx += gx[m] * um;
+      }
+      t[kj] = COLLOC ? u[kj] : s;
+      if (TX) tx[kj] = sx;
+    }
+  }
+
+  T res_t[N2], res_x[TX ? N2 : 1];
+#pragma unroll
+  for (int kj = 0; kj < N2; kj++) {
+    res_t[kj] = 0;
+    if (TX) res_x[kj] = 0;
+  }
+  T dx[XPLANE ? NQ : 1], dt[XPLANE ? NQ : 1]; // row a and column a of D (XPLANE)
+#pragma unroll
+  for (int m = 0; m < (XPLANE ? NQ : 0); m++) {
+    dx[m] = (T)CB::d(ap * NQ + m);
+    dt[m] = (T)CB::d(m * NQ + ap);
+  }
+#pragma unroll
+  for (int c = 0; c < NQ; c++) { // z points
+    T pv[N1], pz[N1], px[N1], rv[N1], rz[N1], rx[N1];
+#pragma unroll
+    for (int j = 0; j < N1; j++) {
+      T s = 0, sz = 0, sx = 0;
+#pragma unroll
+      for (int k = 0; k < N1; k++) {
+        if (!COLLOC) s += (T)CB::b(c * N1 + k) * t[k * N1 + j];
+        if (GRAD) sz += (T)CB::g(c * N1 + k) * t[k * N1 + j];
+        if (TX && !COLLOC) sx += (T)CB::b(c * N1 + k) * tx[k * N1 + j];
+      }
+      pv[j] = COLLOC ? t[c * N1 + j] : s;
+      pz[j] = sz;
+      px[j] = TX ? (COLLOC ? tx[c * N1 + j] : sx) : (T)0;
+      rv[j] = rz[j] = rx[j] = 0;
+    }
+    if (XPLANE) // px = D_x pv, from the point lanes
+#pragma unroll
+      for (int j = 0; j < N1; j++)
+#pragma unroll
+        for (int m = 0; m < NQ; m++) px[j] += dx[m] * __shfl_sync(FULL, pv[j], gbase + m);
+#pragma unroll
+    for (int b = 0; b < NQ; b++) { // y points
+      T uq = 0, g[3] = {0, 0, 0};
+#pragma unroll
+      for (int j = 0; j < N1; j++) {
+        if (!COLLOC) uq += (T)CB::b(b * N1 + j) * pv[j];
+        if (GRAD) g[1] += (T)CB::g(b * N1 + j) * pv[j];
+        if (GRAD && !COLLOC) g[0] += (T)CB::b(b * N1 + j) * px[j], g[2] += (T)CB::b(b * N1 + j) * pz[j];
+      }
+      if (COLLOC) uq = pv[b], g[0] = px[b], g[2] = pz[b];
+      const int q = (c * NQ + b) * NQ + ap;
+      T qv[NC > 0 ? NC : 1];
+#pragma unroll
+      for (int e = 0; e < NC; e++) qv[e] = __ldg(&qd[qbase + (size_t)e * a.qd_block_stride + q]);
+      T rq = 0, v[3] = {0, 0, 0}; // the pointwise step (lib/physics/mf_gallery.h): m u_q, G g
+      MF_PW_APPLY_MASS(MASS, qv, 0, uq, rq);
+      MF_PW_APPLY_GRAD(T, 3, MASS, GRAD, qv, 1, 0, g, v);
+#pragma unroll
+      for (int j = 0; j < N1; j++) {
+        if (COLLOC) {
+          if (j == b) rv[j] += rq, rz[j] += v[2], rx[j] += v[0];
+        } else {
+          rv[j] += (T)CB::b(b * N1 + j) * rq;
+          if (GRAD) rz[j] += (T)CB::b(b * N1 + j) * v[2], rx[j] += (T)CB::b(b * N1 + j) * v[0];
+        }
+        if (GRAD) rv[j] += (T)CB::g(b * N1 + j) * v[1];
+      }
+    }
+    if (XPLANE) // rv += D_x^T rx, from the point lanes
+#pragma unroll
+      for (int j = 0; j < N1; j++)
+#pragma unroll
+        for (int m = 0; m < NQ; m++) rv[j] += dt[m] * __shfl_sync(FULL, rx[j], gbase + m);
+#pragma unroll
+    for (int k = 0; k < N1; k++)
+#pragma unroll
+      for (int j = 0; j < N1; j++) {
+        if (COLLOC) {
+          if (k == c) {
+            res_t[k * N1 + j] += rv[j];
+            if (TX) res_x[k * N1 + j] += rx[j];
+          }
+        } else {
+          res_t[k * N1 + j] += (T)CB::b(c * N1 + k) * rv[j];
+          if (TX) res_x[k * N1 + j] += (T)CB::b(c * N1 + k) * rx[j];
+        }
+        if (GRAD) res_t[k * N1 + j] += (T)CB::g(c * N1 + k) * rz[j];
+      }
+  }
+
+  // x: back from the points to node i = ap (lanes ap >= N1 compute for node 0 and write nothing)
+  T bt[NQ], gt[NQ];
+  const int i = ap < N1 ? ap : 0;
+#pragma unroll
+  for (int m = 0; m < NQ; m++) {
+    bt[m] = (T)CB::b(m * N1 + i);
+    gt[m] = (T)CB::g(m * N1 + i);
+  }
+#pragma unroll
+  for (int kj = 0; kj < N2; kj++) {
+    T s = COLLOC ? res_t[kj] : (T)0;
+#pragma unroll
+    for (int m = 0; m < NQ; m++) {
+      if (!COLLOC) s += bt[m] * __shfl_sync(FULL, res_t[kj], gbase + m);
+      if (TX) s += gt[m] * __shfl_sync(FULL, res_x[kj], gbase + m);
+    }
+    if (nlane) { // scatter-add
+      const size_t dof = (size_t)__ldg(&cn[kj * N1]) * NCOMP + comp;
+      if (a.atomic) atomicAdd(&y[dof], s);
+      else y[dof] += s; // colored: no other cell of this launch touches the node
+    }
+  }
+}
+
+} // namespace mfc
+
+#endif
