@@ -5,15 +5,16 @@
 # DEGREES: mfree-bench's list (1,2,3,4); PROBLEMS: bp2,bp4,bp6 or a part; each LABEL=SETTINGS a name and
 # environment assignments separated by ':' ("default=" for the committed choice,
 # "column=MFREE_PHYSICS_VCOL_SLAB=0:MFREE_PHYSICS_VCOL_THREAD=0"). Writes OUTDIR/PROBLEM-LABEL.csv and .log
-# and prints the table (GDoF/s; nodes x 3 DoFs). Bench options: MFREE_VD_ARGS (default: --max-dofs 3e7
-# --sizes 1 --reps 7).
+# (the logs in MFREE_VD_LOGS if set) and prints the table (GDoF/s; nodes x 3 DoFs). Bench options:
+# MFREE_VD_ARGS (default: --max-dofs 3e7 --sizes 1 --reps 7).
 set -uo pipefail
 b=${1:?build folder}
 out=${2:?output folder}
 degrees=${3:?degrees}
 problems=${4:?problems}
 shift 4
-mkdir -p "$out"
+logs=${MFREE_VD_LOGS:-$out}
+mkdir -p "$out" "$logs"
 args=${MFREE_VD_ARGS:---max-dofs 3e7 --sizes 1 --reps 7}
 labels=()
 for v in "$@"; do
@@ -26,7 +27,7 @@ for v in "$@"; do
       for e in "${kv[@]}"; do [ -n "$e" ] && export "$e"; done
       # shellcheck disable=SC2086
       "$b/perf/mfree-bench" --backend cuda --problem "$pr" --dim 3 --degrees "$degrees" $args \
-        --csv "$out/$pr-$label.csv" > "$out/$pr-$label.log" 2>&1
+        --csv "$out/$pr-$label.csv" > "$logs/$pr-$label.log" 2>&1
       echo "$pr $label: exit $?"
     )
   done
