@@ -114,7 +114,10 @@ int env_int(const char *name, int def)
 // constants of the text) can take 3D shapes of 2..5 nodes per direction without hanging nodes: *slab threads
 // per block (0: another design), *xplane its x derivative plane by plane (the gradient). Not the default
 // yet: MFREE_PHYSICS_VCOL_SLAB=N (a multiple of 32) selects it with blocks of N threads where the shape
-// fits, =0 or unset keeps the other designs; MFREE_PHYSICS_VCOL_XPLANE=0 keeps the x derivative.
+// fits, =0 or unset keeps the other designs; MFREE_PHYSICS_VCOL_XPLANE=0 keeps the x derivative. Measured
+// on the H100 against the designs below (perf/results/vector-slab-h100-2026-12-07, 128 threads): faster at
+// bp2 p = 2..4 (1.04, 1.80, 1.57x), bp4 p = 2, 3 (1.39, 1.56x) and bp6 p = 4 (1.10x), level at p = 1,
+// slower at bp6 p = 3 (0.93x) and bp4 p = 4 (0.95x); its cuda test has not yet passed on a device.
 void vcol_shape(const mf_hex_phys *h, const mf_space s, int *cpb, int *minb, int *nj, int *tpb, int *vload, int *slab,
                 int *xplane)
 {
