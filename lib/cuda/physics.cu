@@ -9,6 +9,7 @@
 #include "assembled/assembly_impl.h"
 #include "mf_cuda_jit.h"
 #include "mf_jit_stubs.h"
+#include "physics_vcol.h"
 #include "column_cell.cuh"
 #include "cell_thread.cuh"
 #include "cell_slab.cuh"
@@ -82,104 +83,6 @@ using mf_jit::upload;
 
 
 // the text NVRTC compiles: the shape, the library's headers, the user's source, the glue, the kernels
-// an environment setting of the vector kernel's launch shape (a positive integer), else def
-int env_int(const char *name, int def)
-{
-  const char *v = getenv(name);
-  if (!v || !*v) return def;
-  char *end = NULL;
-  const long n = strtol(v, &end, 10);
-  return *end || n < 1 || n > 64 ? def : (int)n;
-}
-
-// The vector kernel's shape: the built-ins' launch (mfc::shape: about 256 threads of NQ^(dim-1) per cell,
-// no register cap) and all components through the steps together (nj = ncomp), except the gradient with
-// NQ >= 9 points per direction and not collocated, where the registers of three components spill (H100,
-// perf/results/setup-vcol-h100-2026-11-26: bp4 p = 7, 8 at 0.47x and 0.48x of one component at a time;
-// elsewhere together was 1.01-1.50x faster, but for bp6 p = 4, 5 and bp2 p = 8 at 0.95-0.97x).
-// With the components together, the gradient's kernels at 3..5 points (collocated) or 4 (not) are held to
-// two blocks per SM (at most 128 registers): bp6 p = 2..4 and bp4 p = 2 at 1.08x, 0.99x, 1.35x and 1.49x
-// of no cap; elsewhere the cap spilled (bp4 p = 4: 0.74x) or changed little (setup-vcol-h100-2026-11-26,
-// minb/). The components go together only where their buffers fit the device's shared memory per block
-// (4 components at 9 collocated points need 213 KB: an H100 has 227, an A100 163). MFREE_PHYSICS_VCOL_CPB,
-// _MINB and _NJ (1 or the components) override it (measurements, tests).
-// 3D Q1 and Q2 without hanging nodes go to the thread design instead (cell_thread.cuh: *tpb threads per
-// block, one per component of a cell; MFREE_PHYSICS_VCOL_THREAD=0 keeps the column design, =N sets the
-// block); where a cell's stored entries are of an even count (so that cells start on a pair) it reads them
-// two points per load where aligned (*vload; MFREE_PHYSICS_VCOL_VLOAD=0: one, =1: two wherever it can; the
-// column design's MFREE_PHYSICS_VCOL_MINB also bounds the thread design's launch where set), but
-// for the gradient at three nodes and Gauss points, whose 255 registers spilled more with it (H100,
-// perf/results/vector-thread-h100-2026-11-27/r67: bp6 p = 1 1.24x, bp2 p = 2 1.02x, bp4 p = 2 0.98x).
-// The slab design (cell_slab.cuh: a cell's component on NQ lanes of a warp, x by shuffles, the 1D matrices
-// constants of the text) can take 3D shapes of 2..5 nodes per direction without hanging nodes: *slab threads
-// per block (0: another design), *xplane its x derivative plane by plane (the gradient). Not the default
-// yet: MFREE_PHYSICS_VCOL_SLAB=N (a multiple of 32) selects it with blocks of N threads where the shape
-// fits, =0 or unset keeps the other designs; MFREE_PHYSICS_VCOL_XPLANE=0 keeps the x derivative. Measured
-// on the H100 against the designs below (perf/results/vector-slab-h100-2026-12-07, 128 threads): faster at
-// bp2 p = 2..4 (1.04, 1.80, 1.57x), bp4 p = 2, 3 (1.39, 1.56x) and bp6 p = 4 (1.10x), level at p = 1,
-// slower at bp6 p = 3 (0.93x) and bp4 p = 4 (0.95x); its cuda test has not yet passed on a device.
-void vcol_shape(const mf_hex_phys *h, const mf_space s, int *cpb, int *minb, int *nj, int *tpb, int *vload, int *slab,
-                int *xplane)
-{
-  const int dim = s->dim, ncomp = s->ncomp, nq = h->basis.nq, nt = dim == 3 ? nq * nq : nq;
-  const char *ev = getenv("MFREE_PHYSICS_VCOL_THREAD"), *evl = getenv("MFREE_PHYSICS_VCOL_VLOAD");
-  const char *es = getenv("MFREE_PHYSICS_VCOL_SLAB"), *ex = getenv("MFREE_PHYSICS_VCOL_XPLANE");
-  char *end = NULL;
-  const long sv = es && *es ? strtol(es, &end, 10) : 0; /* 0, or 32..1024 in steps of 32; else the default */
-  const int sp = es && *es && !*end && sv >= 32 && sv <= 1024 && sv % 32 == 0 ? (int)sv : 0;
-  *slab = mfc::slab_design_fits(dim, s->n1, nq, h->basis.collocated) && s->nmasked == 0 ? sp : 0;
-  *xplane = *slab && h->lay.has[3] && !(ex && !strcmp(ex, "0"));
-  end = NULL;
-  const long tv = ev && *ev ? strtol(ev, &end, 10) : 64; /* 0, or 32..1024; anything else: the default */
-  const int tp = ev && *ev && !*end && (tv == 0 || (tv >= 32 && tv <= 1024)) ? (int)tv : 64;
-  *tpb = !*slab && mfc::thread_design_fits(dim, s->n1, nq, h->basis.collocated) && s->nmasked == 0 ? tp : 0;
-  const int ncs = (h->lay.has[0] ? 1 : 0) + (h->lay.has[3] ? dim * (dim + 1) / 2 : 0); // entries per point
-  const bool pairs = *tpb && ncs * nq * nq * nq % 2 == 0;
-  const int vdef = !(h->lay.has[3] && s->n1 == 3 && !h->basis.collocated); /* "0", "1"; anything else: this */
-  *vload = pairs && (evl && !strcmp(evl, "0") ? 0 : evl && !strcmp(evl, "1") ? 1 : vdef);
-  *cpb = env_int("MFREE_PHYSICS_VCOL_CPB", 256 / nt > 0 ? 256 / nt : 1);
-  if (*cpb * nt > 1024) *cpb = 1024 / nt;
-  int dev = 0, optin = 48 * 1024;
-  if (cudaGetDevice(&dev) != cudaSuccess ||
-      cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev) != cudaSuccess) {
-    cudaGetLastError();
-    optin = 48 * 1024;
-  }
-  const int spills = h->lay.has[3] && !h->basis.collocated && nq >= 9;
-  const int fits = sizeof(double) * mfc::colbuf_size(dim, s->n1, nq, *cpb, h->lay.has[3], s->nmasked > 0, ncomp) <=
-                   (size_t)optin;
-  *nj = env_int("MFREE_PHYSICS_VCOL_NJ", spills || !fits ? 1 : ncomp) >= ncomp ? ncomp : 1;
-  const int cap = dim == 3 && h->lay.has[3] && *nj > 1 &&
-                  (h->basis.collocated ? nq >= 3 && nq <= 5 : nq == 4);
-  *minb = env_int("MFREE_PHYSICS_VCOL_MINB", cap && !*tpb && !*slab ? 2 : 0);
-}
-
-// The 1D matrices of b as constants of the text (the slab design: constant indices fold to immediate
-// operands): B (nq x n1), G = B' (nq x n1) and the points' D (nq x nq), row-major, to the last bit (%.17g),
-// and mf_cbasis, which reads them.
-std::string const_basis(const mf_basis1d *b)
-{
-  std::string t;
-  char buf[64];
-  const double *m[3] = {b->B, b->Bg, b->D};
-  const char *name[3] = {"mf_cb_B", "mf_cb_G", "mf_cb_D"};
-  for (int w = 0; w < 3; w++) {
-    const int n = b->nq * (w < 2 ? b->n1 : b->nq);
-    snprintf(buf, sizeof buf, "__device__ const double %s[%d] = {", name[w], n);
-    t += buf;
-    for (int i = 0; i < n; i++) {
-      snprintf(buf, sizeof buf, "%s%.17g", i ? ", " : "", m[w][i]);
-      t += buf;
-    }
-    t += "};\n";
-  }
-  t += "struct mf_cbasis {\n"
-       "  __device__ static __forceinline__ double b(int i) { return mf_cb_B[i]; }\n"
-       "  __device__ static __forceinline__ double g(int i) { return mf_cb_G[i]; }\n"
-       "  __device__ static __forceinline__ double d(int i) { return mf_cb_D[i]; }\n};\n";
-  return t;
-}
-
 std::string program(const mf_hex_phys *h, const mf_space s, int cpb, bool single, bool state = false)
 {
   const mf_phys *ph = &h->ph;
