@@ -202,7 +202,7 @@ extern "C" __global__ void __launch_bounds__(MF_NT) mfree_residual(const int *ce
 // thread design below): the stored data of the block (mf_phys_layout: m, then G's upper triangle) read as
 // a built-in's with one cell per batch. MF_COLLOC (nodes = points), MF_HANG (the mesh has cells with hanging nodes), the launch
 // shape (MF_VCOL_CPB cells per block, MF_VCOL_MINB blocks per SM) and the components that go through the
-// steps together (MF_VCOL_NJ) come with the shape (physics.cu: vcol_shape).
+// steps together (MF_VCOL_NJ) come with the shape (physics_vcol.cu: vcol_shape).
 // MF_VCOL_TPB > 0: the shape goes to the thread design instead (cell_thread.cuh: one thread per
 // component of a cell, MF_VCOL_TPB threads per block; 3D Q1 and Q2 without hanging nodes; MF_VCOL_VLOAD:
 // the stored entries read two points per load).
