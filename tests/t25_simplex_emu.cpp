@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "emu_test.h"
 #include "mf_testing.h"
 extern "C" {
 #include "simplex/mf_simplex.h"
@@ -30,17 +31,6 @@ static const mf_sx_table *table(int dim, int p)
       {mf_emu_table_d3_p1, mf_emu_table_d3_p2, mf_emu_table_d3_p3, mf_emu_table_d3_p4}};
   return t[dim - 2][p - 1]();
 }
-
-static int failures = 0;
-#define CHECK(cond, ...)                                     \
-  do {                                                       \
-    if (!(cond)) {                                           \
-      fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);   \
-      fprintf(stderr, __VA_ARGS__);                          \
-      fprintf(stderr, "\n");                                 \
-      failures++;                                            \
-    }                                                        \
-  } while (0)
 
 static double coef(const double *x, int dim, void *u)
 {
@@ -63,21 +53,7 @@ typedef void (*kernel_fn)(const mf_sx_args);
 static void launch(const void *fn, const mf_sx_args &a, int threads, size_t ny)
 {
   memset(a.y, 0, sizeof(double) * ny);
-  const int grid = (a.ncells + a.tile - 1) / a.tile;
-  int team_ok = 1;
-  for (int blk = 0; blk < grid; blk++) {
-    mf_emu_block.x = blk;
-#pragma omp parallel num_threads(threads)
-    {
-      if (omp_get_num_threads() != threads) {
-#pragma omp atomic write
-        team_ok = 0;
-      } else {
-        ((kernel_fn)fn)(a);
-      }
-    }
-  }
-  CHECK(team_ok, "OpenMP gave fewer than %d threads (OMP_THREAD_LIMIT?)", threads);
+  mf_emu_launch((a.ncells + a.tile - 1) / a.tile, threads, [&] { ((kernel_fn)fn)(a); });
 }
 
 int main(int argc, char **argv)

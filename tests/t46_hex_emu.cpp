@@ -18,22 +18,14 @@
 
 #include <vector>
 
+#include "emu_test.h"
 #include "mf_testing.h"
 #include "cuda/cell_slab.cuh"
 #include "cuda/cell_thread.cuh"
 
 mf_emu_dim mf_emu_block;
 
-static int failures = 0, cases = 0;
-#define CHECK(cond, ...)                                                                                           \
-  do {                                                                                                           \
-    if (!(cond)) {                                                                                               \
-      fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                                                       \
-      fprintf(stderr, __VA_ARGS__);                                                                              \
-      fprintf(stderr, "\n");                                                                                     \
-      failures++;                                                                                                \
-    }                                                                                                            \
-  } while (0)
+static int cases = 0;
 
 static uint64_t z = 11;
 static double rnd()
@@ -173,25 +165,6 @@ static mf_cuda_apply_args args_of(const mf_basis1d &b, const problem &P, int nru
   return a;
 }
 
-/* blocks of a team of tpb threads each, one after the other */
-template <class F> static void run_blocks(long long nblocks, int tpb, F body)
-{
-  int team_ok = 1;
-  for (long long blk = 0; blk < nblocks; blk++) {
-    mf_emu_block.x = (int)blk;
-#pragma omp parallel num_threads(tpb)
-    {
-      if (omp_get_num_threads() != tpb) {
-#pragma omp atomic write
-        team_ok = 0;
-      } else {
-        body();
-      }
-    }
-  }
-  CHECK(team_ok, "OpenMP gave fewer than %d threads (OMP_THREAD_LIMIT?)", tpb);
-}
-
 static double rel_diff(const std::vector<double> &ref, const double *got, size_t n)
 {
   double d = 0, m = 0;
@@ -215,7 +188,7 @@ static void slab_case(const mf_basis1d &b, const char *rule, int tpb)
   reference(b, MASS, GRAD, P, nrun, ref);
   std::vector<T> qt, xt, yt;
   const mf_cuda_apply_args a = args_of<T>(b, P, nrun, qt, xt, yt);
-  run_blocks(mfc::slab_blocks((long long)nrun * NCOMP, NQ, tpb), tpb,
+  mf_emu_launch(mfc::slab_blocks((long long)nrun * NCOMP, NQ, tpb), tpb,
              [&] { mfc::slab_apply<N1, NQ, MASS, GRAD, COLLOC, NCOMP, T, emu_cb, XP>(a); });
   const std::vector<double> got = as_double(yt);
   const double err = rel_diff(ref, got.data(), got.size()), tol = sizeof(T) == 4 ? 1e-5 : 1e-12;
@@ -236,7 +209,7 @@ static void thread_case(const mf_basis1d &b, const char *rule, int tpb)
   std::vector<T> qt, xt, yt;
   const mf_cuda_apply_args a = args_of<T>(b, P, nrun, qt, xt, yt);
   static unsigned char smem[sizeof(double) * 2 * MF_MAX_NQ * MF_MAX_N1];
-  run_blocks(((long long)nrun * NCOMP + tpb - 1) / tpb, tpb,
+  mf_emu_launch(((long long)nrun * NCOMP + tpb - 1) / tpb, tpb,
              [&] { mfc::thread_apply<N1, NQ, MASS, GRAD, COLLOC, NCOMP, T, VLOAD>(a, smem); });
   const std::vector<double> got = as_double(yt);
   const double err = rel_diff(ref, got.data(), got.size()), tol = sizeof(T) == 4 ? 1e-5 : 1e-12;

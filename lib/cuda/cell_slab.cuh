@@ -201,7 +201,7 @@ __device__ __forceinline__ void slab_apply(const mf_cuda_apply_args &a)
       if (!COLLOC) s += bt[m] * __shfl_sync(FULL, res_t[kj], gbase + m);
       if (TX) s += gt[m] * __shfl_sync(FULL, res_x[kj], gbase + m);
     }
-    if (nlane) { // scatter-add
+    if (nlane) { // scatter-add (the node read again: held from the gather it would cost N1^2 registers)
       const size_t dof = (size_t)__ldg(&cn[kj * N1]) * NCOMP + comp;
       if (a.atomic) atomicAdd(&y[dof], s);
       else y[dof] += s; // colored: no other cell of this launch touches the node
