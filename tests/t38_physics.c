@@ -49,6 +49,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <time.h>
 
 /* The unit square or cube (2 or 1 levels) with the cells of x > 1/2, y < 1/2 refined once: in 3D hanging faces and
  * edges that meet the boundary faces x = 1 (tag 2) and y = 0 (tag 3), whose nodes there are constrained; in 2D the
@@ -2035,8 +2036,21 @@ static void cuda_simplex_case(mf_context cc, mf_context gc)
  * both (the slab design; its x derivative kept and plane by plane); the thread design at p = 1, 2 (pairs of
  * stored entries in a load where a cell holds an even count, at two, three and four points; one entry per
  * load; 32 threads per block); the slab design on one warp per block, the column design on the same shape,
- * and the float copies at p = 1..4. */
-static void cuda_thread_case(mf_context cc, mf_context gc)
+ * and the float copies at p = 1..4. In two halves that ctest runs side by side (most of the time is the
+ * compiles): half 1 the slab design and its float copies, half 2 the rest; 0 both. Each case says when it
+ * is done (a run stopped by its time limit shows how far it came). */
+static void thread_progress(const char *design, int p, int rule, const char *fns, const char *env)
+{
+  static struct timespec t0;
+  struct timespec t;
+  if (!t0.tv_sec) clock_gettime(CLOCK_MONOTONIC, &t0);
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  printf("%7.1f s  %s design, p = %d, rule %d, %s%s%s\n", (double)(t.tv_sec - t0.tv_sec) + 1e-9 * (t.tv_nsec - t0.tv_nsec),
+         design, p, rule, fns, env ? ", " : "", env ? env : "");
+  fflush(stdout);
+}
+
+static void cuda_thread_case(mf_context cc, mf_context gc, int half)
 {
   char dir[] = "/tmp/t38-thread-cache-XXXXXX";
   T_CHECK(mkdtemp(dir) != NULL, "no temporary folder");
@@ -2044,7 +2058,8 @@ static void cuda_thread_case(mf_context cc, mf_context gc)
   T_CALL(mf_context_set_cache_dir(cc, dir));
   static const mf_quadrature rules[3] = {MF_QUAD_GAUSS, MF_QUAD_GAUSS_P2, MF_QUAD_GLL};
   static const char *const fns[3] = {"g3=vlaplacez g0=vmassz", "g3=vlaplacez", "g0=vmassz"};
-  for (int design = 0; design < 2; design++) { /* 0: the slab design, 1: the thread design */
+  thread_progress("no", 0, 0, "start", NULL);
+  for (int design = half == 2 ? 1 : 0; design < (half == 1 ? 1 : 2); design++) { /* 0: slab, 1: thread design */
     setenv("MFREE_PHYSICS_VCOL_SLAB", design ? "0" : "128", 1);
     for (int p = 1; p <= (design ? 2 : 4); p++)
       for (int r = 0; r < 3; r++)
@@ -2053,10 +2068,12 @@ static void cuda_thread_case(mf_context cc, mf_context gc)
             continue; /* 11 shapes of the 18 at p = 1, 2; 5 of 9 at p = 3, 4 */
           cuda_quad = rules[r];
           cpu_cuda_case(cc, gc, "sheared", 3, 2, 0, p, 3, vector_source, fns[f], NULL, 0, 0, 1e-12);
+          thread_progress(design ? "thread" : "slab", p, r, fns[f], NULL);
           if (!design && p >= 3 && f != 2) { /* the x derivative kept (the slab design plane by plane by default) */
             setenv("MFREE_PHYSICS_VCOL_XPLANE", "0", 1);
             cpu_cuda_case(cc, gc, "sheared", 3, 2, 0, p, 3, vector_source, fns[f], NULL, 0, 0, 1e-12);
             unsetenv("MFREE_PHYSICS_VCOL_XPLANE");
+            thread_progress("slab", p, r, fns[f], "x derivative kept");
           }
         }
     unsetenv("MFREE_PHYSICS_VCOL_SLAB");
@@ -2066,25 +2083,32 @@ static void cuda_thread_case(mf_context cc, mf_context gc)
                                          {"MFREE_PHYSICS_VCOL_THREAD", "32", "MFREE_PHYSICS_VCOL_SLAB", "0"},
                                          {"MFREE_PHYSICS_VCOL_THREAD", "0", "MFREE_PHYSICS_VCOL_SLAB", "0"},
                                          {"MFREE_PHYSICS_VCOL_SLAB", "32", "MFREE_PHYSICS_VCOL_XPLANE", "0"}};
-  for (int e = 0; e < 4; e++) {
+  for (int e = half == 1 ? 3 : 0; e < (half == 2 ? 3 : 4); e++) {
     setenv(envs[e][0], envs[e][1], 1);
     setenv(envs[e][2], envs[e][3], 1);
     cpu_cuda_case(cc, gc, "sheared", 3, 2, 0, 1, 3, vector_source, "g3=vlaplacez", NULL, 0, 0, 1e-12);
     if (e == 3) cpu_cuda_case(cc, gc, "sheared", 3, 2, 0, 3, 3, vector_source, "g3=vlaplacez", NULL, 0, 0, 1e-12);
+    thread_progress(e == 3 ? "slab" : "thread", e == 3 ? 3 : 1, 1, "g3=vlaplacez", envs[e][0]);
     unsetenv(envs[e][0]);
     unsetenv(envs[e][2]);
   }
   cuda_quad = MF_QUAD_GAUSS;
   mf_mesh mesh = NULL;
   T_CALL(mf_mesh_create(gc, "sheared", 3, 2, &mesh));
-  setenv("MFREE_PHYSICS_VCOL_SLAB", "128", 1); /* the slab design's float copies */
-  float_copy_one(gc, mesh, 1, 3, vector_source, "g3=vlaplacez g0=vmassz", NULL, 0, "float copy, hex 3D sheared");
-  float_copy_one(gc, mesh, 2, 3, vector_source, "g3=vlaplacez", NULL, 0, "float copy, hex 3D sheared");
-  float_copy_one(gc, mesh, 3, 3, vector_source, "g3=vlaplacez g0=vmassz", NULL, 0, "float copy, hex 3D sheared");
-  float_copy_one(gc, mesh, 4, 3, vector_source, "g3=vlaplacez", NULL, 0, "float copy, hex 3D sheared");
-  setenv("MFREE_PHYSICS_VCOL_SLAB", "0", 1); /* the thread design's float copies */
-  float_copy_one(gc, mesh, 1, 3, vector_source, "g3=vlaplacez g0=vmassz", NULL, 0, "float copy, hex 3D sheared");
-  float_copy_one(gc, mesh, 2, 3, vector_source, "g3=vlaplacez", NULL, 0, "float copy, hex 3D sheared");
+  if (half != 2) {
+    setenv("MFREE_PHYSICS_VCOL_SLAB", "128", 1); /* the slab design's float copies */
+    float_copy_one(gc, mesh, 1, 3, vector_source, "g3=vlaplacez g0=vmassz", NULL, 0, "float copy, hex 3D sheared");
+    float_copy_one(gc, mesh, 2, 3, vector_source, "g3=vlaplacez", NULL, 0, "float copy, hex 3D sheared");
+    float_copy_one(gc, mesh, 3, 3, vector_source, "g3=vlaplacez g0=vmassz", NULL, 0, "float copy, hex 3D sheared");
+    float_copy_one(gc, mesh, 4, 3, vector_source, "g3=vlaplacez", NULL, 0, "float copy, hex 3D sheared");
+    thread_progress("slab", 4, 0, "float copies", NULL);
+  }
+  if (half != 1) {
+    setenv("MFREE_PHYSICS_VCOL_SLAB", "0", 1); /* the thread design's float copies */
+    float_copy_one(gc, mesh, 1, 3, vector_source, "g3=vlaplacez g0=vmassz", NULL, 0, "float copy, hex 3D sheared");
+    float_copy_one(gc, mesh, 2, 3, vector_source, "g3=vlaplacez", NULL, 0, "float copy, hex 3D sheared");
+    thread_progress("thread", 2, 0, "float copies", NULL);
+  }
   unsetenv("MFREE_PHYSICS_VCOL_SLAB");
   mf_mesh_destroy(&mesh);
   char cmd[128];
@@ -2395,11 +2419,12 @@ int main(int argc, char **argv)
                   : argc > 2 && !strcmp(argv[2], "hex3d") ? 3 : 0;
       const int simplex = argc > 2 && !strcmp(argv[2], "simplex"), faces = argc > 2 && !strcmp(argv[2], "faces");
       const int thread = argc > 2 && !strcmp(argv[2], "thread");
+      const int half = argc > 3 && !strcmp(argv[3], "slab") ? 1 : argc > 3 && !strcmp(argv[3], "others") ? 2 : 0;
       if (simplex || faces || thread) { /* alone (compute-sanitizer; thread: its own test) */
         mf_context cc = NULL;
         T_CALL(mf_context_create(MPI_COMM_WORLD, "cpu", &cc));
         if (simplex) cuda_simplex_case(cc, ctx);
-        else if (thread) cuda_thread_case(cc, ctx);
+        else if (thread) cuda_thread_case(cc, ctx, half);
         else cuda_hex_faces_case(cc, ctx);
         mf_context_destroy(&cc);
       } else cuda_case(ctx);

@@ -43,12 +43,22 @@ static int env_int(const char *name, int def)
 // perf/results/vector-thread-h100-2026-11-27/r67: bp6 p = 1 1.24x, bp2 p = 2 1.02x, bp4 p = 2 0.98x).
 // The slab design (cell_slab.cuh: a cell's component on NQ lanes of a warp, x by shuffles, the 1D matrices
 // constants of the text) can take 3D shapes of 2..5 nodes per direction without hanging nodes: *slab threads
-// per block (0: another design), *xplane its x derivative plane by plane (the gradient). Not the default
-// yet: MFREE_PHYSICS_VCOL_SLAB=N (a multiple of 32) selects it with blocks of N threads where the shape
-// fits, =0 or unset keeps the other designs; MFREE_PHYSICS_VCOL_XPLANE=0 keeps the x derivative. Measured
-// on the H100 against the designs below (perf/results/vector-slab-h100-2026-12-07, 128 threads): faster at
-// bp2 p = 2..4 (1.04, 1.80, 1.57x), bp4 p = 2, 3 (1.39, 1.56x) and bp6 p = 4 (1.10x), level at p = 1,
-// slower at bp6 p = 3 (0.93x) and bp4 p = 4 (0.95x); its cuda test has not yet passed on a device.
+// per block (0: another design), *xplane its x derivative plane by plane (the gradient). It is the default
+// (128 threads) where it was measured faster on the H100 (perf/results/vector-slab-h100-2026-12-07, against
+// the designs below on the same machine): the mass alone at 3..5 nodes (bp2 p = 2..4: 1.04, 1.80, 1.57x),
+// the gradient (with or without the mass) at 3, 4 nodes and more points than nodes (bp4 p = 2, 3: 1.39,
+// 1.56x) and the collocated gradient at 5 nodes (bp6 p = 4: 1.10x). Not at 2 nodes (level with the thread
+// design), for the gradient at 5 nodes and more points (bp4 p = 4: 0.95x, 255 registers and a spill) nor
+// collocated at 3, 4 (bp6 p = 2: 1.02x, p = 3: 0.93x, 136 registers). MFREE_PHYSICS_VCOL_SLAB=N (a multiple
+// of 32 up to 1024) takes it with blocks of N threads wherever the shape fits, =0 never;
+// MFREE_PHYSICS_VCOL_XPLANE=0 keeps the x derivative.
+static int slab_default(const mf_hex_phys *h, int n1)
+{
+  const bool grad = h->lay.has[3], colloc = h->basis.collocated;
+  const bool faster = !grad ? n1 >= 3 && n1 <= 5 : colloc ? n1 == 5 : n1 == 3 || n1 == 4;
+  return faster ? 128 : 0;
+}
+
 void vcol_shape(const mf_hex_phys *h, const mf_space s, int *cpb, int *minb, int *nj, int *tpb, int *vload, int *slab,
                 int *xplane)
 {
@@ -56,8 +66,9 @@ void vcol_shape(const mf_hex_phys *h, const mf_space s, int *cpb, int *minb, int
   const char *ev = getenv("MFREE_PHYSICS_VCOL_THREAD"), *evl = getenv("MFREE_PHYSICS_VCOL_VLOAD");
   const char *es = getenv("MFREE_PHYSICS_VCOL_SLAB"), *ex = getenv("MFREE_PHYSICS_VCOL_XPLANE");
   char *end = NULL;
-  const long sv = es && *es ? strtol(es, &end, 10) : 0; /* 0, or 32..1024 in steps of 32; else the default */
-  const int sp = es && *es && !*end && sv >= 32 && sv <= 1024 && sv % 32 == 0 ? (int)sv : 0;
+  const long sv = es && *es ? strtol(es, &end, 10) : -1; /* 0, or 32..1024 in steps of 32; else the default */
+  const int sp = es && *es && !*end && (sv == 0 || (sv >= 32 && sv <= 1024 && sv % 32 == 0)) ? (int)sv
+                                                                                               : slab_default(h, s->n1);
   *slab = mfc::slab_design_fits(dim, s->n1, nq, h->basis.collocated) && s->nmasked == 0 ? sp : 0;
   *xplane = *slab && h->lay.has[3] && !(ex && !strcmp(ex, "0"));
   end = NULL;
