@@ -44,19 +44,22 @@ static int env_int(const char *name, int def)
 // The slab design (cell_slab.cuh: a cell's component on NQ lanes of a warp, x by shuffles, the 1D matrices
 // constants of the text) can take 3D shapes of 2..5 nodes per direction without hanging nodes: *slab threads
 // per block (0: another design), *xplane its x derivative plane by plane (the gradient). It is the default
-// (128 threads) where it was measured faster on the H100 (perf/results/vector-slab-h100-2026-12-07, against
-// the designs below on the same machine): the mass alone at 3..5 nodes (bp2 p = 2..4: 1.04, 1.80, 1.57x),
-// the gradient (with or without the mass) at 3, 4 nodes and more points than nodes (bp4 p = 2, 3: 1.39,
-// 1.56x) and the collocated gradient at 5 nodes (bp6 p = 4: 1.10x). Not at 2 nodes (level with the thread
-// design), for the gradient at 5 nodes and more points (bp4 p = 4: 0.95x, 255 registers and a spill) nor
-// collocated at 3, 4 (bp6 p = 2: 1.02x, p = 3: 0.93x, 136 registers). MFREE_PHYSICS_VCOL_SLAB=N (a multiple
-// of 32 up to 1024) takes it with blocks of N threads wherever the shape fits, =0 never;
-// MFREE_PHYSICS_VCOL_XPLANE=0 keeps the x derivative.
+// where it was measured faster on the H100 (perf/results/vector-slab-h100-2026-12-07 and
+// vector-default-h100-2026-12-07, against the designs below on the same machine): 128 threads for the mass
+// alone at 3..5 nodes (bp2 p = 2..4: 1.04, 1.80, 1.57x) and the gradient (with or without the mass) at 3, 4
+// nodes and more points than nodes (bp4 p = 2, 3: 1.38, 1.14x); for the collocated gradient 128 threads
+// held to 128 registers (four blocks per SM) at 3, 4 nodes (bp6 p = 2, 3: 1.05, 1.10x; without the cap
+// 1.02, 0.94x) and 256 threads at 5 nodes (bp6 p = 4: 1.17x; 128 threads 1.10x). Not at 2 nodes (level
+// with the thread design) nor for the gradient at 5 nodes and more points (bp4 p = 4: 0.95x, 255 registers
+// and a spill; a cap spills more). MFREE_PHYSICS_VCOL_SLAB=N (a multiple of 32 up to 1024) takes it with
+// blocks of N threads wherever the shape fits, =0 never; MFREE_PHYSICS_VCOL_XPLANE=0 keeps the x derivative;
+// MFREE_PHYSICS_VCOL_MINB sets its blocks per SM (by default 512 / N at the collocated gradient's 3, 4 nodes).
 static int slab_default(const mf_hex_phys *h, int n1)
 {
   const bool grad = h->lay.has[3], colloc = h->basis.collocated;
-  const bool faster = !grad ? n1 >= 3 && n1 <= 5 : colloc ? n1 == 5 : n1 == 3 || n1 == 4;
-  return faster ? 128 : 0;
+  if (!grad) return n1 >= 3 && n1 <= 5 ? 128 : 0;
+  if (!colloc) return n1 == 3 || n1 == 4 ? 128 : 0;
+  return n1 == 3 || n1 == 4 ? 128 : n1 == 5 ? 256 : 0;
 }
 
 void vcol_shape(const mf_hex_phys *h, const mf_space s, int *cpb, int *minb, int *nj, int *tpb, int *vload, int *slab,
@@ -93,7 +96,8 @@ void vcol_shape(const mf_hex_phys *h, const mf_space s, int *cpb, int *minb, int
   *nj = env_int("MFREE_PHYSICS_VCOL_NJ", spills || !fits ? 1 : ncomp) >= ncomp ? ncomp : 1;
   const int cap = dim == 3 && h->lay.has[3] && *nj > 1 &&
                   (h->basis.collocated ? nq >= 3 && nq <= 5 : nq == 4);
-  *minb = env_int("MFREE_PHYSICS_VCOL_MINB", cap && !*tpb && !*slab ? 2 : 0);
+  const int slab_cap = *slab && *slab <= 512 && h->lay.has[3] && h->basis.collocated && (s->n1 == 3 || s->n1 == 4);
+  *minb = env_int("MFREE_PHYSICS_VCOL_MINB", cap && !*tpb && !*slab ? 2 : slab_cap ? 512 / *slab : 0);
 }
 
 // The 1D matrices of b as constants of the text (the slab design: constant indices fold to immediate
