@@ -2029,15 +2029,15 @@ static void cuda_simplex_case(mf_context cc, mf_context gc)
   }
 }
 
-/* The vector kernel's slab design (cell_slab.cuh: 3D, 2..5 nodes per direction, no hanging nodes; chosen
+/* The vector kernel's slab design (cell_slab.cuh: 3D, 2..6 nodes per direction, no hanging nodes; chosen
  * here by MFREE_PHYSICS_VCOL_SLAB) and thread design (cell_thread.cuh: Q1 and Q2) against the cpu on a
  * sheared mesh of 64 cells (G's entries all distinct; coefficients varying in every direction; 192 cell
  * components, so groups across the warps' and blocks' edges): p = 1..4, the three rules, mass, Laplace and
  * both (the slab design; its x derivative kept and plane by plane); the thread design at p = 1, 2 (pairs of
  * stored entries in a load where a cell holds an even count, at two, three and four points; one entry per
  * load; 32 threads per block); the slab design on one warp per block and with its default launches at the
- * collocated Laplacian (a register cap at p = 2, 3, 256 threads at p = 4), the column design on the same
- * shape, and the float copies at p = 1..4. In two halves that ctest runs side by side (most of the time is the
+ * collocated Laplacian (a register cap at p = 2, 3, 256 threads at p = 4) and at p = 5 (the collocated
+ * Laplacian, the mass at q = p + 2), the column design on the same shape, and the float copies at p = 1..4. In two halves that ctest runs side by side (most of the time is the
  * compiles): half 1 the slab design and its float copies, half 2 the rest; 0 both. Each case says when it
  * is done (a run stopped by its time limit shows how far it came). */
 static void thread_progress(const char *design, int p, int rule, const char *fns, const char *env)
@@ -2085,6 +2085,15 @@ static void cuda_thread_case(mf_context cc, mf_context gc, int half)
       cpu_cuda_case(cc, gc, "sheared", 3, 2, 0, p, 3, vector_source, "g3=vlaplacez", NULL, 0, 0, 1e-12);
       thread_progress("slab", p, 2, "g3=vlaplacez", "the default launch");
     }
+  if (half != 2) { /* six nodes per direction (p = 5; only where asked for): the Laplacian collocated, the mass at q = p + 2 */
+    setenv("MFREE_PHYSICS_VCOL_SLAB", "128", 1);
+    cuda_quad = MF_QUAD_GLL;
+    cpu_cuda_case(cc, gc, "sheared", 3, 2, 0, 5, 3, vector_source, "g3=vlaplacez", NULL, 0, 0, 1e-12);
+    cuda_quad = MF_QUAD_GAUSS_P2;
+    cpu_cuda_case(cc, gc, "sheared", 3, 2, 0, 5, 3, vector_source, "g0=vmassz", NULL, 0, 0, 1e-12);
+    unsetenv("MFREE_PHYSICS_VCOL_SLAB");
+    thread_progress("slab", 5, 1, "g3=vlaplacez, g0=vmassz", NULL);
+  }
   cuda_quad = MF_QUAD_GAUSS_P2;
   static const char *const envs[4][4] = {{"MFREE_PHYSICS_VCOL_VLOAD", "0", "MFREE_PHYSICS_VCOL_SLAB", "0"},
                                          {"MFREE_PHYSICS_VCOL_THREAD", "32", "MFREE_PHYSICS_VCOL_SLAB", "0"},

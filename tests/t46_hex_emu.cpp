@@ -4,7 +4,7 @@
  * (tests/simplex_emu/cuda_runtime.h), against a reference written here from the definitions, sharing no
  * code with them: for every cell component and point, u_q and the reference gradient summed node by
  * node from the 1D matrices, r = m u_q and v = G grad u_q from the stored entries, tested against every
- * node's basis function. Every shape the designs take (slab: 2..5 nodes per direction with Gauss q = p + 1,
+ * node's basis function. Every shape the designs take (slab: 2..6 nodes per direction with Gauss q = p + 1,
  * q = p + 2 and Gauss-Lobatto points; thread: 2 and 3 nodes), mass, gradient and both, the x derivative
  * kept or plane by plane, double and float, on a mesh of shared nodes (the scatter adds across cells),
  * cells in a permuted order with the last one left out of the launch, Dirichlet marks on the input, one
@@ -254,7 +254,7 @@ int main(int argc, char **argv)
   MPI_Init(&argc, &argv);
   omp_set_dynamic(0);
   int bad = 0;
-  /* the slab design: 2..5 nodes per direction, Gauss q = p + 1, q = p + 2, Gauss-Lobatto (collocated) */
+  /* the slab design: 2..6 nodes per direction, Gauss q = p + 1, q = p + 2, Gauss-Lobatto (collocated) */
   bad |= slab_shape<2, 2, false>(MF_QUAD_GAUSS, "gauss", 32);
   bad |= slab_shape<2, 3, false>(MF_QUAD_GAUSS_P2, "gauss+2", 64);
   bad |= slab_shape<2, 2, true>(MF_QUAD_GLL, "gll", 32);
@@ -267,6 +267,9 @@ int main(int argc, char **argv)
   bad |= slab_shape<5, 5, false>(MF_QUAD_GAUSS, "gauss", 32);
   bad |= slab_shape<5, 6, false>(MF_QUAD_GAUSS_P2, "gauss+2", 32);
   bad |= slab_shape<5, 5, true>(MF_QUAD_GLL, "gll", 64);
+  bad |= slab_shape<6, 6, false>(MF_QUAD_GAUSS, "gauss", 32);
+  bad |= slab_shape<6, 7, false>(MF_QUAD_GAUSS_P2, "gauss+2", 64);
+  bad |= slab_shape<6, 6, true>(MF_QUAD_GLL, "gll", 32);
   /* the thread design: 2 and 3 nodes per direction (its shapes), paired loads where a cell's count is even */
   {
     mf_basis1d b;

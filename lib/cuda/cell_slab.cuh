@@ -1,4 +1,4 @@
-// cell_slab.cuh -- the fourth design of the sum-factorised cell kernel, for 3D cells of two to five nodes
+// cell_slab.cuh -- the fourth design of the sum-factorised cell kernel, for 3D cells of two to six nodes
 // per direction: a cell's component is held by NQ neighbouring lanes of a warp, lane a owning the slab
 // of values at x = a (its N1 x N1 nodes, then its NQ x NQ points). The y and z directions are register
 // arithmetic inside a lane; the x direction passes between the lanes of the group by warp shuffles. Device
@@ -35,10 +35,11 @@
 
 namespace mfc {
 
-// The shapes this design takes: 3D, 2..5 nodes per direction, at most 6 points (a group within a warp).
+// The shapes this design takes: 3D, 2..6 nodes per direction, at most 7 points (a group within a warp; a
+// lane holds 2 N1^2 values of the cell's component, which at 6 nodes fill the 255 registers of a thread).
 __host__ __device__ constexpr bool slab_design_fits(int dim, int n1, int nq, bool colloc)
 {
-  return dim == 3 && n1 >= 2 && n1 <= 5 && nq >= n1 && nq <= 6 && (!colloc || nq == n1);
+  return dim == 3 && n1 >= 2 && n1 <= 6 && nq >= n1 && nq <= 7 && (!colloc || nq == n1);
 }
 // groups (cell components) per warp: NQ lanes each, the last 32 mod NQ lanes idle
 __host__ __device__ constexpr int slab_groups_per_warp(int nq) { return 32 / nq; }

@@ -42,7 +42,7 @@ static int env_int(const char *name, int def)
 // for the gradient at three nodes and Gauss points, whose 255 registers spilled more with it (H100,
 // perf/results/vector-thread-h100-2026-11-27/r67: bp6 p = 1 1.24x, bp2 p = 2 1.02x, bp4 p = 2 0.98x).
 // The slab design (cell_slab.cuh: a cell's component on NQ lanes of a warp, x by shuffles, the 1D matrices
-// constants of the text) can take 3D shapes of 2..5 nodes per direction without hanging nodes: *slab threads
+// constants of the text) can take 3D shapes of 2..6 nodes per direction without hanging nodes: *slab threads
 // per block (0: another design), *xplane its x derivative plane by plane (the gradient). It is the default
 // where it was measured faster on the H100 (perf/results/vector-slab-h100-2026-12-07 and
 // vector-default-h100-2026-12-07, against the designs below on the same machine): 128 threads for the mass
@@ -51,7 +51,7 @@ static int env_int(const char *name, int def)
 // held to 128 registers (four blocks per SM) at 3, 4 nodes (bp6 p = 2, 3: 1.05, 1.10x; without the cap
 // 1.02, 0.94x) and 256 threads at 5 nodes (bp6 p = 4: 1.17x; 128 threads 1.10x). Not at 2 nodes (level
 // with the thread design) nor for the gradient at 5 nodes and more points (bp4 p = 4: 0.95x, 255 registers
-// and a spill; a cap spills more). MFREE_PHYSICS_VCOL_SLAB=N (a multiple of 32 up to 1024) takes it with
+// and a spill; a cap spills more) nor at 6 nodes (not measured yet). MFREE_PHYSICS_VCOL_SLAB=N (a multiple of 32 up to 1024) takes it with
 // blocks of N threads wherever the shape fits, =0 never; MFREE_PHYSICS_VCOL_XPLANE=0 keeps the x derivative;
 // MFREE_PHYSICS_VCOL_MINB sets its blocks per SM (by default 512 / N at the collocated gradient's 3, 4 nodes).
 static int slab_default(const mf_hex_phys *h, int n1)
