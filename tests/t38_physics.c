@@ -48,8 +48,8 @@
 #include "hex/mf_hex_physics.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdlib.h>
-#include <time.h>
 
 /* The unit square or cube (2 or 1 levels) with the cells of x > 1/2, y < 1/2 refined once: in 3D hanging faces and
  * edges that meet the boundary faces x = 1 (tag 2) and y = 0 (tag 3), whose nodes there are constrained; in 2D the
@@ -2035,19 +2035,24 @@ static void cuda_simplex_case(mf_context cc, mf_context gc)
  * components, so groups across the warps' and blocks' edges): p = 1..4, the three rules, mass, Laplace and
  * both (the slab design; its x derivative kept and plane by plane); the thread design at p = 1, 2 (pairs of
  * stored entries in a load where a cell holds an even count, at two, three and four points; one entry per
- * load; 32 threads per block); the slab design on one warp per block and with its default launches at the
- * collocated Laplacian (a register cap at p = 2, 3, 256 threads at p = 4) and at p = 5 (the collocated
- * Laplacian, the mass at q = p + 2), the column design on the same shape, and the float copies at p = 1..4. In two halves that ctest runs side by side (most of the time is the
- * compiles): half 1 the slab design and its float copies, half 2 the rest; 0 both. Each case says when it
- * is done (a run stopped by its time limit shows how far it came). */
-static void thread_progress(const char *design, int p, int rule, const char *fns, const char *env)
+ * load; 32 threads per block); the slab design on one warp per block, with its default launches at the
+ * collocated Laplacian (a register cap at p = 2, 3, 256 threads at p = 4; asked for by
+ * MFREE_PHYSICS_VCOL_SLAB=128 it runs without the cap) and at p = 5 (the collocated Laplacian, the mass at
+ * q = p + 2); the column design on the same shape, and the float copies at p = 1..4. In two halves that
+ * ctest runs side by side (most of the time is the compiles): half 1 the slab design and its float copies,
+ * half 2 the rest; 0 both. Each case says when it is done (a run stopped by its time limit shows how far
+ * it came). */
+static void progress(const char *fmt, ...)
 {
-  static struct timespec t0;
-  struct timespec t;
-  if (!t0.tv_sec) clock_gettime(CLOCK_MONOTONIC, &t0);
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  printf("%7.1f s  %s design, p = %d, rule %d, %s%s%s\n", (double)(t.tv_sec - t0.tv_sec) + 1e-9 * (t.tv_nsec - t0.tv_nsec),
-         design, p, rule, fns, env ? ", " : "", env ? env : "");
+  static int started = 0;
+  static double t0 = 0.0;
+  if (!started) t0 = MPI_Wtime(), started = 1;
+  printf("%7.1f s  ", MPI_Wtime() - t0);
+  va_list ap;
+  va_start(ap, fmt);
+  vprintf(fmt, ap);
+  va_end(ap);
+  printf("\n");
   fflush(stdout);
 }
 
@@ -2059,7 +2064,8 @@ static void cuda_thread_case(mf_context cc, mf_context gc, int half)
   T_CALL(mf_context_set_cache_dir(cc, dir));
   static const mf_quadrature rules[3] = {MF_QUAD_GAUSS, MF_QUAD_GAUSS_P2, MF_QUAD_GLL};
   static const char *const fns[3] = {"g3=vlaplacez g0=vmassz", "g3=vlaplacez", "g0=vmassz"};
-  thread_progress("no", 0, 0, "start", NULL);
+  static const char *const rname[3] = {"gauss", "gauss+2", "gll"};
+  progress("start (half %d)", half);
   for (int design = half == 2 ? 1 : 0; design < (half == 1 ? 1 : 2); design++) { /* 0: slab, 1: thread design */
     setenv("MFREE_PHYSICS_VCOL_SLAB", design ? "0" : "128", 1);
     for (int p = 1; p <= (design ? 2 : 4); p++)
@@ -2069,12 +2075,12 @@ static void cuda_thread_case(mf_context cc, mf_context gc, int half)
             continue; /* 11 shapes of the 18 at p = 1, 2; 5 of 9 at p = 3, 4 */
           cuda_quad = rules[r];
           cpu_cuda_case(cc, gc, "sheared", 3, 2, 0, p, 3, vector_source, fns[f], NULL, 0, 0, 1e-12);
-          thread_progress(design ? "thread" : "slab", p, r, fns[f], NULL);
+          progress("%s design, p = %d, %s, %s", design ? "thread" : "slab", p, rname[r], fns[f]);
           if (!design && p >= 3 && f != 2) { /* the x derivative kept (the slab design plane by plane by default) */
             setenv("MFREE_PHYSICS_VCOL_XPLANE", "0", 1);
             cpu_cuda_case(cc, gc, "sheared", 3, 2, 0, p, 3, vector_source, fns[f], NULL, 0, 0, 1e-12);
             unsetenv("MFREE_PHYSICS_VCOL_XPLANE");
-            thread_progress("slab", p, r, fns[f], "x derivative kept");
+            progress("slab design, p = %d, %s, %s, x derivative kept", p, rname[r], fns[f]);
           }
         }
     unsetenv("MFREE_PHYSICS_VCOL_SLAB");
@@ -2083,7 +2089,7 @@ static void cuda_thread_case(mf_context cc, mf_context gc, int half)
     for (int p = 2; p <= 4; p++) {
       cuda_quad = MF_QUAD_GLL;
       cpu_cuda_case(cc, gc, "sheared", 3, 2, 0, p, 3, vector_source, "g3=vlaplacez", NULL, 0, 0, 1e-12);
-      thread_progress("slab", p, 2, "g3=vlaplacez", "the default launch");
+      progress("slab design, p = %d, gll, g3=vlaplacez, the default launch", p);
     }
   if (half != 2) { /* six nodes per direction (p = 5; only where asked for): the Laplacian collocated, the mass at q = p + 2 */
     setenv("MFREE_PHYSICS_VCOL_SLAB", "128", 1);
@@ -2092,7 +2098,7 @@ static void cuda_thread_case(mf_context cc, mf_context gc, int half)
     cuda_quad = MF_QUAD_GAUSS_P2;
     cpu_cuda_case(cc, gc, "sheared", 3, 2, 0, 5, 3, vector_source, "g0=vmassz", NULL, 0, 0, 1e-12);
     unsetenv("MFREE_PHYSICS_VCOL_SLAB");
-    thread_progress("slab", 5, 1, "g3=vlaplacez, g0=vmassz", NULL);
+    progress("slab design, p = 5, gll g3=vlaplacez and gauss+2 g0=vmassz");
   }
   cuda_quad = MF_QUAD_GAUSS_P2;
   static const char *const envs[4][4] = {{"MFREE_PHYSICS_VCOL_VLOAD", "0", "MFREE_PHYSICS_VCOL_SLAB", "0"},
@@ -2104,7 +2110,8 @@ static void cuda_thread_case(mf_context cc, mf_context gc, int half)
     setenv(envs[e][2], envs[e][3], 1);
     cpu_cuda_case(cc, gc, "sheared", 3, 2, 0, 1, 3, vector_source, "g3=vlaplacez", NULL, 0, 0, 1e-12);
     if (e == 3) cpu_cuda_case(cc, gc, "sheared", 3, 2, 0, 3, 3, vector_source, "g3=vlaplacez", NULL, 0, 0, 1e-12);
-    thread_progress(e == 3 ? "slab" : "thread", e == 3 ? 3 : 1, 1, "g3=vlaplacez", envs[e][0]);
+    progress("p = 1%s, gauss+2, g3=vlaplacez, %s=%s %s=%s", e == 3 ? " and 3" : "", envs[e][0], envs[e][1], envs[e][2],
+             envs[e][3]);
     unsetenv(envs[e][0]);
     unsetenv(envs[e][2]);
   }
@@ -2117,13 +2124,13 @@ static void cuda_thread_case(mf_context cc, mf_context gc, int half)
     float_copy_one(gc, mesh, 2, 3, vector_source, "g3=vlaplacez", NULL, 0, "float copy, hex 3D sheared");
     float_copy_one(gc, mesh, 3, 3, vector_source, "g3=vlaplacez g0=vmassz", NULL, 0, "float copy, hex 3D sheared");
     float_copy_one(gc, mesh, 4, 3, vector_source, "g3=vlaplacez", NULL, 0, "float copy, hex 3D sheared");
-    thread_progress("slab", 4, 0, "float copies", NULL);
+    progress("slab design, float copies p = 1..4");
   }
   if (half != 1) {
     setenv("MFREE_PHYSICS_VCOL_SLAB", "0", 1); /* the thread design's float copies */
     float_copy_one(gc, mesh, 1, 3, vector_source, "g3=vlaplacez g0=vmassz", NULL, 0, "float copy, hex 3D sheared");
     float_copy_one(gc, mesh, 2, 3, vector_source, "g3=vlaplacez", NULL, 0, "float copy, hex 3D sheared");
-    thread_progress("thread", 2, 0, "float copies", NULL);
+    progress("thread design, float copies p = 1, 2");
   }
   unsetenv("MFREE_PHYSICS_VCOL_SLAB");
   mf_mesh_destroy(&mesh);
@@ -2167,9 +2174,11 @@ static void cuda_case(mf_context gc)
         unsetenv("MFREE_PHYSICS_VEC");
         if (p <= 2) { /* the vector kernel one component at a time (its default at high degrees), collocated,
                        * and its mass-only form; in 3D at p = 1 and 2 without hanging nodes the thread design
-                       * (cell_thread.cuh), also with q = p + 2 points (bp2, bp4; the stored entries read in
-                       * pairs where a cell holds an even count) */
-          if (dim == 2 || adapt) { /* the column design's grouping (3D uniform: the thread design) */
+                       * (cell_thread.cuh) or where it is the default the slab design (cell_slab.cuh: at
+                       * p = 2 the collocated Laplacian, the Laplacian and the mass alone at q = p + 2), also
+                       * with q = p + 2 points (bp2, bp4; the stored entries read in pairs where a cell holds
+                       * an even count) */
+          if (dim == 2 || adapt) { /* the column design's grouping (3D uniform: the thread or slab design) */
             setenv("MFREE_PHYSICS_VCOL_NJ", "1", 1);
             cpu_cuda_case(cc, gc, "cube", dim, dim == 2 ? 2 : 1, adapt, p, 3, vector_source, "g3=vlaplace g0=vmass",
                           NULL, 0, 0, 1e-12);
@@ -2436,7 +2445,7 @@ int main(int argc, char **argv)
       const int simplex = argc > 2 && !strcmp(argv[2], "simplex"), faces = argc > 2 && !strcmp(argv[2], "faces");
       const int thread = argc > 2 && !strcmp(argv[2], "thread");
       const int half = argc > 3 && !strcmp(argv[3], "slab") ? 1 : argc > 3 && !strcmp(argv[3], "others") ? 2 : 0;
-      if (simplex || faces || thread) { /* alone (compute-sanitizer; thread: its own test) */
+      if (simplex || faces || thread) { /* alone (compute-sanitizer; thread: its own two tests) */
         mf_context cc = NULL;
         T_CALL(mf_context_create(MPI_COMM_WORLD, "cpu", &cc));
         if (simplex) cuda_simplex_case(cc, ctx);

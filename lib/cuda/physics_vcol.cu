@@ -34,31 +34,35 @@ static int env_int(const char *name, int def)
 // minb/). The components go together only where their buffers fit the device's shared memory per block
 // (4 components at 9 collocated points need 213 KB: an H100 has 227, an A100 163). MFREE_PHYSICS_VCOL_CPB,
 // _MINB and _NJ (1 or the components) override it (measurements, tests).
-// 3D Q1 and Q2 without hanging nodes go to the thread design instead (cell_thread.cuh: *tpb threads per
-// block, one per component of a cell; MFREE_PHYSICS_VCOL_THREAD=0 keeps the column design, =N sets the
-// block); where a cell's stored entries are of an even count (so that cells start on a pair) it reads them
-// two points per load where aligned (*vload; MFREE_PHYSICS_VCOL_VLOAD=0: one, =1: two wherever it can; the
-// column design's MFREE_PHYSICS_VCOL_MINB also bounds the thread design's launch where set), but
-// for the gradient at three nodes and Gauss points, whose 255 registers spilled more with it (H100,
+// 3D Q1 and Q2 without hanging nodes go to the thread design instead, where the slab design below is not
+// taken (cell_thread.cuh: *tpb threads per block, one per component of a cell; MFREE_PHYSICS_VCOL_THREAD=0
+// keeps the column design, =N sets the block; either setting also sets aside the slab design's default);
+// where a cell's stored entries are of an even count (so that cells start on a pair) it reads them two
+// points per load where aligned (*vload; MFREE_PHYSICS_VCOL_VLOAD=0: one, =1: two wherever it can; the
+// column design's MFREE_PHYSICS_VCOL_MINB also bounds the thread design's launch where set), but for the
+// gradient at three nodes and Gauss points, whose 255 registers spilled more with it (H100,
 // perf/results/vector-thread-h100-2026-11-27/r67: bp6 p = 1 1.24x, bp2 p = 2 1.02x, bp4 p = 2 0.98x).
 // The slab design (cell_slab.cuh: a cell's component on NQ lanes of a warp, x by shuffles, the 1D matrices
 // constants of the text) can take 3D shapes of 2..6 nodes per direction without hanging nodes: *slab threads
 // per block (0: another design), *xplane its x derivative plane by plane (the gradient). It is the default
-// where it was measured faster on the H100 (perf/results/vector-slab-h100-2026-12-07 and
-// vector-default-h100-2026-12-07, against the designs below on the same machine): 128 threads for the mass
-// alone at 3..5 nodes (bp2 p = 2..4: 1.04, 1.80, 1.57x) and the gradient (with or without the mass) at 3, 4
-// nodes and more points than nodes (bp4 p = 2, 3: 1.38, 1.14x); for the collocated gradient 128 threads
-// held to 128 registers (four blocks per SM) at 3, 4 nodes (bp6 p = 2, 3: 1.05, 1.10x; without the cap
-// 1.02, 0.94x) and 256 threads at 5 nodes (bp6 p = 4: 1.17x; 128 threads 1.10x). Not at 2 nodes (level
-// with the thread design) nor for the gradient at 5 nodes and more points (bp4 p = 4: 0.95x, 255 registers
-// and a spill; a cap spills more) nor at 6 nodes (not measured yet). MFREE_PHYSICS_VCOL_SLAB=N (a multiple of 32 up to 1024) takes it with
-// blocks of N threads wherever the shape fits, =0 never; MFREE_PHYSICS_VCOL_XPLANE=0 keeps the x derivative;
-// MFREE_PHYSICS_VCOL_MINB sets its blocks per SM (by default 512 / N at the collocated gradient's 3, 4 nodes).
-static int slab_default(const mf_hex_phys *h, int n1)
+// at the forms and shapes where it was measured faster on the H100 (perf/results/vector-slab-h100-2026-12-07
+// and vector-default-h100-2026-12-07, against the designs below on the same machine): 128 threads for the
+// mass alone at 3..5 nodes and q = p + 2 points (bp2 p = 2..4: 1.04, 1.80, 1.57x) and the gradient alone
+// at 3, 4 nodes and q = p + 2 (bp4 p = 2, 3: 1.39, 1.56x; in the later run 1.38, 1.14x, the column design
+// at the top of its spread at p = 3); for the collocated gradient 128 threads held to 128 registers (four
+// blocks per SM) at 3, 4 nodes (bp6 p = 2, 3: 1.05, 1.10x; without the cap 1.02, 0.94x; at p = 2 the three
+// within one run's noise) and 256 threads at 5 nodes (bp6 p = 4: 1.17x; 128 threads 1.10x). Not at 2 nodes
+// (level with the thread design), for the gradient at 5 nodes and q = p + 2 (bp4 p = 4: 0.95x, 255
+// registers and a spill; a cap spills more), at 6 nodes, for the mass and gradient together or at other
+// rules (not measured). MFREE_PHYSICS_VCOL_SLAB=N (a multiple of 32 up to 1024) takes it with blocks of N
+// threads wherever the shape fits, with no register cap, =0 never; MFREE_PHYSICS_VCOL_XPLANE=0 keeps the x
+// derivative; MFREE_PHYSICS_VCOL_MINB=M sets any design's blocks per SM (=1: no cap).
+static int slab_default(const mf_hex_phys *h, int n1, int nq)
 {
-  const bool grad = h->lay.has[3], colloc = h->basis.collocated;
-  if (!grad) return n1 >= 3 && n1 <= 5 ? 128 : 0;
-  if (!colloc) return n1 == 3 || n1 == 4 ? 128 : 0;
+  const bool mass = h->lay.has[0], grad = h->lay.has[3];
+  if (mass && !grad) return nq == n1 + 1 && n1 >= 3 && n1 <= 5 ? 128 : 0;
+  if (!grad || mass) return 0;
+  if (!h->basis.collocated) return nq == n1 + 1 && (n1 == 3 || n1 == 4) ? 128 : 0;
   return n1 == 3 || n1 == 4 ? 128 : n1 == 5 ? 256 : 0;
 }
 
@@ -69,14 +73,15 @@ void vcol_shape(const mf_hex_phys *h, const mf_space s, int *cpb, int *minb, int
   const char *ev = getenv("MFREE_PHYSICS_VCOL_THREAD"), *evl = getenv("MFREE_PHYSICS_VCOL_VLOAD");
   const char *es = getenv("MFREE_PHYSICS_VCOL_SLAB"), *ex = getenv("MFREE_PHYSICS_VCOL_XPLANE");
   char *end = NULL;
+  const long tv = ev && *ev ? strtol(ev, &end, 10) : -1; /* 0, or 32..1024; anything else: the default */
+  const bool tset = ev && *ev && !*end && (tv == 0 || (tv >= 32 && tv <= 1024));
+  const int tp = tset ? (int)tv : 64;
+  end = NULL;
   const long sv = es && *es ? strtol(es, &end, 10) : -1; /* 0, or 32..1024 in steps of 32; else the default */
-  const int sp = es && *es && !*end && (sv == 0 || (sv >= 32 && sv <= 1024 && sv % 32 == 0)) ? (int)sv
-                                                                                               : slab_default(h, s->n1);
+  const bool sset = es && *es && !*end && (sv == 0 || (sv >= 32 && sv <= 1024 && sv % 32 == 0));
+  const int sp = sset ? (int)sv : tset ? 0 : slab_default(h, s->n1, nq);
   *slab = mfc::slab_design_fits(dim, s->n1, nq, h->basis.collocated) && s->nmasked == 0 ? sp : 0;
   *xplane = *slab && h->lay.has[3] && !(ex && !strcmp(ex, "0"));
-  end = NULL;
-  const long tv = ev && *ev ? strtol(ev, &end, 10) : 64; /* 0, or 32..1024; anything else: the default */
-  const int tp = ev && *ev && !*end && (tv == 0 || (tv >= 32 && tv <= 1024)) ? (int)tv : 64;
   *tpb = !*slab && mfc::thread_design_fits(dim, s->n1, nq, h->basis.collocated) && s->nmasked == 0 ? tp : 0;
   const int ncs = (h->lay.has[0] ? 1 : 0) + (h->lay.has[3] ? dim * (dim + 1) / 2 : 0); // entries per point
   const bool pairs = *tpb && ncs * nq * nq * nq % 2 == 0;
@@ -96,8 +101,8 @@ void vcol_shape(const mf_hex_phys *h, const mf_space s, int *cpb, int *minb, int
   *nj = env_int("MFREE_PHYSICS_VCOL_NJ", spills || !fits ? 1 : ncomp) >= ncomp ? ncomp : 1;
   const int cap = dim == 3 && h->lay.has[3] && *nj > 1 &&
                   (h->basis.collocated ? nq >= 3 && nq <= 5 : nq == 4);
-  const int slab_cap = *slab && *slab <= 512 && h->lay.has[3] && h->basis.collocated && (s->n1 == 3 || s->n1 == 4);
-  *minb = env_int("MFREE_PHYSICS_VCOL_MINB", cap && !*tpb && !*slab ? 2 : slab_cap ? 512 / *slab : 0);
+  const int slab_cap = *slab && !sset && h->lay.has[3] && h->basis.collocated && (s->n1 == 3 || s->n1 == 4);
+  *minb = env_int("MFREE_PHYSICS_VCOL_MINB", cap && !*tpb && !*slab ? 2 : slab_cap ? 4 : 0);
 }
 
 // The 1D matrices of b as constants of the text (the slab design: constant indices fold to immediate
