@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One round on a GPU machine: build, cuda-labelled tests, sanitizers on a small run, benchmarks.
 #   perf/gpu-round.sh OUTDIR [BENCH_ARGS...]        (BENCH_ARGS: passed to mfree-bench; none: skip)
-# Expects p4est/MPI on the paths (see README "GPU"). Logs go to OUTDIR.
+# Expects p4est/MPI on the paths (see README "GPU"). Logs go to OUTDIR. MFREE_CTEST_JOBS: ctest's jobs (1).
 set -uo pipefail
 # a GPU machine: a cuda test that finds no usable GPU (driver or device fault) fails, naming the CUDA
 # error, instead of being skipped (docs/testing.md, "GPU runs")
@@ -15,7 +15,9 @@ cmake -S . -B "$b" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURE
   cmake --build "$b" -j"$(nproc)" >> "$out/build.log" 2>&1 || { tail -50 "$out/build.log"; exit 1; }
 grep -i "spill" "$out/build.log" | sort -u | head -20
 if [ -z "${MFREE_SKIP_TESTS:-}" ]; then
-  (cd "$b" && ctest -L cuda --output-on-failure) > "$out/ctest-cuda.log" 2>&1
+  # several at a time with MFREE_CTEST_JOBS (the longest, mostly NVRTC compiles, start first: COST in
+  # tests/CMakeLists.txt; -j6 passed the whole suite on an H100, perf/results/vector-default-h100-2026-12-07)
+  (cd "$b" && ctest -L cuda -j"${MFREE_CTEST_JOBS:-1}" --output-on-failure) > "$out/ctest-cuda.log" 2>&1
   tail -15 "$out/ctest-cuda.log"
 fi
 if [ -n "${MFREE_SANITIZE:-}" ]; then
