@@ -2085,15 +2085,15 @@ static void cuda_thread_case(mf_context cc, mf_context gc, int half)
         }
     unsetenv("MFREE_PHYSICS_VCOL_SLAB");
   }
-  if (half != 2) /* the defaults at the collocated Laplacian: 128 threads held to four blocks per SM at p = 2, 3, 256 at 4 */
+  if (half != 2) {
+    cuda_quad = MF_QUAD_GLL; /* the defaults at the collocated Laplacian: 128 threads held to four blocks per SM at
+                              * p = 2, 3, 256 at 4 */
     for (int p = 2; p <= 4; p++) {
-      cuda_quad = MF_QUAD_GLL;
       cpu_cuda_case(cc, gc, "sheared", 3, 2, 0, p, 3, vector_source, "g3=vlaplacez", NULL, 0, 0, 1e-12);
       progress("slab design, p = %d, gll, g3=vlaplacez, the default launch", p);
     }
-  if (half != 2) { /* six nodes per direction (p = 5; only where asked for): the Laplacian collocated, the mass at q = p + 2 */
+    /* six nodes per direction (p = 5; only where asked for): the Laplacian collocated, the mass at q = p + 2 */
     setenv("MFREE_PHYSICS_VCOL_SLAB", "128", 1);
-    cuda_quad = MF_QUAD_GLL;
     cpu_cuda_case(cc, gc, "sheared", 3, 2, 0, 5, 3, vector_source, "g3=vlaplacez", NULL, 0, 0, 1e-12);
     cuda_quad = MF_QUAD_GAUSS_P2;
     cpu_cuda_case(cc, gc, "sheared", 3, 2, 0, 5, 3, vector_source, "g0=vmassz", NULL, 0, 0, 1e-12);

@@ -23,6 +23,17 @@ static int env_int(const char *name, int def)
   return *end || n < 1 || n > 64 ? def : (int)n;
 }
 
+// an environment setting of a design's block: 0 (not the design), or 32..1024 threads in steps of step; -1
+// where unset or anything else (the default)
+static int env_block(const char *name, int step)
+{
+  const char *v = getenv(name);
+  if (!v || !*v) return -1;
+  char *end = NULL;
+  const long n = strtol(v, &end, 10);
+  return !*end && (n == 0 || (n >= 32 && n <= 1024 && n % step == 0)) ? (int)n : -1;
+}
+
 // The vector kernel's shape: the built-ins' launch (mfc::shape: about 256 threads of NQ^(dim-1) per cell,
 // no register cap) and all components through the steps together (nj = ncomp), except the gradient with
 // NQ >= 9 points per direction and not collocated, where the registers of three components spill (H100,
@@ -70,16 +81,11 @@ void vcol_shape(const mf_hex_phys *h, const mf_space s, int *cpb, int *minb, int
                 int *xplane)
 {
   const int dim = s->dim, ncomp = s->ncomp, nq = h->basis.nq, nt = dim == 3 ? nq * nq : nq;
-  const char *ev = getenv("MFREE_PHYSICS_VCOL_THREAD"), *evl = getenv("MFREE_PHYSICS_VCOL_VLOAD");
-  const char *es = getenv("MFREE_PHYSICS_VCOL_SLAB"), *ex = getenv("MFREE_PHYSICS_VCOL_XPLANE");
-  char *end = NULL;
-  const long tv = ev && *ev ? strtol(ev, &end, 10) : -1; /* 0, or 32..1024; anything else: the default */
-  const bool tset = ev && *ev && !*end && (tv == 0 || (tv >= 32 && tv <= 1024));
-  const int tp = tset ? (int)tv : 64;
-  end = NULL;
-  const long sv = es && *es ? strtol(es, &end, 10) : -1; /* 0, or 32..1024 in steps of 32; else the default */
-  const bool sset = es && *es && !*end && (sv == 0 || (sv >= 32 && sv <= 1024 && sv % 32 == 0));
-  const int sp = sset ? (int)sv : tset ? 0 : slab_default(h, s->n1, nq);
+  const char *evl = getenv("MFREE_PHYSICS_VCOL_VLOAD"), *ex = getenv("MFREE_PHYSICS_VCOL_XPLANE");
+  const int tv = env_block("MFREE_PHYSICS_VCOL_THREAD", 1), sv = env_block("MFREE_PHYSICS_VCOL_SLAB", 32);
+  const bool tset = tv >= 0, sset = sv >= 0;
+  const int tp = tset ? tv : 64;
+  const int sp = sset ? sv : tset ? 0 : slab_default(h, s->n1, nq);
   *slab = mfc::slab_design_fits(dim, s->n1, nq, h->basis.collocated) && s->nmasked == 0 ? sp : 0;
   *xplane = *slab && h->lay.has[3] && !(ex && !strcmp(ex, "0"));
   *tpb = !*slab && mfc::thread_design_fits(dim, s->n1, nq, h->basis.collocated) && s->nmasked == 0 ? tp : 0;
