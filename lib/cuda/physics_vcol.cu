@@ -64,8 +64,9 @@ static int env_block(const char *name, int step)
 // blocks per SM) at 3, 4 nodes (bp6 p = 2, 3: 1.05, 1.10x; without the cap 1.02, 0.94x; at p = 2 the three
 // within one run's noise) and 256 threads at 5 nodes (bp6 p = 4: 1.17x; 128 threads 1.10x). Not at 2 nodes
 // (level with the thread design), for the gradient at 5 nodes and q = p + 2 (bp4 p = 4: 0.95x, 255
-// registers and a spill; a cap spills more), at 6 nodes, for the mass and gradient together or at other
-// rules (not measured). MFREE_PHYSICS_VCOL_SLAB=N (a multiple of 32 up to 1024) takes it with blocks of N
+// registers and a spill; a cap spills more), at 6 nodes (bp2, bp4, bp6 p = 5 at 128 threads: 0.85, 0.46,
+// 0.84x the column design, vector-default-h100-2026-12-07/r92), for the mass and gradient together or at
+// other rules (not measured). MFREE_PHYSICS_VCOL_SLAB=N (a multiple of 32 up to 1024) takes it with blocks of N
 // threads wherever the shape fits, with no register cap, =0 never; MFREE_PHYSICS_VCOL_XPLANE=0 keeps the x
 // derivative; MFREE_PHYSICS_VCOL_MINB=M sets any design's blocks per SM (=1: no cap).
 static int slab_default(const mf_hex_phys *h, int n1, int nq)
