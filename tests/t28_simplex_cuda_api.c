@@ -121,7 +121,9 @@ static void check_operator(mf_context cc, mf_context gc, int dim, int level, int
 
 /* The assembled operator on the device (lib/cuda/simplex_assembly.cu) against the cpu backend's (the same
  * rowwise sums): its values, A x with and without the Dirichlet form and the diagonal, and assembling
- * twice on one space (the DoF-to-cell lists kept from the first); scalar kinds only. */
+ * twice on one space (the DoF-to-cell lists kept from the first); scalar kinds only. A third assembly with
+ * MFREE_SIMPLEX_ASM_STAGE=0 (3D P1: the shared kernel instead of the staged one; elsewhere the same kernel)
+ * gives the same values to the bit (the same coordinates, entries and order of sums). */
 static void check_assembled(mf_context cc, mf_context gc, int dim, int level, int p, int kind)
 {
   side c, g;
@@ -131,19 +133,26 @@ static void check_assembled(mf_context cc, mf_context gc, int dim, int level, in
   T_CALL(mf_operator_create_assembled(c.A, &Bc));
   T_CALL(mf_operator_create_assembled(g.A, &Bg));
   T_CALL(mf_operator_create_assembled(g.A, &Bg2));
+  setenv("MFREE_SIMPLEX_ASM_STAGE", "0", 1);
+  mf_operator Bg3 = NULL;
+  T_CALL(mf_operator_create_assembled(g.A, &Bg3));
+  unsetenv("MFREE_SIMPLEX_ASM_STAGE");
   int64_t nc = 0, ng = 0;
   T_CALL(mf_operator_local_nnz(Bc, &nc));
   T_CALL(mf_operator_local_nnz(Bg, &ng));
   T_CHECK(nc == ng && nc > 0, "%dD P%d %s: %lld nonzeros on cpu, %lld on cuda", dim, p, kind_name[kind], (long long)nc,
           (long long)ng);
   double *vc = malloc(sizeof(double) * (size_t)nc), *vg = malloc(sizeof(double) * (size_t)nc),
-         *vg2 = malloc(sizeof(double) * (size_t)nc);
+         *vg2 = malloc(sizeof(double) * (size_t)nc), *vg3 = malloc(sizeof(double) * (size_t)nc);
   T_CALL(mf_operator_csr_values_host(Bc, vc));
   T_CALL(mf_operator_csr_values_host(Bg, vg));
   T_CALL(mf_operator_csr_values_host(Bg2, vg2));
+  T_CALL(mf_operator_csr_values_host(Bg3, vg3));
   const double ev = relerr(vg, vc, (int)nc);
   T_CHECK(ev <= 1e-13, "%dD P%d %s: assembled values on cuda differ from cpu by %.3e relative", dim, p, kind_name[kind], ev);
   T_CHECK(relerr(vg2, vg, (int)nc) == 0.0, "%dD P%d %s: a second assembly on the device differs", dim, p, kind_name[kind]);
+  T_CHECK(relerr(vg3, vg, (int)nc) == 0.0, "%dD P%d %s: the assembly without the staged columns differs by %.3e", dim, p,
+          kind_name[kind], relerr(vg3, vg, (int)nc));
   int n;
   T_CALL(mf_space_local_sizes(c.s, NULL, &n));
   double *hc = calloc((size_t)n, sizeof(double)), *hg = calloc((size_t)n, sizeof(double));
@@ -167,10 +176,11 @@ static void check_assembled(mf_context cc, mf_context gc, int dim, int level, in
     T_CHECK(ed <= 1e-12, "%dD P%d %s%s: assembled cuda diagonal differs from cpu by %.3e relative", dim, p,
             kind_name[kind], bc ? " (Dirichlet form)" : "", ed);
   }
-  free(vc), free(vg), free(vg2), free(hc), free(hg);
+  free(vc), free(vg), free(vg2), free(vg3), free(hc), free(hg);
   mf_operator_destroy(&Bc);
   mf_operator_destroy(&Bg);
   mf_operator_destroy(&Bg2);
+  mf_operator_destroy(&Bg3);
   side_free(&c);
   side_free(&g);
 }

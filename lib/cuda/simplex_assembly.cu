@@ -7,6 +7,9 @@
 //   shared  (k_sx_asm_rows_sh) the row is summed in shared memory (a slice per thread, interleaved across
 //           the block's threads), at places read from a table of one byte per (entry, j) (the column's
 //           position in the row: rows of at most 255 columns), and written to the values once;
+//   p1      (k_sx_asm_rows_p1) 3D P1 with a constant coefficient: as shared, and the row's columns'
+//           coordinates read into a slice of their own first, from which the cells' vertices are taken at
+//           the places (no gather of the cells' vertex ids and coordinates per cell);
 //   search  (k_sx_asm_rows) where the rows are longer or the slices do not fit: the places found by
 //           binary search in the row, the sums made in the values in global memory.
 // The table of places is made on the device (k_sx_asm_places, one binary search per byte) with the
@@ -15,6 +18,8 @@
 // (mf_simplex_space.dev_asm) for the next ones; the values are allocated per assembly. The reference
 // matrices (constant coefficient) are read from shared memory where they fit.
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "mf_cuda_common.cuh"
 #include "mf_simplex_cuda.h"
@@ -31,6 +36,7 @@ struct sx_asm_lists {
   uint32_t *places; // per entry ceil(N / 4) words: byte j = the place of column cell_dofs[e][j] in the row
   int wide;
   int rmax;        // the longest row
+  int vertex_dofs; // P1: every cell's DoFs are its vertex ids (the staged kernel may run)
   long long nent;
 };
 
@@ -179,12 +185,82 @@ __global__ void __launch_bounds__(MF_SX_ASM_THREADS) k_sx_asm_rows_sh(sx_asm_arg
   }
 }
 
+// P1, the row's columns staged: the columns of row r are the vertices of r's cells (a P1 cell's DoFs are its
+// vertex ids: checked once per space, k_sx_asm_vertex_dofs), so each row first reads its columns' coordinates
+// into shared memory (a slice of DIM x rmax beside the sums), and a cell's vertices come from there at the
+// places of the table: a row gathers its len columns' coordinates once instead of every cell's vertex ids and
+// coordinates (an interior row of cube-tets: 15 gathers against 24 x 5). The same coordinates in the same
+// order as sx_asm_cell_of: the same values to the bit. Taken for 3D with a constant coefficient, where it
+// measured faster (H100, perf/results/simplex-asm-p1-h100-2026-12-07: cube-tets P1 at 1.7e7 DoFs 8.99 ms
+// against 16.99; slower in 2D, square-tris P1 at 4.2e6 DoFs 0.51 against 0.45 ms, and with a coefficient,
+// cube-tets P1 at 2.1e6 DoFs 7.07 against 4.97 ms: not taken there).
+template <int DIM, typename E>
+__global__ void __launch_bounds__(MF_SX_ASM_THREADS) k_sx_asm_rows_p1(sx_asm_args a, const int64_t *__restrict__ off,
+                                                                     const E *__restrict__ ent,
+                                                                     const uint32_t *__restrict__ places, int rmax)
+{
+  constexpr int N = DIM + 1;
+  extern __shared__ double sh[];
+  const int bd = blockDim.x, tid = threadIdx.x;
+  double *acc = sh + tid, *xs = sh + (size_t)rmax * bd + tid; // xs[(k * DIM + d) * bd]: column k's coordinate d
+  const double *S = a.d.S;
+  if (a.shared_S) {
+    double *sS = sh + (size_t)rmax * (DIM + 1) * bd;
+    const int n = mf_sx_ref_doubles(DIM, N);
+    for (int t = tid; t < n; t += bd) sS[t] = a.d.S[t];
+    __syncthreads();
+    S = sS;
+  }
+  for (int r = blockIdx.x * bd + tid; r < a.nrows; r += gridDim.x * bd) {
+    const int64_t r0 = a.rowptr[r];
+    const int len = (int)(a.rowptr[r + 1] - r0);
+    for (int k = 0; k < len; k++) {
+      const int col = __ldg(a.colidx + r0 + k);
+      acc[k * bd] = 0.0;
+#pragma unroll
+      for (int d = 0; d < DIM; d++) xs[(k * DIM + d) * bd] = __ldg(a.d.coords + (size_t)col * DIM + d);
+    }
+    const int64_t t1 = off[r + 1];
+    for (int64_t t = off[r]; t < t1; t++) {
+      const int i = (int)((long long)ent[t] % N);
+      const uint32_t w = __ldg(places + t);
+      int pl[N];
+      double X[N * DIM];
+#pragma unroll
+      for (int j = 0; j < N; j++) {
+        pl[j] = (int)((w >> (8 * j)) & 255u);
+#pragma unroll
+        for (int d = 0; d < DIM; d++) X[j * DIM + d] = xs[(pl[j] * DIM + d) * bd];
+      }
+      mf_sx_asm_cell c;
+      mf_sx_asm_geometry(DIM, X, &c);
+#pragma unroll
+      for (int j = 0; j < N; j++) {
+        acc[pl[j] * bd] += mf_sx_asm_entry_ref(DIM, N, S, &c, a.d.a, a.d.b, i, j);
+      }
+    }
+    for (int k = 0; k < len; k++) a.vals[r0 + k] = acc[k * bd];
+  }
+}
+
+// Whether every cell's first DIM + 1 DoFs are its vertex ids (P1: its DoFs; the staged kernel's premise): *bad
+// set to 1 where one is not.
+template <int DIM>
+__global__ void k_sx_asm_vertex_dofs(mf_simplex_cuda_arrays d, int N, int *bad)
+{
+  for (long long e = blockIdx.x * (long long)blockDim.x + threadIdx.x; e < d.ncells; e += (long long)gridDim.x * blockDim.x)
+#pragma unroll
+    for (int v = 0; v <= DIM; v++)
+      if (__ldg(d.cells + e * (DIM + 1) + v) != __ldg(d.cell_dofs + e * N + v)) *bad = 1;
+}
+
 typedef void (*sx_asm_fn)(sx_asm_args, const int64_t *, const void *);
 typedef void (*sx_asm_sh_fn)(sx_asm_args, const int64_t *, const void *, const uint32_t *, int);
 typedef void (*sx_asm_places_fn)(sx_asm_args, const int64_t *, const void *, uint32_t *);
 struct sx_asm_kernels {
   sx_asm_fn rows;       // search
   sx_asm_sh_fn rows_sh; // shared
+  sx_asm_sh_fn rows_p1; // P1, the columns staged (NULL at p > 1)
   sx_asm_places_fn places;
 };
 
@@ -195,6 +271,9 @@ static sx_asm_kernels sx_asm_pick_e(int coef)
   k.rows = coef ? (sx_asm_fn)k_sx_asm_rows<DIM, P, E, true> : (sx_asm_fn)k_sx_asm_rows<DIM, P, E, false>;
   k.rows_sh = coef ? (sx_asm_sh_fn)k_sx_asm_rows_sh<DIM, P, E, true> : (sx_asm_sh_fn)k_sx_asm_rows_sh<DIM, P, E, false>;
   k.places = (sx_asm_places_fn)k_sx_asm_places<DIM, P, E>;
+  k.rows_p1 = NULL;
+  if constexpr (P == 1 && DIM == 3)
+    if (!coef) k.rows_p1 = (sx_asm_sh_fn)k_sx_asm_rows_p1<DIM, E>;
   return k;
 }
 
@@ -218,7 +297,7 @@ static sx_asm_kernels sx_asm_kernel(int dim, int p, int wide, int coef, int *ok)
   case 33: return sx_asm_pick<3, 3>(wide, coef);
   case 34: return sx_asm_pick<3, 4>(wide, coef);
   default: {
-    sx_asm_kernels k = {NULL, NULL, NULL};
+    sx_asm_kernels k = {NULL, NULL, NULL, NULL};
     *ok = 0;
     return k;
   }
@@ -289,6 +368,23 @@ static int sx_asm_lists_make(mf_space s, const sx_asm_args &a, int coef, sx_asm_
                             "launch of the places of the simplex assembly failed: %s", cudaGetErrorString(e));
     }
   }
+  if (!ierr && l->places && a.d.p == 1 && a.d.dim == 3) { // the staged kernel's premise, once per space
+    int *bad = NULL, hbad = 1;
+    ierr = mf_cuda_malloc(ctx, (void **)&bad, sizeof(int), "a flag of the simplex assembly");
+    if (!ierr) {
+      cudaError_t e = cudaMemset(bad, 0, sizeof(int));
+      if (e == cudaSuccess) {
+        k_sx_asm_vertex_dofs<3><<<sx_asm_blocks(s->ncells, 256), 256>>>(a.d, N, bad);
+        e = cudaGetLastError();
+      }
+      if (e == cudaSuccess) e = cudaMemcpy(&hbad, bad, sizeof(int), cudaMemcpyDeviceToHost);
+      if (e != cudaSuccess)
+        ierr = mf_error_set(ctx, MF_ERR_CUDA, __FILE__, __LINE__, __func__,
+                            "the vertex check of the simplex assembly failed: %s", cudaGetErrorString(e));
+      mf_cuda_free(ctx, bad);
+    }
+    l->vertex_dofs = !ierr && !hbad;
+  }
   if (ierr) {
     mf_simplex_cuda_asm_free(l);
     return ierr;
@@ -304,13 +400,14 @@ static int sx_destroy_values(mf_operator A)
   return 0;
 }
 
-// Threads per block of the shared kernel: 128 down to 32 until the slices (and the staged reference
-// matrices) fit in 96 KiB; 0 where they do not, or where no table of places was made.
-static int sx_asm_shared_threads(const sx_asm_lists *l, size_t sbytes, size_t *shmem)
+// Threads per block of the shared kernels: 128 down to 32 until the slices (per thread: the row's sums, and
+// the columns' coordinates where stage is the dimension) and the staged reference matrices fit in 96 KiB; 0
+// where they do not, or where no table of places was made.
+static int sx_asm_shared_threads(const sx_asm_lists *l, int stage, size_t sbytes, size_t *shmem)
 {
   if (!l->places) return 0;
   for (int t = MF_SX_ASM_THREADS; t >= 32; t /= 2) {
-    *shmem = sizeof(double) * (size_t)l->rmax * t + sbytes;
+    *shmem = sizeof(double) * (size_t)l->rmax * (1 + stage) * t + sbytes;
     if (*shmem <= 96 * 1024) return t;
   }
   return 0;
@@ -348,11 +445,18 @@ extern "C" int mf_simplex_cuda_assemble(mf_simplex_cuda_op op, mf_space s, void 
   a.vals = mf_csr(A)->vals;
   const sx_asm_kernels k = sx_asm_kernel(d.dim, d.p, l->wide, coef, &ok);
   size_t shmem = 0;
-  const int tsh = sx_asm_shared_threads(l, a.shared_S ? sbytes : 0, &shmem);
-  if (tsh) {
+  // P1 with its columns staged where the premise holds and the slices fit (MFREE_SIMPLEX_ASM_STAGE=0: never;
+  // measurements), else the shared kernel
+  const char *ev = getenv("MFREE_SIMPLEX_ASM_STAGE");
+  const int want = k.rows_p1 && l->vertex_dofs && !(ev && !strcmp(ev, "0"));
+  const int tp1 = want ? sx_asm_shared_threads(l, d.dim, a.shared_S ? sbytes : 0, &shmem) : 0;
+  const int tsh = tp1 ? 0 : sx_asm_shared_threads(l, 0, a.shared_S ? sbytes : 0, &shmem);
+  if (tp1 || tsh) {
+    const sx_asm_sh_fn f = tp1 ? k.rows_p1 : k.rows_sh;
+    const int t = tp1 ? tp1 : tsh;
     if (shmem > 48 * 1024)
-      MF_CUDA_CALL(ctx, cudaFuncSetAttribute(k.rows_sh, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shmem));
-    k.rows_sh<<<sx_asm_blocks(s->nlocal, tsh), tsh, shmem>>>(a, l->off, l->ent, l->places, l->rmax);
+      MF_CUDA_CALL(ctx, cudaFuncSetAttribute(f, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shmem));
+    f<<<sx_asm_blocks(s->nlocal, t), t, shmem>>>(a, l->off, l->ent, l->places, l->rmax);
   } else {
     k.rows<<<sx_asm_blocks(s->nlocal, MF_SX_ASM_THREADS), MF_SX_ASM_THREADS, a.shared_S ? sbytes : 0>>>(a, l->off, l->ent);
   }
