@@ -6,7 +6,7 @@
  * node from the 1D matrices, r = m u_q and v = G grad u_q from the stored entries, tested against every
  * node's basis function. Every shape the designs take (slab: 2..6 nodes per direction with Gauss q = p + 1,
  * q = p + 2 and Gauss-Lobatto points; thread: 2 and 3 nodes), mass, gradient and both, the x derivative
- * kept or plane by plane, double and float, on a mesh of shared nodes (the scatter adds across cells),
+ * kept or plane by plane, the stored entries read in place or staged per block, double and float, on a mesh of shared nodes (the scatter adds across cells),
  * cells in a permuted order with the last one left out of the launch, Dirichlet marks on the input, one
  * and two warps per block: to 1e-12 relative (float: 1e-5). It checks the designs' indexing, shuffles and
  * algebra where no GPU is; t38's cuda cases run them on the device against the cpu backend. */
@@ -178,7 +178,7 @@ static double rel_diff(const std::vector<double> &ref, const double *got, size_t
 template <class T> static std::vector<double> as_double(const std::vector<T> &v) { return std::vector<double>(v.begin(), v.end()); }
 
 /* the slab design of one shape (N1, NQ; the basis b of that shape) against the reference */
-template <int N1, int NQ, bool COLLOC, bool MASS, bool GRAD, bool XP, class T>
+template <int N1, int NQ, bool COLLOC, bool MASS, bool GRAD, bool XP, class T, bool QS = false>
 static void slab_case(const mf_basis1d &b, const char *rule, int tpb)
 {
   problem P;
@@ -188,13 +188,16 @@ static void slab_case(const mf_basis1d &b, const char *rule, int tpb)
   reference(b, MASS, GRAD, P, nrun, ref);
   std::vector<T> qt, xt, yt;
   const mf_cuda_apply_args a = args_of<T>(b, P, nrun, qt, xt, yt);
-  mf_emu_launch(mfc::slab_blocks((long long)nrun * NCOMP, NQ, tpb), tpb,
-             [&] { mfc::slab_apply<N1, NQ, MASS, GRAD, COLLOC, NCOMP, T, emu_cb, XP>(a); });
+  /* QS: the block's stored entries staged in shared memory (the size the library launches with) */
+  std::vector<T> stage(QS ? mfc::slab_stage_size(NQ, NCOMP, tpb, (MASS ? 1 : 0) + (GRAD ? 6 : 0)) : 1);
+  mf_emu_launch(mfc::slab_blocks((long long)nrun * NCOMP, NQ, tpb), tpb, [&] {
+    mfc::slab_apply<N1, NQ, MASS, GRAD, COLLOC, NCOMP, T, emu_cb, XP, QS>(a, reinterpret_cast<unsigned char *>(stage.data()));
+  });
   const std::vector<double> got = as_double(yt);
   const double err = rel_diff(ref, got.data(), got.size()), tol = sizeof(T) == 4 ? 1e-5 : 1e-12;
   cases++;
-  CHECK(err <= tol, "slab %s p = %d q = %d mass %d grad %d xplane %d %s, %d threads: relative difference %.3e > %.0e",
-        rule, N1 - 1, NQ, MASS, GRAD, XP, sizeof(T) == 4 ? "float" : "double", tpb, err, tol);
+  CHECK(err <= tol, "slab %s p = %d q = %d mass %d grad %d xplane %d stage %d %s, %d threads: relative difference %.3e > %.0e",
+        rule, N1 - 1, NQ, MASS, GRAD, XP, QS, sizeof(T) == 4 ? "float" : "double", tpb, err, tol);
 }
 
 /* the thread design of one shape against the reference */
@@ -232,7 +235,8 @@ static int basis(int n1, mf_quadrature quad, mf_basis1d *b)
 }
 
 /* every operator of the slab design at one shape: mass, gradient (x derivative kept and plane by plane)
- * and both, in double; mass and gradient in float */
+ * and both, in double; mass and gradient in float; with the stored entries staged in shared memory
+ * (QSTAGE): mass and the gradient plane by plane in double, both in float */
 template <int N1, int NQ, bool COLLOC> static int slab_shape(mf_quadrature quad, const char *rule, int tpb)
 {
   mf_basis1d b;
@@ -246,6 +250,9 @@ template <int N1, int NQ, bool COLLOC> static int slab_shape(mf_quadrature quad,
   slab_case<N1, NQ, COLLOC, false, true, true, double>(b, rule, tpb);
   slab_case<N1, NQ, COLLOC, true, true, true, double>(b, rule, tpb);
   slab_case<N1, NQ, COLLOC, true, true, false, float>(b, rule, tpb);
+  slab_case<N1, NQ, COLLOC, true, false, false, double, true>(b, rule, tpb);
+  slab_case<N1, NQ, COLLOC, false, true, true, double, true>(b, rule, tpb);
+  slab_case<N1, NQ, COLLOC, true, true, true, float, true>(b, rule, tpb);
   return 0;
 }
 

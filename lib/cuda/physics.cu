@@ -100,13 +100,13 @@ std::string program(const mf_hex_phys *h, const mf_space s, int cpb, bool single
            s->dim, s->n1, h->basis.nq, s->ncomp, cpb, h->lay.has[0], h->lay.has[1], h->lay.has[2], h->lay.has[3],
            ph->src_has[0], ph->src_has[1], ns_full, ns_one, ns_sym);
   t += buf;
-  int ccpb, cminb, cnj, ctpb, cvl, cslab, cxp;
-  vcol_shape(h, s, &ccpb, &cminb, &cnj, &ctpb, &cvl, &cslab, &cxp);
+  int ccpb, cminb, cnj, ctpb, cvl, cslab, cxp, cqs;
+  vcol_shape(h, s, &ccpb, &cminb, &cnj, &ctpb, &cvl, &cslab, &cxp, &cqs);
   snprintf(buf, sizeof buf,
            "#define MF_VCOL_CPB %d\n#define MF_VCOL_MINB %d\n#define MF_VCOL_NJ %d\n#define MF_VCOL_TPB %d\n"
-           "#define MF_VCOL_VLOAD %d\n#define MF_VCOL_SLAB %d\n#define MF_VCOL_XPLANE %d\n#define MF_COLLOC %d\n"
-           "#define MF_HANG %d\n",
-           ccpb, cminb, cnj, ctpb, cvl, cslab, cxp, h->basis.collocated ? 1 : 0, s->nmasked > 0 ? 1 : 0);
+           "#define MF_VCOL_VLOAD %d\n#define MF_VCOL_SLAB %d\n#define MF_VCOL_XPLANE %d\n#define MF_VCOL_QSTAGE %d\n"
+           "#define MF_COLLOC %d\n#define MF_HANG %d\n",
+           ccpb, cminb, cnj, ctpb, cvl, cslab, cxp, cqs, h->basis.collocated ? 1 : 0, s->nmasked > 0 ? 1 : 0);
   t += buf;
   if (cslab) t += const_basis(&h->basis);
   t += "#include \"physics/mf_physics.h\"\n#include \"hanging/mf_hanging.h\"\n";
@@ -288,7 +288,8 @@ int apply_op(mf_operator op, mf_vector x, mf_vector y)
     const long long nthr = (long long)ncells * s->ncomp; // the thread design: one thread per component of a cell
     if (d->slab_vcol) // the slab design: NQ lanes per component of a cell
       return launch(op->ctx, single ? d->apply_vcol_f : d->apply_vcol,
-                    (unsigned)mfc::slab_blocks(nthr, h->basis.nq, d->slab_vcol), (unsigned)d->slab_vcol, 0, cargs,
+                    (unsigned)mfc::slab_blocks(nthr, h->basis.nq, d->slab_vcol), (unsigned)d->slab_vcol,
+                    single ? d->shmem_vcol_f : d->shmem_vcol, cargs,
                     "physics apply");
     return launch(op->ctx, single ? d->apply_vcol_f : d->apply_vcol,
                   d->tpb_vcol ? (unsigned)((nthr + d->tpb_vcol - 1) / d->tpb_vcol)
@@ -422,9 +423,10 @@ int make_dev(mf_operator op, phys_dev **out, bool single = false)
     if (mf_jit::boundary_on_device(&h->ph)) MF_CALL(faces_setup(op, d, lib));
   }
   if (vcol) {
-    int minb, nj, vl, xp;
-    vcol_shape(h, s, &d->cpb_vcol, &minb, &nj, &d->tpb_vcol, &vl, &d->slab_vcol, &xp);
-    const size_t nbuf = d->slab_vcol  ? 0
+    int minb, nj, vl, xp, qs;
+    vcol_shape(h, s, &d->cpb_vcol, &minb, &nj, &d->tpb_vcol, &vl, &d->slab_vcol, &xp, &qs);
+    const int ncs = (h->lay.has[0] ? 1 : 0) + (h->lay.has[3] ? 6 : 0); // the slab design's entries per point
+    const size_t nbuf = d->slab_vcol  ? (qs ? mfc::slab_stage_size(nq, s->ncomp, d->slab_vcol, ncs) : 0)
                         : d->tpb_vcol ? mfc::thread_buf_size(n1, nq)
                                       : mfc::colbuf_size(s->dim, n1, nq, d->cpb_vcol, h->lay.has[3], s->nmasked > 0, nj);
     d->shmem_vcol = sizeof(double) * nbuf;

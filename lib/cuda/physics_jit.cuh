@@ -212,7 +212,8 @@ extern "C" __global__ void __launch_bounds__(MF_NT) mfree_residual(const int *ce
 #if MF_VCOL_SLAB
 #include "cuda/cell_slab.cuh"
 #define MF_VCOL_BODY(T)                                                                                            \
-  mfc::slab_apply<MF_N1, MF_NQ, MF_HAS0 != 0, MF_HAS3 != 0, MF_COLLOC != 0, MF_NC, T, mf_cbasis, MF_VCOL_XPLANE != 0>(a)
+  mfc::slab_apply<MF_N1, MF_NQ, MF_HAS0 != 0, MF_HAS3 != 0, MF_COLLOC != 0, MF_NC, T, mf_cbasis, MF_VCOL_XPLANE != 0, \
+                  MF_VCOL_QSTAGE != 0>(a, reinterpret_cast<unsigned char *>(mf_sm))
 #define MF_VCOL_BOUNDS __launch_bounds__(MF_VCOL_SLAB, MF_VCOL_MINB)
 #elif MF_VCOL_TPB
 #include "cuda/cell_thread.cuh"

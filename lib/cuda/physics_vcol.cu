@@ -68,7 +68,9 @@ static int env_block(const char *name, int step)
 // 0.84x the column design, vector-default-h100-2026-12-07/r92), for the mass and gradient together or at
 // other rules (not measured). MFREE_PHYSICS_VCOL_SLAB=N (a multiple of 32 up to 1024) takes it with blocks of N
 // threads wherever the shape fits, with no register cap, =0 never; MFREE_PHYSICS_VCOL_XPLANE=0 keeps the x
-// derivative; MFREE_PHYSICS_VCOL_MINB=M sets any design's blocks per SM (=1: no cap).
+// derivative; MFREE_PHYSICS_VCOL_MINB=M sets any design's blocks per SM (=1: no cap). *qstage: the slab
+// design's stored entries staged in shared memory per block (cell_slab.cuh's QSTAGE), with
+// MFREE_PHYSICS_VCOL_QSTAGE=1 (not measured yet: opt-in).
 static int slab_default(const mf_hex_phys *h, int n1, int nq)
 {
   const bool mass = h->lay.has[0], grad = h->lay.has[3];
@@ -79,7 +81,7 @@ static int slab_default(const mf_hex_phys *h, int n1, int nq)
 }
 
 void vcol_shape(const mf_hex_phys *h, const mf_space s, int *cpb, int *minb, int *nj, int *tpb, int *vload, int *slab,
-                int *xplane)
+                int *xplane, int *qstage)
 {
   const int dim = s->dim, ncomp = s->ncomp, nq = h->basis.nq, nt = dim == 3 ? nq * nq : nq;
   const char *evl = getenv("MFREE_PHYSICS_VCOL_VLOAD"), *ex = getenv("MFREE_PHYSICS_VCOL_XPLANE");
@@ -89,6 +91,8 @@ void vcol_shape(const mf_hex_phys *h, const mf_space s, int *cpb, int *minb, int
   const int sp = sset ? sv : tset ? 0 : slab_default(h, s->n1, nq);
   *slab = mfc::slab_design_fits(dim, s->n1, nq, h->basis.collocated) && s->nmasked == 0 ? sp : 0;
   *xplane = *slab && h->lay.has[3] && !(ex && !strcmp(ex, "0"));
+  const char *eq = getenv("MFREE_PHYSICS_VCOL_QSTAGE");
+  *qstage = *slab && eq && !strcmp(eq, "1");
   *tpb = !*slab && mfc::thread_design_fits(dim, s->n1, nq, h->basis.collocated) && s->nmasked == 0 ? tp : 0;
   const int ncs = (h->lay.has[0] ? 1 : 0) + (h->lay.has[3] ? dim * (dim + 1) / 2 : 0); // entries per point
   const bool pairs = *tpb && ncs * nq * nq * nq % 2 == 0;
