@@ -2037,8 +2037,9 @@ static void cuda_simplex_case(mf_context cc, mf_context gc)
  * stored entries in a load where a cell holds an even count, at two, three and four points; one entry per
  * load; 32 threads per block); the slab design on one warp per block, with its default launches at the
  * collocated Laplacian (a register cap at p = 2, 3, 256 threads at p = 4; asked for by
- * MFREE_PHYSICS_VCOL_SLAB=128 it runs without the cap) and at p = 5 (the collocated Laplacian, the mass at
- * q = p + 2); the column design on the same shape, and the float copies at p = 1..4. In two halves that
+ * MFREE_PHYSICS_VCOL_SLAB=128 it runs without the cap) and the mass at q = p + 2 (p = 2, 3), where the
+ * stored entries are staged in shared memory (at p = 3 of the Laplacian too), the stage asked for at two
+ * more shapes, and at p = 5 (the collocated Laplacian, the mass at q = p + 2); the column design on the same shape, and the float copies at p = 1..4. In two halves that
  * ctest runs side by side (most of the time is the compiles): half 1 the slab design and its float copies,
  * half 2 the rest; 0 both. Each case says when it is done (a run stopped by its time limit shows how far
  * it came). */
@@ -2092,6 +2093,21 @@ static void cuda_thread_case(mf_context cc, mf_context gc, int half)
       cpu_cuda_case(cc, gc, "sheared", 3, 2, 0, p, 3, vector_source, "g3=vlaplacez", NULL, 0, 0, 1e-12);
       progress("slab design, p = %d, gll, g3=vlaplacez, the default launch", p);
     }
+    /* the stored entries staged in shared memory: by default at the mass with q = p + 2 (p = 2, 3) and the
+     * collocated Laplacian at p = 3 (above); asked for at the Laplacian with q = p + 2 and at mass and Laplace
+     * together with Gauss points */
+    cuda_quad = MF_QUAD_GAUSS_P2;
+    for (int p = 2; p <= 3; p++) {
+      cpu_cuda_case(cc, gc, "sheared", 3, 2, 0, p, 3, vector_source, "g0=vmassz", NULL, 0, 0, 1e-12);
+      progress("slab design, p = %d, gauss+2, g0=vmassz, the default launch (staged)", p);
+    }
+    setenv("MFREE_PHYSICS_VCOL_QSTAGE", "1", 1);
+    cpu_cuda_case(cc, gc, "sheared", 3, 2, 0, 3, 3, vector_source, "g3=vlaplacez", NULL, 0, 0, 1e-12);
+    cuda_quad = MF_QUAD_GAUSS;
+    cpu_cuda_case(cc, gc, "sheared", 3, 2, 0, 2, 3, vector_source, "g3=vlaplacez g0=vmassz", NULL, 0, 0, 1e-12);
+    unsetenv("MFREE_PHYSICS_VCOL_QSTAGE");
+    progress("slab design, staged: p = 3 gauss+2 g3=vlaplacez, p = 2 gauss g3=vlaplacez g0=vmassz");
+    cuda_quad = MF_QUAD_GLL;
     /* six nodes per direction (p = 5; only where asked for): the Laplacian collocated, the mass at q = p + 2 */
     setenv("MFREE_PHYSICS_VCOL_SLAB", "128", 1);
     cpu_cuda_case(cc, gc, "sheared", 3, 2, 0, 5, 3, vector_source, "g3=vlaplacez", NULL, 0, 0, 1e-12);

@@ -69,8 +69,9 @@ static int env_block(const char *name, int step)
 // other rules (not measured). MFREE_PHYSICS_VCOL_SLAB=N (a multiple of 32 up to 1024) takes it with blocks of N
 // threads wherever the shape fits, with no register cap, =0 never; MFREE_PHYSICS_VCOL_XPLANE=0 keeps the x
 // derivative; MFREE_PHYSICS_VCOL_MINB=M sets any design's blocks per SM (=1: no cap). *qstage: the slab
-// design's stored entries staged in shared memory per block (cell_slab.cuh's QSTAGE), with
-// MFREE_PHYSICS_VCOL_QSTAGE=1 (not measured yet: opt-in).
+// design's stored entries staged in shared memory per block (cell_slab.cuh's QSTAGE), by default with the
+// slab design's default launch where it measured faster (qstage_default), wherever it fits with
+// MFREE_PHYSICS_VCOL_QSTAGE=1, never with =0.
 static int slab_default(const mf_hex_phys *h, int n1, int nq)
 {
   const bool mass = h->lay.has[0], grad = h->lay.has[3];
@@ -78,6 +79,19 @@ static int slab_default(const mf_hex_phys *h, int n1, int nq)
   if (!grad || mass) return 0;
   if (!h->basis.collocated) return nq == n1 + 1 && (n1 == 3 || n1 == 4) ? 128 : 0;
   return n1 == 3 || n1 == 4 ? 128 : n1 == 5 ? 256 : 0;
+}
+
+// The stage of stored entries (QSTAGE) with the slab design's default launch: where it measured faster on
+// the H100 (perf/results/vector-stage-h100-2026-12-07, two runs each, GDoF/s staged / not): the mass alone
+// at 3, 4 nodes and q = p + 2 (bp2 p = 2: 31.37 / 30.09, p = 3: 40.56 / 39.26) and the collocated gradient
+// at 4 nodes (bp6 p = 3: 28.55 / 26.84). Slower elsewhere: bp2 p = 4 0.91x, bp4 p = 2, 3 0.87x, 0.84x,
+// bp6 p = 2 0.87x, p = 4 0.73x (its shared memory takes blocks per SM; the long wait it removes is one
+// plane's entries, of fewer points there).
+static int qstage_default(const mf_hex_phys *h, int n1, int nq)
+{
+  const bool mass = h->lay.has[0], grad = h->lay.has[3];
+  if (mass && !grad) return nq == n1 + 1 && (n1 == 3 || n1 == 4);
+  return grad && !mass && h->basis.collocated && n1 == 4;
 }
 
 void vcol_shape(const mf_hex_phys *h, const mf_space s, int *cpb, int *minb, int *nj, int *tpb, int *vload, int *slab,
@@ -92,7 +106,7 @@ void vcol_shape(const mf_hex_phys *h, const mf_space s, int *cpb, int *minb, int
   *slab = mfc::slab_design_fits(dim, s->n1, nq, h->basis.collocated) && s->nmasked == 0 ? sp : 0;
   *xplane = *slab && h->lay.has[3] && !(ex && !strcmp(ex, "0"));
   const char *eq = getenv("MFREE_PHYSICS_VCOL_QSTAGE");
-  *qstage = *slab && eq && !strcmp(eq, "1");
+  *qstage = *slab && (eq && !strcmp(eq, "1") ? 1 : eq && !strcmp(eq, "0") ? 0 : !sset && qstage_default(h, s->n1, nq));
   *tpb = !*slab && mfc::thread_design_fits(dim, s->n1, nq, h->basis.collocated) && s->nmasked == 0 ? tp : 0;
   const int ncs = (h->lay.has[0] ? 1 : 0) + (h->lay.has[3] ? dim * (dim + 1) / 2 : 0); // entries per point
   const bool pairs = *tpb && ncs * nq * nq * nq % 2 == 0;
@@ -114,6 +128,9 @@ void vcol_shape(const mf_hex_phys *h, const mf_space s, int *cpb, int *minb, int
                   (h->basis.collocated ? nq >= 3 && nq <= 5 : nq == 4);
   const int slab_cap = *slab && !sset && h->lay.has[3] && h->basis.collocated && (s->n1 == 3 || s->n1 == 4);
   *minb = env_int("MFREE_PHYSICS_VCOL_MINB", cap && !*tpb && !*slab ? 2 : slab_cap ? 4 : 0);
+  // the stage must fit the device's shared memory per block (as a 1024-thread block's at 4 nodes would not)
+  const int ncsl = (h->lay.has[0] ? 1 : 0) + (h->lay.has[3] ? 6 : 0);
+  if (*qstage && sizeof(double) * mfc::slab_stage_size(nq, ncomp, *slab, ncsl) > (size_t)optin) *qstage = 0;
 }
 
 // The 1D matrices of b as constants of the text (the slab design: constant indices fold to immediate
