@@ -2041,8 +2041,9 @@ static void cuda_simplex_case(mf_context cc, mf_context gc)
  * stored entries are staged in shared memory (at p = 3 of the Laplacian too), the stage asked for at two
  * more shapes, and at p = 5 (the collocated Laplacian, the mass at q = p + 2); the column design on the same shape, and the float copies at p = 1..4. In two halves that
  * ctest runs side by side (most of the time is the compiles): half 1 the slab design and its float copies,
- * half 2 the rest; 0 both. Each case says when it is done (a run stopped by its time limit shows how far
+ * half 2 the rest; 0 both; 3 (argument "stage") the staged cases alone (stage_cases; a quick device check). Each case says when it is done (a run stopped by its time limit shows how far
  * it came). */
+static int half_stage_only = 0; /* t38 cuda thread stage: stage_cases alone */
 static void progress(const char *fmt, ...)
 {
   static int started = 0;
@@ -2057,6 +2058,33 @@ static void progress(const char *fmt, ...)
   fflush(stdout);
 }
 
+/* The slab design's stored entries staged in shared memory: by default at the mass with q = p + 2 (p = 2, 3)
+ * and the collocated Laplacian at p = 3 (with the default launches above); asked for (with the slab design
+ * asked for too, as neither is the default there) at the Laplacian with q = p + 2 and at mass and Laplace
+ * together with Gauss points. */
+static void stage_cases(mf_context cc, mf_context gc)
+{
+  cuda_quad = MF_QUAD_GAUSS_P2;
+  for (int p = 2; p <= 3; p++) {
+    cpu_cuda_case(cc, gc, "sheared", 3, 2, 0, p, 3, vector_source, "g0=vmassz", NULL, 0, 0, 1e-12);
+    progress("slab design, p = %d, gauss+2, g0=vmassz, the default launch (staged)", p);
+  }
+  if (half_stage_only) { /* alone: the collocated Laplacian's default at p = 3 too */
+    cuda_quad = MF_QUAD_GLL;
+    cpu_cuda_case(cc, gc, "sheared", 3, 2, 0, 3, 3, vector_source, "g3=vlaplacez", NULL, 0, 0, 1e-12);
+    progress("slab design, p = 3, gll, g3=vlaplacez, the default launch (staged)");
+  }
+  setenv("MFREE_PHYSICS_VCOL_QSTAGE", "1", 1);
+  setenv("MFREE_PHYSICS_VCOL_SLAB", "128", 1);
+  cuda_quad = MF_QUAD_GAUSS_P2;
+  cpu_cuda_case(cc, gc, "sheared", 3, 2, 0, 3, 3, vector_source, "g3=vlaplacez", NULL, 0, 0, 1e-12);
+  cuda_quad = MF_QUAD_GAUSS;
+  cpu_cuda_case(cc, gc, "sheared", 3, 2, 0, 2, 3, vector_source, "g3=vlaplacez g0=vmassz", NULL, 0, 0, 1e-12);
+  unsetenv("MFREE_PHYSICS_VCOL_SLAB");
+  unsetenv("MFREE_PHYSICS_VCOL_QSTAGE");
+  progress("slab design, staged: p = 3 gauss+2 g3=vlaplacez, p = 2 gauss g3=vlaplacez g0=vmassz");
+}
+
 static void cuda_thread_case(mf_context cc, mf_context gc, int half)
 {
   char dir[] = "/tmp/t38-thread-cache-XXXXXX";
@@ -2067,7 +2095,11 @@ static void cuda_thread_case(mf_context cc, mf_context gc, int half)
   static const char *const fns[3] = {"g3=vlaplacez g0=vmassz", "g3=vlaplacez", "g0=vmassz"};
   static const char *const rname[3] = {"gauss", "gauss+2", "gll"};
   progress("start (half %d)", half);
-  for (int design = half == 2 ? 1 : 0; design < (half == 1 ? 1 : 2); design++) { /* 0: slab, 1: thread design */
+  if (half == 3) {
+    half_stage_only = 1;
+    stage_cases(cc, gc);
+  }
+  for (int design = half == 2 ? 1 : 0; design < (half == 1 ? 1 : half == 3 ? 0 : 2); design++) { /* 0: slab, 1: thread */
     setenv("MFREE_PHYSICS_VCOL_SLAB", design ? "0" : "128", 1);
     for (int p = 1; p <= (design ? 2 : 4); p++)
       for (int r = 0; r < 3; r++)
@@ -2086,27 +2118,14 @@ static void cuda_thread_case(mf_context cc, mf_context gc, int half)
         }
     unsetenv("MFREE_PHYSICS_VCOL_SLAB");
   }
-  if (half != 2) {
+  if (half != 2 && half != 3) {
     cuda_quad = MF_QUAD_GLL; /* the defaults at the collocated Laplacian: 128 threads held to four blocks per SM at
                               * p = 2, 3, 256 at 4 */
     for (int p = 2; p <= 4; p++) {
       cpu_cuda_case(cc, gc, "sheared", 3, 2, 0, p, 3, vector_source, "g3=vlaplacez", NULL, 0, 0, 1e-12);
       progress("slab design, p = %d, gll, g3=vlaplacez, the default launch", p);
     }
-    /* the stored entries staged in shared memory: by default at the mass with q = p + 2 (p = 2, 3) and the
-     * collocated Laplacian at p = 3 (above); asked for at the Laplacian with q = p + 2 and at mass and Laplace
-     * together with Gauss points */
-    cuda_quad = MF_QUAD_GAUSS_P2;
-    for (int p = 2; p <= 3; p++) {
-      cpu_cuda_case(cc, gc, "sheared", 3, 2, 0, p, 3, vector_source, "g0=vmassz", NULL, 0, 0, 1e-12);
-      progress("slab design, p = %d, gauss+2, g0=vmassz, the default launch (staged)", p);
-    }
-    setenv("MFREE_PHYSICS_VCOL_QSTAGE", "1", 1);
-    cpu_cuda_case(cc, gc, "sheared", 3, 2, 0, 3, 3, vector_source, "g3=vlaplacez", NULL, 0, 0, 1e-12);
-    cuda_quad = MF_QUAD_GAUSS;
-    cpu_cuda_case(cc, gc, "sheared", 3, 2, 0, 2, 3, vector_source, "g3=vlaplacez g0=vmassz", NULL, 0, 0, 1e-12);
-    unsetenv("MFREE_PHYSICS_VCOL_QSTAGE");
-    progress("slab design, staged: p = 3 gauss+2 g3=vlaplacez, p = 2 gauss g3=vlaplacez g0=vmassz");
+    stage_cases(cc, gc);
     cuda_quad = MF_QUAD_GLL;
     /* six nodes per direction (p = 5; only where asked for): the Laplacian collocated, the mass at q = p + 2 */
     setenv("MFREE_PHYSICS_VCOL_SLAB", "128", 1);
@@ -2121,7 +2140,7 @@ static void cuda_thread_case(mf_context cc, mf_context gc, int half)
                                          {"MFREE_PHYSICS_VCOL_THREAD", "32", "MFREE_PHYSICS_VCOL_SLAB", "0"},
                                          {"MFREE_PHYSICS_VCOL_THREAD", "0", "MFREE_PHYSICS_VCOL_SLAB", "0"},
                                          {"MFREE_PHYSICS_VCOL_SLAB", "32", "MFREE_PHYSICS_VCOL_XPLANE", "0"}};
-  for (int e = half == 1 ? 3 : 0; e < (half == 2 ? 3 : 4); e++) {
+  for (int e = half == 1 ? 3 : half == 3 ? 4 : 0; e < (half == 2 ? 3 : 4); e++) {
     setenv(envs[e][0], envs[e][1], 1);
     setenv(envs[e][2], envs[e][3], 1);
     cpu_cuda_case(cc, gc, "sheared", 3, 2, 0, 1, 3, vector_source, "g3=vlaplacez", NULL, 0, 0, 1e-12);
@@ -2134,7 +2153,7 @@ static void cuda_thread_case(mf_context cc, mf_context gc, int half)
   cuda_quad = MF_QUAD_GAUSS;
   mf_mesh mesh = NULL;
   T_CALL(mf_mesh_create(gc, "sheared", 3, 2, &mesh));
-  if (half != 2) {
+  if (half != 2 && half != 3) {
     setenv("MFREE_PHYSICS_VCOL_SLAB", "128", 1); /* the slab design's float copies */
     float_copy_one(gc, mesh, 1, 3, vector_source, "g3=vlaplacez g0=vmassz", NULL, 0, "float copy, hex 3D sheared");
     float_copy_one(gc, mesh, 2, 3, vector_source, "g3=vlaplacez", NULL, 0, "float copy, hex 3D sheared");
@@ -2142,7 +2161,7 @@ static void cuda_thread_case(mf_context cc, mf_context gc, int half)
     float_copy_one(gc, mesh, 4, 3, vector_source, "g3=vlaplacez", NULL, 0, "float copy, hex 3D sheared");
     progress("slab design, float copies p = 1..4");
   }
-  if (half != 1) {
+  if (half != 1 && half != 3) {
     setenv("MFREE_PHYSICS_VCOL_SLAB", "0", 1); /* the thread design's float copies */
     float_copy_one(gc, mesh, 1, 3, vector_source, "g3=vlaplacez g0=vmassz", NULL, 0, "float copy, hex 3D sheared");
     float_copy_one(gc, mesh, 2, 3, vector_source, "g3=vlaplacez", NULL, 0, "float copy, hex 3D sheared");
@@ -2460,7 +2479,10 @@ int main(int argc, char **argv)
                   : argc > 2 && !strcmp(argv[2], "hex3d") ? 3 : 0;
       const int simplex = argc > 2 && !strcmp(argv[2], "simplex"), faces = argc > 2 && !strcmp(argv[2], "faces");
       const int thread = argc > 2 && !strcmp(argv[2], "thread");
-      const int half = argc > 3 && !strcmp(argv[3], "slab") ? 1 : argc > 3 && !strcmp(argv[3], "others") ? 2 : 0;
+      const int half = argc > 3 && !strcmp(argv[3], "slab")     ? 1
+                       : argc > 3 && !strcmp(argv[3], "others") ? 2
+                       : argc > 3 && !strcmp(argv[3], "stage")  ? 3
+                                                                : 0;
       if (simplex || faces || thread) { /* alone (compute-sanitizer; thread: its own two tests) */
         mf_context cc = NULL;
         T_CALL(mf_context_create(MPI_COMM_WORLD, "cpu", &cc));

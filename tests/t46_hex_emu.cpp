@@ -188,11 +188,15 @@ static void slab_case(const mf_basis1d &b, const char *rule, int tpb)
   reference(b, MASS, GRAD, P, nrun, ref);
   std::vector<T> qt, xt, yt;
   const mf_cuda_apply_args a = args_of<T>(b, P, nrun, qt, xt, yt);
-  /* QS: the block's stored entries staged in shared memory (the size the library launches with) */
-  std::vector<T> stage(QS ? mfc::slab_stage_size(NQ, NCOMP, tpb, (MASS ? 1 : 0) + (GRAD ? 6 : 0)) : 1);
+  /* QS: the block's stored entries staged in shared memory, of the size the library launches with, and a
+   * guard after it that the kernel must not touch */
+  const size_t nstage = QS ? mfc::slab_stage_size(NQ, NCOMP, tpb, mfc::slab_entries(MASS, GRAD)) : 1, nguard = 64;
+  std::vector<T> stage(nstage + nguard, (T)-7.25);
   mf_emu_launch(mfc::slab_blocks((long long)nrun * NCOMP, NQ, tpb), tpb, [&] {
     mfc::slab_apply<N1, NQ, MASS, GRAD, COLLOC, NCOMP, T, emu_cb, XP, QS>(a, reinterpret_cast<unsigned char *>(stage.data()));
   });
+  for (size_t k = nstage; k < nstage + nguard; k++)
+    CHECK(stage[k] == (T)-7.25, "slab %s p = %d: the stage wrote past its %zu values", rule, N1 - 1, nstage);
   const std::vector<double> got = as_double(yt);
   const double err = rel_diff(ref, got.data(), got.size()), tol = sizeof(T) == 4 ? 1e-5 : 1e-12;
   cases++;

@@ -8,8 +8,9 @@
 // a load for every multiply-add of those sweeps and barriers between them; in the thread design
 // (cell_thread.cuh) a thread holds the whole cell, which spills from three nodes per direction on. Here
 // only the x direction moves between lanes (N1 or NQ shuffles per value and sweep), no shared memory, no
-// barrier, and the 1D matrices are compile-time constants of the program text (CB, below): the
-// multiply-adds along y and z take them as immediate operands, with no load at all.
+// barrier (but with QSTAGE, below: one stage of the stored entries and one barrier per block), and the 1D
+// matrices are compile-time constants of the program text (CB, below): the multiply-adds along y and z
+// take them as immediate operands, with no load at all.
 //
 // Per cell component, lane a (a < N1: also node a along x):
 //   gather u(a, j, k) -> t = B_x u, tx = G_x u (shuffles from the node lanes; collocated: t = u)
@@ -48,6 +49,8 @@ __host__ __device__ constexpr long long slab_blocks(long long ngroups, int nq, i
 {
   return (ngroups + (long long)slab_groups_per_warp(nq) * (tpb / 32) - 1) / ((long long)slab_groups_per_warp(nq) * (tpb / 32));
 }
+// stored entries per point of the slab design's forms: m, G's upper triangle
+__host__ __device__ constexpr int slab_entries(bool mass, bool grad) { return (mass ? 1 : 0) + (grad ? 6 : 0); }
 // QSTAGE: the cells a block of tpb threads touches (its groups' cells, the first and last maybe shared with
 // the blocks beside) and the values of its stage of stored entries (nc entries per point, nq^3 points)
 __host__ __device__ constexpr int slab_stage_cells(int nq, int ncomp, int tpb)
@@ -89,7 +92,7 @@ __device__ __forceinline__ void slab_apply(const mf_cuda_apply_args &a, unsigned
 {
   static_assert(slab_design_fits(3, N1, NQ, COLLOC), "a shape of the slab design");
   constexpr int N2 = N1 * N1, NPC = N2 * N1, NQP = NQ * NQ * NQ, GPW = slab_groups_per_warp(NQ);
-  constexpr int NC = (MASS ? 1 : 0) + (GRAD ? 6 : 0); // stored entries per point: m, G's upper triangle
+  constexpr int NC = slab_entries(MASS, GRAD); // stored entries per point
   constexpr unsigned FULL = 0xffffffffu;
   constexpr bool TX = GRAD && !XPLANE; // tx and res_x kept
   const int lane = (int)(threadIdx.x & 31), gw = lane / NQ, ap = lane - gw * NQ, gbase = gw * NQ;

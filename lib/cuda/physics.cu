@@ -425,7 +425,7 @@ int make_dev(mf_operator op, phys_dev **out, bool single = false)
   if (vcol) {
     int minb, nj, vl, xp, qs;
     vcol_shape(h, s, &d->cpb_vcol, &minb, &nj, &d->tpb_vcol, &vl, &d->slab_vcol, &xp, &qs);
-    const int ncs = (h->lay.has[0] ? 1 : 0) + (h->lay.has[3] ? 6 : 0); // the slab design's entries per point
+    const int ncs = mfc::slab_entries(h->lay.has[0], h->lay.has[3]);
     const size_t nbuf = d->slab_vcol  ? (qs ? mfc::slab_stage_size(nq, s->ncomp, d->slab_vcol, ncs) : 0)
                         : d->tpb_vcol ? mfc::thread_buf_size(n1, nq)
                                       : mfc::colbuf_size(s->dim, n1, nq, d->cpb_vcol, h->lay.has[3], s->nmasked > 0, nj);

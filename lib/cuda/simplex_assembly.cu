@@ -380,7 +380,7 @@ static int sx_asm_lists_make(mf_space s, const sx_asm_args &a, int coef, sx_asm_
       if (e == cudaSuccess) e = cudaMemcpy(&hbad, bad, sizeof(int), cudaMemcpyDeviceToHost);
       if (e != cudaSuccess)
         ierr = mf_error_set(ctx, MF_ERR_CUDA, __FILE__, __LINE__, __func__,
-                            "the vertex check of the simplex assembly failed: %s", cudaGetErrorString(e));
+                            "the places or the vertex check of the simplex assembly failed: %s", cudaGetErrorString(e));
       mf_cuda_free(ctx, bad);
     }
     l->vertex_dofs = !ierr && !hbad;
@@ -448,9 +448,13 @@ extern "C" int mf_simplex_cuda_assemble(mf_simplex_cuda_op op, mf_space s, void 
   // P1 with its columns staged where the premise holds and the slices fit (MFREE_SIMPLEX_ASM_STAGE=0: never;
   // measurements), else the shared kernel
   const char *ev = getenv("MFREE_SIMPLEX_ASM_STAGE");
+  // (and only where its slices leave it as many threads per block as the shared kernel's: measured at 128)
   const int want = k.rows_p1 && l->vertex_dofs && !(ev && !strcmp(ev, "0"));
-  const int tp1 = want ? sx_asm_shared_threads(l, d.dim, a.shared_S ? sbytes : 0, &shmem) : 0;
-  const int tsh = tp1 ? 0 : sx_asm_shared_threads(l, 0, a.shared_S ? sbytes : 0, &shmem);
+  size_t shmem_sh = 0;
+  int tsh = sx_asm_shared_threads(l, 0, a.shared_S ? sbytes : 0, &shmem_sh);
+  int tp1 = want ? sx_asm_shared_threads(l, d.dim, a.shared_S ? sbytes : 0, &shmem) : 0;
+  if (tp1 && tp1 >= tsh) tsh = 0;
+  else tp1 = 0, shmem = shmem_sh;
   if (tp1 || tsh) {
     const sx_asm_sh_fn f = tp1 ? k.rows_p1 : k.rows_sh;
     const int t = tp1 ? tp1 : tsh;
