@@ -129,8 +129,7 @@ void vcol_shape(const mf_hex_phys *h, const mf_space s, int *cpb, int *minb, int
   const int slab_cap = *slab && !sset && h->lay.has[3] && h->basis.collocated && (s->n1 == 3 || s->n1 == 4);
   *minb = env_int("MFREE_PHYSICS_VCOL_MINB", cap && !*tpb && !*slab ? 2 : slab_cap ? 4 : 0);
   // the stage must fit the device's shared memory per block (as a 1024-thread block's at 4 nodes would not)
-  const int ncsl = mfc::slab_entries(h->lay.has[0], h->lay.has[3]);
-  if (*qstage && sizeof(double) * mfc::slab_stage_size(nq, ncomp, *slab, ncsl) > (size_t)optin) *qstage = 0;
+  if (*qstage && sizeof(double) * mfc::slab_stage_size(nq, ncomp, *slab, ncs) > (size_t)optin) *qstage = 0;
 }
 
 // The 1D matrices of b as constants of the text (the slab design: constant indices fold to immediate

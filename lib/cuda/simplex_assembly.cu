@@ -69,19 +69,25 @@ __device__ __forceinline__ void sx_asm_cell_of(const mf_simplex_cuda_arrays &d, 
   mf_sx_asm_geometry(DIM, X, c);
 }
 
+// The reference matrices of N nodes: copied to sS in shared memory where a.shared_S (every thread of the block
+// calls it: a barrier), else a.d.S in global memory.
+template <int DIM>
+__device__ __forceinline__ const double *sx_asm_ref(const sx_asm_args &a, int N, double *sS)
+{
+  if (!a.shared_S) return a.d.S;
+  const int n = mf_sx_ref_doubles(DIM, N);
+  for (int t = threadIdx.x; t < n; t += blockDim.x) sS[t] = a.d.S[t];
+  __syncthreads();
+  return sS;
+}
+
 template <int DIM, int P, typename E, bool COEF>
 __global__ void __launch_bounds__(MF_SX_ASM_THREADS) k_sx_asm_rows(sx_asm_args a, const int64_t *__restrict__ off,
                                                                   const E *__restrict__ ent)
 {
   constexpr int N = mf_sx_nnodes(DIM, P), NQ = mf_sx_nq(DIM, P);
   extern __shared__ double sS[];
-  const double *S = a.d.S;
-  if (!COEF && a.shared_S) {
-    const int n = mf_sx_ref_doubles(DIM, N);
-    for (int t = threadIdx.x; t < n; t += blockDim.x) sS[t] = a.d.S[t];
-    __syncthreads();
-    S = sS;
-  }
+  const double *S = COEF ? a.d.S : sx_asm_ref<DIM>(a, N, sS);
   for (int r = blockIdx.x * blockDim.x + threadIdx.x; r < a.nrows; r += gridDim.x * blockDim.x) {
     const int64_t r0 = a.rowptr[r], r1 = a.rowptr[r + 1];
     for (int64_t k = r0; k < r1; k++) a.vals[k] = 0.0;
@@ -152,14 +158,7 @@ __global__ void __launch_bounds__(MF_SX_ASM_THREADS) k_sx_asm_rows_sh(sx_asm_arg
   extern __shared__ double sh[];
   const int bd = blockDim.x, tid = threadIdx.x;
   double *acc = sh + tid;
-  const double *S = a.d.S;
-  if (!COEF && a.shared_S) {
-    double *sS = sh + (size_t)rmax * bd;
-    const int n = mf_sx_ref_doubles(DIM, N);
-    for (int t = tid; t < n; t += bd) sS[t] = a.d.S[t];
-    __syncthreads();
-    S = sS;
-  }
+  const double *S = COEF ? a.d.S : sx_asm_ref<DIM>(a, N, sh + (size_t)rmax * bd);
   for (int r = blockIdx.x * bd + tid; r < a.nrows; r += gridDim.x * bd) {
     const int64_t r0 = a.rowptr[r];
     const int len = (int)(a.rowptr[r + 1] - r0);
@@ -203,14 +202,7 @@ __global__ void __launch_bounds__(MF_SX_ASM_THREADS) k_sx_asm_rows_p1(sx_asm_arg
   extern __shared__ double sh[];
   const int bd = blockDim.x, tid = threadIdx.x;
   double *acc = sh + tid, *xs = sh + (size_t)rmax * bd + tid; // xs[(k * DIM + d) * bd]: column k's coordinate d
-  const double *S = a.d.S;
-  if (a.shared_S) {
-    double *sS = sh + (size_t)rmax * (DIM + 1) * bd;
-    const int n = mf_sx_ref_doubles(DIM, N);
-    for (int t = tid; t < n; t += bd) sS[t] = a.d.S[t];
-    __syncthreads();
-    S = sS;
-  }
+  const double *S = sx_asm_ref<DIM>(a, N, sh + (size_t)rmax * (DIM + 1) * bd);
   for (int r = blockIdx.x * bd + tid; r < a.nrows; r += gridDim.x * bd) {
     const int64_t r0 = a.rowptr[r];
     const int len = (int)(a.rowptr[r + 1] - r0);
