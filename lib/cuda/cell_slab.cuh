@@ -62,6 +62,12 @@ __host__ __device__ constexpr size_t slab_stage_size(int nq, int ncomp, int tpb,
   return (size_t)slab_stage_cells(nq, ncomp, tpb) * nc * nq * nq * nq;
 }
 
+// where a cell's stored entries start (entry e of point q at + e * a.qd_block_stride + q)
+__device__ __forceinline__ size_t slab_qbase(const mf_cuda_apply_args &a, int cell, int nqp)
+{
+  return (size_t)(cell / a.qd_batch) * a.qd_batch_stride + (size_t)(cell % a.qd_batch) * nqp;
+}
+
 // An asynchronous copy of one value from global to shared memory (cp.async, sm_80 on), completed by
 // slab_copy_wait; elsewhere (the host's emulation) a plain copy.
 template <class T> __device__ __forceinline__ void slab_copy_async(T *dst, const T *src)
@@ -106,7 +112,7 @@ __device__ __forceinline__ void slab_apply(const mf_cuda_apply_args &a, unsigned
   const bool nlane = active && ap < N1; // the lane of node ap along x
   const T *qd = static_cast<const T *>(a.qd), *x = static_cast<const T *>(a.x);
   T *y = static_cast<T *>(a.y);
-  const size_t qbase = (size_t)(cell / a.qd_batch) * a.qd_batch_stride + (size_t)(cell % a.qd_batch) * NQP;
+  const size_t qbase = slab_qbase(a, cell, NQP);
   const int *cn = a.cell_nodes + (size_t)cell * NPC + (ap < N1 ? ap : 0);
   // QSTAGE: the block's cells [c0, c1) (positions in the order) into sq, cell by cell, entry by entry
   T *sq = reinterpret_cast<T *>(smem);
@@ -120,8 +126,7 @@ __device__ __forceinline__ void slab_apply(const mf_cuda_apply_args &a, unsigned
     for (int k = threadIdx.x; k < n; k += blockDim.x) {
       const int l = k / (NC * NQP), r = k - l * (NC * NQP), e = r / NQP, q = r - e * NQP;
       const int ck = a.cell_list ? __ldg(&a.cell_list[c0 + l]) : (int)(c0 + l);
-      slab_copy_async(sq + k, qd + (size_t)(ck / a.qd_batch) * a.qd_batch_stride + (size_t)(ck % a.qd_batch) * NQP +
-                                  (size_t)e * a.qd_block_stride + q);
+      slab_copy_async(sq + k, qd + slab_qbase(a, ck, NQP) + (size_t)e * a.qd_block_stride + q);
     }
     qsrc = sq + (active ? (size_t)(pos - c0) * NC * NQP : 0);
   }

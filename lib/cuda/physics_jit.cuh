@@ -208,7 +208,8 @@ extern "C" __global__ void __launch_bounds__(MF_NT) mfree_residual(const int *ce
 // the stored entries read two points per load).
 // MF_VCOL_SLAB > 0: the slab design (cell_slab.cuh: a cell's component on MF_NQ lanes of a warp, MF_VCOL_SLAB
 // threads per block; 3D, 2..6 nodes per direction, no hanging nodes; the 1D matrices of mf_cbasis, constants
-// of the text; MF_VCOL_XPLANE: the x derivative plane by plane).
+// of the text; MF_VCOL_XPLANE: the x derivative plane by plane; MF_VCOL_QSTAGE: the block's stored entries
+// staged in shared memory).
 #if MF_VCOL_SLAB
 #include "cuda/cell_slab.cuh"
 #define MF_VCOL_BODY(T)                                                                                            \
