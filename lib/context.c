@@ -64,7 +64,7 @@ int mf_context_device_memory(mf_context ctx, size_t *in_use, size_t *peak)
 static const char *const phase_names[MF_PHASE_COUNT] = {"mesh", "dofs", "ordering", "coordinates", "geometry",
                                                          "coefficient", "dirichlet", "h2d", "rhs", "diagonal",
                                                          "solver", "compile", "eigenvalues",
-                                                         "transfers"};
+                                                         "transfers", "pattern", "assembly"};
 
 const char *mf_phase_name(mf_phase phase)
 {

@@ -146,6 +146,8 @@ typedef enum {
   MF_PHASE_COMPILE,      /**< users' physics compiled at run time (system C compiler, NVRTC) or loaded from the cache */
   MF_PHASE_EIGENVALUES,  /**< Chebyshev's eigenvalue estimates (CG steps, on every multigrid level) */
   MF_PHASE_TRANSFERS,    /**< multigrid's transfers between levels (P and P^T) made and copied to the device */
+  MF_PHASE_PATTERN,      /**< the assembled operators' sparsity (CSR), made once per space and copied to the device */
+  MF_PHASE_ASSEMBLY,     /**< the assembled operators' values (mf_operator_create_assembled) */
   MF_PHASE_COUNT
 } mf_phase;
 /** @brief Short name of a phase ("mesh", "dofs", ...; "unknown" out of range). */

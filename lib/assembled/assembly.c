@@ -220,9 +220,12 @@ static int create_assembled(mf_operator mfop, mf_assembly_variant v, int with_op
   /* memory is checked before each allocation that grows with the problem (mf_host_require, and on the
    * device mf_cuda_require): a matrix that would not fit is refused, with the bytes it needs and the
    * bytes available */
+  const int made = s->csr_rowptr != NULL; /* the sparsity, made (and copied) once per space: the pattern phase */
+  double tp = made ? 0.0 : mf_phase_begin(ctx);
   int ierr = mf_assembly_pattern(s, what, !cuda);
   if (!ierr && !cuda) ierr = mf_host_require(ctx, mf_assembly_matrix_bytes(s->nlocal, s->csr_rowptr[s->nlocal], 0), what);
   if (!ierr && cuda) ierr = ctx->bk->assembly.pattern(s);
+  if (!made) mf_phase_end(ctx, MF_PHASE_PATTERN, tp);
   if (!ierr) ierr = MF_CALLOC(ctx, 1, &c);
   if (!ierr) {
     c->rowptr = s->csr_rowptr;
@@ -240,7 +243,9 @@ static int create_assembled(mf_operator mfop, mf_assembly_variant v, int with_op
     ierr = MF_CALLOC(ctx, (size_t)c->rowptr[s->nlocal], &c->vals);
   }
   /* on cuda c->vals in device memory, freed by o->ops.destroy (the assembly's, then the product's) */
+  tp = mf_phase_begin(ctx);
   if (!ierr) ierr = mfop->type->assemble(mfop, v, o);
+  mf_phase_end(ctx, MF_PHASE_ASSEMBLY, tp);
   if (!ierr && cuda && with_ops) ierr = ctx->bk->assembly.csr_ops(o);
   /* with several ranks, the rows' ghost parts for the overlapped product (apply_part; on cuda
    * mf_cuda_csr_ghost_rows copies the lists to the device and sets the device's) */

@@ -197,6 +197,8 @@ int mf_assembly_pattern(mf_space s, const char *what, int values_on_host)
   if (!ierr) ierr = MF_CALLOC(ctx, (size_t)s->nlocal + 1, &rowptr);
   if (!ierr) ierr = MF_CALLOC(ctx, (size_t)nnz + 1, &colidx);
   if (!ierr) {
+    /* each node's rows at offsets of their own: in parallel (1.1e9 entries at the hyperelastic app's mesh 8) */
+#pragma omp parallel for schedule(static)
     for (int i = 0; i < nn; i++)
       for (int c = 0; c < nc; c++) {
         const int row = i * nc + c;
