@@ -38,7 +38,10 @@ static void usage(FILE *f)
           "  --newton-rtol R    or when ||F(u)||_2 <= R ||F(u0)||_2 (default 0: off)\n"
           "  --newton-max N     Newton steps per load step at most (default 50)\n"
           "  --load-steps S     the loads (B, T and the twist) in S equal increments (default 1)\n"
-          "  --no-line-search   full Newton steps\n"
+          "  --line-search L    off | backtrack | admissible: full Newton steps; the step halved until ||F||\n"
+          "                     decreases enough (default); or halved only until F is finite (no inverted\n"
+          "                     cell), then taken (docs/nonlinear.md)\n"
+          "  --no-line-search   the same as --line-search off\n"
           "  --E E, --nu NU     Young's modulus (default 10) and Poisson's ratio (default 0.3)\n"
           "  --load-scale S     B, T and the twist's displacement times S (default 1: the demonstration's)\n"
           "  --check-jacobian   compare the physics' g3 with finite differences of f1 first (exit 1 where the\n"
@@ -87,6 +90,7 @@ int main(int argc, char **argv)
   int cubes = 8, refine = 0, degree = 1, backend_i = 0, pc_i = 0, ew = 0, cg_max = 100000, newton_max = 50, mg_degree = -1;
   int loads = 1, line_search = 1, check = 0, verbose = 0, given_refine = 0, quad_i = -1, init_i = 0, method_i = 0;
   static const char *const methods[] = {"mf", "assembled"};
+  static const char *const searches[] = {"off", "backtrack", "admissible"}; /* MF_NEWTON_FULL_STEPS .. _ADMISSIBLE */
   static const char *const quads[] = {"2p", "2p-2"}, *const inits[] = {"linear", "lift", "boundary"};
   double cg_tol = 1e-5, stol = 1e-12, rtol = 0.0, load_scale = 1.0;
   hyper_problem prob = hyper_demo();
@@ -114,6 +118,7 @@ int main(int argc, char **argv)
     else if (opt_is(&P, "--newton-max")) opt_int(&P, 1, 1000, &newton_max);
     else if (opt_is(&P, "--load-steps")) opt_int(&P, 1, 1000, &loads);
     else if (opt_is(&P, "--no-line-search")) line_search = 0;
+    else if (opt_is(&P, "--line-search")) opt_choice(&P, searches, 3, &line_search);
     else if (opt_is(&P, "--E")) opt_double(&P, 0.0, 1, 1e300, 0, &prob.E);
     else if (opt_is(&P, "--nu")) opt_double(&P, -1.0, 1, 0.5, 1, &prob.nu);
     else if (opt_is(&P, "--load-scale")) opt_double(&P, 0.0, 0, 1e6, 0, &load_scale);
@@ -344,12 +349,12 @@ int main(int argc, char **argv)
     fprintf(jf, "{\"app\": \"mfree-hyperelastic\", \"mesh\": \"%s\", \"cubes\": %d, \"coarse_cubes\": %d, \"refinements\": %d, "
                 "\"element\": \"%s%d\", \"dofs\": %lld, \"ranks\": %d, \"backend\": \"%s\", \"pc\": \"%s\", \"mg_degree\": %d, \"method\": \"%s\", "
                 "\"cg_tol\": %g, \"ew\": %d, \"newton_stol\": %g, \"newton_rtol\": %g, \"load_steps\": %d, "
-                "\"load_scale\": %g, \"quadrature\": \"%s\", \"initial\": \"%s\", \"E\": %g, \"nu\": %g, \"converged\": %d, \"newton_iterations\": %d, \"cg_iterations\": %d, \"negative_curvature_steps\": %d, "
+                "\"load_scale\": %g, \"quadrature\": \"%s\", \"initial\": \"%s\", \"line_search\": \"%s\", \"E\": %g, \"nu\": %g, \"converged\": %d, \"newton_iterations\": %d, \"cg_iterations\": %d, \"negative_curvature_steps\": %d, "
                 "\"predictor_cg_iterations\": %d, \"t_predictor\": %.6f, \"t_total\": %.6f, \"t_setup\": %.6f, \"t_newton\": %.6f, \"t_residual\": %.6f, \"t_jacobian\": %.6f, "
                 "\"t_pc\": %.6f, \"t_cg\": %.6f, \"t_compile\": %.6f, \"t_compile_after_setup\": %.6f, "
                 "\"mdofs_per_cg_iteration\": %.3f, \"jacobian_check\": %g, \"last_load_history\": [",
             mesh_arg, box ? cubes : 0, box ? c : 0, box ? r : refine, hex ? "Q" : "P", degree, (long long)ndofs, nranks, mf_context_backend(ctx),
-            pcs[pc_i], pc_i == 1 ? mg_degree : 0, methods[method_i], ew ? 0.0 : cg_tol, ew, stol, rtol, loads, load_scale, hex ? "p+1" : quads[quad_i], inits[init_i], prob.E, prob.nu, rc == 0, tot.iterations,
+            pcs[pc_i], pc_i == 1 ? mg_degree : 0, methods[method_i], ew ? 0.0 : cg_tol, ew, stol, rtol, loads, load_scale, hex ? "p+1" : quads[quad_i], inits[init_i], searches[line_search], prob.E, prob.nu, rc == 0, tot.iterations,
             tot.linear_iterations, tot.negative_curvature, pred_its, t_pred, t_total, t_setup, tot.seconds, tot.seconds_residual, tot.seconds_jacobian,
             tot.seconds_pc, tot.seconds_linear, t_compile, t_compile_later, mdofs_it, jac_err);
     const double *res = NULL, *upd = NULL;

@@ -878,7 +878,16 @@ int mf_newton_set_gmres(mf_newton newton, int restart);
 /** @brief The matrix-free inner solve's preconditioner (of mf_newton_set_linear's kind; made now if not yet, again
  *  where the kind changes) for its settings (e.g. mf_pc_set_multigrid's degree): borrowed, not to be destroyed. */
 int mf_newton_get_pc(mf_newton newton, mf_pc *pc);
-int mf_newton_set_line_search(mf_newton newton, int on); /**< backtracking on (1, default) or off (0: full steps) */
+/** Newton's step length (mf_newton_set_line_search). */
+typedef enum {
+  MF_NEWTON_FULL_STEPS = 0, /**< lambda = 1 always */
+  MF_NEWTON_BACKTRACK = 1,  /**< lambda = 1, 1/2, ... until ||F|| decreases enough (the default) */
+  MF_NEWTON_ADMISSIBLE = 2  /**< lambda = 1, 1/2, ... only until F is finite at the trial (no inverted cell), then
+                                 taken whether ||F|| decreased or not (Newton's full steps kept where the state allows) */
+} mf_newton_line_search;
+/** @brief The step length rule: MF_NEWTON_BACKTRACK (1, default), MF_NEWTON_FULL_STEPS (0) or MF_NEWTON_ADMISSIBLE (2);
+ *  others MF_ERR_ARGUMENT. */
+int mf_newton_set_line_search(mf_newton newton, int mode);
 /** @brief 1: each step's Jacobian assembled (mf_operator_create_assembled; CSR, on the device on cuda) and CG on it
  *  (Jacobi or none: MF_ERR_UNSUPPORTED at the solve for others, and for GMRES); 0 (default): matrix-free. */
 int mf_newton_set_assembled(mf_newton newton, int on);

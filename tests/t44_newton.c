@@ -107,6 +107,17 @@ static void f0_log(int dim, int nc, const double *u, const double *du, const dou
   (void)dim, (void)nc, (void)du, (void)x, (void)k;
   o[0] = log(u[0]);
 }
+/* ln(1 + u) and its derivative: finite for u > -1 */
+static void f0_log1(int dim, int nc, const double *u, const double *du, const double *x, const double *k, double *o)
+{
+  (void)dim, (void)nc, (void)du, (void)x, (void)k;
+  o[0] = log(1.0 + u[0]);
+}
+static void g0_log1(int dim, int nc, const double *u, const double *du, const double *x, const double *k, double *o)
+{
+  (void)dim, (void)nc, (void)du, (void)x, (void)k;
+  o[0] = 1.0 / (1.0 + u[0]);
+}
 static void robin_f0(int dim, int nc, const double *u, const double *x, const double *n, const double *k, double *o)
 {
   (void)dim, (void)nc, (void)x, (void)n, (void)k;
@@ -425,7 +436,7 @@ static void check_newton(mf_context ctx, const char *name, int dim, int level, i
   T_CALL(mf_operator_create_physics(s, ph, MF_QUAD_GAUSS, &A));
   T_CALL(mf_newton_create(A, &nw));
   T_CALL(mf_newton_set_linear(nw, MF_PC_JACOBI, 0, 1e-10, 5000));
-  for (int ls = 0; ls < 2; ls++) {
+  for (int ls = 0; ls < 3; ls++) { /* full steps, backtracking, admissible steps (here full steps: F stays finite) */
     T_CALL(mf_vector_set_value(u, -2.0));
     T_CALL(mf_vector_zero_boundary(u));
     T_CALL(mf_vector_set_boundary(g, one, NULL));
@@ -433,10 +444,11 @@ static void check_newton(mf_context ctx, const char *name, int dim, int level, i
     T_CALL(mf_newton_set_line_search(nw, ls));
     T_CALL(mf_newton_set_tolerances(nw, 1e-10, 0.0, 0.0, 40));
     const int ierr = mf_newton_solve(nw, u, &info);
-    if (!ls)
+    if (ls != MF_NEWTON_BACKTRACK)
       T_CHECK(ierr == MF_ERR_NOT_CONVERGED && !info.converged &&
                   (info.reason == MF_NEWTON_DIVERGED || info.reason == MF_NEWTON_MAX_ITERATIONS),
-              "%s %dD P%d: full steps gave error %d reason %d (expected no convergence)", name, dim, p, ierr, (int)info.reason);
+              "%s %dD P%d: %s gave error %d reason %d (expected no convergence)", name, dim, p,
+              ls ? "admissible steps" : "full steps", ierr, (int)info.reason);
     else {
       T_CHECK(ierr == 0 && info.converged, "%s %dD P%d: with the line search error %d reason %d", name, dim, p, ierr,
               (int)info.reason);
@@ -501,6 +513,36 @@ static void check_newton(mf_context ctx, const char *name, int dim, int level, i
   EXPECT(mf_newton_solve(nw, u, &info), MF_ERR_NOT_CONVERGED, "the line search found no step length");
   T_CHECK(info.reason == MF_NEWTON_LINE_SEARCH && info.iterations == 0, "%s %dD P%d: a wrong Jacobian gave reason %d after %d "
           "steps", name, dim, p, (int)info.reason, info.iterations);
+  mf_newton_destroy(&nw);
+  mf_operator_destroy(&A);
+  mf_physics_destroy(&ph);
+
+  /* ln(1 + u) = 0 (u = 0) from u = 5 inside: the full step (1 + u to about (1 + u)(1 - ln(1 + u)) < 0) leaves F not
+   * finite; admissible steps halve it until F is finite and converge, as backtracking does */
+  T_CALL(mf_physics_create(ctx, 1, &ph));
+  T_CALL(mf_physics_set_residual(ph, f0_log1, f1_small));
+  T_CALL(mf_physics_set_jacobian(ph, g0_log1, NULL, NULL, g3_small));
+  T_CALL(mf_operator_create_physics(s, ph, MF_QUAD_GAUSS, &A));
+  T_CALL(mf_newton_create(A, &nw));
+  T_CALL(mf_newton_set_linear(nw, MF_PC_JACOBI, 0, 1e-10, 5000));
+  T_CALL(mf_newton_set_tolerances(nw, 1e-10, 0.0, 0.0, 40));
+  for (int ls = 0; ls < 3; ls++) {
+    T_CALL(mf_vector_set_value(u, 5.0));
+    T_CALL(mf_vector_zero_boundary(u));
+    T_CALL(mf_newton_set_line_search(nw, ls));
+    const int ierr = mf_newton_solve(nw, u, &info);
+    if (ls == MF_NEWTON_FULL_STEPS)
+      T_CHECK(ierr == MF_ERR_ARGUMENT && info.reason == MF_NEWTON_STATE && info.iterations == 0 &&
+                  strstr(mf_context_error_message(ctx), "finite"),
+              "%dD: full steps from u = 5 gave error %d reason %d after %d steps (%s)", dim, ierr, (int)info.reason,
+              info.iterations, mf_context_error_message(ctx));
+    else
+      T_CHECK(ierr == 0 && info.converged && info.iterations <= 12, "%dD: %s from u = 5: error %d reason %d, %d steps",
+              dim, ls == MF_NEWTON_ADMISSIBLE ? "admissible steps" : "backtracking", ierr, (int)info.reason,
+              info.iterations);
+  }
+  EXPECT(mf_newton_set_line_search(nw, 3), MF_ERR_ARGUMENT, "line search 3");
+  EXPECT(mf_newton_set_line_search(nw, -1), MF_ERR_ARGUMENT, "line search -1");
   mf_newton_destroy(&nw);
   mf_operator_destroy(&A);
   mf_physics_destroy(&ph);

@@ -136,10 +136,12 @@ int mf_newton_set_gmres(mf_newton newton, int restart)
   return 0;
 }
 
-int mf_newton_set_line_search(mf_newton newton, int on)
+int mf_newton_set_line_search(mf_newton newton, int mode)
 {
   MF_CHECK(newton, NULL, MF_ERR_NULL, "newton is NULL");
-  newton->line_search = on != 0;
+  MF_CHECK(mode >= MF_NEWTON_FULL_STEPS && mode <= MF_NEWTON_ADMISSIBLE, newton->op->ctx, MF_ERR_ARGUMENT,
+           "line search %d: MF_NEWTON_FULL_STEPS (0), MF_NEWTON_BACKTRACK (1) or MF_NEWTON_ADMISSIBLE (2)", mode);
+  newton->line_search = mode;
   return 0;
 }
 
@@ -386,11 +388,11 @@ int mf_newton_solve(mf_newton n, mf_vector u, mf_newton_info *info)
       if (!ierr) ierr = mf_vector_axpy(n->trial, lambda, n->du);
       if (!ierr) ierr = residual_at(n, n->trial, n->Ft, &ft, &ok, &info->seconds_residual);
       if (!ierr && ok && t == 0) ffull = ft;
-      if (!ierr && ok && (!n->line_search || ft <= (1.0 - 1e-4 * lambda) * f)) accepted = 1;
+      if (!ierr && ok && (n->line_search != MF_NEWTON_BACKTRACK || ft <= (1.0 - 1e-4 * lambda) * f)) accepted = 1;
       if (accepted || ierr) break;
     }
     if (ierr) break;
-    if (!accepted && floor_steps < 3 && f <= 1e-10 * f0 && ffull <= 1e-10 * f0 && ffull <= 10.0 * f) {
+    if (!accepted && n->line_search == MF_NEWTON_BACKTRACK && floor_steps < 3 && f <= 1e-10 * f0 && ffull <= 1e-10 * f0 && ffull <= 10.0 * f) {
       /* no step length decreased ||F|| at its rounding floor (||F|| <= 1e-10 ||F_0||, below which only a tighter rtol
        * or the update criterion asks to go): the full step, which stays there, is taken and the criteria decide; three
        * such steps in a row at most */
@@ -404,12 +406,17 @@ int mf_newton_solve(mf_newton n, mf_vector u, mf_newton_info *info)
     } else if (accepted)
       floor_steps = 0;
     if (!accepted) {
-      if (n->line_search) reason = MF_NEWTON_LINE_SEARCH;
-      else { /* a full step to a state where F is not finite: the message naming the point */
+      if (n->line_search == MF_NEWTON_BACKTRACK) reason = MF_NEWTON_LINE_SEARCH;
+      else { /* a full step (or every admissible trial, down to 1/4096) to a state where F is not finite: the message
+                naming the point */
         reason = MF_NEWTON_STATE;
         ierr = mf_operator_residual(n->op, n->trial, n->Ft);
-        if (!ierr) ierr = mf_error_set(ctx, MF_ERR_ARGUMENT, __FILE__, __LINE__, __func__,
-                                       "Newton: the residual after a full step is not finite (||F|| = %g)", ft);
+        if (!ierr)
+          ierr = mf_error_set(ctx, MF_ERR_ARGUMENT, __FILE__, __LINE__, __func__,
+                              n->line_search ? "Newton: the residual is not finite at step %d even after 12 halvings"
+                                               " of the step (||F|| = %g)"
+                                             : "Newton: the residual after full step %d is not finite (||F|| = %g)",
+                              k, ft);
       }
       break;
     }
@@ -428,7 +435,7 @@ int mf_newton_solve(mf_newton n, mf_vector u, mf_newton_info *info)
     if (ierr) break;
     if (f <= target) reason = MF_NEWTON_CONVERGED_RESIDUAL;
     else if (n->stol > 0.0 && info->update <= n->stol) reason = MF_NEWTON_CONVERGED_UPDATE;
-    else if (!n->line_search && f > 1e10 * f0) reason = MF_NEWTON_DIVERGED;
+    else if (n->line_search != MF_NEWTON_BACKTRACK && f > 1e10 * f0) reason = MF_NEWTON_DIVERGED;
     if (monitor_stop(n, k, f, info->update, ci.iterations) && reason == MF_NEWTON_MAX_ITERATIONS)
       reason = MF_NEWTON_STOPPED;
   }
