@@ -834,7 +834,7 @@ typedef enum {
   MF_NEWTON_CONVERGED_RESIDUAL = 1, /**< ||F(u)|| <= max(atol, rtol ||F(u0)||) */
   MF_NEWTON_CONVERGED_UPDATE = 2,   /**< the last update's norm ||du|| <= stol */
   MF_NEWTON_MAX_ITERATIONS = -1,    /**< the iteration limit came first */
-  MF_NEWTON_DIVERGED = -2,          /**< ||F(u)|| grew past 1e10 ||F(u0)|| (without the line search) */
+  MF_NEWTON_DIVERGED = -2,          /**< ||F(u)|| grew past 1e10 ||F(u0)|| (full or admissible steps) */
   MF_NEWTON_LINE_SEARCH = -3,       /**< no step length in 1, 1/2, ..., 1/2^12 decreased ||F|| enough */
   MF_NEWTON_LINEAR = -4,            /**< the inner CG (or GMRES) did not reach its tolerance */
   MF_NEWTON_STATE = -5,             /**< the residual or the Jacobian is not finite at the state (e.g. det F <= 0) */
