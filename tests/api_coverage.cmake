@@ -1,6 +1,6 @@
-# api_coverage.cmake -- every function that lib/mfree.h declares is called by some test source under
-# tests/. Fails naming the functions that none calls.
-#   cmake -DHEADER=lib/mfree.h -DTESTS=tests -P tests/api_coverage.cmake
+# api_coverage.cmake -- every function that the public headers (lib/mfree.h and its part lib/mfree_newton.h)
+# declare is called by some test source under tests/. Fails naming the functions that none calls.
+#   cmake "-DHEADER=lib/mfree.h;lib/mfree_newton.h" -DTESTS=tests -P tests/api_coverage.cmake
 # A declaration is a name mf_... followed by "(" after a type, outside comments (function-pointer
 # typedefs such as (*mf_adapt_fn)(...) are types, not functions). A call is the name followed by "(" in
 # a .c, .cpp or .h file under TESTS, outside comments and string literals: a function named only in a
@@ -40,7 +40,11 @@ function(strip_source text out strings)
   set(${out} "${kept}" PARENT_SCOPE)
 endfunction()
 
-file(READ "${HEADER}" header)
+set(header "")
+foreach(h IN LISTS HEADER) # the headers' text, one after the other
+  file(READ "${h}" text)
+  string(APPEND header "${text}\n")
+endforeach()
 strip_source("${header}" header 0)
 string(REGEX MATCHALL "[A-Za-z0-9_][ \t\n*]+mf_[a-z0-9_]+[ \t\n]*\\(" decls "${header}")
 set(functions "")
