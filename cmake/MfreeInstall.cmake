@@ -1,5 +1,6 @@
 # MfreeInstall.cmake -- what `cmake --install` puts under the prefix:
-#   include/mfree.h                    the public header (it includes only <mpi.h> and the C library)
+#   include/mfree.h                    the public header (it includes only <mpi.h>, the C library and its
+#   include/mfree_newton.h             part on Newton's method, which it includes last)
 #   lib/libmfree.a                     the library, with the CUDA backend's objects when built with it
 #   lib/cmake/mfree/                   mfreeConfig.cmake, mfreeConfigVersion.cmake, the exported targets
 #                                      (mfree::mfree) and FindP4EST.cmake, which the config uses to find
@@ -30,7 +31,8 @@ install(TARGETS ${_mfree_targets} EXPORT mfreeTargets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
   RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
-install(FILES ${PROJECT_SOURCE_DIR}/lib/mfree.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+install(FILES ${PROJECT_SOURCE_DIR}/lib/mfree.h ${PROJECT_SOURCE_DIR}/lib/mfree_newton.h
+        DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(TARGETS mfree-poisson mfree-bench RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 
 # ---- CMake package: find_package(mfree) gives mfree::mfree

@@ -1,6 +1,6 @@
 # install_check.cmake -- the installed package, as a user meets it.
 #   MODE=install   : `cmake --install BUILD_DIR --prefix PREFIX` into an emptied PREFIX; the expected files
-#                    are there, include/ holds mfree.h alone, and the installed mfree-poisson runs
+#                    are there, include/ holds mfree.h and its part mfree_newton.h alone, and the installed mfree-poisson runs
 #   MODE=cmake     : the outside project in SOURCE_DIR (find_package(mfree), mfree::mfree) builds EXAMPLE
 #                    against PREFIX; the program runs
 #   MODE=pkgconfig : EXAMPLE compiled by C_COMPILER with `pkg-config --cflags --libs mfree` from PREFIX;
@@ -28,7 +28,7 @@ endfunction()
 if(MODE STREQUAL "install")
   file(REMOVE_RECURSE "${PREFIX}")
   run_step("cmake --install" ${CMAKE_COMMAND} --install "${BUILD_DIR}" --prefix "${PREFIX}")
-  set(expected include/mfree.h ${LIBDIR}/libmfree.a ${LIBDIR}/cmake/mfree/mfreeConfig.cmake
+  set(expected include/mfree.h include/mfree_newton.h ${LIBDIR}/libmfree.a ${LIBDIR}/cmake/mfree/mfreeConfig.cmake
       ${LIBDIR}/cmake/mfree/mfreeConfigVersion.cmake ${LIBDIR}/cmake/mfree/mfreeTargets.cmake
       ${LIBDIR}/cmake/mfree/FindP4EST.cmake ${LIBDIR}/pkgconfig/mfree.pc bin/mfree-poisson bin/mfree-bench)
   foreach(f IN LISTS expected)
@@ -36,10 +36,11 @@ if(MODE STREQUAL "install")
       message(FATAL_ERROR "not installed: ${PREFIX}/${f}")
     endif()
   endforeach()
-  # mfree.h is the whole public interface: it must compile without any other header of the project
+  # mfree.h (with its part mfree_newton.h) is the whole public interface: it must compile without any other header
   file(GLOB headers RELATIVE "${PREFIX}/include" "${PREFIX}/include/*")
-  if(NOT headers STREQUAL "mfree.h")
-    message(FATAL_ERROR "include/ should hold mfree.h alone, holds: ${headers}")
+  list(SORT headers)
+  if(NOT headers STREQUAL "mfree.h;mfree_newton.h")
+    message(FATAL_ERROR "include/ should hold mfree.h and mfree_newton.h alone, holds: ${headers}")
   endif()
   execute_process(COMMAND "${PREFIX}/bin/mfree-poisson" --dim 2 --degree 2 --refine 2 --backend cpu
                   RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
