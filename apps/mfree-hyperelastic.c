@@ -325,8 +325,8 @@ int main(int argc, char **argv)
   if (rank == 0) {
     if (box) printf("mesh %s, %d cubes per side (%d refined %d times)", mesh_arg, cubes, c, r);
     else printf("mesh %s refined %d times", mesh_arg, refine);
-    printf(", %s%d, %lld DoFs, %d ranks, backend %s, pc %s, method %s\n", hex ? "Q" : "P", degree, (long long)ndofs, nranks,
-           mf_context_backend(ctx), pcs[pc_i], methods[method_i]);
+    printf(", %s%d, %lld DoFs, %d ranks, backend %s, pc %s, method %s, line search %s\n", hex ? "Q" : "P", degree,
+           (long long)ndofs, nranks, mf_context_backend(ctx), pcs[pc_i], methods[method_i], searches[line_search]);
     printf("Newton steps %d, CG iterations %d (%.1f per step), %s; initial guesses: %s", tot.iterations,
            tot.linear_iterations, tot.iterations ? (double)tot.linear_iterations / tot.iterations : 0.0,
            rc ? "NOT converged" : "converged", inits[init_i]);

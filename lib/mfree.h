@@ -1,6 +1,6 @@
 /* mfree.h -- the public interface of mfree, matrix-free finite-element operators on CPUs and GPUs.
  *
- * Everything a user may call is declared here. Objects are opaque handles named mf_<object>;
+ * Everything a user may call is declared here (Newton's method in its part mfree_newton.h, included at the end). Objects are opaque handles named mf_<object>;
  * functions are mf_<object>_<verb>, return 0 on success and a nonzero mf_error_code otherwise, with
  * the message readable from the context (mf_context_error_message). Functions that create an object
  * set its handle to NULL on every failure (where the pointer to the handle is not NULL). Destroy

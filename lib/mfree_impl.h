@@ -1,6 +1,6 @@
 /* mfree_impl.h -- what every file of the library needs, the bottom layer (lib/base/): errors, allocation,
  * threads, host memory, the context (on which errors are recorded), set-up phases and the finite-value
- * checks. Not installed; users see only lib/mfree.h. The objects' private layouts are in their own
+ * checks. Not installed; users see only lib/mfree.h (and its part lib/mfree_newton.h). The objects' private layouts are in their own
  * headers, each including the one above it here:
  *   space_impl.h      meshes, spaces and their ghost exchanges (lib/mesh.c, lib/space.c)
  *   vector_impl.h     vectors (lib/vector.c)

@@ -46,9 +46,9 @@ typedef int (*mf_newton_monitor_fn)(int step, double residual, double update, in
  *  (mf_newton_set_linear). u's Dirichlet entries are the boundary values and stay: op takes the Dirichlet form (its
  *  rows of F are zero, the updates zero there). Each step: J(u) du = -F(u) to the relative tolerance eta_k
  *  (Eisenstat-Walker, choice 2: eta_k = 0.9 (||F_k|| / ||F_k-1||)^2, safeguarded, at most eta_max; or fixed), then
- *  u <- u + lambda du, lambda = 1, 1/2, ... until ||F|| decreases by the factor 1 - 1e-4 lambda (backtracking; off:
- *  lambda = 1). Defaults: rtol 1e-10, atol 1e-50, stol 0 (off), 50 steps, Jacobi, eta_max 0.5 with Eisenstat-Walker,
- *  line search on. Collective; the op is held. Hex and simplex spaces on cpu, simplex spaces on cuda. */
+ *  u <- u + lambda du, lambda = 1, 1/2, ... until ||F|| decreases by the factor 1 - 1e-4 lambda (backtracking; full
+ *  steps: lambda = 1; admissible: halved only until F is finite; mf_newton_set_line_search). Defaults: rtol 1e-10,
+ *  atol 1e-50, stol 0 (off), 50 steps, Jacobi, eta_max 0.5 with Eisenstat-Walker, backtracking. Collective; the op is held. Hex and simplex spaces on cpu, simplex spaces on cuda. */
 typedef struct mf_newton_s *mf_newton;
 int mf_newton_create(mf_operator op, mf_newton *newton);
 int mf_newton_set_tolerances(mf_newton newton, double rtol, double atol, double stol, int max_steps); /**< relative,

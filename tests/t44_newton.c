@@ -118,6 +118,17 @@ static void g0_log1(int dim, int nc, const double *u, const double *du, const do
   (void)dim, (void)nc, (void)du, (void)x, (void)k;
   o[0] = 1.0 / (1.0 + u[0]);
 }
+/* a Jacobian far too small (its steps some 1e9 long: every halving down to 1/4096 leaves 1 + u < 0) */
+static void g0_tiny(int dim, int nc, const double *u, const double *du, const double *x, const double *k, double *o)
+{
+  (void)dim, (void)nc, (void)u, (void)du, (void)x, (void)k;
+  o[0] = 1e-9;
+}
+static void g3_tiny(int dim, int nc, const double *u, const double *du, const double *x, const double *k, double *o)
+{
+  (void)nc, (void)u, (void)du, (void)x, (void)k;
+  for (int d = 0; d < dim; d++) o[d * dim + d] = 1e-12;
+}
 static void robin_f0(int dim, int nc, const double *u, const double *x, const double *n, const double *k, double *o)
 {
   (void)dim, (void)nc, (void)x, (void)n, (void)k;
@@ -540,6 +551,33 @@ static void check_newton(mf_context ctx, const char *name, int dim, int level, i
       T_CHECK(ierr == 0 && info.converged && info.iterations <= 12, "%dD: %s from u = 5: error %d reason %d, %d steps",
               dim, ls == MF_NEWTON_ADMISSIBLE ? "admissible steps" : "backtracking", ierr, (int)info.reason,
               info.iterations);
+  }
+  mf_newton_destroy(&nw);
+  mf_operator_destroy(&A);
+  mf_physics_destroy(&ph);
+  /* the same residual with a Jacobian far too small: no step length leaves F finite; admissible steps stop with the
+   * state's error (the point named), backtracking with its own reason */
+  T_CALL(mf_physics_create(ctx, 1, &ph));
+  T_CALL(mf_physics_set_residual(ph, f0_log1, f1_small));
+  T_CALL(mf_physics_set_jacobian(ph, g0_tiny, NULL, NULL, g3_tiny));
+  T_CALL(mf_operator_create_physics(s, ph, MF_QUAD_GAUSS, &A));
+  T_CALL(mf_newton_create(A, &nw));
+  T_CALL(mf_newton_set_linear(nw, MF_PC_JACOBI, 0, 1e-10, 5000));
+  T_CALL(mf_newton_set_tolerances(nw, 1e-10, 0.0, 0.0, 40));
+  for (int ls = MF_NEWTON_BACKTRACK; ls <= MF_NEWTON_ADMISSIBLE; ls++) {
+    T_CALL(mf_vector_set_value(u, 5.0));
+    T_CALL(mf_vector_zero_boundary(u));
+    T_CALL(mf_newton_set_line_search(nw, ls));
+    const int ierr = mf_newton_solve(nw, u, &info);
+    if (ls == MF_NEWTON_ADMISSIBLE)
+      T_CHECK(ierr == MF_ERR_ARGUMENT && info.reason == MF_NEWTON_STATE && info.iterations == 0 &&
+                  strstr(mf_context_error_message(ctx), "finite"),
+              "%dD: admissible steps with no finite trial gave error %d reason %d after %d steps (%s)", dim, ierr,
+              (int)info.reason, info.iterations, mf_context_error_message(ctx));
+    else
+      T_CHECK(ierr == MF_ERR_NOT_CONVERGED && info.reason == MF_NEWTON_LINE_SEARCH && info.iterations == 0,
+              "%dD: backtracking with no finite trial gave error %d reason %d after %d steps", dim, ierr,
+              (int)info.reason, info.iterations);
   }
   EXPECT(mf_newton_set_line_search(nw, 3), MF_ERR_ARGUMENT, "line search 3");
   EXPECT(mf_newton_set_line_search(nw, -1), MF_ERR_ARGUMENT, "line search -1");

@@ -1,7 +1,8 @@
-/* newton.c -- Newton's method for F(u) = 0 (mf_newton, mfree.h): F the residual of an operator's physics
+/* newton.c -- Newton's method for F(u) = 0 (mf_newton, mfree_newton.h): F the residual of an operator's physics
  * (mf_operator_residual), its Jacobian the same operator at the state (mf_operator_set_state), each step's
  * linear system solved matrix-free by CG (or GMRES for a Jacobian that is not symmetric) to an inexact tolerance (Eisenstat-Walker, choice 2, with the usual
- * safeguards), then a backtracking line search on ||F||_2. The vectors are the backend's; the norms, the
+ * safeguards), then a step length: backtracking on ||F||_2, full steps, or admissible steps (halved only until F is
+ * finite). The vectors are the backend's; the norms, the
  * forcing and the step lengths are the same numbers on every rank (global reductions), so every rank takes
  * the same branch. */
 #include "operator_impl.h"
@@ -55,7 +56,7 @@ int mf_newton_create(mf_operator op, mf_newton *newton)
   n->op = op;
   mf_operator_retain(op);
   n->rtol = 1e-10, n->atol = 1e-50, n->stol = 0.0, n->max_steps = 50;
-  n->pc_kind = MF_PC_JACOBI, n->ew = 1, n->eta = 0.5, n->max_linear = 10000, n->line_search = 1;
+  n->pc_kind = MF_PC_JACOBI, n->ew = 1, n->eta = 0.5, n->max_linear = 10000, n->line_search = MF_NEWTON_BACKTRACK;
   n->pc_made = (mf_pc_kind)-1;
   mf_vector *v[5] = {&n->F, &n->Ft, &n->du, &n->rhs, &n->trial};
   int ierr = 0;
@@ -383,7 +384,7 @@ int mf_newton_solve(mf_newton n, mf_vector u, mf_newton_info *info)
     }
     double lambda = 1.0, ft = INFINITY, ffull = INFINITY; /* ffull: ||F|| after the full step */
     int accepted = 0;
-    for (int t = 0; t <= (n->line_search ? 12 : 0) && !ierr; t++, lambda *= 0.5) {
+    for (int t = 0; t <= (n->line_search != MF_NEWTON_FULL_STEPS ? 12 : 0) && !ierr; t++, lambda *= 0.5) {
       ierr = mf_vector_copy(n->trial, u);
       if (!ierr) ierr = mf_vector_axpy(n->trial, lambda, n->du);
       if (!ierr) ierr = residual_at(n, n->trial, n->Ft, &ft, &ok, &info->seconds_residual);
@@ -413,7 +414,7 @@ int mf_newton_solve(mf_newton n, mf_vector u, mf_newton_info *info)
         ierr = mf_operator_residual(n->op, n->trial, n->Ft);
         if (!ierr)
           ierr = mf_error_set(ctx, MF_ERR_ARGUMENT, __FILE__, __LINE__, __func__,
-                              n->line_search ? "Newton: the residual is not finite at step %d even after 12 halvings"
+                              n->line_search == MF_NEWTON_ADMISSIBLE ? "Newton: the residual is not finite at step %d even after 12 halvings"
                                                " of the step (||F|| = %g)"
                                              : "Newton: the residual after full step %d is not finite (||F|| = %g)",
                               k, ft);
