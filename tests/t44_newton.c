@@ -260,6 +260,18 @@ static void check_state(mf_context ctx, const char *name, int dim, int level, in
   mf_mesh_destroy(&mesh);
 }
 
+/* A one-component physics (f0, f1; g0, g3), its operator on s and Newton on it with Jacobi CG to the fixed 1e-10 */
+static void jacobi_newton(mf_context ctx, mf_space s, mf_pointwise_fn f0, mf_pointwise_fn f1, mf_pointwise_fn g0,
+                          mf_pointwise_fn g3, mf_physics *ph, mf_operator *A, mf_newton *nw)
+{
+  T_CALL(mf_physics_create(ctx, 1, ph));
+  T_CALL(mf_physics_set_residual(*ph, f0, f1));
+  T_CALL(mf_physics_set_jacobian(*ph, g0, NULL, NULL, g3));
+  T_CALL(mf_operator_create_physics(s, *ph, MF_QUAD_GAUSS, A));
+  T_CALL(mf_newton_create(*A, nw));
+  T_CALL(mf_newton_set_linear(*nw, MF_PC_JACOBI, 0, 1e-10, 5000));
+}
+
 static void check_newton(mf_context ctx, const char *name, int dim, int level, int p)
 {
   mf_mesh mesh;
@@ -441,12 +453,7 @@ static void check_newton(mf_context ctx, const char *name, int dim, int level, i
   mf_physics_destroy(&ph);
 
   /* full steps fail, the line search does not */
-  T_CALL(mf_physics_create(ctx, 1, &ph));
-  T_CALL(mf_physics_set_residual(ph, f0_atan, f1_small));
-  T_CALL(mf_physics_set_jacobian(ph, g0_atan, NULL, NULL, g3_small));
-  T_CALL(mf_operator_create_physics(s, ph, MF_QUAD_GAUSS, &A));
-  T_CALL(mf_newton_create(A, &nw));
-  T_CALL(mf_newton_set_linear(nw, MF_PC_JACOBI, 0, 1e-10, 5000));
+  jacobi_newton(ctx, s, f0_atan, f1_small, g0_atan, g3_small, &ph, &A, &nw);
   for (int ls = 0; ls < 3; ls++) { /* full steps, backtracking, admissible steps (here full steps: F stays finite) */
     T_CALL(mf_vector_set_value(u, -2.0));
     T_CALL(mf_vector_zero_boundary(u));
@@ -530,12 +537,7 @@ static void check_newton(mf_context ctx, const char *name, int dim, int level, i
 
   /* ln(1 + u) = 0 (u = 0) from u = 5 inside: the full step (1 + u to about (1 + u)(1 - ln(1 + u)) < 0) leaves F not
    * finite; admissible steps halve it until F is finite and converge, as backtracking does */
-  T_CALL(mf_physics_create(ctx, 1, &ph));
-  T_CALL(mf_physics_set_residual(ph, f0_log1, f1_small));
-  T_CALL(mf_physics_set_jacobian(ph, g0_log1, NULL, NULL, g3_small));
-  T_CALL(mf_operator_create_physics(s, ph, MF_QUAD_GAUSS, &A));
-  T_CALL(mf_newton_create(A, &nw));
-  T_CALL(mf_newton_set_linear(nw, MF_PC_JACOBI, 0, 1e-10, 5000));
+  jacobi_newton(ctx, s, f0_log1, f1_small, g0_log1, g3_small, &ph, &A, &nw);
   T_CALL(mf_newton_set_tolerances(nw, 1e-10, 0.0, 0.0, 40));
   for (int ls = 0; ls < 3; ls++) {
     T_CALL(mf_vector_set_value(u, 5.0));
@@ -557,12 +559,7 @@ static void check_newton(mf_context ctx, const char *name, int dim, int level, i
   mf_physics_destroy(&ph);
   /* the same residual with a Jacobian far too small: no step length leaves F finite; admissible steps stop with the
    * state's error (the point named), backtracking with its own reason */
-  T_CALL(mf_physics_create(ctx, 1, &ph));
-  T_CALL(mf_physics_set_residual(ph, f0_log1, f1_small));
-  T_CALL(mf_physics_set_jacobian(ph, g0_tiny, NULL, NULL, g3_tiny));
-  T_CALL(mf_operator_create_physics(s, ph, MF_QUAD_GAUSS, &A));
-  T_CALL(mf_newton_create(A, &nw));
-  T_CALL(mf_newton_set_linear(nw, MF_PC_JACOBI, 0, 1e-10, 5000));
+  jacobi_newton(ctx, s, f0_log1, f1_small, g0_tiny, g3_tiny, &ph, &A, &nw);
   T_CALL(mf_newton_set_tolerances(nw, 1e-10, 0.0, 0.0, 40));
   for (int ls = MF_NEWTON_BACKTRACK; ls <= MF_NEWTON_ADMISSIBLE; ls++) {
     T_CALL(mf_vector_set_value(u, 5.0));
