@@ -2041,7 +2041,9 @@ static void cuda_simplex_case(mf_context cc, mf_context gc)
  * stored entries are staged in shared memory (at p = 3 of the Laplacian too), the stage asked for at two
  * more shapes, and at p = 5 (the collocated Laplacian, the mass at q = p + 2); the column design on the same shape, and the float copies at p = 1..4. In two halves that
  * ctest runs side by side (most of the time is the compiles): half 1 the slab design and its float copies,
- * half 2 the rest; 0 both; 3 (argument "stage") the staged cases alone (stage_cases; a quick device check). Each case says when it is done (a run stopped by its time limit shows how far
+ * half 2 the rest; 0 both; 3 (argument "stage") the staged cases alone (stage_cases; a quick device check); 4
+ * (argument "six", also in half 2) the column design's default launch at six points per direction (p = 4 with
+ * q = p + 2, p = 5 collocated). Each case says when it is done (a run stopped by its time limit shows how far
  * it came). */
 static int half_stage_only = 0; /* t38 cuda thread stage: stage_cases alone */
 static void progress(const char *fmt, ...)
@@ -2098,6 +2100,15 @@ static void cuda_thread_case(mf_context cc, mf_context gc, int half)
   if (half == 3) {
     half_stage_only = 1;
     stage_cases(cc, gc);
+  }
+  if (half == 4 || half == 2) { /* the column design's default at six points per direction (physics_vcol.cu: one
+                                 * component at a time, two blocks per SM): bp4's shape at p = 4, bp6's at p = 5 */
+    cuda_quad = MF_QUAD_GAUSS_P2;
+    cpu_cuda_case(cc, gc, "sheared", 3, 2, 0, 4, 3, vector_source, "g3=vlaplacez", NULL, 0, 0, 1e-12);
+    cuda_quad = MF_QUAD_GLL;
+    cpu_cuda_case(cc, gc, "sheared", 3, 2, 0, 5, 3, vector_source, "g3=vlaplacez", NULL, 0, 0, 1e-12);
+    progress("column design, six points: p = 4 gauss+2 and p = 5 gll, g3=vlaplacez, the default launch");
+    if (half == 4) goto cleanup;
   }
   for (int design = half == 2 ? 1 : 0; design < (half == 1 ? 1 : half == 3 ? 0 : 2); design++) { /* 0: slab, 1: thread */
     setenv("MFREE_PHYSICS_VCOL_SLAB", design ? "0" : "128", 1);
@@ -2169,6 +2180,7 @@ static void cuda_thread_case(mf_context cc, mf_context gc, int half)
   }
   unsetenv("MFREE_PHYSICS_VCOL_SLAB");
   mf_mesh_destroy(&mesh);
+cleanup:;
   char cmd[128];
   snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
   T_CHECK(system(cmd) == 0, "could not remove %s", dir);
@@ -2482,6 +2494,7 @@ int main(int argc, char **argv)
       const int half = argc > 3 && !strcmp(argv[3], "slab")     ? 1
                        : argc > 3 && !strcmp(argv[3], "others") ? 2
                        : argc > 3 && !strcmp(argv[3], "stage")  ? 3
+                       : argc > 3 && !strcmp(argv[3], "six")    ? 4
                                                                 : 0;
       if (simplex || faces || thread) { /* alone (compute-sanitizer; thread: its own two tests) */
         mf_context cc = NULL;
