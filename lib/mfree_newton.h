@@ -19,7 +19,8 @@ typedef enum {
   MF_NEWTON_CONVERGED_UPDATE = 2,   /**< the last update's norm ||du|| <= stol */
   MF_NEWTON_MAX_ITERATIONS = -1,    /**< the iteration limit came first */
   MF_NEWTON_DIVERGED = -2,          /**< ||F(u)|| grew past 1e10 ||F(u0)|| (full or admissible steps) */
-  MF_NEWTON_LINE_SEARCH = -3,       /**< no step length in 1, 1/2, ..., 1/2^12 decreased ||F|| enough */
+  MF_NEWTON_LINE_SEARCH = -3,       /**< no step length in 1, 1/2, ..., 1/2^12 decreased ||F|| enough (critical: no
+                                         trial of 13 brought the slope down) */
   MF_NEWTON_LINEAR = -4,            /**< the inner CG (or GMRES) did not reach its tolerance */
   MF_NEWTON_STATE = -5,             /**< the residual or the Jacobian is not finite at the state (e.g. det F <= 0) */
   MF_NEWTON_STOPPED = -6            /**< the monitor said stop (on any rank) */
@@ -47,7 +48,8 @@ typedef int (*mf_newton_monitor_fn)(int step, double residual, double update, in
  *  rows of F are zero, the updates zero there). Each step: J(u) du = -F(u) to the relative tolerance eta_k
  *  (Eisenstat-Walker, choice 2: eta_k = 0.9 (||F_k|| / ||F_k-1||)^2, safeguarded, at most eta_max; or fixed), then
  *  u <- u + lambda du, lambda = 1, 1/2, ... until ||F|| decreases by the factor 1 - 1e-4 lambda (backtracking; full
- *  steps: lambda = 1; admissible: halved only until F is finite; mf_newton_set_line_search). Defaults: rtol 1e-10,
+ *  steps: lambda = 1; admissible: halved only until F is finite; critical: by the energy's slope along du;
+ *  mf_newton_set_line_search). Defaults: rtol 1e-10,
  *  atol 1e-50, stol 0 (off), 50 steps, Jacobi, eta_max 0.5 with Eisenstat-Walker, backtracking. Collective; the op is held. Hex and simplex spaces on cpu, simplex spaces on cuda. */
 typedef struct mf_newton_s *mf_newton;
 int mf_newton_create(mf_operator op, mf_newton *newton);
@@ -66,11 +68,14 @@ int mf_newton_get_pc(mf_newton newton, mf_pc *pc);
 typedef enum {
   MF_NEWTON_FULL_STEPS = 0, /**< lambda = 1 always */
   MF_NEWTON_BACKTRACK = 1,  /**< lambda = 1, 1/2, ... until ||F|| decreases enough (the default) */
-  MF_NEWTON_ADMISSIBLE = 2  /**< lambda = 1, 1/2, ... only until F is finite at the trial (no inverted cell), then
+  MF_NEWTON_ADMISSIBLE = 2, /**< lambda = 1, 1/2, ... only until F is finite at the trial (no inverted cell), then
                                  taken whether ||F|| decreased or not (Newton's full steps kept where the state allows) */
+  MF_NEWTON_CRITICAL = 3    /**< for F the gradient of an energy: from lambda = 1 (halved where F is not finite), the
+                                 first lambda where the energy's slope du . F(u + lambda du) is at most half the size of
+                                 its (negative) value at 0, else the secant's zero of that slope; ||F|| may grow */
 } mf_newton_line_search;
-/** @brief The step length rule: MF_NEWTON_BACKTRACK (1, default), MF_NEWTON_FULL_STEPS (0) or MF_NEWTON_ADMISSIBLE (2);
- *  others MF_ERR_ARGUMENT. */
+/** @brief The step length rule: MF_NEWTON_BACKTRACK (1, default), MF_NEWTON_FULL_STEPS (0), MF_NEWTON_ADMISSIBLE (2)
+ *  or MF_NEWTON_CRITICAL (3); others MF_ERR_ARGUMENT. */
 int mf_newton_set_line_search(mf_newton newton, int mode);
 /** @brief 1: each step's Jacobian assembled (mf_operator_create_assembled; CSR, on the device on cuda) and CG on it
  *  (Jacobi or none: MF_ERR_UNSUPPORTED at the solve for others, and for GMRES); 0 (default): matrix-free. */

@@ -452,9 +452,10 @@ static void check_newton(mf_context ctx, const char *name, int dim, int level, i
   mf_operator_destroy(&A);
   mf_physics_destroy(&ph);
 
-  /* full steps fail, the line search does not */
+  /* full steps fail, the line search does not, nor the energy's slope (the energy of atan(u - 1) is convex) */
   jacobi_newton(ctx, s, f0_atan, f1_small, g0_atan, g3_small, &ph, &A, &nw);
-  for (int ls = 0; ls < 3; ls++) { /* full steps, backtracking, admissible steps (here full steps: F stays finite) */
+  for (int ls = 0; ls <= MF_NEWTON_CRITICAL; ls++) { /* full steps, backtracking, admissible steps (here full steps: F
+                                                      * stays finite), critical steps */
     T_CALL(mf_vector_set_value(u, -2.0));
     T_CALL(mf_vector_zero_boundary(u));
     T_CALL(mf_vector_set_boundary(g, one, NULL));
@@ -462,7 +463,10 @@ static void check_newton(mf_context ctx, const char *name, int dim, int level, i
     T_CALL(mf_newton_set_line_search(nw, ls));
     T_CALL(mf_newton_set_tolerances(nw, 1e-10, 0.0, 0.0, 40));
     const int ierr = mf_newton_solve(nw, u, &info);
-    if (ls != MF_NEWTON_BACKTRACK)
+    if (ls == MF_NEWTON_CRITICAL)
+      T_CHECK(ierr == 0 && info.converged, "%s %dD P%d: critical steps gave error %d reason %d", name, dim, p, ierr,
+              (int)info.reason);
+    else if (ls != MF_NEWTON_BACKTRACK)
       T_CHECK(ierr == MF_ERR_NOT_CONVERGED && !info.converged &&
                   (info.reason == MF_NEWTON_DIVERGED || info.reason == MF_NEWTON_MAX_ITERATIONS),
               "%s %dD P%d: %s gave error %d reason %d (expected no convergence)", name, dim, p,
@@ -536,10 +540,11 @@ static void check_newton(mf_context ctx, const char *name, int dim, int level, i
   mf_physics_destroy(&ph);
 
   /* ln(1 + u) = 0 (u = 0) from u = 5 inside: the full step (1 + u to about (1 + u)(1 - ln(1 + u)) < 0) leaves F not
-   * finite; admissible steps halve it until F is finite and converge, as backtracking does */
+   * finite; admissible steps halve it until F is finite and converge, as backtracking and the energy's slope
+   * (critical: the energy of ln(1 + u), a gradient) do */
   jacobi_newton(ctx, s, f0_log1, f1_small, g0_log1, g3_small, &ph, &A, &nw);
   T_CALL(mf_newton_set_tolerances(nw, 1e-10, 0.0, 0.0, 40));
-  for (int ls = 0; ls < 3; ls++) {
+  for (int ls = 0; ls <= MF_NEWTON_CRITICAL; ls++) {
     T_CALL(mf_vector_set_value(u, 5.0));
     T_CALL(mf_vector_zero_boundary(u));
     T_CALL(mf_newton_set_line_search(nw, ls));
@@ -551,32 +556,33 @@ static void check_newton(mf_context ctx, const char *name, int dim, int level, i
               info.iterations, mf_context_error_message(ctx));
     else
       T_CHECK(ierr == 0 && info.converged && info.iterations <= 12, "%dD: %s from u = 5: error %d reason %d, %d steps",
-              dim, ls == MF_NEWTON_ADMISSIBLE ? "admissible steps" : "backtracking", ierr, (int)info.reason,
-              info.iterations);
+              dim, ls == MF_NEWTON_ADMISSIBLE ? "admissible steps" : ls == MF_NEWTON_CRITICAL ? "critical" : "backtracking",
+              ierr, (int)info.reason, info.iterations);
   }
   mf_newton_destroy(&nw);
   mf_operator_destroy(&A);
   mf_physics_destroy(&ph);
   /* the same residual with a Jacobian far too small: no step length leaves F finite; admissible steps stop with the
-   * state's error (the point named), backtracking with its own reason */
+   * state's error (the point named), as the energy's slope does (critical), backtracking with its own reason */
   jacobi_newton(ctx, s, f0_log1, f1_small, g0_tiny, g3_tiny, &ph, &A, &nw);
   T_CALL(mf_newton_set_tolerances(nw, 1e-10, 0.0, 0.0, 40));
-  for (int ls = MF_NEWTON_BACKTRACK; ls <= MF_NEWTON_ADMISSIBLE; ls++) {
+  for (int ls = MF_NEWTON_BACKTRACK; ls <= MF_NEWTON_CRITICAL; ls++) {
     T_CALL(mf_vector_set_value(u, 5.0));
     T_CALL(mf_vector_zero_boundary(u));
     T_CALL(mf_newton_set_line_search(nw, ls));
     const int ierr = mf_newton_solve(nw, u, &info);
-    if (ls == MF_NEWTON_ADMISSIBLE)
+    if (ls != MF_NEWTON_BACKTRACK)
       T_CHECK(ierr == MF_ERR_ARGUMENT && info.reason == MF_NEWTON_STATE && info.iterations == 0 &&
                   strstr(mf_context_error_message(ctx), "finite"),
-              "%dD: admissible steps with no finite trial gave error %d reason %d after %d steps (%s)", dim, ierr,
-              (int)info.reason, info.iterations, mf_context_error_message(ctx));
+              "%dD: %s with no finite trial gave error %d reason %d after %d steps (%s)", dim,
+              ls == MF_NEWTON_CRITICAL ? "critical" : "admissible steps", ierr, (int)info.reason, info.iterations,
+              mf_context_error_message(ctx));
     else
       T_CHECK(ierr == MF_ERR_NOT_CONVERGED && info.reason == MF_NEWTON_LINE_SEARCH && info.iterations == 0,
               "%dD: backtracking with no finite trial gave error %d reason %d after %d steps", dim, ierr,
               (int)info.reason, info.iterations);
   }
-  EXPECT(mf_newton_set_line_search(nw, 3), MF_ERR_ARGUMENT, "line search 3");
+  EXPECT(mf_newton_set_line_search(nw, 4), MF_ERR_ARGUMENT, "line search 4");
   EXPECT(mf_newton_set_line_search(nw, -1), MF_ERR_ARGUMENT, "line search -1");
   mf_newton_destroy(&nw);
   mf_operator_destroy(&A);

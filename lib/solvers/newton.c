@@ -140,8 +140,9 @@ int mf_newton_set_gmres(mf_newton newton, int restart)
 int mf_newton_set_line_search(mf_newton newton, int mode)
 {
   MF_CHECK(newton, NULL, MF_ERR_NULL, "newton is NULL");
-  MF_CHECK(mode >= MF_NEWTON_FULL_STEPS && mode <= MF_NEWTON_ADMISSIBLE, newton->op->ctx, MF_ERR_ARGUMENT,
-           "line search %d: MF_NEWTON_FULL_STEPS (0), MF_NEWTON_BACKTRACK (1) or MF_NEWTON_ADMISSIBLE (2)", mode);
+  MF_CHECK(mode >= MF_NEWTON_FULL_STEPS && mode <= MF_NEWTON_CRITICAL, newton->op->ctx, MF_ERR_ARGUMENT,
+           "line search %d: MF_NEWTON_FULL_STEPS (0), MF_NEWTON_BACKTRACK (1), MF_NEWTON_ADMISSIBLE (2) or "
+           "MF_NEWTON_CRITICAL (3)", mode);
   newton->line_search = mode;
   return 0;
 }
@@ -383,8 +384,34 @@ int mf_newton_solve(mf_newton n, mf_vector u, mf_newton_info *info)
       break;
     }
     double lambda = 1.0, ft = INFINITY, ffull = INFINITY; /* ffull: ||F|| after the full step */
-    int accepted = 0;
-    for (int t = 0; t <= (n->line_search != MF_NEWTON_FULL_STEPS ? 12 : 0) && !ierr; t++, lambda *= 0.5) {
+    int accepted = 0, finite = 1;
+    if (n->line_search == MF_NEWTON_CRITICAL) { /* the energy's slope along du: g(lambda) = du . F(u + lambda du) */
+      double g0 = 0.0;
+      ierr = mf_vector_dot(n->du, n->F, &g0);
+      const int descent = g0 < 0.0; /* else (rounding, a residual of no energy): as admissible steps */
+      for (int t = 0; t <= 12 && !ierr; t++) {
+        ierr = mf_vector_copy(n->trial, u);
+        if (!ierr) ierr = mf_vector_axpy(n->trial, lambda, n->du);
+        if (!ierr) ierr = residual_at(n, n->trial, n->Ft, &ft, &finite, &info->seconds_residual);
+        if (ierr) break;
+        if (!finite) { /* an inverted cell: shorter */
+          lambda *= 0.5;
+          continue;
+        }
+        double g = 0.0;
+        if (descent) ierr = mf_vector_dot(n->du, n->Ft, &g);
+        if (ierr) break;
+        if (!descent || g <= -0.5 * g0) { /* the slope down to half its size or beyond: the energy decreased */
+          accepted = 1;
+          break;
+        }
+        /* past the minimum along du: where the slope's secant from lambda = 0 is zero, at least a tenth of lambda */
+        lambda = fmax(lambda * g0 / (g0 - g), 0.1 * lambda);
+      }
+    }
+    for (int t = 0; n->line_search != MF_NEWTON_CRITICAL &&
+                    t <= (n->line_search != MF_NEWTON_FULL_STEPS ? 12 : 0) && !ierr;
+         t++, lambda *= 0.5) {
       ierr = mf_vector_copy(n->trial, u);
       if (!ierr) ierr = mf_vector_axpy(n->trial, lambda, n->du);
       if (!ierr) ierr = residual_at(n, n->trial, n->Ft, &ft, &ok, &info->seconds_residual);
@@ -407,14 +434,15 @@ int mf_newton_solve(mf_newton n, mf_vector u, mf_newton_info *info)
     } else if (accepted)
       floor_steps = 0;
     if (!accepted) {
-      if (n->line_search == MF_NEWTON_BACKTRACK) reason = MF_NEWTON_LINE_SEARCH;
+      if (n->line_search == MF_NEWTON_BACKTRACK || (n->line_search == MF_NEWTON_CRITICAL && finite))
+        reason = MF_NEWTON_LINE_SEARCH;
       else { /* a full step (or every admissible trial, down to 1/4096) to a state where F is not finite: the message
                 naming the point */
         reason = MF_NEWTON_STATE;
         ierr = mf_operator_residual(n->op, n->trial, n->Ft);
         if (!ierr)
           ierr = mf_error_set(ctx, MF_ERR_ARGUMENT, __FILE__, __LINE__, __func__,
-                              n->line_search == MF_NEWTON_ADMISSIBLE ? "Newton: the residual is not finite at step %d even after 12 halvings"
+                              n->line_search != MF_NEWTON_FULL_STEPS ? "Newton: the residual is not finite at step %d even after 12 halvings"
                                                " of the step (||F|| = %g)"
                                              : "Newton: the residual after full step %d is not finite (||F|| = %g)",
                               k, ft);
