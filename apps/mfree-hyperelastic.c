@@ -37,6 +37,8 @@ static void usage(FILE *f)
           "  --newton-stol S    converged when the update's ||du||_2 <= S (default 1e-12, the FEniCS study's)\n"
           "  --newton-rtol R    or when ||F(u)||_2 <= R ||F(u0)||_2 (default 0: off)\n"
           "  --newton-max N     Newton steps per load step at most (default 50)\n"
+          "  --pc-lag TAU       keep the inner preconditioner's set-up of an earlier Newton step while the state\n"
+          "                     moved by at most TAU ||u|| since, 0 <= TAU < 1 (default 0: a set-up every step)\n"
           "  --load-steps S     the loads (B, T and the twist) in S equal increments (default 1)\n"
           "  --line-search L    off | backtrack | admissible | critical: full Newton steps; the step halved until\n"
           "                     ||F|| decreases enough (default); halved only until F is finite (no inverted\n"
@@ -93,7 +95,7 @@ int main(int argc, char **argv)
   static const char *const methods[] = {"mf", "assembled"};
   static const char *const searches[] = {"off", "backtrack", "admissible", "critical"}; /* MF_NEWTON_FULL_STEPS .. _CRITICAL */
   static const char *const quads[] = {"2p", "2p-2"}, *const inits[] = {"linear", "lift", "boundary"};
-  double cg_tol = 1e-5, stol = 1e-12, rtol = 0.0, load_scale = 1.0;
+  double cg_tol = 1e-5, stol = 1e-12, rtol = 0.0, load_scale = 1.0, pc_lag = 0.0;
   hyper_problem prob = hyper_demo();
   opt_parser P;
   opt_init(&P, "mfree-hyperelastic", argc, argv);
@@ -117,6 +119,7 @@ int main(int argc, char **argv)
     else if (opt_is(&P, "--newton-stol")) opt_double(&P, 0.0, 0, 1.0, 1, &stol);
     else if (opt_is(&P, "--newton-rtol")) opt_double(&P, 0.0, 0, 1.0, 1, &rtol);
     else if (opt_is(&P, "--newton-max")) opt_int(&P, 1, 1000, &newton_max);
+    else if (opt_is(&P, "--pc-lag")) opt_double(&P, 0.0, 0, 1.0, 1, &pc_lag);
     else if (opt_is(&P, "--load-steps")) opt_int(&P, 1, 1000, &loads);
     else if (opt_is(&P, "--no-line-search")) line_search = 0;
     else if (opt_is(&P, "--line-search")) opt_choice(&P, searches, 4, &line_search);
@@ -222,6 +225,7 @@ int main(int argc, char **argv)
   if (mf_newton_create(op, &nw) || mf_newton_set_tolerances(nw, rtol, 0.0, stol, newton_max) ||
       mf_newton_set_linear(nw, pc_kinds[pc_i], ew, ew ? 0.5 : cg_tol, cg_max) ||
       mf_newton_set_line_search(nw, line_search) || mf_newton_set_monitor(nw, monitor, &md) ||
+      mf_newton_set_pc_lag(nw, pc_lag) ||
       mf_newton_set_assembled(nw, method_i) || (pc_i == 1 && set_mg_degree(nw, mg_degree))) {
     rc = fail(ctx, "the Newton solver");
     goto done;
@@ -311,6 +315,7 @@ int main(int argc, char **argv)
     tot.seconds_jacobian += in->seconds_jacobian, tot.seconds_pc += in->seconds_pc;
     tot.seconds_linear += in->seconds_linear;
     tot.negative_curvature += in->negative_curvature;
+    tot.pc_kept += in->pc_kept;
     if (ierr) {
       fprintf(stderr, "mfree-hyperelastic: load step %d of %d: %s\n", s, loads, mf_context_error_message(ctx));
       rc = ierr == MF_ERR_NOT_CONVERGED ? 3 : 1;
@@ -338,6 +343,8 @@ int main(int argc, char **argv)
            tot.seconds_linear);
     printf("CG: %.1f Mdof/s per iteration; %d Newton steps met negative curvature (truncated CG)\n", mdofs_it,
            tot.negative_curvature);
+    if (pc_lag > 0.0)
+      printf("preconditioner lag %g: %d Newton steps kept an earlier step's set-up\n", pc_lag, tot.pc_kept);
     printf("compiling the physics (or loading it from the cache): %.3f s in all, %.3f s of it after the set-up (in the "
            "times above)\n", t_compile, t_compile_later);
     printf("the library's phases after the set-up (within the times above):");
@@ -351,12 +358,12 @@ int main(int argc, char **argv)
                 "\"element\": \"%s%d\", \"dofs\": %lld, \"ranks\": %d, \"backend\": \"%s\", \"pc\": \"%s\", \"mg_degree\": %d, \"method\": \"%s\", "
                 "\"cg_tol\": %g, \"ew\": %d, \"newton_stol\": %g, \"newton_rtol\": %g, \"load_steps\": %d, "
                 "\"load_scale\": %g, \"quadrature\": \"%s\", \"initial\": \"%s\", \"line_search\": \"%s\", \"E\": %g, \"nu\": %g, \"converged\": %d, \"newton_iterations\": %d, \"cg_iterations\": %d, \"negative_curvature_steps\": %d, "
-                "\"predictor_cg_iterations\": %d, \"t_predictor\": %.6f, \"t_total\": %.6f, \"t_setup\": %.6f, \"t_newton\": %.6f, \"t_residual\": %.6f, \"t_jacobian\": %.6f, "
+                "\"pc_lag\": %g, \"pc_kept_steps\": %d, \"predictor_cg_iterations\": %d, \"t_predictor\": %.6f, \"t_total\": %.6f, \"t_setup\": %.6f, \"t_newton\": %.6f, \"t_residual\": %.6f, \"t_jacobian\": %.6f, "
                 "\"t_pc\": %.6f, \"t_cg\": %.6f, \"t_compile\": %.6f, \"t_compile_after_setup\": %.6f, "
                 "\"mdofs_per_cg_iteration\": %.3f, \"jacobian_check\": %g, \"last_load_history\": [",
             mesh_arg, box ? cubes : 0, box ? c : 0, box ? r : refine, hex ? "Q" : "P", degree, (long long)ndofs, nranks, mf_context_backend(ctx),
             pcs[pc_i], pc_i == 1 ? mg_degree : 0, methods[method_i], ew ? 0.0 : cg_tol, ew, stol, rtol, loads, load_scale, hex ? "p+1" : quads[quad_i], inits[init_i], searches[line_search], prob.E, prob.nu, rc == 0, tot.iterations,
-            tot.linear_iterations, tot.negative_curvature, pred_its, t_pred, t_total, t_setup, tot.seconds, tot.seconds_residual, tot.seconds_jacobian,
+            tot.linear_iterations, tot.negative_curvature, pc_lag, tot.pc_kept, pred_its, t_pred, t_total, t_setup, tot.seconds, tot.seconds_residual, tot.seconds_jacobian,
             tot.seconds_pc, tot.seconds_linear, t_compile, t_compile_later, mdofs_it, jac_err);
     const double *res = NULL, *upd = NULL;
     int nh = 0;

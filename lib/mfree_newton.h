@@ -36,6 +36,7 @@ typedef struct {
   double seconds_residual, seconds_jacobian, seconds_pc, seconds_linear; /**< of which: residuals (line search's
                                  included), Jacobians (set_state), preconditioner set-ups, inner solves */
   int negative_curvature; /**< steps whose CG met p^T J p <= 0 and stopped there (truncated CG: the step so far) */
+  int pc_kept;            /**< steps that kept an earlier step's preconditioner set-up (mf_newton_set_pc_lag) */
 } mf_newton_info;
 
 /** A monitor: called with step 0 and the initial residual norm (update 0, linear 0), then after every step
@@ -77,6 +78,12 @@ typedef enum {
 /** @brief The step length rule: MF_NEWTON_BACKTRACK (1, default), MF_NEWTON_FULL_STEPS (0), MF_NEWTON_ADMISSIBLE (2)
  *  or MF_NEWTON_CRITICAL (3); others MF_ERR_ARGUMENT. */
 int mf_newton_set_line_search(mf_newton newton, int mode);
+/** @brief Lag the matrix-free inner solve's preconditioner: its set-up (a multigrid hierarchy's levels at the state,
+ *  smoothers' diagonals and eigenvalue estimates; Jacobi's diagonal) made at an earlier step of the solve is kept
+ *  while the state has moved since by at most tau ||u||_2 (||u - u_setup||_2); where an inner solve with a kept
+ *  set-up fails, it is set up at the step's Jacobian and the solve repeated. tau in [0, 1); 0 (default): a set-up
+ *  at every step. */
+int mf_newton_set_pc_lag(mf_newton newton, double tau);
 /** @brief 1: each step's Jacobian assembled (mf_operator_create_assembled; CSR, on the device on cuda) and CG on it
  *  (Jacobi or none: MF_ERR_UNSUPPORTED at the solve for others, and for GMRES); 0 (default): matrix-free. */
 int mf_newton_set_assembled(mf_newton newton, int on);

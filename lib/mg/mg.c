@@ -356,6 +356,13 @@ static int multigrid_apply(mf_pc pc, mf_vector r, mf_vector z) { return mg_apply
 
 static void multigrid_destroy(mf_pc pc) { mg_destroy(&mgd(pc)->mg); }
 
+/* the smoothers too: the finest one's operator is the preconditioner's own, whose new state would set it up again */
+static void multigrid_keep(mf_pc pc, int on)
+{
+  const mf_mg m = mgd(pc)->mg;
+  for (int k = 0; m && k < m->nlevels; k++) mf_pc_keep(m->lv[k].smoother, on);
+}
+
 const mf_pc_type mf_pc_type_multigrid = {
   .kind = MF_PC_MULTIGRID,
   .name = "multigrid (MF_PC_MULTIGRID)",
@@ -365,6 +372,7 @@ const mf_pc_type mf_pc_type_multigrid = {
   .setup = multigrid_setup,
   .apply = multigrid_apply,
   .destroy = multigrid_destroy,
+  .keep = multigrid_keep,
 };
 
 /* The setters' common steps: the argument is a multigrid preconditioner; after a change, the hierarchy

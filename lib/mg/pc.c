@@ -35,11 +35,17 @@ int mf_pc_create_type(mf_operator op, const mf_pc_type *type, mf_pc *pc)
 int mf_pc_setup(mf_pc pc)
 {
   MF_CHECK(pc, NULL, MF_ERR_NULL, "preconditioner is NULL");
-  if ((pc->ready && pc->op_revision == pc->op->revision) || !pc->type->setup) return 0;
+  if ((pc->ready && (pc->op_revision == pc->op->revision || pc->kept)) || !pc->type->setup) return 0;
   const int ierr = pc->type->setup(pc); /* the first time, after a setting changed, or at a new operator state */
   pc->ready = !ierr;
   pc->op_revision = pc->op->revision;
   return ierr;
+}
+
+void mf_pc_keep(mf_pc pc, int on)
+{
+  pc->kept = on != 0;
+  if (pc->type->keep) pc->type->keep(pc, on);
 }
 
 int mf_pc_to_single(mf_pc pc, mf_operator op)

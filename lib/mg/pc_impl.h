@@ -51,6 +51,8 @@ struct mf_pc_type_s {
   int (*pointwise)(mf_pc pc, mf_vector *dinv);
   /** Move the type's vectors to op, a float copy of the operator (NULL: refused); pc.c swaps pc->op. */
   int (*to_single)(mf_pc pc, mf_operator op);
+  /** mf_pc_keep for the preconditioners this one holds (multigrid: its levels' smoothers; NULL: none). */
+  void (*keep)(mf_pc pc, int on);
 };
 
 struct mf_pc_s {
@@ -60,6 +62,7 @@ struct mf_pc_s {
   int refs;                /* the user's handle and the cgs that use it (mf_cg_set_pc) */
   int ready;               /* set up (a setting that changes the set-up clears it) */
   int op_revision;         /* the operator's revision at the set-up (mf_operator_set_state changes it) */
+  int kept;                /* the set-up kept at the operator's new revisions (mf_pc_keep) */
   max_align_t data[];      /* the type's data, type->data_size bytes */
 };
 
@@ -68,6 +71,11 @@ extern const mf_pc_type mf_pc_type_none, mf_pc_type_jacobi; /* jacobi.c */
 extern const mf_pc_type mf_pc_type_chebyshev;               /* chebyshev.c */
 extern const mf_pc_type mf_pc_type_multigrid;               /* mg.c */
 extern const mf_pc_type mf_pc_type_shell;                   /* shell.c */
+
+/** Keep (on = 1) the set-up of a ready preconditioner when its operator takes a new state, or set it up again at
+ *  the next use as before (0) (pc.c; Newton's lagged preconditioner: the set-up of an earlier Jacobian, for
+ *  Jacobians that moved little). With the preconditioners it holds (type->keep). */
+void mf_pc_keep(mf_pc pc, int on);
 
 /** A preconditioner of the given type for op (pc.c): type->check, then one zeroed allocation of the
  *  object and its data (collective), type->init. */

@@ -7,6 +7,7 @@
  * the same branch. */
 #include "operator_impl.h"
 #include "family.h"
+#include "mg/pc_impl.h"
 #include "solvers/mf_solvers.h"
 
 #include <math.h>
@@ -31,6 +32,8 @@ struct mf_newton_s {
   int restart;
   mf_pc pc;
   mf_pc_kind pc_made; /* the kind of pc (made at the first solve, again where the kind changed) */
+  double pc_lag;      /* the pc's set-up kept while ||u - upc|| <= pc_lag ||u|| (mf_newton_set_pc_lag; 0: off) */
+  mf_vector upc;      /* the state of the pc's last set-up (with pc_lag) */
   double *res, *upd;  /* history */
   int n, cap;
 };
@@ -76,8 +79,8 @@ int mf_newton_destroy(mf_newton *newton)
 {
   if (!newton || !*newton) return 0;
   mf_newton n = *newton;
-  mf_vector *v[5] = {&n->F, &n->Ft, &n->du, &n->rhs, &n->trial};
-  for (int i = 0; i < 5; i++) mf_vector_destroy(v[i]);
+  mf_vector *v[6] = {&n->F, &n->Ft, &n->du, &n->rhs, &n->trial, &n->upc};
+  for (int i = 0; i < 6; i++) mf_vector_destroy(v[i]);
   mf_cg_destroy(&n->cg);
   mf_cg_destroy(&n->acg);
   mf_pc_destroy(&n->apc);
@@ -144,6 +147,15 @@ int mf_newton_set_line_search(mf_newton newton, int mode)
            "line search %d: MF_NEWTON_FULL_STEPS (0), MF_NEWTON_BACKTRACK (1), MF_NEWTON_ADMISSIBLE (2) or "
            "MF_NEWTON_CRITICAL (3)", mode);
   newton->line_search = mode;
+  return 0;
+}
+
+int mf_newton_set_pc_lag(mf_newton newton, double tau)
+{
+  MF_CHECK(newton, NULL, MF_ERR_NULL, "newton is NULL");
+  MF_CHECK(tau >= 0.0 && tau < 1.0, newton->op->ctx, MF_ERR_ARGUMENT,
+           "preconditioner lag %g out of range [0, 1) (0: a set-up at every Newton step)", tau);
+  newton->pc_lag = tau;
   return 0;
 }
 
@@ -331,7 +343,24 @@ int mf_newton_solve(mf_newton n, mf_vector u, mf_newton_info *info)
       ierr = assemble_jacobian(n);
       info->seconds_jacobian += MPI_Wtime() - tj;
     } else {
-      ierr = mf_pc_setup(n->pc); /* the preconditioner at the new Jacobian (else at the inner solve's start) */
+      /* the preconditioner at the new Jacobian (else at the inner solve's start), or with a lag (mf_newton_set_pc_lag)
+       * its set-up at an earlier step's Jacobian kept while the state moved by at most pc_lag ||u|| since */
+      int keep = 0;
+      if (n->pc_lag > 0.0 && k > 1 && n->pc->ready && n->upc) {
+        double moved = 0.0, unorm = 0.0;
+        ierr = mf_vector_copy(n->trial, u);
+        if (!ierr) ierr = mf_vector_axpy(n->trial, -1.0, n->upc);
+        if (!ierr) ierr = mf_vector_norm2(n->trial, &moved);
+        if (!ierr) ierr = mf_vector_norm2(u, &unorm);
+        keep = !ierr && moved <= n->pc_lag * unorm;
+      }
+      mf_pc_keep(n->pc, keep);
+      if (!ierr) ierr = mf_pc_setup(n->pc);
+      if (!ierr && !keep && n->pc_lag > 0.0) {
+        if (!n->upc) ierr = mf_vector_create_prec(n->op->space, MF_PRECISION_DOUBLE, &n->upc);
+        if (!ierr) ierr = mf_vector_copy(n->upc, u);
+      }
+      info->pc_kept += keep;
       info->seconds_pc += MPI_Wtime() - tj;
     }
     if (ierr && ierr != MF_ERR_MEMORY && ierr != MF_ERR_CUDA && ierr != MF_ERR_MPI) {
@@ -370,6 +399,22 @@ int mf_newton_solve(mf_newton n, mf_vector u, mf_newton_info *info)
     int lerr = n->gmres ? mf_gmres_set_tolerance(n->gmres, eta, n->max_linear) : mf_cg_set_tolerance(cg, eta, n->max_linear);
     tj = MPI_Wtime();
     if (!lerr) lerr = n->gmres ? mf_gmres_solve(n->gmres, n->rhs, n->du, &ci) : mf_cg_solve(cg, n->rhs, n->du, &ci);
+    if (!n->assembled && n->pc->kept && lerr != MF_ERR_MEMORY && lerr != MF_ERR_CUDA && lerr != MF_ERR_MPI &&
+        (lerr || !ci.converged) && !(!lerr && !n->gmres && mf_cg_negative_curvature(cg))) {
+      /* a kept set-up that failed the solve: set up at this Jacobian and solve again */
+      info->seconds_linear += MPI_Wtime() - tj;
+      info->linear_iterations += ci.iterations;
+      info->pc_kept--;
+      mf_pc_keep(n->pc, 0);
+      tj = MPI_Wtime();
+      lerr = mf_pc_setup(n->pc);
+      if (!lerr) lerr = mf_vector_copy(n->upc, u);
+      info->seconds_pc += MPI_Wtime() - tj;
+      memset(&ci, 0, sizeof ci);
+      if (!lerr) lerr = mf_vector_set_value(n->du, 0.0);
+      tj = MPI_Wtime();
+      if (!lerr) lerr = n->gmres ? mf_gmres_solve(n->gmres, n->rhs, n->du, &ci) : mf_cg_solve(cg, n->rhs, n->du, &ci);
+    }
     info->seconds_linear += MPI_Wtime() - tj;
     info->linear_iterations += ci.iterations;
     if (lerr == MF_ERR_MEMORY || lerr == MF_ERR_CUDA || lerr == MF_ERR_MPI) { /* the machine's, not the method's */
@@ -468,6 +513,7 @@ int mf_newton_solve(mf_newton n, mf_vector u, mf_newton_info *info)
     if (monitor_stop(n, k, f, info->update, ci.iterations) && reason == MF_NEWTON_MAX_ITERATIONS)
       reason = MF_NEWTON_STOPPED;
   }
+  if (n->pc) mf_pc_keep(n->pc, 0); /* set up again at its next use, as without a lag */
   info->reason = reason;
   info->converged = reason > 0;
   info->seconds = MPI_Wtime() - t0;
