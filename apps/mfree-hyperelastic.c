@@ -42,8 +42,8 @@ static void usage(FILE *f)
           "  --load-steps S     the loads (B, T and the twist) in S equal increments (default 1)\n"
           "  --line-search L    off | backtrack | admissible | critical: full Newton steps; the step halved until\n"
           "                     ||F|| decreases enough (default); halved only until F is finite (no inverted\n"
-          "                     cell), then taken; or shortened until the energy's slope along it is at most half\n"
-          "                     its size at the start (docs/nonlinear.md)\n"
+          "                     cell), then taken; or shortened until the energy's slope along it, negative at\n"
+          "                     the start, is at most half that size above zero (docs/nonlinear.md)\n"
           "  --no-line-search   the same as --line-search off\n"
           "  --E E, --nu NU     Young's modulus (default 10) and Poisson's ratio (default 0.3)\n"
           "  --load-scale S     B, T and the twist's displacement times S (default 1: the demonstration's)\n"
@@ -139,6 +139,8 @@ int main(int argc, char **argv)
   if (!P.bad && hex && quad_i == 1) opt_error(&P, "option --quadrature 2p-2 is for tetrahedra (--mesh %s)", mesh_arg);
   if (quad_i < 0) quad_i = !hex && degree == 1 ? 1 : 0;
   if (!P.bad && mg_degree > 0 && pc_i != 1) opt_error(&P, "option --mg-degree applies to --pc mg");
+  if (!P.bad && pc_lag > 0.0 && (pc_i == 2 || method_i == 1))
+    opt_error(&P, "option --pc-lag applies to --pc jacobi or mg with --method mf");
   if (mg_degree < 0) mg_degree = 4;
   if (!P.bad && method_i && pc_i == 1) opt_error(&P, "option --method assembled needs --pc jacobi or none (not 'mg')");
   if (!P.bad && stol == 0.0 && rtol == 0.0) opt_error(&P, "options --newton-stol and --newton-rtol are both 0: no criterion");

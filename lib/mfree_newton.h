@@ -18,7 +18,7 @@ typedef enum {
   MF_NEWTON_CONVERGED_RESIDUAL = 1, /**< ||F(u)|| <= max(atol, rtol ||F(u0)||) */
   MF_NEWTON_CONVERGED_UPDATE = 2,   /**< the last update's norm ||du|| <= stol */
   MF_NEWTON_MAX_ITERATIONS = -1,    /**< the iteration limit came first */
-  MF_NEWTON_DIVERGED = -2,          /**< ||F(u)|| grew past 1e10 ||F(u0)|| (full or admissible steps) */
+  MF_NEWTON_DIVERGED = -2,          /**< ||F(u)|| grew past 1e10 ||F(u0)|| (full, admissible or critical steps) */
   MF_NEWTON_LINE_SEARCH = -3,       /**< no step length in 1, 1/2, ..., 1/2^12 decreased ||F|| enough (critical: no
                                          trial of 13 brought the slope down) */
   MF_NEWTON_LINEAR = -4,            /**< the inner CG (or GMRES) did not reach its tolerance */
@@ -71,9 +71,10 @@ typedef enum {
   MF_NEWTON_BACKTRACK = 1,  /**< lambda = 1, 1/2, ... until ||F|| decreases enough (the default) */
   MF_NEWTON_ADMISSIBLE = 2, /**< lambda = 1, 1/2, ... only until F is finite at the trial (no inverted cell), then
                                  taken whether ||F|| decreased or not (Newton's full steps kept where the state allows) */
-  MF_NEWTON_CRITICAL = 3    /**< for F the gradient of an energy: from lambda = 1 (halved where F is not finite), the
-                                 first lambda where the energy's slope du . F(u + lambda du) is at most half the size of
-                                 its (negative) value at 0, else the secant's zero of that slope; ||F|| may grow */
+  MF_NEWTON_CRITICAL = 3    /**< for F the gradient of an energy: from lambda = 1 (halved where F is not finite),
+                                 the first lambda where the energy's slope g = du . F(u + lambda du) is at most
+                                 -g(0) / 2 (g(0) < 0; any more negative g too), else the secant's zero of g from 0;
+                                 ||F|| may grow */
 } mf_newton_line_search;
 /** @brief The step length rule: MF_NEWTON_BACKTRACK (1, default), MF_NEWTON_FULL_STEPS (0), MF_NEWTON_ADMISSIBLE (2)
  *  or MF_NEWTON_CRITICAL (3); others MF_ERR_ARGUMENT. */

@@ -118,6 +118,17 @@ static void g0_cube(int dim, int nc, const double *u, const double *du, const do
   (void)dim, (void)nc, (void)du, (void)x, (void)k;
   o[0] = 3.0 * u[0] * u[0];
 }
+/* u - 2 below u = 1, 1e6 from there (a jump), and a Jacobian 1 */
+static void f0_jump(int dim, int nc, const double *u, const double *du, const double *x, const double *k, double *o)
+{
+  (void)dim, (void)nc, (void)du, (void)x, (void)k;
+  o[0] = u[0] < 1.0 ? u[0] - 2.0 : 1e6;
+}
+static void g0_one(int dim, int nc, const double *u, const double *du, const double *x, const double *k, double *o)
+{
+  (void)dim, (void)nc, (void)u, (void)du, (void)x, (void)k;
+  o[0] = 1.0;
+}
 /* ln(1 + u) and its derivative: finite for u > -1 */
 static void f0_log1(int dim, int nc, const double *u, const double *du, const double *x, const double *k, double *o)
 {
@@ -593,6 +604,20 @@ static void check_newton(mf_context ctx, const char *name, int dim, int level, i
               "%dD: backtracking with no finite trial gave error %d reason %d after %d steps", dim, ierr,
               (int)info.reason, info.iterations);
   }
+  mf_newton_destroy(&nw);
+  mf_operator_destroy(&A);
+  mf_physics_destroy(&ph);
+  /* a residual that jumps from u - 2 to 1e6 at u = 1, from u = 1 - 2^-45: the step (about 1 long) crosses the jump
+   * at every trial down to the thirteenth (lambda at least 1e-12, the secant's cuts held to 1/10), where the slope is
+   * 1e6: critical steps stop with MF_NEWTON_LINE_SEARCH and their own words (with a far too small Jacobian instead,
+   * atan(u - 1) from u = -2, the secant's steps found a length and converged) */
+  jacobi_newton(ctx, s, f0_jump, f1_small, g0_one, g3_small, &ph, &A, &nw);
+  T_CALL(mf_newton_set_tolerances(nw, 1e-10, 0.0, 0.0, 40));
+  T_CALL(mf_newton_set_line_search(nw, MF_NEWTON_CRITICAL));
+  T_CALL(mf_vector_set_value(u, 1.0 - ldexp(1.0, -45)));
+  EXPECT(mf_newton_solve(nw, u, &info), MF_ERR_NOT_CONVERGED, "brings the energy's slope along the step to half its size");
+  T_CHECK(info.reason == MF_NEWTON_LINE_SEARCH && info.iterations == 0, "%dD: critical steps with a far too small Jacobian "
+          "gave reason %d after %d steps", dim, (int)info.reason, info.iterations);
   EXPECT(mf_newton_set_line_search(nw, 4), MF_ERR_ARGUMENT, "line search 4");
   EXPECT(mf_newton_set_pc_lag(nw, 1.0), MF_ERR_ARGUMENT, "preconditioner lag 1 out of range");
   EXPECT(mf_newton_set_pc_lag(nw, -0.5), MF_ERR_ARGUMENT, "preconditioner lag -0.5 out of range");

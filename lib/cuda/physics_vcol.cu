@@ -123,13 +123,15 @@ void vcol_shape(const mf_hex_phys *h, const mf_space s, int *cpb, int *minb, int
   const int spills = h->lay.has[3] && !h->basis.collocated && nq >= 9;
   const int fits = sizeof(double) * mfc::colbuf_size(dim, s->n1, nq, *cpb, h->lay.has[3], s->nmasked > 0, ncomp) <=
                    (size_t)optin;
-  // the gradient alone at six points per direction in 3D (bp4 p = 4 with q = p + 2, bp6 p = 5 collocated): one
+  // the gradient alone at six points per direction in 3D, as measured: bp4 p = 4 with q = p + 2 and bp6 p = 5
+  // collocated, without hanging nodes (other shapes with six points keep the rule before, not measured): one
   // component at a time, two blocks per SM (128 registers; ptxas spills 24 and 12 B there). On the H100
   // (perf/results/vector-six-h100-2026-12-07, three runs each, GDoF/s) bp4 p = 4 11.24-11.25 against 10.56-10.60 with
   // the components together and one block per SM (1.06x), bp6 p = 5 25.71-25.74 against 25.05-25.25 (1.02x); at
   // seven and more points the same launch lost (bp4 p = 6 0.79x, bp6 p = 6, 7, 8 0.78x, 0.61x, 0.53x), and so did
   // larger blocks with the components together (bp6 p = 5 at 8 and 9 cells per block 0.95x, p = 6 at 6 cells 0.94x)
-  const int six = dim == 3 && ncomp > 1 && h->lay.has[3] && !h->lay.has[0] && nq == 6 && !*tpb && !*slab;
+  const int six = dim == 3 && ncomp > 1 && h->lay.has[3] && !h->lay.has[0] && nq == 6 && !*tpb && !*slab &&
+                  s->n1 == (h->basis.collocated ? 6 : 5) && s->nmasked == 0;
   *nj = env_int("MFREE_PHYSICS_VCOL_NJ", spills || !fits || six ? 1 : ncomp) >= ncomp ? ncomp : 1;
   const int cap = dim == 3 && h->lay.has[3] && *nj > 1 &&
                   (h->basis.collocated ? nq >= 3 && nq <= 5 : nq == 4);

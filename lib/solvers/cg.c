@@ -238,6 +238,11 @@ static int cg_solve(mf_cg c, mf_vector b, mf_vector x, mf_cg_info *info)
     }
     MF_CHECK_GOTO(isfinite(pAp) && pAp > 0.0, ctx, MF_ERR_ARGUMENT, done,
                   "CG: p^T A p = %g at iteration %d (operator not positive definite?)", pAp, it);
+    /* a preconditioner set up at an earlier operator (Newton's lag, mf_pc_keep) may have become indefinite */
+    MF_CHECK_GOTO(!(c->pc->kept && rz_new < 0.0), ctx, MF_ERR_ARGUMENT, done,
+                  "CG: r^T M^-1 r = %g at iteration %d with a preconditioner set up at an earlier state (not positive "
+                  "definite at this one?)",
+                  rz_new, it);
     ierr = history_reserve(c, c->nhistory);
     if (ierr) goto done;
     it++;
@@ -263,7 +268,7 @@ static int cg_solve(mf_cg c, mf_vector b, mf_vector x, mf_cg_info *info)
     ierr = mf_vector_dot_checked(r, z, &rz, ierr);
     if (!ierr) {
       res = sqrt(fabs(rz));
-      converged = res <= 2.0 * c->rtol * res0;
+      converged = res <= 2.0 * c->rtol * res0 && !(c->pc->kept && rz < 0.0);
     }
   }
 done:

@@ -1,8 +1,9 @@
 /* newton.c -- Newton's method for F(u) = 0 (mf_newton, mfree_newton.h): F the residual of an operator's physics
  * (mf_operator_residual), its Jacobian the same operator at the state (mf_operator_set_state), each step's
  * linear system solved matrix-free by CG (or GMRES for a Jacobian that is not symmetric) to an inexact tolerance (Eisenstat-Walker, choice 2, with the usual
- * safeguards), then a step length: backtracking on ||F||_2, full steps, or admissible steps (halved only until F is
- * finite). The vectors are the backend's; the norms, the
+ * safeguards), then a step length: backtracking on ||F||_2, full steps, admissible steps (halved only until F is
+ * finite), or critical steps (by the energy's slope du . F along the step); with a lag, the inner preconditioner's
+ * set-up of an earlier step kept. The vectors are the backend's; the norms, the
  * forcing and the step lengths are the same numbers on every rank (global reductions), so every rank takes
  * the same branch. */
 #include "operator_impl.h"
@@ -202,8 +203,11 @@ static int monitor_stop(mf_newton n, int step, double f, double upd, int lin)
   return any;
 }
 
-static const char *reason_text(mf_newton_reason r)
+static const char *reason_text(mf_newton_reason r, int line_search)
 {
+  if (r == MF_NEWTON_LINE_SEARCH && line_search == MF_NEWTON_CRITICAL)
+    return "the line search found no step length that brings the energy's slope along the step to half its size (13 "
+           "trials)";
   switch (r) {
   case MF_NEWTON_MAX_ITERATIONS: return "the step limit was reached";
   case MF_NEWTON_DIVERGED: return "the residual grew past 1e10 times its start (diverged)";
@@ -346,7 +350,9 @@ int mf_newton_solve(mf_newton n, mf_vector u, mf_newton_info *info)
       /* the preconditioner at the new Jacobian (else at the inner solve's start), or with a lag (mf_newton_set_pc_lag)
        * its set-up at an earlier step's Jacobian kept while the state moved by at most pc_lag ||u|| since */
       int keep = 0;
-      if (n->pc_lag > 0.0 && k > 1 && n->pc->ready && n->upc) {
+      if (n->pc_lag > 0.0 && !n->upc) /* the state of the set-up (collective: every rank has it, or none) */
+        ierr = mf_agree(ctx, mf_vector_create_prec(n->op->space, MF_PRECISION_DOUBLE, &n->upc));
+      if (!ierr && n->pc_lag > 0.0 && k > 1 && n->pc->ready) {
         double moved = 0.0, unorm = 0.0;
         ierr = mf_vector_copy(n->trial, u);
         if (!ierr) ierr = mf_vector_axpy(n->trial, -1.0, n->upc);
@@ -354,11 +360,12 @@ int mf_newton_solve(mf_newton n, mf_vector u, mf_newton_info *info)
         if (!ierr) ierr = mf_vector_norm2(u, &unorm);
         keep = !ierr && moved <= n->pc_lag * unorm;
       }
+      if (ierr) break; /* the machine's (memory, the device), not the method's */
       mf_pc_keep(n->pc, keep);
-      if (!ierr) ierr = mf_pc_setup(n->pc);
+      ierr = mf_pc_setup(n->pc);
       if (!ierr && !keep && n->pc_lag > 0.0) {
-        if (!n->upc) ierr = mf_vector_create_prec(n->op->space, MF_PRECISION_DOUBLE, &n->upc);
-        if (!ierr) ierr = mf_vector_copy(n->upc, u);
+        ierr = mf_vector_copy(n->upc, u);
+        if (ierr) break;
       }
       info->pc_kept += keep;
       info->seconds_pc += MPI_Wtime() - tj;
@@ -397,9 +404,10 @@ int mf_newton_solve(mf_newton n, mf_vector u, mf_newton_info *info)
     if (!ierr) ierr = mf_vector_set_value(n->du, 0.0);
     if (ierr) break;
     int lerr = n->gmres ? mf_gmres_set_tolerance(n->gmres, eta, n->max_linear) : mf_cg_set_tolerance(cg, eta, n->max_linear);
+    const int solved = !lerr; /* the solve ran (its failure may be the kept set-up's) */
     tj = MPI_Wtime();
     if (!lerr) lerr = n->gmres ? mf_gmres_solve(n->gmres, n->rhs, n->du, &ci) : mf_cg_solve(cg, n->rhs, n->du, &ci);
-    if (!n->assembled && n->pc->kept && lerr != MF_ERR_MEMORY && lerr != MF_ERR_CUDA && lerr != MF_ERR_MPI &&
+    if (solved && !n->assembled && n->pc->kept && lerr != MF_ERR_MEMORY && lerr != MF_ERR_CUDA && lerr != MF_ERR_MPI &&
         (lerr || !ci.converged) && !(!lerr && !n->gmres && mf_cg_negative_curvature(cg))) {
       /* a kept set-up that failed the solve: set up at this Jacobian and solve again */
       info->seconds_linear += MPI_Wtime() - tj;
@@ -408,6 +416,9 @@ int mf_newton_solve(mf_newton n, mf_vector u, mf_newton_info *info)
       mf_pc_keep(n->pc, 0);
       tj = MPI_Wtime();
       lerr = mf_pc_setup(n->pc);
+      if (lerr && lerr != MF_ERR_MEMORY && lerr != MF_ERR_CUDA && lerr != MF_ERR_MPI)
+        snprintf(why, sizeof why, ": its preconditioner's set-up at step %d (again, after the lagged one failed) failed: %s",
+                 k, mf_context_error_message(ctx));
       if (!lerr) lerr = mf_vector_copy(n->upc, u);
       info->seconds_pc += MPI_Wtime() - tj;
       memset(&ci, 0, sizeof ci);
@@ -425,7 +436,7 @@ int mf_newton_solve(mf_newton n, mf_vector u, mf_newton_info *info)
     info->negative_curvature += negative;
     if ((lerr || !ci.converged) && !negative) { /* short of its tolerance, or broken down */
       reason = MF_NEWTON_LINEAR;
-      if (lerr) snprintf(why, sizeof why, ": %s", mf_context_error_message(ctx));
+      if (lerr && !why[0]) snprintf(why, sizeof why, ": %s", mf_context_error_message(ctx));
       break;
     }
     double lambda = 1.0, ft = INFINITY, ffull = INFINITY; /* ffull: ||F|| after the full step */
@@ -443,6 +454,7 @@ int mf_newton_solve(mf_newton n, mf_vector u, mf_newton_info *info)
           lambda *= 0.5;
           continue;
         }
+        if (lambda == 1.0) ffull = ft;
         double g = 0.0;
         if (descent) ierr = mf_vector_dot(n->du, n->Ft, &g);
         if (ierr) break;
@@ -465,29 +477,32 @@ int mf_newton_solve(mf_newton n, mf_vector u, mf_newton_info *info)
       if (accepted || ierr) break;
     }
     if (ierr) break;
-    if (!accepted && n->line_search == MF_NEWTON_BACKTRACK && floor_steps < 3 && f <= 1e-10 * f0 && ffull <= 1e-10 * f0 && ffull <= 10.0 * f) {
-      /* no step length decreased ||F|| at its rounding floor (||F|| <= 1e-10 ||F_0||, below which only a tighter rtol
-       * or the update criterion asks to go): the full step, which stays there, is taken and the criteria decide; three
-       * such steps in a row at most */
+    if (!accepted && (n->line_search == MF_NEWTON_BACKTRACK || n->line_search == MF_NEWTON_CRITICAL) && floor_steps < 3 &&
+        f <= 1e-10 * f0 && ffull <= 1e-10 * f0 && ffull <= 10.0 * f) {
+      /* no step length decreased ||F|| (critical: the slope) at its rounding floor (||F|| <= 1e-10 ||F_0||, below which
+       * only a tighter rtol or the update criterion asks to go): the full step, which stays there, is taken and the
+       * criteria decide; three such steps in a row at most */
       lambda = 1.0;
       ierr = mf_vector_copy(n->trial, u);
       if (!ierr) ierr = mf_vector_axpy(n->trial, 1.0, n->du);
       if (!ierr) ierr = residual_at(n, n->trial, n->Ft, &ft, &ok, &info->seconds_residual);
       if (ierr) break;
-      accepted = ok;
+      accepted = finite = ok;
       floor_steps += accepted;
     } else if (accepted)
       floor_steps = 0;
     if (!accepted) {
       if (n->line_search == MF_NEWTON_BACKTRACK || (n->line_search == MF_NEWTON_CRITICAL && finite))
         reason = MF_NEWTON_LINE_SEARCH;
-      else { /* a full step (or every admissible trial, down to 1/4096) to a state where F is not finite: the message
+      else { /* a full step (or every admissible or critical trial) to a state where F is not finite: the message
                 naming the point */
         reason = MF_NEWTON_STATE;
         ierr = mf_operator_residual(n->op, n->trial, n->Ft);
         if (!ierr)
           ierr = mf_error_set(ctx, MF_ERR_ARGUMENT, __FILE__, __LINE__, __func__,
-                              n->line_search != MF_NEWTON_FULL_STEPS ? "Newton: the residual is not finite at step %d even after 12 halvings"
+                              n->line_search == MF_NEWTON_CRITICAL ? "Newton: the residual is not finite at step %d even after 13 "
+                                              "trials (halvings where it was not finite, secant steps) (||F|| = %g)"
+                              : n->line_search != MF_NEWTON_FULL_STEPS ? "Newton: the residual is not finite at step %d even after 12 halvings"
                                                " of the step (||F|| = %g)"
                                              : "Newton: the residual after full step %d is not finite (||F|| = %g)",
                               k, ft);
@@ -520,7 +535,7 @@ int mf_newton_solve(mf_newton n, mf_vector u, mf_newton_info *info)
   if (ierr) return ierr;
   if (!info->converged)
     return mf_error_set(ctx, MF_ERR_NOT_CONVERGED, __FILE__, __LINE__, __func__,
-                        "Newton did not converge: %s after %d steps (||F|| = %.3e, start %.3e)%s", reason_text(reason),
+                        "Newton did not converge: %s after %d steps (||F|| = %.3e, start %.3e)%s", reason_text(reason, n->line_search),
                         info->iterations, f, f0, why);
   return 0;
 }
