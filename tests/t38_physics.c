@@ -2041,7 +2041,7 @@ static void cuda_simplex_case(mf_context cc, mf_context gc)
  * stored entries are staged in shared memory (at p = 3 of the Laplacian too), the stage asked for at two
  * more shapes, and at p = 5 (the collocated Laplacian, the mass at q = p + 2); the column design on the same shape, and the float copies at p = 1..4. In two halves that
  * ctest runs side by side (most of the time is the compiles): half 1 the slab design and its float copies,
- * half 2 the rest; 0 both; 3 (argument "stage") the staged cases alone (stage_cases; a quick device check); 4
+ * half 2 the rest; 0 both (without the six-point cases of half 2 and 4); 3 (argument "stage") the staged cases alone (stage_cases; a quick device check); 4
  * (argument "six", also in half 2) the column design's default launch at six points per direction (p = 4 with
  * q = p + 2, p = 5 collocated). Each case says when it is done (a run stopped by its time limit shows how far
  * it came). */
