@@ -276,6 +276,24 @@ static int residual_at(mf_newton n, mf_vector v, mf_vector r, double *norm, int 
   return 0;
 }
 
+/* the trial state u + lambda du into n->trial and its residual into n->Ft (residual_at's norm and finiteness) */
+static int trial_at(mf_newton n, mf_vector u, double lambda, double *norm, int *ok, double *t)
+{
+  int ierr = mf_vector_copy(n->trial, u);
+  if (!ierr) ierr = mf_vector_axpy(n->trial, lambda, n->du);
+  if (!ierr) ierr = residual_at(n, n->trial, n->Ft, norm, ok, t);
+  return ierr;
+}
+
+/* an error of the machine (memory, the device, MPI), not of the method: it ends the solve as it is */
+static int machine_error(int e) { return e == MF_ERR_MEMORY || e == MF_ERR_CUDA || e == MF_ERR_MPI; }
+
+/* the inner solve J du = rhs from du as it is: GMRES where set, else the step's CG */
+static int inner_solve(mf_newton n, mf_cg cg, mf_cg_info *ci)
+{
+  return n->gmres ? mf_gmres_solve(n->gmres, n->rhs, n->du, ci) : mf_cg_solve(cg, n->rhs, n->du, ci);
+}
+
 /* the inner preconditioner of the kind asked for (made at the first solve or mf_newton_get_pc, again where the kind
  * changed) */
 static int inner_pc(mf_newton n)
@@ -370,7 +388,7 @@ int mf_newton_solve(mf_newton n, mf_vector u, mf_newton_info *info)
       info->pc_kept += keep;
       info->seconds_pc += MPI_Wtime() - tj;
     }
-    if (ierr && ierr != MF_ERR_MEMORY && ierr != MF_ERR_CUDA && ierr != MF_ERR_MPI) {
+    if (ierr && !machine_error(ierr)) {
       reason = MF_NEWTON_LINEAR; /* the inner solve's set-up failed (say a smoother's eigenvalue estimate at an
                                     indefinite Jacobian): the method's failure, its message kept */
       snprintf(why, sizeof why, ": its preconditioner's set-up at step %d failed: %s", k, mf_context_error_message(ctx));
@@ -406,8 +424,8 @@ int mf_newton_solve(mf_newton n, mf_vector u, mf_newton_info *info)
     int lerr = n->gmres ? mf_gmres_set_tolerance(n->gmres, eta, n->max_linear) : mf_cg_set_tolerance(cg, eta, n->max_linear);
     const int solved = !lerr; /* the solve ran (its failure may be the kept set-up's) */
     tj = MPI_Wtime();
-    if (!lerr) lerr = n->gmres ? mf_gmres_solve(n->gmres, n->rhs, n->du, &ci) : mf_cg_solve(cg, n->rhs, n->du, &ci);
-    if (solved && !n->assembled && n->pc->kept && lerr != MF_ERR_MEMORY && lerr != MF_ERR_CUDA && lerr != MF_ERR_MPI &&
+    if (!lerr) lerr = inner_solve(n, cg, &ci);
+    if (solved && !n->assembled && n->pc->kept && !machine_error(lerr) &&
         (lerr || !ci.converged) && !(!lerr && !n->gmres && mf_cg_negative_curvature(cg))) {
       /* a kept set-up that failed the solve: set up at this Jacobian and solve again */
       info->seconds_linear += MPI_Wtime() - tj;
@@ -416,7 +434,7 @@ int mf_newton_solve(mf_newton n, mf_vector u, mf_newton_info *info)
       mf_pc_keep(n->pc, 0);
       tj = MPI_Wtime();
       lerr = mf_pc_setup(n->pc);
-      if (lerr && lerr != MF_ERR_MEMORY && lerr != MF_ERR_CUDA && lerr != MF_ERR_MPI)
+      if (lerr && !machine_error(lerr))
         snprintf(why, sizeof why, ": its preconditioner's set-up at step %d (again, after the lagged one failed) failed: %s",
                  k, mf_context_error_message(ctx));
       if (!lerr) lerr = mf_vector_copy(n->upc, u);
@@ -424,11 +442,11 @@ int mf_newton_solve(mf_newton n, mf_vector u, mf_newton_info *info)
       memset(&ci, 0, sizeof ci);
       if (!lerr) lerr = mf_vector_set_value(n->du, 0.0);
       tj = MPI_Wtime();
-      if (!lerr) lerr = n->gmres ? mf_gmres_solve(n->gmres, n->rhs, n->du, &ci) : mf_cg_solve(cg, n->rhs, n->du, &ci);
+      if (!lerr) lerr = inner_solve(n, cg, &ci);
     }
     info->seconds_linear += MPI_Wtime() - tj;
     info->linear_iterations += ci.iterations;
-    if (lerr == MF_ERR_MEMORY || lerr == MF_ERR_CUDA || lerr == MF_ERR_MPI) { /* the machine's, not the method's */
+    if (machine_error(lerr)) { /* the machine's, not the method's */
       ierr = lerr;
       break;
     }
@@ -446,9 +464,7 @@ int mf_newton_solve(mf_newton n, mf_vector u, mf_newton_info *info)
       ierr = mf_vector_dot(n->du, n->F, &g0);
       const int descent = g0 < 0.0; /* else (rounding, a residual of no energy): as admissible steps */
       for (int t = 0; t <= 12 && !ierr; t++) {
-        ierr = mf_vector_copy(n->trial, u);
-        if (!ierr) ierr = mf_vector_axpy(n->trial, lambda, n->du);
-        if (!ierr) ierr = residual_at(n, n->trial, n->Ft, &ft, &finite, &info->seconds_residual);
+        ierr = trial_at(n, u, lambda, &ft, &finite, &info->seconds_residual);
         if (ierr) break;
         if (!finite) { /* an inverted cell: shorter */
           lambda *= 0.5;
@@ -469,9 +485,7 @@ int mf_newton_solve(mf_newton n, mf_vector u, mf_newton_info *info)
     for (int t = 0; n->line_search != MF_NEWTON_CRITICAL &&
                     t <= (n->line_search != MF_NEWTON_FULL_STEPS ? 12 : 0) && !ierr;
          t++, lambda *= 0.5) {
-      ierr = mf_vector_copy(n->trial, u);
-      if (!ierr) ierr = mf_vector_axpy(n->trial, lambda, n->du);
-      if (!ierr) ierr = residual_at(n, n->trial, n->Ft, &ft, &ok, &info->seconds_residual);
+      ierr = trial_at(n, u, lambda, &ft, &ok, &info->seconds_residual);
       if (!ierr && ok && t == 0) ffull = ft;
       if (!ierr && ok && (n->line_search != MF_NEWTON_BACKTRACK || ft <= (1.0 - 1e-4 * lambda) * f)) accepted = 1;
       if (accepted || ierr) break;
@@ -483,9 +497,7 @@ int mf_newton_solve(mf_newton n, mf_vector u, mf_newton_info *info)
        * only a tighter rtol or the update criterion asks to go): the full step, which stays there, is taken and the
        * criteria decide; three such steps in a row at most */
       lambda = 1.0;
-      ierr = mf_vector_copy(n->trial, u);
-      if (!ierr) ierr = mf_vector_axpy(n->trial, 1.0, n->du);
-      if (!ierr) ierr = residual_at(n, n->trial, n->Ft, &ft, &ok, &info->seconds_residual);
+      ierr = trial_at(n, u, 1.0, &ft, &ok, &info->seconds_residual);
       if (ierr) break;
       accepted = finite = ok;
       floor_steps += accepted;
