@@ -15,7 +15,8 @@
  *   - `t45_hyperelastic cuda`: cpu = cuda (the same Newton iterations, CG iterations within one per Newton step, the
  *     solutions to 1e-8) on P1, P2 (Jacobi), Q1 and Q2 (Jacobi and multigrid), with the Jacobian at the state stored
  *     and fused (MFREE_PHYSICS_FUSED=0, 1), and the assembled Jacobian at a state against the matrix-free one, stored
- *     and fused; `cuda` on 2 ranks (NP 2): the ranks case on the device. */
+ *     and fused; J x, the diagonal and multigrid's M^-1 r at three Q2 states (one of them indefinite) as the cpu's;
+ *     `cuda` on 2 ranks (NP 2): the ranks case on the device. */
 #include "mf_test.h"
 #include "hyperelastic.h"
 #include "simplex/mf_simplex_space.h"
@@ -555,6 +556,85 @@ static void assembled_case(mf_context ctx)
   }
 }
 
+/* the largest difference of two arrays relative to the largest entry of the second */
+static double arr_rel(const double *a, const double *b, int n)
+{
+  double d = 0.0, m = 0.0;
+  for (int i = 0; i < n; i++) {
+    d = fmax(d, fabs(a[i] - b[i]));
+    m = fmax(m, fabs(b[i]));
+  }
+  return m > 0.0 ? d / m : d;
+}
+
+/* The Jacobian at one state on both backends, Q2 hexahedra, 16 cubes (multigrid: Q2, Q1 and three coarser meshes):
+ * J x, its diagonal, multigrid's M^-1 r (the levels at the injected state, the smoothers' estimates) and, at the
+ * first state, one Chebyshev's on cuda equal the cpu's: J x and the diagonal to 1e-12, M^-1 r to 1e-9. The states: a
+ * quarter of the smooth lifting of the twist (a positive definite Jacobian), the lifting itself (indefinite here: a plain
+ * Chebyshev's estimate meets negative curvature; multigrid's smoothers stop there) and the Dirichlet values with 0
+ * inside. */
+static void state_pc_case(mf_context cpu, mf_context gpu)
+{
+  const int trees[3] = {2, 2, 2};
+  hyper_problem pr = hyper_demo();
+  const double unit[3] = {1.0, pr.twist_scale, pr.twist_angle};
+  for (int st = 0; st < 3; st++) {
+    double *val[2][5] = {{NULL}}; /* per backend: u, J x, diag, multigrid's M^-1 r, Chebyshev's (the lifting) */
+    int n = 0, nl = 0;
+    for (int b = 0; b < 2; b++) {
+      mf_context ctx = b ? gpu : cpu;
+      problem P = make_problem(ctx, "cube", trees, 3, 2, &pr); /* 16 cubes */
+      mf_vector u = NULL, x = NULL, y = NULL, d = NULL, z = NULL, c = NULL;
+      mf_pc pc = NULL;
+      T_CALL(mf_operator_set_dirichlet(P.op, 1));
+      T_CALL(mf_vector_create(P.s, &u));
+      T_CALL(mf_vector_create(P.s, &x));
+      T_CALL(mf_vector_create(P.s, &y));
+      T_CALL(mf_vector_create(P.s, &d));
+      T_CALL(mf_vector_create(P.s, &z));
+      T_CALL(mf_vector_create(P.s, &c));
+      if (st < 2) T_CALL(mf_vector_interpolate_field(u, hyper_lift, (void *)unit));
+      else T_CALL(mf_vector_set_boundary_field(u, hyper_twist, (void *)unit));
+      if (st == 0) T_CALL(mf_vector_scale(u, 0.25));
+      T_CALL(mf_operator_set_state(P.op, u));
+      T_CALL(mf_vector_set_random(x, 5));
+      T_CALL(mf_vector_zero_boundary(x));
+      T_CALL(mf_operator_apply(P.op, x, y));
+      T_CALL(mf_operator_diagonal(P.op, d));
+      T_CALL(mf_pc_create(P.op, MF_PC_MULTIGRID, &pc));
+      T_CALL(mf_pc_set_multigrid(pc, 2, 15.0, 1e-3));
+      int ierr = mf_pc_setup(pc);
+      T_CHECK(ierr == 0, "Q2 state %d on %s: multigrid set-up error %d ('%s')", st, mf_context_backend(ctx), ierr,
+              ierr ? mf_context_error_message(ctx) : "");
+      if (!ierr) T_CALL(mf_pc_apply(pc, x, z));
+      mf_pc_destroy(&pc);
+      if (st == 0) { /* one level: Chebyshev(2) with its own estimate (the Jacobian positive definite there) */
+        T_CALL(mf_pc_create(P.op, MF_PC_CHEBYSHEV, &pc));
+        T_CALL(mf_pc_set_chebyshev(pc, 2, 15.0, 12));
+        T_CALL(mf_pc_apply(pc, x, c));
+      }
+      T_CALL(mf_space_local_sizes(P.s, &n, &nl));
+      mf_vector v[5] = {u, y, d, z, c};
+      for (int k = 0; k < 5; k++) {
+        val[b][k] = calloc((size_t)n + 1, sizeof(double));
+        T_CALL(mf_vector_get_values(v[k], val[b][k]));
+      }
+      mf_pc_destroy(&pc);
+      mf_vector_destroy(&u), mf_vector_destroy(&x), mf_vector_destroy(&y), mf_vector_destroy(&d), mf_vector_destroy(&z);
+      mf_vector_destroy(&c);
+      free_problem(&P);
+    }
+    const char *what[5] = {"the state u", "J x", "the diagonal", "multigrid's M^-1 r", "Chebyshev's M^-1 r"};
+    const double tol[5] = {1e-14, 1e-12, 1e-12, 1e-9, 1e-9};
+    for (int k = 0; k < 5; k++) {
+      const double e = arr_rel(val[1][k], val[0][k], n);
+      T_CHECK(e <= tol[k], "Q2 at %s: %s on cuda differs from the cpu's by %.3e (relative; at most %g)",
+              st == 0 ? "a quarter of the lifting" : st == 1 ? "the lifting" : "the Dirichlet values", what[k], e, tol[k]);
+      free(val[0][k]), free(val[1][k]);
+    }
+  }
+}
+
 /* cpu = cuda, stored and fused, tetrahedra (P1, P2) and hexahedra (Q1, Q2), with Jacobi and (hexahedra) multigrid */
 static void cuda_case(mf_context cpu, mf_context gpu)
 {
@@ -589,6 +669,7 @@ int main(int argc, char **argv)
     T_CALL(mf_context_create(MPI_COMM_WORLD, "cuda", &gpu));
     if (size > 1) ranks_case(gpu); /* NP 2: the state's rule and checks agreed over the ranks */
     else {
+      state_pc_case(ctx, gpu);
       cuda_case(ctx, gpu);
       assembled_case(gpu);
       setenv("MFREE_PHYSICS_FUSED", "0", 1); /* the stored data at the state */
