@@ -4,7 +4,11 @@
  * solutions: on the cpu backend the same arithmetic gives the same iterates (1e-13), on the cuda
  * backend the reductions differ in order (iterations +-1 with Jacobi, 3% without a preconditioner;
  * solutions 1e-10). An indefinite operator is
- * reported by both, naming p^T A p, with x left finite. */
+ * reported by both, naming p^T A p, with x left finite. Steihaug's trust region (mf_cg_set_radius, with truncate):
+ * a radius half the solution's ||x||_D (D the Jacobi diagonal) stops CG on the edge, ||x||_D = radius to 1e-10 (also
+ * the reported norm), with a model value m(x) = x . A x / 2 - b . x below 0 and above the solution's; a radius twice
+ * it gives the unconstrained iterates; the indefinite operator, truncated in a region, stops on its edge with
+ * negative curvature. */
 #include "mf_test.h"
 #include "mf_testing.h"
 
@@ -12,6 +16,24 @@ static double rhs(const double *x, int dim, void *u)
 {
   (void)u;
   return 1.0 + x[0] * x[dim - 1];
+}
+
+/* x . A x / 2 - b . x and sqrt(x . D x) (n owned entries) */
+static void model(mf_operator A, mf_vector d, mf_vector b, mf_vector x, mf_vector t, int n, double *m, double *xd)
+{
+  double xax = 0.0, bx = 0.0, xdx = 0.0;
+  T_CALL(mf_operator_apply(A, x, t));
+  T_CALL(mf_vector_dot(x, t, &xax));
+  T_CALL(mf_vector_dot(b, x, &bx));
+  double *hx = malloc(sizeof(double) * (n ? n : 1)), *hd = malloc(sizeof(double) * (n ? n : 1));
+  T_CALL(mf_vector_get_values(x, hx));
+  T_CALL(mf_vector_get_values(d, hd));
+  for (int i = 0; i < n; i++) xdx += hd[i] * hx[i] * hx[i];
+  free(hx);
+  free(hd);
+  MPI_Allreduce(MPI_IN_PLACE, &xdx, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  *m = 0.5 * xax - bx;
+  *xd = sqrt(xdx);
 }
 
 static double rel_diff(mf_vector a, mf_vector b, int n)
@@ -77,6 +99,38 @@ int main(int argc, char **argv)
         T_CHECK(gpu ? dit <= dmax && d < 1e-10 : dit == 0 && d < 1e-13,
                 "dim %d adapt %d jacobi %d: fused %d iterations, step by step %d; solutions differ by %.3e (relative)",
                 dim, adapt, jacobi, i1.iterations, i2.iterations, d);
+        if (jacobi) { /* the trust region in D's norm: half the solution's, then twice it */
+          mf_vector d, t;
+          double m1, n1, m2, n2;
+          T_CALL(mf_vector_create(s, &d));
+          T_CALL(mf_vector_create(s, &t));
+          T_CALL(mf_operator_diagonal(A, d));
+          model(A, d, b, x1, t, nowned, &m1, &n1);
+          mf_cg_set_fused(cg, 1);
+          mf_cg_set_truncate(cg, 1);
+          for (int k = 0; k < 2; k++) {
+            const double radius = (k ? 2.0 : 0.5) * n1;
+            mf_cg_set_radius(cg, radius);
+            T_CALL(mf_vector_set_value(x2, 0.0));
+            T_CALL(mf_cg_solve(cg, b, x2, &i2));
+            model(A, d, b, x2, t, nowned, &m2, &n2);
+            if (!k)
+              T_CHECK(mf_cg_boundary(cg) && !mf_cg_negative_curvature(cg) && fabs(n2 - radius) <= 1e-10 * radius &&
+                          fabs(mf_cg_step_norm(cg) - radius) <= 1e-10 * radius && m2 < 0.0 && m2 > m1 &&
+                          i2.iterations < i1.iterations,
+                      "dim %d adapt %d, radius %.3e: edge %d, ||x||_D %.6e (reported %.6e), m(x) %.6e (solution's %.6e), "
+                      "%d iterations (%d unconstrained)",
+                      dim, adapt, radius, mf_cg_boundary(cg), n2, mf_cg_step_norm(cg), m2, m1, i2.iterations, i1.iterations);
+            else
+              T_CHECK(!mf_cg_boundary(cg) && i2.converged && i2.iterations == i1.iterations && rel_diff(x1, x2, nowned) < 1e-10 &&
+                          fabs(mf_cg_step_norm(cg) - n1) <= 1e-6 * n1,
+                      "dim %d adapt %d, radius %.3e: edge %d, converged %d in %d (%d unconstrained), ||x||_D reported %.6e "
+                      "(%.6e)", dim, adapt, radius, mf_cg_boundary(cg), i2.converged, i2.iterations, i1.iterations,
+                      mf_cg_step_norm(cg), n1);
+          }
+          mf_vector_destroy(&d);
+          mf_vector_destroy(&t);
+        }
         mf_cg_destroy(&cg);
         ncases++;
       }
@@ -96,6 +150,22 @@ int main(int argc, char **argv)
           T_CALL(mf_vector_norm2(x1, &nx));
           T_CHECK(isfinite(nx) && !info.converged, "indefinite, fused %d: |x| = %g, converged %d", fused, nx,
                   info.converged);
+          mf_cg_destroy(&cg);
+        }
+        { /* truncated in a region of radius 1 (no preconditioner: the 2-norm): to its edge at negative curvature */
+          mf_cg cg;
+          mf_cg_info info;
+          double nx;
+          T_CALL(mf_cg_create(H, &cg));
+          T_CALL(mf_cg_set_jacobi(cg, 0));
+          mf_cg_set_truncate(cg, 1);
+          mf_cg_set_radius(cg, 1.0);
+          T_CALL(mf_vector_set_value(x1, 0.0));
+          T_CALL(mf_cg_solve(cg, b, x1, &info));
+          T_CALL(mf_vector_norm2(x1, &nx));
+          T_CHECK(mf_cg_boundary(cg) && mf_cg_negative_curvature(cg) && fabs(nx - 1.0) <= 1e-10,
+                  "indefinite in a region of radius 1: edge %d, negative curvature %d, |x| = %.15g", mf_cg_boundary(cg),
+                  mf_cg_negative_curvature(cg), nx);
           mf_cg_destroy(&cg);
         }
         mf_operator_destroy(&H);

@@ -23,6 +23,9 @@ struct mf_cg_s {
   void *monitor_user;
   int unfused; /* tests: the iteration step by step even where the fused steps apply */
   int truncate, negative; /* stop at negative curvature (Newton); it was met in the last solve */
+  double radius;          /* Steihaug's trust region in the preconditioner's norm (mf_cg_set_radius; INFINITY: off) */
+  int boundary;           /* the last solve stopped on the region's edge */
+  double xnorm;           /* ||x||_M at the last solve's end (with truncate, x from 0) */
 };
 
 int mf_cg_create(mf_operator op, mf_cg *cg)
@@ -39,6 +42,7 @@ int mf_cg_create(mf_operator op, mf_cg *cg)
   c->op = op;
   c->rtol = 1e-10;
   c->maxit = 10000;
+  c->radius = INFINITY;
   int ierr = mf_vector_create_prec(op->space, MF_PRECISION_DOUBLE, &c->r);
   if (!ierr) ierr = mf_vector_create_prec(op->space, MF_PRECISION_DOUBLE, &c->z);
   if (!ierr) ierr = mf_vector_create_prec(op->space, MF_PRECISION_DOUBLE, &c->p);
@@ -167,6 +171,16 @@ static int history_reserve(mf_cg c, int n)
 void mf_cg_set_fused(mf_cg cg, int on) { cg->unfused = !on; }
 void mf_cg_set_truncate(mf_cg cg, int on) { cg->truncate = on != 0; }
 int mf_cg_negative_curvature(mf_cg cg) { return cg->negative; }
+void mf_cg_set_radius(mf_cg cg, double radius) { cg->radius = radius > 0.0 ? radius : INFINITY; }
+int mf_cg_boundary(mf_cg cg) { return cg->boundary; }
+double mf_cg_step_norm(mf_cg cg) { return cg->xnorm; }
+
+/* tau >= 0 with ||x + tau p||_M = radius, from ||x||_M^2 = xx, (x, p)_M = xp, ||p||_M^2 = pp (xx <= radius^2) */
+static double to_edge(double xx, double xp, double pp, double radius)
+{
+  const double c = xx - radius * radius, disc = sqrt(fmax(xp * xp - pp * c, 0.0));
+  return pp > 0.0 ? (xp >= 0.0 ? -c / (xp + disc) : (disc - xp) / pp) : 0.0;
+}
 
 /* the iteration, for checked arguments */
 static int cg_solve(mf_cg c, mf_vector b, mf_vector x, mf_cg_info *info)
@@ -174,6 +188,10 @@ static int cg_solve(mf_cg c, mf_vector b, mf_vector x, mf_cg_info *info)
   mf_context ctx = c->op->ctx;
   c->nhistory = 0;
   c->negative = 0;
+  c->boundary = 0;
+  c->xnorm = 0.0;
+  const int region = c->truncate && isfinite(c->radius); /* Steihaug's: x from 0, the steps cut at the edge */
+  double xx = 0.0, xp = 0.0, pp = 0.0; /* ||x||_M^2, (x, p)_M, ||p||_M^2 by their recurrences (x from 0) */
   mf_vector r = c->r, z = c->z, p = c->p, Ap = c->Ap;
   double rz = 0.0, pAp = 0.0, res0 = 0.0, res = 0.0, t0 = 0.0, dt = 0.0;
   int it = 0, converged = 0, reached = 0, code = 0, stopped = 0; /* reached: the recursive residual did */
@@ -197,12 +215,13 @@ static int cg_solve(mf_cg c, mf_vector b, mf_vector x, mf_cg_info *info)
   res0 = res = sqrt(rz);
   c->history[c->nhistory++] = res;
   converged = reached = res0 == 0.0;
+  pp = rz; /* p = z: ||z||_M^2 = r^T M^-1 r */
   stopped = monitor_says_stop(c, it, res, &code);
   /* Jacobi or no preconditioner: the fused steps (mf_vector_ops.cg_update, cg_direction), three
    * passes over the vectors besides the operator and, on one rank, one host synchronisation per
    * iteration; with several ranks p^T A p is summed over the ranks before the update (two). */
   mf_vector dinv = NULL;
-  const int fused = !c->unfused && r->ops.cg_update && mf_pc_pointwise(c->pc, &dinv);
+  const int fused = !c->unfused && !region && r->ops.cg_update && mf_pc_pointwise(c->pc, &dinv);
   while (!stopped && !converged && it < c->maxit) {
     double rz_new = 0.0;
     /* ierr may hold the last direction update's failure on this rank: the apply still runs (its ghost
@@ -222,6 +241,17 @@ static int cg_solve(mf_cg c, mf_vector b, mf_vector x, mf_cg_info *info)
     } else {
       MF_KEEP(ierr, mf_operator_apply(c->op, p, Ap));
       ierr = mf_vector_dot_checked(p, Ap, &pAp, ierr);
+      if (!ierr && region && isfinite(pAp) && (pAp <= 0.0 || xx + 2.0 * rz / pAp * xp + rz / pAp * rz / pAp * pp >=
+                                                                 c->radius * c->radius)) {
+        /* negative curvature, or the step leaves the region: along p to its edge, and stop */
+        ierr = x->ops.axpy(x, to_edge(xx, xp, pp, c->radius), p);
+        if (ierr) goto done;
+        c->boundary = 1;
+        c->negative = pAp <= 0.0;
+        c->xnorm = c->radius;
+        it++; /* an operator's application, as an iteration */
+        break;
+      }
       if (!ierr && isfinite(pAp) && pAp > 0.0) {
         const double alpha = rz / pAp;
         ierr = x->ops.axpy(x, alpha, p);              /* x <- x + alpha p  */
@@ -232,7 +262,9 @@ static int cg_solve(mf_cg c, mf_vector b, mf_vector x, mf_cg_info *info)
     }
     if (ierr) goto done;
     if (c->truncate && isfinite(pAp) && pAp <= 0.0) { /* negative curvature: x as it is (x and r stayed) */
-      if (it == 0) ierr = x->ops.axpy(x, pAp < 0.0 ? rz / -pAp : 1.0, p);
+      const double t = pAp < 0.0 ? rz / -pAp : 1.0;
+      if (it == 0) ierr = x->ops.axpy(x, t, p);
+      if (it == 0) xx = t * t * pp;
       c->negative = 1;
       break;
     }
@@ -243,6 +275,10 @@ static int cg_solve(mf_cg c, mf_vector b, mf_vector x, mf_cg_info *info)
                   "CG: r^T M^-1 r = %g at iteration %d with a preconditioner set up at an earlier state (not positive "
                   "definite at this one?)",
                   rz_new, it);
+    const double alpha = rz / pAp, beta = rz_new / rz; /* ||x||_M by the recurrences of x and p (x from 0) */
+    xx += alpha * (2.0 * xp + alpha * pp);
+    xp = beta * (xp + alpha * pp);
+    pp = rz_new + beta * beta * pp;
     ierr = history_reserve(c, c->nhistory);
     if (ierr) goto done;
     it++;
@@ -256,6 +292,7 @@ static int cg_solve(mf_cg c, mf_vector b, mf_vector x, mf_cg_info *info)
     rz = rz_new;
   }
   ierr = mf_agree(ctx, ierr); /* a failed last direction update (the loop ended on the limit) */
+  if (!c->boundary) c->xnorm = sqrt(fmax(xx, 0.0));
   dt = MPI_Wtime() - t0;
   /* The recursive residual keeps falling where rounding stalls the true one (tolerances near the
    * precision's limit): converged means that the true residual b - A x, recomputed here (outside the

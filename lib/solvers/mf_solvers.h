@@ -16,6 +16,14 @@ void mf_cg_set_fused(mf_cg cg, int on);
  *  times r^T z / |p^T A p| (1 where p^T A p = 0) (truncated CG); mf_cg_negative_curvature then says so until the next solve. */
 void mf_cg_set_truncate(mf_cg cg, int on);
 int mf_cg_negative_curvature(mf_cg cg);
+/** Newton's trust region (Steihaug): with truncate on and radius finite, x from 0 stays within ||x||_M <= radius (M
+ *  the preconditioner, ||x||_M^2 = x^T M x by the recurrences of x and p): a step that would leave the region, or a
+ *  direction of negative curvature, goes along p to the edge and the solve stops there (mf_cg_boundary 1; with
+ *  negative curvature mf_cg_negative_curvature too). radius <= 0 or INFINITY: off (the default). mf_cg_step_norm:
+ *  ||x||_M at the last solve's end (with truncate on). */
+void mf_cg_set_radius(mf_cg cg, double radius);
+int mf_cg_boundary(mf_cg cg);
+double mf_cg_step_norm(mf_cg cg);
 
 #ifdef __cplusplus
 }
