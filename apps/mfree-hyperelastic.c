@@ -40,10 +40,11 @@ static void usage(FILE *f)
           "  --pc-lag TAU       keep the inner preconditioner's set-up of an earlier Newton step while the state\n"
           "                     moved by at most TAU ||u|| since, 0 <= TAU < 1 (default 0: a set-up every step)\n"
           "  --load-steps S     the loads (B, T and the twist) in S equal increments (default 1)\n"
-          "  --line-search L    off | backtrack | admissible | critical: full Newton steps; the step halved until\n"
-          "                     ||F|| decreases enough (default); halved only until F is finite (no inverted\n"
-          "                     cell), then taken; or shortened until the energy's slope along it, negative at\n"
-          "                     the start, is at most half that size above zero (docs/nonlinear.md)\n"
+          "  --line-search L    off | backtrack | admissible | critical | trust: full Newton steps; the step halved\n"
+          "                     until ||F|| decreases enough (default); halved only until F is finite (no\n"
+          "                     inverted cell), then taken; shortened until the energy's slope along it,\n"
+          "                     negative at the start, is at most half that size above zero; or a trust region\n"
+          "                     (Steihaug's CG; with --pc jacobi, mg or none) (docs/nonlinear.md)\n"
           "  --no-line-search   the same as --line-search off\n"
           "  --E E, --nu NU     Young's modulus (default 10) and Poisson's ratio (default 0.3)\n"
           "  --load-scale S     B, T and the twist's displacement times S (default 1: the demonstration's)\n"
@@ -93,7 +94,7 @@ int main(int argc, char **argv)
   int cubes = 8, refine = 0, degree = 1, backend_i = 0, pc_i = 0, ew = 0, cg_max = 100000, newton_max = 50, mg_degree = -1;
   int loads = 1, line_search = 1, check = 0, verbose = 0, given_refine = 0, quad_i = -1, init_i = 0, method_i = 0;
   static const char *const methods[] = {"mf", "assembled"};
-  static const char *const searches[] = {"off", "backtrack", "admissible", "critical"}; /* MF_NEWTON_FULL_STEPS .. _CRITICAL */
+  static const char *const searches[] = {"off", "backtrack", "admissible", "critical", "trust"}; /* MF_NEWTON_FULL_STEPS .. _TRUST_REGION */
   static const char *const quads[] = {"2p", "2p-2"}, *const inits[] = {"linear", "lift", "boundary"};
   double cg_tol = 1e-5, stol = 1e-12, rtol = 0.0, load_scale = 1.0, pc_lag = 0.0;
   hyper_problem prob = hyper_demo();
@@ -122,7 +123,7 @@ int main(int argc, char **argv)
     else if (opt_is(&P, "--pc-lag")) opt_double(&P, 0.0, 0, 1.0, 1, &pc_lag);
     else if (opt_is(&P, "--load-steps")) opt_int(&P, 1, 1000, &loads);
     else if (opt_is(&P, "--no-line-search")) line_search = 0;
-    else if (opt_is(&P, "--line-search")) opt_choice(&P, searches, 4, &line_search);
+    else if (opt_is(&P, "--line-search")) opt_choice(&P, searches, 5, &line_search);
     else if (opt_is(&P, "--E")) opt_double(&P, 0.0, 1, 1e300, 0, &prob.E);
     else if (opt_is(&P, "--nu")) opt_double(&P, -1.0, 1, 0.5, 1, &prob.nu);
     else if (opt_is(&P, "--load-scale")) opt_double(&P, 0.0, 0, 1e6, 0, &load_scale);

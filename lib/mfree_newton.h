@@ -71,13 +71,19 @@ typedef enum {
   MF_NEWTON_BACKTRACK = 1,  /**< lambda = 1, 1/2, ... until ||F|| decreases enough (the default) */
   MF_NEWTON_ADMISSIBLE = 2, /**< lambda = 1, 1/2, ... only until F is finite at the trial (no inverted cell), then
                                  taken whether ||F|| decreased or not (Newton's full steps kept where the state allows) */
-  MF_NEWTON_CRITICAL = 3    /**< for F the gradient of an energy: from lambda = 1 (halved where F is not finite),
+  MF_NEWTON_CRITICAL = 3,   /**< for F the gradient of an energy: from lambda = 1 (halved where F is not finite),
                                  the first lambda where the energy's slope g = du . F(u + lambda du) is at most
                                  -g(0) / 2 (g(0) < 0; any more negative g too), else the secant's zero of g from 0;
                                  ||F|| may grow */
+  MF_NEWTON_TRUST_REGION = 4 /**< for F the gradient of an energy, CG inside: Steihaug's trust region in the inner
+                                  preconditioner's norm (CG's steps cut at its edge, negative curvature followed to
+                                  it), the step taken where the energy's decrease (by Simpson's rule on its slope
+                                  du . F along the step) is at least 1e-4 of the quadratic model's, the region
+                                  quartered below 0.25 of it and doubled above 0.75 on its edge; unbounded until a
+                                  step falls short */
 } mf_newton_line_search;
-/** @brief The step length rule: MF_NEWTON_BACKTRACK (1, default), MF_NEWTON_FULL_STEPS (0), MF_NEWTON_ADMISSIBLE (2)
- *  or MF_NEWTON_CRITICAL (3); others MF_ERR_ARGUMENT. */
+/** @brief The step length rule: MF_NEWTON_BACKTRACK (1, default), MF_NEWTON_FULL_STEPS (0), MF_NEWTON_ADMISSIBLE (2),
+ *  MF_NEWTON_CRITICAL (3) or MF_NEWTON_TRUST_REGION (4); others MF_ERR_ARGUMENT. */
 int mf_newton_set_line_search(mf_newton newton, int mode);
 /** @brief Lag the matrix-free inner solve's preconditioner: its set-up (a multigrid hierarchy's levels at the state,
  *  smoothers' diagonals and eigenvalue estimates; Jacobi's diagonal) made at an earlier step of the solve is kept

@@ -474,10 +474,11 @@ static void check_newton(mf_context ctx, const char *name, int dim, int level, i
   mf_operator_destroy(&A);
   mf_physics_destroy(&ph);
 
-  /* full steps fail, the line search does not, nor the energy's slope (the energy of atan(u - 1) is convex) */
+  /* full steps fail, the line search does not, nor the energy's slope, nor the trust region (the energy of
+   * atan(u - 1) is convex) */
   jacobi_newton(ctx, s, f0_atan, f1_small, g0_atan, g3_small, &ph, &A, &nw);
-  for (int ls = 0; ls <= MF_NEWTON_CRITICAL; ls++) { /* full steps, backtracking, admissible steps (here full steps: F
-                                                      * stays finite), critical steps */
+  for (int ls = 0; ls <= MF_NEWTON_TRUST_REGION; ls++) { /* full steps, backtracking, admissible steps (here full
+                                                          * steps: F stays finite), critical steps, the trust region */
     T_CALL(mf_vector_set_value(u, -2.0));
     T_CALL(mf_vector_zero_boundary(u));
     T_CALL(mf_vector_set_boundary(g, one, NULL));
@@ -485,9 +486,9 @@ static void check_newton(mf_context ctx, const char *name, int dim, int level, i
     T_CALL(mf_newton_set_line_search(nw, ls));
     T_CALL(mf_newton_set_tolerances(nw, 1e-10, 0.0, 0.0, 40));
     const int ierr = mf_newton_solve(nw, u, &info);
-    if (ls == MF_NEWTON_CRITICAL)
-      T_CHECK(ierr == 0 && info.converged, "%s %dD P%d: critical steps gave error %d reason %d", name, dim, p, ierr,
-              (int)info.reason);
+    if (ls >= MF_NEWTON_CRITICAL)
+      T_CHECK(ierr == 0 && info.converged, "%s %dD P%d: %s gave error %d reason %d", name, dim, p,
+              ls == MF_NEWTON_CRITICAL ? "critical steps" : "the trust region", ierr, (int)info.reason);
     else if (ls != MF_NEWTON_BACKTRACK)
       T_CHECK(ierr == MF_ERR_NOT_CONVERGED && !info.converged &&
                   (info.reason == MF_NEWTON_DIVERGED || info.reason == MF_NEWTON_MAX_ITERATIONS),
@@ -529,6 +530,9 @@ static void check_newton(mf_context ctx, const char *name, int dim, int level, i
             info.converged, q);
   }
   EXPECT(mf_newton_set_gmres(nw, -1), MF_ERR_ARGUMENT, "GMRES restart -1 out of range");
+  T_CALL(mf_newton_set_line_search(nw, MF_NEWTON_TRUST_REGION)); /* Steihaug's region needs CG */
+  EXPECT(mf_newton_solve(nw, u, &info), MF_ERR_UNSUPPORTED, "trust region needs CG inside");
+  T_CALL(mf_newton_set_line_search(nw, MF_NEWTON_BACKTRACK));
   /* multigrid on the operator at a state: its levels at the state injected; a float V-cycle refused */
   {
     mf_pc pm = NULL;
@@ -562,11 +566,11 @@ static void check_newton(mf_context ctx, const char *name, int dim, int level, i
   mf_physics_destroy(&ph);
 
   /* ln(1 + u) = 0 (u = 0) from u = 5 inside: the full step (1 + u to about (1 + u)(1 - ln(1 + u)) < 0) leaves F not
-   * finite; admissible steps halve it until F is finite and converge, as backtracking and the energy's slope
-   * (critical: the energy of ln(1 + u), a gradient) do */
+   * finite; admissible steps halve it until F is finite and converge, as backtracking, the energy's slope
+   * (critical: the energy of ln(1 + u), a gradient) and the trust region (quartered where F is not finite) do */
   jacobi_newton(ctx, s, f0_log1, f1_small, g0_log1, g3_small, &ph, &A, &nw);
   T_CALL(mf_newton_set_tolerances(nw, 1e-10, 0.0, 0.0, 40));
-  for (int ls = 0; ls <= MF_NEWTON_CRITICAL; ls++) {
+  for (int ls = 0; ls <= MF_NEWTON_TRUST_REGION; ls++) {
     T_CALL(mf_vector_set_value(u, 5.0));
     T_CALL(mf_vector_zero_boundary(u));
     T_CALL(mf_newton_set_line_search(nw, ls));
@@ -578,17 +582,19 @@ static void check_newton(mf_context ctx, const char *name, int dim, int level, i
               info.iterations, mf_context_error_message(ctx));
     else
       T_CHECK(ierr == 0 && info.converged && info.iterations <= 12, "%dD: %s from u = 5: error %d reason %d, %d steps",
-              dim, ls == MF_NEWTON_ADMISSIBLE ? "admissible steps" : ls == MF_NEWTON_CRITICAL ? "critical" : "backtracking",
+              dim, ls == MF_NEWTON_ADMISSIBLE ? "admissible steps" : ls == MF_NEWTON_CRITICAL ? "critical" :
+                   ls == MF_NEWTON_TRUST_REGION ? "the trust region" : "backtracking",
               ierr, (int)info.reason, info.iterations);
   }
   mf_newton_destroy(&nw);
   mf_operator_destroy(&A);
   mf_physics_destroy(&ph);
   /* the same residual with a Jacobian far too small: no step length leaves F finite; admissible steps stop with the
-   * state's error (the point named), as the energy's slope does (critical), backtracking with its own reason */
+   * state's error (the point named), as the energy's slope (critical) and the trust region (quartered 12 times) do,
+   * backtracking with its own reason */
   jacobi_newton(ctx, s, f0_log1, f1_small, g0_tiny, g3_tiny, &ph, &A, &nw);
   T_CALL(mf_newton_set_tolerances(nw, 1e-10, 0.0, 0.0, 40));
-  for (int ls = MF_NEWTON_BACKTRACK; ls <= MF_NEWTON_CRITICAL; ls++) {
+  for (int ls = MF_NEWTON_BACKTRACK; ls <= MF_NEWTON_TRUST_REGION; ls++) {
     T_CALL(mf_vector_set_value(u, 5.0));
     T_CALL(mf_vector_zero_boundary(u));
     T_CALL(mf_newton_set_line_search(nw, ls));
@@ -597,8 +603,8 @@ static void check_newton(mf_context ctx, const char *name, int dim, int level, i
       T_CHECK(ierr == MF_ERR_ARGUMENT && info.reason == MF_NEWTON_STATE && info.iterations == 0 &&
                   strstr(mf_context_error_message(ctx), "finite"),
               "%dD: %s with no finite trial gave error %d reason %d after %d steps (%s)", dim,
-              ls == MF_NEWTON_CRITICAL ? "critical" : "admissible steps", ierr, (int)info.reason, info.iterations,
-              mf_context_error_message(ctx));
+              ls == MF_NEWTON_CRITICAL ? "critical" : ls == MF_NEWTON_TRUST_REGION ? "the trust region" : "admissible steps",
+              ierr, (int)info.reason, info.iterations, mf_context_error_message(ctx));
     else
       T_CHECK(ierr == MF_ERR_NOT_CONVERGED && info.reason == MF_NEWTON_LINE_SEARCH && info.iterations == 0,
               "%dD: backtracking with no finite trial gave error %d reason %d after %d steps", dim, ierr,
@@ -618,7 +624,7 @@ static void check_newton(mf_context ctx, const char *name, int dim, int level, i
   EXPECT(mf_newton_solve(nw, u, &info), MF_ERR_NOT_CONVERGED, "brings the energy's slope along the step to half its size");
   T_CHECK(info.reason == MF_NEWTON_LINE_SEARCH && info.iterations == 0, "%dD: critical steps with a far too small Jacobian "
           "gave reason %d after %d steps", dim, (int)info.reason, info.iterations);
-  EXPECT(mf_newton_set_line_search(nw, 4), MF_ERR_ARGUMENT, "line search 4");
+  EXPECT(mf_newton_set_line_search(nw, 5), MF_ERR_ARGUMENT, "line search 5");
   EXPECT(mf_newton_set_pc_lag(nw, 1.0), MF_ERR_ARGUMENT, "preconditioner lag 1 out of range");
   EXPECT(mf_newton_set_pc_lag(nw, -0.5), MF_ERR_ARGUMENT, "preconditioner lag -0.5 out of range");
   EXPECT(mf_newton_set_line_search(nw, -1), MF_ERR_ARGUMENT, "line search -1");

@@ -4,11 +4,13 @@
  *   - small loads reproduce linear elasticity (the gallery's, same lambda and mu, same loads and boundary values):
  *     ||u_eps - u_lin,eps|| = O(eps^2) (the ratio of the errors at eps = 1e-2 and 1e-3 near 1e-2);
  *   - the energy Pi(u) = int psi(F) - int B.u - int T.u of the Newton iterates decreases at every step (P1: exact
- *     integrals from the cells' constant F), with backtracking and with the energy's slope (MF_NEWTON_CRITICAL), and
+ *     integrals from the cells' constant F), with backtracking, with the energy's slope (MF_NEWTON_CRITICAL) and in a
+ *     trust region (MF_NEWTON_TRUST_REGION), and
  *     Newton converges quadratically (the update's order >= 1.6);
  *   - the failure codes from cases built for them: an inverted element in the initial guess (MF_NEWTON_STATE, the
  *     point named), a load too large for full steps (MF_NEWTON_STATE; an indefinite Jacobian met by CG's negative
- *     curvature stop), which converges with the line search, by the energy's slope or in load steps;
+ *     curvature stop), which converges with the line search, by the energy's slope, in a trust region or in load
+ *     steps;
  *   - on 2 ranks (NP 2): the same Newton and CG iterations and residual history as rank 0 alone, ||u|| to 1e-10;
  *   - the assembled Jacobian at a state (mf_operator_create_assembled after mf_operator_set_state) applies as the
  *     matrix-free one, 1e-12, P1, P2, Q1 and Q2;
@@ -314,22 +316,26 @@ static void energy_case(mf_context ctx)
     if (k > 0) T_CHECK(Pi[k] < Pi[k - 1], "the energy grew at Newton step %d: %.12e after %.12e", k, Pi[k], Pi[k - 1]);
   }
   T_CHECK(steps >= 3 && steps < 12, "Newton on the demonstration (4 cubes) took %d steps", steps);
-  /* the step by the energy's slope (MF_NEWTON_CRITICAL): the energy decreases at every step too, to the same end */
-  double Pc = 0.0;
-  int csteps = 0;
-  for (int k = 0; k < 12; k++) {
-    run_setup su = {"cube-tets", 4, 1, MF_NEWTON_CRITICAL, k, 1, 1e-10, 1e-13, 1.0, 0, 1, NULL};
-    run_result R = solve(ctx, &su, 0);
-    csteps = k;
-    if (R.ierr == 0 && R.newton < k) { /* converged before k steps: the iterates end */
+  /* the step by the energy's slope (MF_NEWTON_CRITICAL) and the trust region (MF_NEWTON_TRUST_REGION): the energy
+   * decreases at every step too, to the same end */
+  for (int ls = MF_NEWTON_CRITICAL; ls <= MF_NEWTON_TRUST_REGION; ls++) {
+    const char *name = ls == MF_NEWTON_CRITICAL ? "critical" : "trust region";
+    double Pc = 0.0;
+    int csteps = 0;
+    for (int k = 0; k < 12; k++) {
+      run_setup su = {"cube-tets", 4, 1, ls, k, 1, 1e-10, 1e-13, 1.0, 0, 1, NULL};
+      run_result R = solve(ctx, &su, 0);
+      csteps = k;
+      if (R.ierr == 0 && R.newton < k) { /* converged before k steps: the iterates end */
+        Pc = R.energy;
+        break;
+      }
+      if (k > 0) T_CHECK(R.energy < Pc, "%s: the energy grew at Newton step %d: %.12e after %.12e", name, k, R.energy, Pc);
       Pc = R.energy;
-      break;
     }
-    if (k > 0) T_CHECK(R.energy < Pc, "critical: the energy grew at Newton step %d: %.12e after %.12e", k, R.energy, Pc);
-    Pc = R.energy;
+    T_CHECK(csteps >= 3 && csteps < 12 && fabs(Pc - Pi[steps]) <= 1e-10 * fabs(Pi[steps]),
+            "%s: %d steps to the energy %.12e, backtracking's %.12e", name, csteps, Pc, Pi[steps]);
   }
-  T_CHECK(csteps >= 3 && csteps < 12 && fabs(Pc - Pi[steps]) <= 1e-10 * fabs(Pi[steps]),
-          "critical: %d steps to the energy %.12e, backtracking's %.12e", csteps, Pc, Pi[steps]);
   run_setup su = {"cube-tets", 4, 1, 1, 30, 1, 1e-12, 1e-13, 1.0, 0, 0, NULL};
   run_result R = solve(ctx, &su, 0);
   T_CHECK(R.ierr == 0, "Newton failed on the demonstration (%d)", R.ierr);
@@ -377,7 +383,17 @@ static void failure_case(mf_context ctx)
   big.bscale = 80.0;
   R = solve(ctx, &big, 0);
   T_CHECK(R.ierr == 0, "B x 80 by the energy's slope: error %d, reason %d", R.ierr, R.reason);
+  big.line_search = MF_NEWTON_TRUST_REGION; /* the trust region: both in one load step (B x 160 in 32 steps: the
+                                               region held near the cells' inversion), CG led along the negative
+                                               curvature at B x 80 */
+  big.max_steps = 50;
+  R = solve(ctx, &big, 0);
+  T_CHECK(R.ierr == 0 && R.negative >= 1, "B x 80 in a trust region: error %d, reason %d, %d steps, %d met negative "
+          "curvature", R.ierr, R.reason, R.newton, R.negative);
   big.bscale = 160.0;
+  R = solve(ctx, &big, 0);
+  T_CHECK(R.ierr == 0, "B x 160 in a trust region: error %d, reason %d, %d steps", R.ierr, R.reason, R.newton);
+  big.max_steps = 30;
 
   big.line_search = 0, big.loads = 4;
   R = solve(ctx, &big, 0);

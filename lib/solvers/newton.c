@@ -2,7 +2,8 @@
  * (mf_operator_residual), its Jacobian the same operator at the state (mf_operator_set_state), each step's
  * linear system solved matrix-free by CG (or GMRES for a Jacobian that is not symmetric) to an inexact tolerance (Eisenstat-Walker, choice 2, with the usual
  * safeguards), then a step length: backtracking on ||F||_2, full steps, admissible steps (halved only until F is
- * finite), or critical steps (by the energy's slope du . F along the step); with a lag, the inner preconditioner's
+ * finite), or critical steps (by the energy's slope du . F along the step), or a trust region (Steihaug's CG, the
+ * energy's decrease against the model's); with a lag, the inner preconditioner's
  * set-up of an earlier step kept. The vectors are the backend's; the norms, the
  * forcing and the step lengths are the same numbers on every rank (global reductions), so every rank takes
  * the same branch. */
@@ -37,6 +38,7 @@ struct mf_newton_s {
   mf_vector upc;      /* the state of the pc's last set-up (with pc_lag) */
   double *res, *upd;  /* history */
   int n, cap;
+  double delta;       /* the trust region's radius (MF_NEWTON_TRUST_REGION; INFINITY until a step falls short) */
 };
 
 int mf_newton_create(mf_operator op, mf_newton *newton)
@@ -144,9 +146,9 @@ int mf_newton_set_gmres(mf_newton newton, int restart)
 int mf_newton_set_line_search(mf_newton newton, int mode)
 {
   MF_CHECK(newton, NULL, MF_ERR_NULL, "newton is NULL");
-  MF_CHECK(mode >= MF_NEWTON_FULL_STEPS && mode <= MF_NEWTON_CRITICAL, newton->op->ctx, MF_ERR_ARGUMENT,
-           "line search %d: MF_NEWTON_FULL_STEPS (0), MF_NEWTON_BACKTRACK (1), MF_NEWTON_ADMISSIBLE (2) or "
-           "MF_NEWTON_CRITICAL (3)", mode);
+  MF_CHECK(mode >= MF_NEWTON_FULL_STEPS && mode <= MF_NEWTON_TRUST_REGION, newton->op->ctx, MF_ERR_ARGUMENT,
+           "line search %d: MF_NEWTON_FULL_STEPS (0), MF_NEWTON_BACKTRACK (1), MF_NEWTON_ADMISSIBLE (2), "
+           "MF_NEWTON_CRITICAL (3) or MF_NEWTON_TRUST_REGION (4)", mode);
   newton->line_search = mode;
   return 0;
 }
@@ -208,6 +210,8 @@ static const char *reason_text(mf_newton_reason r, int line_search)
   if (r == MF_NEWTON_LINE_SEARCH && line_search == MF_NEWTON_CRITICAL)
     return "the line search found no step length that brings the energy's slope along the step to half its size (13 "
            "trials)";
+  if (r == MF_NEWTON_LINE_SEARCH && line_search == MF_NEWTON_TRUST_REGION)
+    return "the trust region was shrunk 12 times without a step that decreases the energy as its model predicts";
   switch (r) {
   case MF_NEWTON_MAX_ITERATIONS: return "the step limit was reached";
   case MF_NEWTON_DIVERGED: return "the residual grew past 1e10 times its start (diverged)";
@@ -318,6 +322,73 @@ int mf_newton_get_pc(mf_newton n, mf_pc *pc)
   return 0;
 }
 
+/* Steihaug's trust-region step at u (MF_NEWTON_TRUST_REGION): du from the inner CG (solved already within the
+ * radius n->delta), the quadratic model's decrease pred = -(du . F + du . J du / 2) against the energy's,
+ * ared = -(g(0) + 4 g(1/2) + g(1)) / 6 with g(t) = du . F(u + t du) (Simpson's rule on its slope: exact for an
+ * energy of degree 3 along du); the step taken where ared >= 1e-4 pred, else the radius quartered and CG solved
+ * again (12 times at most). At the rounding floor (||F|| and the step's at most 1e-10 ||F_0||) the step is taken
+ * as the line searches take it there. On return n->trial is u + du and n->Ft its residual (norm *ft, *finite). */
+static int trust_step(mf_newton n, mf_vector u, mf_cg cg, double f, double f0, double eta, int *floor_steps,
+                      mf_cg_info *ci, mf_newton_info *info, double *ft, int *accepted, int *finite,
+                      mf_newton_reason *reason, char *why, size_t nwhy)
+{
+  mf_context ctx = n->op->ctx;
+  mf_operator J = n->assembled ? n->A : n->op;
+  *accepted = 0;
+  for (int t = 0; t <= 12; t++) {
+    if (t > 0) { /* the region quartered: CG again from 0 (the same Jacobian and preconditioner) */
+      mf_cg_set_radius(cg, n->delta);
+      int lerr = mf_cg_set_tolerance(cg, eta, n->max_linear);
+      if (!lerr) lerr = mf_vector_copy(n->rhs, n->F);
+      if (!lerr) lerr = mf_vector_scale(n->rhs, -1.0);
+      if (!lerr) lerr = mf_vector_set_value(n->du, 0.0);
+      memset(ci, 0, sizeof *ci);
+      const double tj = MPI_Wtime();
+      if (!lerr) lerr = mf_cg_solve(cg, n->rhs, n->du, ci);
+      info->seconds_linear += MPI_Wtime() - tj;
+      info->linear_iterations += ci->iterations;
+      if (machine_error(lerr)) return lerr;
+      const int negative = !lerr && mf_cg_negative_curvature(cg);
+      info->negative_curvature += negative;
+      if ((lerr || !ci->converged) && !negative && !(!lerr && mf_cg_boundary(cg))) {
+        *reason = MF_NEWTON_LINEAR;
+        if (lerr) snprintf(why, nwhy, ": %s", mf_context_error_message(ctx));
+        return 0;
+      }
+    }
+    const double snorm = mf_cg_step_norm(cg);
+    const int edge = mf_cg_boundary(cg);
+    double g0 = 0.0, q = 0.0, gm = 0.0, g1 = 0.0, fm = 0.0;
+    int okm = 1;
+    MF_CALL(mf_vector_dot(n->du, n->F, &g0));
+    MF_CALL(mf_operator_apply(J, n->du, n->trial)); /* J du */
+    MF_CALL(mf_vector_dot(n->du, n->trial, &q));
+    const double pred = -(g0 + 0.5 * q);
+    MF_CALL(mf_vector_copy(n->trial, u)); /* the energy's slope halfway, its residual into rhs (free until CG) */
+    MF_CALL(mf_vector_axpy(n->trial, 0.5, n->du));
+    MF_CALL(residual_at(n, n->trial, n->rhs, &fm, &okm, &info->seconds_residual));
+    if (okm) MF_CALL(mf_vector_dot(n->du, n->rhs, &gm));
+    MF_CALL(trial_at(n, u, 1.0, ft, finite, &info->seconds_residual));
+    if (*finite) MF_CALL(mf_vector_dot(n->du, n->Ft, &g1));
+    const double ared = -(g0 + 4.0 * gm + g1) / 6.0;
+    const double rho = okm && *finite && pred > 0.0 ? ared / pred : -INFINITY;
+    if (*finite && *floor_steps < 3 && f <= 1e-10 * f0 && *ft <= 1e-10 * f0 && *ft <= 10.0 * f) {
+      *accepted = 1; /* the rounding floor: the criteria decide */
+      (*floor_steps)++;
+      return 0;
+    }
+    if (rho < 0.25) n->delta = 0.25 * fmin(snorm, n->delta);
+    else if (rho > 0.75 && edge) n->delta *= 2.0;
+    if (rho >= 1e-4) {
+      *accepted = 1;
+      *floor_steps = 0;
+      return 0;
+    }
+    if (!(n->delta > 0.0)) break; /* a step of norm 0 (F = 0 in M's norm at rounding): nothing left to shrink */
+  }
+  return 0;
+}
+
 int mf_newton_solve(mf_newton n, mf_vector u, mf_newton_info *info)
 {
   mf_newton_info dummy;
@@ -328,8 +399,12 @@ int mf_newton_solve(mf_newton n, mf_vector u, mf_newton_info *info)
   MF_CHECK(u, ctx, MF_ERR_NULL, "state vector u is NULL");
   MF_CHECK(u->space == n->op->space && u->prec == MF_PRECISION_DOUBLE, ctx, MF_ERR_INCOMPATIBLE,
            "u must be a double vector of the operator's space");
+  MF_CHECK(n->line_search != MF_NEWTON_TRUST_REGION || !n->gmres, ctx, MF_ERR_UNSUPPORTED,
+           "Newton's trust region needs CG inside (Steihaug's), not GMRES (mf_newton_set_gmres(newton, 0))");
   const double t0 = MPI_Wtime();
   n->n = 0;
+  n->delta = INFINITY;
+  const int trust = n->line_search == MF_NEWTON_TRUST_REGION;
   MF_CALL(inner_pc(n));
   MF_CALL(mf_operator_set_dirichlet(n->op, 1)); /* u's boundary entries stay: F and the updates are zero there */
   double f = 0.0, f0, fprev, eta_prev = n->eta;
@@ -422,11 +497,12 @@ int mf_newton_solve(mf_newton n, mf_vector u, mf_newton_info *info)
     if (!ierr) ierr = mf_vector_set_value(n->du, 0.0);
     if (ierr) break;
     int lerr = n->gmres ? mf_gmres_set_tolerance(n->gmres, eta, n->max_linear) : mf_cg_set_tolerance(cg, eta, n->max_linear);
+    if (!n->gmres) mf_cg_set_radius(cg, trust ? n->delta : INFINITY);
     const int solved = !lerr; /* the solve ran (its failure may be the kept set-up's) */
     tj = MPI_Wtime();
     if (!lerr) lerr = inner_solve(n, cg, &ci);
     if (solved && !n->assembled && n->pc->kept && !machine_error(lerr) &&
-        (lerr || !ci.converged) && !(!lerr && !n->gmres && mf_cg_negative_curvature(cg))) {
+        (lerr || !ci.converged) && !(!lerr && !n->gmres && (mf_cg_negative_curvature(cg) || mf_cg_boundary(cg)))) {
       /* a kept set-up that failed the solve: set up at this Jacobian and solve again */
       info->seconds_linear += MPI_Wtime() - tj;
       info->linear_iterations += ci.iterations;
@@ -452,13 +528,19 @@ int mf_newton_solve(mf_newton n, mf_vector u, mf_newton_info *info)
     }
     const int negative = !lerr && !n->gmres && mf_cg_negative_curvature(cg);
     info->negative_curvature += negative;
-    if ((lerr || !ci.converged) && !negative) { /* short of its tolerance, or broken down */
+    if ((lerr || !ci.converged) && !negative && !(!lerr && !n->gmres && mf_cg_boundary(cg))) {
+      /* short of its tolerance, or broken down (not stopped at the trust region's edge) */
       reason = MF_NEWTON_LINEAR;
       if (lerr && !why[0]) snprintf(why, sizeof why, ": %s", mf_context_error_message(ctx));
       break;
     }
     double lambda = 1.0, ft = INFINITY, ffull = INFINITY; /* ffull: ||F|| after the full step */
     int accepted = 0, finite = 1;
+    if (trust) {
+      ierr = trust_step(n, u, cg, f, f0, eta, &floor_steps, &ci, info, &ft, &accepted, &finite, &reason, why, sizeof why);
+      if (ierr || reason != MF_NEWTON_MAX_ITERATIONS) break;
+      ffull = ft;
+    }
     if (n->line_search == MF_NEWTON_CRITICAL) { /* the energy's slope along du: g(lambda) = du . F(u + lambda du) */
       double g0 = 0.0;
       ierr = mf_vector_dot(n->du, n->F, &g0);
@@ -482,7 +564,7 @@ int mf_newton_solve(mf_newton n, mf_vector u, mf_newton_info *info)
         lambda = fmax(lambda * g0 / (g0 - g), 0.1 * lambda);
       }
     }
-    for (int t = 0; n->line_search != MF_NEWTON_CRITICAL &&
+    for (int t = 0; n->line_search != MF_NEWTON_CRITICAL && !trust &&
                     t <= (n->line_search != MF_NEWTON_FULL_STEPS ? 12 : 0) && !ierr;
          t++, lambda *= 0.5) {
       ierr = trial_at(n, u, lambda, &ft, &ok, &info->seconds_residual);
@@ -491,7 +573,7 @@ int mf_newton_solve(mf_newton n, mf_vector u, mf_newton_info *info)
       if (accepted || ierr) break;
     }
     if (ierr) break;
-    if (!accepted && (n->line_search == MF_NEWTON_BACKTRACK || n->line_search == MF_NEWTON_CRITICAL) && floor_steps < 3 &&
+    if (!accepted && !trust && (n->line_search == MF_NEWTON_BACKTRACK || n->line_search == MF_NEWTON_CRITICAL) && floor_steps < 3 &&
         f <= 1e-10 * f0 && ffull <= 1e-10 * f0 && ffull <= 10.0 * f) {
       /* no step length decreased ||F|| (critical: the slope) at its rounding floor (||F|| <= 1e-10 ||F_0||, below which
        * only a tighter rtol or the update criterion asks to go): the full step, which stays there, is taken and the
@@ -501,10 +583,10 @@ int mf_newton_solve(mf_newton n, mf_vector u, mf_newton_info *info)
       if (ierr) break;
       accepted = finite = ok;
       floor_steps += accepted;
-    } else if (accepted)
+    } else if (accepted && !trust)
       floor_steps = 0;
     if (!accepted) {
-      if (n->line_search == MF_NEWTON_BACKTRACK || (n->line_search == MF_NEWTON_CRITICAL && finite))
+      if (n->line_search == MF_NEWTON_BACKTRACK || ((n->line_search == MF_NEWTON_CRITICAL || trust) && finite))
         reason = MF_NEWTON_LINE_SEARCH;
       else { /* a full step (or every admissible or critical trial) to a state where F is not finite: the message
                 naming the point */
@@ -512,7 +594,9 @@ int mf_newton_solve(mf_newton n, mf_vector u, mf_newton_info *info)
         ierr = mf_operator_residual(n->op, n->trial, n->Ft);
         if (!ierr)
           ierr = mf_error_set(ctx, MF_ERR_ARGUMENT, __FILE__, __LINE__, __func__,
-                              n->line_search == MF_NEWTON_CRITICAL ? "Newton: the residual is not finite at step %d even after 13 "
+                              trust ? "Newton: the residual is not finite at step %d even after 12 shrinkings of the trust "
+                                      "region (||F|| = %g)"
+                              : n->line_search == MF_NEWTON_CRITICAL ? "Newton: the residual is not finite at step %d even after 13 "
                                               "trials (halvings where it was not finite, secant steps) (||F|| = %g)"
                               : n->line_search != MF_NEWTON_FULL_STEPS ? "Newton: the residual is not finite at step %d even after 12 halvings"
                                                " of the step (||F|| = %g)"
@@ -525,7 +609,7 @@ int mf_newton_solve(mf_newton n, mf_vector u, mf_newton_info *info)
     ierr = mf_vector_norm2(n->du, &dnorm);
     if (!ierr) ierr = mf_vector_copy(u, n->trial);
     if (ierr) break;
-    dlast = dnorm, lastfull = lambda == 1.0;
+    dlast = dnorm, lastfull = lambda == 1.0 && !(trust && mf_cg_boundary(cg));
     mf_vector sw = n->F;
     n->F = n->Ft, n->Ft = sw;
     fprev = f, f = ft;
