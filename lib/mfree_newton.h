@@ -35,7 +35,8 @@ typedef struct {
   double seconds;        /**< wall time of the solve */
   double seconds_residual, seconds_jacobian, seconds_pc, seconds_linear; /**< of which: residuals (line search's
                                  included), Jacobians (set_state), preconditioner set-ups, inner solves */
-  int negative_curvature; /**< steps whose CG met p^T J p <= 0 and stopped there (truncated CG: the step so far) */
+  int negative_curvature; /**< steps whose CG met p^T J p <= 0 and stopped there (truncated CG: the step so far, or
+                               in the trust region the step to its edge) */
   int pc_kept;            /**< steps that kept an earlier step's preconditioner set-up (mf_newton_set_pc_lag) */
 } mf_newton_info;
 
@@ -80,7 +81,7 @@ typedef enum {
                                   it), the step taken where the energy's decrease (by Simpson's rule on its slope
                                   du . F along the step) is at least 1e-4 of the quadratic model's, the region
                                   quartered below 0.25 of it and doubled above 0.75 on its edge; unbounded until a
-                                  step falls short */
+                                  step falls short; the preconditioner must be positive definite (its norm) */
 } mf_newton_line_search;
 /** @brief The step length rule: MF_NEWTON_BACKTRACK (1, default), MF_NEWTON_FULL_STEPS (0), MF_NEWTON_ADMISSIBLE (2),
  *  MF_NEWTON_CRITICAL (3) or MF_NEWTON_TRUST_REGION (4); others MF_ERR_ARGUMENT. */

@@ -661,6 +661,19 @@ static void check_newton(mf_context ctx, const char *name, int dim, int level, i
             "%dD: u^3 - 1 with Chebyshev lagged by 0.99: converged %d, %d steps, %d kept its set-up (without the lag %d, "
             "%d, %d); the solutions differ by %.3e",
             dim, in[1].converged, in[1].iterations, in[1].pc_kept, in[0].converged, in[0].iterations, in[0].pc_kept, d);
+    /* the same in the trust region (whose norm is the kept preconditioner's until its solve fails): converged, the
+     * same solution */
+    mf_newton_info it;
+    T_CALL(mf_newton_set_line_search(nw, MF_NEWTON_TRUST_REGION));
+    T_CALL(mf_vector_set_value(u, 1.0 / 3.0));
+    T_CALL(mf_vector_zero_boundary(u));
+    T_CALL(mf_vector_axpy(u, 1.0, g));
+    const int ierr_t = mf_newton_solve(nw, u, &it);
+    const double dt = ierr_t ? 1.0 : maxdiff(u, u0, n, &scale);
+    T_CHECK(ierr_t == 0 && it.converged && it.pc_kept >= 1 && dt <= 1e-10 * scale,
+            "%dD: u^3 - 1 with Chebyshev lagged by 0.99 in the trust region: error %d, converged %d, %d steps, %d kept "
+            "its set-up; the solutions differ by %.3e", dim, ierr_t, it.converged, it.iterations, it.pc_kept, dt);
+    T_CALL(mf_newton_set_line_search(nw, MF_NEWTON_BACKTRACK));
     mf_vector_destroy(&u0);
     mf_newton_destroy(&nw);
     mf_operator_destroy(&A);

@@ -175,11 +175,13 @@ void mf_cg_set_radius(mf_cg cg, double radius) { cg->radius = radius > 0.0 ? rad
 int mf_cg_boundary(mf_cg cg) { return cg->boundary; }
 double mf_cg_step_norm(mf_cg cg) { return cg->xnorm; }
 
-/* tau >= 0 with ||x + tau p||_M = radius, from ||x||_M^2 = xx, (x, p)_M = xp, ||p||_M^2 = pp (xx <= radius^2) */
+/* tau >= 0 with ||x + tau p||_M = radius, from ||x||_M^2 = xx, (x, p)_M = xp, ||p||_M^2 = pp > 0 (xx <= radius^2, up
+ * to rounding: held there) */
 static double to_edge(double xx, double xp, double pp, double radius)
 {
-  const double c = xx - radius * radius, disc = sqrt(fmax(xp * xp - pp * c, 0.0));
-  return pp > 0.0 ? (xp >= 0.0 ? -c / (xp + disc) : (disc - xp) / pp) : 0.0;
+  const double c = fmin(xx - radius * radius, 0.0), disc = sqrt(fmax(xp * xp - pp * c, 0.0));
+  const double tau = xp >= 0.0 ? (xp + disc > 0.0 ? -c / (xp + disc) : 0.0) : (disc - xp) / pp;
+  return isfinite(tau) ? fmax(tau, 0.0) : 0.0;
 }
 
 /* the iteration, for checked arguments */
@@ -241,16 +243,16 @@ static int cg_solve(mf_cg c, mf_vector b, mf_vector x, mf_cg_info *info)
     } else {
       MF_KEEP(ierr, mf_operator_apply(c->op, p, Ap));
       ierr = mf_vector_dot_checked(p, Ap, &pAp, ierr);
-      if (!ierr && region && isfinite(pAp) && (pAp <= 0.0 || xx + 2.0 * rz / pAp * xp + rz / pAp * rz / pAp * pp >=
-                                                                 c->radius * c->radius)) {
+      const double a = pAp > 0.0 ? rz / pAp : 0.0; /* the region's test in the recurrence's own expression */
+      if (!ierr && region && isfinite(pAp) &&
+          (pAp <= 0.0 || !isfinite(a) || xx + a * (2.0 * xp + a * pp) >= c->radius * c->radius)) {
         /* negative curvature, or the step leaves the region: along p to its edge, and stop */
         ierr = x->ops.axpy(x, to_edge(xx, xp, pp, c->radius), p);
-        if (ierr) goto done;
         c->boundary = 1;
         c->negative = pAp <= 0.0;
         c->xnorm = c->radius;
         it++; /* an operator's application, as an iteration */
-        break;
+        break; /* a failed axpy is agreed on below */
       }
       if (!ierr && isfinite(pAp) && pAp > 0.0) {
         const double alpha = rz / pAp;
@@ -274,6 +276,11 @@ static int cg_solve(mf_cg c, mf_vector b, mf_vector x, mf_cg_info *info)
     MF_CHECK_GOTO(!(c->pc->kept && rz_new < 0.0), ctx, MF_ERR_ARGUMENT, done,
                   "CG: r^T M^-1 r = %g at iteration %d with a preconditioner set up at an earlier state (not positive "
                   "definite at this one?)",
+                  rz_new, it);
+    /* the region's norm is the preconditioner's: it must be positive definite */
+    MF_CHECK_GOTO(!(region && rz_new < 0.0), ctx, MF_ERR_ARGUMENT, done,
+                  "CG: r^T M^-1 r = %g at iteration %d in a trust region (the preconditioner, whose norm bounds the "
+                  "step, is not positive definite)",
                   rz_new, it);
     const double alpha = rz / pAp, beta = rz_new / rz; /* ||x||_M by the recurrences of x and p (x from 0) */
     xx += alpha * (2.0 * xp + alpha * pp);

@@ -211,7 +211,8 @@ static const char *reason_text(mf_newton_reason r, int line_search)
     return "the line search found no step length that brings the energy's slope along the step to half its size (13 "
            "trials)";
   if (r == MF_NEWTON_LINE_SEARCH && line_search == MF_NEWTON_TRUST_REGION)
-    return "the trust region was shrunk 12 times without a step that decreases the energy as its model predicts";
+    return "the trust region was shrunk (12 times at most) without a step that decreases the energy as its model "
+           "predicts";
   switch (r) {
   case MF_NEWTON_MAX_ITERATIONS: return "the step limit was reached";
   case MF_NEWTON_DIVERGED: return "the residual grew past 1e10 times its start (diverged)";
@@ -325,15 +326,18 @@ int mf_newton_get_pc(mf_newton n, mf_pc *pc)
 /* Steihaug's trust-region step at u (MF_NEWTON_TRUST_REGION): du from the inner CG (solved already within the
  * radius n->delta), the quadratic model's decrease pred = -(du . F + du . J du / 2) against the energy's,
  * ared = -(g(0) + 4 g(1/2) + g(1)) / 6 with g(t) = du . F(u + t du) (Simpson's rule on its slope: exact for an
- * energy of degree 3 along du); the step taken where ared >= 1e-4 pred, else the radius quartered and CG solved
- * again (12 times at most). At the rounding floor (||F|| and the step's at most 1e-10 ||F_0||) the step is taken
- * as the line searches take it there. On return n->trial is u + du and n->Ft its residual (norm *ft, *finite). */
+ * energy of degree 4 along du); the step taken where ared >= 1e-4 pred, else, where ||F|| and the step's are at
+ * their rounding floor (at most 1e-10 ||F_0||: ared and pred are rounding there), taken as the line searches take
+ * it there, else the radius quartered and CG solved again (12 times at most; a kept preconditioner that fails the
+ * solve set up again first). Negative curvature counts once for the step. On return n->trial is u + du and n->Ft
+ * its residual (norm *ft, *finite). */
 static int trust_step(mf_newton n, mf_vector u, mf_cg cg, double f, double f0, double eta, int *floor_steps,
                       mf_cg_info *ci, mf_newton_info *info, double *ft, int *accepted, int *finite,
                       mf_newton_reason *reason, char *why, size_t nwhy)
 {
   mf_context ctx = n->op->ctx;
   mf_operator J = n->assembled ? n->A : n->op;
+  int counted = mf_cg_negative_curvature(cg); /* the first solve's, counted by the caller */
   *accepted = 0;
   for (int t = 0; t <= 12; t++) {
     if (t > 0) { /* the region quartered: CG again from 0 (the same Jacobian and preconditioner) */
@@ -343,13 +347,40 @@ static int trust_step(mf_newton n, mf_vector u, mf_cg cg, double f, double f0, d
       if (!lerr) lerr = mf_vector_scale(n->rhs, -1.0);
       if (!lerr) lerr = mf_vector_set_value(n->du, 0.0);
       memset(ci, 0, sizeof *ci);
-      const double tj = MPI_Wtime();
+      double tj = MPI_Wtime();
       if (!lerr) lerr = mf_cg_solve(cg, n->rhs, n->du, ci);
       info->seconds_linear += MPI_Wtime() - tj;
       info->linear_iterations += ci->iterations;
       if (machine_error(lerr)) return lerr;
+      if (!n->assembled && n->pc->kept && (lerr || (!ci->converged && !mf_cg_negative_curvature(cg) &&
+                                                    !mf_cg_boundary(cg)))) {
+        /* a kept set-up that failed the solve: set up at this Jacobian and solve again (as the first solve) */
+        info->pc_kept--;
+        mf_pc_keep(n->pc, 0);
+        tj = MPI_Wtime();
+        lerr = mf_pc_setup(n->pc);
+        if (!lerr) lerr = mf_vector_copy(n->upc, u);
+        info->seconds_pc += MPI_Wtime() - tj;
+        if (machine_error(lerr)) return lerr;
+        if (lerr) {
+          *reason = MF_NEWTON_LINEAR;
+          snprintf(why, nwhy, ": its preconditioner's set-up (again, after the lagged one failed) failed: %s",
+                   mf_context_error_message(ctx));
+          return 0;
+        }
+        memset(ci, 0, sizeof *ci);
+        if (!lerr) lerr = mf_vector_set_value(n->du, 0.0);
+        if (!lerr) lerr = mf_vector_copy(n->rhs, n->F);
+        if (!lerr) lerr = mf_vector_scale(n->rhs, -1.0);
+        tj = MPI_Wtime();
+        if (!lerr) lerr = mf_cg_solve(cg, n->rhs, n->du, ci);
+        info->seconds_linear += MPI_Wtime() - tj;
+        info->linear_iterations += ci->iterations;
+        if (machine_error(lerr)) return lerr;
+      }
       const int negative = !lerr && mf_cg_negative_curvature(cg);
-      info->negative_curvature += negative;
+      info->negative_curvature += negative && !counted;
+      counted |= negative;
       if ((lerr || !ci->converged) && !negative && !(!lerr && mf_cg_boundary(cg))) {
         *reason = MF_NEWTON_LINEAR;
         if (lerr) snprintf(why, nwhy, ": %s", mf_context_error_message(ctx));
@@ -372,18 +403,19 @@ static int trust_step(mf_newton n, mf_vector u, mf_cg cg, double f, double f0, d
     if (*finite) MF_CALL(mf_vector_dot(n->du, n->Ft, &g1));
     const double ared = -(g0 + 4.0 * gm + g1) / 6.0;
     const double rho = okm && *finite && pred > 0.0 ? ared / pred : -INFINITY;
+    if (rho >= 1e-4) {
+      if (rho > 0.75 && edge) n->delta *= 2.0;
+      if (rho < 0.25) n->delta = 0.25 * fmin(snorm, n->delta);
+      *accepted = 1;
+      *floor_steps = 0;
+      return 0;
+    }
     if (*finite && *floor_steps < 3 && f <= 1e-10 * f0 && *ft <= 1e-10 * f0 && *ft <= 10.0 * f) {
       *accepted = 1; /* the rounding floor: the criteria decide */
       (*floor_steps)++;
       return 0;
     }
-    if (rho < 0.25) n->delta = 0.25 * fmin(snorm, n->delta);
-    else if (rho > 0.75 && edge) n->delta *= 2.0;
-    if (rho >= 1e-4) {
-      *accepted = 1;
-      *floor_steps = 0;
-      return 0;
-    }
+    n->delta = 0.25 * fmin(snorm, n->delta);
     if (!(n->delta > 0.0)) break; /* a step of norm 0 (F = 0 in M's norm at rounding): nothing left to shrink */
   }
   return 0;
@@ -619,7 +651,8 @@ int mf_newton_solve(mf_newton n, mf_vector u, mf_newton_info *info)
     ierr = mf_agree(ctx, record(n, f, info->update));
     if (ierr) break;
     if (f <= target) reason = MF_NEWTON_CONVERGED_RESIDUAL;
-    else if (n->stol > 0.0 && info->update <= n->stol) reason = MF_NEWTON_CONVERGED_UPDATE;
+    else if (n->stol > 0.0 && info->update <= n->stol && !(trust && mf_cg_boundary(cg)))
+      reason = MF_NEWTON_CONVERGED_UPDATE; /* (not a step cut short at the trust region's edge) */
     else if (n->line_search != MF_NEWTON_BACKTRACK && f > 1e10 * f0) reason = MF_NEWTON_DIVERGED;
     if (monitor_stop(n, k, f, info->update, ci.iterations) && reason == MF_NEWTON_MAX_ITERATIONS)
       reason = MF_NEWTON_STOPPED;
