@@ -299,6 +299,40 @@ static int inner_solve(mf_newton n, mf_cg cg, mf_cg_info *ci)
   return n->gmres ? mf_gmres_solve(n->gmres, n->rhs, n->du, ci) : mf_cg_solve(cg, n->rhs, n->du, ci);
 }
 
+/* the inner solve from du = 0 (rhs = -F, its tolerance set by the caller), timed and counted in info; where a kept
+ * set-up (mf_newton_set_pc_lag) fails it (an error, or short of the tolerance without negative curvature or the trust
+ * region's edge stopping CG), the preconditioner is set up at this Jacobian (step k) and the solve run again. A failed
+ * set-up again leaves its message in why. */
+static int solve_inner(mf_newton n, mf_vector u, mf_cg cg, int k, mf_cg_info *ci, mf_newton_info *info, char *why,
+                       size_t nwhy)
+{
+  memset(ci, 0, sizeof *ci);
+  int lerr = mf_vector_set_value(n->du, 0.0);
+  double tj = MPI_Wtime();
+  if (!lerr) lerr = inner_solve(n, cg, ci);
+  info->seconds_linear += MPI_Wtime() - tj;
+  info->linear_iterations += ci->iterations;
+  if (machine_error(lerr) || n->assembled || !n->pc->kept) return lerr;
+  if (!lerr && (ci->converged || (!n->gmres && (mf_cg_negative_curvature(cg) || mf_cg_boundary(cg))))) return 0;
+  info->pc_kept--;
+  mf_pc_keep(n->pc, 0);
+  tj = MPI_Wtime();
+  lerr = mf_pc_setup(n->pc);
+  if (lerr && !machine_error(lerr))
+    snprintf(why, nwhy, ": its preconditioner's set-up at step %d (again, after the lagged one failed) failed: %s", k,
+             mf_context_error_message(n->op->ctx));
+  if (!lerr) lerr = mf_vector_copy(n->upc, u);
+  info->seconds_pc += MPI_Wtime() - tj;
+  if (lerr) return lerr;
+  memset(ci, 0, sizeof *ci);
+  lerr = mf_vector_set_value(n->du, 0.0);
+  tj = MPI_Wtime();
+  if (!lerr) lerr = inner_solve(n, cg, ci);
+  info->seconds_linear += MPI_Wtime() - tj;
+  info->linear_iterations += ci->iterations;
+  return lerr;
+}
+
 /* the inner preconditioner of the kind asked for (made at the first solve or mf_newton_get_pc, again where the kind
  * changed) */
 static int inner_pc(mf_newton n)
@@ -331,7 +365,7 @@ int mf_newton_get_pc(mf_newton n, mf_pc *pc)
  * it there, else the radius quartered and CG solved again (12 times at most; a kept preconditioner that fails the
  * solve set up again first). Negative curvature counts once for the step. On return n->trial is u + du and n->Ft
  * its residual (norm *ft, *finite). */
-static int trust_step(mf_newton n, mf_vector u, mf_cg cg, double f, double f0, double eta, int *floor_steps,
+static int trust_step(mf_newton n, mf_vector u, mf_cg cg, int k, double f, double f0, double eta, int *floor_steps,
                       mf_cg_info *ci, mf_newton_info *info, double *ft, int *accepted, int *finite,
                       mf_newton_reason *reason, char *why, size_t nwhy)
 {
@@ -345,45 +379,14 @@ static int trust_step(mf_newton n, mf_vector u, mf_cg cg, double f, double f0, d
       int lerr = mf_cg_set_tolerance(cg, eta, n->max_linear);
       if (!lerr) lerr = mf_vector_copy(n->rhs, n->F);
       if (!lerr) lerr = mf_vector_scale(n->rhs, -1.0);
-      if (!lerr) lerr = mf_vector_set_value(n->du, 0.0);
-      memset(ci, 0, sizeof *ci);
-      double tj = MPI_Wtime();
-      if (!lerr) lerr = mf_cg_solve(cg, n->rhs, n->du, ci);
-      info->seconds_linear += MPI_Wtime() - tj;
-      info->linear_iterations += ci->iterations;
+      if (!lerr) lerr = solve_inner(n, u, cg, k, ci, info, why, nwhy);
       if (machine_error(lerr)) return lerr;
-      if (!n->assembled && n->pc->kept && (lerr || (!ci->converged && !mf_cg_negative_curvature(cg) &&
-                                                    !mf_cg_boundary(cg)))) {
-        /* a kept set-up that failed the solve: set up at this Jacobian and solve again (as the first solve) */
-        info->pc_kept--;
-        mf_pc_keep(n->pc, 0);
-        tj = MPI_Wtime();
-        lerr = mf_pc_setup(n->pc);
-        if (!lerr) lerr = mf_vector_copy(n->upc, u);
-        info->seconds_pc += MPI_Wtime() - tj;
-        if (machine_error(lerr)) return lerr;
-        if (lerr) {
-          *reason = MF_NEWTON_LINEAR;
-          snprintf(why, nwhy, ": its preconditioner's set-up (again, after the lagged one failed) failed: %s",
-                   mf_context_error_message(ctx));
-          return 0;
-        }
-        memset(ci, 0, sizeof *ci);
-        if (!lerr) lerr = mf_vector_set_value(n->du, 0.0);
-        if (!lerr) lerr = mf_vector_copy(n->rhs, n->F);
-        if (!lerr) lerr = mf_vector_scale(n->rhs, -1.0);
-        tj = MPI_Wtime();
-        if (!lerr) lerr = mf_cg_solve(cg, n->rhs, n->du, ci);
-        info->seconds_linear += MPI_Wtime() - tj;
-        info->linear_iterations += ci->iterations;
-        if (machine_error(lerr)) return lerr;
-      }
       const int negative = !lerr && mf_cg_negative_curvature(cg);
       info->negative_curvature += negative && !counted;
       counted |= negative;
       if ((lerr || !ci->converged) && !negative && !(!lerr && mf_cg_boundary(cg))) {
         *reason = MF_NEWTON_LINEAR;
-        if (lerr) snprintf(why, nwhy, ": %s", mf_context_error_message(ctx));
+        if (lerr && !why[0]) snprintf(why, nwhy, ": %s", mf_context_error_message(ctx));
         return 0;
       }
     }
@@ -526,34 +529,10 @@ int mf_newton_solve(mf_newton n, mf_vector u, mf_newton_info *info)
     memset(&ci, 0, sizeof ci);
     ierr = mf_vector_copy(n->rhs, n->F);
     if (!ierr) ierr = mf_vector_scale(n->rhs, -1.0);
-    if (!ierr) ierr = mf_vector_set_value(n->du, 0.0);
     if (ierr) break;
     int lerr = n->gmres ? mf_gmres_set_tolerance(n->gmres, eta, n->max_linear) : mf_cg_set_tolerance(cg, eta, n->max_linear);
     if (!n->gmres) mf_cg_set_radius(cg, trust ? n->delta : INFINITY);
-    const int solved = !lerr; /* the solve ran (its failure may be the kept set-up's) */
-    tj = MPI_Wtime();
-    if (!lerr) lerr = inner_solve(n, cg, &ci);
-    if (solved && !n->assembled && n->pc->kept && !machine_error(lerr) &&
-        (lerr || !ci.converged) && !(!lerr && !n->gmres && (mf_cg_negative_curvature(cg) || mf_cg_boundary(cg)))) {
-      /* a kept set-up that failed the solve: set up at this Jacobian and solve again */
-      info->seconds_linear += MPI_Wtime() - tj;
-      info->linear_iterations += ci.iterations;
-      info->pc_kept--;
-      mf_pc_keep(n->pc, 0);
-      tj = MPI_Wtime();
-      lerr = mf_pc_setup(n->pc);
-      if (lerr && !machine_error(lerr))
-        snprintf(why, sizeof why, ": its preconditioner's set-up at step %d (again, after the lagged one failed) failed: %s",
-                 k, mf_context_error_message(ctx));
-      if (!lerr) lerr = mf_vector_copy(n->upc, u);
-      info->seconds_pc += MPI_Wtime() - tj;
-      memset(&ci, 0, sizeof ci);
-      if (!lerr) lerr = mf_vector_set_value(n->du, 0.0);
-      tj = MPI_Wtime();
-      if (!lerr) lerr = inner_solve(n, cg, &ci);
-    }
-    info->seconds_linear += MPI_Wtime() - tj;
-    info->linear_iterations += ci.iterations;
+    if (!lerr) lerr = solve_inner(n, u, cg, k, &ci, info, why, sizeof why);
     if (machine_error(lerr)) { /* the machine's, not the method's */
       ierr = lerr;
       break;
@@ -569,7 +548,7 @@ int mf_newton_solve(mf_newton n, mf_vector u, mf_newton_info *info)
     double lambda = 1.0, ft = INFINITY, ffull = INFINITY; /* ffull: ||F|| after the full step */
     int accepted = 0, finite = 1;
     if (trust) {
-      ierr = trust_step(n, u, cg, f, f0, eta, &floor_steps, &ci, info, &ft, &accepted, &finite, &reason, why, sizeof why);
+      ierr = trust_step(n, u, cg, k, f, f0, eta, &floor_steps, &ci, info, &ft, &accepted, &finite, &reason, why, sizeof why);
       if (ierr || reason != MF_NEWTON_MAX_ITERATIONS) break;
       ffull = ft;
     }
