@@ -368,11 +368,19 @@ int main(int argc, char **argv)
             pcs[pc_i], pc_i == 1 ? mg_degree : 0, methods[method_i], ew ? 0.0 : cg_tol, ew, stol, rtol, loads, load_scale, hex ? "p+1" : quads[quad_i], inits[init_i], searches[line_search], prob.E, prob.nu, rc == 0, tot.iterations,
             tot.linear_iterations, tot.negative_curvature, pc_lag, tot.pc_kept, pred_its, t_pred, t_total, t_setup, tot.seconds, tot.seconds_residual, tot.seconds_jacobian,
             tot.seconds_pc, tot.seconds_linear, t_compile, t_compile_later, mdofs_it, jac_err);
-    const double *res = NULL, *upd = NULL;
-    int nh = 0;
-    if (!mf_newton_history(nw, &res, &upd, &nh)) /* the last load step's history */
-      for (int k = 0; k < nh; k++)
-        fprintf(jf, "%s{\"residual\": %.6e, \"update\": %.6e}", k ? ", " : "", res[k], upd[k]);
+    const double *res = NULL, *upd = NULL, *tr[3] = {NULL, NULL, NULL};
+    int nh = 0, nt = 0;
+    if (line_search == MF_NEWTON_TRUST_REGION && mf_newton_trust_history(nw, &tr[0], &tr[1], &tr[2], &nt)) nt = 0;
+    if (!mf_newton_history(nw, &res, &upd, &nh)) /* the last load step's history (in the trust region its rho, radius
+                                                    and step norm too; null where not finite) */
+      for (int k = 0; k < nh; k++) {
+        fprintf(jf, "%s{\"residual\": %.6e, \"update\": %.6e", k ? ", " : "", res[k], upd[k]);
+        static const char *const key[3] = {"rho", "radius", "step_norm"};
+        for (int i = 0; i < 3 && k < nt; i++)
+          if (isfinite(tr[i][k])) fprintf(jf, ", \"%s\": %.6e", key[i], tr[i][k]);
+          else fprintf(jf, ", \"%s\": null", key[i]);
+        fprintf(jf, "}");
+      }
     fprintf(jf, "], \"setup_phases\": {");
     for (int k = 0, first = 1; k < MF_PHASE_COUNT; k++)
       if (phases[k] > 0.0) fprintf(jf, "%s\"%s\": %.6f", first ? "" : ", ", mf_phase_name((mf_phase)k), phases[k]), first = 0;

@@ -107,6 +107,12 @@ int mf_newton_set_monitor(mf_newton newton, mf_newton_monitor_fn fn, void *user)
 int mf_newton_solve(mf_newton newton, mf_vector u, mf_newton_info *info);
 /** @brief The last solve's ||F(u_k)|| (k = 0..n-1), its steps' lambda_k ||du_k|| ([0] = 0), kept till the next. */
 int mf_newton_history(mf_newton newton, const double **residuals, const double **updates, int *n);
+/** @brief The last solve's trust-region steps (MF_NEWTON_TRUST_REGION), beside mf_newton_history: each step's ratio
+ *  rho_k of the energy's decrease to the quadratic model's (accepted at rho >= 1e-4; the radius doubled after a step
+ *  to the edge with rho > 3/4, quartered below the step's norm after one with rho < 1/4), the radius its CG was bounded
+ *  by (INFINITY: not bounded yet) and the step's norm, both in the preconditioner's norm. NaN at [0] and for every
+ *  step without the region. Any output pointer may be NULL but n. */
+int mf_newton_trust_history(mf_newton newton, const double **ratios, const double **radii, const double **steps, int *n);
 int mf_newton_destroy(mf_newton *newton);
 
 #ifdef __cplusplus

@@ -12,6 +12,9 @@
  *     quadratic as well;
  *   - a problem where full steps fail (f0 = atan(u - 1), small diffusion, u0 = -2 inside): without the line
  *     search Newton does not converge, with it it does and ||F|| decreases at every step;
+ *   - the trust region (MF_NEWTON_TRUST_REGION) there in at most 6 steps, and its history: every step within
+ *     its radius, accepted at rho >= 1e-4, the radius quartered below a step with rho < 1/4 (from u0 = -1/2 the
+ *     first step's rho is below 1/4), at most doubled after any; on a quadratic energy rho = 1;
  *   - the failure codes: the step limit, the inner CG's limit, a residual not finite at the start
  *     (MF_ERR_ARGUMENT naming the point), the monitor's stop, a Jacobian of the wrong sign (the line search);
  *     the update criterion; a start that meets the tolerance; a Jacobi preconditioner set up again at a new
@@ -282,6 +285,44 @@ static void check_state(mf_context ctx, const char *name, int dim, int level, in
   mf_mesh_destroy(&mesh);
 }
 
+/* u - 2: a quadratic energy (with f1_small), where the model is the energy and rho = 1 */
+static void f0_lin(int dim, int nc, const double *u, const double *du, const double *x, const double *k, double *o)
+{
+  (void)dim, (void)nc, (void)du, (void)x, (void)k;
+  o[0] = u[0] - 2.0;
+}
+
+static int trust_small_rho; /* accepted trust-region steps with rho < 1/4 over every case (check_trust) */
+
+/* the trust region's history of the last solve (mf_newton_trust_history): NaN at step 0; each step within its
+ * radius, accepted at rho >= 1e-4 (but at the rounding floor, ||F|| <= 1e-10 ||F_0||), the next radius at most
+ * a quarter of the step's norm after rho < 1/4 and at most twice the radius after any */
+static void check_trust(mf_newton nw, const char *what, int dim, int p)
+{
+  const double *rho, *rad, *snm, *res;
+  int n, nr;
+  T_CALL(mf_newton_trust_history(nw, &rho, &rad, &snm, &n));
+  T_CALL(mf_newton_history(nw, &res, NULL, &nr));
+  T_CHECK(n == nr && n >= 2 && isnan(rho[0]) && isnan(rad[0]) && isnan(snm[0]),
+          "%s %dD P%d: the trust history has %d entries (the history %d), step 0's (%g, %g, %g)", what, dim, p, n, nr,
+          n ? rho[0] : 0.0, n ? rad[0] : 0.0, n ? snm[0] : 0.0);
+  for (int k = 1; k < n; k++) {
+    T_CHECK(snm[k] >= 0.0 && snm[k] <= rad[k] * (1.0 + 1e-10), "%s %dD P%d: step %d's norm %.6e beyond its radius %.6e",
+            what, dim, p, k, snm[k], rad[k]);
+    T_CHECK(rho[k] >= 1e-4 || res[k - 1] <= 1e-10 * res[0], "%s %dD P%d: step %d accepted at rho = %.3e", what, dim, p, k,
+            rho[k]);
+    if (k + 1 == n) break;
+    T_CHECK(rad[k + 1] <= 2.0 * rad[k] * (1.0 + 1e-14), "%s %dD P%d: the radius grew from %.6e to %.6e after step %d",
+            what, dim, p, rad[k], rad[k + 1], k);
+    if (rho[k] >= 1e-4 && rho[k] < 0.25) {
+      trust_small_rho++;
+      T_CHECK(rad[k + 1] <= 0.25 * fmin(snm[k], rad[k]) * (1.0 + 1e-14),
+              "%s %dD P%d: step %d (rho %.3f < 1/4, norm %.6e, radius %.6e) left the radius at %.6e, not a quarter", what,
+              dim, p, k, rho[k], snm[k], rad[k], rad[k + 1]);
+    }
+  }
+}
+
 /* A one-component physics (f0, f1; g0, g3), its operator on s and Newton on it with Jacobi CG to the fixed 1e-10 */
 static void jacobi_newton(mf_context ctx, mf_space s, mf_pointwise_fn f0, mf_pointwise_fn f1, mf_pointwise_fn g0,
                           mf_pointwise_fn g3, mf_physics *ph, mf_operator *A, mf_newton *nw)
@@ -486,6 +527,11 @@ static void check_newton(mf_context ctx, const char *name, int dim, int level, i
     T_CALL(mf_newton_set_line_search(nw, ls));
     T_CALL(mf_newton_set_tolerances(nw, 1e-10, 0.0, 0.0, 40));
     const int ierr = mf_newton_solve(nw, u, &info);
+    if (ls == MF_NEWTON_TRUST_REGION) { /* (4 or 5 steps; a rejected model, every trial taken, needs 8 or more) */
+      T_CHECK(info.iterations <= 6, "%s %dD P%d: the trust region took %d steps from u = -2 (at most 6)", name, dim, p,
+              info.iterations);
+      check_trust(nw, "atan(u - 1) from -2", dim, p);
+    }
     if (ls >= MF_NEWTON_CRITICAL)
       T_CHECK(ierr == 0 && info.converged, "%s %dD P%d: %s gave error %d reason %d", name, dim, p,
               ls == MF_NEWTON_CRITICAL ? "critical steps" : "the trust region", ierr, (int)info.reason);
@@ -504,6 +550,39 @@ static void check_newton(mf_context ctx, const char *name, int dim, int level, i
         T_CHECK(res[k] < res[k - 1], "%s %dD P%d: ||F|| rose at step %d with the line search (%.3e -> %.3e)", name, dim, p, k,
                 res[k - 1], res[k]);
     }
+  }
+  /* from u = -1/2 the full step overshoots less: taken at rho below 1/4 (0.045-0.072; 0.30-0.33 on the 3D P1
+   * meshes), the radius quartered */
+  T_CALL(mf_newton_set_line_search(nw, MF_NEWTON_TRUST_REGION));
+  T_CALL(mf_vector_set_value(u, -0.5));
+  T_CALL(mf_vector_zero_boundary(u));
+  T_CALL(mf_vector_axpy(u, 1.0, g));
+  {
+    const int ierr = mf_newton_solve(nw, u, &info);
+    T_CHECK(ierr == 0 && info.converged && info.iterations <= 8, "%s %dD P%d: the trust region from u = -1/2: error %d, "
+            "converged %d in %d steps", name, dim, p, ierr, info.converged, info.iterations);
+    check_trust(nw, "atan(u - 1) from -1/2", dim, p);
+  }
+  mf_newton_destroy(&nw);
+  mf_operator_destroy(&A);
+  mf_physics_destroy(&ph);
+
+  /* a quadratic energy (u - 2 with small diffusion): the model is the energy, rho = 1 (Simpson's rule exact) */
+  jacobi_newton(ctx, s, f0_lin, f1_small, g0_one, g3_small, &ph, &A, &nw);
+  T_CALL(mf_newton_set_line_search(nw, MF_NEWTON_TRUST_REGION));
+  T_CALL(mf_newton_set_tolerances(nw, 1e-10, 0.0, 0.0, 10));
+  T_CALL(mf_vector_set_value(u, 0.0));
+  T_CALL(mf_vector_zero_boundary(u));
+  T_CALL(mf_vector_axpy(u, 1.0, g));
+  T_CALL(mf_newton_solve(nw, u, &info));
+  {
+    const double *rho, *rad;
+    int nt;
+    T_CALL(mf_newton_trust_history(nw, &rho, &rad, NULL, &nt));
+    T_CHECK(info.converged && nt >= 2 && fabs(rho[1] - 1.0) <= 1e-8 && isinf(rad[1]),
+            "%s %dD P%d: the trust region on a quadratic energy: converged %d, step 1's rho %.12f (1), radius %g (inf)",
+            name, dim, p, info.converged, nt >= 2 ? rho[1] : 0.0, nt >= 2 ? rad[1] : 0.0);
+    check_trust(nw, "u - 2", dim, p);
   }
   mf_newton_destroy(&nw);
   mf_operator_destroy(&A);
@@ -585,6 +664,7 @@ static void check_newton(mf_context ctx, const char *name, int dim, int level, i
               dim, ls == MF_NEWTON_ADMISSIBLE ? "admissible steps" : ls == MF_NEWTON_CRITICAL ? "critical" :
                    ls == MF_NEWTON_TRUST_REGION ? "the trust region" : "backtracking",
               ierr, (int)info.reason, info.iterations);
+    if (ls == MF_NEWTON_TRUST_REGION) check_trust(nw, "ln(1 + u) from 5", dim, p);
   }
   mf_newton_destroy(&nw);
   mf_operator_destroy(&A);
@@ -669,6 +749,7 @@ static void check_newton(mf_context ctx, const char *name, int dim, int level, i
     T_CALL(mf_vector_zero_boundary(u));
     T_CALL(mf_vector_axpy(u, 1.0, g));
     const int ierr_t = mf_newton_solve(nw, u, &it);
+    check_trust(nw, "u^3 - 1 lagged", dim, p);
     const double dt = ierr_t ? 1.0 : maxdiff(u, u0, n, &scale);
     T_CHECK(ierr_t == 0 && it.converged && it.pc_kept >= 1 && dt <= 1e-10 * scale,
             "%dD: u^3 - 1 with Chebyshev lagged by 0.99 in the trust region: error %d, converged %d, %d steps, %d kept "
@@ -737,6 +818,9 @@ int main(int argc, char **argv)
     mf_space_destroy(&s2);
     mf_mesh_destroy(&m2);
   }
+  T_CHECK(trust_small_rho > 0, "no trust-region step was accepted at rho < 1/4 (the radius's rule not exercised)");
+  /* the trust history's arguments */
+  EXPECT(mf_newton_trust_history(NULL, NULL, NULL, NULL, NULL), MF_ERR_NULL, "newton is NULL");
   mf_context_destroy(&ctx);
   return t_finish();
 }

@@ -37,6 +37,8 @@ struct mf_newton_s {
   double pc_lag;      /* the pc's set-up kept while ||u - upc|| <= pc_lag ||u|| (mf_newton_set_pc_lag; 0: off) */
   mf_vector upc;      /* the state of the pc's last set-up (with pc_lag) */
   double *res, *upd;  /* history */
+  double *rho, *rad, *snm; /* the trust region's history: each step's ratio, radius and norm (NaN without it) */
+  double step_rho, step_rad, step_snm; /* the current step's, recorded with it */
   int n, cap;
   double delta;       /* the trust region's radius (MF_NEWTON_TRUST_REGION; INFINITY until a step falls short) */
 };
@@ -93,6 +95,9 @@ int mf_newton_destroy(mf_newton *newton)
   mf_operator_release(n->op);
   free(n->res);
   free(n->upd);
+  free(n->rho);
+  free(n->rad);
+  free(n->snm);
   free(n);
   *newton = NULL;
   return 0;
@@ -180,18 +185,33 @@ int mf_newton_history(mf_newton newton, const double **residuals, const double *
   return 0;
 }
 
-/* one entry of the history (grown as the steps go; every rank alike) */
+int mf_newton_trust_history(mf_newton newton, const double **ratios, const double **radii, const double **steps, int *n)
+{
+  MF_CHECK(newton, NULL, MF_ERR_NULL, "newton is NULL");
+  MF_CHECK(n, newton->op->ctx, MF_ERR_NULL, "output pointer n is NULL");
+  if (ratios) *ratios = newton->rho;
+  if (radii) *radii = newton->rad;
+  if (steps) *steps = newton->snm;
+  *n = newton->n;
+  return 0;
+}
+
+/* one entry of the history, with the step's trust-region ratio, radius and norm (n->step_rho, _rad, _snm; grown as
+ * the steps go; every rank alike) */
 static int record(mf_newton n, double f, double u)
 {
   if (n->n == n->cap) {
     const int cap = n->cap ? 2 * n->cap : 16;
-    double *r = realloc(n->res, sizeof(double) * (size_t)cap), *d = r ? realloc(n->upd, sizeof(double) * (size_t)cap) : NULL;
-    if (r) n->res = r;
-    if (d) n->upd = d;
-    MF_CHECK(r && d, n->op->ctx, MF_ERR_MEMORY, "out of host memory (the Newton history, %d entries)", cap);
+    double **h[5] = {&n->res, &n->upd, &n->rho, &n->rad, &n->snm};
+    for (int i = 0; i < 5; i++) {
+      double *r = realloc(*h[i], sizeof(double) * (size_t)cap);
+      MF_CHECK(r, n->op->ctx, MF_ERR_MEMORY, "out of host memory (the Newton history, %d entries)", cap);
+      *h[i] = r;
+    }
     n->cap = cap;
   }
-  n->res[n->n] = f, n->upd[n->n] = u;
+  n->res[n->n] = f, n->upd[n->n] = u, n->rho[n->n] = n->step_rho, n->rad[n->n] = n->step_rad;
+  n->snm[n->n] = n->step_snm;
   n->n++;
   return 0;
 }
@@ -406,6 +426,7 @@ static int trust_step(mf_newton n, mf_vector u, mf_cg cg, int k, double f, doubl
     if (*finite) MF_CALL(mf_vector_dot(n->du, n->Ft, &g1));
     const double ared = -(g0 + 4.0 * gm + g1) / 6.0;
     const double rho = okm && *finite && pred > 0.0 ? ared / pred : -INFINITY;
+    n->step_rho = rho, n->step_rad = n->delta, n->step_snm = snorm; /* the history's (of the step taken) */
     if (rho >= 1e-4) {
       if (rho > 0.75 && edge) n->delta *= 2.0;
       if (rho < 0.25) n->delta = 0.25 * fmin(snorm, n->delta);
@@ -439,6 +460,7 @@ int mf_newton_solve(mf_newton n, mf_vector u, mf_newton_info *info)
   const double t0 = MPI_Wtime();
   n->n = 0;
   n->delta = INFINITY;
+  n->step_rho = n->step_rad = n->step_snm = NAN;
   const int trust = n->line_search == MF_NEWTON_TRUST_REGION;
   MF_CALL(inner_pc(n));
   MF_CALL(mf_operator_set_dirichlet(n->op, 1)); /* u's boundary entries stay: F and the updates are zero there */
