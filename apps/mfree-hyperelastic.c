@@ -319,6 +319,7 @@ int main(int argc, char **argv)
     tot.seconds_linear += in->seconds_linear;
     tot.negative_curvature += in->negative_curvature;
     tot.pc_kept += in->pc_kept;
+    tot.trust_rejected += in->trust_rejected;
     if (ierr) {
       fprintf(stderr, "mfree-hyperelastic: load step %d of %d: %s\n", s, loads, mf_context_error_message(ctx));
       rc = ierr == MF_ERR_NOT_CONVERGED ? 3 : 1;
@@ -348,6 +349,8 @@ int main(int argc, char **argv)
            tot.negative_curvature);
     if (pc_lag > 0.0)
       printf("preconditioner lag %g: %d Newton steps kept an earlier step's set-up\n", pc_lag, tot.pc_kept);
+    if (line_search == MF_NEWTON_TRUST_REGION)
+      printf("trust region: %d trial steps rejected (CG solved again in a quartered region)\n", tot.trust_rejected);
     printf("compiling the physics (or loading it from the cache): %.3f s in all, %.3f s of it after the set-up (in the "
            "times above)\n", t_compile, t_compile_later);
     printf("the library's phases after the set-up (within the times above):");
@@ -360,13 +363,13 @@ int main(int argc, char **argv)
     fprintf(jf, "{\"app\": \"mfree-hyperelastic\", \"mesh\": \"%s\", \"cubes\": %d, \"coarse_cubes\": %d, \"refinements\": %d, "
                 "\"element\": \"%s%d\", \"dofs\": %lld, \"ranks\": %d, \"backend\": \"%s\", \"pc\": \"%s\", \"mg_degree\": %d, \"method\": \"%s\", "
                 "\"cg_tol\": %g, \"ew\": %d, \"newton_stol\": %g, \"newton_rtol\": %g, \"load_steps\": %d, "
-                "\"load_scale\": %g, \"quadrature\": \"%s\", \"initial\": \"%s\", \"line_search\": \"%s\", \"E\": %g, \"nu\": %g, \"converged\": %d, \"newton_iterations\": %d, \"cg_iterations\": %d, \"negative_curvature_steps\": %d, "
+                "\"load_scale\": %g, \"quadrature\": \"%s\", \"initial\": \"%s\", \"line_search\": \"%s\", \"E\": %g, \"nu\": %g, \"converged\": %d, \"newton_iterations\": %d, \"cg_iterations\": %d, \"negative_curvature_steps\": %d, \"trust_rejected_trials\": %d, "
                 "\"pc_lag\": %g, \"pc_kept_steps\": %d, \"predictor_cg_iterations\": %d, \"t_predictor\": %.6f, \"t_total\": %.6f, \"t_setup\": %.6f, \"t_newton\": %.6f, \"t_residual\": %.6f, \"t_jacobian\": %.6f, "
                 "\"t_pc\": %.6f, \"t_cg\": %.6f, \"t_compile\": %.6f, \"t_compile_after_setup\": %.6f, "
                 "\"mdofs_per_cg_iteration\": %.3f, \"jacobian_check\": %g, \"last_load_history\": [",
             mesh_arg, box ? cubes : 0, box ? c : 0, box ? r : refine, hex ? "Q" : "P", degree, (long long)ndofs, nranks, mf_context_backend(ctx),
             pcs[pc_i], pc_i == 1 ? mg_degree : 0, methods[method_i], ew ? 0.0 : cg_tol, ew, stol, rtol, loads, load_scale, hex ? "p+1" : quads[quad_i], inits[init_i], searches[line_search], prob.E, prob.nu, rc == 0, tot.iterations,
-            tot.linear_iterations, tot.negative_curvature, pc_lag, tot.pc_kept, pred_its, t_pred, t_total, t_setup, tot.seconds, tot.seconds_residual, tot.seconds_jacobian,
+            tot.linear_iterations, tot.negative_curvature, tot.trust_rejected, pc_lag, tot.pc_kept, pred_its, t_pred, t_total, t_setup, tot.seconds, tot.seconds_residual, tot.seconds_jacobian,
             tot.seconds_pc, tot.seconds_linear, t_compile, t_compile_later, mdofs_it, jac_err);
     const double *res = NULL, *upd = NULL, *tr[3] = {NULL, NULL, NULL};
     int nh = 0, nt = 0;

@@ -14,7 +14,8 @@
  *     search Newton does not converge, with it it does and ||F|| decreases at every step;
  *   - the trust region (MF_NEWTON_TRUST_REGION) there in at most 6 steps, and its history: every step within
  *     its radius, accepted at rho >= 1e-4, the radius quartered below a step with rho < 1/4 (from u0 = -1/2 the
- *     first step's rho is below 1/4), at most doubled after any; on a quadratic energy rho = 1;
+ *     first step's rho is below 1/4, and no trial is rejected after it), at most doubled after any; on a
+ *     quadratic energy rho = 1;
  *   - the failure codes: the step limit, the inner CG's limit, a residual not finite at the start
  *     (MF_ERR_ARGUMENT naming the point), the monitor's stop, a Jacobian of the wrong sign (the line search);
  *     the update criterion; a start that meets the tolerance; a Jacobi preconditioner set up again at a new
@@ -528,8 +529,9 @@ static void check_newton(mf_context ctx, const char *name, int dim, int level, i
     T_CALL(mf_newton_set_tolerances(nw, 1e-10, 0.0, 0.0, 40));
     const int ierr = mf_newton_solve(nw, u, &info);
     if (ls == MF_NEWTON_TRUST_REGION) { /* (4 or 5 steps; a rejected model, every trial taken, needs 8 or more) */
-      T_CHECK(info.iterations <= 6, "%s %dD P%d: the trust region took %d steps from u = -2 (at most 6)", name, dim, p,
-              info.iterations);
+      T_CHECK(info.iterations <= 6 && info.trust_rejected >= 1 && info.trust_rejected <= 2,
+              "%s %dD P%d: the trust region took %d steps from u = -2 (at most 6), %d trials rejected (the unbounded "
+              "first step's overshoot: 1 or 2)", name, dim, p, info.iterations, info.trust_rejected);
       check_trust(nw, "atan(u - 1) from -2", dim, p);
     }
     if (ls >= MF_NEWTON_CRITICAL)
@@ -559,8 +561,11 @@ static void check_newton(mf_context ctx, const char *name, int dim, int level, i
   T_CALL(mf_vector_axpy(u, 1.0, g));
   {
     const int ierr = mf_newton_solve(nw, u, &info);
-    T_CHECK(ierr == 0 && info.converged && info.iterations <= 8, "%s %dD P%d: the trust region from u = -1/2: error %d, "
-            "converged %d in %d steps", name, dim, p, ierr, info.converged, info.iterations);
+    /* no trial rejected: the step after the poor first one fits the quartered radius (one a quarter as tight,
+     * the step's own norm, is rejected in six of the eight spaces) */
+    T_CHECK(ierr == 0 && info.converged && info.iterations <= 8 && info.trust_rejected == 0,
+            "%s %dD P%d: the trust region from u = -1/2: error %d, converged %d in %d steps, %d trials rejected (0)", name,
+            dim, p, ierr, info.converged, info.iterations, info.trust_rejected);
     check_trust(nw, "atan(u - 1) from -1/2", dim, p);
   }
   mf_newton_destroy(&nw);

@@ -440,6 +440,7 @@ static int trust_step(mf_newton n, mf_vector u, mf_cg cg, int k, double f, doubl
       return 0;
     }
     n->delta = 0.25 * fmin(snorm, n->delta);
+    info->trust_rejected++;
     if (!(n->delta > 0.0)) break; /* a step of norm 0 (F = 0 in M's norm at rounding): nothing left to shrink */
   }
   return 0;
