@@ -40,6 +40,8 @@ static void usage(FILE *f)
           "  --pc-lag TAU       keep the inner preconditioner's set-up of an earlier Newton step while the state\n"
           "                     moved by at most TAU ||u|| since, 0 <= TAU < 1 (default 0: a set-up every step)\n"
           "  --load-steps S     the loads (B, T and the twist) in S equal increments (default 1)\n"
+          "  --load-cuts K      a load step whose Newton solve fails is taken again from the last converged load\n"
+          "                     with half the increment, K times at most in all (default 0: the run stops there)\n"
           "  --line-search L    off | backtrack | admissible | critical | trust: full Newton steps; the step halved\n"
           "                     until ||F|| decreases enough (default); halved only until F is finite (no\n"
           "                     inverted cell), then taken; shortened until the energy's slope along it,\n"
@@ -92,7 +94,7 @@ int main(int argc, char **argv)
   static const mf_pc_kind pc_kinds[] = {MF_PC_JACOBI, MF_PC_MULTIGRID, MF_PC_NONE};
   const char *mesh_arg = "cube-tets", *json = NULL, *vtu = NULL;
   int cubes = 8, refine = 0, degree = 1, backend_i = 0, pc_i = 0, ew = 0, cg_max = 100000, newton_max = 50, mg_degree = -1;
-  int loads = 1, line_search = 1, check = 0, verbose = 0, given_refine = 0, quad_i = -1, init_i = 0, method_i = 0;
+  int loads = 1, load_cuts = 0, line_search = 1, check = 0, verbose = 0, given_refine = 0, quad_i = -1, init_i = 0, method_i = 0;
   static const char *const methods[] = {"mf", "assembled"};
   static const char *const searches[] = {"off", "backtrack", "admissible", "critical", "trust"}; /* MF_NEWTON_FULL_STEPS .. _TRUST_REGION */
   static const char *const quads[] = {"2p", "2p-2"}, *const inits[] = {"linear", "lift", "boundary"};
@@ -122,6 +124,7 @@ int main(int argc, char **argv)
     else if (opt_is(&P, "--newton-max")) opt_int(&P, 1, 1000, &newton_max);
     else if (opt_is(&P, "--pc-lag")) opt_double(&P, 0.0, 0, 1.0, 1, &pc_lag);
     else if (opt_is(&P, "--load-steps")) opt_int(&P, 1, 1000, &loads);
+    else if (opt_is(&P, "--load-cuts")) opt_int(&P, 0, 30, &load_cuts);
     else if (opt_is(&P, "--no-line-search")) line_search = 0;
     else if (opt_is(&P, "--line-search")) opt_choice(&P, searches, 5, &line_search);
     else if (opt_is(&P, "--E")) opt_double(&P, 0.0, 1, 1e300, 0, &prob.E);
@@ -161,7 +164,7 @@ int main(int argc, char **argv)
   mf_space space = NULL;
   mf_physics ph = NULL;
   mf_operator op = NULL;
-  mf_vector u = NULL, g = NULL, b = NULL, zero = NULL, w = NULL, rhs = NULL;
+  mf_vector u = NULL, g = NULL, b = NULL, zero = NULL, w = NULL, rhs = NULL, F00 = NULL, usave = NULL;
   mf_cg pcg = NULL;
   mf_pc ppc = NULL;
   int pred_its = 0;
@@ -242,9 +245,12 @@ int main(int argc, char **argv)
       if (phases[k] > 0.0) fprintf(stderr, " %s %.3f s", mf_phase_name((mf_phase)k), phases[k]);
     fprintf(stderr, "\n");
   }
-  mf_newton_info tot, step_info[1000];
+  mf_newton_info tot, step;
   memset(&tot, 0, sizeof tot);
-  mf_vector F0 = b; /* b = (1 - s) F(0) for the load fraction s */
+  /* b = (1 - s) F(0) for the load fraction s, scaled from the last step's (bnow); with --load-cuts F(0) and the last
+   * converged state kept (F00, usave) to take a failed step again with half its increment */
+  double bnow = 1.0, done = 0.0, df = 1.0 / loads;
+  int attempts = 0, cuts_used = 0;
   const double unit[3] = {1.0, prob.twist_scale, prob.twist_angle};
   ierr = init_i < 2 ? mf_vector_interpolate_field(g, hyper_lift, (void *)unit) /* g: the full load's lifting */
                     : mf_vector_set_boundary_field(g, hyper_twist, (void *)unit);
@@ -255,28 +261,42 @@ int main(int argc, char **argv)
     if (!ierr) ierr = mf_newton_get_pc(nw, &ppc);
     if (!ierr) ierr = mf_cg_set_pc(pcg, ppc);
   }
+  if (!ierr && load_cuts > 0) {
+    ierr = mf_vector_create(space, &F00);
+    if (!ierr) ierr = mf_vector_create(space, &usave);
+    if (!ierr) ierr = mf_vector_copy(F00, b);
+  }
   if (ierr) rc = fail(ctx, "the initial guess");
-  for (int s = 1; s <= loads && !rc; s++) {
-    const double frac = (double)s / loads;
-    /* F0 holds (1 - the last step's fraction) F(0): times bscale it is this step's b = (1 - frac) F(0) */
-    const double bscale = (1.0 - frac) / (s > 1 ? 1.0 - (double)(s - 1) / loads : 1.0);
+  for (int s = 1; done < 1.0 && !rc; s++) {
+    const double frac = done + df >= 1.0 - 1e-12 ? 1.0 : done + df, inc = frac - done;
     md.load = s;
-    mf_newton_info *in = &step_info[s - 1];
+    attempts++;
+    mf_newton_info *in = &step;
+    if (F00) { /* this step's b, and the state to go back to */
+      ierr = mf_vector_copy(b, F00);
+      if (!ierr) ierr = mf_vector_scale(b, 1.0 - frac);
+      if (!ierr) ierr = mf_vector_copy(usave, u);
+    } else ierr = mf_vector_scale(b, bnow > 0.0 ? (1.0 - frac) / bnow : 0.0);
+    bnow = 1.0 - frac;
+    if (ierr) {
+      rc = fail(ctx, "the load step");
+      break;
+    }
     if (init_i == 2) { /* the Dirichlet values at this load, the inside as it is */
       ierr = mf_vector_zero_boundary(u);
       if (!ierr) ierr = mf_vector_axpy(u, frac, g);
-    } else if (init_i == 1) ierr = mf_vector_axpy(u, 1.0 / loads, g); /* the lifting's increment */
+    } else if (init_i == 1) ierr = mf_vector_axpy(u, inc, g); /* the lifting's increment */
     else { /* the linearised step: J(u) w = -(F(u) - b_s) - J(u) dg, dg the boundary values' increment, u += dg + w */
       const double tp = MPI_Wtime();
       mf_cg_info ci;
       memset(&ci, 0, sizeof ci);
       ierr = mf_operator_set_state(op, u);
       if (!ierr) ierr = mf_operator_residual(op, u, rhs);
-      if (!ierr) ierr = mf_vector_axpy(rhs, -bscale, F0);
+      if (!ierr) ierr = mf_vector_axpy(rhs, -1.0, b);
       if (!ierr) ierr = mf_operator_set_dirichlet(op, 0); /* J(u) dg whole, the boundary columns included */
       if (!ierr) ierr = mf_operator_apply(op, g, w);
       if (!ierr) ierr = mf_operator_set_dirichlet(op, 1);
-      if (!ierr) ierr = mf_vector_axpy(rhs, 1.0 / loads, w);
+      if (!ierr) ierr = mf_vector_axpy(rhs, inc, w);
       if (!ierr) ierr = mf_vector_scale(rhs, -1.0);
       if (!ierr) ierr = mf_vector_zero_boundary(rhs);
       if (!ierr) ierr = mf_vector_set_value(w, 0.0);
@@ -284,7 +304,7 @@ int main(int argc, char **argv)
       if (!ierr && !ci.converged)
         fprintf(stderr, "mfree-hyperelastic: load step %d: the predictor's CG stopped short (%d iterations)\n", s,
                 ci.iterations);
-      if (!ierr) ierr = mf_vector_axpy(u, 1.0 / loads, g);
+      if (!ierr) ierr = mf_vector_axpy(u, inc, g);
       /* backtracking towards the smooth lifting where the linearised step leaves a cell inverted (F not finite):
        * u + lambda w, lambda = 1, 1/2, ..., 1/2^10 (the linear step of large rotations at the corners of fine
        * meshes) */
@@ -306,8 +326,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "mfree-hyperelastic: [%.2f s] load %d/%d predictor: CG %d\n", MPI_Wtime() - t0, s, loads,
                 ci.iterations);
     }
-    if (!ierr) ierr = mf_vector_scale(F0, bscale);
-    if (!ierr) ierr = mf_newton_set_rhs(nw, s == loads ? NULL : F0);
+    if (!ierr) ierr = mf_newton_set_rhs(nw, frac == 1.0 ? NULL : b);
     if (ierr) {
       rc = fail(ctx, "the load step");
       break;
@@ -320,10 +339,25 @@ int main(int argc, char **argv)
     tot.negative_curvature += in->negative_curvature;
     tot.pc_kept += in->pc_kept;
     tot.trust_rejected += in->trust_rejected;
-    if (ierr) {
-      fprintf(stderr, "mfree-hyperelastic: load step %d of %d: %s\n", s, loads, mf_context_error_message(ctx));
-      rc = ierr == MF_ERR_NOT_CONVERGED ? 3 : 1;
+    if ((ierr == MF_ERR_NOT_CONVERGED || ierr == MF_ERR_ARGUMENT) && cuts_used < load_cuts) {
+      /* back to the last converged load, half the increment */
+      if (rank == 0)
+        fprintf(stderr, "mfree-hyperelastic: load step %d (load %.6g to %.6g) not solved (%s); again from %.6g with half "
+                "the increment (cut %d of at most %d)\n", s, done, frac, mf_context_error_message(ctx), done,
+                cuts_used + 1, load_cuts);
+      cuts_used++;
+      df = 0.5 * inc;
+      ierr = mf_vector_copy(u, usave);
+      if (ierr) rc = fail(ctx, "the load step");
+      continue;
     }
+    if (ierr) {
+      fprintf(stderr, "mfree-hyperelastic: load step %d (load %.6g to %.6g): %s\n", s, done, frac,
+              mf_context_error_message(ctx));
+      rc = ierr == MF_ERR_NOT_CONVERGED ? 3 : 1;
+      break;
+    }
+    done = frac;
   }
   const double t_total = MPI_Wtime() - t0;
   double phases_end[MF_PHASE_COUNT] = {0}; /* the compiles after the set-up: a state's kernels at the first state */
@@ -340,7 +374,10 @@ int main(int argc, char **argv)
     printf("Newton steps %d, CG iterations %d (%.1f per step), %s; initial guesses: %s", tot.iterations,
            tot.linear_iterations, tot.iterations ? (double)tot.linear_iterations / tot.iterations : 0.0,
            rc ? "NOT converged" : "converged", inits[init_i]);
-    if (init_i == 0) printf(" (%d linearised steps, %d CG iterations, %.3f s)", loads, pred_its, t_pred);
+    if (init_i == 0) printf(" (%d linearised steps, %d CG iterations, %.3f s)", attempts, pred_its, t_pred);
+    if (load_cuts > 0)
+      printf("\nload steps: %d taken, %d of them failed and taken again with half the increment (--load-cuts %d)",
+             attempts, cuts_used, load_cuts);
     printf("\ntime: total %.3f s = set-up %.3f s + initial guesses %.3f s + Newton %.3f s (residuals %.3f, Jacobians "
            "%.3f, preconditioner %.3f, CG %.3f)\n",
            t_total, t_setup, t_pred, tot.seconds, tot.seconds_residual, tot.seconds_jacobian, tot.seconds_pc,
@@ -362,13 +399,13 @@ int main(int argc, char **argv)
   if (jf && rank == 0) {
     fprintf(jf, "{\"app\": \"mfree-hyperelastic\", \"mesh\": \"%s\", \"cubes\": %d, \"coarse_cubes\": %d, \"refinements\": %d, "
                 "\"element\": \"%s%d\", \"dofs\": %lld, \"ranks\": %d, \"backend\": \"%s\", \"pc\": \"%s\", \"mg_degree\": %d, \"method\": \"%s\", "
-                "\"cg_tol\": %g, \"ew\": %d, \"newton_stol\": %g, \"newton_rtol\": %g, \"load_steps\": %d, "
+                "\"cg_tol\": %g, \"ew\": %d, \"newton_stol\": %g, \"newton_rtol\": %g, \"load_steps\": %d, \"load_cuts\": %d, \"load_cutbacks\": %d, \"load_attempts\": %d, "
                 "\"load_scale\": %g, \"quadrature\": \"%s\", \"initial\": \"%s\", \"line_search\": \"%s\", \"E\": %g, \"nu\": %g, \"converged\": %d, \"newton_iterations\": %d, \"cg_iterations\": %d, \"negative_curvature_steps\": %d, \"trust_rejected_trials\": %d, "
                 "\"pc_lag\": %g, \"pc_kept_steps\": %d, \"predictor_cg_iterations\": %d, \"t_predictor\": %.6f, \"t_total\": %.6f, \"t_setup\": %.6f, \"t_newton\": %.6f, \"t_residual\": %.6f, \"t_jacobian\": %.6f, "
                 "\"t_pc\": %.6f, \"t_cg\": %.6f, \"t_compile\": %.6f, \"t_compile_after_setup\": %.6f, "
                 "\"mdofs_per_cg_iteration\": %.3f, \"jacobian_check\": %g, \"last_load_history\": [",
             mesh_arg, box ? cubes : 0, box ? c : 0, box ? r : refine, hex ? "Q" : "P", degree, (long long)ndofs, nranks, mf_context_backend(ctx),
-            pcs[pc_i], pc_i == 1 ? mg_degree : 0, methods[method_i], ew ? 0.0 : cg_tol, ew, stol, rtol, loads, load_scale, hex ? "p+1" : quads[quad_i], inits[init_i], searches[line_search], prob.E, prob.nu, rc == 0, tot.iterations,
+            pcs[pc_i], pc_i == 1 ? mg_degree : 0, methods[method_i], ew ? 0.0 : cg_tol, ew, stol, rtol, loads, load_cuts, cuts_used, attempts, load_scale, hex ? "p+1" : quads[quad_i], inits[init_i], searches[line_search], prob.E, prob.nu, rc == 0, tot.iterations,
             tot.linear_iterations, tot.negative_curvature, tot.trust_rejected, pc_lag, tot.pc_kept, pred_its, t_pred, t_total, t_setup, tot.seconds, tot.seconds_residual, tot.seconds_jacobian,
             tot.seconds_pc, tot.seconds_linear, t_compile, t_compile_later, mdofs_it, jac_err);
     const double *res = NULL, *upd = NULL, *tr[3] = {NULL, NULL, NULL};
@@ -402,6 +439,8 @@ done:
   mf_vector_destroy(&u);
   mf_vector_destroy(&g);
   mf_vector_destroy(&b);
+  mf_vector_destroy(&F00);
+  mf_vector_destroy(&usave);
   mf_vector_destroy(&zero);
   mf_operator_destroy(&op);
   mf_physics_destroy(&ph);
