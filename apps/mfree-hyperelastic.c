@@ -60,9 +60,17 @@ static void usage(FILE *f)
 }
 
 typedef struct {
-  int verbose, rank, load, nloads;
-  double t0;
+  int verbose, rank, load, nloads; /* nloads 0 (with --load-cuts): the step named by its load fraction, frac */
+  double t0, frac;
 } mon_data;
+
+/* "load 2/4", or with --load-cuts (the steps' number not known ahead) "load 2 (to 0.5)" */
+static const char *load_name(const mon_data *m, char *buf, size_t n)
+{
+  if (m->nloads > 0) snprintf(buf, n, "load %d/%d", m->load, m->nloads);
+  else snprintf(buf, n, "load %d (to %.6g)", m->load, m->frac);
+  return buf;
+}
 
 /* the multigrid smoothers' Chebyshev degree of Newton's inner preconditioner (the defaults' range and coarse
  * reduction) */
@@ -76,9 +84,11 @@ static int set_mg_degree(mf_newton nw, int degree)
 static int monitor(int step, double res, double upd, int lin, void *user)
 {
   const mon_data *m = (const mon_data *)user;
-  if (m->verbose && m->rank == 0)
-    fprintf(stderr, "mfree-hyperelastic: [%.2f s] load %d/%d Newton %d: ||F|| %.3e ||du|| %.3e CG %d\n",
-            MPI_Wtime() - m->t0, m->load, m->nloads, step, res, upd, lin);
+  if (m->verbose && m->rank == 0) {
+    char name[64];
+    fprintf(stderr, "mfree-hyperelastic: [%.2f s] %s Newton %d: ||F|| %.3e ||du|| %.3e CG %d\n", MPI_Wtime() - m->t0,
+            load_name(m, name, sizeof name), step, res, upd, lin);
+  }
   return 0;
 }
 
@@ -227,7 +237,7 @@ int main(int argc, char **argv)
     rc = fail(ctx, "the vectors and the loads F(0)");
     goto done;
   }
-  mon_data md = {verbose, rank, 0, loads, t0};
+  mon_data md = {verbose, rank, 0, load_cuts ? 0 : loads, t0, 0.0};
   if (mf_newton_create(op, &nw) || mf_newton_set_tolerances(nw, rtol, 0.0, stol, newton_max) ||
       mf_newton_set_linear(nw, pc_kinds[pc_i], ew, ew ? 0.5 : cg_tol, cg_max) ||
       mf_newton_set_line_search(nw, line_search) || mf_newton_set_monitor(nw, monitor, &md) ||
@@ -269,7 +279,7 @@ int main(int argc, char **argv)
   if (ierr) rc = fail(ctx, "the initial guess");
   for (int s = 1; done < 1.0 && !rc; s++) {
     const double frac = done + df >= 1.0 - 1e-12 ? 1.0 : done + df, inc = frac - done;
-    md.load = s;
+    md.load = s, md.frac = frac;
     attempts++;
     mf_newton_info *in = &step;
     if (F00) { /* this step's b, and the state to go back to */
@@ -322,9 +332,11 @@ int main(int argc, char **argv)
         fprintf(stderr, "mfree-hyperelastic: load step %d: the linearised step taken %g times\n", s, lambda);
       pred_its += ci.iterations;
       t_pred += MPI_Wtime() - tp;
-      if (verbose && rank == 0)
-        fprintf(stderr, "mfree-hyperelastic: [%.2f s] load %d/%d predictor: CG %d\n", MPI_Wtime() - t0, s, loads,
-                ci.iterations);
+      if (verbose && rank == 0) {
+        char name[64];
+        fprintf(stderr, "mfree-hyperelastic: [%.2f s] %s predictor: CG %d\n", MPI_Wtime() - t0,
+                load_name(&md, name, sizeof name), ci.iterations);
+      }
     }
     if (!ierr) ierr = mf_newton_set_rhs(nw, frac == 1.0 ? NULL : b);
     if (ierr) {
