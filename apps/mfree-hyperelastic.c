@@ -259,7 +259,9 @@ int main(int argc, char **argv)
   memset(&tot, 0, sizeof tot);
   /* b = (1 - s) F(0) for the load fraction s, scaled from the last step's (bnow); with --load-cuts F(0) and the last
    * converged state kept (F00, usave) to take a failed step again with half its increment */
-  double bnow = 1.0, done = 0.0, df = 1.0 / loads;
+  double bnow = 1.0, done = 0.0;
+  long long den = loads, at = 0, du_n = 1; /* the loads in units of 1/den: at converged, du_n the increment (exact:
+                                              s/loads without cuts, den doubled at each cut) */
   int attempts = 0, cuts_used = 0;
   const double unit[3] = {1.0, prob.twist_scale, prob.twist_angle};
   ierr = init_i < 2 ? mf_vector_interpolate_field(g, hyper_lift, (void *)unit) /* g: the full load's lifting */
@@ -277,8 +279,9 @@ int main(int argc, char **argv)
     if (!ierr) ierr = mf_vector_copy(F00, b);
   }
   if (ierr) rc = fail(ctx, "the initial guess");
-  for (int s = 1; done < 1.0 && !rc; s++) {
-    const double frac = done + df >= 1.0 - 1e-12 ? 1.0 : done + df, inc = frac - done;
+  for (int s = 1; at < den && !rc; s++) {
+    const long long to = at + du_n < den ? at + du_n : den;
+    const double frac = (double)to / (double)den, inc = (double)(to - at) / (double)den;
     md.load = s, md.frac = frac;
     attempts++;
     mf_newton_info *in = &step;
@@ -338,12 +341,14 @@ int main(int argc, char **argv)
                 load_name(&md, name, sizeof name), ci.iterations);
       }
     }
-    if (!ierr) ierr = mf_newton_set_rhs(nw, frac == 1.0 ? NULL : b);
-    if (ierr) {
-      rc = fail(ctx, "the load step");
-      break;
-    }
-    ierr = mf_newton_solve(nw, u, in);
+    if (!ierr) ierr = mf_newton_set_rhs(nw, to == den ? NULL : b);
+    if (ierr != MF_ERR_ARGUMENT || !usave || cuts_used >= load_cuts) { /* (the predictor's inverted cell: cut back) */
+      if (ierr) {
+        rc = fail(ctx, "the load step");
+        break;
+      }
+      ierr = mf_newton_solve(nw, u, in);
+    } else memset(in, 0, sizeof *in);
     tot.iterations += in->iterations, tot.linear_iterations += in->linear_iterations;
     tot.seconds += in->seconds, tot.seconds_residual += in->seconds_residual;
     tot.seconds_jacobian += in->seconds_jacobian, tot.seconds_pc += in->seconds_pc;
@@ -358,7 +363,8 @@ int main(int argc, char **argv)
                 "the increment (cut %d of at most %d)\n", s, done, frac, mf_context_error_message(ctx), done,
                 cuts_used + 1, load_cuts);
       cuts_used++;
-      df = 0.5 * inc;
+      du_n = to - at; /* half the increment: den doubled */
+      den *= 2, at *= 2;
       ierr = mf_vector_copy(u, usave);
       if (ierr) rc = fail(ctx, "the load step");
       continue;
@@ -369,7 +375,7 @@ int main(int argc, char **argv)
       rc = ierr == MF_ERR_NOT_CONVERGED ? 3 : 1;
       break;
     }
-    done = frac;
+    done = frac, at = to;
   }
   const double t_total = MPI_Wtime() - t0;
   double phases_end[MF_PHASE_COUNT] = {0}; /* the compiles after the set-up: a state's kernels at the first state */
@@ -399,7 +405,7 @@ int main(int argc, char **argv)
     if (pc_lag > 0.0)
       printf("preconditioner lag %g: %d Newton steps kept an earlier step's set-up\n", pc_lag, tot.pc_kept);
     if (line_search == MF_NEWTON_TRUST_REGION)
-      printf("trust region: %d trial steps rejected (CG solved again in a quartered region)\n", tot.trust_rejected);
+      printf("trust region: %d trial steps rejected (the region quartered)\n", tot.trust_rejected);
     printf("compiling the physics (or loading it from the cache): %.3f s in all, %.3f s of it after the set-up (in the "
            "times above)\n", t_compile, t_compile_later);
     printf("the library's phases after the set-up (within the times above):");

@@ -38,7 +38,8 @@ typedef struct {
   int negative_curvature; /**< steps whose CG met p^T J p <= 0 and stopped there (truncated CG: the step so far, or
                                in the trust region the step to its edge) */
   int pc_kept;            /**< steps that kept an earlier step's preconditioner set-up (mf_newton_set_pc_lag) */
-  int trust_rejected;     /**< trust region: trials rejected (CG solved again in a quartered region) over all steps */
+  int trust_rejected;     /**< trust region: trial steps rejected over all steps (each then solved again in a quartered
+                               region, but the last of a step's 13 and one of norm 0) */
 } mf_newton_info;
 
 /** A monitor: called with step 0 and the initial residual norm (update 0, linear 0), then after every step

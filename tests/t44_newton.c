@@ -545,6 +545,13 @@ static void check_newton(mf_context ctx, const char *name, int dim, int level, i
     else {
       T_CHECK(ierr == 0 && info.converged, "%s %dD P%d: with the line search error %d reason %d", name, dim, p, ierr,
               (int)info.reason);
+      const double *rho, *rad, *snm;
+      int nt;
+      T_CALL(mf_newton_trust_history(nw, &rho, &rad, &snm, &nt));
+      for (int k = 0; k < nt; k++) /* no trust region: NaN throughout */
+        T_CHECK(isnan(rho[k]) && isnan(rad[k]) && isnan(snm[k]) && info.trust_rejected == 0,
+                "%s %dD P%d: backtracking's step %d has a trust history (%g, %g, %g), %d rejected", name, dim, p, k, rho[k],
+                rad[k], snm[k], info.trust_rejected);
       const double *res;
       int nh;
       T_CALL(mf_newton_history(nw, &res, NULL, &nh));

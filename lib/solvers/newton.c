@@ -327,9 +327,9 @@ static int solve_inner(mf_newton n, mf_vector u, mf_cg cg, int k, mf_cg_info *ci
                        size_t nwhy)
 {
   memset(ci, 0, sizeof *ci);
-  int lerr = mf_vector_set_value(n->du, 0.0);
+  MF_CALL(mf_vector_set_value(n->du, 0.0)); /* (its failure the machine's: no retry) */
   double tj = MPI_Wtime();
-  if (!lerr) lerr = inner_solve(n, cg, ci);
+  int lerr = inner_solve(n, cg, ci);
   info->seconds_linear += MPI_Wtime() - tj;
   info->linear_iterations += ci->iterations;
   if (machine_error(lerr) || n->assembled || !n->pc->kept) return lerr;
