@@ -260,7 +260,7 @@ int main(int argc, char **argv)
   memset(&tot, 0, sizeof tot);
   /* b = (1 - s) F(0) for the load fraction s, scaled from the last step's (bnow); with --load-cuts F(0) and the last
    * converged state kept (F00, usave) to take a failed step again with half its increment */
-  double bnow = 1.0, done = 0.0;
+  double bnow = 1.0;
   long long den = loads, at = 0, du_n = 1; /* the loads in units of 1/den: at converged, du_n the increment (exact:
                                               s/loads without cuts, den doubled at each cut) */
   int attempts = 0, cuts_used = 0;
@@ -282,7 +282,7 @@ int main(int argc, char **argv)
   if (ierr) rc = fail(ctx, "the initial guess");
   for (int s = 1; at < den && !rc; s++) {
     const long long to = at + du_n < den ? at + du_n : den;
-    const double frac = (double)to / (double)den, inc = (double)(to - at) / (double)den;
+    const double from = (double)at / (double)den, frac = (double)to / (double)den, inc = (double)(to - at) / (double)den;
     md.load = s, md.frac = frac;
     attempts++;
     mf_newton_info *in = &step;
@@ -361,7 +361,7 @@ int main(int argc, char **argv)
       /* back to the last converged load, half the increment */
       if (rank == 0)
         fprintf(stderr, "mfree-hyperelastic: load step %d (load %.6g to %.6g) not solved (%s); again from %.6g with half "
-                "the increment (cut %d of at most %d)\n", s, done, frac, mf_context_error_message(ctx), done,
+                "the increment (cut %d of at most %d)\n", s, from, frac, mf_context_error_message(ctx), from,
                 cuts_used + 1, load_cuts);
       cuts_used++;
       du_n = to - at; /* half the increment: den doubled */
@@ -371,12 +371,12 @@ int main(int argc, char **argv)
       continue;
     }
     if (ierr) {
-      fprintf(stderr, "mfree-hyperelastic: load step %d (load %.6g to %.6g): %s\n", s, done, frac,
+      fprintf(stderr, "mfree-hyperelastic: load step %d (load %.6g to %.6g): %s\n", s, from, frac,
               mf_context_error_message(ctx));
       rc = ierr == MF_ERR_NOT_CONVERGED ? 3 : 1;
       break;
     }
-    done = frac, at = to;
+    at = to;
   }
   const double t_total = MPI_Wtime() - t0;
   double phases_end[MF_PHASE_COUNT] = {0}; /* the compiles after the set-up: a state's kernels at the first state */

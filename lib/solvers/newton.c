@@ -326,31 +326,26 @@ static int inner_solve(mf_newton n, mf_cg cg, mf_cg_info *ci)
 static int solve_inner(mf_newton n, mf_vector u, mf_cg cg, int k, mf_cg_info *ci, mf_newton_info *info, char *why,
                        size_t nwhy)
 {
-  memset(ci, 0, sizeof *ci);
-  MF_CALL(mf_vector_set_value(n->du, 0.0)); /* (its failure the machine's: no retry) */
-  double tj = MPI_Wtime();
-  int lerr = inner_solve(n, cg, ci);
-  info->seconds_linear += MPI_Wtime() - tj;
-  info->linear_iterations += ci->iterations;
-  if (machine_error(lerr) || n->assembled || !n->pc->kept) return lerr;
-  if (!lerr && (ci->converged || (!n->gmres && (mf_cg_negative_curvature(cg) || mf_cg_boundary(cg))))) return 0;
-  info->pc_kept--;
-  mf_pc_keep(n->pc, 0);
-  tj = MPI_Wtime();
-  lerr = mf_pc_setup(n->pc);
-  if (lerr && !machine_error(lerr))
-    snprintf(why, nwhy, ": its preconditioner's set-up at step %d (again, after the lagged one failed) failed: %s", k,
-             mf_context_error_message(n->op->ctx));
-  if (!lerr) lerr = mf_vector_copy(n->upc, u);
-  info->seconds_pc += MPI_Wtime() - tj;
-  if (lerr) return lerr;
-  memset(ci, 0, sizeof *ci);
-  lerr = mf_vector_set_value(n->du, 0.0);
-  tj = MPI_Wtime();
-  if (!lerr) lerr = inner_solve(n, cg, ci);
-  info->seconds_linear += MPI_Wtime() - tj;
-  info->linear_iterations += ci->iterations;
-  return lerr;
+  for (int again = 0;; again = 1) {
+    memset(ci, 0, sizeof *ci);
+    MF_CALL(mf_vector_set_value(n->du, 0.0)); /* (its failure the machine's: no retry) */
+    double tj = MPI_Wtime();
+    int lerr = inner_solve(n, cg, ci);
+    info->seconds_linear += MPI_Wtime() - tj;
+    info->linear_iterations += ci->iterations;
+    if (again || machine_error(lerr) || n->assembled || !n->pc->kept) return lerr;
+    if (!lerr && (ci->converged || (!n->gmres && (mf_cg_negative_curvature(cg) || mf_cg_boundary(cg))))) return 0;
+    info->pc_kept--;
+    mf_pc_keep(n->pc, 0);
+    tj = MPI_Wtime();
+    lerr = mf_pc_setup(n->pc);
+    if (lerr && !machine_error(lerr))
+      snprintf(why, nwhy, ": its preconditioner's set-up at step %d (again, after the lagged one failed) failed: %s", k,
+               mf_context_error_message(n->op->ctx));
+    if (!lerr) lerr = mf_vector_copy(n->upc, u);
+    info->seconds_pc += MPI_Wtime() - tj;
+    if (lerr) return lerr;
+  }
 }
 
 /* the inner preconditioner of the kind asked for (made at the first solve or mf_newton_get_pc, again where the kind
